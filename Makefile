@@ -1,0 +1,51 @@
+# Stamp-duty order service. `make help` lists the targets.
+#
+# SAM builds each function with `make build-<LogicalId>` (BuildMethod:
+# makefile in template.yaml), setting ARTIFACTS_DIR; `make build` does the
+# same into bin/<LogicalId>/.
+
+GO              ?= go
+ARTIFACTS_DIR   ?= bin/$(@:build-%=%)
+LAMBDA_ENV      := GOOS=linux GOARCH=arm64 CGO_ENABLED=0
+LAMBDA_FLAGS    := -tags lambda.norpc -trimpath -ldflags "-s -w"
+FUNCTIONS       := CreateOrderFunction ListOrdersFunction ListArticlesFunction
+DYNALITE_DIR    := cmd/local/dynalite
+DYNALITE        := $(DYNALITE_DIR)/node_modules/dynalite/cli.js
+
+.PHONY: help build test vet local deploy dynalite clean $(addprefix build-,$(FUNCTIONS))
+
+help: ## list the targets
+	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
+
+# One target per function of template.yaml: the release build for provided.al2023 on arm64.
+build-CreateOrderFunction:
+	$(LAMBDA_ENV) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/create-order
+build-ListOrdersFunction:
+	$(LAMBDA_ENV) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/list-orders
+build-ListArticlesFunction:
+	$(LAMBDA_ENV) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/list-articles
+
+build: $(addprefix build-,$(FUNCTIONS)) ## build every function's bootstrap into bin/<LogicalId>/
+
+$(DYNALITE): $(DYNALITE_DIR)/package.json $(DYNALITE_DIR)/package-lock.json
+	npm ci --prefix $(DYNALITE_DIR) --no-audit --no-fund --loglevel=error
+	@touch $@
+
+dynalite: $(DYNALITE) ## install the local DynamoDB engine (pinned in cmd/local/dynalite)
+
+vet: ## gofmt and go vet
+	@out=$$(gofmt -l $$(find . -name '*.go' -not -path './cmd/local/dynalite/*')); \
+	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+test: $(DYNALITE) vet ## run every test against a local DynamoDB (dynalite)
+	$(GO) test -race -count=1 ./...
+
+local: $(DYNALITE) ## run the API on http://127.0.0.1:3000 with a local DynamoDB
+	$(GO) run ./cmd/local
+
+deploy: ## build and deploy with SAM (needs the SAM CLI and AWS credentials)
+	sam build && sam deploy
+
+clean: ## remove build output
+	rm -rf bin .aws-sam

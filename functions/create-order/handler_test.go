@@ -1,0 +1,263 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"stampduty/shared/functest"
+	"stampduty/shared/store/localdb"
+	"stampduty/shared/store/storetest"
+)
+
+func TestMain(m *testing.M) { storetest.Main(m) }
+
+var bearer = map[string]string{"authorization": "Bearer " + localdb.DevToken, "content-type": "application/json"}
+
+// body returns a valid order for the sample article "Rent Agreement" in
+// Karnataka (range 100-500), changed by edits: a nil value deletes the key.
+func body(edits map[string]any) string {
+	m := map[string]any{
+		"amount": 200, "considerationPrice": 0, "description": "Rent for flat 4B", "purpose": "Rent Agreement",
+		"state": "Karnataka", "paidBy": "First Party", "purchasedBy": "", "firstPartyMobileNumber": "9876543210",
+		"firstPartyName": "Asha Rao", "secondPartyName": "Vikram Shah", "firstPartyAddress": "12, MG Road, Bengaluru - 560001",
+		"secondPartyAddress": "", "firstPartyPan": "ABCDE1234F", "secondPartyPan": "",
+	}
+	for k, v := range edits {
+		if v == nil {
+			delete(m, k)
+		} else {
+			m[k] = v
+		}
+	}
+	b, _ := json.Marshal(m)
+	return string(b)
+}
+
+// listOrders reads the dev owner's orders straight from the table.
+func listOrders(t *testing.T, s *functest.Stack) int {
+	t.Helper()
+	n, err := s.Env.DB(nil).Orders(s.Env.Table("OrdersTable")).Count(context.Background(), localdb.DevOwner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestCreateOrder(t *testing.T) {
+	s := functest.New(t, "CreateOrderFunction", wire)
+	send := func(headers map[string]string, b string) functest.Response {
+		return s.Invoke(functest.Request("POST", "/api/live-orders", "", headers, b))
+	}
+
+	t.Run("Created", func(t *testing.T) {
+		r := send(bearer, body(nil))
+		if r.Status != 200 {
+			t.Fatalf("status %d: %s", r.Status, r.Body)
+		}
+		var got struct {
+			Message string `json:"message"`
+			OrderID string `json:"orderId"`
+		}
+		if err := json.Unmarshal([]byte(r.Body), &got); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := got.Message, "Successfully created the order!"; got != want {
+			t.Errorf("message = %q, want %q", got, want)
+		}
+		if !regexp.MustCompile(`^[a-z][0-9a-z]{23}$`).MatchString(got.OrderID) {
+			t.Errorf("orderId = %q", got.OrderID)
+		}
+		if !strings.HasPrefix(r.Headers["Content-Type"], "application/json") {
+			t.Errorf("content-type = %q", r.Headers["Content-Type"])
+		}
+		orders, _, err := s.Env.DB(nil).Orders(s.Env.Table("OrdersTable")).Page(context.Background(), localdb.DevOwner, 1, 1)
+		if err != nil || len(orders) != 1 {
+			t.Fatal(orders, err)
+		}
+		o := orders[0]
+		if o.DocumentID != got.OrderID || o.StampDuty.Amount != 200 || o.StampDuty.FirstPartyPAN != "ABCDE1234F" ||
+			o.StampDuty.StatePurpose.PurposeName != "Rent Agreement" || o.StampDuty.MobileNumber != "9876543210" ||
+			len(o.Fulfillments) != 1 || o.Fulfillments[0].Status != "Pending" {
+			t.Errorf("stored order = %+v", o)
+		}
+	})
+
+	// Each case is one rule of the contract: the status, error name and
+	// message (or its prefix) it must give, and that it stores nothing.
+	for _, tc := range []struct {
+		name    string
+		headers map[string]string
+		body    string
+		status  int
+		errName string
+		message string // exact, or a prefix when it ends in "…"
+		paths   []string
+	}{
+		{"NoToken", map[string]string{"content-type": "application/json"}, body(nil), 403, "ForbiddenError", "Forbidden", nil},
+		{"EmptyBearer", map[string]string{"authorization": "Bearer ", "content-type": "application/json"}, body(nil), 403, "ForbiddenError", "Forbidden", nil},
+		{"OtherScheme", map[string]string{"authorization": "Basic YWxhZGRpbjpvcGVuc2VzYW1l"}, body(nil), 403, "ForbiddenError", "Forbidden", nil},
+		{"UnknownToken", map[string]string{"authorization": "Bearer sdt_" + strings.Repeat("A", 43)}, body(nil), 401, "UnauthorizedError", "Missing or invalid credentials", nil},
+		{"MalformedToken", map[string]string{"authorization": "Bearer not-a-token"}, body(nil), 401, "UnauthorizedError", "Missing or invalid credentials", nil},
+		{"NoTokenBeatsBadBody", nil, "{", 403, "ForbiddenError", "Forbidden", nil},
+		{"NotJSON", bearer, "amount=5", 400, "ValidationError", "Invalid data. The body is not valid JSON", nil},
+		{"EmptyBody", bearer, "", 400, "ValidationError", "Invalid data. …", nil},
+		{"NotAnObject", bearer, `[1,2]`, 400, "ValidationError", "Invalid data. The body must be a JSON object", nil},
+		{"NotJSONContentType", map[string]string{"authorization": "Bearer " + localdb.DevToken, "content-type": "text/plain"}, body(nil), 415, "UnsupportedMediaTypeError", "…", nil},
+		{"TooLarge", bearer, body(map[string]any{"purchasedBy": strings.Repeat("x", 70000)}), 413, "PayloadTooLargeError", "…", nil},
+		{"UnknownPurpose", bearer, body(map[string]any{"purpose": "Moon Lease"}), 404, "NotFoundError", "Purpose with the name: Moon Lease cannot be found.", nil},
+		{"PurposeTrimmedForLookup", bearer, body(map[string]any{"purpose": "  Rent Agreement  ", "amount": 1}), 400, "ValidationError", "The purpose can take an amount in the range of: 100-500, while the amount passed is equal to: 1", []string{"amount"}},
+		{"PurposeWrongState", bearer, body(map[string]any{"state": "Delhi"}), 404, "NotFoundError", "Purpose with the name: Rent Agreement cannot be found.", nil},
+		{"UnknownPurposeBeatsBadFields", bearer, body(map[string]any{"purpose": "Moon Lease", "firstPartyName": ""}), 404, "NotFoundError", "Purpose with the name: Moon Lease cannot be found.", nil},
+		{"PurposeMissing", bearer, body(map[string]any{"purpose": nil, "firstPartyName": ""}), 400, "ValidationError", "Invalid data. purpose is a required field; firstPartyName must not be empty", []string{"purpose", "firstPartyName"}},
+		{"StateNotString", bearer, body(map[string]any{"state": 5}), 400, "ValidationError", "Invalid data. state must be a string", []string{"state"}},
+		{"AllFieldsAtOnce", bearer, body(map[string]any{"amount": "200", "firstPartyName": strings.Repeat("a", 41), "firstPartyPan": "abcde1234f", "firstPartyPAN": "ABCDE1234F"}), 400, "ValidationError",
+			"Invalid data. amount must be an integer; firstPartyName must be at most 40 characters; firstPartyPan must be empty or a PAN: 5 capital letters, 4 digits, 1 capital letter; firstPartyPAN is not an allowed field",
+			[]string{"amount", "firstPartyName", "firstPartyPan", "firstPartyPAN"}},
+		{"DuplicateKey", bearer, `{"amount":200,"amount":300}`, 400, "ValidationError", "Invalid data. amount is given more than once", []string{"amount"}},
+		{"FixedAmountDiffers", bearer, body(map[string]any{"purpose": "Affidavit", "amount": 25}), 400, "ValidationError", "The purpose have a fixed amount of: 20, while the amount passed is equal to: 25", []string{"amount"}},
+		{"RangeBelow", bearer, body(map[string]any{"amount": 99}), 400, "ValidationError", "The purpose can take an amount in the range of: 100-500, while the amount passed is equal to: 99", []string{"amount"}},
+		{"RangeAbove", bearer, body(map[string]any{"amount": 501}), 400, "ValidationError", "The purpose can take an amount in the range of: 100-500, while the amount passed is equal to: 501", []string{"amount"}},
+		{"ConsiderationZero", bearer, body(map[string]any{"purpose": "Sale Deed", "state": "Delhi", "considerationPrice": 0}), 400, "ValidationError",
+			"The consideration price must be greater than 0 for the selected purpose. Please provide a valid consideration price.", []string{"considerationPrice"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := listOrders(t, s)
+			r := send(tc.headers, tc.body)
+			if r.Status != tc.status {
+				t.Fatalf("status = %d, want %d: %s", r.Status, tc.status, r.Body)
+			}
+			e := r.Error(t)
+			if got, want := e.Error.Name, tc.errName; got != want {
+				t.Errorf("name = %q, want %q", got, want)
+			}
+			if prefix, ok := strings.CutSuffix(tc.message, "…"); ok {
+				if !strings.HasPrefix(e.Error.Message, prefix) {
+					t.Errorf("message = %q, want prefix %q", e.Error.Message, prefix)
+				}
+			} else if got, want := e.Error.Message, tc.message; got != want {
+				t.Errorf("message = %q\n want %q", got, want)
+			}
+			var paths []string
+			for _, d := range e.Error.Details.Errors {
+				paths = append(paths, strings.Join(d.Path, "."))
+			}
+			if tc.paths != nil && fmt.Sprint(paths) != fmt.Sprint(tc.paths) {
+				t.Errorf("detail paths = %v, want %v", paths, tc.paths)
+			}
+			if after := listOrders(t, s); after != before {
+				t.Errorf("orders %d -> %d: a refused request stored an order", before, after)
+			}
+		})
+	}
+
+	t.Run("AmountRules", func(t *testing.T) {
+		for _, tc := range []struct {
+			name          string
+			edits         map[string]any
+			want          int64
+			considerPrice int64
+		}{
+			{"FixedEqual", map[string]any{"purpose": "Affidavit", "amount": 20}, 20, 0},
+			{"RangeAtMin", map[string]any{"amount": 100}, 100, 0},
+			{"RangeAtMax", map[string]any{"amount": 500}, 500, 0},
+			{"FollowsExact", map[string]any{"purpose": "Gift Deed", "state": "Tamil Nadu", "considerationPrice": 100, "amount": 999999}, 7, 100},
+			{"FollowsRoundsUp", map[string]any{"purpose": "Gift Deed", "state": "Tamil Nadu", "considerationPrice": 101, "amount": 0}, 8, 101},
+			{"FollowsClampedToMin", map[string]any{"purpose": "Sale Deed", "state": "Delhi", "considerationPrice": 10}, 100, 10},
+			{"FollowsClampedToMax", map[string]any{"purpose": "Sale Deed", "state": "Delhi", "considerationPrice": 999999999999999}, 1000000, 999999999999999},
+			{"FollowsFixedWins", map[string]any{"purpose": "Partnership Deed", "considerationPrice": 5000000, "amount": 3}, 1000, 5000000},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				r := send(bearer, body(tc.edits))
+				if r.Status != 200 {
+					t.Fatalf("status %d: %s", r.Status, r.Body)
+				}
+				orders, _, err := s.Env.DB(nil).Orders(s.Env.Table("OrdersTable")).Page(context.Background(), localdb.DevOwner, 1, 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := orders[0].StampDuty.Amount; got != tc.want {
+					t.Errorf("stored amount = %d, want %d", got, tc.want)
+				}
+				if got := orders[0].StampDuty.ConsiderationPrice; got != tc.considerPrice {
+					t.Errorf("stored consideration = %d, want %d", got, tc.considerPrice)
+				}
+			})
+		}
+	})
+
+	t.Run("Defaults", func(t *testing.T) {
+		r := send(bearer, body(map[string]any{"description": nil, "purchasedBy": nil, "firstPartyPan": nil, "secondPartyPan": nil, "firstPartyAddress": nil, "secondPartyAddress": nil}))
+		if r.Status != 200 {
+			t.Fatalf("status %d: %s", r.Status, r.Body)
+		}
+		orders, _, _ := s.Env.DB(nil).Orders(s.Env.Table("OrdersTable")).Page(context.Background(), localdb.DevOwner, 1, 1)
+		sd := orders[0].StampDuty
+		if sd.Description != "N/A" || sd.PurchasedBy != "" || sd.FirstPartyPAN != "" || sd.SecondPartyPAN != "" || sd.FirstPartyAddress != "" || sd.Quantity != 1 || sd.UploadedDocument != nil {
+			t.Errorf("stamp duty = %+v", sd)
+		}
+	})
+
+	t.Run("Events", func(t *testing.T) {
+		for _, tc := range []struct {
+			event  string
+			status int
+		}{
+			{"create-order", 200}, {"create-order-no-token", 403}, {"create-order-bad-body", 400}, {"create-order-unknown-purpose", 404},
+		} {
+			if got := s.Invoke(functest.Event(t, tc.event)).Status; got != tc.status {
+				t.Errorf("events/%s.json: status %d, want %d", tc.event, got, tc.status)
+			}
+		}
+	})
+
+	t.Run("DynamoDBDown", func(t *testing.T) {
+		s.Proxy.SetFault(func(c storetest.ProxyCall) *storetest.Fault {
+			if c.Operation == "PutItem" {
+				return &storetest.Fault{Status: 400, Type: "ThrottlingException"}
+			}
+			return nil
+		})
+		defer s.Proxy.SetFault(nil)
+		before := listOrders(t, s)
+		r := send(bearer, body(nil))
+		if r.Status != 503 {
+			t.Fatalf("status %d: %s", r.Status, r.Body)
+		}
+		e := r.Error(t)
+		if e.Error.Name != "ServiceUnavailableError" || e.Error.Message != "Service Unavailable" || r.Headers["Retry-After"] == "" {
+			t.Errorf("503 = %+v, headers %v", e.Error, r.Headers)
+		}
+		if strings.Contains(r.Body, "Table") || strings.Contains(r.Body, "Throttling") || strings.Contains(r.Body, "127.0.0.1") {
+			t.Errorf("503 body leaks internals: %s", r.Body)
+		}
+		if after := listOrders(t, s); after != before {
+			t.Errorf("orders %d -> %d", before, after)
+		}
+	})
+
+	t.Run("Template", func(t *testing.T) {
+		s.CheckRoutes()
+		s.CheckTemplate(s.Proxy.All())
+	})
+}
+
+// TestWarmCreateCalls: a warm instance creates an order with one Query and
+// one PutItem: the token, the article and the ids come from memory.
+func TestWarmCreateCalls(t *testing.T) {
+	s := functest.New(t, "CreateOrderFunction", wire)
+	send := func() {
+		if r := s.Invoke(functest.Request("POST", "/api/live-orders", "", bearer, body(nil))); r.Status != 200 {
+			t.Fatalf("status %d: %s", r.Status, r.Body)
+		}
+	}
+	send()
+	s.Proxy.Take()
+	send()
+	if got, want := s.Env.Operations(s.Proxy.Take()), "PutItem:OrdersTable=1 Query:OrdersTable=1"; got != want {
+		t.Errorf("warm create calls = %s, want %s", got, want)
+	}
+}

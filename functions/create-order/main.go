@@ -1,0 +1,41 @@
+// Command create-order is the Lambda function behind POST /api/live-orders:
+// it creates a stamp-duty order for the caller.
+package main
+
+import (
+	"log/slog"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
+
+	"stampduty/shared/auth"
+	"stampduty/shared/config"
+	"stampduty/shared/store"
+)
+
+func main() {
+	slog.SetDefault(slog.New(slog.NewJSONHandler(os.Stdout, nil)))
+	h, err := wire(os.Getenv)
+	if err != nil {
+		slog.Error("init failed", "err", err.Error())
+		os.Exit(1)
+	}
+	lambda.Start(httpadapter.NewV2(h).ProxyWithContext)
+}
+
+// wire builds the handler from the environment: config → store → handler.
+func wire(getenv func(string) string) (http.Handler, error) {
+	env := config.New(getenv)
+	db := store.Open(env)
+	h := &handler{
+		auth:     auth.NewAuthenticator(db.Tokens(env.Require("TOKENS_TABLE")), time.Minute),
+		articles: store.NewArticleCache(db.Articles(env.Require("ARTICLES_TABLE")), time.Minute),
+		ids:      db.IDs(env.Require("COUNTERS_TABLE"), 30),
+		orders:   db.Orders(env.Require("ORDERS_TABLE")),
+		now:      time.Now,
+	}
+	return h.routes(), env.Err()
+}

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"stampduty/shared/functest"
+	"stampduty/shared/store/storetest"
+)
+
+func TestMain(m *testing.M) { storetest.Main(m) }
+
+type article struct {
+	ID          int64    `json:"id"`
+	DocumentID  string   `json:"documentId"`
+	PurposeName string   `json:"purpose_name"`
+	State       string   `json:"state"`
+	Min         int64    `json:"min"`
+	Max         int64    `json:"max"`
+	Fixed       *int64   `json:"fixed"`
+	Follows     bool     `json:"toFollowConsiderationPrice"`
+	Factor      *float64 `json:"amountPercentConsideration"`
+}
+
+type listBody struct {
+	Data []article `json:"data"`
+	Meta struct {
+		Pagination map[string]int `json:"pagination"`
+	} `json:"meta"`
+}
+
+func TestListArticles(t *testing.T) {
+	s := functest.New(t, "ListArticlesFunction", wire)
+	list := func(query string) (functest.Response, listBody) {
+		t.Helper()
+		r := s.Invoke(functest.Request("GET", "/api/stamp-duty-datas", query, nil, ""))
+		var b listBody
+		if r.Status == 200 {
+			if err := json.Unmarshal([]byte(r.Body), &b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return r, b
+	}
+	names := func(b listBody) string {
+		var out []string
+		for _, a := range b.Data {
+			out = append(out, a.PurposeName+"/"+a.State)
+		}
+		return strings.Join(out, ",")
+	}
+
+	t.Run("PublicDefaultsByID", func(t *testing.T) {
+		r, b := list("")
+		if r.Status != 200 {
+			t.Fatalf("status %d: %s", r.Status, r.Body)
+		}
+		if got, want := fmt.Sprint(b.Meta.Pagination), "map[page:1 pageCount:1 pageSize:25 total:11]"; got != want {
+			t.Errorf("pagination = %s, want %s", got, want)
+		}
+		for i := 1; i < len(b.Data); i++ {
+			if b.Data[i-1].ID >= b.Data[i].ID {
+				t.Fatalf("not in id order: %d then %d", b.Data[i-1].ID, b.Data[i].ID)
+			}
+		}
+	})
+	t.Run("Shape", func(t *testing.T) {
+		r := s.Invoke(functest.Request("GET", "/api/stamp-duty-datas", "sort=purpose_name,state&pagination[pageSize]=1", nil, ""))
+		var raw struct {
+			Data []map[string]json.RawMessage `json:"data"`
+		}
+		json.Unmarshal([]byte(r.Body), &raw)
+		a := raw.Data[0]
+		var keys []string
+		for k := range a {
+			keys = append(keys, k)
+		}
+		if len(keys) != 9 {
+			t.Errorf("keys = %v, want the 9 article fields", keys)
+		}
+		// Affidavit/Karnataka: fixed 20, no factor.
+		if string(a["fixed"]) != "20" || string(a["amountPercentConsideration"]) != "null" || string(a["toFollowConsiderationPrice"]) != "false" {
+			t.Errorf("article = %s", r.Body)
+		}
+	})
+	t.Run("FactorIsExactDecimal", func(t *testing.T) {
+		r := s.Invoke(functest.Request("GET", "/api/stamp-duty-datas", "sort[0]=purpose_name:asc&pagination[pageSize]=100", nil, ""))
+		if !strings.Contains(r.Body, `"amountPercentConsideration":0.004`) || !strings.Contains(r.Body, `"amountPercentConsideration":0.07`) {
+			t.Errorf("factors not written as exact decimals: %s", r.Body)
+		}
+	})
+
+	for _, tc := range []struct{ name, query, want string }{
+		{"SortPurposeAscEncoded", "sort%5B0%5D=purpose_name%3Aasc&pagination%5BpageSize%5D=4", "Affidavit/Karnataka,Affidavit/Maharashtra,Gift Deed/Tamil Nadu,Indemnity Bond/West Bengal"},
+		{"SortTwoKeys", "sort[0]=state:desc&sort[1]=purpose_name:asc&pagination[pageSize]=3", "Indemnity Bond/West Bengal,Lease Deed/Telangana,Gift Deed/Tamil Nadu"},
+		{"SortPlainCommaList", "sort=purpose_name:desc,state:desc&pagination[pageSize]=2", "Sale Deed/Maharashtra,Sale Deed/Delhi"},
+		{"SortDefaultAsc", "sort[0]=max&sort[1]=purpose_name&pagination[pageSize]=2", "Affidavit/Karnataka,Power of Attorney/Delhi"},
+		{"SortDirectionAnyCase", "sort[0]=min:DESC&sort[1]=state&pagination[pageSize]=1", "Partnership Deed/Karnataka"},
+		{"SortFixedNullsLast", "sort[0]=fixed:asc&sort[1]=id&pagination[pageSize]=5", "Affidavit/Karnataka,Power of Attorney/Delhi,Affidavit/Maharashtra,Partnership Deed/Karnataka,Rent Agreement/Karnataka"},
+		{"SortFixedDescNullsFirst", "sort[0]=fixed:desc&sort[1]=purpose_name&pagination[pageSize]=1", "Gift Deed/Tamil Nadu"},
+		{"SecondPage", "sort[0]=purpose_name&sort[1]=state&pagination[page]=2&pagination[pageSize]=4", "Lease Deed/Telangana,Loan Agreement/Gujarat,Partnership Deed/Karnataka,Power of Attorney/Delhi"},
+		{"LastPartialPage", "sort[0]=purpose_name&sort[1]=state&pagination[page]=3&pagination[pageSize]=4", "Rent Agreement/Karnataka,Sale Deed/Delhi,Sale Deed/Maharashtra"},
+		{"PastTheEnd", "pagination[page]=4&pagination[pageSize]=4", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, b := list(tc.query)
+			if r.Status != 200 {
+				t.Fatalf("status %d: %s", r.Status, r.Body)
+			}
+			if got := names(b); got != tc.want {
+				t.Errorf("got  %s\nwant %s", got, tc.want)
+			}
+			if b.Meta.Pagination["total"] != 11 {
+				t.Errorf("total = %d, want 11", b.Meta.Pagination["total"])
+			}
+		})
+	}
+	t.Run("SizeCapped", func(t *testing.T) {
+		_, b := list("pagination[pageSize]=500")
+		if got, want := fmt.Sprint(b.Meta.Pagination), "map[page:1 pageCount:1 pageSize:100 total:11]"; got != want {
+			t.Errorf("pagination = %s, want %s", got, want)
+		}
+	})
+
+	for _, tc := range []struct{ name, query, path string }{
+		{"UnknownSortField", "sort[0]=price:asc", "sort[0]"},
+		{"BadDirection", "sort[0]=purpose_name:up", "sort[0]"},
+		{"EmptySortField", "sort=", "sort"},
+		{"BothSortForms", "sort=id&sort[0]=state", "sort"},
+		{"SortIndexTwice", "sort[0]=id&sort[0]=state", "sort[0]"},
+		{"NestedSort", "sort[0][purpose_name]=asc", "sort[0][purpose_name]"},
+		{"PageZero", "pagination[page]=0", "pagination[page]"},
+		{"PageSizeNotNumber", "pagination[pageSize]=ten", "pagination[pageSize]"},
+		{"PlainPageRefused", "page=2", "page"},
+		{"UnknownPagination", "pagination[limit]=5", "pagination[limit]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, _ := list(tc.query)
+			if r.Status != 400 {
+				t.Fatalf("status %d, want 400: %s", r.Status, r.Body)
+			}
+			e := r.Error(t)
+			if e.Error.Name != "ValidationError" || len(e.Error.Details.Errors) != 1 || strings.Join(e.Error.Details.Errors[0].Path, ".") != tc.path {
+				t.Errorf("error = %+v, want a ValidationError on %s", e.Error, tc.path)
+			}
+		})
+	}
+
+	t.Run("Events", func(t *testing.T) {
+		for ev, status := range map[string]int{"list-articles": 200, "list-articles-bad-sort": 400} {
+			if got := s.Invoke(functest.Event(t, ev)).Status; got != status {
+				t.Errorf("events/%s.json: status %d, want %d", ev, got, status)
+			}
+		}
+	})
+	t.Run("WarmListIsFree", func(t *testing.T) {
+		list("")
+		s.Proxy.Take()
+		list("sort=state")
+		if got := s.Proxy.Take(); len(got) != 0 {
+			t.Errorf("warm list made DynamoDB calls: %s", s.Env.Operations(got))
+		}
+	})
+	t.Run("Template", func(t *testing.T) {
+		s.CheckRoutes()
+		s.CheckTemplate(s.Proxy.All())
+	})
+}

@@ -1,0 +1,37 @@
+// Command list-articles is the Lambda function behind GET
+// /api/stamp-duty-datas: it lists the articles (purpose × state rules), a
+// page at a time, sorted as asked. The route is public.
+package main
+
+import (
+	"log/slog"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
+
+	"stampduty/shared/config"
+	"stampduty/shared/store"
+)
+
+func main() {
+	slog.SetDefault(slog.New(slog.NewJSONHandler(os.Stdout, nil)))
+	h, err := wire(os.Getenv)
+	if err != nil {
+		slog.Error("init failed", "err", err.Error())
+		os.Exit(1)
+	}
+	lambda.Start(httpadapter.NewV2(h).ProxyWithContext)
+}
+
+// wire builds the handler from the environment: config → store → handler.
+func wire(getenv func(string) string) (http.Handler, error) {
+	env := config.New(getenv)
+	db := store.Open(env)
+	h := &handler{
+		articles: store.NewArticleCache(db.Articles(env.Require("ARTICLES_TABLE")), time.Minute),
+	}
+	return h.routes(), env.Err()
+}

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"net/http"
+
+	"stampduty/shared/rules"
+	"stampduty/shared/strapi"
+)
+
+// handler lists the caller's orders.
+type handler struct {
+	auth interface {
+		Owner(context.Context, string) (string, error)
+	}
+	orders interface {
+		Page(ctx context.Context, owner string, page, size int) ([]rules.Order, int, error)
+	}
+}
+
+// listResponse is the order list: data and, at the top level, pagination.
+type listResponse struct {
+	Data       []rules.Order     `json:"data"`
+	Pagination strapi.Pagination `json:"pagination"`
+}
+
+func (h *handler) routes() http.Handler {
+	return strapi.Method(http.MethodGet, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		resp, err := h.list(r)
+		if err != nil {
+			strapi.WriteError(w, r, err)
+			return
+		}
+		strapi.WriteJSON(w, http.StatusOK, resp)
+	}))
+}
+
+// knownParam reports the query parameters of the order list.
+func knownParam(k string) bool { return k == "page" || k == "pageSize" }
+
+// list answers with the requested page of the caller's orders: only the
+// caller's, whatever the query says, since the owner comes from the token.
+func (h *handler) list(r *http.Request) (listResponse, error) {
+	owner, err := h.auth.Owner(r.Context(), r.Header.Get("Authorization"))
+	if err != nil {
+		return listResponse{}, err
+	}
+	q, err := strapi.ParseQuery(r.URL.RawQuery, knownParam)
+	if err != nil {
+		return listResponse{}, err
+	}
+	page, size, err := q.Page("page", "pageSize")
+	if err != nil {
+		return listResponse{}, err
+	}
+	orders, total, err := h.orders.Page(r.Context(), owner, page, size)
+	if err != nil {
+		return listResponse{}, err
+	}
+	return listResponse{Data: orders, Pagination: strapi.NewPagination(page, size, total)}, nil
+}

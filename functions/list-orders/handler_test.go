@@ -1,0 +1,226 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"stampduty/shared/functest"
+	"stampduty/shared/rules"
+	"stampduty/shared/store/localdb"
+	"stampduty/shared/store/storetest"
+)
+
+func TestMain(m *testing.M) { storetest.Main(m) }
+
+var bearer = map[string]string{"authorization": "Bearer " + localdb.DevToken, "content-type": "application/json"}
+
+// addOrders stores n orders for owner, named "Party 1".."Party n" in order.
+func addOrders(t *testing.T, s *functest.Stack, owner string, n int) {
+	t.Helper()
+	db := s.Env.DB(nil)
+	ids := db.IDs(s.Env.Table("CountersTable"), 100)
+	orders := db.Orders(s.Env.Table("OrdersTable"))
+	art, err := db.Articles(s.Env.Table("ArticlesTable")).Get(context.Background(), "Affidavit", "Karnataka")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= n; i++ {
+		first, err := ids.Reserve(context.Background(), 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := rules.OrderRequest{Amount: 20, Purpose: art.PurposeName, State: art.State, PaidBy: rules.SecondParty, Description: "N/A",
+			FirstPartyMobileNumber: "9876543210", FirstPartyName: fmt.Sprintf("Party %d", i), SecondPartyName: "Bank", FirstPartyPan: "ABCDE1234F"}
+		o, err := rules.NewOrder(req, art, 20, rules.OrderIDs{Order: first, Fulfillment: first + 1, StampDuty: first + 2}, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := orders.Create(context.Background(), owner, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+type listBody struct {
+	Data       []map[string]any `json:"data"`
+	Pagination map[string]int   `json:"pagination"`
+}
+
+func TestListOrders(t *testing.T) {
+	s := functest.New(t, "ListOrdersFunction", wire)
+	addOrders(t, s, localdb.DevOwner, 30)
+	addOrders(t, s, "someone-else", 3)
+	list := func(headers map[string]string, query string) functest.Response {
+		return s.Invoke(functest.Request("GET", "/api/live-orders", query, headers, ""))
+	}
+
+	for _, tc := range []struct {
+		name                  string
+		query                 string
+		page, size, count, pc int
+		first                 string
+	}{
+		{"Defaults", "", 1, 25, 25, 2, "Party 30"},
+		{"SecondPage", "page=2", 2, 25, 5, 2, "Party 5"},
+		{"PastTheEnd", "page=3", 3, 25, 0, 2, ""},
+		{"FarPastTheEnd", "page=99999999999999999999", 2147483647, 25, 0, 2, ""},
+		{"SmallPages", "page=4&pageSize=7", 4, 7, 7, 5, "Party 9"},
+		{"SizeCapped", "pageSize=1000", 1, 100, 30, 1, "Party 30"},
+		{"LeadingZeros", "page=02&pageSize=010", 2, 10, 10, 3, "Party 20"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := list(bearer, tc.query)
+			if r.Status != 200 {
+				t.Fatalf("status %d: %s", r.Status, r.Body)
+			}
+			var b listBody
+			if err := json.Unmarshal([]byte(r.Body), &b); err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]int{"page": tc.page, "pageSize": tc.size, "pageCount": tc.pc, "total": 30}
+			if fmt.Sprint(b.Pagination) != fmt.Sprint(want) {
+				t.Errorf("pagination = %v, want %v", b.Pagination, want)
+			}
+			if len(b.Data) != tc.count {
+				t.Fatalf("%d orders, want %d", len(b.Data), tc.count)
+			}
+			if tc.count > 0 {
+				if got := b.Data[0]["stamp_duty"].(map[string]any)["first_party_name"]; got != tc.first {
+					t.Errorf("first order = %v, want %v", got, tc.first)
+				}
+			}
+		})
+	}
+
+	t.Run("Shape", func(t *testing.T) {
+		r := list(bearer, "pageSize=1")
+		var raw struct {
+			Data []json.RawMessage `json:"data"`
+		}
+		json.Unmarshal([]byte(r.Body), &raw)
+		var o map[string]any
+		json.Unmarshal(raw.Data[0], &o)
+		keys := func(m map[string]any) string {
+			var ks []string
+			for k := range m {
+				ks = append(ks, k)
+			}
+			return fmt.Sprint(sortStrings(ks))
+		}
+		if got, want := keys(o), "[createdAt documentId id live_order_fulfillments stamp_duty]"; got != want {
+			t.Errorf("order keys = %s, want %s", got, want)
+		}
+		sd := o["stamp_duty"].(map[string]any)
+		if got, want := keys(sd), "[amount consideration_price description first_party_PAN first_party_address first_party_name id mobile_number paid_by purchased_by quantity second_party_PAN second_party_address second_party_name state state_purpose uploaded_document]"; got != want {
+			t.Errorf("stamp_duty keys = %s\n want %s", got, want)
+		}
+		f := o["live_order_fulfillments"].([]any)[0].(map[string]any)
+		if got, want := keys(f), "[certificate_file certificate_number documentId id order_status unique_doc_ref]"; got != want {
+			t.Errorf("fulfillment keys = %s, want %s", got, want)
+		}
+		if f["certificate_file"] != nil || f["order_status"] != "Pending" || sd["uploaded_document"] != nil {
+			t.Errorf("fulfillment %v, uploaded_document %v", f, sd["uploaded_document"])
+		}
+		if got, want := keys(sd["state_purpose"].(map[string]any)), "[documentId id purpose_name]"; got != want {
+			t.Errorf("state_purpose keys = %s, want %s", got, want)
+		}
+		if _, err := time.Parse("2006-01-02T15:04:05.000Z", o["createdAt"].(string)); err != nil {
+			t.Errorf("createdAt: %v", err)
+		}
+	})
+
+	t.Run("OnlyTheCallersOrders", func(t *testing.T) {
+		other := "sdt_" + strings.Repeat("B", 43)
+		functest.AddToken(t, s.Env, other, "someone-else")
+		r := list(map[string]string{"authorization": "Bearer " + other}, "pageSize=100")
+		var b listBody
+		json.Unmarshal([]byte(r.Body), &b)
+		if r.Status != 200 || b.Pagination["total"] != 3 || len(b.Data) != 3 {
+			t.Errorf("status %d, total %d, %d orders; want 200, 3, 3", r.Status, b.Pagination["total"], len(b.Data))
+		}
+		for _, o := range b.Data {
+			if name := o["stamp_duty"].(map[string]any)["first_party_name"]; name == "Party 30" || name == "Party 4" {
+				t.Errorf("another caller's order listed: %v", name)
+			}
+		}
+	})
+
+	for _, tc := range []struct {
+		name, query string
+		headers     map[string]string
+		status      int
+		errName     string
+		path        string
+	}{
+		{"NoToken", "", nil, 403, "ForbiddenError", ""},
+		{"UnknownToken", "", map[string]string{"authorization": "Bearer sdt_" + strings.Repeat("C", 43)}, 401, "UnauthorizedError", ""},
+		{"PageZero", "page=0", bearer, 400, "ValidationError", "page"},
+		{"PageNegative", "page=-1", bearer, 400, "ValidationError", "page"},
+		{"PageNotNumber", "page=two", bearer, 400, "ValidationError", "page"},
+		{"PageFraction", "page=1.5", bearer, 400, "ValidationError", "page"},
+		{"PageEmpty", "page=", bearer, 400, "ValidationError", "page"},
+		{"PageTwice", "page=1&page=2", bearer, 400, "ValidationError", "page"},
+		{"SizeZero", "pageSize=0", bearer, 400, "ValidationError", "pageSize"},
+		{"SizePlus", "pageSize=%2B5", bearer, 400, "ValidationError", "pageSize"},
+		{"UnknownParam", "pagination%5Bpage%5D=2", bearer, 400, "ValidationError", "pagination[page]"},
+		{"OwnerParamRefused", "owner=someone-else", bearer, 400, "ValidationError", "owner"},
+		{"BadEscape", "page=%zz", bearer, 400, "ValidationError", "query"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := list(tc.headers, tc.query)
+			if r.Status != tc.status {
+				t.Fatalf("status %d, want %d: %s", r.Status, tc.status, r.Body)
+			}
+			e := r.Error(t)
+			if e.Error.Name != tc.errName {
+				t.Errorf("name = %q, want %q", e.Error.Name, tc.errName)
+			}
+			if tc.path != "" && (len(e.Error.Details.Errors) != 1 || strings.Join(e.Error.Details.Errors[0].Path, ".") != tc.path) {
+				t.Errorf("details = %+v, want path %s", e.Error.Details, tc.path)
+			}
+			if tc.path != "" && !strings.Contains(e.Error.Message, tc.path) {
+				t.Errorf("message %q does not name %s", e.Error.Message, tc.path)
+			}
+		})
+	}
+
+	t.Run("Events", func(t *testing.T) {
+		for ev, status := range map[string]int{"list-orders": 200, "list-orders-no-token": 403, "list-orders-bad-page": 400} {
+			if got := s.Invoke(functest.Event(t, ev)).Status; got != status {
+				t.Errorf("events/%s.json: status %d, want %d", ev, got, status)
+			}
+		}
+	})
+
+	t.Run("PageNCostsWhatPage1Costs", func(t *testing.T) {
+		list(bearer, "page=1&pageSize=5")
+		s.Proxy.Take()
+		list(bearer, "page=1&pageSize=5")
+		p1 := s.Env.Operations(s.Proxy.Take())
+		list(bearer, "page=6&pageSize=5")
+		p6 := s.Env.Operations(s.Proxy.Take())
+		if want := "Query:OrdersTable=2"; p1 != want || p6 != want {
+			t.Errorf("page 1: %s, page 6: %s; want %s each", p1, p6, want)
+		}
+	})
+
+	t.Run("Template", func(t *testing.T) {
+		s.CheckRoutes()
+		s.CheckTemplate(s.Proxy.All())
+	})
+}
+
+func sortStrings(s []string) []string {
+	for i := range s {
+		for j := i + 1; j < len(s); j++ {
+			if s[j] < s[i] {
+				s[i], s[j] = s[j], s[i]
+			}
+		}
+	}
+	return s
+}

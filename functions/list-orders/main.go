@@ -1,0 +1,38 @@
+// Command list-orders is the Lambda function behind GET /api/live-orders: it
+// lists the caller's orders, newest first, a page at a time.
+package main
+
+import (
+	"log/slog"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
+
+	"stampduty/shared/auth"
+	"stampduty/shared/config"
+	"stampduty/shared/store"
+)
+
+func main() {
+	slog.SetDefault(slog.New(slog.NewJSONHandler(os.Stdout, nil)))
+	h, err := wire(os.Getenv)
+	if err != nil {
+		slog.Error("init failed", "err", err.Error())
+		os.Exit(1)
+	}
+	lambda.Start(httpadapter.NewV2(h).ProxyWithContext)
+}
+
+// wire builds the handler from the environment: config → store → handler.
+func wire(getenv func(string) string) (http.Handler, error) {
+	env := config.New(getenv)
+	db := store.Open(env)
+	h := &handler{
+		auth:   auth.NewAuthenticator(db.Tokens(env.Require("TOKENS_TABLE")), time.Minute),
+		orders: db.Orders(env.Require("ORDERS_TABLE")),
+	}
+	return h.routes(), env.Err()
+}

@@ -1,0 +1,184 @@
+// Package auth holds the API tokens of the service: how they are made and
+// hashed, how a bearer header is read, and an authenticator that turns a
+// header into the caller ("owner") with a short per-instance cache. A token
+// is shown once when it is made; only its SHA-256 hash is ever stored.
+package auth
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"strings"
+	"sync"
+	"time"
+
+	"stampduty/shared/rules"
+)
+
+// Prefix starts every token, so that secret scanners and people can tell one.
+const Prefix = "sdt_"
+
+// tokenLen is the length of a token: the prefix and 32 random bytes in
+// unpadded base64url (43 characters).
+const tokenLen = len(Prefix) + 43
+
+// Token is a stored token: the hash of the secret, its owner and its state.
+type Token struct {
+	// Hash is the hex SHA-256 of the secret token; the key of the record.
+	Hash      string
+	Owner     string
+	CreatedAt time.Time
+	// RevokedAt is zero while the token is valid.
+	RevokedAt time.Time
+}
+
+// ID is the short public name of a token: the first 12 hex digits of its hash.
+func (t Token) ID() string { return t.Hash[:12] }
+
+// Revoked reports whether the token was revoked.
+func (t Token) Revoked() bool { return !t.RevokedAt.IsZero() }
+
+// NewToken returns a new random token (32 bytes from crypto/rand) and its hash.
+func NewToken() (secret, hash string, err error) {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", "", err
+	}
+	secret = Prefix + base64.RawURLEncoding.EncodeToString(b[:])
+	return secret, Hash(secret), nil
+}
+
+// Hash returns the hex SHA-256 of a token, the form in which tokens are stored.
+func Hash(secret string) string {
+	sum := sha256.Sum256([]byte(secret))
+	return hex.EncodeToString(sum[:])
+}
+
+// WellFormed reports whether s has the shape of a token this service issues.
+func WellFormed(s string) bool {
+	if len(s) != tokenLen || !strings.HasPrefix(s, Prefix) {
+		return false
+	}
+	for i := len(Prefix); i < len(s); i++ {
+		c := s[i]
+		if !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// ValidOwner reports whether s can name an owner: 1 to 64 ASCII letters,
+// digits, '.', '_' or '-'.
+func ValidOwner(s string) bool {
+	if len(s) == 0 || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// Bearer returns the token of an Authorization header value. ok is false when
+// the header holds no bearer token at all (absent, another scheme, or
+// "Bearer" with nothing after it).
+func Bearer(header string) (token string, ok bool) {
+	scheme, rest, _ := strings.Cut(strings.TrimSpace(header), " ")
+	if !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	rest = strings.TrimSpace(rest)
+	return rest, rest != ""
+}
+
+// Store looks tokens up by hash. It returns an ENOTFOUND *rules.Error when
+// there is no such token.
+type Store interface {
+	Token(ctx context.Context, hash string) (Token, error)
+}
+
+// Authenticator turns Authorization headers into owners. Lookups, found or
+// not, are cached per instance for TTL, so a revocation takes effect within
+// TTL. The cache holds at most MaxEntries hashes.
+type Authenticator struct {
+	store      Store
+	ttl        time.Duration
+	now        func() time.Time
+	maxEntries int
+
+	mu    sync.Mutex
+	cache map[string]cached
+}
+
+type cached struct {
+	owner   string // "" when the token is unknown or revoked
+	expires time.Time
+}
+
+// NewAuthenticator returns an Authenticator over store with the given cache TTL.
+func NewAuthenticator(store Store, ttl time.Duration) *Authenticator {
+	return &Authenticator{store: store, ttl: ttl, now: time.Now, maxEntries: 1024, cache: map[string]cached{}}
+}
+
+// Owner returns the owner of the bearer token in header. It fails with
+// EFORBIDDEN when there is no bearer token, and EUNAUTHORIZED when the token
+// is malformed, unknown or revoked.
+func (a *Authenticator) Owner(ctx context.Context, header string) (string, error) {
+	secret, ok := Bearer(header)
+	if !ok {
+		return "", rules.Errorf(rules.EFORBIDDEN, "Forbidden")
+	}
+	if !WellFormed(secret) {
+		return "", errUnauthorized
+	}
+	hash := Hash(secret)
+	now := a.now()
+	a.mu.Lock()
+	c, hit := a.cache[hash]
+	a.mu.Unlock()
+	if !hit || now.After(c.expires) {
+		t, err := a.store.Token(ctx, hash)
+		switch {
+		case rules.ErrorCode(err) == rules.ENOTFOUND:
+			c = cached{}
+		case err != nil:
+			return "", err
+		case t.Revoked():
+			c = cached{}
+		default:
+			c = cached{owner: t.Owner}
+		}
+		c.expires = now.Add(a.ttl)
+		a.put(hash, c, now)
+	}
+	if c.owner == "" {
+		return "", errUnauthorized
+	}
+	return c.owner, nil
+}
+
+var errUnauthorized = rules.Errorf(rules.EUNAUTHORIZED, "Missing or invalid credentials")
+
+// put stores c, first dropping expired entries, and everything if the cache
+// is still full (a flood of random tokens must not grow memory).
+func (a *Authenticator) put(hash string, c cached, now time.Time) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.cache) >= a.maxEntries {
+		for k, v := range a.cache {
+			if now.After(v.expires) {
+				delete(a.cache, k)
+			}
+		}
+		if len(a.cache) >= a.maxEntries {
+			clear(a.cache)
+		}
+	}
+	a.cache[hash] = c
+}

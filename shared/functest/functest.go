@@ -1,0 +1,264 @@
+// Package functest drives the Lambda functions in tests the way API Gateway
+// and the Lambda runtime do: API Gateway HTTP API (payload 2.0) events, from
+// events/ or built in the test, through the same aws-lambda-go-api-proxy
+// adapter main uses, against a real DynamoDB engine seeded with the sample
+// catalogue. It also checks a function against template.yaml: the
+// environment it reads and the DynamoDB actions it uses.
+package functest
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
+
+	"stampduty/shared/auth"
+	"stampduty/shared/rules"
+	"stampduty/shared/samtemplate"
+	"stampduty/shared/store/localdb"
+	"stampduty/shared/store/storetest"
+)
+
+// Stack is one test's function, its tables and the proxy that watches its
+// DynamoDB calls.
+type Stack struct {
+	t        testing.TB
+	Env      *storetest.Env
+	Proxy    *storetest.Proxy
+	Function samtemplate.Function
+	// Handler is the function's handler as its wire function built it.
+	Handler http.Handler
+	// Read holds every environment variable the function read.
+	Read map[string]bool
+}
+
+// New creates fresh tables, seeds them with the sample catalogue
+// (cmd/local/articles.json) and the local dev token, and builds the
+// function's handler with wire from the environment template.yaml gives the
+// function logicalID, pointed at a recording proxy.
+func New(t testing.TB, logicalID string, wire func(getenv func(string) string) (http.Handler, error)) *Stack {
+	t.Helper()
+	env := storetest.New(t)
+	s := &Stack{t: t, Env: env, Read: map[string]bool{}}
+	Seed(t, env)
+	s.Proxy = env.NewProxy()
+	f, ok := env.Template.Function(logicalID)
+	if !ok {
+		t.Fatalf("template.yaml has no function %s", logicalID)
+	}
+	s.Function = f
+	h, err := wire(env.Getenv(logicalID, s.Read))
+	if err != nil {
+		t.Fatalf("wire %s: %v", logicalID, err)
+	}
+	s.Handler = h
+	return s
+}
+
+// Seed loads the sample catalogue and registers the dev token for the dev owner.
+func Seed(t testing.TB, env *storetest.Env) {
+	t.Helper()
+	ctx := context.Background()
+	data, err := os.ReadFile(filepath.Join(root(t), "cmd/local/articles.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	arts, err := rules.DecodeArticles(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := env.DB(nil)
+	if _, _, err := db.Articles(env.Table("ArticlesTable")).Upsert(ctx, db.IDs(env.Table("CountersTable"), 10), arts); err != nil {
+		t.Fatal(err)
+	}
+	AddToken(t, env, localdb.DevToken, localdb.DevOwner)
+}
+
+// AddToken registers secret as a token of owner.
+func AddToken(t testing.TB, env *storetest.Env, secret, owner string) {
+	t.Helper()
+	err := env.DB(nil).Tokens(env.Table("TokensTable")).Create(context.Background(), auth.Token{Hash: auth.Hash(secret), Owner: owner, CreatedAt: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func root(t testing.TB) string {
+	wd, _ := os.Getwd()
+	r, err := localdb.ModuleRoot(wd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// Event reads events/<name>.json.
+func Event(t testing.TB, name string) events.APIGatewayV2HTTPRequest {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(root(t), "events", name+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ev events.APIGatewayV2HTTPRequest
+	if err := json.Unmarshal(data, &ev); err != nil {
+		t.Fatalf("events/%s.json: %v", name, err)
+	}
+	return ev
+}
+
+// Request builds the event API Gateway sends for a request. headers maps
+// lower-case names to values; rawQuery stays percent-encoded.
+func Request(method, path, rawQuery string, headers map[string]string, body string) events.APIGatewayV2HTTPRequest {
+	h := map[string]string{"host": "api.example.com", "user-agent": "functest"}
+	for k, v := range headers {
+		h[strings.ToLower(k)] = v
+	}
+	return events.APIGatewayV2HTTPRequest{
+		Version:        "2.0",
+		RouteKey:       method + " " + path,
+		RawPath:        path,
+		RawQueryString: rawQuery,
+		Headers:        h,
+		Body:           body,
+		RequestContext: events.APIGatewayV2HTTPRequestContext{
+			DomainName: "api.example.com",
+			RequestID:  "test",
+			RouteKey:   method + " " + path,
+			Stage:      "$default",
+			HTTP:       events.APIGatewayV2HTTPRequestContextHTTPDescription{Method: method, Path: path, Protocol: "HTTP/1.1", SourceIP: "127.0.0.1"},
+		},
+	}
+}
+
+// Response is a function's answer.
+type Response struct {
+	Status  int
+	Headers map[string]string
+	Body    string
+}
+
+// Invoke runs ev through the function's Lambda entry point, the adapter
+// main hands to lambda.Start.
+func (s *Stack) Invoke(ev events.APIGatewayV2HTTPRequest) Response {
+	s.t.Helper()
+	out, err := httpadapter.NewV2(s.Handler).ProxyWithContext(context.Background(), ev)
+	if err != nil {
+		s.t.Fatalf("invoke: %v", err)
+	}
+	return Response{Status: out.StatusCode, Headers: out.Headers, Body: out.Body}
+}
+
+// ErrorBody is the Strapi error envelope, as a client decodes it.
+type ErrorBody struct {
+	Data  json.RawMessage `json:"data"`
+	Error struct {
+		Status  int    `json:"status"`
+		Name    string `json:"name"`
+		Message string `json:"message"`
+		Details struct {
+			Errors []struct {
+				Path    []string `json:"path"`
+				Message string   `json:"message"`
+				Name    string   `json:"name"`
+			} `json:"errors"`
+		} `json:"details"`
+	} `json:"error"`
+}
+
+// Error decodes r as an error envelope and checks that it is one: data is
+// null, and error.status is the HTTP status.
+func (r Response) Error(t testing.TB) ErrorBody {
+	t.Helper()
+	var e ErrorBody
+	if err := json.Unmarshal([]byte(r.Body), &e); err != nil {
+		t.Fatalf("error body %q: %v", r.Body, err)
+	}
+	if string(e.Data) != "null" || e.Error.Status != r.Status || e.Error.Name == "" {
+		t.Errorf("not a Strapi error envelope for status %d: %s", r.Status, r.Body)
+	}
+	return e
+}
+
+// CheckTemplate checks the function against template.yaml after a test has
+// driven every path of it: each variable the template sets was read; each
+// DynamoDB action used on each table is granted by the function's policy;
+// and each granted action was used — no function holds a permission,
+// least of all a write, that it does not use.
+func (s *Stack) CheckTemplate(calls []storetest.ProxyCall) {
+	s.t.Helper()
+	for name := range s.Function.Env {
+		if !s.Read[name] {
+			s.t.Errorf("template.yaml sets %s for %s, which never reads it", name, s.Function.LogicalID)
+		}
+	}
+	granted := map[string]map[string]bool{}
+	for _, st := range s.Function.Statements {
+		if st.Effect != "Allow" {
+			continue
+		}
+		for _, r := range st.Resources {
+			if r.GetAtt[1] != "Arn" {
+				s.t.Errorf("%s: policy resource %s is not a table ARN", s.Function.LogicalID, r)
+				continue
+			}
+			for _, a := range st.Actions {
+				op, ok := strings.CutPrefix(a, "dynamodb:")
+				if !ok {
+					s.t.Errorf("%s: policy grants %s, not a DynamoDB action", s.Function.LogicalID, a)
+					continue
+				}
+				if granted[r.GetAtt[0]] == nil {
+					granted[r.GetAtt[0]] = map[string]bool{}
+				}
+				granted[r.GetAtt[0]][op] = true
+			}
+		}
+	}
+	used := s.Env.Used(calls)
+	for table, ops := range used {
+		for op := range ops {
+			if !granted[table][op] {
+				s.t.Errorf("%s calls %s on %s, which its policy does not grant", s.Function.LogicalID, op, table)
+			}
+		}
+	}
+	for table, ops := range granted {
+		for _, op := range sortedKeys(ops) {
+			if !used[table][op] {
+				s.t.Errorf("%s is granted %s on %s, which it never uses", s.Function.LogicalID, op, table)
+			}
+		}
+	}
+}
+
+// CheckRoutes checks that the handler serves each route the template gives
+// the function: the method is accepted (no 405).
+func (s *Stack) CheckRoutes() {
+	s.t.Helper()
+	if len(s.Function.Routes) == 0 {
+		s.t.Errorf("template.yaml gives %s no route", s.Function.LogicalID)
+	}
+	for _, r := range s.Function.Routes {
+		resp := s.Invoke(Request(r.Method, r.Path, "", nil, ""))
+		if resp.Status == http.StatusMethodNotAllowed || resp.Status == http.StatusNotFound && !strings.Contains(resp.Body, "Purpose") {
+			s.t.Errorf("%s %s: status %d, the handler does not serve the route", r.Method, r.Path, resp.Status)
+		}
+	}
+}
+
+func sortedKeys(m map[string]bool) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}

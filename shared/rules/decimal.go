@@ -1,0 +1,348 @@
+package rules
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+	"strconv"
+)
+
+// MaxDecimalScale is the largest number of fractional digits a Decimal holds.
+const MaxDecimalScale = 18
+
+// MaxAmount is the largest amount, consideration price, article minimum,
+// maximum or fixed amount: 15 digits.
+const MaxAmount int64 = 999999999999999
+
+// The errors of ParseDecimal and MulCeil; the returned errors wrap one of them.
+var (
+	// ErrDecimalSyntax: the text is not a JSON number literal.
+	ErrDecimalSyntax = errors.New("not a JSON number")
+	// ErrDecimalNegative: the number is below zero.
+	ErrDecimalNegative = errors.New("negative")
+	// ErrDecimalPrecision: the number has more than 18 significant fractional digits.
+	ErrDecimalPrecision = errors.New("more than 18 fractional digits")
+	// ErrDecimalRange: the number, or a result computed from it, is too large.
+	ErrDecimalRange = errors.New("out of range")
+)
+
+// pow10 holds 10^0 … 10^19, every power of ten that fits in a uint64.
+var pow10 = [...]uint64{
+	1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000,
+	10000000000, 100000000000, 1000000000000, 10000000000000, 100000000000000,
+	1000000000000000, 10000000000000000, 100000000000000000, 1000000000000000000,
+	10000000000000000000,
+}
+
+// Decimal is an exact non-negative decimal number: coef / 10^scale. It is
+// kept normalised (no trailing fractional zeros), so equal values are equal
+// structs and can be compared with ==. The zero value is 0.
+type Decimal struct {
+	coef  uint64
+	scale uint8
+}
+
+// NewDecimal returns coef / 10^scale, normalised. It panics when scale is
+// outside 0..18.
+func NewDecimal(coef uint64, scale int) Decimal {
+	if scale < 0 || scale > MaxDecimalScale {
+		panic(fmt.Sprintf("rules.NewDecimal: scale %d outside 0..%d", scale, MaxDecimalScale))
+	}
+	for scale > 0 && coef%10 == 0 {
+		coef /= 10
+		scale--
+	}
+	if coef == 0 {
+		scale = 0
+	}
+	return Decimal{coef: coef, scale: uint8(scale)}
+}
+
+// ParseDecimal parses a JSON number literal such as 0.07, 7E-2, 1 or 1.50.
+// It rejects anything that is not a JSON number (a leading +, spaces, hex,
+// NaN, the empty string), negative numbers (-0 is 0), numbers with more than
+// 18 significant fractional digits and numbers too large for the
+// representation. Huge exponents are rejected without building big numbers.
+func ParseDecimal(s string) (Decimal, error) {
+	n, ok := scanNumber(s)
+	if !ok {
+		return Decimal{}, fmt.Errorf("parse decimal %s: %w", quoteShort(s), ErrDecimalSyntax)
+	}
+	d, err := n.decimal()
+	if err != nil {
+		return Decimal{}, fmt.Errorf("parse decimal %s: %w", quoteShort(s), err)
+	}
+	return d, nil
+}
+
+// quoteShort quotes s for an error message, cut to a readable length.
+func quoteShort(s string) string {
+	const limit = 40
+	if len(s) > limit {
+		return strconv.Quote(s[:limit]) + "…"
+	}
+	return strconv.Quote(s)
+}
+
+// String returns the shortest plain form of d: 0.07, 1, 12.5; never an exponent.
+func (d Decimal) String() string {
+	var buf [48]byte
+	return string(d.appendTo(buf[:0]))
+}
+
+// appendTo appends the plain form of d to b.
+func (d Decimal) appendTo(b []byte) []byte {
+	if d.scale == 0 {
+		return strconv.AppendUint(b, d.coef, 10)
+	}
+	var digits [24]byte
+	ds := strconv.AppendUint(digits[:0], d.coef, 10)
+	scale := int(d.scale)
+	if len(ds) <= scale {
+		b = append(b, '0', '.')
+		for i := len(ds); i < scale; i++ {
+			b = append(b, '0')
+		}
+		return append(b, ds...)
+	}
+	b = append(b, ds[:len(ds)-scale]...)
+	b = append(b, '.')
+	return append(b, ds[len(ds)-scale:]...)
+}
+
+// MarshalJSON writes d as a JSON number literal, the same text as String.
+func (d Decimal) MarshalJSON() ([]byte, error) {
+	return d.appendTo(make([]byte, 0, 24)), nil
+}
+
+// UnmarshalJSON reads a JSON number literal into d. null and every other
+// JSON value are errors.
+func (d *Decimal) UnmarshalJSON(data []byte) error {
+	v, err := ParseDecimal(string(data))
+	if err != nil {
+		return fmt.Errorf("decode decimal: %w", err)
+	}
+	*d = v
+	return nil
+}
+
+// Cmp compares d and e: -1 when d < e, 0 when equal, +1 when d > e.
+func (d Decimal) Cmp(e Decimal) int {
+	s := max(d.scale, e.scale)
+	dh, dl := bits.Mul64(d.coef, pow10[s-d.scale])
+	eh, el := bits.Mul64(e.coef, pow10[s-e.scale])
+	switch {
+	case dh < eh:
+		return -1
+	case dh > eh:
+		return 1
+	case dl < el:
+		return -1
+	case dl > el:
+		return 1
+	}
+	return 0
+}
+
+// Sign returns 0 when d is zero and 1 otherwise (a Decimal is never negative).
+func (d Decimal) Sign() int {
+	if d.coef == 0 {
+		return 0
+	}
+	return 1
+}
+
+// MulCeil returns ceil(price × d), computed exactly with 128-bit integers.
+// price must be in 0..MaxAmount; the result must fit an int64.
+func (d Decimal) MulCeil(price int64) (int64, error) {
+	if price < 0 || price > MaxAmount {
+		return 0, fmt.Errorf("multiply decimal: price %d outside 0..%d: %w", price, MaxAmount, ErrDecimalRange)
+	}
+	hi, lo := bits.Mul64(uint64(price), d.coef)
+	den := pow10[d.scale]
+	if hi >= den { // the quotient would not fit 64 bits
+		return 0, fmt.Errorf("multiply decimal: %d × %s: %w", price, d, ErrDecimalRange)
+	}
+	q, r := bits.Div64(hi, lo, den)
+	if q > math.MaxInt64 || q == math.MaxInt64 && r != 0 {
+		return 0, fmt.Errorf("multiply decimal: %d × %s: %w", price, d, ErrDecimalRange)
+	}
+	if r != 0 {
+		q++ // round up; cannot pass MaxInt64, checked above
+	}
+	return int64(q), nil
+}
+
+// maxExp bounds the exponent kept while scanning a number literal: any
+// number further from 1 than 10^±maxExp is far outside every range we use,
+// and bounding it keeps the arithmetic below from overflowing.
+const maxExp = 1 << 40
+
+// numLit is a JSON number literal split into its parts:
+// ±(intPart.fracPart) × 10^exp.
+type numLit struct {
+	neg      bool
+	intPart  string // digits, never empty
+	fracPart string // digits, possibly empty
+	exp      int64  // saturated to ±maxExp
+}
+
+// scanNumber splits s, which must be exactly one JSON number literal.
+func scanNumber(s string) (numLit, bool) {
+	var n numLit
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		n.neg = true
+		i++
+	}
+	start := i
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case i < len(s) && s[i] >= '1' && s[i] <= '9':
+		for i < len(s) && isDigit(s[i]) {
+			i++
+		}
+	default:
+		return numLit{}, false
+	}
+	n.intPart = s[start:i]
+	if i < len(s) && s[i] == '.' {
+		i++
+		start = i
+		for i < len(s) && isDigit(s[i]) {
+			i++
+		}
+		if i == start {
+			return numLit{}, false
+		}
+		n.fracPart = s[start:i]
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		negExp := false
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			negExp = s[i] == '-'
+			i++
+		}
+		start = i
+		for i < len(s) && isDigit(s[i]) {
+			if n.exp < maxExp {
+				n.exp = n.exp*10 + int64(s[i]-'0')
+			}
+			i++
+		}
+		if i == start {
+			return numLit{}, false
+		}
+		n.exp = min(n.exp, maxExp)
+		if negExp {
+			n.exp = -n.exp
+		}
+	}
+	if i != len(s) {
+		return numLit{}, false
+	}
+	return n, true
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// digit returns the i-th digit of intPart followed by fracPart.
+func (n numLit) digit(i int) byte {
+	if i < len(n.intPart) {
+		return n.intPart[i]
+	}
+	return n.fracPart[i-len(n.intPart)]
+}
+
+// significant locates the significant digits of n: the value is
+// digits[first..last] × 10^exp, where digits is intPart followed by
+// fracPart. zero reports that every digit is 0.
+func (n numLit) significant() (first, last int, exp int64, zero bool) {
+	total := len(n.intPart) + len(n.fracPart)
+	first = 0
+	for first < total && n.digit(first) == '0' {
+		first++
+	}
+	if first == total {
+		return 0, 0, 0, true
+	}
+	last = total - 1
+	for n.digit(last) == '0' {
+		last--
+	}
+	// The digit at index last has weight 10^(exp + len(intPart) - 1 - last).
+	exp = n.exp + int64(len(n.intPart)) - 1 - int64(last)
+	return first, last, exp, false
+}
+
+// decimal converts n to a Decimal.
+func (n numLit) decimal() (Decimal, error) {
+	first, last, exp, zero := n.significant()
+	if zero {
+		return Decimal{}, nil
+	}
+	if n.neg {
+		return Decimal{}, ErrDecimalNegative
+	}
+	if exp < -MaxDecimalScale {
+		return Decimal{}, ErrDecimalPrecision
+	}
+	count := int64(last - first + 1)
+	if exp > 0 && count+exp > 20 || count > 20 {
+		return Decimal{}, ErrDecimalRange
+	}
+	var c uint64
+	for i := first; i <= last; i++ {
+		hi, lo := bits.Mul64(c, 10)
+		sum, carry := bits.Add64(lo, uint64(n.digit(i)-'0'), 0)
+		if hi != 0 || carry != 0 {
+			return Decimal{}, ErrDecimalRange
+		}
+		c = sum
+	}
+	if exp >= 0 {
+		hi, lo := bits.Mul64(c, pow10[exp])
+		if hi != 0 {
+			return Decimal{}, ErrDecimalRange
+		}
+		return Decimal{coef: lo}, nil
+	}
+	return Decimal{coef: c, scale: uint8(-exp)}, nil
+}
+
+// intStatus is the outcome of reading a JSON number as a non-negative integer.
+type intStatus uint8
+
+const (
+	intOK         intStatus = iota
+	intNotInteger           // the value has a fractional part
+	intNegative             // the value is an integer below 0
+	intTooLarge             // the value is an integer above MaxAmount
+)
+
+// integer reads n as an integer in 0..MaxAmount. Its work is bounded by the
+// length of the literal, whatever the exponent.
+func (n numLit) integer() (int64, intStatus) {
+	first, last, exp, zero := n.significant()
+	switch {
+	case zero:
+		return 0, intOK
+	case exp < 0:
+		return 0, intNotInteger
+	case n.neg:
+		return 0, intNegative
+	case int64(last-first+1)+exp > 15: // more than 15 digits
+		return 0, intTooLarge
+	}
+	var v int64
+	for i := first; i <= last; i++ {
+		v = v*10 + int64(n.digit(i)-'0')
+	}
+	for ; exp > 0; exp-- {
+		v *= 10
+	}
+	return v, intOK
+}

@@ -1,0 +1,100 @@
+package rules
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Code is the kind of a domain error. The HTTP layer maps each code to one
+// status and one Strapi error name, in one table (package strapi).
+type Code string
+
+// The error kinds of the service.
+const (
+	EINVALID      Code = "invalid"      // the request breaks a rule: 400
+	EUNAUTHORIZED Code = "unauthorized" // a token is present but unknown, revoked or malformed: 401
+	EFORBIDDEN    Code = "forbidden"    // no token: 403
+	ENOTFOUND     Code = "not_found"    // no such resource: 404
+	ENOTALLOWED   Code = "not_allowed"  // the method is not served on this route: 405
+	ECONFLICT     Code = "conflict"     // the request conflicts with the stored state: 409
+	ETOOLARGE     Code = "too_large"    // the body is over the limit: 413
+	EUNSUPPORTED  Code = "unsupported"  // the body is not JSON: 415
+	EUNAVAILABLE  Code = "unavailable"  // a dependency is down or throttled; retry later: 503
+	EINTERNAL     Code = "internal"     // a fault of ours: 500
+)
+
+// FieldError is one failing field of a request: the field's path and what is wrong with it.
+// Messages never repeat the field's value, which may be personal data.
+type FieldError struct {
+	Path    string
+	Message string
+}
+
+// Error is a domain error: a kind, a message safe to show to the caller, and,
+// for EINVALID, the failing fields.
+type Error struct {
+	Code    Code
+	Message string
+	Fields  []FieldError
+	// Err is the underlying cause, for logs only; it is never shown to callers.
+	Err error
+}
+
+// Error returns the message, with the cause when there is one.
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return e.Message + ": " + e.Err.Error()
+	}
+	return e.Message
+}
+
+// Unwrap returns the underlying cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf returns an *Error of the given kind with a formatted message.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Invalid returns the EINVALID error for the given failing fields. Its message
+// starts with "Invalid data." and lists every field's message.
+func Invalid(fields []FieldError) *Error {
+	var b strings.Builder
+	b.WriteString("Invalid data.")
+	for i, f := range fields {
+		if i == 0 {
+			b.WriteByte(' ')
+		} else {
+			b.WriteString("; ")
+		}
+		b.WriteString(f.Message)
+	}
+	return &Error{Code: EINVALID, Message: b.String(), Fields: fields}
+}
+
+// ErrorCode returns the kind of err: its Code when it is (or wraps) an *Error,
+// EINTERNAL otherwise, and "" for nil.
+func ErrorCode(err error) Code {
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return EINTERNAL
+}
+
+// ErrorMessage returns the caller-safe message of err: its Message when it is
+// (or wraps) an *Error, a generic text otherwise.
+func ErrorMessage(err error) string {
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return "Internal Server Error"
+}

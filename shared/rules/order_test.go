@@ -1,0 +1,983 @@
+package rules
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// member is one key of a test body with its JSON literal.
+type member struct{ key, lit string }
+
+// omit as a literal removes the key from the body.
+const omit = "\x00omit"
+
+// fullMembers is a typical full create-order body.
+var fullMembers = []member{
+	{"amount", "200"},
+	{"considerationPrice", "100000"},
+	{"description", `"Rent agreement for flat 4B, 2nd floor."`},
+	{"purpose", `"  Rent Agreement  "`},
+	{"state", `"Karnataka"`},
+	{"paidBy", `"First Party"`},
+	{"purchasedBy", `"Ravi Kumar (agent)"`},
+	{"firstPartyMobileNumber", `"9876543210"`},
+	{"firstPartyName", `"Ravi Kumar"`},
+	{"secondPartyName", `"Anita Sharma"`},
+	{"firstPartyAddress", `"12/3, MG Road: Bengaluru - 560001"`},
+	{"secondPartyAddress", `"Flat 4B\\Tower 2, Indiranagar"`},
+	{"firstPartyPan", `"ABCDE1234F"`},
+	{"secondPartyPan", `"PQRST6789Z"`},
+}
+
+// fullRequest is fullMembers validated.
+var fullRequest = OrderRequest{
+	Amount:                 200,
+	ConsiderationPrice:     100000,
+	Description:            "Rent agreement for flat 4B, 2nd floor.",
+	Purpose:                "Rent Agreement",
+	State:                  "Karnataka",
+	PaidBy:                 "First Party",
+	PurchasedBy:            "Ravi Kumar (agent)",
+	FirstPartyMobileNumber: "9876543210",
+	FirstPartyName:         "Ravi Kumar",
+	SecondPartyName:        "Anita Sharma",
+	FirstPartyAddress:      "12/3, MG Road: Bengaluru - 560001",
+	SecondPartyAddress:     `Flat 4B\Tower 2, Indiranagar`,
+	FirstPartyPan:          "ABCDE1234F",
+	SecondPartyPan:         "PQRST6789Z",
+}
+
+// minimalMembers holds only the required fields.
+var minimalMembers = []member{
+	{"amount", "20"},
+	{"considerationPrice", "0"},
+	{"purpose", `"Affidavit"`},
+	{"state", `"Delhi"`},
+	{"paidBy", `"Second Party"`},
+	{"firstPartyMobileNumber", `"0123456789"`},
+	{"firstPartyName", `"A"`},
+	{"secondPartyName", `"B"`},
+}
+
+// buildBody writes base with the changes applied: a change replaces the
+// literal of its key (omit removes it); new keys go at the end.
+func buildBody(base []member, changes ...member) []byte {
+	ms := slices.Clone(base)
+	for _, c := range changes {
+		i := slices.IndexFunc(ms, func(m member) bool { return m.key == c.key })
+		if i < 0 {
+			ms = append(ms, c)
+		} else {
+			ms[i] = c
+		}
+	}
+	var b strings.Builder
+	b.WriteByte('{')
+	first := true
+	for _, m := range ms {
+		if m.lit == omit {
+			continue
+		}
+		if !first {
+			b.WriteByte(',')
+		}
+		first = false
+		b.WriteString(jstr(m.key))
+		b.WriteByte(':')
+		b.WriteString(m.lit)
+	}
+	b.WriteByte('}')
+	return []byte(b.String())
+}
+
+// jstr is the JSON literal of s (with encoding/json's escapes for < > &).
+func jstr(s string) string {
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// validateBody decodes and validates a body that must decode.
+func validateBody(t *testing.T, body []byte) (OrderRequest, error) {
+	t.Helper()
+	r, err := DecodeOrderRequest(body)
+	if err != nil {
+		t.Fatalf("DecodeOrderRequest(%s): %v", body, err)
+	}
+	return r.Validate()
+}
+
+// checkInvalid checks that err is the EINVALID *Error of Invalid(want).
+func checkInvalid(t *testing.T, err error, want []FieldError) {
+	t.Helper()
+	var e *Error
+	if !errors.As(err, &e) {
+		t.Fatalf("error = %v, want an *Error", err)
+	}
+	if got, want := e.Code, EINVALID; got != want {
+		t.Errorf("Code = %q, want %q", got, want)
+	}
+	if got, want := e.Fields, want; !reflect.DeepEqual(got, want) {
+		t.Errorf("Fields =\n%q\nwant\n%q", got, want)
+	}
+	if got, want := e.Message, Invalid(want).Message; got != want {
+		t.Errorf("Message = %q, want %q", got, want)
+	}
+	if !strings.HasPrefix(e.Message, "Invalid data.") {
+		t.Errorf("Message %q does not start with Invalid data.", e.Message)
+	}
+}
+
+func TestDecodeOrderRequestErrors(t *testing.T) {
+	deep := func(n int) string { // an object holding arrays nested to depth n
+		return `{"x":` + strings.Repeat("[", n-1) + strings.Repeat("]", n-1) + `}`
+	}
+	cases := []struct {
+		name, body string
+		want       []FieldError
+	}{
+		{"InvalidUTF8", "\xff", []FieldError{{"", "The body is not valid UTF-8"}}},
+		{"InvalidUTF8InString", "{\"purpose\":\"Rent\xc3\x28\"}", []FieldError{{"", "The body is not valid UTF-8"}}},
+		{"Empty", "", []FieldError{{"", "The body is not valid JSON"}}},
+		{"OnlySpace", "  \n", []FieldError{{"", "The body is not valid JSON"}}},
+		{"Unterminated", `{"amount":1`, []FieldError{{"", "The body is not valid JSON"}}},
+		{"TrailingComma", `{"amount":1,}`, []FieldError{{"", "The body is not valid JSON"}}},
+		{"TwoValues", `{} {}`, []FieldError{{"", "The body is not valid JSON"}}},
+		{"LeadingZero", `{"amount":01}`, []FieldError{{"", "The body is not valid JSON"}}},
+		{"SingleQuotes", `{'amount':1}`, []FieldError{{"", "The body is not valid JSON"}}},
+		{"BareWord", `nul`, []FieldError{{"", "The body is not valid JSON"}}},
+		{"NaN", `{"amount":NaN}`, []FieldError{{"", "The body is not valid JSON"}}},
+		{"BadEscape", `{"purpose":"\x"}`, []FieldError{{"", "The body is not valid JSON"}}},
+		{"RawControlInString", "{\"purpose\":\"a\tb\"}", []FieldError{{"", "The body is not valid JSON"}}},
+		{"Array", `[]`, []FieldError{{"", "The body must be a JSON object"}}},
+		{"ArrayOfObject", `[{"amount":1}]`, []FieldError{{"", "The body must be a JSON object"}}},
+		{"Null", `null`, []FieldError{{"", "The body must be a JSON object"}}},
+		{"Number", ` 1 `, []FieldError{{"", "The body must be a JSON object"}}},
+		{"String", `"{}"`, []FieldError{{"", "The body must be a JSON object"}}},
+		{"Bool", `true`, []FieldError{{"", "The body must be a JSON object"}}},
+		{"Depth33", deep(33), []FieldError{{"", "The body is nested too deeply"}}},
+		{"Depth33Objects", `{"a":` + strings.Repeat(`{"a":`, 32) + "1" + strings.Repeat("}", 32) + `}`, []FieldError{{"", "The body is nested too deeply"}}},
+		{"Depth33InKnownField", `{"purchasedBy":` + strings.Repeat("[", 32) + strings.Repeat("]", 32) + `}`, []FieldError{{"", "The body is nested too deeply"}}},
+		{"DuplicateKey", `{"amount":1,"amount":2}`, []FieldError{{"amount", "amount is given more than once"}}},
+		{"DuplicateKeySameValue", `{"state":"Goa","state":"Goa"}`, []FieldError{{"state", "state is given more than once"}}},
+		{"DuplicateKeyEscaped", `{"amount":1,"\u0061mount":2}`, []FieldError{{"amount", "amount is given more than once"}}},
+		{"DuplicateUnknownKey", `{"x":1,"x":2}`, []FieldError{{"x", "x is given more than once"}}},
+		{"DuplicateKeyThrice", `{"x":1,"x":2,"x":3}`, []FieldError{{"x", "x is given more than once"}}},
+		{"DuplicateKeysInOrderOfRepeat", `{"b":1,"amount":1,"a":1,"a":2,"amount":2,"b":2}`, []FieldError{
+			{"a", "a is given more than once"},
+			{"amount", "amount is given more than once"},
+			{"b", "b is given more than once"},
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := DecodeOrderRequest([]byte(tc.body))
+			if r != nil {
+				t.Errorf("DecodeOrderRequest returned a request with error %v", err)
+			}
+			checkInvalid(t, err, tc.want)
+		})
+	}
+
+	t.Run("VeryDeepIsInvalid", func(t *testing.T) {
+		body := strings.Repeat("[", 20000) + strings.Repeat("]", 20000)
+		_, err := DecodeOrderRequest([]byte(body))
+		var e *Error
+		if !errors.As(err, &e) || e.Code != EINVALID || len(e.Fields) != 1 || e.Fields[0].Path != "" {
+			t.Errorf("error = %#v, want one EINVALID body error", err)
+		}
+	})
+}
+
+func TestDecodeOrderRequestAccepts(t *testing.T) {
+	cases := []struct{ name, body string }{
+		{"Empty", `{}`},
+		{"WhiteSpaceEverywhere", " \r\n\t{ \"amount\" : 1 ,\n\"state\"\t:\t\"Goa\" } \n"},
+		{"Depth32", `{"x":` + strings.Repeat("[", 31) + strings.Repeat("]", 31) + `}`},
+		{"Depth32Objects", `{"a":` + strings.Repeat(`{"a":`, 30) + "1" + strings.Repeat("}", 30) + `}`},
+		{"BracketsInsideStrings", `{"description":"` + strings.Repeat("[{", 40) + `","x":["]]]}}}\"[["]}`},
+		{"KeysDifferingInCase", `{"amount":1,"Amount":2,"AMOUNT":3}`},
+		{"AllKinds", `{"a":"s","b":1.5e3,"c":null,"d":true,"e":false,"f":{"g":[1,{"h":"}"}]},"i":[]}`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := DecodeOrderRequest([]byte(tc.body)); err != nil {
+				t.Errorf("DecodeOrderRequest(%s): %v", tc.body, err)
+			}
+		})
+	}
+	t.Run("KindsKept", func(t *testing.T) {
+		r, err := DecodeOrderRequest([]byte(`{"amount":"1","state":null,"purpose":[1,"]"],"paidBy":{"a":"}"},"description":true,"considerationPrice":-2.5e1}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[int]rawValue{
+			fAmount:             {kind: kindString, raw: "1"},
+			fState:              {kind: kindNull, raw: "null"},
+			fPurpose:            {kind: kindArray, raw: `[1,"]"]`},
+			fPaidBy:             {kind: kindObject, raw: `{"a":"}"}`},
+			fDescription:        {kind: kindBool, raw: "true"},
+			fConsiderationPrice: {kind: kindNumber, raw: "-2.5e1"},
+		}
+		for idx, w := range want {
+			if got := r.fields[idx]; got != w {
+				t.Errorf("%s = %+v, want %+v", orderFieldNames[idx], got, w)
+			}
+		}
+		if got, want := r.fields[fPurchasedBy].kind, kindAbsent; got != want {
+			t.Errorf("purchasedBy kind = %d, want absent", got)
+		}
+	})
+}
+
+func TestUnescapeMatchesEncodingJSON(t *testing.T) {
+	cases := []struct{ name, raw string }{
+		{"Plain", `abc`},
+		{"Simple", `\"\\\/\b\f\n\r\t`},
+		{"BMP", `\u0041\u00e9\u20ac`},
+		{"UpperHex", `\u00E9\u20AC`},
+		{"SurrogatePair", `\ud83d\ude00`},
+		{"SurrogatePairUpper", `\uD83D\uDE00`},
+		{"LoneHigh", `\ud83d`},
+		{"LoneHighThenText", `\ud83dx`},
+		{"LoneLow", `\ude00`},
+		{"HighThenBMP", `\ud83d\u0041`},
+		{"HighHigh", `\ud83d\ud83d\ude00`},
+		{"LowHigh", `\ude00\ud83d`},
+		{"HighThenSimpleEscape", `\ud83d\n`},
+		{"Nul", `a\u0000b`},
+		{"Mixed", `Flat 4B\\Tower \u0032 \u00e9 😀`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var want string
+			if err := json.Unmarshal([]byte(`"`+tc.raw+`"`), &want); err != nil {
+				t.Fatal(err)
+			}
+			if got := unescape(tc.raw); got != want {
+				t.Errorf("unescape(%s) = %q, want %q", tc.raw, got, want)
+			}
+		})
+	}
+}
+
+func TestPurposeState(t *testing.T) {
+	cases := []struct {
+		name          string
+		changes       []member
+		purpose, want string
+		ok            bool
+	}{
+		{"BothStrings", nil, "Rent Agreement", "Karnataka", true},
+		{"PurposeTrimmed", []member{{"purpose", `" \t Rent \n"`}}, "Rent", "Karnataka", true},
+		{"Escaped", []member{{"purpose", `"\u0052ent"`}, {"state", `"\u0047oa"`}}, "Rent", "Goa", true},
+		{"BlankPurpose", []member{{"purpose", `"   "`}}, "", "Karnataka", true},
+		{"StateNotTrimmed", []member{{"state", `" Goa "`}}, "Rent Agreement", " Goa ", true},
+		{"PurposeNumber", []member{{"purpose", `1`}}, "", "", false},
+		{"PurposeNull", []member{{"purpose", `null`}}, "", "", false},
+		{"PurposeAbsent", []member{{"purpose", omit}}, "", "", false},
+		{"StateArray", []member{{"state", `["Goa"]`}}, "", "", false},
+		{"StateAbsent", []member{{"state", omit}}, "", "", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := DecodeOrderRequest(buildBody(fullMembers, tc.changes...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, s, ok := r.PurposeState()
+			if p != tc.purpose || s != tc.want || ok != tc.ok {
+				t.Errorf("PurposeState() = %q, %q, %v; want %q, %q, %v", p, s, ok, tc.purpose, tc.want, tc.ok)
+			}
+		})
+	}
+}
+
+func TestValidateFullBody(t *testing.T) {
+	got, err := validateBody(t, buildBody(fullMembers))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fullRequest; got != want {
+		t.Errorf("Validate() =\n%+v\nwant\n%+v", got, want)
+	}
+}
+
+func TestValidateDefaults(t *testing.T) {
+	t.Run("MinimalBody", func(t *testing.T) {
+		got, err := validateBody(t, buildBody(minimalMembers))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := OrderRequest{
+			Amount: 20, ConsiderationPrice: 0, Description: "N/A", Purpose: "Affidavit", State: "Delhi",
+			PaidBy: "Second Party", PurchasedBy: "", FirstPartyMobileNumber: "0123456789",
+			FirstPartyName: "A", SecondPartyName: "B",
+		}
+		if got != want {
+			t.Errorf("Validate() =\n%+v\nwant\n%+v", got, want)
+		}
+	})
+	t.Run("OptionalNullsAreAbsent", func(t *testing.T) {
+		var changes []member
+		for _, k := range []string{"description", "purchasedBy", "firstPartyAddress", "secondPartyAddress", "firstPartyPan", "secondPartyPan"} {
+			changes = append(changes, member{k, "null"})
+		}
+		got, err := validateBody(t, buildBody(minimalMembers, changes...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Description != "N/A" || got.PurchasedBy != "" || got.FirstPartyAddress != "" ||
+			got.SecondPartyAddress != "" || got.FirstPartyPan != "" || got.SecondPartyPan != "" {
+			t.Errorf("defaults not applied: %+v", got)
+		}
+	})
+}
+
+// fieldValue returns a field of a validated request as text.
+func fieldValue(r OrderRequest, key string) string {
+	switch key {
+	case "amount":
+		return fmt.Sprint(r.Amount)
+	case "considerationPrice":
+		return fmt.Sprint(r.ConsiderationPrice)
+	case "description":
+		return r.Description
+	case "purpose":
+		return r.Purpose
+	case "state":
+		return r.State
+	case "paidBy":
+		return r.PaidBy
+	case "purchasedBy":
+		return r.PurchasedBy
+	case "firstPartyMobileNumber":
+		return r.FirstPartyMobileNumber
+	case "firstPartyName":
+		return r.FirstPartyName
+	case "secondPartyName":
+		return r.SecondPartyName
+	case "firstPartyAddress":
+		return r.FirstPartyAddress
+	case "secondPartyAddress":
+		return r.SecondPartyAddress
+	case "firstPartyPan":
+		return r.FirstPartyPan
+	case "secondPartyPan":
+		return r.SecondPartyPan
+	}
+	panic("unknown field " + key)
+}
+
+// fieldCase is one value of one field: either accepted and stored as
+// stored, or refused with msg.
+type fieldCase struct {
+	name, key, lit string
+	stored, msg    string
+}
+
+// runFieldCases validates the full body with each case's change.
+func runFieldCases(t *testing.T, cases []fieldCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := validateBody(t, buildBody(fullMembers, member{tc.key, tc.lit}))
+			if tc.msg != "" {
+				checkInvalid(t, err, []FieldError{{Path: tc.key, Message: tc.msg}})
+				return
+			}
+			if err != nil {
+				t.Fatalf("Validate with %s=%s: %v", tc.key, tc.lit, err)
+			}
+			if got, want := fieldValue(got, tc.key), tc.stored; got != want {
+				t.Errorf("%s = %q, want %q", tc.key, got, want)
+			}
+		})
+	}
+}
+
+// printableSymbols are the printable ASCII characters that are neither
+// letters nor digits.
+func printableSymbols() []byte {
+	var out []byte
+	for c := byte(0x21); c < 0x7f; c++ {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// symbolName names a character for a subtest.
+func symbolName(c string) string { return fmt.Sprintf("%U", []rune(c)[0]) }
+
+// nonASCIIAndControls are forbidden in every restricted text field.
+var nonASCIIAndControls = map[string]string{
+	"EAcute": "é", "Tab": "\t", "Newline": "\n", "Nul": "\x00", "NoBreakSpace": "\u00a0",
+	"FullwidthA": "Ａ", "FullwidthDigit": "１", "Devanagari": "क", "Emoji": "😀", "Del": "\x7f",
+}
+
+func TestValidateIntegers(t *testing.T) {
+	var cases []fieldCase
+	for _, key := range []string{"amount", "considerationPrice"} {
+		tooLarge := key + " must be at most 999999999999999"
+		if key == "considerationPrice" {
+			tooLarge = key + " must have at most 15 digits"
+		}
+		cases = append(cases,
+			fieldCase{key + "/Zero", key, "0", "0", ""},
+			fieldCase{key + "/Plain", key, "200", "200", ""},
+			fieldCase{key + "/IntegralFraction", key, "200.0", "200", ""},
+			fieldCase{key + "/Exponent", key, "2e2", "200", ""},
+			fieldCase{key + "/ExponentWithFraction", key, "2.5E+2", "250", ""},
+			fieldCase{key + "/NegativeExponentIntegral", key, "20000e-2", "200", ""},
+			fieldCase{key + "/NegativeZero", key, "-0", "0", ""},
+			fieldCase{key + "/FifteenDigits", key, "999999999999999", "999999999999999", ""},
+			fieldCase{key + "/FifteenDigitsExponent", key, "9.99999999999999e14", "999999999999999", ""},
+			fieldCase{key + "/SixteenDigits", key, "1000000000000000", "", tooLarge},
+			fieldCase{key + "/SixteenDigitsExponent", key, "1e15", "", tooLarge},
+			fieldCase{key + "/HugeExponent", key, "1e999999", "", tooLarge},
+			fieldCase{key + "/AboveInt64", key, "99999999999999999999999", "", tooLarge},
+			fieldCase{key + "/Negative", key, "-1", "", key + " must be greater than or equal to 0"},
+			fieldCase{key + "/NegativeHuge", key, "-1e999999", "", key + " must be greater than or equal to 0"},
+			fieldCase{key + "/NegativeIntegralFraction", key, "-5.0", "", key + " must be greater than or equal to 0"},
+			fieldCase{key + "/Fraction", key, "200.5", "", key + " must be an integer"},
+			fieldCase{key + "/NegativeFraction", key, "-0.5", "", key + " must be an integer"},
+			fieldCase{key + "/TinyExponent", key, "1e-999999", "", key + " must be an integer"},
+			fieldCase{key + "/String", key, `"200"`, "", key + " must be an integer"},
+			fieldCase{key + "/EmptyString", key, `""`, "", key + " must be an integer"},
+			fieldCase{key + "/True", key, "true", "", key + " must be an integer"},
+			fieldCase{key + "/False", key, "false", "", key + " must be an integer"},
+			fieldCase{key + "/Object", key, `{"value":200}`, "", key + " must be an integer"},
+			fieldCase{key + "/Array", key, "[200]", "", key + " must be an integer"},
+			fieldCase{key + "/Null", key, "null", "", key + " is a required field"},
+			fieldCase{key + "/Absent", key, omit, "", key + " is a required field"},
+		)
+	}
+	runFieldCases(t, cases)
+}
+
+func TestValidateStringTypes(t *testing.T) {
+	required := []string{"purpose", "state", "paidBy", "firstPartyMobileNumber", "firstPartyName", "secondPartyName"}
+	optional := map[string]string{
+		"description": "N/A", "purchasedBy": "", "firstPartyAddress": "",
+		"secondPartyAddress": "", "firstPartyPan": "", "secondPartyPan": "",
+	}
+	var cases []fieldCase
+	for _, key := range orderFieldNames[fDescription:] {
+		for name, lit := range map[string]string{
+			"Number": "123", "Float": "1.5", "True": "true", "False": "false",
+			"Object": `{"a":"b"}`, "EmptyObject": "{}", "Array": `["a"]`, "EmptyArray": "[]",
+		} {
+			cases = append(cases, fieldCase{key + "/" + name, key, lit, "", key + " must be a string"})
+		}
+	}
+	for _, key := range required {
+		cases = append(cases,
+			fieldCase{key + "/Null", key, "null", "", key + " is a required field"},
+			fieldCase{key + "/Absent", key, omit, "", key + " is a required field"})
+	}
+	for key, def := range optional {
+		cases = append(cases,
+			fieldCase{key + "/Null", key, "null", def, ""},
+			fieldCase{key + "/Absent", key, omit, def, ""})
+	}
+	runFieldCases(t, cases)
+}
+
+func TestValidateDescription(t *testing.T) {
+	const (
+		key     = "description"
+		msgLen  = "description must be at most 100 characters"
+		msgChar = "description may only contain letters, digits, spaces and ! # @ $ * ( ) - + ; : , . ? /"
+	)
+	cases := []fieldCase{
+		{"LettersAndDigits", key, jstr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"), "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", ""},
+		{"AllSymbols", key, jstr("a !#@$*()-+;:,.?/ b"), "a !#@$*()-+;:,.?/ b", ""},
+		{"Length100", key, jstr(strings.Repeat("a", 100)), strings.Repeat("a", 100), ""},
+		{"Length101", key, jstr(strings.Repeat("a", 101)), "", msgLen},
+		{"Length101NonASCII", key, jstr(strings.Repeat("é", 101)), "", msgLen},
+		{"CountsCharactersNotBytes", key, jstr(strings.Repeat("é", 60)), "", msgChar},
+		{"Length100Spaces", key, jstr(strings.Repeat(" ", 100)), "N/A", ""},
+		{"Length101Spaces", key, jstr(strings.Repeat(" ", 101)), "", msgLen},
+		{"Empty", key, `""`, "N/A", ""},
+		{"Blank", key, `"   "`, "N/A", ""},
+		{"NotTrimmed", key, `" Rent "`, " Rent ", ""},
+		{"Escaped", key, `"Flat \u0034B"`, "Flat 4B", ""},
+		{"EscapedForbidden", key, `"a\u003cb"`, "", msgChar},
+	}
+	allowed := " !#@$*()-+;:,.?/"
+	for _, c := range printableSymbols() {
+		s := "ab" + string(c) + "c"
+		if strings.IndexByte(allowed, c) >= 0 {
+			cases = append(cases, fieldCase{"Allowed/" + symbolName(string(c)), key, jstr(s), s, ""})
+		} else {
+			cases = append(cases, fieldCase{"Forbidden/" + symbolName(string(c)), key, jstr(s), "", msgChar})
+		}
+	}
+	cases = append(cases, fieldCase{"Allowed/Space", key, jstr("a b"), "a b", ""})
+	for name, c := range nonASCIIAndControls {
+		cases = append(cases, fieldCase{"Forbidden/" + name, key, jstr("ab" + c + "c"), "", msgChar})
+	}
+	runFieldCases(t, cases)
+}
+
+func TestValidatePurpose(t *testing.T) {
+	const (
+		key      = "purpose"
+		msgEmpty = "purpose must not be empty"
+		msgCtl   = "purpose must not contain control characters"
+	)
+	cases := []fieldCase{
+		{"Plain", key, `"Rent"`, "Rent", ""},
+		{"Trimmed", key, `"  Rent Agreement \t"`, "Rent Agreement", ""},
+		{"OneCharacter", key, `"R"`, "R", ""},
+		{"AnyCharacter", key, jstr(`Affidavit – é क 😀 <>&"'_%\ [x]`), `Affidavit – é क 😀 <>&"'_%\ [x]`, ""},
+		{"NoBreakSpaceInside", key, jstr("Re\u00a0nt"), "Re\u00a0nt", ""},
+		{"Long", key, jstr(strings.Repeat("x", 500)), strings.Repeat("x", 500), ""},
+		{"Empty", key, `""`, "", msgEmpty},
+		{"Blank", key, `"   "`, "", msgEmpty},
+		{"BlankWhiteSpace", key, `" \t\n\r "`, "", msgEmpty},
+		{"Nul", key, `"\u0000"`, "", msgCtl},
+		{"TabInside", key, `"Re\tnt"`, "", msgCtl},
+		{"NewlineInside", key, `"Re\nnt"`, "", msgCtl},
+		{"U001F", key, `"Re\u001fnt"`, "", msgCtl},
+		{"Del", key, `"Re\u007fnt"`, "", msgCtl},
+		{"U0080", key, `"Re\u0080nt"`, "", msgCtl},
+		{"NextLine", key, `"Re\u0085nt"`, "", msgCtl},
+		{"U009F", key, `"Re\u009fnt"`, "", msgCtl},
+		{"UA0IsNotControl", key, `"Re\u00a0"`, "Re", ""},
+	}
+	runFieldCases(t, cases)
+}
+
+func TestValidateState(t *testing.T) {
+	const msg = "state must be one of the states or union territories of India"
+	var cases []fieldCase
+	for _, s := range States() {
+		cases = append(cases, fieldCase{"Valid/" + s, "state", jstr(s), s, ""})
+	}
+	for _, s := range []string{"", "delhi", "Delhi ", " Delhi", "Orissa", "Dadra and Nagar Haveli", "Atlantis"} {
+		cases = append(cases, fieldCase{"Invalid/" + s, "state", jstr(s), "", msg})
+	}
+	runFieldCases(t, cases)
+}
+
+func TestValidatePaidBy(t *testing.T) {
+	const msg = "paidBy must be one of: First Party, Second Party"
+	cases := []fieldCase{
+		{"FirstParty", "paidBy", `"First Party"`, "First Party", ""},
+		{"SecondParty", "paidBy", `"Second Party"`, "Second Party", ""},
+	}
+	for _, s := range []string{"", "first party", "First party", "FIRST PARTY", "Third Party", " First Party", "Second Party ", "FirstParty", "Both"} {
+		cases = append(cases, fieldCase{"Invalid/" + s, "paidBy", jstr(s), "", msg})
+	}
+	runFieldCases(t, cases)
+}
+
+func TestValidatePurchasedBy(t *testing.T) {
+	const msg = "purchasedBy must not contain control characters"
+	runFieldCases(t, []fieldCase{
+		{"Empty", "purchasedBy", `""`, "", ""},
+		{"Spaces", "purchasedBy", `"  "`, "  ", ""},
+		{"AnyCharacter", "purchasedBy", jstr(`é क 😀 <>&"'_%\`), `é क 😀 <>&"'_%\`, ""},
+		{"SurrogatePair", "purchasedBy", `"\ud83d\ude00"`, "😀", ""},
+		{"LoneSurrogate", "purchasedBy", `"\ud83d"`, "\uFFFD", ""},
+		{"Tab", "purchasedBy", `"a\tb"`, "", msg},
+		{"Newline", "purchasedBy", `"a\nb"`, "", msg},
+		{"Nul", "purchasedBy", `"\u0000"`, "", msg},
+		{"C1", "purchasedBy", `"\u0090"`, "", msg},
+	})
+}
+
+func TestValidateMobileNumber(t *testing.T) {
+	const key, msg = "firstPartyMobileNumber", "firstPartyMobileNumber must be exactly 10 digits"
+	runFieldCases(t, []fieldCase{
+		{"TenDigits", key, `"9876543210"`, "9876543210", ""},
+		{"LeadingZero", key, `"0000000000"`, "0000000000", ""},
+		{"NineDigits", key, `"987654321"`, "", msg},
+		{"ElevenDigits", key, `"98765432101"`, "", msg},
+		{"Empty", key, `""`, "", msg},
+		{"Letter", key, `"98765x3210"`, "", msg},
+		{"Space", key, `"98765 3210"`, "", msg},
+		{"Dash", key, `"98765-3210"`, "", msg},
+		{"CountryCode", key, `"+919876543210"`, "", msg},
+		{"Padded", key, `" 9876543210"`, "", msg},
+		{"ArabicIndicDigits", key, jstr("٩٨٧٦٥٤٣٢١٠"), "", msg},
+		{"FullwidthDigits", key, jstr("９８７６５４３２１０"), "", msg},
+		{"Number", key, `9876543210`, "", key + " must be a string"},
+	})
+}
+
+func TestValidateNames(t *testing.T) {
+	for _, key := range []string{"firstPartyName", "secondPartyName"} {
+		t.Run(key, func(t *testing.T) {
+			msgEmpty := key + " must not be empty"
+			msgLen := key + " must be at most 40 characters"
+			msgChar := key + " may only contain letters, digits and spaces"
+			cases := []fieldCase{
+				{"Length0", key, `""`, "", msgEmpty},
+				{"Length1", key, `"a"`, "a", ""},
+				{"Length40", key, jstr(strings.Repeat("a", 40)), strings.Repeat("a", 40), ""},
+				{"Length41", key, jstr(strings.Repeat("a", 41)), "", msgLen},
+				{"Length41NonASCII", key, jstr(strings.Repeat("é", 41)), "", msgLen},
+				{"CountsCharactersNotBytes", key, jstr(strings.Repeat("é", 30)), "", msgChar},
+				{"Blank", key, `"   "`, "", msgEmpty},
+				{"Blank41", key, jstr(strings.Repeat(" ", 41)), "", msgEmpty},
+				{"StoredAsSent", key, `" Ravi  Kumar "`, " Ravi  Kumar ", ""},
+				{"Lowercase", key, jstr("abcdefghijklmnopqrstuvwxyz"), "abcdefghijklmnopqrstuvwxyz", ""},
+				{"Uppercase", key, jstr("ABCDEFGHIJKLMNOPQRSTUVWXYZ"), "ABCDEFGHIJKLMNOPQRSTUVWXYZ", ""},
+				{"Digits", key, jstr("Unit 0123456789"), "Unit 0123456789", ""},
+				{"Escaped", key, `"Ravi\u0020Kumar"`, "Ravi Kumar", ""},
+			}
+			for _, c := range printableSymbols() {
+				cases = append(cases, fieldCase{"Forbidden/" + symbolName(string(c)), key, jstr("Ra" + string(c) + "vi"), "", msgChar})
+			}
+			for name, c := range nonASCIIAndControls {
+				cases = append(cases, fieldCase{"Forbidden/" + name, key, jstr("Ra" + c + "vi"), "", msgChar})
+			}
+			runFieldCases(t, cases)
+		})
+	}
+}
+
+func TestValidateAddresses(t *testing.T) {
+	for _, key := range []string{"firstPartyAddress", "secondPartyAddress"} {
+		t.Run(key, func(t *testing.T) {
+			msgLen := key + " must be at most 120 characters"
+			msgChar := key + ` may only contain letters, digits, spaces and . / : , - \`
+			cases := []fieldCase{
+				{"Empty", key, `""`, "", ""},
+				{"Length120", key, jstr(strings.Repeat("a", 120)), strings.Repeat("a", 120), ""},
+				{"Length121", key, jstr(strings.Repeat("a", 121)), "", msgLen},
+				{"Length121NonASCII", key, jstr(strings.Repeat("é", 121)), "", msgLen},
+				{"CountsCharactersNotBytes", key, jstr(strings.Repeat("é", 70)), "", msgChar},
+				{"AllAllowed", key, jstr(`12/3, M.G. Road: Block-A\B Bengaluru`), `12/3, M.G. Road: Block-A\B Bengaluru`, ""},
+				{"LettersAndDigits", key, jstr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"), "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", ""},
+				{"Allowed/Space", key, jstr("a b"), "a b", ""},
+				{"Blank", key, `"  "`, "  ", ""},
+			}
+			allowed := `./:,-\`
+			for _, c := range printableSymbols() {
+				s := "ab" + string(c) + "c"
+				if strings.IndexByte(allowed, c) >= 0 {
+					cases = append(cases, fieldCase{"Allowed/" + symbolName(string(c)), key, jstr(s), s, ""})
+				} else {
+					cases = append(cases, fieldCase{"Forbidden/" + symbolName(string(c)), key, jstr(s), "", msgChar})
+				}
+			}
+			for name, c := range nonASCIIAndControls {
+				cases = append(cases, fieldCase{"Forbidden/" + name, key, jstr("ab" + c + "c"), "", msgChar})
+			}
+			runFieldCases(t, cases)
+		})
+	}
+}
+
+func TestValidatePANs(t *testing.T) {
+	for _, key := range []string{"firstPartyPan", "secondPartyPan"} {
+		t.Run(key, func(t *testing.T) {
+			msg := key + " must be empty or a PAN: 5 capital letters, 4 digits, 1 capital letter"
+			cases := []fieldCase{
+				{"Valid", key, `"ABCDE1234F"`, "ABCDE1234F", ""},
+				{"ValidEdges", key, `"AAAAA0000Z"`, "AAAAA0000Z", ""},
+				{"Empty", key, `""`, "", ""},
+				{"Lowercase", key, `"abcde1234f"`, "", msg},
+				{"LowercaseLast", key, `"ABCDE1234f"`, "", msg},
+				{"LowercaseFirst", key, `"aBCDE1234F"`, "", msg},
+				{"DigitInLetters", key, `"ABCD11234F"`, "", msg},
+				{"LetterAtSixth", key, `"ABCDEF234F"`, "", msg},
+				{"LetterAtSeventh", key, `"ABCDE1X34F"`, "", msg},
+				{"LetterAtEighth", key, `"ABCDE12X4F"`, "", msg},
+				{"LetterAtNinth", key, `"ABCDE123XF"`, "", msg},
+				{"DigitAtSecond", key, `"A1CDE1234F"`, "", msg},
+				{"DigitAtFifth", key, `"ABCD51234F"`, "", msg},
+				{"DigitLast", key, `"ABCDE12345"`, "", msg},
+				{"DigitFirst", key, `"1BCDE1234F"`, "", msg},
+				{"NineCharacters", key, `"ABCDE123F"`, "", msg},
+				{"ElevenCharacters", key, `"ABCDE1234FG"`, "", msg},
+				{"LeadingSpace", key, `" ABCDE1234F"`, "", msg},
+				{"Blank", key, `" "`, "", msg},
+				{"TenBytesNonASCII", key, jstr("ÉBCD1234F"), "", msg},
+				{"FullwidthDigit", key, jstr("ABCDE１234F"), "", msg},
+				{"Dashes", key, `"ABCDE-1234-F"`, "", msg},
+			}
+			runFieldCases(t, cases)
+		})
+	}
+}
+
+func TestValidateUnknownKeys(t *testing.T) {
+	cases := []struct {
+		name    string
+		changes []member
+		want    []FieldError
+	}{
+		{"MistypedPAN", []member{{"firstPartyPAN", `"ABCDE1234F"`}},
+			[]FieldError{{"firstPartyPAN", "firstPartyPAN is not an allowed field"}}},
+		{"WrongCase", []member{{"Amount", `200`}},
+			[]FieldError{{"Amount", "Amount is not an allowed field"}}},
+		{"NullValue", []member{{"id", `null`}},
+			[]FieldError{{"id", "id is not an allowed field"}}},
+		{"SnakeCase", []member{{"paid_by", `"First Party"`}},
+			[]FieldError{{"paid_by", "paid_by is not an allowed field"}}},
+		{"EmptyKey", []member{{"", `1`}},
+			[]FieldError{{"", " is not an allowed field"}}},
+		{"InBodyOrder", []member{{"zeta", `1`}, {"alpha", `[]`}, {"mid", `{}`}},
+			[]FieldError{
+				{"zeta", "zeta is not an allowed field"},
+				{"alpha", "alpha is not an allowed field"},
+				{"mid", "mid is not an allowed field"},
+			}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := validateBody(t, buildBody(fullMembers, tc.changes...))
+			checkInvalid(t, err, tc.want)
+		})
+	}
+	t.Run("EscapedKnownKeyIsKnown", func(t *testing.T) {
+		body := buildBody(fullMembers, member{"amount", omit})
+		body = append(body[:len(body)-1], []byte(`,"\u0061mount":7}`)...)
+		got, err := validateBody(t, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := got.Amount, int64(7); got != want {
+			t.Errorf("amount = %d, want %d", got, want)
+		}
+	})
+	t.Run("EscapedUnknownKeyReportedUnescaped", func(t *testing.T) {
+		body := buildBody(fullMembers)
+		body = append(body[:len(body)-1], []byte(`,"\ud83d\ude00":1}`)...)
+		_, err := validateBody(t, body)
+		checkInvalid(t, err, []FieldError{{"😀", "😀 is not an allowed field"}})
+	})
+}
+
+func TestValidateAllFailuresAtOnce(t *testing.T) {
+	// Keys in a shuffled order, unknown keys first: errors still come in the
+	// contract's order, then the unknown keys in body order.
+	body := `{
+		"zzz": 1,
+		"secondPartyPan": 5,
+		"firstPartyPAN": "ABCDE1234F",
+		"firstPartyPan": "abc",
+		"secondPartyAddress": "` + strings.Repeat("a", 121) + `",
+		"firstPartyAddress": "#1",
+		"secondPartyName": "Ann_e",
+		"firstPartyName": "` + strings.Repeat("a", 41) + `",
+		"firstPartyMobileNumber": "123",
+		"purchasedBy": "\u0007",
+		"paidBy": "Me",
+		"state": "Atlantis",
+		"purpose": "  ",
+		"description": "<b>",
+		"considerationPrice": -1,
+		"amount": "x"
+	}`
+	_, err := validateBody(t, []byte(body))
+	want := []FieldError{
+		{"amount", "amount must be an integer"},
+		{"considerationPrice", "considerationPrice must be greater than or equal to 0"},
+		{"description", "description may only contain letters, digits, spaces and ! # @ $ * ( ) - + ; : , . ? /"},
+		{"purpose", "purpose must not be empty"},
+		{"state", "state must be one of the states or union territories of India"},
+		{"paidBy", "paidBy must be one of: First Party, Second Party"},
+		{"purchasedBy", "purchasedBy must not contain control characters"},
+		{"firstPartyMobileNumber", "firstPartyMobileNumber must be exactly 10 digits"},
+		{"firstPartyName", "firstPartyName must be at most 40 characters"},
+		{"secondPartyName", "secondPartyName may only contain letters, digits and spaces"},
+		{"firstPartyAddress", `firstPartyAddress may only contain letters, digits, spaces and . / : , - \`},
+		{"secondPartyAddress", "secondPartyAddress must be at most 120 characters"},
+		{"firstPartyPan", "firstPartyPan must be empty or a PAN: 5 capital letters, 4 digits, 1 capital letter"},
+		{"secondPartyPan", "secondPartyPan must be a string"},
+		{"zzz", "zzz is not an allowed field"},
+		{"firstPartyPAN", "firstPartyPAN is not an allowed field"},
+	}
+	checkInvalid(t, err, want)
+
+	t.Run("EmptyObject", func(t *testing.T) {
+		_, err := validateBody(t, []byte(`{}`))
+		var want []FieldError
+		for _, k := range []string{"amount", "considerationPrice", "purpose", "state", "paidBy", "firstPartyMobileNumber", "firstPartyName", "secondPartyName"} {
+			want = append(want, FieldError{k, k + " is a required field"})
+		}
+		checkInvalid(t, err, want)
+	})
+}
+
+func TestValidateMessagesNeverHoldTheValue(t *testing.T) {
+	const secret = "Zq9Secret"
+	var changes []member
+	for _, key := range orderFieldNames {
+		changes = append(changes, member{key, jstr(secret + "<\t>" + strings.Repeat("x", 130))})
+	}
+	changes = append(changes, member{"extra", jstr(secret)})
+	_, err := validateBody(t, buildBody(fullMembers, changes...))
+	var e *Error
+	if !errors.As(err, &e) {
+		t.Fatalf("error = %v", err)
+	}
+	if got, want := len(e.Fields), len(orderFieldNames)+1; got != want {
+		t.Errorf("%d failing fields, want %d", got, want)
+	}
+	if strings.Contains(e.Message, secret) {
+		t.Errorf("message holds the value: %q", e.Message)
+	}
+	for _, f := range e.Fields {
+		if strings.Contains(f.Message, secret) {
+			t.Errorf("field message holds the value: %q", f.Message)
+		}
+	}
+}
+
+func TestCreateOrderRulesAllocations(t *testing.T) {
+	body := buildBody(fullMembers)
+	art := Article{ID: 1, PurposeName: "Rent Agreement", State: "Karnataka", Min: 100, Max: 500}
+	allocs := testing.AllocsPerRun(100, func() {
+		if _, err := createOrderRules(body, art); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs >= 60 {
+		t.Errorf("decode+validate+amount allocates %v times, want under 60", allocs)
+	}
+}
+
+// createOrderRules is the work of the create-order handler in this package.
+func createOrderRules(body []byte, art Article) (int64, error) {
+	r, err := DecodeOrderRequest(body)
+	if err != nil {
+		return 0, err
+	}
+	if _, _, ok := r.PurposeState(); !ok {
+		return 0, errors.New("purpose and state are not strings")
+	}
+	req, err := r.Validate()
+	if err != nil {
+		return 0, err
+	}
+	return art.Amount(req.Amount, req.ConsiderationPrice)
+}
+
+func BenchmarkCreateOrderRules(b *testing.B) {
+	body := buildBody(fullMembers)
+	art := Article{ID: 1, PurposeName: "Rent Agreement", State: "Karnataka", Min: 100, Max: 500}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		if _, err := createOrderRules(body, art); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func FuzzDecodeOrderRequest(f *testing.F) {
+	for _, s := range []string{
+		string(buildBody(fullMembers)),
+		string(buildBody(minimalMembers)),
+		`{}`, `[]`, `null`, `{"amount":1,"amount":2}`, `{"\u0061mount":1e999999}`,
+		`{"purpose":"\ud83d\ude00","state":"\ud83d"}`, `{"x":[[[{"y":"]"}]]]}`,
+		"{\"purpose\":\"\xff\"}", `{"amount":-0.0e-5,"considerationPrice":1E15}`,
+	} {
+		f.Add([]byte(s))
+	}
+	art := Article{ID: 1, PurposeName: "x", State: "Goa", Min: 0, Max: 1000}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		r, err := DecodeOrderRequest(body)
+		if err != nil {
+			assertInvalid(t, err)
+			return
+		}
+		if !json.Valid(body) {
+			t.Fatalf("decoded a body that is not JSON: %q", body)
+		}
+		// Cross-check the members with encoding/json.
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(body, &m); err != nil {
+			t.Fatalf("encoding/json rejects a decoded body %q: %v", body, err)
+		}
+		known := 0
+		for idx, v := range r.fields {
+			if v.kind == kindAbsent {
+				if _, ok := m[orderFieldNames[idx]]; ok {
+					t.Fatalf("%s missed in %q", orderFieldNames[idx], body)
+				}
+				continue
+			}
+			known++
+			raw, ok := m[orderFieldNames[idx]]
+			if !ok {
+				t.Fatalf("%s invented in %q", orderFieldNames[idx], body)
+			}
+			if v.kind == kindString {
+				var s string
+				if err := json.Unmarshal(raw, &s); err != nil {
+					t.Fatalf("%s is not a string in %q", orderFieldNames[idx], body)
+				}
+				if got := v.str(); got != s {
+					t.Fatalf("%s = %q, encoding/json says %q", orderFieldNames[idx], got, s)
+				}
+			} else if got := string(raw); got != v.raw {
+				t.Fatalf("%s raw = %q, encoding/json says %q", orderFieldNames[idx], v.raw, got)
+			}
+		}
+		for _, k := range r.unknown {
+			if _, ok := m[k]; !ok {
+				t.Fatalf("unknown key %q not in %q", k, body)
+			}
+		}
+		if got, want := known+len(r.unknown), len(m); got != want {
+			t.Fatalf("%d keys, encoding/json says %d, in %q", got, want, body)
+		}
+		p, s, ok := r.PurposeState()
+		if ok != (r.fields[fPurpose].kind == kindString && r.fields[fState].kind == kindString) {
+			t.Fatalf("PurposeState ok = %v for %q", ok, body)
+		}
+		if ok && p != strings.TrimSpace(p) {
+			t.Fatalf("purpose %q is not trimmed", p)
+		}
+		_ = s
+		req, err := r.Validate()
+		if err != nil {
+			assertInvalid(t, err)
+			var e *Error
+			errors.As(err, &e)
+			for _, fe := range e.Fields {
+				if !strings.HasPrefix(fe.Message, fe.Path+" ") {
+					t.Fatalf("message %q does not name its field %q", fe.Message, fe.Path)
+				}
+			}
+			return
+		}
+		if req.Purpose == "" || !ValidState(req.State) || req.Amount < 0 || req.ConsiderationPrice > MaxAmount {
+			t.Fatalf("Validate accepted %+v", req)
+		}
+		if _, err := art.Amount(req.Amount, req.ConsiderationPrice); err != nil {
+			assertInvalid(t, err)
+		}
+	})
+}
+
+// assertInvalid checks that err is an EINVALID *Error with fields.
+func assertInvalid(t *testing.T, err error) {
+	t.Helper()
+	var e *Error
+	if !errors.As(err, &e) {
+		t.Fatalf("error %v (%T) is not an *Error", err, err)
+	}
+	if e.Code != EINVALID {
+		t.Fatalf("error %v has code %q, want %q", err, e.Code, EINVALID)
+	}
+	if len(e.Fields) == 0 {
+		t.Fatalf("error %v has no fields", err)
+	}
+}

@@ -1,0 +1,94 @@
+// Package rules is the domain of the stamp-duty service: its types (articles,
+// orders, fulfillments), the validation of order requests, the amount rules and
+// the states of India. It is pure Go and imports no AWS code; the DynamoDB and
+// HTTP adapters depend on it, never the other way round.
+package rules
+
+// Article is the rule set for one purpose in one state: it decides the
+// stamp-duty amount of an order. Its JSON form is the Strapi article.
+type Article struct {
+	ID          int64  `json:"id"`
+	DocumentID  string `json:"documentId"`
+	PurposeName string `json:"purpose_name"`
+	State       string `json:"state"`
+	Min         int64  `json:"min"`
+	Max         int64  `json:"max"`
+	// Fixed is the fixed amount, nil when there is none.
+	Fixed *int64 `json:"fixed"`
+	// FollowsConsideration says the amount is Factor × consideration price.
+	FollowsConsideration bool `json:"toFollowConsiderationPrice"`
+	// Factor is applied to the consideration price, nil when there is none.
+	Factor *Decimal `json:"amountPercentConsideration"`
+}
+
+// The fulfillment statuses.
+const (
+	StatusPending  = "Pending"
+	StatusCreated  = "Created"
+	StatusProcured = "Procured"
+	StatusPrinted  = "Printed"
+)
+
+// The two payers an order may name.
+const (
+	FirstParty  = "First Party"
+	SecondParty = "Second Party"
+)
+
+// Order is a stamp-duty order as the order list returns it.
+type Order struct {
+	ID         int64  `json:"id"`
+	DocumentID string `json:"documentId"`
+	// CreatedAt is UTC RFC 3339 with milliseconds, e.g. 2026-11-21T04:09:00.123Z.
+	CreatedAt    string        `json:"createdAt"`
+	Fulfillments []Fulfillment `json:"live_order_fulfillments"`
+	StampDuty    StampDuty     `json:"stamp_duty"`
+}
+
+// Fulfillment is one fulfillment record of an order.
+type Fulfillment struct {
+	ID                int64  `json:"id"`
+	DocumentID        string `json:"documentId"`
+	Status            string `json:"order_status"`
+	UniqueDocRef      string `json:"unique_doc_ref"`
+	CertificateNumber string `json:"certificate_number"`
+	// CertificateFile is nil until a certificate is attached.
+	CertificateFile *File `json:"certificate_file"`
+}
+
+// File is an uploaded file: a certificate.
+type File struct {
+	ID         int64  `json:"id"`
+	DocumentID string `json:"documentId"`
+	URL        string `json:"url"`
+	Name       string `json:"name"`
+}
+
+// StampDuty is the stamp-duty detail of an order.
+type StampDuty struct {
+	ID                 int64  `json:"id"`
+	Amount             int64  `json:"amount"`
+	Description        string `json:"description"`
+	FirstPartyName     string `json:"first_party_name"`
+	FirstPartyAddress  string `json:"first_party_address"`
+	FirstPartyPAN      string `json:"first_party_PAN"`
+	SecondPartyName    string `json:"second_party_name"`
+	SecondPartyAddress string `json:"second_party_address"`
+	SecondPartyPAN     string `json:"second_party_PAN"`
+	PaidBy             string `json:"paid_by"`
+	PurchasedBy        string `json:"purchased_by"`
+	Quantity           int64  `json:"quantity"`
+	State              string `json:"state"`
+	ConsiderationPrice int64  `json:"consideration_price"`
+	MobileNumber       string `json:"mobile_number"`
+	// UploadedDocument is always nil: the contract does not show its structure.
+	UploadedDocument *File        `json:"uploaded_document"`
+	StatePurpose     StatePurpose `json:"state_purpose"`
+}
+
+// StatePurpose is the article an order was made under, as the order keeps it.
+type StatePurpose struct {
+	ID          int64  `json:"id"`
+	DocumentID  string `json:"documentId"`
+	PurposeName string `json:"purpose_name"`
+}

@@ -1,0 +1,423 @@
+// Package samtemplate reads the project's AWS SAM template (template.yaml): its
+// functions with their routes, environment and IAM statements, and its DynamoDB
+// tables. The local runner, the test harness and the template tests read the
+// template through it, so nothing the template says is restated elsewhere.
+// Lambda functions never import it.
+package samtemplate
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Template is the part of a SAM template this project uses.
+type Template struct {
+	// Parameters maps each parameter to its default value.
+	Parameters map[string]string
+	Functions  []Function
+	Tables     []Table
+	// Resources maps each logical id to its resource type.
+	Resources map[string]string
+	// Outputs maps each output name to its value.
+	Outputs map[string]Value
+}
+
+// Function is an AWS::Serverless::Function, with the template's Globals applied.
+type Function struct {
+	LogicalID     string
+	CodeURI       string
+	BuildMethod   string
+	Runtime       string
+	Handler       string
+	Architectures []string
+	MemorySize    int
+	Timeout       int
+	// Env is the function's environment: Globals first, then its own variables.
+	Env        map[string]Value
+	Routes     []Route
+	Statements []Statement
+}
+
+// Route is an HttpApi event of a function.
+type Route struct {
+	Name   string
+	Method string
+	Path   string
+	ApiID  Value
+}
+
+// Statement is one IAM policy statement of a function.
+type Statement struct {
+	Effect    string
+	Actions   []string
+	Resources []Value
+}
+
+// Table is an AWS::DynamoDB::Table.
+type Table struct {
+	LogicalID           string
+	DeletionPolicy      string
+	UpdateReplacePolicy string
+	BillingMode         string
+	PointInTimeRecovery bool
+	Attributes          []Attribute
+	KeySchema           []Key
+	GlobalIndexes       []Index
+	// TTLAttribute is the TimeToLiveSpecification attribute, "" when none.
+	TTLAttribute string
+}
+
+// Attribute is an attribute definition: a name and a type (S, N or B).
+type Attribute struct{ Name, Type string }
+
+// Key is one element of a key schema: an attribute and HASH or RANGE.
+type Key struct{ Name, Type string }
+
+// Index is a global secondary index.
+type Index struct {
+	Name             string
+	KeySchema        []Key
+	ProjectionType   string
+	NonKeyAttributes []string
+}
+
+// Value is a template value: a literal, a Ref, or a Fn::GetAtt.
+type Value struct {
+	Literal string
+	Ref     string
+	// GetAtt holds the logical id and attribute of a Fn::GetAtt.
+	GetAtt [2]string
+	// Other is the name of any other intrinsic function (e.g. Fn::Sub).
+	Other string
+}
+
+// String renders v in the template's short form, for messages.
+func (v Value) String() string {
+	switch {
+	case v.Ref != "":
+		return "!Ref " + v.Ref
+	case v.GetAtt[0] != "":
+		return "!GetAtt " + v.GetAtt[0] + "." + v.GetAtt[1]
+	case v.Other != "":
+		return "!" + strings.TrimPrefix(v.Other, "Fn::") + " ..."
+	}
+	return v.Literal
+}
+
+// Load reads and parses the template at path.
+func Load(path string) (*Template, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read template: %w", err)
+	}
+	t, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return t, nil
+}
+
+// Find returns the path of template.yaml in dir or the nearest directory above it.
+func Find(dir string) (string, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		p := filepath.Join(d, "template.yaml")
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("no template.yaml in %s or above", dir)
+		}
+	}
+}
+
+// Function returns the function with the given logical id.
+func (t *Template) Function(logicalID string) (Function, bool) {
+	for _, f := range t.Functions {
+		if f.LogicalID == logicalID {
+			return f, true
+		}
+	}
+	return Function{}, false
+}
+
+// Resolve turns v into a string: a literal as it is, a Ref to a parameter as
+// the parameter's value (params overriding the defaults), and a Ref to a
+// resource as names[logical id]. Anything else is an error.
+func (t *Template) Resolve(v Value, params, names map[string]string) (string, error) {
+	switch {
+	case v.Ref != "":
+		if p, ok := params[v.Ref]; ok {
+			return p, nil
+		}
+		if p, ok := t.Parameters[v.Ref]; ok {
+			return p, nil
+		}
+		if n, ok := names[v.Ref]; ok {
+			return n, nil
+		}
+		return "", fmt.Errorf("unresolved !Ref %s", v.Ref)
+	case v.GetAtt[0] != "" || v.Other != "":
+		return "", fmt.Errorf("cannot resolve %s locally", v)
+	}
+	return v.Literal, nil
+}
+
+// Parse parses a SAM template.
+func Parse(data []byte) (*Template, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, fmt.Errorf("parse template: %w", err)
+	}
+	if len(root.Content) != 1 {
+		return nil, fmt.Errorf("parse template: empty document")
+	}
+	doc, err := convert(root.Content[0])
+	if err != nil {
+		return nil, err
+	}
+	top, ok := doc.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("parse template: top level is not a mapping")
+	}
+	t := &Template{Parameters: map[string]string{}, Resources: map[string]string{}, Outputs: map[string]Value{}}
+	for name, p := range asMap(top["Parameters"]) {
+		t.Parameters[name] = str(asMap(p)["Default"])
+	}
+	globals := asMap(asMap(top["Globals"])["Function"])
+	resources := asMap(top["Resources"])
+	for _, id := range sortedKeys(resources) {
+		r := asMap(resources[id])
+		typ := str(r["Type"])
+		t.Resources[id] = typ
+		props := asMap(r["Properties"])
+		switch typ {
+		case "AWS::Serverless::Function":
+			f, err := parseFunction(id, asMap(r["Metadata"]), globals, props)
+			if err != nil {
+				return nil, err
+			}
+			t.Functions = append(t.Functions, f)
+		case "AWS::DynamoDB::Table":
+			tb := parseTable(id, props)
+			tb.DeletionPolicy = str(r["DeletionPolicy"])
+			tb.UpdateReplacePolicy = str(r["UpdateReplacePolicy"])
+			t.Tables = append(t.Tables, tb)
+		}
+	}
+	for name, o := range asMap(top["Outputs"]) {
+		t.Outputs[name] = value(asMap(o)["Value"])
+	}
+	return t, nil
+}
+
+func parseFunction(id string, meta, globals, props map[string]any) (Function, error) {
+	pick := func(key string) any {
+		if v, ok := props[key]; ok {
+			return v
+		}
+		return globals[key]
+	}
+	f := Function{
+		LogicalID:   id,
+		CodeURI:     str(props["CodeUri"]),
+		BuildMethod: str(meta["BuildMethod"]),
+		Runtime:     str(pick("Runtime")),
+		Handler:     str(pick("Handler")),
+		Env:         map[string]Value{},
+	}
+	for _, a := range asList(pick("Architectures")) {
+		f.Architectures = append(f.Architectures, str(a))
+	}
+	var err error
+	if f.MemorySize, err = atoi(pick("MemorySize")); err != nil {
+		return f, fmt.Errorf("%s MemorySize: %w", id, err)
+	}
+	if f.Timeout, err = atoi(pick("Timeout")); err != nil {
+		return f, fmt.Errorf("%s Timeout: %w", id, err)
+	}
+	for _, src := range []map[string]any{globals, props} {
+		for k, v := range asMap(asMap(src["Environment"])["Variables"]) {
+			f.Env[k] = value(v)
+		}
+	}
+	events := asMap(props["Events"])
+	for _, name := range sortedKeys(events) {
+		e := asMap(events[name])
+		if str(e["Type"]) != "HttpApi" {
+			continue
+		}
+		p := asMap(e["Properties"])
+		f.Routes = append(f.Routes, Route{Name: name, Method: strings.ToUpper(str(p["Method"])), Path: str(p["Path"]), ApiID: value(p["ApiId"])})
+	}
+	for _, pol := range asList(props["Policies"]) {
+		for _, s := range asList(asMap(pol)["Statement"]) {
+			sm := asMap(s)
+			st := Statement{Effect: str(sm["Effect"])}
+			for _, a := range listOrOne(sm["Action"]) {
+				st.Actions = append(st.Actions, str(a))
+			}
+			for _, r := range listOrOne(sm["Resource"]) {
+				st.Resources = append(st.Resources, value(r))
+			}
+			f.Statements = append(f.Statements, st)
+		}
+	}
+	return f, nil
+}
+
+func parseTable(id string, props map[string]any) Table {
+	tb := Table{
+		LogicalID:           id,
+		BillingMode:         str(props["BillingMode"]),
+		PointInTimeRecovery: str(asMap(props["PointInTimeRecoverySpecification"])["PointInTimeRecoveryEnabled"]) == "true",
+	}
+	if ttl := asMap(props["TimeToLiveSpecification"]); str(ttl["Enabled"]) == "true" {
+		tb.TTLAttribute = str(ttl["AttributeName"])
+	}
+	for _, a := range asList(props["AttributeDefinitions"]) {
+		am := asMap(a)
+		tb.Attributes = append(tb.Attributes, Attribute{Name: str(am["AttributeName"]), Type: str(am["AttributeType"])})
+	}
+	tb.KeySchema = keys(props["KeySchema"])
+	for _, g := range asList(props["GlobalSecondaryIndexes"]) {
+		gm := asMap(g)
+		pm := asMap(gm["Projection"])
+		ix := Index{Name: str(gm["IndexName"]), KeySchema: keys(gm["KeySchema"]), ProjectionType: str(pm["ProjectionType"])}
+		for _, n := range asList(pm["NonKeyAttributes"]) {
+			ix.NonKeyAttributes = append(ix.NonKeyAttributes, str(n))
+		}
+		tb.GlobalIndexes = append(tb.GlobalIndexes, ix)
+	}
+	return tb
+}
+
+func keys(v any) []Key {
+	var ks []Key
+	for _, k := range asList(v) {
+		km := asMap(k)
+		ks = append(ks, Key{Name: str(km["AttributeName"]), Type: str(km["KeyType"])})
+	}
+	return ks
+}
+
+// convert turns a YAML node into maps, lists and strings, with the short
+// forms of intrinsic functions (!Ref, !GetAtt, !Sub, ...) turned into their
+// long forms ({"Ref": ...}, {"Fn::GetAtt": [...]}, ...).
+func convert(n *yaml.Node) (any, error) {
+	var v any
+	switch n.Kind {
+	case yaml.AliasNode:
+		return convert(n.Alias)
+	case yaml.ScalarNode:
+		v = n.Value
+	case yaml.SequenceNode:
+		list := make([]any, 0, len(n.Content))
+		for _, c := range n.Content {
+			cv, err := convert(c)
+			if err != nil {
+				return nil, err
+			}
+			list = append(list, cv)
+		}
+		v = list
+	case yaml.MappingNode:
+		m := make(map[string]any, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			cv, err := convert(n.Content[i+1])
+			if err != nil {
+				return nil, err
+			}
+			m[n.Content[i].Value] = cv
+		}
+		v = m
+	default:
+		return nil, fmt.Errorf("line %d: unexpected YAML node", n.Line)
+	}
+	if !strings.HasPrefix(n.Tag, "!") || strings.HasPrefix(n.Tag, "!!") {
+		return v, nil
+	}
+	fn := strings.TrimPrefix(n.Tag, "!")
+	switch fn {
+	case "Ref", "Condition":
+		return map[string]any{fn: v}, nil
+	case "GetAtt":
+		if s, ok := v.(string); ok {
+			id, attr, _ := strings.Cut(s, ".")
+			v = []any{id, attr}
+		}
+		return map[string]any{"Fn::GetAtt": v}, nil
+	}
+	return map[string]any{"Fn::" + fn: v}, nil
+}
+
+func value(v any) Value {
+	switch x := v.(type) {
+	case string:
+		return Value{Literal: x}
+	case map[string]any:
+		if r, ok := x["Ref"]; ok {
+			return Value{Ref: str(r)}
+		}
+		if g, ok := x["Fn::GetAtt"]; ok {
+			l := asList(g)
+			if len(l) == 2 {
+				return Value{GetAtt: [2]string{str(l[0]), str(l[1])}}
+			}
+		}
+		for k := range x {
+			return Value{Other: k}
+		}
+	}
+	return Value{}
+}
+
+func asMap(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
+}
+
+func asList(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
+func listOrOne(v any) []any {
+	if l, ok := v.([]any); ok {
+		return l
+	}
+	if v == nil {
+		return nil
+	}
+	return []any{v}
+}
+
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+func atoi(v any) (int, error) {
+	if v == nil {
+		return 0, nil
+	}
+	return strconv.Atoi(str(v))
+}
+
+func sortedKeys(m map[string]any) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}

@@ -1,0 +1,164 @@
+package samtemplate_test
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"stampduty/shared/samtemplate"
+)
+
+// The project's template, checked against the repository. What each
+// function does with its environment and its IAM policy is checked by the
+// function's own tests (functest.CheckTemplate), which drive it.
+
+func load(t *testing.T) (*samtemplate.Template, string) {
+	t.Helper()
+	path, err := samtemplate.Find(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl, err := samtemplate.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tmpl, filepath.Dir(path)
+}
+
+func TestFunctions(t *testing.T) {
+	tmpl, root := load(t)
+	makefile, err := os.ReadFile(filepath.Join(root, "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(root, "functions", "*"))
+	if got, want := len(tmpl.Functions), len(dirs); got != want || got == 0 {
+		t.Errorf("%d functions in template.yaml, %d directories in functions/", got, want)
+	}
+	routes := map[string]string{}
+	for _, f := range tmpl.Functions {
+		t.Run(f.LogicalID, func(t *testing.T) {
+			if f.Runtime != "provided.al2023" || f.Handler != "bootstrap" || strings.Join(f.Architectures, ",") != "arm64" || f.BuildMethod != "makefile" {
+				t.Errorf("runtime %q handler %q architectures %v build method %q; want provided.al2023, bootstrap, [arm64], makefile",
+					f.Runtime, f.Handler, f.Architectures, f.BuildMethod)
+			}
+			if f.CodeURI != "." {
+				t.Errorf("CodeUri = %q, want . (the Makefile is at the top)", f.CodeURI)
+			}
+			if f.Timeout < 1 || f.Timeout > 30 || f.MemorySize < 128 {
+				t.Errorf("timeout %d s, memory %d MB", f.Timeout, f.MemorySize)
+			}
+			// The Makefile target SAM runs builds this function's directory with the release flags.
+			re := regexp.MustCompile(`(?m)^build-` + f.LogicalID + `:\n\t(.*)$`)
+			m := re.FindSubmatch(makefile)
+			if m == nil {
+				t.Fatalf("Makefile has no build-%s target", f.LogicalID)
+			}
+			recipe := string(m[1])
+			dir := regexp.MustCompile(`\./functions/([a-z-]+)`).FindStringSubmatch(recipe)
+			if dir == nil {
+				t.Fatalf("build-%s does not build a functions/ directory: %s", f.LogicalID, recipe)
+			}
+			if _, err := os.Stat(filepath.Join(root, "functions", dir[1], "main.go")); err != nil {
+				t.Errorf("build-%s builds ./functions/%s, which has no main.go", f.LogicalID, dir[1])
+			}
+			for _, want := range []string{"$(LAMBDA_ENV)", "$(LAMBDA_FLAGS)", "$(ARTIFACTS_DIR)/bootstrap"} {
+				if !strings.Contains(recipe, want) {
+					t.Errorf("build-%s recipe lacks %s", f.LogicalID, want)
+				}
+			}
+			if len(f.Routes) == 0 {
+				t.Errorf("no HttpApi route")
+			}
+			for _, r := range f.Routes {
+				key := r.Method + " " + r.Path
+				if other, dup := routes[key]; dup {
+					t.Errorf("route %s served by %s and %s", key, other, f.LogicalID)
+				}
+				routes[key] = f.LogicalID
+				if r.ApiID.Ref != "Api" {
+					t.Errorf("route %s is not on the HttpApi", key)
+				}
+			}
+			for name, v := range f.Env {
+				if v.Ref == "" {
+					t.Errorf("env %s = %s: table names and settings come from !Ref", name, v)
+				}
+			}
+		})
+	}
+	for _, key := range []string{"POST /api/live-orders", "GET /api/live-orders", "GET /api/stamp-duty-datas"} {
+		if routes[key] == "" {
+			t.Errorf("no function serves %s", key)
+		}
+	}
+	for _, must := range []string{"LAMBDA_ENV      := GOOS=linux GOARCH=arm64 CGO_ENABLED=0", `LAMBDA_FLAGS    := -tags lambda.norpc -trimpath -ldflags "-s -w"`} {
+		if !strings.Contains(string(makefile), must) {
+			t.Errorf("Makefile lacks %q", must)
+		}
+	}
+}
+
+func TestTables(t *testing.T) {
+	tmpl, _ := load(t)
+	if len(tmpl.Tables) == 0 {
+		t.Fatal("no tables")
+	}
+	for _, tb := range tmpl.Tables {
+		t.Run(tb.LogicalID, func(t *testing.T) {
+			if tb.BillingMode != "PAY_PER_REQUEST" || !tb.PointInTimeRecovery {
+				t.Errorf("billing %q, point-in-time recovery %v", tb.BillingMode, tb.PointInTimeRecovery)
+			}
+			if tb.DeletionPolicy != "Retain" || tb.UpdateReplacePolicy != "Retain" {
+				t.Errorf("DeletionPolicy %q, UpdateReplacePolicy %q; want Retain", tb.DeletionPolicy, tb.UpdateReplacePolicy)
+			}
+			defined := map[string]bool{}
+			for _, a := range tb.Attributes {
+				defined[a.Name] = true
+			}
+			if len(tb.KeySchema) == 0 || tb.KeySchema[0].Type != "HASH" {
+				t.Errorf("key schema %v", tb.KeySchema)
+			}
+			for _, k := range tb.KeySchema {
+				if !defined[k.Name] {
+					t.Errorf("key %s has no attribute definition", k.Name)
+				}
+			}
+			found := false
+			for _, o := range tmpl.Outputs {
+				found = found || o.Ref == tb.LogicalID
+			}
+			if !found {
+				t.Errorf("no output gives the table's name")
+			}
+		})
+	}
+	if _, ok := tmpl.Outputs["ApiUrl"]; !ok {
+		t.Error("no ApiUrl output")
+	}
+	if got := tmpl.Resources["Api"]; got != "AWS::Serverless::HttpApi" {
+		t.Errorf("Api is %q, want AWS::Serverless::HttpApi", got)
+	}
+}
+
+func TestResolve(t *testing.T) {
+	tmpl, _ := load(t)
+	f, _ := tmpl.Function("CreateOrderFunction")
+	got, err := tmpl.Resolve(f.Env["ORDERS_TABLE"], nil, map[string]string{"OrdersTable": "orders-x"})
+	if err != nil || got != "orders-x" {
+		t.Errorf("ORDERS_TABLE = %q, %v", got, err)
+	}
+	got, err = tmpl.Resolve(f.Env["DYNAMODB_ENDPOINT"], nil, nil)
+	if err != nil || got != "" {
+		t.Errorf("DYNAMODB_ENDPOINT default = %q, %v; want empty", got, err)
+	}
+	got, _ = tmpl.Resolve(f.Env["DYNAMODB_ENDPOINT"], map[string]string{"DynamoDBEndpoint": "http://x"}, nil)
+	if got != "http://x" {
+		t.Errorf("parameter override = %q", got)
+	}
+	if _, err := tmpl.Resolve(samtemplate.Value{Ref: "Nope"}, nil, nil); err == nil {
+		t.Error("unresolvable !Ref resolved")
+	}
+}

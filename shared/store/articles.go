@@ -1,0 +1,169 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"stampduty/shared/rules"
+)
+
+// Articles is the articles table: key (purpose_name, state).
+type Articles struct {
+	db    *DB
+	table string
+}
+
+// Articles returns the articles table of the given name.
+func (db *DB) Articles(table string) *Articles { return &Articles{db: db, table: table} }
+
+type articleItem struct {
+	PurposeName string                `dynamodbav:"purpose_name"`
+	State       string                `dynamodbav:"state"`
+	ID          int64                 `dynamodbav:"id"`
+	DocumentID  string                `dynamodbav:"doc"`
+	Min         int64                 `dynamodbav:"min"`
+	Max         int64                 `dynamodbav:"max"`
+	Fixed       *int64                `dynamodbav:"fixed,omitempty"`
+	Follow      bool                  `dynamodbav:"follow"`
+	Factor      attributevalue.Number `dynamodbav:"factor,omitempty"`
+}
+
+func toArticleItem(a rules.Article) articleItem {
+	it := articleItem{PurposeName: a.PurposeName, State: a.State, ID: a.ID, DocumentID: a.DocumentID,
+		Min: a.Min, Max: a.Max, Fixed: a.Fixed, Follow: a.FollowsConsideration}
+	if a.Factor != nil {
+		it.Factor = attributevalue.Number(a.Factor.String())
+	}
+	return it
+}
+
+func (it articleItem) article() (rules.Article, error) {
+	a := rules.Article{ID: it.ID, DocumentID: it.DocumentID, PurposeName: it.PurposeName, State: it.State,
+		Min: it.Min, Max: it.Max, Fixed: it.Fixed, FollowsConsideration: it.Follow}
+	if it.Factor != "" {
+		d, err := rules.ParseDecimal(string(it.Factor))
+		if err != nil {
+			return a, fmt.Errorf("article %q/%q factor: %w", it.PurposeName, it.State, err)
+		}
+		a.Factor = &d
+	}
+	return a, nil
+}
+
+// Get returns the article of (purpose, state) with one GetItem, or an
+// ENOTFOUND error naming the purpose. Keys no article can have (an empty
+// purpose, one longer than a key may be, a state outside the enumeration) are
+// answered without asking DynamoDB.
+func (s *Articles) Get(ctx context.Context, purpose, state string) (rules.Article, error) {
+	if purpose == "" || len(purpose) > 1024 || !utf8.ValidString(purpose) || !rules.ValidState(state) {
+		return rules.Article{}, notFoundPurpose(purpose)
+	}
+	out, err := s.db.client.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: aws.String(s.table),
+		Key: map[string]types.AttributeValue{
+			"purpose_name": &types.AttributeValueMemberS{Value: purpose},
+			"state":        &types.AttributeValueMemberS{Value: state},
+		},
+		ReturnConsumedCapacity: s.db.capacity(),
+	})
+	if err != nil {
+		return rules.Article{}, fail("GetItem", err)
+	}
+	if out.Item == nil {
+		return rules.Article{}, notFoundPurpose(purpose)
+	}
+	var it articleItem
+	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
+		return rules.Article{}, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("decode article: %w", err)}
+	}
+	a, err := it.article()
+	if err != nil {
+		return rules.Article{}, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: err}
+	}
+	return a, nil
+}
+
+func notFoundPurpose(purpose string) error {
+	return rules.Errorf(rules.ENOTFOUND, "Purpose with the name: %s cannot be found.", purpose)
+}
+
+// All returns every article, in no particular order, with a paginated Scan.
+// The catalogue is small (one row per purpose and state) and read whole, then
+// cached by the caller.
+func (s *Articles) All(ctx context.Context) ([]rules.Article, error) {
+	var arts []rules.Article
+	p := dynamodb.NewScanPaginator(s.db.client, &dynamodb.ScanInput{
+		TableName:              aws.String(s.table),
+		ReturnConsumedCapacity: s.db.capacity(),
+	})
+	for p.HasMorePages() {
+		out, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, fail("Scan", err)
+		}
+		for _, item := range out.Items {
+			var it articleItem
+			if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+				return nil, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("decode article: %w", err)}
+			}
+			a, err := it.article()
+			if err != nil {
+				return nil, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: err}
+			}
+			arts = append(arts, a)
+		}
+	}
+	return arts, nil
+}
+
+// Upsert writes arts, each keyed by (purpose_name, state). An article that
+// exists keeps its id and documentId; a new one gets a fresh id from ids and
+// a fresh documentId. It returns how many were created and updated.
+func (s *Articles) Upsert(ctx context.Context, ids *IDs, arts []rules.Article) (created, updated int, err error) {
+	for _, a := range arts {
+		old, err := s.Get(ctx, a.PurposeName, a.State)
+		switch {
+		case err == nil:
+			a.ID, a.DocumentID = old.ID, old.DocumentID
+		case rules.ErrorCode(err) == rules.ENOTFOUND:
+			if a.ID, err = ids.Reserve(ctx, 1); err != nil {
+				return created, updated, err
+			}
+			if a.DocumentID, err = rules.NewDocumentID(); err != nil {
+				return created, updated, err
+			}
+		default:
+			return created, updated, err
+		}
+		item, err := attributevalue.MarshalMap(toArticleItem(a))
+		if err != nil {
+			return created, updated, fmt.Errorf("encode article: %w", err)
+		}
+		in := &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: item, ReturnConsumedCapacity: s.db.capacity()}
+		// The condition keeps a concurrent import from giving one article two ids.
+		if old.ID != 0 {
+			in.ConditionExpression = aws.String("id = :id")
+			in.ExpressionAttributeValues = map[string]types.AttributeValue{":id": &types.AttributeValueMemberN{Value: fmt.Sprint(old.ID)}}
+		} else {
+			in.ConditionExpression = aws.String("attribute_not_exists(purpose_name)")
+		}
+		if _, err := s.db.client.PutItem(ctx, in); err != nil {
+			if conditionFailed(err) {
+				return created, updated, rules.Errorf(rules.ECONFLICT, "article %q in %s changed during the import; run it again", a.PurposeName, a.State)
+			}
+			return created, updated, fail("PutItem", err)
+		}
+		if old.ID != 0 {
+			updated++
+		} else {
+			created++
+		}
+	}
+	return created, updated, nil
+}

@@ -1,0 +1,72 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"stampduty/shared/rules"
+)
+
+// IDs hands out unique positive integer ids from one counter item of the
+// counters table. It takes them from DynamoDB in blocks (one atomic ADD per
+// block) and serves them from memory, so most ids cost no DynamoDB call. Ids
+// are unique across every entity (orders, fulfillments, stamp duties,
+// articles); they increase within an instance but not across instances, and
+// the unused rest of a block is lost when an instance ends.
+type IDs struct {
+	db      *DB
+	table   string
+	counter string
+	block   int64
+
+	mu         sync.Mutex
+	next, last int64 // the ids next..last are reserved and unused
+}
+
+// IDs returns the id source of the given counters table, reserving block ids
+// per DynamoDB call.
+func (db *DB) IDs(table string, block int64) *IDs {
+	if block < 1 {
+		block = 1
+	}
+	return &IDs{db: db, table: table, counter: "id", block: block}
+}
+
+// Reserve returns the first of n consecutive unused ids.
+func (s *IDs) Reserve(ctx context.Context, n int64) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.last-s.next+1 < n || s.next == 0 {
+		size := max(s.block, n)
+		out, err := s.db.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName:                 aws.String(s.table),
+			Key:                       map[string]types.AttributeValue{"name": &types.AttributeValueMemberS{Value: s.counter}},
+			UpdateExpression:          aws.String("ADD #v :n"),
+			ExpressionAttributeNames:  map[string]string{"#v": "value"},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":n": &types.AttributeValueMemberN{Value: strconv.FormatInt(size, 10)}},
+			ReturnValues:              types.ReturnValueUpdatedNew,
+			ReturnConsumedCapacity:    s.db.capacity(),
+		})
+		if err != nil {
+			return 0, fail("UpdateItem", err)
+		}
+		v, ok := out.Attributes["value"].(*types.AttributeValueMemberN)
+		if !ok {
+			return 0, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("counter %s: no value returned", s.counter)}
+		}
+		last, err := strconv.ParseInt(v.Value, 10, 64)
+		if err != nil {
+			return 0, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("counter %s: %w", s.counter, err)}
+		}
+		s.next, s.last = last-size+1, last
+	}
+	first := s.next
+	s.next += n
+	return first, nil
+}

@@ -1,0 +1,209 @@
+// Package localdb runs the local DynamoDB engine (dynalite, an in-memory
+// server of the DynamoDB API, installed by `make dynalite` from the pinned
+// package in cmd/local/dynalite) and creates in it the tables template.yaml
+// defines, exactly as the template defines them. The local stack and the
+// tests use it; Lambda functions never do.
+package localdb
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"stampduty/shared/samtemplate"
+)
+
+// DynalitePath is where `make dynalite` installs dynalite's entry point,
+// relative to the module root.
+const DynalitePath = "cmd/local/dynalite/node_modules/dynalite/cli.js"
+
+// Region and the credentials below are what local clients use: dynalite
+// checks that requests are signed, not by whom.
+const (
+	Region          = "us-east-1"
+	AccessKeyID     = "local"
+	SecretAccessKey = "local"
+)
+
+// Server is a running dynalite process.
+type Server struct {
+	// Endpoint is the server's base URL, e.g. http://127.0.0.1:41234.
+	Endpoint string
+	cmd      *exec.Cmd
+	done     chan struct{}
+}
+
+// ModuleRoot returns the directory of go.mod at or above dir.
+func ModuleRoot(dir string) (string, error) {
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("no go.mod in %s or above", dir)
+		}
+	}
+}
+
+// Start starts dynalite, in memory, on a free loopback port (or on addr when
+// not empty) and returns once it answers. root is the module root; the
+// server's own output goes to log. The server dies with this process.
+func Start(ctx context.Context, root, addr string, log io.Writer) (*Server, error) {
+	cli := filepath.Join(root, DynalitePath)
+	if _, err := os.Stat(cli); err != nil {
+		return nil, fmt.Errorf("dynalite is not installed (%s): run `make dynalite`", DynalitePath)
+	}
+	if addr == "" {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("find a free port: %w", err)
+		}
+		addr = l.Addr().String()
+		l.Close()
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("dynalite address %q: %w", addr, err)
+	}
+	cmd := exec.Command("node", cli, "--host", host, "--port", port,
+		"--createTableMs", "0", "--deleteTableMs", "0", "--updateTableMs", "0")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start dynalite: %w", err)
+	}
+	s := &Server{Endpoint: "http://" + net.JoinHostPort(host, port), cmd: cmd, done: make(chan struct{})}
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if log != nil {
+				fmt.Fprintf(log, "[dynalite] %s\n", sc.Text())
+			}
+		}
+		cmd.Wait()
+		close(s.done)
+	}()
+	client := Client(s.Endpoint)
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		_, err := client.ListTables(ctx, &dynamodb.ListTablesInput{})
+		if err == nil {
+			return s, nil
+		}
+		select {
+		case <-s.done:
+			return nil, fmt.Errorf("dynalite exited: %w", err)
+		case <-ctx.Done():
+			s.Stop()
+			return nil, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			s.Stop()
+			return nil, fmt.Errorf("dynalite did not answer on %s: %w", s.Endpoint, err)
+		}
+	}
+}
+
+// Stop kills the server and waits for it to exit.
+func (s *Server) Stop() {
+	if s.cmd.Process != nil {
+		syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+	}
+	<-s.done
+}
+
+// Client returns a DynamoDB client for a local engine at endpoint.
+func Client(endpoint string) *dynamodb.Client {
+	return dynamodb.New(dynamodb.Options{
+		Region:       Region,
+		Credentials:  credentials.NewStaticCredentialsProvider(AccessKeyID, SecretAccessKey, ""),
+		BaseEndpoint: aws.String(endpoint),
+	})
+}
+
+// CreateTables creates each table of the template under names[LogicalID]
+// (the LogicalID itself when absent, which is what `sam local` resolves a
+// !Ref to), with the template's key schema, attributes, indexes and TTL. A
+// table that exists already is left as it is.
+func CreateTables(ctx context.Context, client *dynamodb.Client, tables []samtemplate.Table, names map[string]string) error {
+	for _, t := range tables {
+		name := names[t.LogicalID]
+		if name == "" {
+			name = t.LogicalID
+		}
+		in := &dynamodb.CreateTableInput{
+			TableName:   aws.String(name),
+			BillingMode: types.BillingMode(t.BillingMode),
+			KeySchema:   keySchema(t.KeySchema),
+		}
+		for _, a := range t.Attributes {
+			in.AttributeDefinitions = append(in.AttributeDefinitions, types.AttributeDefinition{
+				AttributeName: aws.String(a.Name), AttributeType: types.ScalarAttributeType(a.Type)})
+		}
+		for _, g := range t.GlobalIndexes {
+			in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, types.GlobalSecondaryIndex{
+				IndexName:  aws.String(g.Name),
+				KeySchema:  keySchema(g.KeySchema),
+				Projection: &types.Projection{ProjectionType: types.ProjectionType(g.ProjectionType), NonKeyAttributes: g.NonKeyAttributes},
+			})
+		}
+		_, err := client.CreateTable(ctx, in)
+		var inUse *types.ResourceInUseException
+		if errors.As(err, &inUse) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("create table %s (%s): %w", name, t.LogicalID, err)
+		}
+		if err := dynamodb.NewTableExistsWaiter(client).Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, 30*time.Second,
+			func(o *dynamodb.TableExistsWaiterOptions) {
+				o.MinDelay = 20 * time.Millisecond
+				o.MaxDelay = 200 * time.Millisecond
+			}); err != nil {
+			return fmt.Errorf("wait for table %s: %w", name, err)
+		}
+		if t.TTLAttribute != "" {
+			// dynalite does not implement TTL; DynamoDB does. Expired items are
+			// filtered by the code that reads them, so both behave the same.
+			_, _ = client.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
+				TableName:               aws.String(name),
+				TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String(t.TTLAttribute), Enabled: aws.Bool(true)},
+			})
+		}
+	}
+	return nil
+}
+
+func keySchema(ks []samtemplate.Key) []types.KeySchemaElement {
+	var out []types.KeySchemaElement
+	for _, k := range ks {
+		out = append(out, types.KeySchemaElement{AttributeName: aws.String(k.Name), KeyType: types.KeyType(k.Type)})
+	}
+	return out
+}
+
+// DevToken is the token the local stack registers (for owner DevOwner) in
+// the local engine it runs, and the one the events/ samples carry. It exists
+// only in local engines: no command registers it on AWS.
+const DevToken = "sdt_LOCALxDEVxTOKENxNEVERxVALIDxONxAWSx00000000"
+
+// DevOwner is the owner of DevToken.
+const DevOwner = "dev"

@@ -1,0 +1,195 @@
+// Package store is the DynamoDB access layer: the only code of the functions
+// that talks to DynamoDB. It keeps articles, orders, tokens and id counters,
+// each in its own table (see template.yaml and the README's table design), and
+// turns DynamoDB failures into rules errors: EUNAVAILABLE for what a retry may
+// cure (throttling, timeouts, network), EINTERNAL for the rest.
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+	"github.com/aws/smithy-go/middleware"
+
+	"stampduty/shared/config"
+	"stampduty/shared/rules"
+)
+
+// DB is a DynamoDB client with the service's conventions.
+type DB struct {
+	client  *dynamodb.Client
+	observe bool
+}
+
+// Call describes one DynamoDB operation, for an Observer.
+type Call struct {
+	Operation string
+	Table     string
+	// Capacity is the capacity the call consumed, as DynamoDB reports it.
+	ReadUnits, WriteUnits float64
+	Err                   error
+}
+
+// Observer is told of every DynamoDB operation a DB makes.
+type Observer func(Call)
+
+// Open returns a DB for a Lambda function: the client is built from the
+// Lambda environment (AWS_REGION and the AWS_ACCESS_KEY_ID,
+// AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN credentials the runtime sets), not
+// from the SDK's default chain, which would add seconds of work and megabytes
+// of STS and SSO clients a function never needs. DYNAMODB_ENDPOINT, when set,
+// points it at a local engine.
+func Open(env *config.Env) *DB {
+	creds := credentials.NewStaticCredentialsProvider(
+		env.Require("AWS_ACCESS_KEY_ID"), env.Require("AWS_SECRET_ACCESS_KEY"), env.Get("AWS_SESSION_TOKEN"))
+	opts := dynamodb.Options{
+		Region:           env.Require("AWS_REGION"),
+		Credentials:      aws.NewCredentialsCache(creds),
+		RetryMaxAttempts: 3,
+		HTTPClient:       &http.Client{Timeout: 3 * time.Second},
+	}
+	if ep := env.Get("DYNAMODB_ENDPOINT"); ep != "" {
+		opts.BaseEndpoint = aws.String(ep)
+	}
+	return New(dynamodb.New(opts), nil)
+}
+
+// New returns a DB over client. When observer is not nil every operation
+// asks DynamoDB for its consumed capacity and is reported to observer.
+func New(client *dynamodb.Client, observer Observer) *DB {
+	if observer == nil {
+		return &DB{client: client}
+	}
+	client = dynamodb.New(client.Options(), func(o *dynamodb.Options) {
+		o.APIOptions = append(o.APIOptions, func(st *middleware.Stack) error {
+			return st.Initialize.Add(observeMiddleware(observer), middleware.After)
+		})
+	})
+	return &DB{client: client, observe: true}
+}
+
+// Client returns the underlying DynamoDB client.
+func (db *DB) Client() *dynamodb.Client { return db.client }
+
+// capacity is the ReturnConsumedCapacity setting of every call.
+func (db *DB) capacity() types.ReturnConsumedCapacity {
+	if db.observe {
+		return types.ReturnConsumedCapacityTotal
+	}
+	return types.ReturnConsumedCapacityNone
+}
+
+func observeMiddleware(observer Observer) middleware.InitializeMiddleware {
+	return middleware.InitializeMiddlewareFunc("stampduty.observe", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+		out, md, err := next.HandleInitialize(ctx, in)
+		c := Call{Operation: middleware.GetOperationName(ctx), Table: tableOf(in.Parameters), Err: err}
+		var cc []types.ConsumedCapacity
+		switch o := out.Result.(type) {
+		case *dynamodb.GetItemOutput:
+			cc = append(cc, deref(o.ConsumedCapacity))
+		case *dynamodb.PutItemOutput:
+			cc = append(cc, deref(o.ConsumedCapacity))
+		case *dynamodb.UpdateItemOutput:
+			cc = append(cc, deref(o.ConsumedCapacity))
+		case *dynamodb.DeleteItemOutput:
+			cc = append(cc, deref(o.ConsumedCapacity))
+		case *dynamodb.QueryOutput:
+			cc = append(cc, deref(o.ConsumedCapacity))
+		case *dynamodb.ScanOutput:
+			cc = append(cc, deref(o.ConsumedCapacity))
+		case *dynamodb.BatchGetItemOutput:
+			cc = append(cc, o.ConsumedCapacity...)
+		}
+		for _, x := range cc {
+			r, w := aws.ToFloat64(x.ReadCapacityUnits), aws.ToFloat64(x.WriteCapacityUnits)
+			if r == 0 && w == 0 {
+				// dynalite reports only CapacityUnits; reads and writes are told by the operation.
+				if isWrite(c.Operation) {
+					w = aws.ToFloat64(x.CapacityUnits)
+				} else {
+					r = aws.ToFloat64(x.CapacityUnits)
+				}
+			}
+			c.ReadUnits += r
+			c.WriteUnits += w
+		}
+		observer(c)
+		return out, md, err
+	})
+}
+
+func deref(c *types.ConsumedCapacity) types.ConsumedCapacity {
+	if c == nil {
+		return types.ConsumedCapacity{}
+	}
+	return *c
+}
+
+func isWrite(op string) bool {
+	switch op {
+	case "PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem":
+		return true
+	}
+	return false
+}
+
+func tableOf(params any) string {
+	switch p := params.(type) {
+	case *dynamodb.GetItemInput:
+		return aws.ToString(p.TableName)
+	case *dynamodb.PutItemInput:
+		return aws.ToString(p.TableName)
+	case *dynamodb.UpdateItemInput:
+		return aws.ToString(p.TableName)
+	case *dynamodb.DeleteItemInput:
+		return aws.ToString(p.TableName)
+	case *dynamodb.QueryInput:
+		return aws.ToString(p.TableName)
+	case *dynamodb.ScanInput:
+		return aws.ToString(p.TableName)
+	case *dynamodb.DescribeTableInput:
+		return aws.ToString(p.TableName)
+	case *dynamodb.CreateTableInput:
+		return aws.ToString(p.TableName)
+	}
+	return ""
+}
+
+// fail wraps a DynamoDB error of operation op as a rules error. What a retry
+// may cure (throttling, server faults, timeouts, the network) is
+// EUNAVAILABLE; a request DynamoDB refuses for what it is (a missing table,
+// access denied, a malformed request) is EINTERNAL. The caller sees neither
+// cause: it is kept for the logs.
+func fail(op string, err error) error {
+	code := rules.EUNAVAILABLE
+	var api smithy.APIError
+	if errors.As(err, &api) {
+		switch api.ErrorCode() {
+		case "ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded",
+			"LimitExceededException", "InternalServerError", "ServiceUnavailable", "TransactionConflictException":
+		default:
+			if api.ErrorFault() != smithy.FaultServer {
+				code = rules.EINTERNAL
+			}
+		}
+	}
+	msg := "Service Unavailable"
+	if code == rules.EINTERNAL {
+		msg = "Internal Server Error"
+	}
+	return &rules.Error{Code: code, Message: msg, Err: fmt.Errorf("dynamodb %s: %w", op, err)}
+}
+
+// conditionFailed reports whether err is a failed ConditionExpression.
+func conditionFailed(err error) bool {
+	var ccf *types.ConditionalCheckFailedException
+	return errors.As(err, &ccf)
+}

@@ -1,0 +1,415 @@
+package store_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"stampduty/shared/auth"
+	"stampduty/shared/rules"
+	"stampduty/shared/store"
+	"stampduty/shared/store/localdb"
+	"stampduty/shared/store/storetest"
+)
+
+func TestMain(m *testing.M) { storetest.Main(m) }
+
+func ptr[T any](v T) *T { return &v }
+
+func article(purpose, state string) rules.Article {
+	return rules.Article{PurposeName: purpose, State: state, Min: 10, Max: 500}
+}
+
+// newOrder builds a valid order for tests, numbered n.
+func newOrder(t testing.TB, ids *store.IDs, n int) rules.Order {
+	t.Helper()
+	first, err := ids.Reserve(context.Background(), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := rules.OrderRequest{Amount: 100, Purpose: "Affidavit", State: "Karnataka", PaidBy: rules.FirstParty,
+		FirstPartyMobileNumber: "9876543210", FirstPartyName: fmt.Sprintf("Party %d", n), SecondPartyName: "Second",
+		Description: "N/A"}
+	o, err := rules.NewOrder(req, rules.Article{ID: 7, DocumentID: "artdoc", PurposeName: "Affidavit"}, 100,
+		rules.OrderIDs{Order: first, Fulfillment: first + 1, StampDuty: first + 2}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+func TestArticles(t *testing.T) {
+	ctx := context.Background()
+	env := storetest.New(t)
+	var calls storetest.Calls
+	db := env.DB(calls.Observe)
+	arts := db.Articles(env.Table("ArticlesTable"))
+	ids := db.IDs(env.Table("CountersTable"), 10)
+
+	a := article("Affidavit", "Karnataka")
+	a.Fixed = ptr(int64(20))
+	b := article("Rent Agreement", "Delhi")
+	b.FollowsConsideration = true
+	f, _ := rules.ParseDecimal("0.07")
+	b.Factor = &f
+	created, updated, err := arts.Upsert(ctx, ids, []rules.Article{a, b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if created != 2 || updated != 0 {
+		t.Fatalf("created, updated = %d, %d; want 2, 0", created, updated)
+	}
+	calls.Take()
+
+	t.Run("GetIsOneGetItem", func(t *testing.T) {
+		got, err := arts.Get(ctx, "Rent Agreement", "Delhi")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := env.Summary(calls.Take()), "GetItem:ArticlesTable=1"; got != want {
+			t.Errorf("calls = %s, want %s", got, want)
+		}
+		if got.ID == 0 || len(got.DocumentID) != 24 || !got.FollowsConsideration || got.Factor == nil || got.Factor.String() != "0.07" {
+			t.Errorf("article = %+v", got)
+		}
+	})
+	t.Run("FixedRoundTrips", func(t *testing.T) {
+		got, err := arts.Get(ctx, "Affidavit", "Karnataka")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Fixed == nil || *got.Fixed != 20 || got.Factor != nil || got.Min != 10 || got.Max != 500 {
+			t.Errorf("article = %+v", got)
+		}
+	})
+	t.Run("NotFound", func(t *testing.T) {
+		_, err := arts.Get(ctx, "Affidavit", "Delhi")
+		if got, want := rules.ErrorCode(err), rules.ENOTFOUND; got != want {
+			t.Fatalf("code = %q, want %q", got, want)
+		}
+		if got, want := rules.ErrorMessage(err), "Purpose with the name: Affidavit cannot be found."; got != want {
+			t.Errorf("message = %q, want %q", got, want)
+		}
+	})
+	t.Run("ImpossibleKeysAskNothing", func(t *testing.T) {
+		calls.Take()
+		long := make([]byte, 3000)
+		for i := range long {
+			long[i] = 'a'
+		}
+		for _, k := range [][2]string{{"", "Delhi"}, {string(long), "Delhi"}, {"Affidavit", "Atlantis"}} {
+			if _, err := arts.Get(ctx, k[0], k[1]); rules.ErrorCode(err) != rules.ENOTFOUND {
+				t.Errorf("Get(%.10q, %q) = %v, want ENOTFOUND", k[0], k[1], err)
+			}
+		}
+		if got := calls.Take(); len(got) != 0 {
+			t.Errorf("calls = %s, want none", env.Summary(got))
+		}
+	})
+	t.Run("UpsertKeepsIDs", func(t *testing.T) {
+		before, _ := arts.Get(ctx, "Affidavit", "Karnataka")
+		a2 := a
+		a2.Max = 900
+		created, updated, err := arts.Upsert(ctx, ids, []rules.Article{a2})
+		if err != nil || created != 0 || updated != 1 {
+			t.Fatalf("Upsert = %d, %d, %v; want 0, 1, nil", created, updated, err)
+		}
+		after, _ := arts.Get(ctx, "Affidavit", "Karnataka")
+		if after.ID != before.ID || after.DocumentID != before.DocumentID || after.Max != 900 {
+			t.Errorf("before %+v, after %+v", before, after)
+		}
+	})
+	t.Run("All", func(t *testing.T) {
+		all, err := arts.All(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := len(all), 2; got != want {
+			t.Fatalf("len = %d, want %d", got, want)
+		}
+		if all[0].ID == all[1].ID {
+			t.Errorf("ids not unique: %d", all[0].ID)
+		}
+	})
+	t.Run("CacheServesWithoutCalls", func(t *testing.T) {
+		cache := store.NewArticleCache(arts, time.Minute)
+		calls.Take()
+		for i := 0; i < 3; i++ {
+			if _, err := cache.All(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := cache.Get(ctx, "Affidavit", "Karnataka"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := cache.Get(ctx, "Nope", "Delhi"); rules.ErrorCode(err) != rules.ENOTFOUND {
+				t.Fatalf("Get(Nope) = %v", err)
+			}
+		}
+		if got, want := env.Summary(calls.Take()), "GetItem:ArticlesTable=2 Scan:ArticlesTable=1"; got != want {
+			t.Errorf("calls = %s, want %s", got, want)
+		}
+	})
+}
+
+func TestOrders(t *testing.T) {
+	ctx := context.Background()
+	env := storetest.New(t)
+	var calls storetest.Calls
+	db := env.DB(calls.Observe)
+	orders := db.Orders(env.Table("OrdersTable"))
+	ids := db.IDs(env.Table("CountersTable"), 30)
+
+	const n = 60
+	for i := 1; i <= n; i++ {
+		if _, err := orders.Create(ctx, "alice", newOrder(t, ids, i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := orders.Create(ctx, "bob", newOrder(t, ids, 0)); err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("CreateIsOneQueryAndOnePut", func(t *testing.T) {
+		o := newOrder(t, ids, 99)
+		calls.Take()
+		if _, err := orders.Create(ctx, "carol", o); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := env.Summary(calls.Take()), "PutItem:OrdersTable=1 Query:OrdersTable=1"; got != want {
+			t.Errorf("calls = %s, want %s", got, want)
+		}
+	})
+	t.Run("PagesNewestFirst", func(t *testing.T) {
+		for _, tc := range []struct{ page, size, first, count int }{
+			{1, 25, 60, 25}, {2, 25, 35, 25}, {3, 25, 10, 10}, {4, 25, 0, 0}, {1, 100, 60, 60}, {60, 1, 1, 1}, {61, 1, 0, 0},
+		} {
+			got, total, err := orders.Page(ctx, "alice", tc.page, tc.size)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if total != n {
+				t.Errorf("page %d/%d: total = %d, want %d", tc.page, tc.size, total, n)
+			}
+			if len(got) != tc.count {
+				t.Fatalf("page %d/%d: %d orders, want %d", tc.page, tc.size, len(got), tc.count)
+			}
+			for i, o := range got {
+				if want := fmt.Sprintf("Party %d", tc.first-i); o.StampDuty.FirstPartyName != want {
+					t.Errorf("page %d/%d item %d = %s, want %s", tc.page, tc.size, i, o.StampDuty.FirstPartyName, want)
+				}
+			}
+		}
+	})
+	t.Run("OwnersAreSeparate", func(t *testing.T) {
+		got, total, err := orders.Page(ctx, "bob", 1, 25)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if total != 1 || len(got) != 1 || got[0].StampDuty.FirstPartyName != "Party 0" {
+			t.Errorf("bob: total %d, %+v", total, got)
+		}
+	})
+	t.Run("PageNCostsWhatPage1Costs", func(t *testing.T) {
+		cost := func(page int) (string, float64) {
+			calls.Take()
+			if _, _, err := orders.Page(ctx, "alice", page, 10); err != nil {
+				t.Fatal(err)
+			}
+			cs := calls.Take()
+			var rcu float64
+			for _, c := range cs {
+				rcu += c.ReadUnits
+			}
+			return env.Summary(cs), rcu
+		}
+		s1, r1 := cost(1)
+		s6, r6 := cost(6)
+		if want := "Query:OrdersTable=2"; s1 != want || s6 != want {
+			t.Errorf("calls: page 1 %s, page 6 %s; want %s", s1, s6, want)
+		}
+		if r1 != r6 || r1 == 0 {
+			t.Errorf("read units: page 1 %v, page 6 %v; want equal and > 0", r1, r6)
+		}
+	})
+	t.Run("RoundTrip", func(t *testing.T) {
+		o := newOrder(t, ids, 1000)
+		o.Fulfillments[0].CertificateFile = &rules.File{ID: 5, DocumentID: "f", URL: "https://x/c.pdf", Name: "c.pdf"}
+		if _, err := orders.Create(ctx, "dave", o); err != nil {
+			t.Fatal(err)
+		}
+		got, _, err := orders.Page(ctx, "dave", 1, 1)
+		if err != nil || len(got) != 1 {
+			t.Fatal(len(got), err)
+		}
+		want, _ := json.Marshal(o)
+		if got, _ := json.Marshal(got[0]); string(got) != string(want) {
+			t.Errorf("stored\n%s\nread back\n%s", want, got)
+		}
+	})
+}
+
+// TestConcurrentCreates: many creates at once by one owner, each through its
+// own store (as separate Lambda instances would be), never lose, duplicate or
+// misnumber an order.
+func TestConcurrentCreates(t *testing.T) {
+	ctx := context.Background()
+	env := storetest.New(t)
+	const n = 60
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	seqs := make(chan int64, n)
+	for i := 1; i <= n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			db := env.DB(nil)
+			ids := db.IDs(env.Table("CountersTable"), 30)
+			seq, err := db.Orders(env.Table("OrdersTable")).Create(ctx, "alice", newOrder(t, ids, i))
+			errs <- err
+			seqs <- seq
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	close(seqs)
+	for err := range errs {
+		if err != nil {
+			t.Errorf("create: %v", err)
+		}
+	}
+	seen := map[int64]bool{}
+	for s := range seqs {
+		if seen[s] {
+			t.Errorf("seq %d given twice", s)
+		}
+		seen[s] = true
+	}
+	got, total, err := env.DB(nil).Orders(env.Table("OrdersTable")).Page(ctx, "alice", 1, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total != n || len(got) != n {
+		t.Fatalf("total %d, listed %d; want %d", total, len(got), n)
+	}
+	names, orderIDs, docs := map[string]bool{}, map[int64]bool{}, map[string]bool{}
+	for _, o := range got {
+		names[o.StampDuty.FirstPartyName] = true
+		for _, id := range []int64{o.ID, o.Fulfillments[0].ID, o.StampDuty.ID} {
+			if orderIDs[id] {
+				t.Errorf("id %d used twice", id)
+			}
+			orderIDs[id] = true
+		}
+		docs[o.DocumentID] = true
+	}
+	if len(names) != n || len(docs) != n {
+		t.Errorf("%d distinct orders and %d documentIds listed, want %d", len(names), len(docs), n)
+	}
+}
+
+func TestIDsUniqueAcrossInstances(t *testing.T) {
+	ctx := context.Background()
+	env := storetest.New(t)
+	var mu sync.Mutex
+	seen := map[int64]bool{}
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ids := env.DB(nil).IDs(env.Table("CountersTable"), 7)
+			for j := 0; j < 25; j++ {
+				first, err := ids.Reserve(ctx, 3)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				for k := first; k < first+3; k++ {
+					if k <= 0 || seen[k] {
+						t.Errorf("id %d reused or not positive", k)
+					}
+					seen[k] = true
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if got, want := len(seen), 8*25*3; got != want {
+		t.Errorf("%d ids, want %d", got, want)
+	}
+}
+
+func TestTokens(t *testing.T) {
+	ctx := context.Background()
+	env := storetest.New(t)
+	tokens := env.DB(nil).Tokens(env.Table("TokensTable"))
+	secret, hash, err := auth.NewToken()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tokens.Create(ctx, auth.Token{Hash: hash, Owner: "alice", CreatedAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("Lookup", func(t *testing.T) {
+		got, err := tokens.Token(ctx, auth.Hash(secret))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Owner != "alice" || got.Revoked() {
+			t.Errorf("token = %+v", got)
+		}
+	})
+	t.Run("Unknown", func(t *testing.T) {
+		_, err := tokens.Token(ctx, auth.Hash("sdt_other"))
+		if got, want := rules.ErrorCode(err), rules.ENOTFOUND; got != want {
+			t.Errorf("code = %q, want %q", got, want)
+		}
+	})
+	t.Run("DuplicateRefused", func(t *testing.T) {
+		err := tokens.Create(ctx, auth.Token{Hash: hash, Owner: "mallory", CreatedAt: time.Now()})
+		if got, want := rules.ErrorCode(err), rules.ECONFLICT; got != want {
+			t.Errorf("code = %q, want %q", got, want)
+		}
+	})
+	t.Run("Revoke", func(t *testing.T) {
+		tok, err := tokens.Revoke(ctx, hash[:12], time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !tok.Revoked() {
+			t.Error("returned token not revoked")
+		}
+		got, _ := tokens.Token(ctx, hash)
+		if !got.Revoked() {
+			t.Error("stored token not revoked")
+		}
+		list, _ := tokens.List(ctx)
+		if len(list) != 1 || !list[0].Revoked() {
+			t.Errorf("list = %+v", list)
+		}
+	})
+	t.Run("RevokeUnknown", func(t *testing.T) {
+		_, err := tokens.Revoke(ctx, "ffffffffffff", time.Now())
+		if got, want := rules.ErrorCode(err), rules.ENOTFOUND; got != want {
+			t.Errorf("code = %q, want %q", got, want)
+		}
+	})
+}
+
+// TestEngineDownIsUnavailable: a DynamoDB that cannot be reached is a 503
+// kind of error, not a 500, and carries no address in its message.
+func TestEngineDownIsUnavailable(t *testing.T) {
+	db := store.New(localdb.Client("http://127.0.0.1:1"), nil)
+	_, err := db.Articles("ArticlesTable").Get(context.Background(), "Affidavit", "Delhi")
+	if got, want := rules.ErrorCode(err), rules.EUNAVAILABLE; got != want {
+		t.Fatalf("code = %q, want %q (%v)", got, want, err)
+	}
+	if got, want := rules.ErrorMessage(err), "Service Unavailable"; got != want {
+		t.Errorf("message = %q, want %q", got, want)
+	}
+}

@@ -1,0 +1,130 @@
+package storetest
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// ProxyCall is one DynamoDB request seen by a Proxy.
+type ProxyCall struct {
+	Operation string // e.g. "GetItem"
+	Table     string // this test's table name
+}
+
+// Fault is what a Proxy answers instead of forwarding a request.
+type Fault struct {
+	Status int    // e.g. 400 or 500
+	Type   string // the DynamoDB error type, e.g. "ThrottlingException"
+}
+
+// Proxy stands between code under test and the engine: it records every
+// DynamoDB operation (from the X-Amz-Target header and the TableName of the
+// body) and can answer with a fault instead of forwarding.
+type Proxy struct {
+	// URL is the proxy's address, to use as DYNAMODB_ENDPOINT.
+	URL string
+
+	mu    sync.Mutex
+	calls []ProxyCall
+	all   []ProxyCall
+	fault func(ProxyCall) *Fault
+}
+
+// NewProxy starts a proxy in front of e's engine, and makes it e's Endpoint,
+// so that Getenv hands it to the functions. It stops with the test.
+func (e *Env) NewProxy() *Proxy {
+	target, err := url.Parse(e.Endpoint)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	p := &Proxy{}
+	rp := httputil.NewSingleHostReverseProxy(target)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		var in struct{ TableName string }
+		_ = json.Unmarshal(body, &in)
+		_, op, _ := strings.Cut(r.Header.Get("X-Amz-Target"), ".")
+		c := ProxyCall{Operation: op, Table: in.TableName}
+		p.mu.Lock()
+		p.calls = append(p.calls, c)
+		p.all = append(p.all, c)
+		fault := p.fault
+		p.mu.Unlock()
+		if fault != nil {
+			if f := fault(c); f != nil {
+				w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+				w.WriteHeader(f.Status)
+				json.NewEncoder(w).Encode(map[string]string{"__type": "com.amazonaws.dynamodb.v20120810#" + f.Type, "message": "injected " + f.Type})
+				return
+			}
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	e.t.Cleanup(srv.Close)
+	p.URL = srv.URL
+	e.Endpoint = srv.URL
+	return p
+}
+
+// SetFault makes the proxy answer with f(call) whenever that is not nil;
+// nil restores plain forwarding.
+func (p *Proxy) SetFault(f func(ProxyCall) *Fault) {
+	p.mu.Lock()
+	p.fault = f
+	p.mu.Unlock()
+}
+
+// Take returns the calls seen so far and forgets them.
+func (p *Proxy) Take() []ProxyCall {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := p.calls
+	p.calls = nil
+	return out
+}
+
+// All returns every call the proxy has seen, Take or not.
+func (p *Proxy) All() []ProxyCall {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]ProxyCall(nil), p.all...)
+}
+
+// Operations renders calls as a sorted "Operation:LogicalTable=count" list,
+// like Env.Summary.
+func (e *Env) Operations(calls []ProxyCall) string {
+	var cs []callLike
+	for _, c := range calls {
+		cs = append(cs, callLike{c.Operation, c.Table})
+	}
+	return e.summary(cs)
+}
+
+// Used returns, per logical table, the set of operations seen in calls.
+func (e *Env) Used(calls []ProxyCall) map[string]map[string]bool {
+	logical := map[string]string{}
+	for id, n := range e.Names {
+		logical[n] = id
+	}
+	out := map[string]map[string]bool{}
+	for _, c := range calls {
+		id := logical[c.Table]
+		if out[id] == nil {
+			out[id] = map[string]bool{}
+		}
+		out[id][c.Operation] = true
+	}
+	return out
+}
+
+// T returns the test the Env belongs to.
+func (e *Env) T() testing.TB { return e.t }

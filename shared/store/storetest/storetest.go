@@ -1,0 +1,201 @@
+// Package storetest gives tests a real DynamoDB engine: dynalite, started once
+// per test binary (or the engine at DYNAMODB_ENDPOINT), and for each test a
+// fresh copy of template.yaml's tables under unique names, with the
+// environment each function would get from the template.
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"stampduty/shared/samtemplate"
+	"stampduty/shared/store"
+	"stampduty/shared/store/localdb"
+)
+
+// runtimeVars are the variables the Lambda runtime sets in every function;
+// the template does not list them.
+var runtimeVars = map[string]string{
+	"AWS_REGION":            localdb.Region,
+	"AWS_ACCESS_KEY_ID":     localdb.AccessKeyID,
+	"AWS_SECRET_ACCESS_KEY": localdb.SecretAccessKey,
+	"AWS_SESSION_TOKEN":     "",
+}
+
+var (
+	endpoint string
+	tmpl     *samtemplate.Template
+	seq      atomic.Int64
+)
+
+// Main runs a test binary's tests with a local engine: call it from TestMain.
+func Main(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	wd, _ := os.Getwd()
+	root, err := localdb.ModuleRoot(wd)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "storetest:", err)
+		return 1
+	}
+	if tmpl, err = samtemplate.Load(root + "/template.yaml"); err != nil {
+		fmt.Fprintln(os.Stderr, "storetest:", err)
+		return 1
+	}
+	endpoint = os.Getenv("DYNAMODB_ENDPOINT")
+	if endpoint == "" {
+		srv, err := localdb.Start(context.Background(), root, "", nil)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "storetest:", err)
+			return 1
+		}
+		defer srv.Stop()
+		endpoint = srv.Endpoint
+	}
+	return m.Run()
+}
+
+// Env is one test's set of tables.
+type Env struct {
+	t testing.TB
+	// Endpoint is the engine's address.
+	Endpoint string
+	// Names maps each table's logical id to this test's table name.
+	Names    map[string]string
+	Template *samtemplate.Template
+	Client   *dynamodb.Client
+}
+
+// New creates a fresh copy of the template's tables for t.
+func New(t testing.TB) *Env {
+	t.Helper()
+	if tmpl == nil {
+		t.Fatal("storetest: call storetest.Main from TestMain")
+	}
+	n := seq.Add(1)
+	e := &Env{t: t, Endpoint: endpoint, Names: map[string]string{}, Template: tmpl, Client: localdb.Client(endpoint)}
+	for _, tb := range tmpl.Tables {
+		e.Names[tb.LogicalID] = fmt.Sprintf("%s-%d-%d", tb.LogicalID, os.Getpid(), n)
+	}
+	if err := localdb.CreateTables(context.Background(), e.Client, tmpl.Tables, e.Names); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// DB returns a store over this test's engine, reporting calls to observer (may be nil).
+func (e *Env) DB(observer store.Observer) *store.DB {
+	return store.New(e.Client, observer)
+}
+
+// Table returns this test's name of the table with the given logical id.
+func (e *Env) Table(logicalID string) string {
+	e.t.Helper()
+	n, ok := e.Names[logicalID]
+	if !ok {
+		e.t.Fatalf("template has no table %s", logicalID)
+	}
+	return n
+}
+
+// Getenv returns the environment function fn gets from the template (its
+// variables, resolved to this test's tables and engine) plus the Lambda
+// runtime's own variables. Every name read is recorded in read; reading a
+// name the template does not set fails the test.
+func (e *Env) Getenv(fn string, read map[string]bool) func(string) string {
+	e.t.Helper()
+	f, ok := tmpl.Function(fn)
+	if !ok {
+		e.t.Fatalf("template has no function %s", fn)
+	}
+	vals := map[string]string{}
+	for k, v := range runtimeVars {
+		vals[k] = v
+	}
+	for k, v := range f.Env {
+		s, err := tmpl.Resolve(v, map[string]string{"DynamoDBEndpoint": e.Endpoint}, e.Names)
+		if err != nil {
+			e.t.Fatalf("%s env %s: %v", fn, k, err)
+		}
+		vals[k] = s
+	}
+	var mu sync.Mutex
+	return func(name string) string {
+		mu.Lock()
+		defer mu.Unlock()
+		if read != nil {
+			read[name] = true
+		}
+		v, ok := vals[name]
+		if !ok {
+			e.t.Errorf("%s reads %s, which template.yaml does not set", fn, name)
+		}
+		return v
+	}
+}
+
+// Calls records DynamoDB calls; its Observe method is a store.Observer.
+type Calls struct {
+	mu    sync.Mutex
+	calls []store.Call
+}
+
+// Observe records c.
+func (c *Calls) Observe(call store.Call) {
+	c.mu.Lock()
+	c.calls = append(c.calls, call)
+	c.mu.Unlock()
+}
+
+// Take returns the calls recorded so far and forgets them.
+func (c *Calls) Take() []store.Call {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := c.calls
+	c.calls = nil
+	return out
+}
+
+// Summary renders calls as "Operation:table" counts, sorted, e.g.
+// "GetItem:ArticlesTable=1 PutItem:OrdersTable=1", with table names mapped
+// back to logical ids.
+func (e *Env) Summary(calls []store.Call) string {
+	var cs []callLike
+	for _, c := range calls {
+		cs = append(cs, callLike{c.Operation, c.Table})
+	}
+	return e.summary(cs)
+}
+
+type callLike struct{ op, table string }
+
+func (e *Env) summary(calls []callLike) string {
+	logical := map[string]string{}
+	for id, n := range e.Names {
+		logical[n] = id
+	}
+	counts := map[string]int{}
+	for _, c := range calls {
+		counts[c.op+":"+logical[c.table]]++
+	}
+	keys := make([]string, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%d", k, counts[k])
+	}
+	return strings.Join(parts, " ")
+}

@@ -1,0 +1,145 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"stampduty/shared/auth"
+	"stampduty/shared/rules"
+)
+
+// Tokens is the tokens table: key hash (the SHA-256 of a token).
+type Tokens struct {
+	db    *DB
+	table string
+}
+
+// Tokens returns the tokens table of the given name.
+func (db *DB) Tokens(table string) *Tokens { return &Tokens{db: db, table: table} }
+
+type tokenItem struct {
+	Hash      string `dynamodbav:"hash"`
+	Owner     string `dynamodbav:"owner"`
+	CreatedAt string `dynamodbav:"created_at"`
+	RevokedAt string `dynamodbav:"revoked_at,omitempty"`
+}
+
+func (it tokenItem) token() auth.Token {
+	t := auth.Token{Hash: it.Hash, Owner: it.Owner}
+	t.CreatedAt, _ = time.Parse(time.RFC3339Nano, it.CreatedAt)
+	t.RevokedAt, _ = time.Parse(time.RFC3339Nano, it.RevokedAt)
+	return t
+}
+
+// Token returns the token with the given hash (one GetItem), or ENOTFOUND.
+func (s *Tokens) Token(ctx context.Context, hash string) (auth.Token, error) {
+	out, err := s.db.client.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:              aws.String(s.table),
+		Key:                    map[string]types.AttributeValue{"hash": &types.AttributeValueMemberS{Value: hash}},
+		ReturnConsumedCapacity: s.db.capacity(),
+	})
+	if err != nil {
+		return auth.Token{}, fail("GetItem", err)
+	}
+	if out.Item == nil {
+		return auth.Token{}, rules.Errorf(rules.ENOTFOUND, "no such token")
+	}
+	var it tokenItem
+	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
+		return auth.Token{}, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("decode token: %w", err)}
+	}
+	return it.token(), nil
+}
+
+// Create stores a token record. It fails with ECONFLICT if the hash exists.
+func (s *Tokens) Create(ctx context.Context, t auth.Token) error {
+	item, err := attributevalue.MarshalMap(tokenItem{Hash: t.Hash, Owner: t.Owner, CreatedAt: t.CreatedAt.UTC().Format(time.RFC3339Nano)})
+	if err != nil {
+		return fmt.Errorf("encode token: %w", err)
+	}
+	_, err = s.db.client.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:                aws.String(s.table),
+		Item:                     item,
+		ConditionExpression:      aws.String("attribute_not_exists(#h)"),
+		ExpressionAttributeNames: map[string]string{"#h": "hash"},
+		ReturnConsumedCapacity:   s.db.capacity(),
+	})
+	if conditionFailed(err) {
+		return rules.Errorf(rules.ECONFLICT, "token exists")
+	}
+	if err != nil {
+		return fail("PutItem", err)
+	}
+	return nil
+}
+
+// List returns every token record (a Scan: an operator's command over a small
+// table), oldest first.
+func (s *Tokens) List(ctx context.Context) ([]auth.Token, error) {
+	var ts []auth.Token
+	p := dynamodb.NewScanPaginator(s.db.client, &dynamodb.ScanInput{TableName: aws.String(s.table), ReturnConsumedCapacity: s.db.capacity()})
+	for p.HasMorePages() {
+		out, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, fail("Scan", err)
+		}
+		var items []tokenItem
+		if err := attributevalue.UnmarshalListOfMaps(out.Items, &items); err != nil {
+			return nil, fmt.Errorf("decode tokens: %w", err)
+		}
+		for _, it := range items {
+			ts = append(ts, it.token())
+		}
+	}
+	sort.Slice(ts, func(i, j int) bool { return ts[i].CreatedAt.Before(ts[j].CreatedAt) })
+	return ts, nil
+}
+
+// Revoke marks the token whose ID (hash prefix) is id as revoked at now. It
+// fails with ENOTFOUND when no token has that ID, and EINVALID when the ID is
+// ambiguous.
+func (s *Tokens) Revoke(ctx context.Context, id string, now time.Time) (auth.Token, error) {
+	ts, err := s.List(ctx)
+	if err != nil {
+		return auth.Token{}, err
+	}
+	var match []auth.Token
+	for _, t := range ts {
+		if id != "" && strings.HasPrefix(t.Hash, strings.ToLower(id)) {
+			match = append(match, t)
+		}
+	}
+	switch len(match) {
+	case 0:
+		return auth.Token{}, rules.Errorf(rules.ENOTFOUND, "no token with id %s", id)
+	case 1:
+	default:
+		return auth.Token{}, rules.Errorf(rules.EINVALID, "%d tokens have ids starting with %s", len(match), id)
+	}
+	t := match[0]
+	if t.Revoked() {
+		return t, nil
+	}
+	t.RevokedAt = now.UTC()
+	_, err = s.db.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(s.table),
+		Key:                       map[string]types.AttributeValue{"hash": &types.AttributeValueMemberS{Value: t.Hash}},
+		UpdateExpression:          aws.String("SET revoked_at = :r"),
+		ConditionExpression:       aws.String("attribute_exists(#h)"),
+		ExpressionAttributeNames:  map[string]string{"#h": "hash"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":r": &types.AttributeValueMemberS{Value: t.RevokedAt.Format(time.RFC3339Nano)}},
+		ReturnConsumedCapacity:    s.db.capacity(),
+	})
+	if err != nil {
+		return auth.Token{}, fail("UpdateItem", err)
+	}
+	return t, nil
+}

@@ -1,0 +1,216 @@
+package strapi
+
+import (
+	"fmt"
+	"math"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+
+	"stampduty/shared/rules"
+)
+
+// Page sizes of list endpoints.
+const (
+	DefaultPageSize = 25
+	MaxPageSize     = 100
+)
+
+// Pagination is the pagination block of a list response.
+type Pagination struct {
+	Page      int `json:"page"`
+	PageSize  int `json:"pageSize"`
+	PageCount int `json:"pageCount"`
+	Total     int `json:"total"`
+}
+
+// NewPagination returns the block for page of size items out of total.
+func NewPagination(page, size, total int) Pagination {
+	return Pagination{Page: page, PageSize: size, PageCount: (total + size - 1) / size, Total: total}
+}
+
+// Query is a parsed query string.
+type Query struct {
+	values url.Values
+}
+
+// ParseQuery parses a raw (still percent-encoded) query string and refuses
+// keys for which known returns false.
+func ParseQuery(raw string, known func(key string) bool) (Query, error) {
+	v, err := url.ParseQuery(raw)
+	if err != nil {
+		return Query{}, paramError("query", "The query string is malformed")
+	}
+	keys := make([]string, 0, len(v))
+	for k := range v {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if !known(k) {
+			return Query{}, paramError(k, fmt.Sprintf("Invalid query parameter %s", k))
+		}
+	}
+	return Query{values: v}, nil
+}
+
+func paramError(key, msg string) error {
+	return &rules.Error{Code: rules.EINVALID, Message: msg, Fields: []rules.FieldError{{Path: key, Message: msg}}}
+}
+
+// one returns the single value of key; ok is false when the key is absent.
+func (q Query) one(key string) (string, bool, error) {
+	vs, ok := q.values[key]
+	if !ok {
+		return "", false, nil
+	}
+	if len(vs) > 1 {
+		return "", false, paramError(key, key+" must be given once")
+	}
+	return vs[0], true, nil
+}
+
+// Page reads the page number and page size from the parameters named
+// pageKey and sizeKey. Both must be whole numbers of at least 1; page
+// defaults to 1 and size to DefaultPageSize, and a size over MaxPageSize is
+// taken as MaxPageSize.
+func (q Query) Page(pageKey, sizeKey string) (page, size int, err error) {
+	page, size = 1, DefaultPageSize
+	if s, ok, err := q.one(pageKey); err != nil {
+		return 0, 0, err
+	} else if ok {
+		if page, err = positive(pageKey, s); err != nil {
+			return 0, 0, err
+		}
+	}
+	if s, ok, err := q.one(sizeKey); err != nil {
+		return 0, 0, err
+	} else if ok {
+		if size, err = positive(sizeKey, s); err != nil {
+			return 0, 0, err
+		}
+	}
+	return page, min(size, MaxPageSize), nil
+}
+
+// positive parses a whole number of at least 1 written in ASCII digits.
+// Numbers too large for an int are taken as the largest int: a page that far
+// is past the end, a size that large is capped anyway.
+func positive(key, s string) (int, error) {
+	bad := paramError(key, key+" must be a whole number of at least 1")
+	if s == "" {
+		return 0, bad
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, bad
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		n = math.MaxInt32 // only digits, so the only failure is the range
+	}
+	if n < 1 {
+		return 0, bad
+	}
+	return int(min(n, math.MaxInt32)), nil
+}
+
+// SortKey is one key of a sort: a field and its direction.
+type SortKey struct {
+	Field string
+	Desc  bool
+}
+
+// IsSortKey reports whether key is a sort parameter: sort or sort[N].
+func IsSortKey(key string) bool {
+	_, ok := sortIndex(key)
+	return ok || key == "sort"
+}
+
+func sortIndex(key string) (int, bool) {
+	if !strings.HasPrefix(key, "sort[") || !strings.HasSuffix(key, "]") {
+		return 0, false
+	}
+	n := key[len("sort[") : len(key)-1]
+	if n == "" || len(n) > 3 {
+		return 0, false
+	}
+	for i := 0; i < len(n); i++ {
+		if n[i] < '0' || n[i] > '9' {
+			return 0, false
+		}
+	}
+	i, _ := strconv.Atoi(n)
+	return i, true
+}
+
+// Sort reads the sort keys: sort[0]=field:dir, sort[1]=..., or
+// sort=field:dir (several separated by commas). The direction is asc or desc
+// (any case) and defaults to asc; fields must be in allowed.
+func (q Query) Sort(allowed []string) ([]SortKey, error) {
+	type item struct {
+		index int
+		key   string
+	}
+	var items []item
+	for k := range q.values {
+		if i, ok := sortIndex(k); ok {
+			items = append(items, item{i, k})
+		}
+	}
+	sort.Slice(items, func(a, b int) bool { return items[a].index < items[b].index })
+	var specs []string
+	var keys []string
+	if plain, ok := q.values["sort"]; ok {
+		if len(items) > 0 {
+			return nil, paramError("sort", "Use either sort or sort[N], not both")
+		}
+		for _, v := range plain {
+			specs = append(specs, v)
+			keys = append(keys, "sort")
+		}
+	}
+	for _, it := range items {
+		v, _, err := q.one(it.key)
+		if err != nil {
+			return nil, err
+		}
+		specs = append(specs, v)
+		keys = append(keys, it.key)
+	}
+	var out []SortKey
+	for i, spec := range specs {
+		for _, part := range strings.Split(spec, ",") {
+			k, err := parseSortKey(keys[i], strings.TrimSpace(part), allowed)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, k)
+		}
+	}
+	return out, nil
+}
+
+func parseSortKey(param, s string, allowed []string) (SortKey, error) {
+	field, dir, hasDir := strings.Cut(s, ":")
+	k := SortKey{Field: field}
+	known := false
+	for _, a := range allowed {
+		known = known || a == field
+	}
+	if !known {
+		return k, paramError(param, fmt.Sprintf("%s: cannot sort by %q; sortable fields are %s", param, field, strings.Join(allowed, ", ")))
+	}
+	if hasDir {
+		switch strings.ToLower(dir) {
+		case "asc":
+		case "desc":
+			k.Desc = true
+		default:
+			return k, paramError(param, fmt.Sprintf("%s: the direction must be asc or desc", param))
+		}
+	}
+	return k, nil
+}

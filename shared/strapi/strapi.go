@@ -1,0 +1,168 @@
+// Package strapi holds the HTTP conventions of a Strapi v5 API that the
+// service follows: the error envelope and the one table from error kinds to
+// statuses, JSON responses, request body limits, and the pagination and sort
+// query parameters of list endpoints.
+package strapi
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"stampduty/shared/rules"
+)
+
+// MaxBody is the largest request body accepted: 64 KiB.
+const MaxBody = 64 << 10
+
+// kind is the HTTP face of an error code.
+type kind struct {
+	status int
+	name   string
+}
+
+// kinds maps each error code to its status and Strapi error name. It is the
+// only place where statuses are chosen for errors.
+var kinds = map[rules.Code]kind{
+	rules.EINVALID:      {http.StatusBadRequest, "ValidationError"},
+	rules.EUNAUTHORIZED: {http.StatusUnauthorized, "UnauthorizedError"},
+	rules.EFORBIDDEN:    {http.StatusForbidden, "ForbiddenError"},
+	rules.ENOTFOUND:     {http.StatusNotFound, "NotFoundError"},
+	rules.ENOTALLOWED:   {http.StatusMethodNotAllowed, "MethodNotAllowedError"},
+	rules.ECONFLICT:     {http.StatusConflict, "ConflictError"},
+	rules.ETOOLARGE:     {http.StatusRequestEntityTooLarge, "PayloadTooLargeError"},
+	rules.EUNSUPPORTED:  {http.StatusUnsupportedMediaType, "UnsupportedMediaTypeError"},
+	rules.EUNAVAILABLE:  {http.StatusServiceUnavailable, "ServiceUnavailableError"},
+	rules.EINTERNAL:     {http.StatusInternalServerError, "InternalServerError"},
+}
+
+// Status returns the HTTP status of err.
+func Status(err error) int {
+	return kindOf(err).status
+}
+
+func kindOf(err error) kind {
+	if k, ok := kinds[rules.ErrorCode(err)]; ok {
+		return k
+	}
+	return kinds[rules.EINTERNAL]
+}
+
+// ErrorBody is the Strapi error envelope: {"data": null, "error": {...}}.
+type ErrorBody struct {
+	Data  *struct{} `json:"data"`
+	Error ErrorInfo `json:"error"`
+}
+
+// ErrorInfo is the error object of the envelope.
+type ErrorInfo struct {
+	Status  int     `json:"status"`
+	Name    string  `json:"name"`
+	Message string  `json:"message"`
+	Details Details `json:"details"`
+}
+
+// Details holds the per-field errors of a ValidationError; it is {} otherwise.
+type Details struct {
+	Errors []DetailError `json:"errors,omitempty"`
+}
+
+// DetailError is one failing field: its path, message and error name.
+type DetailError struct {
+	Path    []string `json:"path"`
+	Message string   `json:"message"`
+	Name    string   `json:"name"`
+}
+
+// NewErrorBody returns the envelope of err. Internal and unavailable errors
+// carry only a generic message: no cause, table name or address.
+func NewErrorBody(err error) ErrorBody {
+	k := kindOf(err)
+	info := ErrorInfo{Status: k.status, Name: k.name}
+	var e *rules.Error
+	switch {
+	case !errors.As(err, &e):
+		info.Message = "Internal Server Error"
+	case k.status >= 500:
+		info.Message = http.StatusText(k.status)
+	default:
+		info.Message = e.Message
+		for _, f := range e.Fields {
+			path := []string{}
+			if f.Path != "" {
+				path = []string{f.Path}
+			}
+			info.Details.Errors = append(info.Details.Errors, DetailError{Path: path, Message: f.Message, Name: k.name})
+		}
+	}
+	return ErrorBody{Error: info}
+}
+
+// WriteError writes err in the envelope with its status. Faults (5xx) are
+// logged with their cause; a 503 tells the client when to retry.
+func WriteError(w http.ResponseWriter, r *http.Request, err error) {
+	body := NewErrorBody(err)
+	if body.Error.Status >= 500 {
+		slog.ErrorContext(r.Context(), "request failed", "status", body.Error.Status, "err", err.Error())
+		if body.Error.Status == http.StatusServiceUnavailable {
+			w.Header().Set("Retry-After", "1")
+		}
+	}
+	WriteJSON(w, body.Error.Status, body)
+}
+
+// WriteJSON writes v as a JSON response with the given status.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		b = []byte(`{"data":null,"error":{"status":500,"name":"InternalServerError","message":"Internal Server Error","details":{}}}`)
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	w.Write(b)
+}
+
+// ReadJSONBody reads a JSON request body of at most MaxBody bytes. A body
+// declared with a non-JSON Content-Type is EUNSUPPORTED; a longer one is
+// ETOOLARGE, refused before any of it is parsed.
+func ReadJSONBody(r *http.Request) ([]byte, error) {
+	if ct := r.Header.Get("Content-Type"); ct != "" && !isJSON(ct) {
+		return nil, rules.Errorf(rules.EUNSUPPORTED, "Content-Type must be application/json")
+	}
+	if r.ContentLength > MaxBody {
+		return nil, rules.Errorf(rules.ETOOLARGE, "The request body is larger than 64 KiB")
+	}
+	b, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
+	if err != nil {
+		return nil, rules.Errorf(rules.EINVALID, "Invalid data. The body could not be read")
+	}
+	if len(b) > MaxBody {
+		return nil, rules.Errorf(rules.ETOOLARGE, "The request body is larger than 64 KiB")
+	}
+	return b, nil
+}
+
+// isJSON reports whether a Content-Type value names JSON: application/json
+// or a +json type, with any parameters.
+func isJSON(ct string) bool {
+	mt, _, _ := strings.Cut(ct, ";")
+	mt = strings.ToLower(strings.TrimSpace(mt))
+	return mt == "application/json" || (strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))
+}
+
+// Method returns a handler that serves only the given method and answers
+// any other with 405 in the envelope.
+func Method(method string, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != method {
+			w.Header().Set("Allow", method)
+			WriteError(w, r, rules.Errorf(rules.ENOTALLOWED, "Method %s is not allowed here", r.Method))
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
