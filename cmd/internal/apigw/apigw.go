@@ -1,0 +1,393 @@
+// Package apigw emulates an API Gateway HTTP API with Lambda proxy
+// integrations (payload format 2.0): it routes HTTP requests, turns each into
+// the event API Gateway would send, invokes the route's function and turns the
+// function's response, or its failure, into the HTTP response API Gateway
+// would give.
+package apigw
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"stampduty/cmd/internal/runtimeapi"
+)
+
+// Defaults of API Gateway HTTP APIs.
+const (
+	// DefaultMaxBody is API Gateway's limit for a request body.
+	DefaultMaxBody = 10 << 20
+	// DefaultTimeout is API Gateway's integration timeout.
+	DefaultTimeout = 30 * time.Second
+)
+
+// Invoker runs one Lambda invocation.
+type Invoker interface {
+	Invoke(ctx context.Context, payload []byte) ([]byte, error)
+}
+
+// Route sends the requests matching a method and a path to a function.
+type Route struct {
+	// Method is an HTTP method, matched exactly (HEAD is not GET), or ANY.
+	Method string
+	// Path is the resource path. A {name} segment matches any one segment and
+	// becomes a path parameter; a final {name+} matches the rest of the path.
+	// "$default" catches the requests no other route matches.
+	Path   string
+	Target Invoker
+}
+
+// Options configures the emulated API.
+type Options struct {
+	// Log receives an access log line per request; nil discards them.
+	Log io.Writer
+	// MaxBody bounds request bodies (DefaultMaxBody when 0); larger ones get
+	// 413 Request Entity Too Large.
+	MaxBody int64
+	// Timeout bounds each integration (DefaultTimeout when 0); on expiry the
+	// client gets 503 Service Unavailable while the function runs on.
+	Timeout time.Duration
+}
+
+// handler is the emulated API.
+type handler struct {
+	routes  []route
+	maxBody int64
+	timeout time.Duration
+	logMu   sync.Mutex
+	log     io.Writer
+}
+
+// NewHandler returns an http.Handler serving routes like an API Gateway HTTP
+// API's $default stage. When several routes match a request, the most
+// specific one wins, as on API Gateway.
+func NewHandler(routes []Route, opts Options) http.Handler {
+	h := &handler{maxBody: opts.MaxBody, timeout: opts.Timeout, log: opts.Log}
+	if h.maxBody <= 0 {
+		h.maxBody = DefaultMaxBody
+	}
+	if h.timeout <= 0 {
+		h.timeout = DefaultTimeout
+	}
+	for _, r := range routes {
+		h.routes = append(h.routes, newRoute(r))
+	}
+	return h
+}
+
+// ServeHTTP handles one request like API Gateway.
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	requestID := newRequestID()
+	w.Header().Set("Apigw-Requestid", requestID)
+	status, err := h.serve(w, r, requestID, start)
+	h.logRequest(r, status, time.Since(start), requestID, err)
+}
+
+// serve answers r and returns the status it sent, with the reason when the
+// function was not reached or failed.
+func (h *handler) serve(w http.ResponseWriter, r *http.Request, requestID string, now time.Time) (int, error) {
+	rt, params := find(h.routes, r.Method, r.URL.Path)
+	if rt == nil {
+		return writeMessage(w, http.StatusNotFound, "Not Found"), nil
+	}
+	if r.ContentLength > h.maxBody {
+		return writeMessage(w, http.StatusRequestEntityTooLarge, "Request Entity Too Large"), nil
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.maxBody))
+	if err != nil {
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			return writeMessage(w, http.StatusRequestEntityTooLarge, "Request Entity Too Large"), nil
+		}
+		return writeMessage(w, http.StatusBadRequest, "Bad Request"), fmt.Errorf("read body: %w", err)
+	}
+
+	event := newEvent(r, rt, params, body, requestID, now)
+	payload, err := json.Marshal(event)
+	if err != nil {
+		return writeMessage(w, http.StatusInternalServerError, "Internal Server Error"), fmt.Errorf("marshal event: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
+	defer cancel()
+	out, err := rt.target.Invoke(ctx, payload)
+	switch {
+	case err == nil:
+	case errors.Is(err, runtimeapi.ErrTimeout),
+		errors.Is(err, context.DeadlineExceeded) && r.Context().Err() == nil:
+		return writeMessage(w, http.StatusServiceUnavailable, "Service Unavailable"), err
+	default:
+		return writeMessage(w, http.StatusInternalServerError, "Internal Server Error"), err
+	}
+	status, err := writeResponse(w, out)
+	if err != nil {
+		return writeMessage(w, http.StatusInternalServerError, "Internal Server Error"), err
+	}
+	return status, nil
+}
+
+// newEvent builds the payload 2.0 event API Gateway sends for r.
+func newEvent(r *http.Request, rt *route, params map[string]string, body []byte, requestID string, now time.Time) events.APIGatewayV2HTTPRequest {
+	sourceIP := r.RemoteAddr
+	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		sourceIP = host
+	}
+	ev := events.APIGatewayV2HTTPRequest{
+		Version:  "2.0",
+		RouteKey: rt.key,
+		// API Gateway HTTP APIs pass the path percent-decoded, unlike the query.
+		RawPath:               r.URL.Path,
+		RawQueryString:        r.URL.RawQuery,
+		Cookies:               cookies(r.Header),
+		Headers:               headers(r, sourceIP),
+		QueryStringParameters: queryParameters(r.URL.RawQuery),
+		PathParameters:        params,
+		RequestContext: events.APIGatewayV2HTTPRequestContext{
+			RouteKey:     rt.key,
+			AccountID:    "000000000000",
+			Stage:        "$default",
+			RequestID:    requestID,
+			APIID:        "local",
+			DomainName:   r.Host,
+			DomainPrefix: domainPrefix(r.Host),
+			Time:         now.UTC().Format("02/Jan/2006:15:04:05 -0700"),
+			TimeEpoch:    now.UnixMilli(),
+			HTTP: events.APIGatewayV2HTTPRequestContextHTTPDescription{
+				Method:    r.Method,
+				Path:      r.URL.Path,
+				Protocol:  r.Proto,
+				SourceIP:  sourceIP,
+				UserAgent: r.UserAgent(),
+			},
+		},
+	}
+	if len(body) > 0 {
+		if isText(r.Header.Get("Content-Type")) && utf8.Valid(body) {
+			ev.Body = string(body)
+		} else {
+			ev.Body = base64.StdEncoding.EncodeToString(body)
+			ev.IsBase64Encoded = true
+		}
+	}
+	return ev
+}
+
+// headers returns the request's headers as API Gateway passes them: names in
+// lower case, repeated headers joined with commas, cookies left out, and the
+// headers API Gateway adds itself.
+func headers(r *http.Request, sourceIP string) map[string]string {
+	hs := make(map[string]string, len(r.Header)+5)
+	for name, values := range r.Header {
+		if name = strings.ToLower(name); name != "cookie" {
+			hs[name] = strings.Join(values, ",")
+		}
+	}
+	hs["host"] = r.Host
+	if fwd := hs["x-forwarded-for"]; fwd != "" {
+		hs["x-forwarded-for"] = fwd + ", " + sourceIP
+	} else {
+		hs["x-forwarded-for"] = sourceIP
+	}
+	hs["x-forwarded-proto"] = "http"
+	if r.TLS != nil {
+		hs["x-forwarded-proto"] = "https"
+	}
+	if addr, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
+		if _, port, err := net.SplitHostPort(addr.String()); err == nil {
+			hs["x-forwarded-port"] = port
+		}
+	}
+	if hs["x-amzn-trace-id"] == "" {
+		hs["x-amzn-trace-id"] = fmt.Sprintf("Root=1-%08x-%s", time.Now().Unix(), randomHex(12))
+	}
+	return hs
+}
+
+// cookies returns the cookies of all Cookie headers, nil when there are none.
+func cookies(h http.Header) []string {
+	var out []string
+	for _, line := range h.Values("Cookie") {
+		for c := range strings.SplitSeq(line, ";") {
+			if c = strings.TrimSpace(c); c != "" {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// queryParameters decodes a raw query string the way API Gateway does:
+// repeated keys joined with commas, nil when there are no parameters.
+func queryParameters(raw string) map[string]string {
+	var params map[string]string
+	for pair := range strings.SplitSeq(raw, "&") {
+		if pair == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(pair, "=")
+		k, v = unescape(k), unescape(v)
+		if params == nil {
+			params = map[string]string{}
+		}
+		if old, ok := params[k]; ok {
+			params[k] = old + "," + v
+		} else {
+			params[k] = v
+		}
+	}
+	return params
+}
+
+// unescape decodes a query component, keeping it as sent when it is malformed.
+func unescape(s string) string {
+	if u, err := url.QueryUnescape(s); err == nil {
+		return u
+	}
+	return s
+}
+
+// domainPrefix returns the first label of host, without the port.
+func domainPrefix(host string) string {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	prefix, _, _ := strings.Cut(host, ".")
+	return prefix
+}
+
+// isText reports whether API Gateway passes a body of this content type as
+// text rather than base64.
+func isText(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	if err != nil {
+		return false
+	}
+	switch {
+	case strings.HasPrefix(mt, "text/"),
+		strings.HasSuffix(mt, "+json"),
+		strings.HasSuffix(mt, "+xml"):
+		return true
+	}
+	switch mt {
+	case "application/json", "application/xml", "application/x-www-form-urlencoded", "application/javascript":
+		return true
+	}
+	return false
+}
+
+// writeResponse sends the function's response: a payload 2.0 response object,
+// or, when the payload is JSON but no object with a statusCode, the payload
+// itself as a 200 application/json body.
+func writeResponse(w http.ResponseWriter, payload []byte) (int, error) {
+	var probe map[string]json.RawMessage
+	if json.Unmarshal(payload, &probe) != nil || probe["statusCode"] == nil {
+		if !json.Valid(payload) {
+			return 0, fmt.Errorf("malformed Lambda response %.100q", payload)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", strconv.Itoa(len(payload)))
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(payload)
+		return http.StatusOK, nil
+	}
+
+	var resp events.APIGatewayV2HTTPResponse
+	if err := json.Unmarshal(payload, &resp); err != nil {
+		return 0, fmt.Errorf("malformed Lambda response: %w", err)
+	}
+	if resp.StatusCode < 100 || resp.StatusCode > 599 {
+		return 0, fmt.Errorf("malformed Lambda response: status code %d", resp.StatusCode)
+	}
+	body := []byte(resp.Body)
+	if resp.IsBase64Encoded {
+		var err error
+		if body, err = base64.StdEncoding.DecodeString(resp.Body); err != nil {
+			return 0, fmt.Errorf("malformed Lambda response: body: %w", err)
+		}
+	}
+
+	h := w.Header()
+	for k, v := range resp.Headers {
+		h.Set(k, v)
+	}
+	for k, vs := range resp.MultiValueHeaders {
+		for _, v := range vs {
+			h.Add(k, v)
+		}
+	}
+	for _, c := range resp.Cookies {
+		h.Add("Set-Cookie", c)
+	}
+	if h.Get("Content-Type") == "" {
+		h["Content-Type"] = nil // send none rather than a sniffed one
+	}
+	if bodyAllowed(resp.StatusCode) {
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+	} else {
+		h.Del("Content-Length")
+		body = nil
+	}
+	w.WriteHeader(resp.StatusCode)
+	_, _ = w.Write(body)
+	return resp.StatusCode, nil
+}
+
+// bodyAllowed reports whether a response with this status may have a body.
+func bodyAllowed(status int) bool {
+	return status >= 200 && status != http.StatusNoContent && status != http.StatusNotModified
+}
+
+// writeMessage sends one of API Gateway's own answers, {"message":"..."}.
+func writeMessage(w http.ResponseWriter, status int, msg string) int {
+	body, _ := json.Marshal(map[string]string{"message": msg})
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+	return status
+}
+
+// logRequest writes the access log line of a request.
+func (h *handler) logRequest(r *http.Request, status int, d time.Duration, requestID string, err error) {
+	if h.log == nil {
+		return
+	}
+	var line bytes.Buffer
+	fmt.Fprintf(&line, "%s %s %d %s %s", r.Method, r.URL.RequestURI(), status, d.Round(time.Microsecond), requestID)
+	if err != nil {
+		fmt.Fprintf(&line, " error=%q", err.Error())
+	}
+	line.WriteByte('\n')
+	h.logMu.Lock()
+	defer h.logMu.Unlock()
+	_, _ = h.log.Write(line.Bytes())
+}
+
+// newRequestID returns an id shaped like API Gateway's ("JKJaXmPLvHcESHA=").
+func newRequestID() string {
+	b := make([]byte, 11)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails (Go 1.24+)
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}

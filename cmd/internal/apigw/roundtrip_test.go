@@ -1,0 +1,191 @@
+package apigw
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
+
+	"stampduty/cmd/internal/runtimeapi"
+)
+
+// httpFunction is the test function testdata/httpfn, built once by TestMain.
+var httpFunction string
+
+func TestMain(m *testing.M) {
+	os.Exit(runTests(m))
+}
+
+func runTests(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "apigw-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	httpFunction = filepath.Join(dir, "bootstrap")
+	build := exec.Command("go", "build", "-tags", "lambda.norpc", "-o", httpFunction, "./testdata/httpfn")
+	build.Stdout, build.Stderr = os.Stdout, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintf(os.Stderr, "build the test function: %v\n", err)
+		return 1
+	}
+	return m.Run()
+}
+
+// echo is the handler of testdata/httpfn: it answers with what it received.
+func echo(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	var cookies []string
+	for _, c := range r.Cookies() {
+		cookies = append(cookies, c.Name+"="+c.Value)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Handler", "echo")
+	w.Header().Add("X-Multi", "one")
+	w.Header().Add("X-Multi", "two")
+	http.SetCookie(w, &http.Cookie{Name: "session", Value: "abc", Path: "/"})
+	http.SetCookie(w, &http.Cookie{Name: "theme", Value: "dark"})
+	w.WriteHeader(http.StatusCreated)
+	_ = json.NewEncoder(w).Encode(map[string]any{
+		"method":   r.Method,
+		"path":     r.URL.Path,
+		"rawQuery": r.URL.RawQuery,
+		"headers":  r.Header,
+		"cookies":  cookies,
+		"body":     body,
+	})
+}
+
+// echoed is what echo answers.
+type echoed struct {
+	Method   string
+	Path     string
+	RawQuery string
+	Headers  http.Header
+	Cookies  []string
+	Body     []byte
+}
+
+// adapterInvoker runs a handler behind aws-lambda-go-api-proxy in-process,
+// as a function's main does, with the event and response as JSON.
+type adapterInvoker struct {
+	adapter *httpadapter.HandlerAdapterV2
+}
+
+func (a adapterInvoker) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
+	var ev events.APIGatewayV2HTTPRequest
+	if err := json.Unmarshal(payload, &ev); err != nil {
+		return nil, fmt.Errorf("decode event: %w", err)
+	}
+	resp, err := a.adapter.ProxyWithContext(ctx, ev)
+	if err != nil {
+		return nil, fmt.Errorf("proxy: %w", err)
+	}
+	return json.Marshal(resp)
+}
+
+func TestRoundTrip(t *testing.T) {
+	t.Run("through the api-proxy adapter in-process", func(t *testing.T) {
+		target := adapterInvoker{httpadapter.NewV2(http.HandlerFunc(echo))}
+		checkRoundTrip(t, target)
+	})
+
+	t.Run("through a Lambda process on the local runtime", func(t *testing.T) {
+		pool := runtimeapi.NewPool(runtimeapi.Function{
+			Name:    "httpfn",
+			Path:    httpFunction,
+			Env:     []string{"AWS_REGION=eu-west-1"},
+			Timeout: 10 * time.Second,
+		})
+		t.Cleanup(func() {
+			if err := pool.Close(); err != nil {
+				t.Errorf("close pool: %v", err)
+			}
+		})
+		checkRoundTrip(t, pool)
+	})
+}
+
+// checkRoundTrip sends requests through the emulated API to the echo handler
+// behind target and checks what the handler saw and what the client got.
+func checkRoundTrip(t *testing.T, target Invoker) {
+	t.Helper()
+	srv := serve(t, []Route{{Method: "POST", Path: "/api/live-orders/{id}", Target: target}}, Options{})
+
+	t.Run("the handler sees the request as sent", func(t *testing.T) {
+		const rawQuery = "sort%5B0%5D=purpose_name%3Aasc&tag=a&tag=b"
+		const body = `{"amount":"12.50","note":"ünï"}`
+		resp, raw := do(t, "POST", srv.URL+"/api/live-orders/42?"+rawQuery, strings.NewReader(body), http.Header{
+			"Content-Type":  {"application/json"},
+			"X-Request-Tag": {"t1"},
+			"X-Multi":       {"a", "b"},
+			"Cookie":        {"a=1; b=2"},
+		})
+		if got, want := resp.StatusCode, http.StatusCreated; got != want {
+			t.Fatalf("status = %d, want %d (body %s)", got, want, raw)
+		}
+		var seen echoed
+		if err := json.Unmarshal(raw, &seen); err != nil {
+			t.Fatalf("decode %s: %v", raw, err)
+		}
+		for _, c := range []struct{ name, got, want string }{
+			{"method", seen.Method, "POST"},
+			{"path", seen.Path, "/api/live-orders/42"},
+			{"raw query", seen.RawQuery, rawQuery},
+			{"body", string(seen.Body), body},
+			{"Content-Type", seen.Headers.Get("Content-Type"), "application/json"},
+			{"X-Request-Tag", seen.Headers.Get("X-Request-Tag"), "t1"},
+		} {
+			if c.got != c.want {
+				t.Errorf("handler saw %s %q, want %q", c.name, c.got, c.want)
+			}
+		}
+		if got, want := seen.Headers.Values("X-Multi"), []string{"a", "b"}; !reflect.DeepEqual(got, want) {
+			t.Errorf("handler saw X-Multi %q, want %q", got, want)
+		}
+		if got, want := seen.Cookies, []string{"a=1", "b=2"}; !reflect.DeepEqual(got, want) {
+			t.Errorf("handler saw cookies %q, want %q", got, want)
+		}
+
+		for name, want := range map[string][]string{
+			"Content-Type": {"application/json"},
+			"X-Handler":    {"echo"},
+			"X-Multi":      {"one,two"}, // the adapter joins repeated headers
+			"Set-Cookie":   {"session=abc; Path=/", "theme=dark"},
+		} {
+			if got := resp.Header.Values(name); !reflect.DeepEqual(got, want) {
+				t.Errorf("client got %s %q, want %q", name, got, want)
+			}
+		}
+	})
+
+	t.Run("a binary body arrives unchanged", func(t *testing.T) {
+		body := []byte{0x00, 0x89, 'P', 'N', 'G', 0xff, 0xfe}
+		resp, raw := do(t, "POST", srv.URL+"/api/live-orders/7", bytes.NewReader(body), http.Header{
+			"Content-Type": {"application/octet-stream"},
+		})
+		if got, want := resp.StatusCode, http.StatusCreated; got != want {
+			t.Fatalf("status = %d, want %d (body %s)", got, want, raw)
+		}
+		var seen echoed
+		if err := json.Unmarshal(raw, &seen); err != nil {
+			t.Fatalf("decode %s: %v", raw, err)
+		}
+		if !bytes.Equal(seen.Body, body) {
+			t.Errorf("handler saw body %q, want %q", seen.Body, body)
+		}
+	})
+}

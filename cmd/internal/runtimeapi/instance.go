@@ -1,0 +1,316 @@
+package runtimeapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// Instance is one process of a Function with the Runtime API endpoint it talks
+// to. It runs one invocation at a time; concurrent Invoke calls wait for each
+// other. An instance that crashed, timed out or failed its init is dead: every
+// later Invoke fails.
+type Instance struct {
+	fn      Function
+	arn     string
+	addr    string // host:port of the Runtime API, as in AWS_LAMBDA_RUNTIME_API
+	cmd     *exec.Cmd
+	srv     *http.Server
+	started time.Time
+	stdout  *lineWriter
+	stderr  *lineWriter
+
+	ready     chan struct{} // closed on the first /invocation/next
+	readyOnce sync.Once
+	initDur   time.Duration // written before ready is closed
+
+	done     chan struct{} // closed once the instance is dead
+	failOnce sync.Once
+	cause    error // why the instance died; written before done is closed
+
+	exited chan struct{} // closed once the process has been reaped
+
+	events chan *invocation // hands an event to a waiting /invocation/next
+	busy   chan struct{}    // holds a token while an invocation is in flight
+
+	mu       sync.Mutex
+	inflight map[string]*invocation // by request id
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// invocation is one event on its way through an instance.
+type invocation struct {
+	id       string
+	payload  []byte
+	deadline time.Time
+	traceID  string
+	result   chan result // buffered; receives the function's one answer
+	answered bool        // guarded by Instance.mu
+}
+
+// result is the outcome of an invocation.
+type result struct {
+	body []byte
+	err  error
+}
+
+// Start starts one process of fn and returns once it has made its first
+// /invocation/next call, that is once its init is over. It fails when the
+// process exits or reports an init error first, when the init takes longer
+// than fn.InitTimeout, or when ctx ends; the process is killed then.
+func Start(ctx context.Context, fn Function) (*Instance, error) {
+	fn, err := fn.withDefaults()
+	if err != nil {
+		return nil, fmt.Errorf("start: %w", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("start %s: listen: %w", fn.Name, err)
+	}
+	i := &Instance{
+		fn:       fn,
+		arn:      fn.arn(),
+		addr:     ln.Addr().String(),
+		stdout:   newLineWriter(fn.Log, "["+fn.Name+"] "),
+		stderr:   newLineWriter(fn.Log, "["+fn.Name+"] "),
+		ready:    make(chan struct{}),
+		done:     make(chan struct{}),
+		exited:   make(chan struct{}),
+		events:   make(chan *invocation),
+		busy:     make(chan struct{}, 1),
+		inflight: make(map[string]*invocation),
+	}
+	i.srv = &http.Server{
+		Handler:           i.routes(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          log.New(io.Discard, "", 0), // connections of killed processes break
+	}
+
+	cmd := exec.Command(fn.Path)
+	cmd.Env = fn.environ(i.addr, newLogStreamName(time.Now()))
+	cmd.Dir = filepath.Dir(fn.Path)
+	cmd.Stdout = i.stdout
+	cmd.Stderr = i.stderr
+	cmd.WaitDelay = time.Second // children that keep the output pipes open
+	isolate(cmd)
+	i.cmd = cmd
+
+	i.started = time.Now()
+	if err := cmd.Start(); err != nil {
+		_ = ln.Close()
+		return nil, fmt.Errorf("start %s: %w", fn.Name, err)
+	}
+	// Serve only now: the process's first connection waits in the backlog, and
+	// the handlers see i.cmd complete.
+	go func() { _ = i.srv.Serve(ln) }()
+	go i.wait()
+
+	timer := time.NewTimer(fn.InitTimeout)
+	defer timer.Stop()
+	select {
+	case <-i.ready:
+		return i, nil
+	case <-i.done:
+		err = i.cause
+	case <-ctx.Done():
+		err = ctx.Err()
+	case <-timer.C:
+		err = fmt.Errorf("init: %w after %s", ErrTimeout, fn.InitTimeout)
+	}
+	_ = i.Close()
+	return nil, fmt.Errorf("start %s: %w", fn.Name, err)
+}
+
+// wait reaps the process and marks the instance dead.
+func (i *Instance) wait() {
+	err := i.cmd.Wait()
+	i.stdout.flush()
+	i.stderr.flush()
+	if err == nil {
+		err = errors.New("exit status 0")
+	}
+	i.fail(fmt.Errorf("%w: %v", ErrExited, err))
+	close(i.exited)
+}
+
+// fail marks the instance dead for cause, the first time it is called, and
+// kills its process group.
+func (i *Instance) fail(cause error) {
+	i.failOnce.Do(func() {
+		i.cause = cause
+		close(i.done)
+		killGroup(i.cmd)
+	})
+}
+
+// alive reports whether the instance can still take invocations.
+func (i *Instance) alive() bool {
+	select {
+	case <-i.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// markReady records the end of init at the first /invocation/next.
+func (i *Instance) markReady() {
+	i.readyOnce.Do(func() {
+		i.initDur = time.Since(i.started)
+		close(i.ready)
+	})
+}
+
+// InitDuration returns the time from process start until its first
+// /invocation/next: Lambda's "Init Duration".
+func (i *Instance) InitDuration() time.Duration {
+	<-i.ready // closed before Start returns an Instance
+	return i.initDur
+}
+
+// Invoke runs one invocation with payload as the event and returns the
+// function's response. A function error (the function called
+// /invocation/{id}/error) comes back as a *FunctionError, unwrapped. A crash
+// (the process exited mid-invocation) returns an error for which
+// errors.Is(err, ErrExited), a timeout one for which errors.Is(err,
+// ErrTimeout); the instance is dead after both. When ctx ends before the
+// function answers, Invoke returns ctx's error while the invocation runs on to
+// its end or its timeout, and the instance stays busy meanwhile.
+func (i *Instance) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
+	out, _, err := i.invoke(ctx, payload)
+	return out, i.wrap(err)
+}
+
+// wrap adds the function's name to an invocation error, except to a
+// *FunctionError, which callers expect as is.
+func (i *Instance) wrap(err error) error {
+	if _, ok := err.(*FunctionError); ok || err == nil {
+		return err
+	}
+	return fmt.Errorf("invoke %s: %w", i.fn.Name, err)
+}
+
+// invoke runs one invocation like Invoke and also returns a channel closed
+// once the invocation is over and the instance free again, which is later than
+// the return when ctx ended first.
+func (i *Instance) invoke(ctx context.Context, payload []byte) ([]byte, <-chan struct{}, error) {
+	over := make(chan struct{})
+	if len(payload) > MaxPayload {
+		close(over)
+		return nil, over, fmt.Errorf("request payload of %d bytes exceeds the limit of %d bytes", len(payload), MaxPayload)
+	}
+	select {
+	case i.busy <- struct{}{}:
+	case <-i.done:
+		close(over)
+		return nil, over, fmt.Errorf("%w: %w", errNotDelivered, i.cause)
+	case <-ctx.Done():
+		close(over)
+		return nil, over, ctx.Err()
+	}
+
+	now := time.Now()
+	inv := &invocation{
+		id:       newRequestID(),
+		payload:  payload,
+		deadline: now.Add(i.fn.Timeout),
+		traceID:  newTraceID(now),
+		result:   make(chan result, 1),
+	}
+	i.mu.Lock()
+	i.inflight[inv.id] = inv
+	i.mu.Unlock()
+
+	outcome := make(chan result, 1)
+	go func() {
+		res := i.run(ctx, inv)
+		i.mu.Lock()
+		delete(i.inflight, inv.id)
+		i.mu.Unlock()
+		<-i.busy
+		close(over)
+		outcome <- res
+	}()
+
+	select {
+	case res := <-outcome:
+		return res.body, over, res.err
+	case <-ctx.Done():
+		select {
+		case res := <-outcome: // finished at the same moment: report it
+			return res.body, over, res.err
+		default:
+			return nil, over, ctx.Err()
+		}
+	}
+}
+
+// run hands inv to the process's /invocation/next and waits for its answer,
+// for the process's death or for the deadline. ctx only matters until the
+// event is delivered: once the function has it, the invocation runs to its end.
+func (i *Instance) run(ctx context.Context, inv *invocation) result {
+	timer := time.NewTimer(time.Until(inv.deadline))
+	defer timer.Stop()
+
+	select {
+	case i.events <- inv:
+	case <-i.done:
+		return result{err: fmt.Errorf("%w: %w", errNotDelivered, i.cause)}
+	case <-ctx.Done():
+		return result{err: ctx.Err()}
+	case <-timer.C:
+		return i.timedOut(inv)
+	}
+
+	select {
+	case res := <-inv.result:
+		return res
+	case <-i.done:
+		select {
+		case res := <-inv.result: // answered, then exited
+			return res
+		default:
+			return result{err: i.cause}
+		}
+	case <-timer.C:
+		select {
+		case res := <-inv.result: // answered just in time
+			return res
+		default:
+			return i.timedOut(inv)
+		}
+	}
+}
+
+// timedOut kills the instance for the expired invocation inv.
+func (i *Instance) timedOut(inv *invocation) result {
+	err := fmt.Errorf("%w after %.2f seconds", ErrTimeout, i.fn.Timeout.Seconds())
+	_, _ = fmt.Fprintf(i.fn.Log, "[%s] %s %s Task timed out after %.2f seconds\n",
+		i.fn.Name, time.Now().UTC().Format(time.RFC3339Nano), inv.id, i.fn.Timeout.Seconds())
+	i.fail(err)
+	return result{err: err}
+}
+
+// Close kills the process and its children, waits for it to be reaped and
+// closes the Runtime API listener. An invocation in flight fails. Close is
+// idempotent.
+func (i *Instance) Close() error {
+	i.closeOnce.Do(func() {
+		i.fail(ErrClosed)
+		<-i.exited
+		if err := i.srv.Close(); err != nil {
+			i.closeErr = fmt.Errorf("close %s: %w", i.fn.Name, err)
+		}
+	})
+	return i.closeErr
+}

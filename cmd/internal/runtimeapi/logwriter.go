@@ -1,0 +1,75 @@
+package runtimeapi
+
+import (
+	"bytes"
+	"io"
+	"sync"
+)
+
+// lockedWriter serialises the writes to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+// LockedWriter returns a writer that serialises Write calls to w, so the
+// whole lines of concurrent instances never interleave. It returns w itself
+// when w already is one.
+func LockedWriter(w io.Writer) io.Writer {
+	if lw, ok := w.(*lockedWriter); ok {
+		return lw
+	}
+	return &lockedWriter{w: w}
+}
+
+// Write writes p to the underlying writer under the lock.
+func (lw *lockedWriter) Write(p []byte) (int, error) {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	return lw.w.Write(p)
+}
+
+// lineWriter receives one output stream of a process and copies each complete
+// line to out, prefixed, in a single Write. exec.Cmd calls Write from one
+// goroutine; flush must be called after cmd.Wait.
+type lineWriter struct {
+	out    io.Writer
+	prefix []byte
+	buf    []byte
+}
+
+func newLineWriter(out io.Writer, prefix string) *lineWriter {
+	return &lineWriter{out: out, prefix: []byte(prefix)}
+}
+
+// Write buffers p and emits every line it completes. It never fails, so the
+// process never sees a broken pipe because of the log's destination.
+func (w *lineWriter) Write(p []byte) (int, error) {
+	w.buf = append(w.buf, p...)
+	start := 0
+	for {
+		nl := bytes.IndexByte(w.buf[start:], '\n')
+		if nl < 0 {
+			break
+		}
+		w.emit(w.buf[start : start+nl+1])
+		start += nl + 1
+	}
+	w.buf = append(w.buf[:0], w.buf[start:]...)
+	return len(p), nil
+}
+
+// flush emits a last line the process did not end with a newline.
+func (w *lineWriter) flush() {
+	if len(w.buf) > 0 {
+		w.emit(append(w.buf, '\n'))
+		w.buf = w.buf[:0]
+	}
+}
+
+func (w *lineWriter) emit(line []byte) {
+	msg := make([]byte, 0, len(w.prefix)+len(line))
+	msg = append(msg, w.prefix...)
+	msg = append(msg, line...)
+	_, _ = w.out.Write(msg) // a failing log destination must not stop the function
+}

@@ -1,0 +1,194 @@
+package runtimeapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+)
+
+// deliveryAttempts bounds how often a Pool retries an event that never reached
+// a function because its instance died while idle.
+const deliveryAttempts = 3
+
+// Pool runs invocations of one Function on warm instances, starting new ones
+// (cold starts) while all are busy, up to Function.MaxInstances. Instances
+// that crashed, timed out or failed their init are discarded, never reused.
+type Pool struct {
+	fn     Function
+	err    error          // the Function is invalid
+	slots  chan struct{}  // a token per live instance
+	idle   chan *Instance // warm instances waiting for an event
+	closed chan struct{}  // closed by Close
+
+	mu       sync.Mutex
+	live     map[*Instance]struct{}
+	started  int
+	isClosed bool
+}
+
+// NewPool returns a pool for fn. It starts no process: the first Invoke does.
+func NewPool(fn Function) *Pool {
+	fn, err := fn.withDefaults()
+	return &Pool{
+		fn:     fn,
+		err:    err,
+		slots:  make(chan struct{}, max(fn.MaxInstances, 1)),
+		idle:   make(chan *Instance, max(fn.MaxInstances, 1)),
+		closed: make(chan struct{}),
+		live:   make(map[*Instance]struct{}),
+	}
+}
+
+// Invoke runs one invocation like Instance.Invoke, on an idle warm instance if
+// there is one, else on a new instance while there are fewer than
+// MaxInstances, else on the first instance to become free. An event that
+// never reached its instance (it died while idle) is retried on another one.
+func (p *Pool) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
+	if p.err != nil {
+		return nil, fmt.Errorf("invoke: %w", p.err)
+	}
+	for attempt := 1; ; attempt++ {
+		inst, err := p.acquire(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("invoke %s: %w", p.fn.Name, err)
+		}
+		out, over, err := inst.invoke(ctx, payload)
+		p.release(inst, over)
+		if errors.Is(err, errNotDelivered) && attempt < deliveryAttempts {
+			continue
+		}
+		return out, inst.wrap(err)
+	}
+}
+
+// acquire returns an instance for the caller's exclusive use: a warm one, or a
+// new one when there is room, waiting for either when there is neither.
+func (p *Pool) acquire(ctx context.Context) (*Instance, error) {
+	for {
+		select {
+		case <-p.closed:
+			return nil, ErrClosed
+		default:
+		}
+		select { // prefer a warm instance to a cold start
+		case inst := <-p.idle:
+			if inst.alive() {
+				return inst, nil
+			}
+			p.discard(inst)
+			continue
+		default:
+		}
+		select {
+		case inst := <-p.idle:
+			if inst.alive() {
+				return inst, nil
+			}
+			p.discard(inst)
+		case p.slots <- struct{}{}:
+			return p.start(ctx)
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-p.closed:
+			return nil, ErrClosed
+		}
+	}
+}
+
+// start starts a new instance in the slot the caller took.
+func (p *Pool) start(ctx context.Context) (*Instance, error) {
+	inst, err := Start(ctx, p.fn)
+	if err != nil {
+		<-p.slots
+		return nil, err
+	}
+	p.mu.Lock()
+	if p.isClosed {
+		p.mu.Unlock()
+		_ = inst.Close()
+		<-p.slots
+		return nil, ErrClosed
+	}
+	p.live[inst] = struct{}{}
+	p.started++
+	p.mu.Unlock()
+	return inst, nil
+}
+
+// release gives inst back once its invocation is over (which is later than
+// Invoke's return when the caller's context ended first).
+func (p *Pool) release(inst *Instance, over <-chan struct{}) {
+	select {
+	case <-over:
+		p.put(inst)
+	default:
+		go func() {
+			<-over
+			p.put(inst)
+		}()
+	}
+}
+
+// put makes inst available again, or discards it when it is dead.
+func (p *Pool) put(inst *Instance) {
+	p.mu.Lock()
+	closed := p.isClosed
+	p.mu.Unlock()
+	if closed || !inst.alive() {
+		p.discard(inst)
+		return
+	}
+	p.idle <- inst // never blocks: there are at most cap(p.idle) instances
+}
+
+// discard closes inst and frees its slot.
+func (p *Pool) discard(inst *Instance) {
+	_ = inst.Close() // its processes are gone whatever Close reports
+	p.mu.Lock()
+	_, ok := p.live[inst]
+	delete(p.live, inst)
+	p.mu.Unlock()
+	if ok {
+		<-p.slots
+	}
+}
+
+// Started returns how many instances the pool has started (its cold starts).
+func (p *Pool) Started() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.started
+}
+
+// Live returns how many instances the pool currently holds, busy or idle.
+func (p *Pool) Live() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.live)
+}
+
+// Close kills all instances. Invocations in flight fail, later ones fail with
+// ErrClosed. Close is idempotent.
+func (p *Pool) Close() error {
+	p.mu.Lock()
+	if p.isClosed {
+		p.mu.Unlock()
+		return nil
+	}
+	p.isClosed = true
+	close(p.closed)
+	insts := make([]*Instance, 0, len(p.live))
+	for inst := range p.live {
+		insts = append(insts, inst)
+	}
+	p.mu.Unlock()
+
+	var errs []error
+	for _, inst := range insts {
+		if err := inst.Close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,162 @@
+package runtimeapi
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// Runtime API headers.
+const (
+	headerRequestID   = "Lambda-Runtime-Aws-Request-Id"
+	headerDeadline    = "Lambda-Runtime-Deadline-Ms"
+	headerFunctionARN = "Lambda-Runtime-Invoked-Function-Arn"
+	headerTraceID     = "Lambda-Runtime-Trace-Id"
+	headerErrorType   = "Lambda-Runtime-Function-Error-Type"
+	trailerErrorBody  = "Lambda-Runtime-Function-Error-Body"
+)
+
+// routes returns the instance's Runtime API.
+func (i *Instance) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /2018-06-01/runtime/invocation/next", i.handleNext)
+	mux.HandleFunc("POST /2018-06-01/runtime/invocation/{id}/response", i.handleResponse)
+	mux.HandleFunc("POST /2018-06-01/runtime/invocation/{id}/error", i.handleError)
+	mux.HandleFunc("POST /2018-06-01/runtime/init/error", i.handleInitError)
+	return mux
+}
+
+// handleNext blocks until there is an event for the instance and sends it. The
+// first call ends the init phase.
+func (i *Instance) handleNext(w http.ResponseWriter, r *http.Request) {
+	i.markReady()
+	select {
+	case inv := <-i.events:
+		h := w.Header()
+		h.Set(headerRequestID, inv.id)
+		h.Set(headerDeadline, strconv.FormatInt(inv.deadline.UnixMilli(), 10))
+		h.Set(headerFunctionARN, i.arn)
+		h.Set(headerTraceID, inv.traceID)
+		h.Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(inv.payload) // on failure the invocation times out
+	case <-i.done:
+		writeError(w, http.StatusInternalServerError, "Runtime.Stopped", "The instance is shutting down.")
+	case <-r.Context().Done():
+	}
+}
+
+// handleResponse takes the function's response to an invocation.
+func (i *Instance) handleResponse(w http.ResponseWriter, r *http.Request) {
+	inv := i.claim(r.PathValue("id"))
+	if inv == nil {
+		writeInvalidRequestID(w)
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, MaxPayload+1))
+	switch {
+	case err != nil:
+		inv.result <- result{err: fmt.Errorf("read the function's response: %w", err)}
+		writeError(w, http.StatusBadRequest, "InvalidRequest", err.Error())
+		return
+	case len(body) > MaxPayload:
+		fe := &FunctionError{
+			Type:    "Function.ResponseSizeTooLarge",
+			Message: fmt.Sprintf("Response payload size exceeded maximum allowed payload size (%d bytes).", MaxPayload),
+		}
+		inv.result <- result{err: fe}
+		writeError(w, http.StatusRequestEntityTooLarge, fe.Type, fe.Message)
+		return
+	}
+	if typ := r.Trailer.Get(headerErrorType); typ != "" {
+		// The function failed while streaming its response (aws-lambda-go
+		// reports that in trailers).
+		inv.result <- result{err: trailerError(typ, r.Trailer.Get(trailerErrorBody))}
+	} else {
+		inv.result <- result{body: body}
+	}
+	writeAccepted(w)
+}
+
+// handleError takes the error a function reports for an invocation.
+func (i *Instance) handleError(w http.ResponseWriter, r *http.Request) {
+	inv := i.claim(r.PathValue("id"))
+	if inv == nil {
+		writeInvalidRequestID(w)
+		return
+	}
+	inv.result <- result{err: readFunctionError(r)}
+	writeAccepted(w)
+}
+
+// handleInitError takes the error a function reports during its init and
+// fails the instance.
+func (i *Instance) handleInitError(w http.ResponseWriter, r *http.Request) {
+	fe := readFunctionError(r)
+	writeAccepted(w)
+	i.fail(fmt.Errorf("init error: %w", fe))
+}
+
+// claim returns the invocation with the given request id if it is in flight
+// and not answered yet, marking it answered; nil otherwise.
+func (i *Instance) claim(id string) *invocation {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	inv := i.inflight[id]
+	if inv == nil || inv.answered {
+		return nil
+	}
+	inv.answered = true
+	return inv
+}
+
+// readFunctionError decodes an error report: a JSON body with errorType and
+// errorMessage, the type possibly in the Lambda-Runtime-Function-Error-Type
+// header instead.
+func readFunctionError(r *http.Request) *FunctionError {
+	body, _ := io.ReadAll(io.LimitReader(r.Body, MaxPayload))
+	var fe FunctionError
+	if err := json.Unmarshal(body, &fe); err != nil {
+		fe = FunctionError{Message: strings.TrimSpace(string(body))}
+	}
+	if fe.Type == "" {
+		fe.Type = r.Header.Get(headerErrorType)
+	}
+	if fe.Type == "" {
+		fe.Type = "Unhandled"
+	}
+	return &fe
+}
+
+// trailerError decodes the error of a response that failed mid-stream.
+func trailerError(typ, body string) *FunctionError {
+	fe := FunctionError{Type: typ}
+	if raw, err := base64.StdEncoding.DecodeString(body); err == nil {
+		_ = json.Unmarshal(raw, &fe) // keep typ when the body is not JSON
+		if fe.Type == "" {
+			fe.Type = typ
+		}
+	}
+	return &fe
+}
+
+func writeAccepted(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusAccepted)
+	_, _ = io.WriteString(w, `{"status":"OK"}`)
+}
+
+func writeInvalidRequestID(w http.ResponseWriter) {
+	writeError(w, http.StatusBadRequest, "InvalidRequestID", "Invalid request ID")
+}
+
+// writeError answers with the Runtime API's error body.
+func writeError(w http.ResponseWriter, status int, errType, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(FunctionError{Type: errType, Message: msg})
+}

@@ -1,0 +1,127 @@
+// Command fn is the Lambda function the runtimeapi tests run. Its event says
+// what to do; TEST_INIT in its environment changes how its init ends.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-lambda-go/lambdacontext"
+)
+
+type event struct {
+	Action string   `json:"action"`
+	Sleep  string   `json:"sleep"`  // sleep: how long
+	Lines  []string `json:"lines"`  // log: lines for stdout, then stderr
+	Long   int      `json:"long"`   // log: length of an extra line of x
+	Addr   string   `json:"addr"`   // barrier: where to wait
+	Code   int      `json:"code"`   // exit: the status
+	Value  string   `json:"value"`  // error: the message
+	Result string   `json:"result"` // echo: ignored, echoed with the rest
+}
+
+// ValidationError is the error the "error" action returns; aws-lambda-go
+// reports its type name as errorType.
+type ValidationError struct{ msg string }
+
+func (e *ValidationError) Error() string { return e.msg }
+
+// invokeInfo is what the "context" action reports.
+type invokeInfo struct {
+	RequestID   string `json:"requestId"`
+	FunctionARN string `json:"functionArn"`
+	DeadlineMs  int64  `json:"deadlineMs"`
+	TraceID     string `json:"traceId"`
+	Cwd         string `json:"cwd"`
+}
+
+func handle(ctx context.Context, raw json.RawMessage) (any, error) {
+	var ev event
+	if err := json.Unmarshal(raw, &ev); err != nil {
+		return nil, err
+	}
+	switch ev.Action {
+	case "echo":
+		return raw, nil
+	case "error":
+		return nil, &ValidationError{msg: ev.Value}
+	case "panic":
+		panic(ev.Value)
+	case "sleep":
+		d, err := time.ParseDuration(ev.Sleep)
+		if err != nil {
+			return nil, err
+		}
+		time.Sleep(d)
+		return "slept", nil
+	case "exit":
+		os.Exit(ev.Code)
+	case "log":
+		for _, l := range ev.Lines {
+			fmt.Println("stdout: " + l)
+			fmt.Fprintln(os.Stderr, "stderr: "+l)
+		}
+		if ev.Long > 0 {
+			fmt.Println(strings.Repeat("x", ev.Long))
+		}
+		fmt.Print("unterminated")
+		return "logged", nil
+	case "env":
+		return os.Environ(), nil
+	case "pid":
+		return os.Getpid(), nil
+	case "spawn":
+		cmd := exec.Command("sleep", "60")
+		if err := cmd.Start(); err != nil {
+			return nil, err
+		}
+		return cmd.Process.Pid, nil
+	case "context":
+		lc, _ := lambdacontext.FromContext(ctx)
+		deadline, _ := ctx.Deadline()
+		trace, _ := ctx.Value("x-amzn-trace-id").(string)
+		cwd, _ := os.Getwd()
+		return invokeInfo{RequestID: lc.AwsRequestID, FunctionARN: lc.InvokedFunctionArn, DeadlineMs: deadline.UnixMilli(), TraceID: trace, Cwd: cwd}, nil
+	case "barrier":
+		// Hold the invocation until the test, listening on ev.Addr, answers.
+		conn, err := net.Dial("tcp", ev.Addr)
+		if err != nil {
+			return nil, err
+		}
+		defer conn.Close()
+		var b [1]byte
+		if _, err := conn.Read(b[:]); err != nil {
+			return nil, err
+		}
+		return os.Getpid(), nil
+	}
+	return nil, fmt.Errorf("unknown action %q", ev.Action)
+}
+
+func main() {
+	switch os.Getenv("TEST_INIT") {
+	case "exit":
+		fmt.Fprintln(os.Stderr, "init: giving up")
+		os.Exit(2)
+	case "hang":
+		select {}
+	case "error":
+		body := `{"errorMessage":"missing TABLE_NAME","errorType":"Runtime.ConfigError"}`
+		url := "http://" + os.Getenv("AWS_LAMBDA_RUNTIME_API") + "/2018-06-01/runtime/init/error"
+		resp, err := http.Post(url, "application/json", bytes.NewBufferString(body))
+		if err == nil {
+			resp.Body.Close()
+		}
+		os.Exit(1)
+	}
+	lambda.Start(handle)
+}

@@ -1,0 +1,188 @@
+package auth
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"stampduty/shared/rules"
+)
+
+// fakeStore is an in-memory Store that counts lookups.
+type fakeStore struct {
+	tokens  map[string]Token
+	lookups int
+	err     error
+}
+
+func (f *fakeStore) Token(_ context.Context, hash string) (Token, error) {
+	f.lookups++
+	if f.err != nil {
+		return Token{}, f.err
+	}
+	t, ok := f.tokens[hash]
+	if !ok {
+		return Token{}, rules.Errorf(rules.ENOTFOUND, "no such token")
+	}
+	return t, nil
+}
+
+func TestNewToken(t *testing.T) {
+	seen := map[string]bool{}
+	for i := 0; i < 100; i++ {
+		secret, hash, err := NewToken()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !WellFormed(secret) || seen[secret] {
+			t.Fatalf("token %d malformed or repeated", i)
+		}
+		seen[secret] = true
+		if got, want := hash, Hash(secret); got != want || len(hash) != 64 {
+			t.Fatalf("hash = %q, want %q", got, want)
+		}
+		if strings.Contains(hash, secret[len(Prefix):]) {
+			t.Fatal("hash contains the secret")
+		}
+	}
+}
+
+func TestBearer(t *testing.T) {
+	for _, tc := range []struct {
+		header, token string
+		ok            bool
+	}{
+		{"Bearer abc", "abc", true},
+		{"bearer abc", "abc", true},
+		{"BEARER   abc  ", "abc", true},
+		{"Bearer", "", false},
+		{"Bearer ", "", false},
+		{"", "", false},
+		{"Basic abc", "", false},
+		{"Bearerabc", "", false},
+		{"Bearer a b", "a b", true},
+	} {
+		tok, ok := Bearer(tc.header)
+		if tok != tc.token || ok != tc.ok {
+			t.Errorf("Bearer(%q) = %q, %v; want %q, %v", tc.header, tok, ok, tc.token, tc.ok)
+		}
+	}
+}
+
+func TestWellFormed(t *testing.T) {
+	good := Prefix + strings.Repeat("a", 43)
+	for _, tc := range []struct {
+		s    string
+		want bool
+	}{
+		{good, true},
+		{Prefix + strings.Repeat("-_Z9", 10) + "abc", true},
+		{Prefix + strings.Repeat("a", 42), false},
+		{Prefix + strings.Repeat("a", 44), false},
+		{"xyz_" + strings.Repeat("a", 43), false},
+		{Prefix + strings.Repeat("a", 42) + "=", false},
+		{Prefix + strings.Repeat("a", 42) + " ", false},
+	} {
+		if got := WellFormed(tc.s); got != tc.want {
+			t.Errorf("WellFormed(%q) = %v, want %v", tc.s, got, tc.want)
+		}
+	}
+}
+
+func TestValidOwner(t *testing.T) {
+	for s, want := range map[string]bool{"acme": true, "acme-corp.in_1": true, "": false, "a b": false, strings.Repeat("a", 64): true, strings.Repeat("a", 65): false, "é": false} {
+		if got := ValidOwner(s); got != want {
+			t.Errorf("ValidOwner(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+func TestAuthenticator(t *testing.T) {
+	ctx := context.Background()
+	secret, hash, _ := NewToken()
+	revokedSecret, revokedHash, _ := NewToken()
+	store := &fakeStore{tokens: map[string]Token{
+		hash:        {Hash: hash, Owner: "alice"},
+		revokedHash: {Hash: revokedHash, Owner: "bob", RevokedAt: time.Now()},
+	}}
+	now := time.Unix(1000, 0)
+	a := NewAuthenticator(store, time.Minute)
+	a.now = func() time.Time { return now }
+
+	code := func(err error) rules.Code { return rules.ErrorCode(err) }
+	t.Run("Valid", func(t *testing.T) {
+		owner, err := a.Owner(ctx, "Bearer "+secret)
+		if err != nil || owner != "alice" {
+			t.Fatalf("Owner = %q, %v", owner, err)
+		}
+	})
+	t.Run("NoTokenIsForbidden", func(t *testing.T) {
+		for _, h := range []string{"", "Bearer", "Bearer  ", "Basic x"} {
+			if _, err := a.Owner(ctx, h); code(err) != rules.EFORBIDDEN || rules.ErrorMessage(err) != "Forbidden" {
+				t.Errorf("Owner(%q) = %v, want EFORBIDDEN", h, err)
+			}
+		}
+	})
+	t.Run("BadTokenIsUnauthorized", func(t *testing.T) {
+		for _, h := range []string{"Bearer nope", "Bearer " + Prefix + strings.Repeat("z", 43), "Bearer " + revokedSecret} {
+			_, err := a.Owner(ctx, h)
+			if code(err) != rules.EUNAUTHORIZED || rules.ErrorMessage(err) != "Missing or invalid credentials" {
+				t.Errorf("Owner(%.20q) = %v, want EUNAUTHORIZED", h, err)
+			}
+		}
+	})
+	t.Run("MalformedAsksNothing", func(t *testing.T) {
+		before := store.lookups
+		a.Owner(ctx, "Bearer '; DROP TABLE")
+		if store.lookups != before {
+			t.Error("a malformed token was looked up")
+		}
+	})
+	t.Run("CachedForTTL", func(t *testing.T) {
+		before := store.lookups
+		for i := 0; i < 5; i++ {
+			a.Owner(ctx, "Bearer "+secret)
+			a.Owner(ctx, "Bearer "+revokedSecret)
+		}
+		if store.lookups != before {
+			t.Errorf("%d lookups within the TTL, want 0", store.lookups-before)
+		}
+	})
+	t.Run("RevocationSeenAfterTTL", func(t *testing.T) {
+		tok := store.tokens[hash]
+		tok.RevokedAt = now
+		store.tokens[hash] = tok
+		if _, err := a.Owner(ctx, "Bearer "+secret); err != nil {
+			t.Fatalf("within TTL: %v (the cached answer should stand)", err)
+		}
+		now = now.Add(time.Minute + time.Second)
+		if _, err := a.Owner(ctx, "Bearer "+secret); code(err) != rules.EUNAUTHORIZED {
+			t.Errorf("after TTL: %v, want EUNAUTHORIZED", err)
+		}
+	})
+	t.Run("FaultsAreNotCached", func(t *testing.T) {
+		s2, _, _ := NewToken()
+		store.err = rules.Errorf(rules.EUNAVAILABLE, "Service Unavailable")
+		if _, err := a.Owner(ctx, "Bearer "+s2); code(err) != rules.EUNAVAILABLE {
+			t.Fatalf("err = %v, want EUNAVAILABLE", err)
+		}
+		store.err = nil
+		before := store.lookups
+		a.Owner(ctx, "Bearer "+s2)
+		if store.lookups != before+1 {
+			t.Error("a failed lookup was cached")
+		}
+	})
+	t.Run("CacheIsBounded", func(t *testing.T) {
+		b := NewAuthenticator(store, time.Hour)
+		b.maxEntries = 10
+		for i := 0; i < 100; i++ {
+			s, _, _ := NewToken()
+			b.Owner(ctx, "Bearer "+s)
+		}
+		if len(b.cache) > 10 {
+			t.Errorf("cache holds %d entries, bound 10", len(b.cache))
+		}
+	})
+}

@@ -1,0 +1,222 @@
+package strapi
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"stampduty/shared/rules"
+)
+
+func TestStatusTable(t *testing.T) {
+	for _, tc := range []struct {
+		code   rules.Code
+		status int
+		name   string
+	}{
+		{rules.EINVALID, 400, "ValidationError"},
+		{rules.EUNAUTHORIZED, 401, "UnauthorizedError"},
+		{rules.EFORBIDDEN, 403, "ForbiddenError"},
+		{rules.ENOTFOUND, 404, "NotFoundError"},
+		{rules.ENOTALLOWED, 405, "MethodNotAllowedError"},
+		{rules.ECONFLICT, 409, "ConflictError"},
+		{rules.ETOOLARGE, 413, "PayloadTooLargeError"},
+		{rules.EUNSUPPORTED, 415, "UnsupportedMediaTypeError"},
+		{rules.EUNAVAILABLE, 503, "ServiceUnavailableError"},
+		{rules.EINTERNAL, 500, "InternalServerError"},
+	} {
+		b := NewErrorBody(rules.Errorf(tc.code, "m"))
+		if b.Error.Status != tc.status || b.Error.Name != tc.name {
+			t.Errorf("%s: %d %s, want %d %s", tc.code, b.Error.Status, b.Error.Name, tc.status, tc.name)
+		}
+	}
+}
+
+func TestEnvelope(t *testing.T) {
+	t.Run("ValidationDetails", func(t *testing.T) {
+		err := rules.Invalid([]rules.FieldError{{Path: "firstPartyName", Message: "firstPartyName must be at most 40 characters"}, {Path: "", Message: "x"}})
+		got, _ := json.Marshal(NewErrorBody(err))
+		want := `{"data":null,"error":{"status":400,"name":"ValidationError","message":"Invalid data. firstPartyName must be at most 40 characters; x","details":{"errors":[{"path":["firstPartyName"],"message":"firstPartyName must be at most 40 characters","name":"ValidationError"},{"path":[],"message":"x","name":"ValidationError"}]}}}`
+		if string(got) != want {
+			t.Errorf("got  %s\nwant %s", got, want)
+		}
+	})
+	t.Run("EmptyDetailsObject", func(t *testing.T) {
+		got, _ := json.Marshal(NewErrorBody(rules.Errorf(rules.EFORBIDDEN, "Forbidden")))
+		if want := `{"data":null,"error":{"status":403,"name":"ForbiddenError","message":"Forbidden","details":{}}}`; string(got) != want {
+			t.Errorf("got %s", got)
+		}
+	})
+	t.Run("FaultsHideTheirCause", func(t *testing.T) {
+		for _, err := range []error{
+			&rules.Error{Code: rules.EUNAVAILABLE, Message: "table Orders-123 throttled", Err: errors.New("dynamodb PutItem: https://dynamodb.us-east-1.amazonaws.com")},
+			&rules.Error{Code: rules.EINTERNAL, Message: "boom at store.go:12"},
+			errors.New("plain error with secrets"),
+		} {
+			got, _ := json.Marshal(NewErrorBody(err))
+			for _, leak := range []string{"Orders", "dynamodb", "store.go", "secrets", "throttled"} {
+				if strings.Contains(string(got), leak) {
+					t.Errorf("%s leaks %q", got, leak)
+				}
+			}
+		}
+	})
+	t.Run("RetryAfterOn503", func(t *testing.T) {
+		w := httptest.NewRecorder()
+		WriteError(w, httptest.NewRequest("GET", "/", nil), rules.Errorf(rules.EUNAVAILABLE, "x"))
+		if w.Code != 503 || w.Header().Get("Retry-After") == "" || !strings.HasPrefix(w.Header().Get("Content-Type"), "application/json") {
+			t.Errorf("%d %v", w.Code, w.Header())
+		}
+	})
+}
+
+func TestReadJSONBody(t *testing.T) {
+	for _, tc := range []struct {
+		name, ct string
+		size     int
+		code     rules.Code
+	}{
+		{"JSON", "application/json", 10, ""},
+		{"JSONCharset", "application/json; charset=utf-8", 10, ""},
+		{"VendorJSON", "application/vnd.api+json", 10, ""},
+		{"NoContentType", "", 10, ""},
+		{"AtLimit", "application/json", MaxBody, ""},
+		{"OverLimit", "application/json", MaxBody + 1, rules.ETOOLARGE},
+		{"TextPlain", "text/plain", 10, rules.EUNSUPPORTED},
+		{"Form", "application/x-www-form-urlencoded", 10, rules.EUNSUPPORTED},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := httptest.NewRequest("POST", "/", strings.NewReader(strings.Repeat("x", tc.size)))
+			if tc.ct != "" {
+				r.Header.Set("Content-Type", tc.ct)
+			}
+			b, err := ReadJSONBody(r)
+			if got := rules.ErrorCode(err); got != tc.code {
+				t.Fatalf("code = %q, want %q", got, tc.code)
+			}
+			if err == nil && len(b) != tc.size {
+				t.Errorf("read %d bytes, want %d", len(b), tc.size)
+			}
+		})
+	}
+	t.Run("UnknownLengthOverLimit", func(t *testing.T) {
+		r := httptest.NewRequest("POST", "/", strings.NewReader(strings.Repeat("x", MaxBody+5)))
+		r.ContentLength = -1
+		if _, err := ReadJSONBody(r); rules.ErrorCode(err) != rules.ETOOLARGE {
+			t.Errorf("err = %v", err)
+		}
+	})
+}
+
+func TestMethod(t *testing.T) {
+	h := Method("GET", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(204) }))
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("DELETE", "/", nil))
+	if w.Code != 405 || w.Header().Get("Allow") != "GET" {
+		t.Errorf("DELETE: %d %v", w.Code, w.Header())
+	}
+	w = httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("GET", "/", nil))
+	if w.Code != 204 {
+		t.Errorf("GET: %d", w.Code)
+	}
+}
+
+func TestPage(t *testing.T) {
+	known := func(k string) bool { return k == "page" || k == "pageSize" }
+	for _, tc := range []struct {
+		raw        string
+		page, size int
+		errPath    string
+	}{
+		{"", 1, 25, ""},
+		{"page=3&pageSize=10", 3, 10, ""},
+		{"pageSize=100", 1, 100, ""},
+		{"pageSize=101", 1, 100, ""},
+		{"pageSize=99999999999999999999999", 1, 100, ""},
+		{"page=99999999999999999999999", 2147483647, 25, ""},
+		{"page=0", 0, 0, "page"},
+		{"page=-3", 0, 0, "page"},
+		{"page=1e2", 0, 0, "page"},
+		{"page=%201", 0, 0, "page"},
+		{"page=", 0, 0, "page"},
+		{"pageSize=0", 0, 0, "pageSize"},
+		{"page=1&page=1", 0, 0, "page"},
+		{"limit=5", 0, 0, "limit"},
+		{"page=%", 0, 0, "query"},
+	} {
+		t.Run(tc.raw, func(t *testing.T) {
+			q, err := ParseQuery(tc.raw, known)
+			var page, size int
+			if err == nil {
+				page, size, err = q.Page("page", "pageSize")
+			}
+			if tc.errPath != "" {
+				var e *rules.Error
+				if !errors.As(err, &e) || e.Code != rules.EINVALID || len(e.Fields) != 1 || e.Fields[0].Path != tc.errPath {
+					t.Fatalf("err = %#v, want EINVALID on %s", err, tc.errPath)
+				}
+				return
+			}
+			if err != nil || page != tc.page || size != tc.size {
+				t.Errorf("= %d, %d, %v; want %d, %d", page, size, err, tc.page, tc.size)
+			}
+		})
+	}
+}
+
+func TestSort(t *testing.T) {
+	allowed := []string{"id", "purpose_name", "state"}
+	for _, tc := range []struct {
+		raw, want, errPath string
+	}{
+		{"", "[]", ""},
+		{"sort=purpose_name", "[{purpose_name false}]", ""},
+		{"sort=purpose_name:desc,id", "[{purpose_name true} {id false}]", ""},
+		{"sort%5B0%5D=purpose_name%3Aasc", "[{purpose_name false}]", ""},
+		{"sort[1]=id:DESC&sort[0]=state", "[{state false} {id true}]", ""},
+		{"sort[10]=id&sort[2]=state", "[{state false} {id false}]", ""},
+		{"sort=price", "", "sort"},
+		{"sort[0]=id:sideways", "", "sort[0]"},
+		{"sort=id&sort[0]=id", "", "sort"},
+		{"sort[0]=id&sort[0]=state", "", "sort[0]"},
+	} {
+		t.Run(tc.raw, func(t *testing.T) {
+			q, err := ParseQuery(tc.raw, IsSortKey)
+			if err != nil {
+				t.Fatal(err)
+			}
+			keys, err := q.Sort(allowed)
+			if tc.errPath != "" {
+				var e *rules.Error
+				if !errors.As(err, &e) || e.Fields[0].Path != tc.errPath {
+					t.Fatalf("err = %v, want one on %s", err, tc.errPath)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := fmt.Sprint(keys); got != tc.want && !(tc.want == "[]" && keys == nil) {
+				t.Errorf("= %s, want %s", got, tc.want)
+			}
+		})
+	}
+	for k, want := range map[string]bool{"sort": true, "sort[0]": true, "sort[12]": true, "sort[]": false, "sort[a]": false, "sort[0][x]": false, "sort[1234]": false, "sorts": false} {
+		if got := IsSortKey(k); got != want {
+			t.Errorf("IsSortKey(%q) = %v, want %v", k, got, want)
+		}
+	}
+}
+
+func TestNewPagination(t *testing.T) {
+	for _, tc := range []struct{ page, size, total, count int }{{1, 25, 0, 0}, {1, 25, 25, 1}, {1, 25, 26, 2}, {3, 10, 101, 11}} {
+		if got := NewPagination(tc.page, tc.size, tc.total); got.PageCount != tc.count || got.Total != tc.total || got.Page != tc.page || got.PageSize != tc.size {
+			t.Errorf("%+v: pageCount %d, want %d", tc, got.PageCount, tc.count)
+		}
+	}
+}
