@@ -12,7 +12,7 @@ FUNCTIONS       := CreateOrderFunction ListOrdersFunction ListArticlesFunction
 DYNALITE_DIR    := cmd/local/dynalite
 DYNALITE        := $(DYNALITE_DIR)/node_modules/dynalite/cli.js
 
-.PHONY: help build test vet local deploy dynalite clean $(addprefix build-,$(FUNCTIONS))
+.PHONY: help build test vet local local-db deploy dynalite clean $(addprefix build-,$(FUNCTIONS))
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -49,3 +49,6 @@ deploy: ## build and deploy with SAM (needs the SAM CLI and AWS credentials)
 
 clean: ## remove build output
 	rm -rf bin .aws-sam
+
+local-db: $(DYNALITE) ## run only the local DynamoDB on 127.0.0.1:8000 (tables, catalogue, dev token), for sam local
+	$(GO) run ./cmd/local -db-only

@@ -52,6 +52,7 @@ func (h *handler) create(r *http.Request) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	strapi.SetCaller(ctx, owner)
 	body, err := strapi.ReadJSONBody(r)
 	if err != nil {
 		return "", err

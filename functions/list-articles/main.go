@@ -14,16 +14,17 @@ import (
 
 	"stampduty/shared/config"
 	"stampduty/shared/store"
+	"stampduty/shared/strapi"
 )
 
 func main() {
-	slog.SetDefault(slog.New(slog.NewJSONHandler(os.Stdout, nil)))
+	logger := slog.New(slog.NewJSONHandler(os.Stdout, nil))
 	h, err := wire(os.Getenv)
 	if err != nil {
-		slog.Error("init failed", "err", err.Error())
+		logger.Error("init failed", "err", err.Error())
 		os.Exit(1)
 	}
-	lambda.Start(httpadapter.NewV2(h).ProxyWithContext)
+	lambda.Start(httpadapter.NewV2(strapi.Logged(logger, h)).ProxyWithContext)
 }
 
 // wire builds the handler from the environment: config → store → handler.

@@ -45,6 +45,7 @@ func (h *handler) list(r *http.Request) (listResponse, error) {
 	if err != nil {
 		return listResponse{}, err
 	}
+	strapi.SetCaller(r.Context(), owner)
 	q, err := strapi.ParseQuery(r.URL.RawQuery, knownParam)
 	if err != nil {
 		return listResponse{}, err

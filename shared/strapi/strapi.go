@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"log/slog"
 	"net/http"
 	"strings"
 
@@ -101,15 +100,13 @@ func NewErrorBody(err error) ErrorBody {
 	return ErrorBody{Error: info}
 }
 
-// WriteError writes err in the envelope with its status. Faults (5xx) are
-// logged with their cause; a 503 tells the client when to retry.
+// WriteError writes err in the envelope with its status, and hands it to
+// the request's log line (see Logged). A 503 tells the client when to retry.
 func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	body := NewErrorBody(err)
-	if body.Error.Status >= 500 {
-		slog.ErrorContext(r.Context(), "request failed", "status", body.Error.Status, "err", err.Error())
-		if body.Error.Status == http.StatusServiceUnavailable {
-			w.Header().Set("Retry-After", "1")
-		}
+	setError(r.Context(), err)
+	if body.Error.Status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "1")
 	}
 	WriteJSON(w, body.Error.Status, body)
 }

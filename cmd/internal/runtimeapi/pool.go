@@ -190,5 +190,8 @@ func (p *Pool) Close() error {
 			errs = append(errs, err)
 		}
 	}
+	p.mu.Lock()
+	clear(p.live)
+	p.mu.Unlock()
 	return errors.Join(errs...)
 }

@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -59,14 +60,14 @@ func ModuleRoot(dir string) (string, error) {
 }
 
 // Start starts dynalite, in memory, on a free loopback port (or on addr when
-// not empty) and returns once it answers. root is the module root; the
+// not empty and not port 0) and returns once it answers. root is the module root; the
 // server's own output goes to log. The server dies with this process.
 func Start(ctx context.Context, root, addr string, log io.Writer) (*Server, error) {
 	cli := filepath.Join(root, DynalitePath)
 	if _, err := os.Stat(cli); err != nil {
 		return nil, fmt.Errorf("dynalite is not installed (%s): run `make dynalite`", DynalitePath)
 	}
-	if addr == "" {
+	if addr == "" || strings.HasSuffix(addr, ":0") {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			return nil, fmt.Errorf("find a free port: %w", err)
@@ -207,3 +208,6 @@ const DevToken = "sdt_LOCALxDEVxTOKENxNEVERxVALIDxONxAWSx00000000"
 
 // DevOwner is the owner of DevToken.
 const DevOwner = "dev"
+
+// Pid returns the server's process id.
+func (s *Server) Pid() int { return s.cmd.Process.Pid }

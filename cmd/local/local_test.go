@@ -1,0 +1,244 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"stampduty/shared/store/localdb"
+)
+
+// syncBuffer is a bytes.Buffer safe for the stack's concurrent writers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// startStack runs the local stack as `make local` does, on free ports, and
+// stops it when the test ends.
+func startStack(t *testing.T) (*stack, *syncBuffer) {
+	t.Helper()
+	env := map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "LOCAL_DYNAMODB_ADDR": "127.0.0.1:0"}
+	out := &syncBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan *stack, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, options{getenv: func(k string) string { return env[k] }, out: out, ready: func(s *stack) { ready <- s }})
+	}()
+	select {
+	case s := <-ready:
+		t.Cleanup(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("run: %v", err)
+			}
+		})
+		return s, out
+	case err := <-done:
+		cancel()
+		t.Fatalf("local stack did not start: %v\n%s", err, out)
+	case <-time.After(3 * time.Minute):
+		cancel()
+		t.Fatalf("local stack did not start in time\n%s", out)
+	}
+	return nil, nil
+}
+
+// readmeExamples returns the README's shell examples that say what they
+// expect: each ```sh block whose first line is "# expect: <text>".
+func readmeExamples(t *testing.T) [][2]string {
+	t.Helper()
+	wd, _ := os.Getwd()
+	root, err := localdb.ModuleRoot(wd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var examples [][2]string
+	for _, block := range strings.Split(string(readme), "```sh\n")[1:] {
+		code, _, _ := strings.Cut(block, "```")
+		first, rest, _ := strings.Cut(code, "\n")
+		if want, ok := strings.CutPrefix(first, "# expect: "); ok {
+			examples = append(examples, [2]string{want, rest})
+		}
+	}
+	return examples
+}
+
+func TestLocalStack(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Fatal("curl is needed to run the README's examples")
+	}
+	s, out := startStack(t)
+
+	t.Run("ReadmeExamples", func(t *testing.T) {
+		examples := readmeExamples(t)
+		if len(examples) < 8 {
+			t.Fatalf("found %d README examples with an expectation, want at least 8", len(examples))
+		}
+		for _, ex := range examples {
+			script := strings.ReplaceAll(ex[1], "http://127.0.0.1:3000", s.URL)
+			got, err := exec.Command("bash", "-euo", "pipefail", "-c", script).CombinedOutput()
+			if err != nil {
+				t.Errorf("example failed: %v\n%s\n%s", err, ex[1], got)
+				continue
+			}
+			if !strings.Contains(string(got), ex[0]) {
+				t.Errorf("example answered\n%s\nwant it to contain %s\n(example: %s)", got, ex[0], ex[1])
+			}
+		}
+	})
+
+	t.Run("RequestsRunWarm", func(t *testing.T) {
+		pool := s.pools["ListArticlesFunction"]
+		for i := 0; i < 5; i++ {
+			resp, err := http.Get(s.URL + "/api/stamp-duty-datas")
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 200 {
+				t.Fatalf("status %d", resp.StatusCode)
+			}
+		}
+		if got := pool.Started(); got != 1 {
+			t.Errorf("5 sequential requests started %d instances, want 1 (warm reuse)", got)
+		}
+	})
+
+	t.Run("ConcurrentCreates", func(t *testing.T) {
+		const n = 20
+		var wg sync.WaitGroup
+		codes := make(chan int, n)
+		for i := 0; i < n; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				body := fmt.Sprintf(`{"amount":20,"considerationPrice":0,"purpose":"Affidavit","state":"Karnataka","paidBy":"First Party","firstPartyMobileNumber":"9876543210","firstPartyName":"Party %d","secondPartyName":"B"}`, i)
+				req, _ := http.NewRequest("POST", s.URL+"/api/live-orders", strings.NewReader(body))
+				req.Header.Set("Authorization", "Bearer "+localdb.DevToken)
+				req.Header.Set("Content-Type", "application/json")
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				resp.Body.Close()
+				codes <- resp.StatusCode
+			}()
+		}
+		wg.Wait()
+		close(codes)
+		for c := range codes {
+			if c != 200 {
+				t.Errorf("status %d", c)
+			}
+		}
+		req, _ := http.NewRequest("GET", s.URL+"/api/live-orders?pageSize=100", nil)
+		req.Header.Set("Authorization", "Bearer "+localdb.DevToken)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var list struct {
+			Data []struct {
+				DocumentID string `json:"documentId"`
+			} `json:"data"`
+			Pagination struct {
+				Total int `json:"total"`
+			} `json:"pagination"`
+		}
+		json.NewDecoder(resp.Body).Decode(&list)
+		seen := map[string]bool{}
+		for _, o := range list.Data {
+			seen[o.DocumentID] = true
+		}
+		if len(seen) != len(list.Data) || list.Pagination.Total != len(list.Data) || len(list.Data) < n {
+			t.Errorf("listed %d orders (%d distinct), total %d; want at least %d, each once, total exact", len(list.Data), len(seen), list.Pagination.Total, n)
+		}
+	})
+
+	t.Run("FunctionLogsShown", func(t *testing.T) {
+		logs := out.String()
+		for _, want := range []string{`[CreateOrderFunction] {"time"`, `"msg":"request"`, `"route":"POST /api/live-orders"`, `"caller":"dev"`, "Dev token", "GET  " + s.URL + "/api/live-orders -> ListOrdersFunction"} {
+			if !strings.Contains(logs, want) {
+				t.Errorf("output lacks %s", want)
+			}
+		}
+		if strings.Contains(logs, "ABCDE1234F") || strings.Contains(logs, "9876543210") {
+			t.Error("output contains personal data from the requests")
+		}
+	})
+}
+
+// TestStopsEverything: when the stack stops, no function instance or
+// database process is left.
+func TestStopsEverything(t *testing.T) {
+	env := map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "LOCAL_DYNAMODB_ADDR": "127.0.0.1:0"}
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan *stack, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, options{getenv: func(k string) string { return env[k] }, out: io.Discard, ready: func(s *stack) { ready <- s }})
+	}()
+	var s *stack
+	select {
+	case s = <-ready:
+	case err := <-done:
+		t.Fatal(err)
+	}
+	resp, err := http.Get(s.URL + "/api/stamp-duty-datas")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	tmp, dbPid := s.tmp, s.db.Pid()
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(tmp); !os.IsNotExist(err) {
+		t.Errorf("build directory %s left behind", tmp)
+	}
+	if alive(dbPid) {
+		t.Errorf("dynalite (pid %d) still running", dbPid)
+	}
+	if _, err := http.Get(s.URL + "/api/stamp-duty-datas"); err == nil {
+		t.Error("API still answering")
+	}
+	if got := s.pools["ListArticlesFunction"].Live(); got != 0 {
+		t.Errorf("%d function instances still live", got)
+	}
+}
+
+// alive reports whether a process with that pid exists.
+func alive(pid int) bool { return syscall.Kill(pid, 0) == nil }

@@ -1,0 +1,64 @@
+// Command local runs the whole service on this machine without Docker, the
+// way `sam local start-api` does: a local DynamoDB (dynalite, in memory)
+// with the tables template.yaml defines, the sample catalogue and a dev
+// token; each function built for this host by its own Makefile target; and
+// an HTTP server that turns each request into an API Gateway HTTP API
+// (payload 2.0) event, runs it on a warm instance of the function's real
+// binary through a local Lambda Runtime API, and answers with its response.
+// Routes, tables and environment are read from template.yaml.
+//
+// Environment:
+//
+//	LOCAL_ADDR           where to serve the API (default 127.0.0.1:3000)
+//	DYNAMODB_ENDPOINT    use this DynamoDB instead of starting dynalite
+//	LOCAL_DYNAMODB_ADDR  where dynalite listens (default 127.0.0.1:8000)
+//	ARTICLES             a JSON catalogue to seed instead of cmd/local/articles.json
+//
+// With -db-only it runs just the database, for `sam local start-api`.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	dbOnly := flag.Bool("db-only", false, "run only the local DynamoDB (tables, catalogue, dev token), e.g. for sam local start-api")
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, options{getenv: os.Getenv, dbOnly: *dbOnly, out: os.Stdout}); err != nil {
+		fmt.Fprintln(os.Stderr, "local:", err)
+		os.Exit(1)
+	}
+}
+
+// options are the settings of one run.
+type options struct {
+	getenv func(string) string
+	dbOnly bool
+	out    io.Writer
+	// ready, when set, receives the stack once it serves.
+	ready func(*stack)
+}
+
+// run starts the stack, serves until ctx ends, then stops everything it started.
+func run(ctx context.Context, o options) error {
+	s, err := start(ctx, o)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	s.banner(o.out)
+	if o.ready != nil {
+		o.ready(s)
+	}
+	<-ctx.Done()
+	fmt.Fprintln(o.out, "local: stopping")
+	return nil
+}
