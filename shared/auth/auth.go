@@ -34,8 +34,11 @@ type Token struct {
 	RevokedAt time.Time
 }
 
+// IDLength is the length of a token's ID.
+const IDLength = 12
+
 // ID is the short public name of a token: the first 12 hex digits of its hash.
-func (t Token) ID() string { return t.Hash[:12] }
+func (t Token) ID() string { return t.Hash[:min(IDLength, len(t.Hash))] }
 
 // Revoked reports whether the token was revoked.
 func (t Token) Revoked() bool { return !t.RevokedAt.IsZero() }

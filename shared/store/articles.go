@@ -61,6 +61,11 @@ func (it articleItem) article() (rules.Article, error) {
 // purpose, one longer than a key may be, a state outside the enumeration) are
 // answered without asking DynamoDB.
 func (s *Articles) Get(ctx context.Context, purpose, state string) (rules.Article, error) {
+	return s.get(ctx, purpose, state, false)
+}
+
+// get is Get, with a strongly consistent read when consistent is true.
+func (s *Articles) get(ctx context.Context, purpose, state string, consistent bool) (rules.Article, error) {
 	if purpose == "" || len(purpose) > 1024 || !utf8.ValidString(purpose) || !rules.ValidState(state) {
 		return rules.Article{}, notFoundPurpose(purpose)
 	}
@@ -70,6 +75,7 @@ func (s *Articles) Get(ctx context.Context, purpose, state string) (rules.Articl
 			"purpose_name": &types.AttributeValueMemberS{Value: purpose},
 			"state":        &types.AttributeValueMemberS{Value: state},
 		},
+		ConsistentRead:         aws.Bool(consistent),
 		ReturnConsumedCapacity: s.db.capacity(),
 	})
 	if err != nil {
@@ -127,7 +133,8 @@ func (s *Articles) All(ctx context.Context) ([]rules.Article, error) {
 // a fresh documentId. It returns how many were created and updated.
 func (s *Articles) Upsert(ctx context.Context, ids *IDs, arts []rules.Article) (created, updated int, err error) {
 	for _, a := range arts {
-		old, err := s.Get(ctx, a.PurposeName, a.State)
+		// A consistent read: an import right after another must see its ids.
+		old, err := s.get(ctx, a.PurposeName, a.State, true)
 		switch {
 		case err == nil:
 			a.ID, a.DocumentID = old.ID, old.DocumentID

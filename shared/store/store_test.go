@@ -393,6 +393,22 @@ func TestTokens(t *testing.T) {
 			t.Errorf("list = %+v", list)
 		}
 	})
+	t.Run("RevokeNeedsAFullID", func(t *testing.T) {
+		_, err := tokens.Revoke(ctx, hash[:4], time.Now())
+		if got, want := rules.ErrorCode(err), rules.EINVALID; got != want {
+			t.Errorf("code = %q, want %q", got, want)
+		}
+	})
+	t.Run("RevokeKeepsTheFirstTime", func(t *testing.T) {
+		first, _ := tokens.Token(ctx, hash)
+		again, err := tokens.Revoke(ctx, hash[:12], time.Now().Add(time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !again.RevokedAt.Equal(first.RevokedAt) {
+			t.Errorf("revoked at %v, then %v; want the first time kept", first.RevokedAt, again.RevokedAt)
+		}
+	})
 	t.Run("RevokeUnknown", func(t *testing.T) {
 		_, err := tokens.Revoke(ctx, "ffffffffffff", time.Now())
 		if got, want := rules.ErrorCode(err), rules.ENOTFOUND; got != want {

@@ -93,7 +93,7 @@ func (s *Tokens) List(ctx context.Context) ([]auth.Token, error) {
 		}
 		var items []tokenItem
 		if err := attributevalue.UnmarshalListOfMaps(out.Items, &items); err != nil {
-			return nil, fmt.Errorf("decode tokens: %w", err)
+			return nil, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("decode tokens: %w", err)}
 		}
 		for _, it := range items {
 			ts = append(ts, it.token())
@@ -103,17 +103,21 @@ func (s *Tokens) List(ctx context.Context) ([]auth.Token, error) {
 	return ts, nil
 }
 
-// Revoke marks the token whose ID (hash prefix) is id as revoked at now. It
-// fails with ENOTFOUND when no token has that ID, and EINVALID when the ID is
-// ambiguous.
+// Revoke marks the token whose ID (a hash prefix of at least auth.IDLength
+// hex digits) is id as revoked at now, and returns it. A token revoked
+// already keeps its first revocation time. It fails with EINVALID for a
+// shorter or ambiguous ID and ENOTFOUND when no token has it.
 func (s *Tokens) Revoke(ctx context.Context, id string, now time.Time) (auth.Token, error) {
+	if len(id) < auth.IDLength {
+		return auth.Token{}, rules.Errorf(rules.EINVALID, "a token ID has at least %d hex digits", auth.IDLength)
+	}
 	ts, err := s.List(ctx)
 	if err != nil {
 		return auth.Token{}, err
 	}
 	var match []auth.Token
 	for _, t := range ts {
-		if id != "" && strings.HasPrefix(t.Hash, strings.ToLower(id)) {
+		if strings.HasPrefix(t.Hash, strings.ToLower(id)) {
 			match = append(match, t)
 		}
 	}
@@ -133,11 +137,15 @@ func (s *Tokens) Revoke(ctx context.Context, id string, now time.Time) (auth.Tok
 		TableName:                 aws.String(s.table),
 		Key:                       map[string]types.AttributeValue{"hash": &types.AttributeValueMemberS{Value: t.Hash}},
 		UpdateExpression:          aws.String("SET revoked_at = :r"),
-		ConditionExpression:       aws.String("attribute_exists(#h)"),
+		ConditionExpression:       aws.String("attribute_exists(#h) AND attribute_not_exists(revoked_at)"),
 		ExpressionAttributeNames:  map[string]string{"#h": "hash"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":r": &types.AttributeValueMemberS{Value: t.RevokedAt.Format(time.RFC3339Nano)}},
 		ReturnConsumedCapacity:    s.db.capacity(),
 	})
+	if conditionFailed(err) {
+		// Revoked meanwhile by someone else: report the stored revocation.
+		return s.Token(ctx, t.Hash)
+	}
 	if err != nil {
 		return auth.Token{}, fail("UpdateItem", err)
 	}

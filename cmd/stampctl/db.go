@@ -1,0 +1,111 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/feature/ec2/imds"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"stampduty/shared/rules"
+	"stampduty/shared/store"
+	"stampduty/shared/store/localdb"
+)
+
+// table is one of the service's tables as stampctl finds it: the variable
+// that names it and the name it resolved to.
+type table struct {
+	envVar string
+	name   string
+}
+
+// String returns "VAR=name", for messages.
+func (t table) String() string { return t.envVar + "=" + t.name }
+
+// table returns the table named by the variable envVar, or def (the
+// template's logical id, which is the local stack's name for it) when the
+// variable is unset.
+func (c *cli) table(envVar, def string) table {
+	name := strings.TrimSpace(c.getenv(envVar))
+	if name == "" {
+		name = def
+	}
+	return table{envVar: envVar, name: name}
+}
+
+// articlesTable returns the articles table.
+func (c *cli) articlesTable() table { return c.table("ARTICLES_TABLE", "ArticlesTable") }
+
+// tokensTable returns the tokens table.
+func (c *cli) tokensTable() table { return c.table("TOKENS_TABLE", "TokensTable") }
+
+// countersTable returns the counters table.
+func (c *cli) countersTable() table { return c.table("COUNTERS_TABLE", "CountersTable") }
+
+// openDB returns a store over DynamoDB, configured by the AWS SDK's default
+// chain (profiles, SSO, environment, container and instance roles). When
+// DYNAMODB_ENDPOINT is set the client talks to that engine instead; instance
+// credentials are then not looked up (off EC2 that lookup costs seconds),
+// and when no region or no usable credentials are configured it uses
+// localdb's region and dummy credentials, which a local engine accepts.
+func (c *cli) openDB() (*store.DB, error) {
+	endpoint := strings.TrimSpace(c.getenv("DYNAMODB_ENDPOINT"))
+	var opts []func(*config.LoadOptions) error
+	if endpoint != "" {
+		opts = append(opts, config.WithEC2IMDSClientEnableState(imds.ClientDisabled))
+	}
+	cfg, err := config.LoadDefaultConfig(c.ctx, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("load AWS configuration: %w", err)
+	}
+	if endpoint != "" {
+		if cfg.Region == "" {
+			cfg.Region = localdb.Region
+		}
+		if cfg.Credentials == nil {
+			cfg.Credentials = localCredentials()
+		} else if _, err := cfg.Credentials.Retrieve(c.ctx); err != nil {
+			cfg.Credentials = localCredentials()
+		}
+	} else if cfg.Region == "" {
+		return nil, errors.New("no AWS region configured: set AWS_REGION, or a profile with a region (AWS_PROFILE), " +
+			"or DYNAMODB_ENDPOINT for a local engine")
+	}
+	client := dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
+		if endpoint != "" {
+			o.BaseEndpoint = aws.String(endpoint)
+		}
+	})
+	return store.New(client, nil), nil
+}
+
+// localCredentials returns the dummy credentials of a local engine.
+func localCredentials() aws.CredentialsProvider {
+	return credentials.NewStaticCredentialsProvider(localdb.AccessKeyID, localdb.SecretAccessKey, "")
+}
+
+// storeErr wraps an error of the store, from the operation what on tables,
+// for the operator. A missing table names the variables that chose the
+// tables; a DynamoDB failure shows its cause rather than the caller-safe
+// text ("Internal Server Error") the store gives API clients.
+func storeErr(what string, err error, tables ...table) error {
+	var nf *types.ResourceNotFoundException
+	if errors.As(err, &nf) {
+		names := make([]string, len(tables))
+		for i, t := range tables {
+			names[i] = t.String()
+		}
+		return fmt.Errorf("%s: table not found (%s; on AWS set the variables from the stack outputs, see stampctl help): %w",
+			what, strings.Join(names, ", "), nf)
+	}
+	var e *rules.Error
+	if errors.As(err, &e) && e.Err != nil && (e.Code == rules.EINTERNAL || e.Code == rules.EUNAVAILABLE) {
+		return fmt.Errorf("%s: %w", what, e.Err)
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}

@@ -1,0 +1,200 @@
+// Command stampctl is the operator's tool of the stamp-duty service: it
+// issues, lists and revokes API tokens and imports and exports the articles
+// catalogue, straight in the service's DynamoDB tables, with the operator's
+// own AWS credentials.
+//
+// Run `stampctl help` for the commands and the environment it reads.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+)
+
+// usageText is what `stampctl help` and every usage error print.
+const usageText = `usage: stampctl <command> [arguments]
+
+Tokens (the API's bearer credentials; a token is shown once, when it is made,
+and only its SHA-256 hash is stored):
+  stampctl token create --owner NAME
+        issue a token for NAME (1 to 64 letters, digits, '.', '_' or '-');
+        the token is printed alone on the last line of the output
+  stampctl token list
+        list every token: ID, owner, creation time, status
+  stampctl token revoke ID
+        revoke the token whose ID (12 hex digits, from the list) is ID
+
+Articles (the purpose x state catalogue that prices orders):
+  stampctl articles import FILE
+        check every article of FILE (- for stdin) and, when all are valid,
+        create or update each one by (purpose_name, state), keeping the id
+        and documentId of existing ones; articles not in FILE are left as
+        they are. If any article is invalid nothing is written and every
+        error is printed.
+  stampctl articles export [FILE]
+        write the whole catalogue to FILE (default stdout) in the format
+        import reads, sorted by purpose_name and state
+
+Environment:
+  ARTICLES_TABLE, TOKENS_TABLE, COUNTERS_TABLE
+        the tables; by default ArticlesTable, TokensTable and CountersTable,
+        the names the local stack gives them. On AWS set them from the
+        stack's outputs ArticlesTableName, TokensTableName and
+        CountersTableName, e.g.
+          aws cloudformation describe-stacks --stack-name STACK \
+            --query 'Stacks[0].Outputs' --output table
+  DYNAMODB_ENDPOINT
+        a local DynamoDB engine instead of AWS, e.g. http://127.0.0.1:8000
+        (the local stack's). With it, EC2 instance credentials are not
+        looked up, and when no AWS credentials or region are configured
+        stampctl uses region us-east-1 and dummy credentials.
+  AWS credentials and region come from the AWS SDK's default chain:
+  AWS_PROFILE and the shared config files (including SSO), AWS_REGION,
+  AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY/AWS_SESSION_TOKEN, web identity,
+  container and instance roles.
+
+Exit status: 0 on success, 1 when a command fails, 2 on bad usage.
+`
+
+// usageError is a command line stampctl cannot run: it prints the message
+// (if any) and the usage text, and exits with status 2.
+type usageError struct{ msg string }
+
+// Error returns the message.
+func (e usageError) Error() string { return e.msg }
+
+// usagef returns a usageError with a formatted message.
+func usagef(format string, args ...any) error {
+	return usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// cli is one run of stampctl: its input, output and environment.
+type cli struct {
+	ctx    context.Context
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	getenv func(string) string
+	now    func() time.Time
+}
+
+// command is a subcommand: its two words ("token create") and what runs it
+// with the arguments after them.
+type command struct {
+	name string
+	run  func(c *cli, args []string) error
+}
+
+// commands are every subcommand of stampctl.
+var commands = []command{
+	{"token create", (*cli).tokenCreate},
+	{"token list", (*cli).tokenList},
+	{"token revoke", (*cli).tokenRevoke},
+	{"articles import", (*cli).articlesImport},
+	{"articles export", (*cli).articlesExport},
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
+	stop()
+	os.Exit(code)
+}
+
+// run executes stampctl with args (the command line without the program
+// name) and returns its exit status: 0 on success, 1 when the command
+// failed, 2 on bad usage. getenv supplies stampctl's own variables
+// (DYNAMODB_ENDPOINT and the *_TABLE names); the AWS SDK reads its own
+// (AWS_PROFILE, AWS_REGION, ...) from the process environment and the
+// shared config files, as every AWS tool does.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) (code int) {
+	defer func() {
+		// A bug must not print a stack trace that could hold a token.
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "stampctl: internal error: %v\n", r)
+			code = 1
+		}
+	}()
+	c := &cli{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv, now: time.Now}
+	err := c.dispatch(args)
+	var ue usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ue):
+		if ue.msg != "" {
+			fmt.Fprintf(stderr, "stampctl: %s\n\n", ue.msg)
+		}
+		fmt.Fprint(stderr, usageText)
+		return 2
+	default:
+		fmt.Fprintf(stderr, "stampctl: %s\n", err)
+		return 1
+	}
+}
+
+// dispatch finds the subcommand named by the first two words of args and
+// runs it with the rest.
+func (c *cli) dispatch(args []string) error {
+	if len(args) == 0 {
+		return usagef("no command given")
+	}
+	switch args[0] {
+	case "help", "-h", "-help", "--help":
+		return usageError{}
+	}
+	if len(args) < 2 {
+		if !hasGroup(args[0]) {
+			return usagef("unknown command %q", args[0])
+		}
+		return usagef("%s: which command? (see below)", args[0])
+	}
+	name := args[0] + " " + args[1]
+	for _, cmd := range commands {
+		if cmd.name == name {
+			return cmd.run(c, args[2:])
+		}
+	}
+	if !hasGroup(args[0]) {
+		return usagef("unknown command %q", args[0])
+	}
+	return usagef("unknown command %q", name)
+}
+
+// hasGroup reports whether some command starts with the word group.
+func hasGroup(group string) bool {
+	for _, cmd := range commands {
+		if strings.HasPrefix(cmd.name, group+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+// parse parses the flags of args into fs (named for its subcommand) and
+// returns the positional arguments, checking there are between min and max
+// of them. Flag errors, -h and a wrong count are usage errors.
+func parse(fs *flag.FlagSet, args []string, min, max int) ([]string, error) {
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, usageError{}
+		}
+		return nil, usagef("%s: %v", fs.Name(), err)
+	}
+	rest := fs.Args()
+	switch {
+	case len(rest) < min:
+		return nil, usagef("%s: missing argument", fs.Name())
+	case len(rest) > max:
+		return nil, usagef("%s: unexpected argument %q", fs.Name(), rest[max])
+	}
+	return rest, nil
+}
