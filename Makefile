@@ -2,10 +2,10 @@
 #
 # SAM builds each function with `make build-<LogicalId>` (BuildMethod:
 # makefile in template.yaml), setting ARTIFACTS_DIR; `make build` does the
-# same into bin/<LogicalId>/.
+# same into .build/<LogicalId>/.
 
 GO              ?= go
-ARTIFACTS_DIR   ?= bin/$(@:build-%=%)
+ARTIFACTS_DIR   ?= .build/$(@:build-%=%)
 LAMBDA_ENV      := GOOS=linux GOARCH=arm64 CGO_ENABLED=0
 LAMBDA_FLAGS    := -tags lambda.norpc -trimpath -ldflags "-s -w"
 FUNCTIONS       := CreateOrderFunction ListOrdersFunction ListArticlesFunction
@@ -25,7 +25,7 @@ build-ListOrdersFunction:
 build-ListArticlesFunction:
 	$(LAMBDA_ENV) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/list-articles
 
-build: $(addprefix build-,$(FUNCTIONS)) ## build every function's bootstrap into bin/<LogicalId>/
+build: $(addprefix build-,$(FUNCTIONS)) ## build every function's bootstrap into .build/<LogicalId>/
 
 $(DYNALITE): $(DYNALITE_DIR)/package.json $(DYNALITE_DIR)/package-lock.json
 	npm ci --prefix $(DYNALITE_DIR) --no-audit --no-fund --loglevel=error
@@ -48,7 +48,7 @@ deploy: ## build and deploy with SAM (needs the SAM CLI and AWS credentials)
 	sam build && sam deploy
 
 clean: ## remove build output
-	rm -rf bin .aws-sam
+	rm -rf .build .aws-sam
 
 local-db: $(DYNALITE) ## run only the local DynamoDB on 127.0.0.1:8000 (tables, catalogue, dev token), for sam local
 	$(GO) run ./cmd/local -db-only

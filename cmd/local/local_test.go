@@ -37,12 +37,15 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// startStack runs the local stack as `make local` does, on free ports, and
-// stops it when the test ends.
-func startStack(t *testing.T) (*stack, *syncBuffer) {
+// startStack runs the local stack as `make local` does, with env as its
+// environment (free ports unless env says otherwise). stop ends it and
+// waits; it also runs when the test ends.
+func startStack(t *testing.T, env map[string]string) (s *stack, out *syncBuffer, stop func()) {
 	t.Helper()
-	env := map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "LOCAL_DYNAMODB_ADDR": "127.0.0.1:0"}
-	out := &syncBuffer{}
+	if env == nil {
+		env = map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "LOCAL_DYNAMODB_ADDR": "127.0.0.1:0"}
+	}
+	out = &syncBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan *stack, 1)
 	done := make(chan error, 1)
@@ -50,14 +53,7 @@ func startStack(t *testing.T) (*stack, *syncBuffer) {
 		done <- run(ctx, options{getenv: func(k string) string { return env[k] }, out: out, ready: func(s *stack) { ready <- s }})
 	}()
 	select {
-	case s := <-ready:
-		t.Cleanup(func() {
-			cancel()
-			if err := <-done; err != nil {
-				t.Errorf("run: %v", err)
-			}
-		})
-		return s, out
+	case s = <-ready:
 	case err := <-done:
 		cancel()
 		t.Fatalf("local stack did not start: %v\n%s", err, out)
@@ -65,7 +61,17 @@ func startStack(t *testing.T) (*stack, *syncBuffer) {
 		cancel()
 		t.Fatalf("local stack did not start in time\n%s", out)
 	}
-	return nil, nil
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("run: %v", err)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return s, out, stop
 }
 
 // readmeExamples returns the README's shell examples that say what they
@@ -96,7 +102,7 @@ func TestLocalStack(t *testing.T) {
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Fatal("curl is needed to run the README's examples")
 	}
-	s, out := startStack(t)
+	s, out, _ := startStack(t, nil)
 
 	t.Run("ReadmeExamples", func(t *testing.T) {
 		examples := readmeExamples(t)
@@ -203,29 +209,14 @@ func TestLocalStack(t *testing.T) {
 // TestStopsEverything: when the stack stops, no function instance or
 // database process is left.
 func TestStopsEverything(t *testing.T) {
-	env := map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "LOCAL_DYNAMODB_ADDR": "127.0.0.1:0"}
-	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan *stack, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, options{getenv: func(k string) string { return env[k] }, out: io.Discard, ready: func(s *stack) { ready <- s }})
-	}()
-	var s *stack
-	select {
-	case s = <-ready:
-	case err := <-done:
-		t.Fatal(err)
-	}
+	s, _, stop := startStack(t, nil)
 	resp, err := http.Get(s.URL + "/api/stamp-duty-datas")
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
 	tmp, dbPid := s.tmp, s.db.Pid()
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
+	stop()
 	if _, err := os.Stat(tmp); !os.IsNotExist(err) {
 		t.Errorf("build directory %s left behind", tmp)
 	}
@@ -242,3 +233,31 @@ func TestStopsEverything(t *testing.T) {
 
 // alive reports whether a process with that pid exists.
 func alive(pid int) bool { return syscall.Kill(pid, 0) == nil }
+
+// TestGivenEngineAndCatalogue: with DYNAMODB_ENDPOINT the stack uses that
+// engine and starts none; with ARTICLES it seeds that file instead of the sample.
+func TestGivenEngineAndCatalogue(t *testing.T) {
+	wd, _ := os.Getwd()
+	root, _ := localdb.ModuleRoot(wd)
+	db, err := localdb.Start(context.Background(), root, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Stop()
+	file := filepath.Join(t.TempDir(), "one.json")
+	os.WriteFile(file, []byte(`[{"purpose_name":"Will","state":"Goa","min":5,"max":5,"fixed":5,"toFollowConsiderationPrice":false,"amountPercentConsideration":null}]`), 0o600)
+	s, _, stop := startStack(t, map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "DYNAMODB_ENDPOINT": db.Endpoint, "ARTICLES": file})
+	defer stop()
+	if s.db != nil || s.Endpoint != db.Endpoint {
+		t.Errorf("stack started its own engine (%s), want the given %s", s.Endpoint, db.Endpoint)
+	}
+	resp, err := http.Get(s.URL + "/api/stamp-duty-datas")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), `"purpose_name":"Will"`) || !strings.Contains(string(body), `"total":1`) {
+		t.Errorf("articles = %s, want only the ARTICLES file's", body)
+	}
+}
