@@ -43,15 +43,25 @@ func toArticleItem(a rules.Article) articleItem {
 	return it
 }
 
-func (it articleItem) article() (rules.Article, error) {
-	a := rules.Article{ID: it.ID, DocumentID: it.DocumentID, PurposeName: it.PurposeName, State: it.State,
-		Min: it.Min, Max: it.Max, Fixed: it.Fixed, FollowsConsideration: it.Follow}
-	if it.Factor != "" {
-		d, err := rules.ParseDecimal(string(it.Factor))
-		if err != nil {
-			return a, fmt.Errorf("article %q/%q factor: %w", it.PurposeName, it.State, err)
+// decodeArticle reads an article item (written by Upsert from an articleItem).
+func decodeArticle(item map[string]types.AttributeValue) (rules.Article, error) {
+	var err error
+	r := newReader(item, &err)
+	a := rules.Article{ID: r.num("id"), DocumentID: r.str("doc"), PurposeName: r.str("purpose_name"), State: r.str("state"),
+		Min: r.num("min"), Max: r.num("max"), FollowsConsideration: r.boolean("follow")}
+	if _, ok := r.numStr("fixed"); ok {
+		f := r.num("fixed")
+		a.Fixed = &f
+	}
+	if s, ok := r.numStr("factor"); ok {
+		d, perr := rules.ParseDecimal(s)
+		if perr != nil && err == nil {
+			err = fmt.Errorf("factor: %w", perr)
 		}
 		a.Factor = &d
+	}
+	if err != nil {
+		return a, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("decode article %q/%q: %w", a.PurposeName, a.State, err)}
 	}
 	return a, nil
 }
@@ -84,15 +94,7 @@ func (s *Articles) get(ctx context.Context, purpose, state string, consistent bo
 	if out.Item == nil {
 		return rules.Article{}, notFoundPurpose(purpose)
 	}
-	var it articleItem
-	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
-		return rules.Article{}, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("decode article: %w", err)}
-	}
-	a, err := it.article()
-	if err != nil {
-		return rules.Article{}, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: err}
-	}
-	return a, nil
+	return decodeArticle(out.Item)
 }
 
 func notFoundPurpose(purpose string) error {
@@ -114,13 +116,9 @@ func (s *Articles) All(ctx context.Context) ([]rules.Article, error) {
 			return nil, fail("Scan", err)
 		}
 		for _, item := range out.Items {
-			var it articleItem
-			if err := attributevalue.UnmarshalMap(item, &it); err != nil {
-				return nil, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("decode article: %w", err)}
-			}
-			a, err := it.article()
+			a, err := decodeArticle(item)
 			if err != nil {
-				return nil, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: err}
+				return nil, err
 			}
 			arts = append(arts, a)
 		}

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -32,91 +31,66 @@ type Orders struct {
 // Orders returns the orders table of the given name.
 func (db *DB) Orders(table string) *Orders { return &Orders{db: db, table: table, attempts: 8} }
 
-// orderItem is an order as stored. Attribute names are short: DynamoDB bills
+// An order is stored as one item. Attribute names are short: DynamoDB bills
 // them with every read and write, and a typical order stays under 1 KB.
-type orderItem struct {
-	Owner        string            `dynamodbav:"owner"`
-	Seq          int64             `dynamodbav:"seq"`
-	ID           int64             `dynamodbav:"id"`
-	DocumentID   string            `dynamodbav:"doc"`
-	CreatedAt    string            `dynamodbav:"at"`
-	Fulfillments []fulfillmentItem `dynamodbav:"ff"`
-	SD           stampDutyItem     `dynamodbav:"sd"`
-}
-
-type fulfillmentItem struct {
-	ID         int64     `dynamodbav:"id"`
-	DocumentID string    `dynamodbav:"doc"`
-	Status     string    `dynamodbav:"st"`
-	Ref        string    `dynamodbav:"ref"`
-	CertNumber string    `dynamodbav:"cn"`
-	CertFile   *fileItem `dynamodbav:"cf,omitempty"`
-}
-
-type fileItem struct {
-	ID         int64  `dynamodbav:"id"`
-	DocumentID string `dynamodbav:"doc"`
-	URL        string `dynamodbav:"url"`
-	Name       string `dynamodbav:"name"`
-}
-
-type stampDutyItem struct {
-	ID                 int64  `dynamodbav:"id"`
-	Amount             int64  `dynamodbav:"amt"`
-	Description        string `dynamodbav:"desc"`
-	FirstName          string `dynamodbav:"n1"`
-	FirstAddress       string `dynamodbav:"a1"`
-	FirstPAN           string `dynamodbav:"p1"`
-	SecondName         string `dynamodbav:"n2"`
-	SecondAddress      string `dynamodbav:"a2"`
-	SecondPAN          string `dynamodbav:"p2"`
-	PaidBy             string `dynamodbav:"pb"`
-	PurchasedBy        string `dynamodbav:"pu"`
-	Quantity           int64  `dynamodbav:"q"`
-	State              string `dynamodbav:"state"`
-	ConsiderationPrice int64  `dynamodbav:"cp"`
-	Mobile             string `dynamodbav:"mob"`
-	ArticleID          int64  `dynamodbav:"aid"`
-	ArticleDocumentID  string `dynamodbav:"adoc"`
-	Purpose            string `dynamodbav:"purpose"`
-}
-
-func toOrderItem(owner string, seq int64, o rules.Order) orderItem {
-	it := orderItem{Owner: owner, Seq: seq, ID: o.ID, DocumentID: o.DocumentID, CreatedAt: o.CreatedAt}
+//
+//	owner, seq          the key
+//	id, doc, at         id, documentId, createdAt
+//	ff                  fulfillments: list of {id, doc, st, ref, cn, cf?: {id, doc, url, name}}
+//	sd                  stamp duty: {id, amt, desc, n1, a1, p1, n2, a2, p2, pb, pu, q,
+//	                    state, cp, mob, aid, adoc, purpose}
+func encodeOrder(owner string, seq int64, o rules.Order) map[string]types.AttributeValue {
+	ff := make([]types.AttributeValue, 0, len(o.Fulfillments))
 	for _, f := range o.Fulfillments {
-		fi := fulfillmentItem{ID: f.ID, DocumentID: f.DocumentID, Status: f.Status, Ref: f.UniqueDocRef, CertNumber: f.CertificateNumber}
-		if c := f.CertificateFile; c != nil {
-			fi.CertFile = &fileItem{ID: c.ID, DocumentID: c.DocumentID, URL: c.URL, Name: c.Name}
+		fm := map[string]types.AttributeValue{
+			"id": avN(f.ID), "doc": avS(f.DocumentID), "st": avS(f.Status), "ref": avS(f.UniqueDocRef), "cn": avS(f.CertificateNumber),
 		}
-		it.Fulfillments = append(it.Fulfillments, fi)
+		if c := f.CertificateFile; c != nil {
+			fm["cf"] = &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
+				"id": avN(c.ID), "doc": avS(c.DocumentID), "url": avS(c.URL), "name": avS(c.Name)}}
+		}
+		ff = append(ff, &types.AttributeValueMemberM{Value: fm})
 	}
 	sd := o.StampDuty
-	it.SD = stampDutyItem{ID: sd.ID, Amount: sd.Amount, Description: sd.Description,
-		FirstName: sd.FirstPartyName, FirstAddress: sd.FirstPartyAddress, FirstPAN: sd.FirstPartyPAN,
-		SecondName: sd.SecondPartyName, SecondAddress: sd.SecondPartyAddress, SecondPAN: sd.SecondPartyPAN,
-		PaidBy: sd.PaidBy, PurchasedBy: sd.PurchasedBy, Quantity: sd.Quantity, State: sd.State,
-		ConsiderationPrice: sd.ConsiderationPrice, Mobile: sd.MobileNumber,
-		ArticleID: sd.StatePurpose.ID, ArticleDocumentID: sd.StatePurpose.DocumentID, Purpose: sd.StatePurpose.PurposeName}
-	return it
+	return map[string]types.AttributeValue{
+		"owner": avS(owner), "seq": avN(seq), "id": avN(o.ID), "doc": avS(o.DocumentID), "at": avS(o.CreatedAt),
+		"ff": &types.AttributeValueMemberL{Value: ff},
+		"sd": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
+			"id": avN(sd.ID), "amt": avN(sd.Amount), "desc": avS(sd.Description),
+			"n1": avS(sd.FirstPartyName), "a1": avS(sd.FirstPartyAddress), "p1": avS(sd.FirstPartyPAN),
+			"n2": avS(sd.SecondPartyName), "a2": avS(sd.SecondPartyAddress), "p2": avS(sd.SecondPartyPAN),
+			"pb": avS(sd.PaidBy), "pu": avS(sd.PurchasedBy), "q": avN(sd.Quantity), "state": avS(sd.State),
+			"cp": avN(sd.ConsiderationPrice), "mob": avS(sd.MobileNumber),
+			"aid": avN(sd.StatePurpose.ID), "adoc": avS(sd.StatePurpose.DocumentID), "purpose": avS(sd.StatePurpose.PurposeName),
+		}},
+	}
 }
 
-func (it orderItem) order() rules.Order {
-	o := rules.Order{ID: it.ID, DocumentID: it.DocumentID, CreatedAt: it.CreatedAt, Fulfillments: []rules.Fulfillment{}}
-	for _, f := range it.Fulfillments {
-		rf := rules.Fulfillment{ID: f.ID, DocumentID: f.DocumentID, Status: f.Status, UniqueDocRef: f.Ref, CertificateNumber: f.CertNumber}
-		if c := f.CertFile; c != nil {
-			rf.CertificateFile = &rules.File{ID: c.ID, DocumentID: c.DocumentID, URL: c.URL, Name: c.Name}
+// decodeOrder reads an item written by encodeOrder.
+func decodeOrder(item map[string]types.AttributeValue) (rules.Order, error) {
+	var err error
+	r := newReader(item, &err)
+	o := rules.Order{ID: r.num("id"), DocumentID: r.str("doc"), CreatedAt: r.str("at")}
+	ffs := r.list("ff")
+	o.Fulfillments = make([]rules.Fulfillment, 0, len(ffs))
+	for _, f := range ffs {
+		rf := rules.Fulfillment{ID: f.num("id"), DocumentID: f.str("doc"), Status: f.str("st"), UniqueDocRef: f.str("ref"), CertificateNumber: f.str("cn")}
+		if c, ok := f.sub("cf"); ok {
+			rf.CertificateFile = &rules.File{ID: c.num("id"), DocumentID: c.str("doc"), URL: c.str("url"), Name: c.str("name")}
 		}
 		o.Fulfillments = append(o.Fulfillments, rf)
 	}
-	sd := it.SD
-	o.StampDuty = rules.StampDuty{ID: sd.ID, Amount: sd.Amount, Description: sd.Description,
-		FirstPartyName: sd.FirstName, FirstPartyAddress: sd.FirstAddress, FirstPartyPAN: sd.FirstPAN,
-		SecondPartyName: sd.SecondName, SecondPartyAddress: sd.SecondAddress, SecondPartyPAN: sd.SecondPAN,
-		PaidBy: sd.PaidBy, PurchasedBy: sd.PurchasedBy, Quantity: sd.Quantity, State: sd.State,
-		ConsiderationPrice: sd.ConsiderationPrice, MobileNumber: sd.Mobile,
-		StatePurpose: rules.StatePurpose{ID: sd.ArticleID, DocumentID: sd.ArticleDocumentID, PurposeName: sd.Purpose}}
-	return o
+	if sd, ok := r.sub("sd"); ok {
+		o.StampDuty = rules.StampDuty{ID: sd.num("id"), Amount: sd.num("amt"), Description: sd.str("desc"),
+			FirstPartyName: sd.str("n1"), FirstPartyAddress: sd.str("a1"), FirstPartyPAN: sd.str("p1"),
+			SecondPartyName: sd.str("n2"), SecondPartyAddress: sd.str("a2"), SecondPartyPAN: sd.str("p2"),
+			PaidBy: sd.str("pb"), PurchasedBy: sd.str("pu"), Quantity: sd.num("q"), State: sd.str("state"),
+			ConsiderationPrice: sd.num("cp"), MobileNumber: sd.str("mob"),
+			StatePurpose: rules.StatePurpose{ID: sd.num("aid"), DocumentID: sd.str("adoc"), PurposeName: sd.str("purpose")}}
+	} else if err == nil {
+		err = fmt.Errorf("order without stamp duty")
+	}
+	return o, err
 }
 
 // Create stores o as owner's newest order and returns its seq. It reads the
@@ -136,10 +110,7 @@ func (s *Orders) Create(ctx context.Context, owner string, o rules.Order) (int64
 			return 0, err
 		}
 		seq := int64(n) + 1
-		item, err := attributevalue.MarshalMap(toOrderItem(owner, seq, o))
-		if err != nil {
-			return 0, fmt.Errorf("encode order: %w", err)
-		}
+		item := encodeOrder(owner, seq, o)
 		_, err = s.db.client.PutItem(ctx, &dynamodb.PutItemInput{
 			TableName:              aws.String(s.table),
 			Item:                   item,
@@ -254,12 +225,12 @@ func (s *Orders) seqRange(ctx context.Context, owner string, lo, hi int64, consi
 		if err != nil {
 			return nil, fail("Query", err)
 		}
-		var items []orderItem
-		if err := attributevalue.UnmarshalListOfMaps(out.Items, &items); err != nil {
-			return nil, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("decode orders: %w", err)}
-		}
-		for _, it := range items {
-			orders = append(orders, it.order())
+		for _, item := range out.Items {
+			o, err := decodeOrder(item)
+			if err != nil {
+				return nil, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("decode order: %w", err)}
+			}
+			orders = append(orders, o)
 		}
 	}
 	return orders, nil

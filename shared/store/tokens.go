@@ -25,6 +25,8 @@ type Tokens struct {
 // Tokens returns the tokens table of the given name.
 func (db *DB) Tokens(table string) *Tokens { return &Tokens{db: db, table: table} }
 
+// tokenItem is a token record as stored; Token decodes it by hand (it is on
+// every cold request path), the operator commands with attributevalue.
 type tokenItem struct {
 	Hash      string `dynamodbav:"hash"`
 	Owner     string `dynamodbav:"owner"`
@@ -52,9 +54,11 @@ func (s *Tokens) Token(ctx context.Context, hash string) (auth.Token, error) {
 	if out.Item == nil {
 		return auth.Token{}, rules.Errorf(rules.ENOTFOUND, "no such token")
 	}
-	var it tokenItem
-	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
-		return auth.Token{}, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("decode token: %w", err)}
+	var derr error
+	r := newReader(out.Item, &derr)
+	it := tokenItem{Hash: r.str("hash"), Owner: r.str("owner"), CreatedAt: r.str("created_at"), RevokedAt: r.str("revoked_at")}
+	if derr != nil {
+		return auth.Token{}, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("decode token: %w", derr)}
 	}
 	return it.token(), nil
 }
