@@ -52,3 +52,7 @@ clean: ## remove build output
 
 local-db: $(DYNALITE) ## run only the local DynamoDB on 127.0.0.1:8000 (tables, catalogue, dev token), for sam local
 	$(GO) run ./cmd/local -db-only
+
+.PHONY: bench
+bench: $(DYNALITE) ## measure cold start, size, warm cost, DynamoDB units and cost per million requests
+	$(GO) run ./cmd/bench $(BENCH_FLAGS)

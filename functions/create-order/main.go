@@ -34,7 +34,7 @@ func wire(getenv func(string) string) (http.Handler, error) {
 	h := &handler{
 		auth:     auth.NewAuthenticator(db.Tokens(env.Require("TOKENS_TABLE")), time.Minute),
 		articles: store.NewArticleCache(db.Articles(env.Require("ARTICLES_TABLE")), time.Minute),
-		ids:      db.IDs(env.Require("COUNTERS_TABLE"), 30),
+		ids:      db.IDs(env.Require("COUNTERS_TABLE"), store.IDBlock),
 		orders:   db.Orders(env.Require("ORDERS_TABLE")),
 		now:      time.Now,
 	}

@@ -29,6 +29,11 @@ type IDs struct {
 	next, last int64 // the ids next..last are reserved and unused
 }
 
+// IDBlock is how many ids a function reserves per counter call: 100 orders'
+// worth (an order takes 3: order, fulfillment, stamp duty), so a warm create
+// makes the counter call once per 100 orders.
+const IDBlock = 300
+
 // IDs returns the id source of the given counters table, reserving block ids
 // per DynamoDB call.
 func (db *DB) IDs(table string, block int64) *IDs {
