@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+
+	"stampduty/cmd/internal/localstack"
 )
 
 // helloID is the name the hello-world Lambda goes by in the report.
@@ -25,24 +27,6 @@ const (
 	// lambdaARM64 is provided.al2023 on arm64, as SAM builds for it.
 	lambdaARM64
 )
-
-// buildFunction builds a function's bootstrap with its own Makefile target
-// (the one `sam build` runs) into dir/<logicalID>/bootstrap and returns its
-// path. For the host it overrides only the target platform, as cmd/local
-// does; for Lambda it uses the Makefile's own LAMBDA_ENV.
-func buildFunction(ctx context.Context, root, dir, logicalID string, p platform) (string, error) {
-	out := filepath.Join(dir, logicalID)
-	args := []string{"--no-print-directory", "-s", "build-" + logicalID, "ARTIFACTS_DIR=" + out}
-	if p == host {
-		args = append(args, "LAMBDA_ENV=CGO_ENABLED=0")
-	}
-	cmd := exec.CommandContext(ctx, "make", args...)
-	cmd.Dir = root
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("build %s: %w\n%s", logicalID, err, b)
-	}
-	return filepath.Join(out, "bootstrap"), nil
-}
 
 // buildHello builds the hello-world Lambda into dir/HelloWorld/bootstrap with
 // the release flags of the Makefile (CGO_ENABLED=0, -tags lambda.norpc
@@ -66,7 +50,7 @@ func buildHello(ctx context.Context, root, dir string, p platform) (string, erro
 func buildAll(ctx context.Context, root, dir string, ids []string, p platform) (map[string]string, error) {
 	bins := map[string]string{}
 	for _, id := range ids {
-		path, err := buildFunction(ctx, root, dir, id, p)
+		path, err := localstack.Build(ctx, root, dir, id, p == lambdaARM64)
 		if err != nil {
 			return nil, err
 		}

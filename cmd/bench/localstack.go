@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -14,10 +13,9 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"stampduty/cmd/internal/localstack"
 	"stampduty/cmd/internal/runtimeapi"
-	"stampduty/shared/auth"
 	"stampduty/shared/functest"
-	"stampduty/shared/rules"
 	"stampduty/shared/samtemplate"
 	"stampduty/shared/store"
 	"stampduty/shared/store/localdb"
@@ -46,7 +44,7 @@ func startDatabase(ctx context.Context, root string, tmpl *samtemplate.Template)
 		return nil, err
 	}
 	d.DB = store.New(client, nil)
-	if err := seed(ctx, root, d.DB); err != nil {
+	if _, err := localstack.Seed(ctx, d.DB, filepath.Join(root, localstack.SampleCatalogue), true); err != nil {
 		srv.Stop()
 		return nil, err
 	}
@@ -55,49 +53,6 @@ func startDatabase(ctx context.Context, root string, tmpl *samtemplate.Template)
 
 // stop kills dynalite.
 func (d *database) stop() { d.srv.Stop() }
-
-// seed loads the sample catalogue and registers the dev token, with the
-// same store calls as cmd/local's seed.
-func seed(ctx context.Context, root string, db *store.DB) error {
-	data, err := os.ReadFile(filepath.Join(root, "cmd/local/articles.json"))
-	if err != nil {
-		return fmt.Errorf("read articles: %w", err)
-	}
-	arts, err := rules.DecodeArticles(data)
-	if err != nil {
-		return fmt.Errorf("articles.json: %w", err)
-	}
-	if _, _, err := db.Articles("ArticlesTable").Upsert(ctx, db.IDs("CountersTable", 10), arts); err != nil {
-		return fmt.Errorf("seed articles: %w", err)
-	}
-	err = db.Tokens("TokensTable").Create(ctx, auth.Token{Hash: auth.Hash(localdb.DevToken), Owner: localdb.DevOwner, CreatedAt: time.Now()})
-	if err != nil {
-		return fmt.Errorf("seed dev token: %w", err)
-	}
-	return nil
-}
-
-// functionEnv is a function's environment as cmd/local resolves it: the
-// template's variables with tables named by their logical ids and the
-// DynamoDB endpoint given, plus what the Lambda service sets.
-func functionEnv(tmpl *samtemplate.Template, f samtemplate.Function, endpoint string) ([]string, error) {
-	env := []string{
-		"AWS_REGION=" + localdb.Region, "AWS_DEFAULT_REGION=" + localdb.Region,
-		"AWS_ACCESS_KEY_ID=" + localdb.AccessKeyID, "AWS_SECRET_ACCESS_KEY=" + localdb.SecretAccessKey,
-	}
-	names := map[string]string{}
-	for _, t := range tmpl.Tables {
-		names[t.LogicalID] = t.LogicalID
-	}
-	for name, v := range f.Env {
-		val, err := tmpl.Resolve(v, map[string]string{"DynamoDBEndpoint": endpoint}, names)
-		if err != nil {
-			return nil, fmt.Errorf("%s env %s: %w", f.LogicalID, name, err)
-		}
-		env = append(env, name+"="+val)
-	}
-	return env, nil
-}
 
 // lambdaFunction describes the function logicalID (or the hello-world
 // Lambda) built at path, for runtimeapi, talking to DynamoDB at endpoint.
@@ -111,12 +66,7 @@ func lambdaFunction(tmpl *samtemplate.Template, logicalID, path, endpoint string
 	if !ok {
 		return fn, fmt.Errorf("template.yaml has no function %s", logicalID)
 	}
-	env, err := functionEnv(tmpl, f, endpoint)
-	if err != nil {
-		return fn, err
-	}
-	fn.Env, fn.MemoryMB, fn.Timeout = env, f.MemorySize, time.Duration(f.Timeout)*time.Second
-	return fn, nil
+	return localstack.Function(tmpl, f, path, endpoint, log)
 }
 
 // The requests of the report: typical requests of each function.

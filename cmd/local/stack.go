@@ -2,22 +2,19 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"stampduty/cmd/internal/apigw"
+	"stampduty/cmd/internal/localstack"
 	"stampduty/cmd/internal/runtimeapi"
-	"stampduty/shared/auth"
-	"stampduty/shared/rules"
 	"stampduty/shared/samtemplate"
 	"stampduty/shared/store"
 	"stampduty/shared/store/localdb"
@@ -95,20 +92,17 @@ func start(ctx context.Context, o options) (s *stack, err error) {
 	logs := runtimeapi.LockedWriter(o.out)
 	var routes []apigw.Route
 	for _, f := range tmpl.Functions {
-		bin, err := build(ctx, root, s.tmp, f.LogicalID)
+		bin, err := localstack.Build(ctx, root, s.tmp, f.LogicalID, false)
 		if err != nil {
 			l.Close()
 			return nil, err
 		}
-		env, err := s.env(f)
+		fn, err := localstack.Function(tmpl, f, bin, s.Endpoint, logs)
 		if err != nil {
 			l.Close()
 			return nil, err
 		}
-		pool := runtimeapi.NewPool(runtimeapi.Function{
-			Name: f.LogicalID, Path: bin, Env: env, Timeout: time.Duration(f.Timeout) * time.Second,
-			MemoryMB: f.MemorySize, Log: logs,
-		})
+		pool := runtimeapi.NewPool(fn)
 		s.pools[f.LogicalID] = pool
 		for _, r := range f.Routes {
 			routes = append(routes, apigw.Route{Method: r.Method, Path: r.Path, Target: pool})
@@ -120,39 +114,14 @@ func start(ctx context.Context, o options) (s *stack, err error) {
 }
 
 // seed loads the catalogue (the sample, or the file named by ARTICLES) and
-// registers the dev token. The dev token goes only into an engine on this
-// machine.
-func (s *stack) seed(ctx context.Context, root, file string, db *store.DB) error {
+// registers the dev token, which goes only into an engine on this machine.
+func (s *stack) seed(ctx context.Context, root, file string, db *store.DB) (err error) {
 	if file == "" {
-		file = filepath.Join(root, "cmd/local/articles.json")
+		file = filepath.Join(root, localstack.SampleCatalogue)
 	}
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return fmt.Errorf("read articles: %w", err)
-	}
-	arts, err := rules.DecodeArticles(data)
-	if err != nil {
-		var e *rules.Error
-		if errors.As(err, &e) {
-			for _, f := range e.Fields {
-				err = fmt.Errorf("%w\n  %s: %s", err, f.Path, f.Message)
-			}
-		}
-		return fmt.Errorf("%s: %w", file, err)
-	}
-	if _, _, err := db.Articles("ArticlesTable").Upsert(ctx, db.IDs("CountersTable", 10), arts); err != nil {
-		return fmt.Errorf("seed articles: %w", err)
-	}
-	s.seeded = len(arts)
-	if !loopback(s.Endpoint) {
-		return nil // the dev token goes only into an engine on this machine
-	}
-	s.devToken = true
-	err = db.Tokens("TokensTable").Create(ctx, auth.Token{Hash: auth.Hash(localdb.DevToken), Owner: localdb.DevOwner, CreatedAt: time.Now()})
-	if err != nil && rules.ErrorCode(err) != rules.ECONFLICT {
-		return fmt.Errorf("seed dev token: %w", err)
-	}
-	return nil
+	s.devToken = loopback(s.Endpoint)
+	s.seeded, err = localstack.Seed(ctx, db, file, s.devToken)
+	return err
 }
 
 // loopback reports whether endpoint's host is this machine (a loopback
@@ -167,40 +136,6 @@ func loopback(endpoint string) bool {
 	}
 	ip := net.ParseIP(u.Hostname())
 	return ip != nil && (ip.IsLoopback() || ip.IsUnspecified())
-}
-
-// build builds a function for this host with its own Makefile target (the
-// one `sam build` runs), overriding only the target platform.
-func build(ctx context.Context, root, tmp, logicalID string) (string, error) {
-	dir := filepath.Join(tmp, logicalID)
-	cmd := exec.CommandContext(ctx, "make", "--no-print-directory", "-s", "build-"+logicalID, "ARTIFACTS_DIR="+dir, "LAMBDA_ENV=CGO_ENABLED=0")
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("build %s: %w\n%s", logicalID, err, out)
-	}
-	return filepath.Join(dir, "bootstrap"), nil
-}
-
-// env is a function's environment: the template's variables resolved
-// against the local tables and engine, plus what the Lambda service sets.
-func (s *stack) env(f samtemplate.Function) ([]string, error) {
-	env := []string{
-		"AWS_REGION=" + localdb.Region, "AWS_DEFAULT_REGION=" + localdb.Region,
-		"AWS_ACCESS_KEY_ID=" + localdb.AccessKeyID, "AWS_SECRET_ACCESS_KEY=" + localdb.SecretAccessKey,
-	}
-	// Locally each table is named by its logical id, as `sam local` resolves !Ref.
-	names := map[string]string{}
-	for _, t := range s.tmpl.Tables {
-		names[t.LogicalID] = t.LogicalID
-	}
-	for name, v := range f.Env {
-		val, err := s.tmpl.Resolve(v, map[string]string{"DynamoDBEndpoint": s.Endpoint}, names)
-		if err != nil {
-			return nil, fmt.Errorf("%s env %s: %w", f.LogicalID, name, err)
-		}
-		env = append(env, name+"="+val)
-	}
-	return env, nil
 }
 
 // banner prints where everything is and how to try it.

@@ -1,0 +1,110 @@
+// Package localstack is what the local stack (cmd/local) and the benchmark
+// (cmd/bench) share: seeding a local engine with a catalogue and the dev
+// token, building a function with its own Makefile target, and describing a
+// function to the local Lambda runtime with the environment template.yaml
+// gives it, tables named by their logical ids as `sam local` names them.
+package localstack
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"stampduty/cmd/internal/runtimeapi"
+	"stampduty/shared/auth"
+	"stampduty/shared/rules"
+	"stampduty/shared/samtemplate"
+	"stampduty/shared/store"
+	"stampduty/shared/store/localdb"
+)
+
+// SampleCatalogue is the catalogue seeded by default, relative to the module root.
+const SampleCatalogue = "cmd/local/articles.json"
+
+// Seed loads the catalogue file into the articles table and, when devToken
+// is true, registers localdb.DevToken for localdb.DevOwner (once). It
+// returns how many articles it loaded. A bad file is refused whole, with
+// every row's errors in the message.
+func Seed(ctx context.Context, db *store.DB, catalogue string, devToken bool) (int, error) {
+	data, err := os.ReadFile(catalogue)
+	if err != nil {
+		return 0, fmt.Errorf("read articles: %w", err)
+	}
+	arts, err := rules.DecodeArticles(data)
+	if err != nil {
+		var e *rules.Error
+		if errors.As(err, &e) {
+			for _, f := range e.Fields {
+				err = fmt.Errorf("%w\n  %s: %s", err, f.Path, f.Message)
+			}
+		}
+		return 0, fmt.Errorf("%s: %w", catalogue, err)
+	}
+	if _, _, err := db.Articles("ArticlesTable").Upsert(ctx, db.IDs("CountersTable", 10), arts); err != nil {
+		return 0, fmt.Errorf("seed articles: %w", err)
+	}
+	if devToken {
+		err := db.Tokens("TokensTable").Create(ctx, auth.Token{Hash: auth.Hash(localdb.DevToken), Owner: localdb.DevOwner, CreatedAt: time.Now()})
+		if err != nil && rules.ErrorCode(err) != rules.ECONFLICT {
+			return 0, fmt.Errorf("seed dev token: %w", err)
+		}
+	}
+	return len(arts), nil
+}
+
+// Build builds a function's bootstrap with its own Makefile target (the one
+// `sam build` runs) into dir/<logicalID>/bootstrap and returns its path. For
+// Lambda it is the release build for linux/arm64; otherwise the same build
+// for this machine (only the target platform is overridden).
+func Build(ctx context.Context, root, dir, logicalID string, forLambda bool) (string, error) {
+	out := filepath.Join(dir, logicalID)
+	args := []string{"--no-print-directory", "-s", "build-" + logicalID, "ARTIFACTS_DIR=" + out}
+	if !forLambda {
+		args = append(args, "LAMBDA_ENV=CGO_ENABLED=0")
+	}
+	cmd := exec.CommandContext(ctx, "make", args...)
+	cmd.Dir = root
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build %s: %w\n%s", logicalID, err, b)
+	}
+	return filepath.Join(out, "bootstrap"), nil
+}
+
+// Env is a function's environment locally: the template's variables,
+// resolved with tables named by their logical ids and the DynamoDBEndpoint
+// parameter set to endpoint, plus the region and (dummy) credentials the
+// Lambda service would set.
+func Env(tmpl *samtemplate.Template, f samtemplate.Function, endpoint string) ([]string, error) {
+	env := []string{
+		"AWS_REGION=" + localdb.Region, "AWS_DEFAULT_REGION=" + localdb.Region,
+		"AWS_ACCESS_KEY_ID=" + localdb.AccessKeyID, "AWS_SECRET_ACCESS_KEY=" + localdb.SecretAccessKey,
+	}
+	names := map[string]string{}
+	for _, t := range tmpl.Tables {
+		names[t.LogicalID] = t.LogicalID
+	}
+	for name, v := range f.Env {
+		val, err := tmpl.Resolve(v, map[string]string{"DynamoDBEndpoint": endpoint}, names)
+		if err != nil {
+			return nil, fmt.Errorf("%s env %s: %w", f.LogicalID, name, err)
+		}
+		env = append(env, name+"="+val)
+	}
+	return env, nil
+}
+
+// Function describes f, built at path, to the local Lambda runtime: its
+// environment (Env), timeout and memory from the template, its log lines to log.
+func Function(tmpl *samtemplate.Template, f samtemplate.Function, path, endpoint string, log io.Writer) (runtimeapi.Function, error) {
+	env, err := Env(tmpl, f, endpoint)
+	if err != nil {
+		return runtimeapi.Function{}, err
+	}
+	return runtimeapi.Function{Name: f.LogicalID, Path: path, Env: env, Timeout: time.Duration(f.Timeout) * time.Second,
+		MemoryMB: f.MemorySize, Log: log}, nil
+}
