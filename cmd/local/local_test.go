@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -141,9 +142,23 @@ func TestLocalStack(t *testing.T) {
 	})
 
 	t.Run("ConcurrentCreates", func(t *testing.T) {
-		const n = 20
+		// 200 creates at once by one caller: at least 95% succeed, any other
+		// answer is 503 with Retry-After, each success is listed once and the
+		// total is exact. CONCURRENT_CREATES lowers the count on a small machine.
+		n := 200
+		if v, err := strconv.Atoi(os.Getenv("CONCURRENT_CREATES")); err == nil && v > 0 {
+			n = v
+		}
+		before := listAll(t, s.URL)
 		var wg sync.WaitGroup
-		codes := make(chan int, n)
+		type result struct {
+			status     int
+			retryAfter string
+			orderID    string
+			body       string
+		}
+		results := make(chan result, n)
+		start := time.Now()
 		for i := 0; i < n; i++ {
 			wg.Add(1)
 			go func() {
@@ -157,39 +172,48 @@ func TestLocalStack(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				resp.Body.Close()
-				codes <- resp.StatusCode
+				defer resp.Body.Close()
+				b, _ := io.ReadAll(resp.Body)
+				var created struct {
+					OrderID string `json:"orderId"`
+				}
+				json.Unmarshal(b, &created)
+				results <- result{resp.StatusCode, resp.Header.Get("Retry-After"), created.OrderID, string(b)}
 			}()
 		}
 		wg.Wait()
-		close(codes)
-		for c := range codes {
-			if c != 200 {
-				t.Errorf("status %d", c)
+		close(results)
+		took := time.Since(start)
+		created := map[string]bool{}
+		for r := range results {
+			switch {
+			case r.status == 200 && r.orderID != "":
+				created[r.orderID] = true
+			case r.status == 503 && r.retryAfter != "" && strings.Contains(r.body, "ServiceUnavailableError"):
+			default:
+				t.Errorf("status %d: %s", r.status, r.body)
 			}
 		}
-		req, _ := http.NewRequest("GET", s.URL+"/api/live-orders?pageSize=100", nil)
-		req.Header.Set("Authorization", "Bearer "+localdb.DevToken)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
+		rate := float64(len(created)) / float64(n)
+		t.Logf("%d concurrent creates: %d succeeded (%.1f%%) in %v", n, len(created), 100*rate, took.Round(time.Millisecond))
+		if rate < 0.95 {
+			t.Errorf("%.1f%% succeeded, want at least 95%%", 100*rate)
 		}
-		defer resp.Body.Close()
-		var list struct {
-			Data []struct {
-				DocumentID string `json:"documentId"`
-			} `json:"data"`
-			Pagination struct {
-				Total int `json:"total"`
-			} `json:"pagination"`
+		after := listAll(t, s.URL)
+		if got, want := after.total, before.total+len(created); got != want {
+			t.Errorf("total %d, want %d", got, want)
 		}
-		json.NewDecoder(resp.Body).Decode(&list)
-		seen := map[string]bool{}
-		for _, o := range list.Data {
-			seen[o.DocumentID] = true
+		listed := map[string]int{}
+		for _, id := range after.ids {
+			listed[id]++
 		}
-		if len(seen) != len(list.Data) || list.Pagination.Total != len(list.Data) || len(list.Data) < n {
-			t.Errorf("listed %d orders (%d distinct), total %d; want at least %d, each once, total exact", len(list.Data), len(seen), list.Pagination.Total, n)
+		for id := range created {
+			if listed[id] != 1 {
+				t.Errorf("order %s listed %d times", id, listed[id])
+			}
+		}
+		if len(listed) != len(after.ids) || len(after.ids) != after.total {
+			t.Errorf("%d listed, %d distinct, total %d", len(after.ids), len(listed), after.total)
 		}
 	})
 
@@ -259,5 +283,45 @@ func TestGivenEngineAndCatalogue(t *testing.T) {
 	resp.Body.Close()
 	if !strings.Contains(string(body), `"purpose_name":"Will"`) || !strings.Contains(string(body), `"total":1`) {
 		t.Errorf("articles = %s, want only the ARTICLES file's", body)
+	}
+}
+
+// orderList is every order of the dev caller, read page by page.
+type orderList struct {
+	total int
+	ids   []string
+}
+
+func listAll(t *testing.T, base string) orderList {
+	t.Helper()
+	var out orderList
+	for page := 1; ; page++ {
+		req, _ := http.NewRequest("GET", fmt.Sprintf("%s/api/live-orders?page=%d&pageSize=100", base, page), nil)
+		req.Header.Set("Authorization", "Bearer "+localdb.DevToken)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var list struct {
+			Data []struct {
+				DocumentID string `json:"documentId"`
+			} `json:"data"`
+			Pagination struct {
+				Total     int `json:"total"`
+				PageCount int `json:"pageCount"`
+			} `json:"pagination"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&list)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("list page %d: %d %v", page, resp.StatusCode, err)
+		}
+		out.total = list.Pagination.Total
+		for _, o := range list.Data {
+			out.ids = append(out.ids, o.DocumentID)
+		}
+		if page >= list.Pagination.PageCount {
+			return out
+		}
 	}
 }

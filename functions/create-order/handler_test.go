@@ -2,13 +2,18 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"stampduty/shared/functest"
+	"stampduty/shared/rules"
 	"stampduty/shared/store/localdb"
 	"stampduty/shared/store/storetest"
 )
@@ -239,6 +244,164 @@ func TestCreateOrder(t *testing.T) {
 		}
 	})
 
+	t.Run("IdempotencyKey", func(t *testing.T) {
+		keyed := func(key, b string, token ...string) functest.Response {
+			h := map[string]string{"authorization": "Bearer " + localdb.DevToken, "content-type": "application/json", "idempotency-key": key}
+			if len(token) > 0 {
+				h["authorization"] = "Bearer " + token[0]
+			}
+			return send(h, b)
+		}
+		orderID := func(t *testing.T, r functest.Response) string {
+			t.Helper()
+			var got struct {
+				OrderID string `json:"orderId"`
+			}
+			if r.Status != 200 || json.Unmarshal([]byte(r.Body), &got) != nil || got.OrderID == "" {
+				t.Fatalf("status %d: %s", r.Status, r.Body)
+			}
+			return got.OrderID
+		}
+		t.Run("ReplayReturnsTheOriginal", func(t *testing.T) {
+			b := body(map[string]any{"firstPartyName": "Replay Party"})
+			first := orderID(t, keyed("key-replay", b))
+			before := listOrders(t, s)
+			for i := 0; i < 3; i++ {
+				if got := orderID(t, keyed("key-replay", b)); got != first {
+					t.Errorf("replay %d: orderId %s, want %s", i, got, first)
+				}
+			}
+			if after := listOrders(t, s); after != before {
+				t.Errorf("replays created %d orders", after-before)
+			}
+		})
+		t.Run("OtherBodyIsConflict", func(t *testing.T) {
+			orderID(t, keyed("key-conflict", body(nil)))
+			before := listOrders(t, s)
+			r := keyed("key-conflict", body(map[string]any{"amount": 300}))
+			if r.Status != 409 || r.Error(t).Error.Name != "ConflictError" {
+				t.Fatalf("status %d: %s", r.Status, r.Body)
+			}
+			if after := listOrders(t, s); after != before {
+				t.Error("a conflicting request created an order")
+			}
+		})
+		t.Run("ScopedToTheCaller", func(t *testing.T) {
+			other := "sdt_" + strings.Repeat("K", 43)
+			functest.AddToken(t, s.Env, other, "other-business")
+			b := body(nil)
+			mine := orderID(t, keyed("key-shared", b))
+			theirs := orderID(t, keyed("key-shared", b, other))
+			if mine == theirs {
+				t.Errorf("two callers' orders share the id %s", mine)
+			}
+		})
+		t.Run("InvalidKey", func(t *testing.T) {
+			for _, k := range []string{strings.Repeat("k", 256), "tab\there", "é"} {
+				r := keyed(k, body(nil))
+				if r.Status != 400 || len(r.Error(t).Error.Details.Errors) != 1 || r.Error(t).Error.Details.Errors[0].Path[0] != "Idempotency-Key" {
+					t.Errorf("key %.20q: status %d: %s", k, r.Status, r.Body)
+				}
+			}
+			if r := keyed(strings.Repeat("k", 255), body(nil)); r.Status != 200 {
+				t.Errorf("255-character key: status %d", r.Status)
+			}
+		})
+		t.Run("ConcurrentOneOrder", func(t *testing.T) {
+			b := body(map[string]any{"firstPartyName": "Concurrent Party"})
+			before := listOrders(t, s)
+			const n = 20
+			var wg sync.WaitGroup
+			results := make(chan functest.Response, n)
+			for i := 0; i < n; i++ {
+				wg.Add(1)
+				go func() { defer wg.Done(); results <- keyed("key-concurrent", b) }()
+			}
+			wg.Wait()
+			close(results)
+			ids := map[string]bool{}
+			for r := range results {
+				switch r.Status {
+				case 200:
+					ids[orderID(t, r)] = true
+				case 409:
+					if r.Headers["Retry-After"] == "" {
+						t.Error("409 in progress without Retry-After")
+					}
+				default:
+					t.Errorf("status %d: %s", r.Status, r.Body)
+				}
+			}
+			if len(ids) != 1 {
+				t.Errorf("%d different orderIds, want 1", len(ids))
+			}
+			if after := listOrders(t, s); after != before+1 {
+				t.Errorf("%d orders created, want 1", after-before)
+			}
+		})
+		t.Run("FailureReleasesTheKey", func(t *testing.T) {
+			s.Proxy.SetFault(func(c storetest.ProxyCall) *storetest.Fault {
+				if c.Operation == "PutItem" && c.Table == s.Env.Table("OrdersTable") {
+					return &storetest.Fault{Status: 400, Type: "ProvisionedThroughputExceededException"}
+				}
+				return nil
+			})
+			b := body(map[string]any{"firstPartyName": "Retry Party"})
+			r := keyed("key-retry", b)
+			s.Proxy.SetFault(nil)
+			if r.Status != 503 {
+				t.Fatalf("status %d under throttling: %s", r.Status, r.Body)
+			}
+			before := listOrders(t, s)
+			orderID(t, keyed("key-retry", b))
+			if after := listOrders(t, s); after != before+1 {
+				t.Errorf("%d orders after the retry, want 1", after-before)
+			}
+		})
+		t.Run("VanishedHolderTakenOver", func(t *testing.T) {
+			keys := s.Env.DB(nil).Idempotency(s.Env.Table("IdempotencyTable"))
+			for _, stored := range []bool{false, true} {
+				name := fmt.Sprintf("Stored%v", stored)
+				b := body(map[string]any{"firstPartyName": "Takeover " + name})
+				sum := sha256.Sum256([]byte(b))
+				doc := "takeover" + strings.ToLower(name) + "xxxxxxxxxxxxx"
+				doc = doc[:24]
+				past := time.Now().Add(-time.Minute)
+				if _, ok, err := keys.Claim(context.Background(), localdb.DevOwner, "key-"+name, hex.EncodeToString(sum[:]), doc, past, 15*time.Second, 24*time.Hour); err != nil || !ok {
+					t.Fatalf("claim: %v %v", ok, err)
+				}
+				if stored { // the holder stored its order, then vanished before completing the key
+					o := newOrderWithID(t, s, doc)
+					if _, err := s.Env.DB(nil).Orders(s.Env.Table("OrdersTable")).Create(context.Background(), localdb.DevOwner, o); err != nil {
+						t.Fatal(err)
+					}
+				}
+				before := listOrders(t, s)
+				if got := orderID(t, keyed("key-"+name, b)); got != doc {
+					t.Errorf("%s: orderId %s, want the holder's %s", name, got, doc)
+				}
+				want := before + 1
+				if stored {
+					want = before
+				}
+				if after := listOrders(t, s); after != want {
+					t.Errorf("%s: %d orders created, want %d", name, after-before, want-before)
+				}
+				if got := orderID(t, keyed("key-"+name, b)); got != doc {
+					t.Errorf("%s: replay after takeover: %s", name, got)
+				}
+			}
+		})
+		t.Run("WithoutKeyUnchanged", func(t *testing.T) {
+			before := listOrders(t, s)
+			b := body(nil)
+			a, c := orderID(t, send(bearer, b)), orderID(t, send(bearer, b))
+			if a == c || listOrders(t, s) != before+2 {
+				t.Error("two requests without a key should make two orders")
+			}
+		})
+	})
+
 	t.Run("Template", func(t *testing.T) {
 		s.CheckRoutes()
 		s.CheckTemplate(s.Proxy.All())
@@ -260,4 +423,27 @@ func TestWarmCreateCalls(t *testing.T) {
 	if got, want := s.Env.Operations(s.Proxy.Take()), "PutItem:OrdersTable=1 Query:OrdersTable=1"; got != want {
 		t.Errorf("warm create calls = %s, want %s", got, want)
 	}
+}
+
+// newOrderWithID builds a valid order with the given documentId, as a
+// create that was interrupted would have stored it.
+func newOrderWithID(t *testing.T, s *functest.Stack, doc string) rules.Order {
+	t.Helper()
+	db := s.Env.DB(nil)
+	art, err := db.Articles(s.Env.Table("ArticlesTable")).Get(context.Background(), "Rent Agreement", "Karnataka")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := db.IDs(s.Env.Table("CountersTable"), 3).Reserve(context.Background(), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := rules.OrderRequest{Amount: 200, Purpose: art.PurposeName, State: art.State, PaidBy: rules.FirstParty, Description: "N/A",
+		FirstPartyMobileNumber: "9876543210", FirstPartyName: "Takeover", SecondPartyName: "B"}
+	o, err := rules.NewOrder(req, art, 200, rules.OrderIDs{Order: first, Fulfillment: first + 1, StampDuty: first + 2}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.DocumentID = doc
+	return o
 }

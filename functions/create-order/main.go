@@ -36,6 +36,7 @@ func wire(getenv func(string) string) (http.Handler, error) {
 		articles: store.NewArticleCache(db.Articles(env.Require("ARTICLES_TABLE")), time.Minute),
 		ids:      db.IDs(env.Require("COUNTERS_TABLE"), store.IDBlock),
 		orders:   db.Orders(env.Require("ORDERS_TABLE")),
+		keys:     db.Idempotency(env.Require("IDEMPOTENCY_TABLE")),
 		now:      time.Now,
 	}
 	return h.routes(), env.Err()

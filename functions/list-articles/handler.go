@@ -32,14 +32,14 @@ type meta struct {
 var sortable = []string{"id", "purpose_name", "state", "min", "max", "fixed"}
 
 func (h *handler) routes() http.Handler {
-	return strapi.Method(http.MethodGet, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return strapi.Method(http.MethodGet, strapi.Budget(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		resp, err := h.list(r)
 		if err != nil {
 			strapi.WriteError(w, r, err)
 			return
 		}
 		strapi.WriteJSON(w, http.StatusOK, resp)
-	}))
+	})))
 }
 
 // knownParam reports the query parameters of the article list.

@@ -25,14 +25,14 @@ type listResponse struct {
 }
 
 func (h *handler) routes() http.Handler {
-	return strapi.Method(http.MethodGet, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return strapi.Method(http.MethodGet, strapi.Budget(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		resp, err := h.list(r)
 		if err != nil {
 			strapi.WriteError(w, r, err)
 			return
 		}
 		strapi.WriteJSON(w, http.StatusOK, resp)
-	}))
+	})))
 }
 
 // knownParam reports the query parameters of the order list.

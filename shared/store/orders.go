@@ -24,12 +24,13 @@ import (
 type Orders struct {
 	db    *DB
 	table string
-	// attempts bounds the conditional puts of one Create under contention.
+	// attempts bounds the lost races of one Create under contention (the
+	// request's deadline usually ends it first).
 	attempts int
 }
 
 // Orders returns the orders table of the given name.
-func (db *DB) Orders(table string) *Orders { return &Orders{db: db, table: table, attempts: 8} }
+func (db *DB) Orders(table string) *Orders { return &Orders{db: db, table: table, attempts: 400} }
 
 // An order is stored as one item. Attribute names are short: DynamoDB bills
 // them with every read and write, and a typical order stays under 1 KB.
@@ -95,25 +96,22 @@ func decodeOrder(item map[string]types.AttributeValue) (rules.Order, error) {
 
 // Create stores o as owner's newest order and returns its seq. It reads the
 // newest seq (a strongly consistent Query of one key) and puts the order at
-// the next one on condition that the slot is free; when another request took
-// that slot first it reads again and retries, a bounded number of times with
-// jittered backoff, then fails with EUNAVAILABLE.
+// the next one on condition that the slot is free. When another request took
+// that slot first, every slot below it is taken too, so it tries the next
+// one straight away; every few misses it waits a little (jittered) and reads
+// the newest seq again to jump over a run of concurrent creates. It keeps
+// trying while ctx allows, then fails with EUNAVAILABLE. An error that may
+// hide a stored order wraps ErrOutcomeUnknown.
 func (s *Orders) Create(ctx context.Context, owner string, o rules.Order) (int64, error) {
-	for attempt := 0; attempt < s.attempts; attempt++ {
-		if attempt > 0 {
-			if err := sleep(ctx, backoff(attempt)); err != nil {
-				return 0, &rules.Error{Code: rules.EUNAVAILABLE, Message: "Service Unavailable", Err: err}
-			}
-		}
-		n, err := s.Count(ctx, owner)
-		if err != nil {
-			return 0, err
-		}
-		seq := int64(n) + 1
-		item := encodeOrder(owner, seq, o)
-		_, err = s.db.client.PutItem(ctx, &dynamodb.PutItemInput{
+	n, err := s.Count(ctx, owner)
+	if err != nil {
+		return 0, err
+	}
+	seq := int64(n) + 1
+	for miss := 0; ; miss++ {
+		_, err := s.db.client.PutItem(ctx, &dynamodb.PutItemInput{
 			TableName:              aws.String(s.table),
-			Item:                   item,
+			Item:                   encodeOrder(owner, seq, o),
 			ConditionExpression:    aws.String("attribute_not_exists(seq)"),
 			ReturnConsumedCapacity: s.db.capacity(),
 		})
@@ -121,16 +119,29 @@ func (s *Orders) Create(ctx context.Context, owner string, o rules.Order) (int64
 			return seq, nil
 		}
 		if !conditionFailed(err) {
-			return 0, fail("PutItem", err)
+			return 0, writeFail("PutItem", err)
+		}
+		if miss >= s.attempts {
+			return 0, &rules.Error{Code: rules.EUNAVAILABLE, Message: "Service Unavailable",
+				Err: fmt.Errorf("create order: %d tries lost the race for the next number", miss+1)}
+		}
+		seq++
+		if miss%3 == 2 {
+			if err := sleep(ctx, backoff(miss/3)); err != nil {
+				return 0, &rules.Error{Code: rules.EUNAVAILABLE, Message: "Service Unavailable", Err: err}
+			}
+			if n, err = s.Count(ctx, owner); err != nil {
+				return 0, err
+			}
+			seq = max(seq, int64(n)+1)
 		}
 	}
-	return 0, &rules.Error{Code: rules.EUNAVAILABLE, Message: "Service Unavailable",
-		Err: fmt.Errorf("create order: %d attempts lost the race for the next number", s.attempts)}
 }
 
-// backoff is the wait before retry attempt: full jitter over 10ms·2^attempt, at most 320ms.
+// backoff is the wait before the attempt-th re-read under contention: full
+// jitter over 2ms·2^attempt, at most 64 ms.
 func backoff(attempt int) time.Duration {
-	ceiling := 10 * time.Millisecond << min(attempt, 5)
+	ceiling := 2 * time.Millisecond << min(attempt, 5)
 	return time.Duration(rand.Int64N(int64(ceiling)) + 1)
 }
 
@@ -143,6 +154,42 @@ func sleep(ctx context.Context, d time.Duration) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// Find reports whether owner has an order with documentId doc created at or
+// after since, reading the newest orders first and stopping at the first one
+// older than since. It is how an interrupted create is checked: its order,
+// if stored, is among the few newest.
+func (s *Orders) Find(ctx context.Context, owner, doc string, since time.Time) (bool, error) {
+	cutoff := rules.FormatTime(since)
+	p := dynamodb.NewQueryPaginator(s.db.client, &dynamodb.QueryInput{
+		TableName:                 aws.String(s.table),
+		KeyConditionExpression:    aws.String("#o = :o"),
+		ExpressionAttributeNames:  map[string]string{"#o": "owner", "#at": "at"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":o": avS(owner)},
+		ProjectionExpression:      aws.String("doc, #at"),
+		ScanIndexForward:          aws.Bool(false),
+		ConsistentRead:            aws.Bool(true),
+		Limit:                     aws.Int32(25),
+		ReturnConsumedCapacity:    s.db.capacity(),
+	})
+	for p.HasMorePages() {
+		out, err := p.NextPage(ctx)
+		if err != nil {
+			return false, fail("Query", err)
+		}
+		for _, item := range out.Items {
+			var derr error
+			r := newReader(item, &derr)
+			if r.str("doc") == doc {
+				return true, nil
+			}
+			if r.str("at") < cutoff {
+				return false, nil
+			}
+		}
+	}
+	return false, nil
 }
 
 // Count returns how many orders owner has: the newest seq, read with one

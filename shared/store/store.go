@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -22,6 +23,10 @@ import (
 	"stampduty/shared/config"
 	"stampduty/shared/rules"
 )
+
+// AttemptTimeout bounds one HTTP attempt to DynamoDB, whose requests take
+// milliseconds when it is well.
+const AttemptTimeout = 1200 * time.Millisecond
 
 // DB is a DynamoDB client with the service's conventions.
 type DB struct {
@@ -51,10 +56,16 @@ func Open(env *config.Env) *DB {
 	creds := credentials.NewStaticCredentialsProvider(
 		env.Require("AWS_ACCESS_KEY_ID"), env.Require("AWS_SECRET_ACCESS_KEY"), env.Get("AWS_SESSION_TOKEN"))
 	opts := dynamodb.Options{
-		Region:           env.Require("AWS_REGION"),
-		Credentials:      aws.NewCredentialsCache(creds),
-		RetryMaxAttempts: 3,
-		HTTPClient:       &http.Client{Timeout: 3 * time.Second},
+		Region:      env.Require("AWS_REGION"),
+		Credentials: aws.NewCredentialsCache(creds),
+		// Bounded: 3 attempts of at most AttemptTimeout each, at most
+		// 300 ms apart, so a DynamoDB in trouble costs a request about 4 s at
+		// worst, well inside the function's 10 s and the request budget.
+		Retryer: retry.NewStandard(func(o *retry.StandardOptions) {
+			o.MaxAttempts = 3
+			o.MaxBackoff = 300 * time.Millisecond
+		}),
+		HTTPClient: &http.Client{Timeout: AttemptTimeout},
 	}
 	if ep := env.Get("DYNAMODB_ENDPOINT"); ep != "" {
 		opts.BaseEndpoint = aws.String(ep)
@@ -186,6 +197,23 @@ func fail(op string, err error) error {
 		msg = "Internal Server Error"
 	}
 	return &rules.Error{Code: code, Message: msg, Err: fmt.Errorf("dynamodb %s: %w", op, err)}
+}
+
+// ErrOutcomeUnknown marks the failure of a write that may nevertheless have
+// been applied: the request may have reached DynamoDB before the connection
+// or the time ran out. errors.Is finds it in the errors of writes.
+var ErrOutcomeUnknown = errors.New("the write may have been applied")
+
+// writeFail is fail for a write: unless DynamoDB refused it (a client-fault
+// error such as throttling), the write may have happened — the answer was
+// lost or was a server fault — and the error says so.
+func writeFail(op string, err error) error {
+	e := fail(op, err).(*rules.Error)
+	var api smithy.APIError
+	if !errors.As(err, &api) || api.ErrorFault() == smithy.FaultServer {
+		e.Err = fmt.Errorf("%w (%w)", e.Err, ErrOutcomeUnknown)
+	}
+	return e
 }
 
 // conditionFailed reports whether err is a failed ConditionExpression.

@@ -5,11 +5,13 @@
 package strapi
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	"stampduty/shared/rules"
 )
@@ -149,6 +151,25 @@ func isJSON(ct string) bool {
 	mt, _, _ := strings.Cut(ct, ";")
 	mt = strings.ToLower(strings.TrimSpace(mt))
 	return mt == "application/json" || (strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))
+}
+
+// RequestBudget is how long a request may work before it gives up with 503:
+// well inside the functions' 10 s timeout, so that a DynamoDB in trouble
+// gets the caller an answer, not a Lambda timeout.
+const RequestBudget = 6 * time.Second
+
+// Budget runs h with a context that ends after RequestBudget, or half a
+// second before the Lambda invocation's own deadline if that is sooner.
+func Budget(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		deadline := time.Now().Add(RequestBudget)
+		if d, ok := r.Context().Deadline(); ok && d.Add(-500*time.Millisecond).Before(deadline) {
+			deadline = d.Add(-500 * time.Millisecond)
+		}
+		ctx, cancel := context.WithDeadline(r.Context(), deadline)
+		defer cancel()
+		h.ServeHTTP(w, r.WithContext(ctx))
+	})
 }
 
 // Method returns a handler that serves only the given method and answers

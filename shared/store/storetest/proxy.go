@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
 	"strings"
@@ -19,10 +19,13 @@ type ProxyCall struct {
 	Table     string // this test's table name
 }
 
-// Fault is what a Proxy answers instead of forwarding a request.
+// Fault is what a Proxy does instead of forwarding a request: answer with
+// an error (Status and Type), or, with Hang, answer nothing until the client
+// gives up.
 type Fault struct {
 	Status int    // e.g. 400 or 500
 	Type   string // the DynamoDB error type, e.g. "ThrottlingException"
+	Hang   bool
 }
 
 // Proxy stands between code under test and the engine: it records every
@@ -32,14 +35,19 @@ type Proxy struct {
 	// URL is the proxy's address, to use as DYNAMODB_ENDPOINT.
 	URL string
 
-	mu    sync.Mutex
-	calls []ProxyCall
-	all   []ProxyCall
-	fault func(ProxyCall) *Fault
+	mu      sync.Mutex
+	calls   []ProxyCall
+	all     []ProxyCall
+	fault   func(ProxyCall) *Fault
+	addr    string
+	handler http.Handler
+	l       net.Listener
 }
 
 // NewProxy starts a proxy in front of e's engine, and makes it e's Endpoint,
-// so that Getenv hands it to the functions. It stops with the test.
+// so that Getenv hands it to the functions. It stops with the test. It
+// serves each request on a new connection, so that Refuse takes effect at
+// once.
 func (e *Env) NewProxy() *Proxy {
 	target, err := url.Parse(e.Endpoint)
 	if err != nil {
@@ -47,7 +55,7 @@ func (e *Env) NewProxy() *Proxy {
 	}
 	p := &Proxy{}
 	rp := httputil.NewSingleHostReverseProxy(target)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	p.handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		var in struct{ TableName string }
@@ -61,6 +69,10 @@ func (e *Env) NewProxy() *Proxy {
 		p.mu.Unlock()
 		if fault != nil {
 			if f := fault(c); f != nil {
+				if f.Hang {
+					<-r.Context().Done()
+					return
+				}
 				w.Header().Set("Content-Type", "application/x-amz-json-1.0")
 				w.WriteHeader(f.Status)
 				json.NewEncoder(w).Encode(map[string]string{"__type": "com.amazonaws.dynamodb.v20120810#" + f.Type, "message": "injected " + f.Type})
@@ -68,11 +80,50 @@ func (e *Env) NewProxy() *Proxy {
 			}
 		}
 		rp.ServeHTTP(w, r)
-	}))
-	e.t.Cleanup(srv.Close)
-	p.URL = srv.URL
-	e.Endpoint = srv.URL
+	})
+	if err := p.listen("127.0.0.1:0"); err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { p.Refuse(true) })
+	p.URL = "http://" + p.addr
+	e.Endpoint = p.URL
 	return p
+}
+
+func (p *Proxy) listen(addr string) error {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: p.handler}
+	srv.SetKeepAlivesEnabled(false)
+	p.mu.Lock()
+	p.l, p.addr = l, l.Addr().String()
+	p.mu.Unlock()
+	go srv.Serve(l)
+	return nil
+}
+
+// Refuse closes the proxy's port (connections are refused, as when
+// DynamoDB cannot be reached) or, with false, opens it again at the same
+// address.
+func (p *Proxy) Refuse(refuse bool) error {
+	p.mu.Lock()
+	l := p.l
+	p.mu.Unlock()
+	if refuse {
+		if l != nil {
+			l.Close()
+			p.mu.Lock()
+			p.l = nil
+			p.mu.Unlock()
+		}
+		return nil
+	}
+	if l != nil {
+		return nil
+	}
+	return p.listen(p.addr)
 }
 
 // SetFault makes the proxy answer with f(call) whenever that is not nil;

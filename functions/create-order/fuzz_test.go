@@ -1,0 +1,378 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"stampduty/shared/auth"
+	"stampduty/shared/rules"
+	"stampduty/shared/strapi"
+)
+
+// fuzzOwner owns fuzzToken, the one token the fuzz authenticator accepts.
+const fuzzOwner = "fuzz-owner"
+
+var fuzzToken = auth.Prefix + strings.Repeat("Fz", 21) + "z"
+
+// fuzzTokens is a token store that knows fuzzToken only. The handler gets
+// the real authenticator over it, so bearer parsing is the service's own.
+type fuzzTokens struct{}
+
+// Token returns fuzzToken's record, or ENOTFOUND as the DynamoDB store does.
+func (fuzzTokens) Token(_ context.Context, hash string) (auth.Token, error) {
+	if hash != auth.Hash(fuzzToken) {
+		return auth.Token{}, rules.Errorf(rules.ENOTFOUND, "no such token")
+	}
+	return auth.Token{Hash: hash, Owner: fuzzOwner, CreatedAt: fuzzNow}, nil
+}
+
+// fuzzAuthHeaders are the Authorization headers a fuzz input chooses from;
+// the first fuzzAuthorized of them carry fuzzToken.
+var fuzzAuthHeaders = []string{
+	"Bearer " + fuzzToken,
+	" bEaReR   " + fuzzToken + " ",
+	"",
+	"Bearer ",
+	"Basic YWxhZGRpbjpvcGVuc2VzYW1l",
+	"Bearer " + auth.Prefix + strings.Repeat("A", 43),
+	"Bearer not-a-token",
+	"Bearer " + fuzzToken + "x",
+}
+
+const fuzzAuthorized = 2
+
+// fuzzNow is the clock of the fuzz handler.
+var fuzzNow = time.Date(2026, 11, 21, 4, 9, 0, 123e6, time.UTC)
+
+// fuzzArticles is the article lookup: three articles by (purpose, state),
+// ENOTFOUND with the contract's message for anything else.
+type fuzzArticles map[[2]string]rules.Article
+
+// Get returns the article of (purpose, state) or the store's ENOTFOUND error.
+func (m fuzzArticles) Get(_ context.Context, purpose, state string) (rules.Article, error) {
+	if a, ok := m[[2]string{purpose, state}]; ok {
+		return a, nil
+	}
+	return rules.Article{}, rules.Errorf(rules.ENOTFOUND, "Purpose with the name: %s cannot be found.", purpose)
+}
+
+// fuzzCatalogue returns the fuzz articles: Affidavit in Karnataka, fixed at
+// 20; Rent Agreement in Karnataka, 100 to 500; Sale Deed in Delhi, 6% of the
+// consideration price within 100 to 1,000,000.
+func fuzzCatalogue(tb testing.TB) fuzzArticles {
+	tb.Helper()
+	factor, err := rules.ParseDecimal("0.06")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	fixed := int64(20)
+	arts := []rules.Article{
+		{ID: 1, DocumentID: "a00000000000000000000001", PurposeName: "Affidavit", State: "Karnataka", Min: 20, Max: 20, Fixed: &fixed},
+		{ID: 2, DocumentID: "a00000000000000000000002", PurposeName: "Rent Agreement", State: "Karnataka", Min: 100, Max: 500},
+		{ID: 3, DocumentID: "a00000000000000000000003", PurposeName: "Sale Deed", State: "Delhi", Min: 100, Max: 1000000, FollowsConsideration: true, Factor: &factor},
+	}
+	m := fuzzArticles{}
+	for _, a := range arts {
+		m[[2]string{a.PurposeName, a.State}] = a
+	}
+	return m
+}
+
+// fuzzIDs hands out ids from a counter, as the DynamoDB reserver does.
+type fuzzIDs struct{ last int64 }
+
+// Reserve returns the first of n new ids.
+func (r *fuzzIDs) Reserve(_ context.Context, n int64) (int64, error) {
+	first := r.last + 1
+	r.last += n
+	return first, nil
+}
+
+// fuzzCreated is one order the fake store was asked to create.
+type fuzzCreated struct {
+	owner string
+	order rules.Order
+}
+
+// fuzzOrders is an order store that records every create.
+type fuzzOrders struct{ created []fuzzCreated }
+
+// Create records the order and returns its seq.
+func (s *fuzzOrders) Create(_ context.Context, owner string, o rules.Order) (int64, error) {
+	s.created = append(s.created, fuzzCreated{owner: owner, order: o})
+	return int64(len(s.created)), nil
+}
+
+// Find reports whether owner has the order doc created at or after since.
+func (s *fuzzOrders) Find(_ context.Context, owner, doc string, since time.Time) (bool, error) {
+	for _, c := range s.created {
+		if c.owner == owner && c.order.DocumentID == doc && c.order.CreatedAt >= rules.FormatTime(since) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// fuzzService is a create-order handler over in-memory fakes, keeping the
+// fakes it needs to inspect.
+type fuzzService struct {
+	routes   http.Handler
+	articles fuzzArticles
+	orders   *fuzzOrders
+}
+
+// newFuzzService returns a handler with a fresh order store.
+func newFuzzService(tb testing.TB) *fuzzService {
+	tb.Helper()
+	s := &fuzzService{articles: fuzzCatalogue(tb), orders: &fuzzOrders{}}
+	h := &handler{
+		auth:     auth.NewAuthenticator(fuzzTokens{}, time.Minute),
+		articles: s.articles,
+		ids:      &fuzzIDs{last: 1000},
+		orders:   s.orders,
+		now:      func() time.Time { return fuzzNow },
+	}
+	s.routes = h.routes()
+	return s
+}
+
+// post sends body to POST /api/live-orders with the given Authorization and
+// Content-Type headers (each left out when empty). With chunked, the length
+// is not declared, as for a chunked upload.
+func (s *fuzzService) post(authorization, contentType string, body []byte, chunked bool) *httptest.ResponseRecorder {
+	r := httptest.NewRequest(http.MethodPost, "/api/live-orders", bytes.NewReader(body))
+	if authorization != "" {
+		r.Header.Set("Authorization", authorization)
+	}
+	if contentType != "" {
+		r.Header.Set("Content-Type", contentType)
+	}
+	if chunked {
+		r.ContentLength = -1
+	}
+	w := httptest.NewRecorder()
+	s.routes.ServeHTTP(w, r)
+	return w
+}
+
+// errorNames is the contract's error name for each status this service
+// answers with.
+var errorNames = map[int]string{
+	400: "ValidationError",
+	401: "UnauthorizedError",
+	403: "ForbiddenError",
+	404: "NotFoundError",
+	405: "MethodNotAllowedError",
+	409: "ConflictError",
+	413: "PayloadTooLargeError",
+	415: "UnsupportedMediaTypeError",
+	500: "InternalServerError",
+	503: "ServiceUnavailableError",
+}
+
+// envelope is the error object of a Strapi error envelope, with the path of
+// each entry of details.errors joined by ".".
+type envelope struct {
+	Status  int
+	Name    string
+	Message string
+	Paths   []string
+}
+
+// checkEnvelope fails unless body is exactly a Strapi error envelope for
+// status: {"data": null, "error": {status, name, message, details}}, with the
+// status's error name, a message, and details an object whose errors, if any,
+// carry a path, a message and the same name.
+func checkEnvelope(tb testing.TB, status int, body []byte) envelope {
+	tb.Helper()
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(body, &top); err != nil {
+		tb.Fatalf("status %d: body is not a JSON object: %v: %q", status, err, body)
+	}
+	if got, want := sortedKeys(top), "data,error"; got != want {
+		tb.Fatalf("status %d: envelope keys = %s, want %s: %s", status, got, want, body)
+	}
+	if got, want := string(top["data"]), "null"; got != want {
+		tb.Fatalf("status %d: data = %s, want %s", status, got, want)
+	}
+	var inner map[string]json.RawMessage
+	if err := json.Unmarshal(top["error"], &inner); err != nil {
+		tb.Fatalf("status %d: error is not an object: %s", status, body)
+	}
+	if got, want := sortedKeys(inner), "details,message,name,status"; got != want {
+		tb.Fatalf("status %d: error keys = %s, want %s: %s", status, got, want, body)
+	}
+	var e struct {
+		Status  int    `json:"status"`
+		Name    string `json:"name"`
+		Message string `json:"message"`
+		Details struct {
+			Errors []struct {
+				Path    []string `json:"path"`
+				Message string   `json:"message"`
+				Name    string   `json:"name"`
+			} `json:"errors"`
+		} `json:"details"`
+	}
+	if err := json.Unmarshal(top["error"], &e); err != nil {
+		tb.Fatalf("status %d: error object: %v: %s", status, err, body)
+	}
+	if got, want := e.Status, status; got != want {
+		tb.Fatalf("error.status = %d, want the HTTP status %d: %s", got, want, body)
+	}
+	if got, want := e.Name, errorNames[status]; got != want {
+		tb.Fatalf("status %d: error.name = %q, want %q", status, got, want)
+	}
+	if e.Message == "" {
+		tb.Fatalf("status %d: empty error.message: %s", status, body)
+	}
+	if len(inner["details"]) == 0 || inner["details"][0] != '{' {
+		tb.Fatalf("status %d: details is not an object: %s", status, body)
+	}
+	out := envelope{Status: e.Status, Name: e.Name, Message: e.Message}
+	for _, d := range e.Details.Errors {
+		if d.Path == nil || d.Message == "" || d.Name != e.Name {
+			tb.Fatalf("status %d: bad details entry %+v: %s", status, d, body)
+		}
+		out.Paths = append(out.Paths, strings.Join(d.Path, "."))
+	}
+	return out
+}
+
+// sortedKeys returns the keys of m, sorted and joined by commas.
+func sortedKeys(m map[string]json.RawMessage) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return strings.Join(keys, ",")
+}
+
+// checkCreated fails unless a 200 body answers exactly the one order the
+// store recorded, for fuzzOwner, within its article's amount rule.
+func checkCreated(tb testing.TB, s *fuzzService, body []byte) {
+	tb.Helper()
+	if got, want := len(s.orders.created), 1; got != want {
+		tb.Fatalf("200 with %d orders stored, want %d", got, want)
+	}
+	c := s.orders.created[0]
+	var resp map[string]json.RawMessage
+	if err := json.Unmarshal(body, &resp); err != nil {
+		tb.Fatalf("200 body: %v: %s", err, body)
+	}
+	if got, want := sortedKeys(resp), "message,orderId"; got != want {
+		tb.Fatalf("200 keys = %s, want %s", got, want)
+	}
+	var msg, id string
+	json.Unmarshal(resp["message"], &msg)
+	json.Unmarshal(resp["orderId"], &id)
+	if got, want := msg, "Successfully created the order!"; got != want {
+		tb.Fatalf("message = %q, want %q", got, want)
+	}
+	if got, want := id, c.order.DocumentID; got != want || len(id) != rules.DocumentIDLength {
+		tb.Fatalf("orderId = %q, stored documentId %q", got, want)
+	}
+	if got, want := c.owner, fuzzOwner; got != want {
+		tb.Fatalf("stored for owner %q, want %q", got, want)
+	}
+	sd := c.order.StampDuty
+	art, ok := s.articles[[2]string{sd.StatePurpose.PurposeName, sd.State}]
+	if !ok || art.DocumentID != sd.StatePurpose.DocumentID {
+		tb.Fatalf("stored under no article: %+v", sd.StatePurpose)
+	}
+	lo, hi := art.Min, art.Max
+	if art.Fixed != nil {
+		lo, hi = *art.Fixed, *art.Fixed
+	}
+	if sd.Amount < lo || sd.Amount > hi {
+		tb.Fatalf("stored amount %d outside [%d, %d] of %s", sd.Amount, lo, hi, art.PurposeName)
+	}
+	if art.FollowsConsideration && sd.ConsiderationPrice <= 0 {
+		tb.Fatalf("stored consideration price %d for an article that follows it", sd.ConsiderationPrice)
+	}
+}
+
+// fuzzValidBody is a valid order for Rent Agreement in Karnataka.
+const fuzzValidBody = `{"amount": 200, "considerationPrice": 0, "description": "Rent for flat 4B",
+ "purpose": "Rent Agreement", "state": "Karnataka", "paidBy": "First Party",
+ "purchasedBy": "Asha Rao", "firstPartyMobileNumber": "9876543210",
+ "firstPartyName": "Asha Rao", "secondPartyName": "Vikram Shah",
+ "firstPartyAddress": "12, MG Road, Bengaluru - 560001", "secondPartyAddress": "",
+ "firstPartyPan": "ABCDE1234F", "secondPartyPan": ""}`
+
+// FuzzCreateOrder sends arbitrary bodies, Content-Types and a choice of
+// Authorization headers through the create-order handler over in-memory
+// fakes. It must never panic or answer 5xx; every body is JSON; every non-200
+// is a Strapi envelope whose error.status is the HTTP status; a 200 stored
+// exactly one order, within its article's rule, and a 4xx stored none; the
+// token is checked before anything else.
+func FuzzCreateOrder(f *testing.F) {
+	for _, b := range []string{
+		fuzzValidBody,
+		`{"amount": 20, "considerationPrice": 0, "purpose": "Affidavit", "state": "Karnataka", "paidBy": "Second Party",
+		  "firstPartyMobileNumber": "9876543210", "firstPartyName": "Asha Rao", "secondPartyName": "Vikram Shah"}`,
+		`{"amount": 0, "considerationPrice": 2500000, "purpose": " Sale Deed ", "state": "Delhi", "paidBy": "First Party",
+		  "firstPartyMobileNumber": "9876543210", "firstPartyName": "Asha Rao", "secondPartyName": "Vikram Shah", "description": "  "}`,
+		`{"amount": 25, "considerationPrice": 0, "purpose": "Affidavit", "state": "Karnataka"}`,
+		`{"amount": 1e400, "considerationPrice": -1e400, "purpose": "Moon Lease", "state": "Karnataka"}`,
+		`{"purpose": {"$ne": null}, "amount": {"$gt": 0}}`,
+		`{"amount": 200, "amount": 200}`, `{"\u0061mount": 1, "amount": 2}`,
+		`{"purpose": "Rent\u0000Agreement", "state": "Karnataka"}`, `{"purpose": "\ud800", "state": "\udc00"}`,
+		"{\"purpose\": \"\xff\"}", "\xef\xbb\xbf{}", "{\x00}", `{}x`, `{}{}`, `[]`, `null`, ``, ` `,
+		strings.Repeat("[", 1000), `{"x":` + strings.Repeat(`{"a":`, 40) + `1` + strings.Repeat(`}`, 41),
+	} {
+		f.Add([]byte(b), "application/json", uint8(0), false)
+	}
+	f.Add([]byte(fuzzValidBody), "", uint8(1), true)
+	f.Add([]byte(fuzzValidBody), "application/vnd.api+json; charset=utf-8", uint8(0), false)
+	f.Add([]byte(fuzzValidBody), "text/plain", uint8(0), false)
+	f.Add([]byte(fuzzValidBody), "application/json", uint8(2), false)
+	f.Add([]byte(fuzzValidBody), "application/json", uint8(5), false)
+	f.Add([]byte(`{`), "application/json", uint8(6), false)
+	f.Add(bytes.Repeat([]byte(" "), strapi.MaxBody+1), "application/json", uint8(0), true)
+
+	f.Fuzz(func(t *testing.T, body []byte, contentType string, authChoice uint8, chunked bool) {
+		s := newFuzzService(t)
+		choice := int(authChoice) % len(fuzzAuthHeaders)
+		w := s.post(fuzzAuthHeaders[choice], contentType, body, chunked)
+		status, resp := w.Code, w.Body.Bytes()
+		if status >= 500 {
+			t.Fatalf("status %d: %s", status, resp)
+		}
+		if _, ok := errorNames[status]; !ok && status != 200 {
+			t.Fatalf("unexpected status %d: %s", status, resp)
+		}
+		if !json.Valid(resp) {
+			t.Fatalf("status %d: body is not JSON: %q", status, resp)
+		}
+		if ct := w.Header().Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+			t.Fatalf("status %d: Content-Type %q", status, ct)
+		}
+		authorized := choice < fuzzAuthorized
+		if refused := status == 401 || status == 403; refused == authorized {
+			t.Fatalf("status %d with the Authorization header %q", status, fuzzAuthHeaders[choice])
+		}
+		if status == 413 && len(body) <= strapi.MaxBody {
+			t.Fatalf("413 for a body of %d bytes", len(body))
+		}
+		if status == 415 && contentType == "" {
+			t.Fatalf("415 without a Content-Type")
+		}
+		if status == 200 {
+			checkCreated(t, s, resp)
+			return
+		}
+		checkEnvelope(t, status, resp)
+		if got := len(s.orders.created); got != 0 {
+			t.Fatalf("status %d stored %d orders", status, got)
+		}
+	})
+}
