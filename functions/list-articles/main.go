@@ -19,20 +19,21 @@ import (
 
 func main() {
 	logger := slog.New(slog.NewJSONHandler(os.Stdout, nil))
-	h, err := wire(os.Getenv)
+	h, err := wire(os.Getenv, logger)
 	if err != nil {
 		logger.Error("init failed", "err", err.Error())
 		os.Exit(1)
 	}
-	lambda.Start(httpadapter.NewV2(strapi.Logged(logger, h)).ProxyWithContext)
+	lambda.Start(httpadapter.NewV2(h).ProxyWithContext)
 }
 
-// wire builds the handler from the environment: config → store → handler.
-func wire(getenv func(string) string) (http.Handler, error) {
+// wire builds the handler from the environment: config → store → handler,
+// logging one line per request to logger.
+func wire(getenv func(string) string, logger *slog.Logger) (http.Handler, error) {
 	env := config.New(getenv)
 	db := store.Open(env)
 	h := &handler{
 		articles: store.NewArticleCache(db.Articles(env.Require("ARTICLES_TABLE")), time.Minute),
 	}
-	return h.routes(), env.Err()
+	return strapi.Logged(logger, h.routes()), env.Err()
 }

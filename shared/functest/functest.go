@@ -7,13 +7,16 @@
 package functest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -38,16 +41,38 @@ type Stack struct {
 	Handler http.Handler
 	// Read holds every environment variable the function read.
 	Read map[string]bool
+	// Logs holds everything the function logged.
+	Logs *SyncBuffer
+}
+
+// SyncBuffer is a bytes.Buffer safe for concurrent writers.
+type SyncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+// Write appends p.
+func (s *SyncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+// String returns everything written so far.
+func (s *SyncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 // New creates fresh tables, seeds them with the sample catalogue
 // (cmd/local/articles.json) and the local dev token, and builds the
 // function's handler with wire from the environment template.yaml gives the
-// function logicalID, pointed at a recording proxy.
-func New(t testing.TB, logicalID string, wire func(getenv func(string) string) (http.Handler, error)) *Stack {
+// function logicalID, pointed at a recording proxy, logging into Logs.
+func New(t testing.TB, logicalID string, wire func(getenv func(string) string, logger *slog.Logger) (http.Handler, error)) *Stack {
 	t.Helper()
 	env := storetest.New(t)
-	s := &Stack{t: t, Env: env, Read: map[string]bool{}}
+	s := &Stack{t: t, Env: env, Read: map[string]bool{}, Logs: &SyncBuffer{}}
 	Seed(t, env)
 	s.Proxy = env.NewProxy()
 	f, ok := env.Template.Function(logicalID)
@@ -55,7 +80,7 @@ func New(t testing.TB, logicalID string, wire func(getenv func(string) string) (
 		t.Fatalf("template.yaml has no function %s", logicalID)
 	}
 	s.Function = f
-	h, err := wire(env.Getenv(logicalID, s.Read))
+	h, err := wire(env.Getenv(logicalID, s.Read), slog.New(slog.NewJSONHandler(s.Logs, nil)))
 	if err != nil {
 		t.Fatalf("wire %s: %v", logicalID, err)
 	}

@@ -9,7 +9,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
+	"syscall"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -178,7 +181,8 @@ func tableOf(params any) string {
 // may cure (throttling, server faults, timeouts, the network) is
 // EUNAVAILABLE; a request DynamoDB refuses for what it is (a missing table,
 // access denied, a malformed request) is EINTERNAL. The caller sees neither
-// cause: it is kept for the logs.
+// cause. The logs see the operation and the error's code or kind, never the
+// SDK's message, which can quote request values.
 func fail(op string, err error) error {
 	code := rules.EUNAVAILABLE
 	var api smithy.APIError
@@ -196,7 +200,39 @@ func fail(op string, err error) error {
 	if code == rules.EINTERNAL {
 		msg = "Internal Server Error"
 	}
-	return &rules.Error{Code: code, Message: msg, Err: fmt.Errorf("dynamodb %s: %w", op, err)}
+	return &rules.Error{Code: code, Message: msg, Err: &dbError{op: op, err: err}}
+}
+
+// dbError is a failed DynamoDB call. Its text names the operation and the
+// kind of failure only; the SDK's error stays reachable with errors.As.
+type dbError struct {
+	op  string
+	err error
+}
+
+func (e *dbError) Error() string { return "dynamodb " + e.op + ": " + kind(e.err) }
+func (e *dbError) Unwrap() error { return e.err }
+
+// kind names what went wrong in err without quoting it: the API error code,
+// or the kind of transport failure.
+func kind(err error) string {
+	var api smithy.APIError
+	var netErr net.Error
+	switch {
+	case errors.As(err, &api):
+		return api.ErrorCode()
+	case errors.Is(err, context.DeadlineExceeded):
+		return "request deadline exceeded"
+	case errors.Is(err, context.Canceled):
+		return "request canceled"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused"
+	case errors.As(err, &netErr) && netErr.Timeout():
+		return "timeout"
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "connection reset"
+	}
+	return "transport error"
 }
 
 // ErrOutcomeUnknown marks the failure of a write that may nevertheless have

@@ -428,4 +428,8 @@ func TestEngineDownIsUnavailable(t *testing.T) {
 	if got, want := rules.ErrorMessage(err), "Service Unavailable"; got != want {
 		t.Errorf("message = %q, want %q", got, want)
 	}
+	// What the logs get: the operation and the kind of failure, no address or SDK text.
+	if got, want := err.Error(), "Service Unavailable: dynamodb GetItem: connection refused"; got != want {
+		t.Errorf("error text = %q, want %q", got, want)
+	}
 }

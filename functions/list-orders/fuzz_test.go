@@ -1,0 +1,229 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"stampduty/shared/auth"
+	"stampduty/shared/rules"
+	"stampduty/shared/strapi"
+)
+
+// fuzzOwner owns fuzzToken, the one token the fuzz authenticator accepts.
+const fuzzOwner = "fuzz-owner"
+
+var fuzzToken = auth.Prefix + strings.Repeat("Fz", 21) + "z"
+
+// fuzzTokens is a token store that knows fuzzToken only; the handler gets
+// the real authenticator over it.
+type fuzzTokens struct{}
+
+// Token returns fuzzToken's record, or ENOTFOUND as the DynamoDB store does.
+func (fuzzTokens) Token(_ context.Context, hash string) (auth.Token, error) {
+	if hash != auth.Hash(fuzzToken) {
+		return auth.Token{}, rules.Errorf(rules.ENOTFOUND, "no such token")
+	}
+	return auth.Token{Hash: hash, Owner: fuzzOwner}, nil
+}
+
+// fuzzTotal is how many orders fuzzOwner has.
+const fuzzTotal = 37
+
+// fuzzOrderPages holds fuzzOwner's orders; the order of seq n has id n.
+type fuzzOrderPages struct{ orders []rules.Order }
+
+// newFuzzOrderPages returns a store with fuzzTotal orders.
+func newFuzzOrderPages() *fuzzOrderPages {
+	s := &fuzzOrderPages{}
+	for seq := int64(1); seq <= fuzzTotal; seq++ {
+		s.orders = append(s.orders, rules.Order{
+			ID:           seq,
+			DocumentID:   fmt.Sprintf("o%023d", seq),
+			CreatedAt:    rules.FormatTime(time.Date(2026, 11, 21, 4, 9, int(seq), 0, time.UTC)),
+			Fulfillments: []rules.Fulfillment{{ID: 1000 + seq, Status: rules.StatusPending}},
+		})
+	}
+	return s
+}
+
+// Page returns page of size of owner's orders, newest first, and the
+// total, with the DynamoDB store's rules: a page past the end is empty (not
+// nil), another owner has no orders.
+func (s *fuzzOrderPages) Page(_ context.Context, owner string, page, size int) ([]rules.Order, int, error) {
+	if owner != fuzzOwner {
+		return []rules.Order{}, 0, nil
+	}
+	total := len(s.orders)
+	if page < 1 || size < 1 || page-1 >= (total+size-1)/size {
+		return []rules.Order{}, total, nil
+	}
+	hi := total - (page-1)*size
+	lo := max(1, hi-size+1)
+	out := make([]rules.Order, 0, hi-lo+1)
+	for seq := hi; seq >= lo; seq-- {
+		out = append(out, s.orders[seq-1])
+	}
+	return out, total, nil
+}
+
+// fuzzList sends GET /api/live-orders with the raw query string as is and
+// fuzzToken.
+func fuzzList(routes http.Handler, rawQuery string) *httptest.ResponseRecorder {
+	r := httptest.NewRequest(http.MethodGet, "/api/live-orders", nil)
+	r.URL.RawQuery = rawQuery
+	r.Header.Set("Authorization", "Bearer "+fuzzToken)
+	w := httptest.NewRecorder()
+	routes.ServeHTTP(w, r)
+	return w
+}
+
+// FuzzListOrders sends arbitrary raw query strings to the order list over
+// an in-memory store of fuzzTotal orders. It must never panic or answer 5xx:
+// a 200 is {data, pagination} with the page the pagination names, newest
+// first; anything else is a 400 in the Strapi envelope.
+func FuzzListOrders(f *testing.F) {
+	for _, s := range []string{
+		"", "page=1&pageSize=25", "page=2", "page=4&pageSize=7", "page=02&pageSize=010", "pageSize=1000", "pageSize=1",
+		"page=99999999999999999999", "page=2147483647&pageSize=100", "page=0", "page=-1", "page=+1", "page=%201",
+		"page=1e2", "page=1.0", "page=", "page", "pageSize=0", "page=1&page=1", "page=1&page=2", "pagination[page]=1",
+		"pagination%5Bpage%5D=1", "limit=5", "page=%", "%zz", "page=1;pageSize=2", "page=%00", "page=%EF%BC%91",
+		"&&&", "=", "==", "page==1", "Page=1", "page=1#frag", "sort=id", "page=1&x",
+	} {
+		f.Add(s)
+	}
+	store := newFuzzOrderPages()
+	routes := (&handler{auth: auth.NewAuthenticator(fuzzTokens{}, time.Minute), orders: store}).routes()
+	f.Fuzz(func(t *testing.T, raw string) {
+		w := fuzzList(routes, raw)
+		status, body := w.Code, w.Body.Bytes()
+		if status >= 500 {
+			t.Fatalf("query %q: status %d: %s", raw, status, body)
+		}
+		if !json.Valid(body) {
+			t.Fatalf("query %q: status %d: body is not JSON: %q", raw, status, body)
+		}
+		switch status {
+		case 200:
+			checkOrderPage(t, raw, body)
+		case 400:
+			checkEnvelope(t, status, body)
+		default:
+			t.Fatalf("query %q: status %d, want 200 or 400: %s", raw, status, body)
+		}
+	})
+}
+
+// checkOrderPage fails unless body is {"data": [...], "pagination": {...}}
+// with a pagination block in range for fuzzTotal orders and data exactly
+// the orders of that page, newest first.
+func checkOrderPage(t *testing.T, raw string, body []byte) {
+	t.Helper()
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(body, &top); err != nil {
+		t.Fatalf("query %q: 200 body: %v", raw, err)
+	}
+	if got, want := sortedKeys(top), "data,pagination"; got != want {
+		t.Fatalf("query %q: keys = %s, want %s", raw, got, want)
+	}
+	if !strings.HasPrefix(string(top["data"]), "[") {
+		t.Fatalf("query %q: data = %s, want an array", raw, top["data"])
+	}
+	var resp struct {
+		Data []struct {
+			ID int64 `json:"id"`
+		} `json:"data"`
+		Pagination map[string]int `json:"pagination"`
+	}
+	if err := json.Unmarshal(body, &resp); err != nil {
+		t.Fatalf("query %q: 200 body: %v", raw, err)
+	}
+	p := resp.Pagination
+	if got, want := fmt.Sprint(slices.Sorted(maps.Keys(p))), "[page pageCount pageSize total]"; got != want {
+		t.Fatalf("query %q: pagination keys = %s, want %s", raw, got, want)
+	}
+	page, size := p["page"], p["pageSize"]
+	if page < 1 || page > math.MaxInt32 || size < 1 || size > strapi.MaxPageSize {
+		t.Fatalf("query %q: pagination %v out of range", raw, p)
+	}
+	if got, want := p["total"], fuzzTotal; got != want {
+		t.Fatalf("query %q: total = %d, want %d", raw, got, want)
+	}
+	if got, want := p["pageCount"], (fuzzTotal+size-1)/size; got != want {
+		t.Fatalf("query %q: pageCount = %d, want %d", raw, got, want)
+	}
+	var want []int64
+	for seq := fuzzTotal - (page-1)*size; seq > max(0, fuzzTotal-page*size); seq-- {
+		want = append(want, int64(seq))
+	}
+	var got []int64
+	for _, o := range resp.Data {
+		got = append(got, o.ID)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("query %q: page %d of %d: ids %v, want %v", raw, page, size, got, want)
+	}
+}
+
+// checkEnvelope fails unless body is exactly a Strapi ValidationError
+// envelope for status: {"data": null, "error": {status, name, message,
+// details}} with error.status equal to the HTTP status.
+func checkEnvelope(t *testing.T, status int, body []byte) {
+	t.Helper()
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(body, &top); err != nil {
+		t.Fatalf("status %d: body is not a JSON object: %q", status, body)
+	}
+	if got, want := sortedKeys(top), "data,error"; got != want {
+		t.Fatalf("status %d: envelope keys = %s, want %s", status, got, want)
+	}
+	if got, want := string(top["data"]), "null"; got != want {
+		t.Fatalf("status %d: data = %s, want %s", status, got, want)
+	}
+	var e struct {
+		Status  int    `json:"status"`
+		Name    string `json:"name"`
+		Message string `json:"message"`
+		Details struct {
+			Errors []struct {
+				Path []string `json:"path"`
+				Name string   `json:"name"`
+			} `json:"errors"`
+		} `json:"details"`
+	}
+	if err := json.Unmarshal(top["error"], &e); err != nil {
+		t.Fatalf("status %d: error object: %v: %s", status, err, body)
+	}
+	if got, want := e.Status, status; got != want {
+		t.Fatalf("error.status = %d, want the HTTP status %d", got, want)
+	}
+	if got, want := e.Name, "ValidationError"; got != want {
+		t.Fatalf("error.name = %q, want %q", got, want)
+	}
+	if e.Message == "" || len(e.Details.Errors) == 0 {
+		t.Fatalf("status %d: no message or no details: %s", status, body)
+	}
+	for _, d := range e.Details.Errors {
+		if d.Path == nil || d.Name != e.Name {
+			t.Fatalf("status %d: bad details entry %+v", status, d)
+		}
+	}
+}
+
+// sortedKeys returns the keys of m, sorted and joined by commas.
+func sortedKeys(m map[string]json.RawMessage) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return strings.Join(keys, ",")
+}
