@@ -149,6 +149,43 @@ func TestListOrders(t *testing.T) {
 		}
 	})
 
+	t.Run("NeverAnotherCallersOrders", func(t *testing.T) {
+		// Whatever the query, a caller sees only its own orders: the owner
+		// comes from the token and no parameter can name another.
+		other := "sdt_" + strings.Repeat("D", 43)
+		functest.AddToken(t, s.Env, other, "third-party")
+		addOrders(t, s, "third-party", 2)
+		theirs, _, err := s.Env.DB(nil).Orders(s.Env.Table("OrdersTable")).Page(context.Background(), "third-party", 1, 10)
+		if err != nil || len(theirs) != 2 {
+			t.Fatal(len(theirs), err)
+		}
+		own := map[string]bool{theirs[0].DocumentID: true, theirs[1].DocumentID: true}
+		queries := []string{"", "page=1", "pageSize=100", "page=1&pageSize=100", "owner=dev", "owner=someone-else",
+			"caller=dev", "filters[owner][$eq]=dev", "page=1&owner=dev", "pageSize=100&pageSize=100", "page=0", "page=-1",
+			"page=1%26owner%3Ddev", "page=1;owner=dev", "pagination[page]=1", "populate=*", "page=99999999999999999999",
+			"page=1&pageSize=1", "page=2&pageSize=1", "page=3&pageSize=1", "%70age=1", "page=1&", "&&&", "=", "page"}
+		for _, q := range queries {
+			r := list(map[string]string{"authorization": "Bearer " + other}, q)
+			if r.Status >= 500 {
+				t.Errorf("query %q: status %d", q, r.Status)
+				continue
+			}
+			if r.Status != 200 {
+				continue // refused: nothing shown
+			}
+			var b listBody
+			json.Unmarshal([]byte(r.Body), &b)
+			if b.Pagination["total"] != 2 {
+				t.Errorf("query %q: total %d, want the caller's 2", q, b.Pagination["total"])
+			}
+			for _, o := range b.Data {
+				if doc := o["documentId"].(string); !own[doc] {
+					t.Errorf("query %q: listed %s, another caller's order", q, doc)
+				}
+			}
+		}
+	})
+
 	for _, tc := range []struct {
 		name, query string
 		headers     map[string]string

@@ -174,6 +174,13 @@ func TestAuthenticator(t *testing.T) {
 			t.Error("a failed lookup was cached")
 		}
 	})
+	t.Run("StoredHashMustMatch", func(t *testing.T) {
+		s3, h3, _ := NewToken()
+		store.tokens[h3] = Token{Hash: strings.Repeat("0", 64), Owner: "mallory"} // a store answering with another record
+		if _, err := a.Owner(ctx, "Bearer "+s3); code(err) != rules.EUNAUTHORIZED {
+			t.Errorf("err = %v, want EUNAUTHORIZED", err)
+		}
+	})
 	t.Run("CacheIsBounded", func(t *testing.T) {
 		b := NewAuthenticator(store, time.Hour)
 		b.maxEntries = 10

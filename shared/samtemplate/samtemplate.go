@@ -26,6 +26,18 @@ type Template struct {
 	Resources map[string]string
 	// Outputs maps each output name to its value.
 	Outputs map[string]Value
+	// Cors is the CorsConfiguration of the AWS::Serverless::HttpApi, nil when it has none.
+	Cors *Cors
+}
+
+// Cors is an HttpApi's CORS configuration.
+type Cors struct {
+	AllowOrigins     Value
+	AllowMethods     []string
+	AllowHeaders     []string
+	ExposeHeaders    []string
+	AllowCredentials bool
+	MaxAge           int
 }
 
 // Function is an AWS::Serverless::Function, with the template's Globals applied.
@@ -207,6 +219,16 @@ func Parse(data []byte) (*Template, error) {
 				return nil, err
 			}
 			t.Functions = append(t.Functions, f)
+		case "AWS::Serverless::HttpApi":
+			if c, ok := props["CorsConfiguration"].(map[string]any); ok {
+				t.Cors = &Cors{AllowOrigins: value(c["AllowOrigins"]), AllowCredentials: str(c["AllowCredentials"]) == "true"}
+				t.Cors.AllowMethods = strs(c["AllowMethods"])
+				t.Cors.AllowHeaders = strs(c["AllowHeaders"])
+				t.Cors.ExposeHeaders = strs(c["ExposeHeaders"])
+				if t.Cors.MaxAge, err = atoi(c["MaxAge"]); err != nil {
+					return nil, fmt.Errorf("%s CorsConfiguration MaxAge: %w", id, err)
+				}
+			}
 		case "AWS::DynamoDB::Table":
 			tb := parseTable(id, props)
 			tb.DeletionPolicy = str(r["DeletionPolicy"])
@@ -399,6 +421,14 @@ func listOrOne(v any) []any {
 		return nil
 	}
 	return []any{v}
+}
+
+func strs(v any) []string {
+	var out []string
+	for _, x := range asList(v) {
+		out = append(out, str(x))
+	}
+	return out
 }
 
 func str(v any) string {

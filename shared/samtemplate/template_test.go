@@ -162,3 +162,34 @@ func TestResolve(t *testing.T) {
 		t.Error("unresolvable !Ref resolved")
 	}
 }
+
+// TestCors: the API states its CORS policy: the methods and headers clients
+// use (Idempotency-Key among them), Retry-After readable, no credentials,
+// origins from a parameter.
+func TestCors(t *testing.T) {
+	tmpl, _ := load(t)
+	c := tmpl.Cors
+	if c == nil {
+		t.Fatal("the HttpApi has no CorsConfiguration")
+	}
+	if got, want := strings.Join(c.AllowMethods, ","), "GET,POST"; got != want {
+		t.Errorf("AllowMethods = %s, want %s", got, want)
+	}
+	if got, want := strings.Join(c.AllowHeaders, ","), "Authorization,Content-Type,Idempotency-Key"; got != want {
+		t.Errorf("AllowHeaders = %s, want %s", got, want)
+	}
+	if got, want := strings.Join(c.ExposeHeaders, ","), "Retry-After"; got != want {
+		t.Errorf("ExposeHeaders = %s, want %s", got, want)
+	}
+	if c.AllowCredentials {
+		t.Error("AllowCredentials is true: the API takes bearer tokens, never cookies")
+	}
+	if c.AllowOrigins.Ref == "" {
+		t.Errorf("AllowOrigins = %s, want a !Ref to a parameter", c.AllowOrigins)
+	} else if _, ok := tmpl.Parameters[c.AllowOrigins.Ref]; !ok {
+		t.Errorf("AllowOrigins refers to %s, which is not a parameter", c.AllowOrigins.Ref)
+	}
+	if c.MaxAge <= 0 {
+		t.Errorf("MaxAge = %d", c.MaxAge)
+	}
+}
