@@ -16,9 +16,10 @@ import (
 	"stampduty/shared/strapi"
 )
 
-// fuzzOwner owns fuzzToken, the one token the fuzz authenticator accepts.
+// fuzzOwner owns fuzzToken.
 const fuzzOwner = "fuzz-owner"
 
+// fuzzToken is the one token the fuzz authenticator accepts.
 var fuzzToken = auth.Prefix + strings.Repeat("Fz", 21) + "z"
 
 // fuzzTokens is a token store that knows fuzzToken only. The handler gets
@@ -46,6 +47,7 @@ var fuzzAuthHeaders = []string{
 	"Bearer " + fuzzToken + "x",
 }
 
+// fuzzAuthorized is how many of fuzzAuthHeaders carry fuzzToken.
 const fuzzAuthorized = 2
 
 // fuzzNow is the clock of the fuzz handler.

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -123,7 +124,7 @@ func FuzzListArticles(f *testing.F) {
 		"sort=fixed", "sort=fixed:desc", "sort[0]=fixed:DESC&sort[1]=purpose_name", "sort=state:asc,min:desc,max",
 		"sort[1]=id:desc&sort[0]=state", "sort[10]=max&sort[2]=state:desc", "sort[999]=min", "sort[1000]=min",
 		"sort=price", "sort[0]=id:sideways", "sort=id&sort[0]=id", "sort[0]=id&sort[0]=state", "sort=id&sort=min:desc",
-		"sort=", "sort=id,", "sort=%20fixed%20:%20desc", "sort[-1]=id", "sort[]=id", "sort[0]=id:asc:desc",
+		"sort=", "sort=id,", "sort=%20fixed%20:%20desc", "sort[-1]=id", "sort[]=id", "sort[0]=min:asc&sort[00]=max:desc", "sort[0]=id:asc:desc",
 		"pagination[page]=2&pagination[pageSize]=7", "pagination[pageSize]=1000", "pagination[page]=99999999999999999999",
 		"pagination[page]=0", "pagination[pageSize]=-1", "pagination[page]=1&pagination[page]=1", "page=1",
 		"pagination[page]=%", "%zz", "sort=id;min", "sort=%00", "&&&", "=",
@@ -205,6 +206,11 @@ func checkArticlePage(t *testing.T, raw string, arts []rules.Article, body []byt
 	if err != nil {
 		t.Fatalf("query %q: 200, but Sort refuses it: %v", raw, err)
 	}
+	if sameSortIndex(raw) {
+		// sort[0] and sort[00] would both be index 0, in no stable order:
+		// such a query must be refused, never answered.
+		t.Fatalf("query %q: 200 with two sort[N] keys of the same N", raw)
+	}
 	order := expectedOrder(arts, keys)
 	var want []int64
 	if start := (page - 1) * size; start < total {
@@ -236,6 +242,27 @@ func checkArticlePage(t *testing.T, raw string, arts []rules.Article, body []byt
 	if _, err := url.ParseQuery(raw); err != nil {
 		t.Fatalf("query %q: 200, but net/url refuses it: %v", raw, err)
 	}
+}
+
+// sameSortIndex reports whether the query gives two sort[N] parameters
+// whose N have the same value, such as sort[0] and sort[00].
+func sameSortIndex(raw string) bool {
+	v, _ := url.ParseQuery(raw)
+	seen := map[int]bool{}
+	for k := range v {
+		if k == "sort" || !strapi.IsSortKey(k) {
+			continue
+		}
+		i, err := strconv.Atoi(k[len("sort[") : len(k)-1])
+		if err != nil {
+			continue
+		}
+		if seen[i] {
+			return true
+		}
+		seen[i] = true
+	}
+	return false
 }
 
 // checkEnvelope fails unless body is exactly a Strapi ValidationError

@@ -18,9 +18,10 @@ import (
 	"stampduty/shared/strapi"
 )
 
-// fuzzOwner owns fuzzToken, the one token the fuzz authenticator accepts.
+// fuzzOwner owns fuzzToken.
 const fuzzOwner = "fuzz-owner"
 
+// fuzzToken is the one token the fuzz authenticator accepts.
 var fuzzToken = auth.Prefix + strings.Repeat("Fz", 21) + "z"
 
 // fuzzTokens is a token store that knows fuzzToken only; the handler gets

@@ -105,6 +105,8 @@ type Value struct {
 	Ref     string
 	// GetAtt holds the logical id and attribute of a Fn::GetAtt.
 	GetAtt [2]string
+	// Sub holds the string of a Fn::Sub (its short form, one string).
+	Sub string
 	// Other is the name of any other intrinsic function (e.g. Fn::Sub).
 	Other string
 }
@@ -116,6 +118,8 @@ func (v Value) String() string {
 		return "!Ref " + v.Ref
 	case v.GetAtt[0] != "":
 		return "!GetAtt " + v.GetAtt[0] + "." + v.GetAtt[1]
+	case v.Sub != "":
+		return "!Sub " + v.Sub
 	case v.Other != "":
 		return "!" + strings.TrimPrefix(v.Other, "Fn::") + " ..."
 	}
@@ -163,25 +167,64 @@ func (t *Template) Function(logicalID string) (Function, bool) {
 }
 
 // Resolve turns v into a string: a literal as it is, a Ref to a parameter as
-// the parameter's value (params overriding the defaults), and a Ref to a
-// resource as names[logical id]. Anything else is an error.
+// the parameter's value (params overriding the defaults), a Ref to a
+// resource as names[logical id], and a Sub with its ${...} replaced the same
+// way. A value that is then a dynamic reference to an SSM parameter,
+// {{resolve:ssm:NAME}}, which CloudFormation resolves at deploy time, is
+// resolved locally to params["ssm:NAME"]. Anything else is an error.
 func (t *Template) Resolve(v Value, params, names map[string]string) (string, error) {
-	switch {
-	case v.Ref != "":
-		if p, ok := params[v.Ref]; ok {
+	ref := func(name string) (string, error) {
+		if p, ok := params[name]; ok {
 			return p, nil
 		}
-		if p, ok := t.Parameters[v.Ref]; ok {
+		if p, ok := t.Parameters[name]; ok {
 			return p, nil
 		}
-		if n, ok := names[v.Ref]; ok {
+		if n, ok := names[name]; ok {
 			return n, nil
 		}
-		return "", fmt.Errorf("unresolved !Ref %s", v.Ref)
+		return "", fmt.Errorf("unresolved reference %s", name)
+	}
+	var out string
+	switch {
+	case v.Ref != "":
+		return ref(v.Ref)
+	case v.Sub != "":
+		rest := v.Sub
+		for {
+			before, after, found := strings.Cut(rest, "${")
+			out += before
+			if !found {
+				break
+			}
+			name, tail, ok := strings.Cut(after, "}")
+			if !ok {
+				return "", fmt.Errorf("unterminated ${ in !Sub %q", v.Sub)
+			}
+			val, err := ref(name)
+			if err != nil {
+				return "", fmt.Errorf("!Sub %q: %w", v.Sub, err)
+			}
+			out += val
+			rest = tail
+		}
 	case v.GetAtt[0] != "" || v.Other != "":
 		return "", fmt.Errorf("cannot resolve %s locally", v)
+	default:
+		out = v.Literal
 	}
-	return v.Literal, nil
+	if inner, ok := strings.CutPrefix(out, "{{resolve:ssm:"); ok && strings.HasSuffix(inner, "}}") {
+		name := strings.TrimSuffix(inner, "}}")
+		if i := strings.LastIndex(name, ":"); i > 0 && !strings.Contains(name[i:], "/") {
+			name = name[:i] // a version suffix
+		}
+		val, ok := params["ssm:"+name]
+		if !ok {
+			return "", fmt.Errorf("SSM parameter %s has no local value", name)
+		}
+		return val, nil
+	}
+	return out, nil
 }
 
 // Parse parses a SAM template.
@@ -389,6 +432,9 @@ func value(v any) Value {
 	case map[string]any:
 		if r, ok := x["Ref"]; ok {
 			return Value{Ref: str(r)}
+		}
+		if sub, ok := x["Fn::Sub"].(string); ok {
+			return Value{Sub: sub}
 		}
 		if g, ok := x["Fn::GetAtt"]; ok {
 			l := asList(g)

@@ -123,7 +123,8 @@ type SortKey struct {
 	Desc  bool
 }
 
-// IsSortKey reports whether key is a sort parameter: sort or sort[N].
+// IsSortKey reports whether key is a sort parameter: sort or sort[N], N
+// written without leading zeros.
 func IsSortKey(key string) bool {
 	_, ok := sortIndex(key)
 	return ok || key == "sort"
@@ -134,7 +135,8 @@ func sortIndex(key string) (int, bool) {
 		return 0, false
 	}
 	n := key[len("sort[") : len(key)-1]
-	if n == "" || len(n) > 3 {
+	// One spelling per index: sort[00] would be a second sort[0].
+	if n == "" || len(n) > 3 || (n[0] == '0' && n != "0") {
 		return 0, false
 	}
 	for i := 0; i < len(n); i++ {
@@ -163,14 +165,16 @@ func (q Query) Sort(allowed []string) ([]SortKey, error) {
 	sort.Slice(items, func(a, b int) bool { return items[a].index < items[b].index })
 	var specs []string
 	var keys []string
-	if plain, ok := q.values["sort"]; ok {
+	if _, ok := q.values["sort"]; ok {
 		if len(items) > 0 {
 			return nil, paramError("sort", "Use either sort or sort[N], not both")
 		}
-		for _, v := range plain {
-			specs = append(specs, v)
-			keys = append(keys, "sort")
+		v, _, err := q.one("sort")
+		if err != nil {
+			return nil, err
 		}
+		specs = append(specs, v)
+		keys = append(keys, "sort")
 	}
 	for _, it := range items {
 		v, _, err := q.one(it.key)

@@ -184,6 +184,7 @@ func TestSort(t *testing.T) {
 		{"sort[0]=id:sideways", "", "sort[0]"},
 		{"sort=id&sort[0]=id", "", "sort"},
 		{"sort[0]=id&sort[0]=state", "", "sort[0]"},
+		{"sort=id&sort=min", "", "sort"},
 	} {
 		t.Run(tc.raw, func(t *testing.T) {
 			q, err := ParseQuery(tc.raw, IsSortKey)
@@ -206,7 +207,7 @@ func TestSort(t *testing.T) {
 			}
 		})
 	}
-	for k, want := range map[string]bool{"sort": true, "sort[0]": true, "sort[12]": true, "sort[]": false, "sort[a]": false, "sort[0][x]": false, "sort[1234]": false, "sorts": false} {
+	for k, want := range map[string]bool{"sort": true, "sort[0]": true, "sort[12]": true, "sort[]": false, "sort[a]": false, "sort[0][x]": false, "sort[1234]": false, "sorts": false, "sort[00]": false, "sort[01]": false, "sort[10]": true} {
 		if got := IsSortKey(k); got != want {
 			t.Errorf("IsSortKey(%q) = %v, want %v", k, got, want)
 		}

@@ -89,7 +89,7 @@ func Env(tmpl *samtemplate.Template, f samtemplate.Function, endpoint string) ([
 		names[t.LogicalID] = t.LogicalID
 	}
 	for name, v := range f.Env {
-		val, err := tmpl.Resolve(v, map[string]string{"DynamoDBEndpoint": endpoint}, names)
+		val, err := tmpl.Resolve(v, localdb.Params(endpoint), names)
 		if err != nil {
 			return nil, fmt.Errorf("%s env %s: %w", f.LogicalID, name, err)
 		}

@@ -209,5 +209,21 @@ const DevToken = "sdt_LOCALxDEVxTOKENxNEVERxVALIDxONxAWSx00000000"
 // DevOwner is the owner of DevToken.
 const DevOwner = "dev"
 
+// TokenHashKey is the token hashing key of local stacks and tests: on AWS
+// the key comes from SSM Parameter Store (see template.yaml), here it is
+// this published, worthless value.
+const TokenHashKey = "local-only-token-hash-key-not-a-secret-0001"
+
+// TokenHashKeyParameter is the SSM parameter template.yaml reads the key
+// from by default.
+const TokenHashKeyParameter = "/stamp-duty/token-hash-key"
+
+// Params are the template parameters of a local stack whose DynamoDB is at
+// endpoint, with the local values of the SSM parameters the template
+// resolves (as "ssm:NAME"), for samtemplate.Template.Resolve.
+func Params(endpoint string) map[string]string {
+	return map[string]string{"DynamoDBEndpoint": endpoint, "ssm:" + TokenHashKeyParameter: TokenHashKey}
+}
+
 // Pid returns the server's process id.
 func (s *Server) Pid() int { return s.cmd.Process.Pid }

@@ -123,7 +123,7 @@ func (e *Env) Getenv(fn string, read map[string]bool) func(string) string {
 		vals[k] = v
 	}
 	for k, v := range f.Env {
-		s, err := tmpl.Resolve(v, map[string]string{"DynamoDBEndpoint": e.Endpoint}, e.Names)
+		s, err := tmpl.Resolve(v, localdb.Params(e.Endpoint), e.Names)
 		if err != nil {
 			e.t.Fatalf("%s env %s: %v", fn, k, err)
 		}
