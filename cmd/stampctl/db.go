@@ -11,7 +11,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/ec2/imds"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
+	"stampduty/shared/auth"
 	"stampduty/shared/rules"
 	"stampduty/shared/store"
 	"stampduty/shared/store/localdb"
@@ -47,13 +49,12 @@ func (c *cli) tokensTable() table { return c.table("TOKENS_TABLE", "TokensTable"
 // countersTable returns the counters table.
 func (c *cli) countersTable() table { return c.table("COUNTERS_TABLE", "CountersTable") }
 
-// openDB returns a store over DynamoDB, configured by the AWS SDK's default
-// chain (profiles, SSO, environment, container and instance roles). When
-// DYNAMODB_ENDPOINT is set the client talks to that engine instead; instance
-// credentials are then not looked up (off EC2 that lookup costs seconds),
-// and when no region or no usable credentials are configured it uses
-// localdb's region and dummy credentials, which a local engine accepts.
-func (c *cli) openDB() (*store.DB, error) {
+// awsConfig loads the AWS SDK's default chain (profiles, SSO, environment,
+// container and instance roles). When DYNAMODB_ENDPOINT is set instance
+// credentials are not looked up (off EC2 that lookup costs seconds), and
+// when no region or no usable credentials are configured it uses localdb's
+// region and dummy credentials, which a local engine accepts.
+func (c *cli) awsConfig() (aws.Config, string, error) {
 	endpoint := strings.TrimSpace(c.getenv("DYNAMODB_ENDPOINT"))
 	var opts []func(*config.LoadOptions) error
 	if endpoint != "" {
@@ -61,7 +62,7 @@ func (c *cli) openDB() (*store.DB, error) {
 	}
 	cfg, err := config.LoadDefaultConfig(c.ctx, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("load AWS configuration: %w", err)
+		return cfg, "", fmt.Errorf("load AWS configuration: %w", err)
 	}
 	if endpoint != "" {
 		if cfg.Region == "" {
@@ -73,8 +74,18 @@ func (c *cli) openDB() (*store.DB, error) {
 			cfg.Credentials = localCredentials()
 		}
 	} else if cfg.Region == "" {
-		return nil, errors.New("no AWS region configured: set AWS_REGION, or a profile with a region (AWS_PROFILE), " +
+		return cfg, "", errors.New("no AWS region configured: set AWS_REGION, or a profile with a region (AWS_PROFILE), " +
 			"or DYNAMODB_ENDPOINT for a local engine")
+	}
+	return cfg, endpoint, nil
+}
+
+// openDB returns a store over DynamoDB (see awsConfig), or over the engine
+// at DYNAMODB_ENDPOINT when it is set.
+func (c *cli) openDB() (*store.DB, error) {
+	cfg, endpoint, err := c.awsConfig()
+	if err != nil {
+		return nil, err
 	}
 	client := dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
 		if endpoint != "" {
@@ -82,6 +93,39 @@ func (c *cli) openDB() (*store.DB, error) {
 		}
 	})
 	return store.New(client, nil), nil
+}
+
+// hasher returns the token hasher the functions use. Its key is
+// TOKEN_HASH_KEY when set; against a local engine (DYNAMODB_ENDPOINT) the
+// local stacks' key; otherwise the SSM parameter TOKEN_HASH_KEY_PARAMETER
+// (default auth.DefaultKeyParameter), which the stack resolves for the
+// functions at deploy time.
+func (c *cli) hasher() (*auth.Hasher, error) {
+	key := c.getenv("TOKEN_HASH_KEY")
+	if key == "" && strings.TrimSpace(c.getenv("DYNAMODB_ENDPOINT")) != "" {
+		key = localdb.TokenHashKey
+	}
+	if key == "" {
+		name := strings.TrimSpace(c.getenv("TOKEN_HASH_KEY_PARAMETER"))
+		if name == "" {
+			name = auth.DefaultKeyParameter
+		}
+		cfg, _, err := c.awsConfig()
+		if err != nil {
+			return nil, err
+		}
+		out, err := ssm.NewFromConfig(cfg).GetParameter(c.ctx, &ssm.GetParameterInput{Name: aws.String(name), WithDecryption: aws.Bool(true)})
+		if err != nil {
+			return nil, fmt.Errorf("read the token hashing key from SSM parameter %s (create it once with: aws ssm put-parameter "+
+				"--name %s --type String --value \"$(openssl rand -base64 48)\"): %w", name, name, err)
+		}
+		key = aws.ToString(out.Parameter.Value)
+	}
+	h, err := auth.NewHasher(key)
+	if err != nil {
+		return nil, fmt.Errorf("token hashing key: %w", err)
+	}
+	return h, nil
 }
 
 // localCredentials returns the dummy credentials of a local engine.

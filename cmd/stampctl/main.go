@@ -55,6 +55,11 @@ Environment:
         (the local stack's). With it, EC2 instance credentials are not
         looked up, and when no AWS credentials or region are configured
         stampctl uses region us-east-1 and dummy credentials.
+  TOKEN_HASH_KEY, TOKEN_HASH_KEY_PARAMETER
+        token create hashes the new token with the key the functions use:
+        TOKEN_HASH_KEY if set; with DYNAMODB_ENDPOINT the local stacks' key;
+        otherwise the SSM parameter TOKEN_HASH_KEY_PARAMETER (default
+        /stamp-duty/token-hash-key, the stack's TokenHashKeyParameter).
   AWS credentials and region come from the AWS SDK's default chain:
   AWS_PROFILE and the shared config files (including SSO), AWS_REGION,
   AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY/AWS_SESSION_TOKEN, web identity,

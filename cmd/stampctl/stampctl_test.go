@@ -124,7 +124,7 @@ func TestTokens(t *testing.T) {
 		if !auth.WellFormed(secret) {
 			t.Fatalf("last line %q is not a well-formed token", secret)
 		}
-		id = auth.Hash(secret)[:12]
+		id = localdb.Hasher().Hash(secret)[:12]
 		head := strings.Join(ls[:len(ls)-1], "\n")
 		for _, want := range []string{id, "alice", "shown once"} {
 			if !strings.Contains(head, want) {
@@ -139,7 +139,7 @@ func TestTokens(t *testing.T) {
 		t.FailNow()
 	}
 	t.Run("CreateStoresTheHashNotTheToken", func(t *testing.T) {
-		got, err := tokens.Token(ctx, auth.Hash(secret))
+		got, err := tokens.Token(ctx, localdb.Hasher().Hash(secret))
 		if err != nil {
 			t.Fatalf("Token(hash) = %v", err)
 		}
@@ -153,7 +153,7 @@ func TestTokens(t *testing.T) {
 		if len(out.Items) != 1 {
 			t.Fatalf("%d items, want 1", len(out.Items))
 		}
-		if hv, ok := out.Items[0]["hash"].(*types.AttributeValueMemberS); !ok || hv.Value != auth.Hash(secret) {
+		if hv, ok := out.Items[0]["hash"].(*types.AttributeValueMemberS); !ok || hv.Value != localdb.Hasher().Hash(secret) {
 			t.Errorf("hash attribute = %v, want the token's SHA-256", out.Items[0]["hash"])
 		}
 		for name, v := range out.Items[0] {
@@ -180,7 +180,7 @@ func TestTokens(t *testing.T) {
 		if _, err := time.Parse(time.RFC3339, row[2]); err != nil {
 			t.Errorf("CREATED %q is not RFC 3339: %v", row[2], err)
 		}
-		if strings.Contains(r.stdout, secret) || strings.Contains(r.stdout, auth.Hash(secret)) {
+		if strings.Contains(r.stdout, secret) || strings.Contains(r.stdout, localdb.Hasher().Hash(secret)) {
 			t.Errorf("list shows a secret or a whole hash:\n%s", r.stdout)
 		}
 	})
@@ -189,7 +189,7 @@ func TestTokens(t *testing.T) {
 		if !strings.Contains(r.stdout, id) || !strings.Contains(r.stdout, "alice") {
 			t.Errorf("revoke said %q, want the id and the owner", r.stdout)
 		}
-		got, err := tokens.Token(ctx, auth.Hash(secret))
+		got, err := tokens.Token(ctx, localdb.Hasher().Hash(secret))
 		if err != nil || !got.Revoked() {
 			t.Fatalf("Token after revoke = %+v, %v; want revoked", got, err)
 		}
@@ -202,12 +202,12 @@ func TestTokens(t *testing.T) {
 		}
 	})
 	t.Run("RevokeTwiceKeepsTheFirstTime", func(t *testing.T) {
-		before, _ := tokens.Token(ctx, auth.Hash(secret))
+		before, _ := tokens.Token(ctx, localdb.Hasher().Hash(secret))
 		r := h.mustRun(t, "", "token", "revoke", strings.ToUpper(id))
 		if !strings.Contains(r.stdout, "already revoked") {
 			t.Errorf("second revoke said %q", r.stdout)
 		}
-		after, _ := tokens.Token(ctx, auth.Hash(secret))
+		after, _ := tokens.Token(ctx, localdb.Hasher().Hash(secret))
 		if !after.RevokedAt.Equal(before.RevokedAt) {
 			t.Errorf("revoked at changed from %v to %v", before.RevokedAt, after.RevokedAt)
 		}
@@ -253,6 +253,27 @@ func TestTokens(t *testing.T) {
 		}
 		if got := len(mustList(t, tokens)); got != n {
 			t.Errorf("%d tokens after bad creates, want %d", got, n)
+		}
+	})
+	t.Run("HashedWithTheGivenKey", func(t *testing.T) {
+		key := strings.Repeat("operator-key-", 4)
+		r := h.run(t, "", map[string]string{"TOKEN_HASH_KEY": key}, "token", "create", "--owner", "keyed")
+		if r.code != 0 {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+		secret := lines(r.stdout)[len(lines(r.stdout))-1]
+		hasher, _ := auth.NewHasher(key)
+		if _, err := tokens.Token(ctx, hasher.Hash(secret)); err != nil {
+			t.Errorf("not stored under the given key's hash: %v", err)
+		}
+		if _, err := tokens.Token(ctx, localdb.Hasher().Hash(secret)); err == nil {
+			t.Error("stored under the local key although TOKEN_HASH_KEY was given")
+		}
+	})
+	t.Run("ShortKeyRefused", func(t *testing.T) {
+		r := h.run(t, "", map[string]string{"TOKEN_HASH_KEY": "too-short"}, "token", "create", "--owner", "keyed")
+		if r.code != 1 || !strings.Contains(r.stderr, "at least 32") {
+			t.Errorf("exit %d, stderr %q; want 1 and the key length rule", r.code, r.stderr)
 		}
 	})
 	t.Run("MissingOwnerIsAUsageError", func(t *testing.T) {

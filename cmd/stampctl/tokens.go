@@ -30,7 +30,11 @@ func (c *cli) tokenCreate(args []string) error {
 	if err != nil {
 		return err
 	}
-	secret, hash, err := auth.NewToken()
+	hasher, err := c.hasher()
+	if err != nil {
+		return err
+	}
+	secret, hash, err := hasher.NewToken()
 	if err != nil {
 		return fmt.Errorf("make a token: %w", err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"stampduty/shared/auth"
 	"stampduty/shared/rules"
+	"stampduty/shared/store/localdb"
 	"stampduty/shared/strapi"
 )
 
@@ -28,7 +29,7 @@ type fuzzTokens struct{}
 
 // Token returns fuzzToken's record, or ENOTFOUND as the DynamoDB store does.
 func (fuzzTokens) Token(_ context.Context, hash string) (auth.Token, error) {
-	if hash != auth.Hash(fuzzToken) {
+	if hash != localdb.Hasher().Hash(fuzzToken) {
 		return auth.Token{}, rules.Errorf(rules.ENOTFOUND, "no such token")
 	}
 	return auth.Token{Hash: hash, Owner: fuzzOwner, CreatedAt: fuzzNow}, nil
@@ -135,7 +136,7 @@ func newFuzzService(tb testing.TB) *fuzzService {
 	tb.Helper()
 	s := &fuzzService{articles: fuzzCatalogue(tb), orders: &fuzzOrders{}}
 	h := &handler{
-		auth:     auth.NewAuthenticator(fuzzTokens{}, time.Minute),
+		auth:     auth.NewAuthenticator(fuzzTokens{}, localdb.Hasher(), time.Minute),
 		articles: s.articles,
 		ids:      &fuzzIDs{last: 1000},
 		orders:   s.orders,

@@ -15,6 +15,7 @@ import (
 
 	"stampduty/shared/auth"
 	"stampduty/shared/rules"
+	"stampduty/shared/store/localdb"
 	"stampduty/shared/strapi"
 )
 
@@ -30,7 +31,7 @@ type fuzzTokens struct{}
 
 // Token returns fuzzToken's record, or ENOTFOUND as the DynamoDB store does.
 func (fuzzTokens) Token(_ context.Context, hash string) (auth.Token, error) {
-	if hash != auth.Hash(fuzzToken) {
+	if hash != localdb.Hasher().Hash(fuzzToken) {
 		return auth.Token{}, rules.Errorf(rules.ENOTFOUND, "no such token")
 	}
 	return auth.Token{Hash: hash, Owner: fuzzOwner}, nil
@@ -102,7 +103,7 @@ func FuzzListOrders(f *testing.F) {
 		f.Add(s)
 	}
 	store := newFuzzOrderPages()
-	routes := (&handler{auth: auth.NewAuthenticator(fuzzTokens{}, time.Minute), orders: store}).routes()
+	routes := (&handler{auth: auth.NewAuthenticator(fuzzTokens{}, localdb.Hasher(), time.Minute), orders: store}).routes()
 	f.Fuzz(func(t *testing.T, raw string) {
 		w := fuzzList(routes, raw)
 		status, body := w.Code, w.Body.Bytes()

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"errors"
 	"log/slog"
 	"net/http"
 	"os"
@@ -32,8 +33,12 @@ func main() {
 func wire(getenv func(string) string, logger *slog.Logger) (http.Handler, error) {
 	env := config.New(getenv)
 	db := store.Open(env)
+	hasher, err := auth.NewHasher(env.Require("TOKEN_HASH_KEY"))
+	if err != nil {
+		return nil, errors.Join(env.Err(), err)
+	}
 	h := &handler{
-		auth:   auth.NewAuthenticator(db.Tokens(env.Require("TOKENS_TABLE")), time.Minute),
+		auth:   auth.NewAuthenticator(db.Tokens(env.Require("TOKENS_TABLE")), hasher, time.Minute),
 		orders: db.Orders(env.Require("ORDERS_TABLE")),
 	}
 	return strapi.Logged(logger, h.routes()), env.Err()

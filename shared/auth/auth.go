@@ -1,16 +1,20 @@
 // Package auth holds the API tokens of the service: how they are made and
 // hashed, how a bearer header is read, and an authenticator that turns a
 // header into the caller ("owner") with a short per-instance cache. A token
-// is shown once when it is made; only its SHA-256 hash is ever stored.
+// is shown once when it is made; only its keyed hash (HMAC-SHA256 with a
+// secret key kept outside the database) is ever stored, so the tokens table
+// alone — a backup, an export — cannot be used to check guesses.
 package auth
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/hex"
+	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -27,7 +31,7 @@ const tokenLen = len(Prefix) + 43
 
 // Token is a stored token: the hash of the secret, its owner and its state.
 type Token struct {
-	// Hash is the hex SHA-256 of the secret token; the key of the record.
+	// Hash is the hex HMAC-SHA256 of the secret token; the key of the record.
 	Hash      string
 	Owner     string
 	CreatedAt time.Time
@@ -44,20 +48,42 @@ func (t Token) ID() string { return t.Hash[:min(IDLength, len(t.Hash))] }
 // Revoked reports whether the token was revoked.
 func (t Token) Revoked() bool { return !t.RevokedAt.IsZero() }
 
+// DefaultKeyParameter is the SSM parameter that holds the token hashing key
+// unless the deployment names another (template.yaml, stampctl).
+const DefaultKeyParameter = "/stamp-duty/token-hash-key"
+
+// MinKeyLength is the shortest token hashing key accepted, in bytes.
+const MinKeyLength = 32
+
+// Hasher hashes tokens with a secret key.
+type Hasher struct {
+	key []byte
+}
+
+// NewHasher returns a Hasher with the given key, which must have at least
+// MinKeyLength bytes.
+func NewHasher(key string) (*Hasher, error) {
+	if len(key) < MinKeyLength {
+		return nil, fmt.Errorf("the token hashing key has %d bytes, want at least %d", len(key), MinKeyLength)
+	}
+	return &Hasher{key: []byte(key)}, nil
+}
+
+// Hash returns the hex HMAC-SHA256 of a token, the form in which tokens are stored.
+func (h *Hasher) Hash(secret string) string {
+	m := hmac.New(sha256.New, h.key)
+	m.Write([]byte(secret))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
 // NewToken returns a new random token (32 bytes from crypto/rand) and its hash.
-func NewToken() (secret, hash string, err error) {
+func (h *Hasher) NewToken() (secret, hash string, err error) {
 	var b [32]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return "", "", err
 	}
 	secret = Prefix + base64.RawURLEncoding.EncodeToString(b[:])
-	return secret, Hash(secret), nil
-}
-
-// Hash returns the hex SHA-256 of a token, the form in which tokens are stored.
-func Hash(secret string) string {
-	sum := sha256.Sum256([]byte(secret))
-	return hex.EncodeToString(sum[:])
+	return secret, h.Hash(secret), nil
 }
 
 // WellFormed reports whether s has the shape of a token this service issues.
@@ -112,6 +138,7 @@ type Store interface {
 // TTL. The cache holds at most MaxEntries hashes.
 type Authenticator struct {
 	store      Store
+	hasher     *Hasher
 	ttl        time.Duration
 	now        func() time.Time
 	maxEntries int
@@ -125,9 +152,10 @@ type cached struct {
 	expires time.Time
 }
 
-// NewAuthenticator returns an Authenticator over store with the given cache TTL.
-func NewAuthenticator(store Store, ttl time.Duration) *Authenticator {
-	return &Authenticator{store: store, ttl: ttl, now: time.Now, maxEntries: 1024, cache: map[string]cached{}}
+// NewAuthenticator returns an Authenticator over store, hashing tokens with
+// hasher, with the given cache TTL.
+func NewAuthenticator(store Store, hasher *Hasher, ttl time.Duration) *Authenticator {
+	return &Authenticator{store: store, hasher: hasher, ttl: ttl, now: time.Now, maxEntries: 1024, cache: map[string]cached{}}
 }
 
 // Owner returns the owner of the bearer token in header. It fails with
@@ -141,7 +169,7 @@ func (a *Authenticator) Owner(ctx context.Context, header string) (string, error
 	if !WellFormed(secret) {
 		return "", errUnauthorized
 	}
-	hash := Hash(secret)
+	hash := a.hasher.Hash(secret)
 	now := a.now()
 	a.mu.Lock()
 	c, hit := a.cache[hash]

@@ -2,6 +2,8 @@ package auth
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"strings"
 	"testing"
 	"time"
@@ -28,10 +30,43 @@ func (f *fakeStore) Token(_ context.Context, hash string) (Token, error) {
 	return t, nil
 }
 
+// testHasher hashes with a fixed test key.
+func testHasher(t testing.TB) *Hasher {
+	h, err := NewHasher("test-key-test-key-test-key-test-key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func TestHasher(t *testing.T) {
+	t.Run("KeyTooShort", func(t *testing.T) {
+		if _, err := NewHasher(strings.Repeat("k", MinKeyLength-1)); err == nil {
+			t.Error("a 31-byte key was accepted")
+		}
+	})
+	t.Run("KeyedNotPlain", func(t *testing.T) {
+		a, _ := NewHasher(strings.Repeat("a", 32))
+		b, _ := NewHasher(strings.Repeat("b", 32))
+		secret := Prefix + strings.Repeat("x", 43)
+		plain := sha256.Sum256([]byte(secret))
+		if a.Hash(secret) == b.Hash(secret) {
+			t.Error("two keys hash a token alike")
+		}
+		if a.Hash(secret) == hex.EncodeToString(plain[:]) {
+			t.Error("the hash is the plain SHA-256: anyone with the table can check guesses")
+		}
+		if a.Hash(secret) != a.Hash(secret) || len(a.Hash(secret)) != 64 {
+			t.Error("not a stable 64-hex-digit hash")
+		}
+	})
+}
+
 func TestNewToken(t *testing.T) {
+	h := testHasher(t)
 	seen := map[string]bool{}
 	for i := 0; i < 100; i++ {
-		secret, hash, err := NewToken()
+		secret, hash, err := h.NewToken()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -39,7 +74,7 @@ func TestNewToken(t *testing.T) {
 			t.Fatalf("token %d malformed or repeated", i)
 		}
 		seen[secret] = true
-		if got, want := hash, Hash(secret); got != want || len(hash) != 64 {
+		if got, want := hash, h.Hash(secret); got != want || len(hash) != 64 {
 			t.Fatalf("hash = %q, want %q", got, want)
 		}
 		if strings.Contains(hash, secret[len(Prefix):]) {
@@ -100,14 +135,15 @@ func TestValidOwner(t *testing.T) {
 
 func TestAuthenticator(t *testing.T) {
 	ctx := context.Background()
-	secret, hash, _ := NewToken()
-	revokedSecret, revokedHash, _ := NewToken()
+	h := testHasher(t)
+	secret, hash, _ := h.NewToken()
+	revokedSecret, revokedHash, _ := h.NewToken()
 	store := &fakeStore{tokens: map[string]Token{
 		hash:        {Hash: hash, Owner: "alice"},
 		revokedHash: {Hash: revokedHash, Owner: "bob", RevokedAt: time.Now()},
 	}}
 	now := time.Unix(1000, 0)
-	a := NewAuthenticator(store, time.Minute)
+	a := NewAuthenticator(store, h, time.Minute)
 	a.now = func() time.Time { return now }
 
 	code := func(err error) rules.Code { return rules.ErrorCode(err) }
@@ -162,7 +198,7 @@ func TestAuthenticator(t *testing.T) {
 		}
 	})
 	t.Run("FaultsAreNotCached", func(t *testing.T) {
-		s2, _, _ := NewToken()
+		s2, _, _ := h.NewToken()
 		store.err = rules.Errorf(rules.EUNAVAILABLE, "Service Unavailable")
 		if _, err := a.Owner(ctx, "Bearer "+s2); code(err) != rules.EUNAVAILABLE {
 			t.Fatalf("err = %v, want EUNAVAILABLE", err)
@@ -175,17 +211,17 @@ func TestAuthenticator(t *testing.T) {
 		}
 	})
 	t.Run("StoredHashMustMatch", func(t *testing.T) {
-		s3, h3, _ := NewToken()
+		s3, h3, _ := h.NewToken()
 		store.tokens[h3] = Token{Hash: strings.Repeat("0", 64), Owner: "mallory"} // a store answering with another record
 		if _, err := a.Owner(ctx, "Bearer "+s3); code(err) != rules.EUNAUTHORIZED {
 			t.Errorf("err = %v, want EUNAUTHORIZED", err)
 		}
 	})
 	t.Run("CacheIsBounded", func(t *testing.T) {
-		b := NewAuthenticator(store, time.Hour)
+		b := NewAuthenticator(store, h, time.Hour)
 		b.maxEntries = 10
 		for i := 0; i < 100; i++ {
-			s, _, _ := NewToken()
+			s, _, _ := h.NewToken()
 			b.Owner(ctx, "Bearer "+s)
 		}
 		if len(b.cache) > 10 {

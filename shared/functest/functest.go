@@ -110,7 +110,7 @@ func Seed(t testing.TB, env *storetest.Env) {
 // AddToken registers secret as a token of owner.
 func AddToken(t testing.TB, env *storetest.Env, secret, owner string) {
 	t.Helper()
-	err := env.DB(nil).Tokens(env.Table("TokensTable")).Create(context.Background(), auth.Token{Hash: auth.Hash(secret), Owner: owner, CreatedAt: time.Now()})
+	err := env.DB(nil).Tokens(env.Table("TokensTable")).Create(context.Background(), auth.Token{Hash: localdb.Hasher().Hash(secret), Owner: owner, CreatedAt: time.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}

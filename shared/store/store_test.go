@@ -348,7 +348,7 @@ func TestTokens(t *testing.T) {
 	ctx := context.Background()
 	env := storetest.New(t)
 	tokens := env.DB(nil).Tokens(env.Table("TokensTable"))
-	secret, hash, err := auth.NewToken()
+	secret, hash, err := localdb.Hasher().NewToken()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -356,7 +356,7 @@ func TestTokens(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Run("Lookup", func(t *testing.T) {
-		got, err := tokens.Token(ctx, auth.Hash(secret))
+		got, err := tokens.Token(ctx, localdb.Hasher().Hash(secret))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -365,7 +365,7 @@ func TestTokens(t *testing.T) {
 		}
 	})
 	t.Run("Unknown", func(t *testing.T) {
-		_, err := tokens.Token(ctx, auth.Hash("sdt_other"))
+		_, err := tokens.Token(ctx, localdb.Hasher().Hash("sdt_other"))
 		if got, want := rules.ErrorCode(err), rules.ENOTFOUND; got != want {
 			t.Errorf("code = %q, want %q", got, want)
 		}

@@ -16,7 +16,7 @@ import (
 	"stampduty/shared/rules"
 )
 
-// Tokens is the tokens table: key hash (the SHA-256 of a token).
+// Tokens is the tokens table: key hash (the keyed hash of a token, auth.Hasher).
 type Tokens struct {
 	db    *DB
 	table string

@@ -49,7 +49,7 @@ func Seed(ctx context.Context, db *store.DB, catalogue string, devToken bool) (i
 		return 0, fmt.Errorf("seed articles: %w", err)
 	}
 	if devToken {
-		err := db.Tokens("TokensTable").Create(ctx, auth.Token{Hash: auth.Hash(localdb.DevToken), Owner: localdb.DevOwner, CreatedAt: time.Now()})
+		err := db.Tokens("TokensTable").Create(ctx, auth.Token{Hash: localdb.Hasher().Hash(localdb.DevToken), Owner: localdb.DevOwner, CreatedAt: time.Now()})
 		if err != nil && rules.ErrorCode(err) != rules.ECONFLICT {
 			return 0, fmt.Errorf("seed dev token: %w", err)
 		}

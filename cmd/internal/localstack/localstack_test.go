@@ -2,6 +2,7 @@ package localstack
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,4 +62,26 @@ func TestEnv(t *testing.T) {
 
 func createTables(ctx context.Context, env *storetest.Env, names map[string]string) error {
 	return localdb.CreateTables(ctx, env.Client, env.Template.Tables, names)
+}
+
+// TestSamLocalEnv: sam local, which does not resolve SSM references, gets
+// the same token hashing key as the local stack, through the env-vars file
+// samconfig.toml names.
+func TestSamLocalEnv(t *testing.T) {
+	root, _ := filepath.Abs("../../..")
+	data, err := os.ReadFile(filepath.Join(root, "events/sam-local-env.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vars struct{ Parameters map[string]string }
+	if err := json.Unmarshal(data, &vars); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := vars.Parameters["TOKEN_HASH_KEY"], localdb.TokenHashKey; got != want {
+		t.Errorf("TOKEN_HASH_KEY = %q, want the local stack's %q", got, want)
+	}
+	cfg, _ := os.ReadFile(filepath.Join(root, "samconfig.toml"))
+	if n := strings.Count(string(cfg), `env_vars = "events/sam-local-env.json"`); n != 2 {
+		t.Errorf("samconfig.toml names the env-vars file %d times, want 2 (start-api and invoke)", n)
+	}
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"stampduty/shared/auth"
 	"stampduty/shared/samtemplate"
 )
 
@@ -214,16 +215,21 @@ const DevOwner = "dev"
 // this published, worthless value.
 const TokenHashKey = "local-only-token-hash-key-not-a-secret-0001"
 
-// TokenHashKeyParameter is the SSM parameter template.yaml reads the key
-// from by default.
-const TokenHashKeyParameter = "/stamp-duty/token-hash-key"
-
 // Params are the template parameters of a local stack whose DynamoDB is at
 // endpoint, with the local values of the SSM parameters the template
 // resolves (as "ssm:NAME"), for samtemplate.Template.Resolve.
 func Params(endpoint string) map[string]string {
-	return map[string]string{"DynamoDBEndpoint": endpoint, "ssm:" + TokenHashKeyParameter: TokenHashKey}
+	return map[string]string{"DynamoDBEndpoint": endpoint, "ssm:" + auth.DefaultKeyParameter: TokenHashKey}
 }
 
 // Pid returns the server's process id.
 func (s *Server) Pid() int { return s.cmd.Process.Pid }
+
+// Hasher returns the token hasher of local stacks and tests (TokenHashKey).
+func Hasher() *auth.Hasher {
+	h, err := auth.NewHasher(TokenHashKey)
+	if err != nil {
+		panic(err) // TokenHashKey is a constant of the right length
+	}
+	return h
+}
