@@ -154,9 +154,8 @@ func validKey(k string) bool {
 // ran out) is taken over, after checking whether its order was stored.
 func (h *handler) createOnce(ctx context.Context, owner, key, fp string, order rules.Order) (string, error) {
 	deadline := h.now().Add(keyWait)
+	rec, claimed, err := h.keys.Claim(ctx, owner, key, fp, order.DocumentID, h.now(), keyLease, keyTTL)
 	for {
-		now := h.now()
-		rec, claimed, err := h.keys.Claim(ctx, owner, key, fp, order.DocumentID, now, keyLease, keyTTL)
 		if err != nil {
 			return "", err
 		}
@@ -169,15 +168,21 @@ func (h *handler) createOnce(ctx context.Context, owner, key, fp string, order r
 		if rec.State == store.KeyDone {
 			return rec.OrderID, nil
 		}
+		now := h.now()
 		if !now.Before(rec.Lease) {
 			return h.takeOver(ctx, owner, key, rec, order)
 		}
 		if !now.Before(deadline) {
 			return "", rules.Errorf(rules.ECONFLICT, "A request with this Idempotency-Key is in progress; retry in a moment")
 		}
-		// Wait for the holder, then look again: done (replay), gone (claim), or still pending.
+		// Wait for the holder, then read the record (a read, not another
+		// billed write): done (replay), still pending, or gone (claim it).
 		if err := pause(ctx, keyPoll); err != nil {
 			return "", &rules.Error{Code: rules.EUNAVAILABLE, Message: "Service Unavailable", Err: err}
+		}
+		var live bool
+		if rec, live, err = h.keys.Get(ctx, owner, key, h.now()); err == nil && !live {
+			rec, claimed, err = h.keys.Claim(ctx, owner, key, fp, order.DocumentID, h.now(), keyLease, keyTTL)
 		}
 	}
 }
