@@ -6,12 +6,12 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"stampduty/shared/auth"
+	"stampduty/shared/functest"
 	"stampduty/shared/rules"
 	"stampduty/shared/store/localdb"
 	"stampduty/shared/strapi"
@@ -165,100 +165,6 @@ func (s *fuzzService) post(authorization, contentType string, body []byte, chunk
 	return w
 }
 
-// errorNames is the contract's error name for each status this service
-// answers with.
-var errorNames = map[int]string{
-	400: "ValidationError",
-	401: "UnauthorizedError",
-	403: "ForbiddenError",
-	404: "NotFoundError",
-	405: "MethodNotAllowedError",
-	409: "ConflictError",
-	413: "PayloadTooLargeError",
-	415: "UnsupportedMediaTypeError",
-	500: "InternalServerError",
-	503: "ServiceUnavailableError",
-}
-
-// envelope is the error object of a Strapi error envelope, with the path of
-// each entry of details.errors joined by ".".
-type envelope struct {
-	Status  int
-	Name    string
-	Message string
-	Paths   []string
-}
-
-// checkEnvelope fails unless body is exactly a Strapi error envelope for
-// status: {"data": null, "error": {status, name, message, details}}, with the
-// status's error name, a message, and details an object whose errors, if any,
-// carry a path, a message and the same name.
-func checkEnvelope(tb testing.TB, status int, body []byte) envelope {
-	tb.Helper()
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(body, &top); err != nil {
-		tb.Fatalf("status %d: body is not a JSON object: %v: %q", status, err, body)
-	}
-	if got, want := sortedKeys(top), "data,error"; got != want {
-		tb.Fatalf("status %d: envelope keys = %s, want %s: %s", status, got, want, body)
-	}
-	if got, want := string(top["data"]), "null"; got != want {
-		tb.Fatalf("status %d: data = %s, want %s", status, got, want)
-	}
-	var inner map[string]json.RawMessage
-	if err := json.Unmarshal(top["error"], &inner); err != nil {
-		tb.Fatalf("status %d: error is not an object: %s", status, body)
-	}
-	if got, want := sortedKeys(inner), "details,message,name,status"; got != want {
-		tb.Fatalf("status %d: error keys = %s, want %s: %s", status, got, want, body)
-	}
-	var e struct {
-		Status  int    `json:"status"`
-		Name    string `json:"name"`
-		Message string `json:"message"`
-		Details struct {
-			Errors []struct {
-				Path    []string `json:"path"`
-				Message string   `json:"message"`
-				Name    string   `json:"name"`
-			} `json:"errors"`
-		} `json:"details"`
-	}
-	if err := json.Unmarshal(top["error"], &e); err != nil {
-		tb.Fatalf("status %d: error object: %v: %s", status, err, body)
-	}
-	if got, want := e.Status, status; got != want {
-		tb.Fatalf("error.status = %d, want the HTTP status %d: %s", got, want, body)
-	}
-	if got, want := e.Name, errorNames[status]; got != want {
-		tb.Fatalf("status %d: error.name = %q, want %q", status, got, want)
-	}
-	if e.Message == "" {
-		tb.Fatalf("status %d: empty error.message: %s", status, body)
-	}
-	if len(inner["details"]) == 0 || inner["details"][0] != '{' {
-		tb.Fatalf("status %d: details is not an object: %s", status, body)
-	}
-	out := envelope{Status: e.Status, Name: e.Name, Message: e.Message}
-	for _, d := range e.Details.Errors {
-		if d.Path == nil || d.Message == "" || d.Name != e.Name {
-			tb.Fatalf("status %d: bad details entry %+v: %s", status, d, body)
-		}
-		out.Paths = append(out.Paths, strings.Join(d.Path, "."))
-	}
-	return out
-}
-
-// sortedKeys returns the keys of m, sorted and joined by commas.
-func sortedKeys(m map[string]json.RawMessage) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return strings.Join(keys, ",")
-}
-
 // checkCreated fails unless a 200 body answers exactly the one order the
 // store recorded, for fuzzOwner, within its article's amount rule.
 func checkCreated(tb testing.TB, s *fuzzService, body []byte) {
@@ -271,7 +177,7 @@ func checkCreated(tb testing.TB, s *fuzzService, body []byte) {
 	if err := json.Unmarshal(body, &resp); err != nil {
 		tb.Fatalf("200 body: %v: %s", err, body)
 	}
-	if got, want := sortedKeys(resp), "message,orderId"; got != want {
+	if got, want := functest.JSONKeys(resp), "message,orderId"; got != want {
 		tb.Fatalf("200 keys = %s, want %s", got, want)
 	}
 	var msg, id string
@@ -350,7 +256,7 @@ func FuzzCreateOrder(f *testing.F) {
 		if status >= 500 {
 			t.Fatalf("status %d: %s", status, resp)
 		}
-		if _, ok := errorNames[status]; !ok && status != 200 {
+		if _, ok := functest.ErrorNames[status]; !ok && status != 200 {
 			t.Fatalf("unexpected status %d: %s", status, resp)
 		}
 		if !json.Valid(resp) {
@@ -373,7 +279,7 @@ func FuzzCreateOrder(f *testing.F) {
 			checkCreated(t, s, resp)
 			return
 		}
-		checkEnvelope(t, status, resp)
+		functest.CheckEnvelope(t, status, resp)
 		if got := len(s.orders.created); got != 0 {
 			t.Fatalf("status %d stored %d orders", status, got)
 		}

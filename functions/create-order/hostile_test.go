@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"stampduty/shared/functest"
 	"stampduty/shared/strapi"
 )
 
@@ -263,7 +264,7 @@ func TestHostileBodies(t *testing.T) {
 			if got, want := w.Code, tc.status; got != want {
 				t.Fatalf("status = %d, want %d: %.300s", got, want, w.Body.Bytes())
 			}
-			e := checkEnvelope(t, w.Code, w.Body.Bytes())
+			e := functest.CheckEnvelope(t, w.Code, w.Body.Bytes())
 			if got, want := e.Message, tc.message; got != want {
 				t.Errorf("message = %q\n want %q", got, want)
 			}

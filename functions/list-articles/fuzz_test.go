@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"stampduty/shared/functest"
 	"stampduty/shared/rules"
 	"stampduty/shared/strapi"
 )
@@ -169,7 +170,7 @@ func checkArticlePage(t *testing.T, raw string, arts []rules.Article, body []byt
 	if err := json.Unmarshal(body, &top); err != nil {
 		t.Fatalf("query %q: 200 body: %v", raw, err)
 	}
-	if got, want := sortedKeys(top), "data,meta"; got != want {
+	if got, want := functest.JSONKeys(top), "data,meta"; got != want {
 		t.Fatalf("query %q: keys = %s, want %s", raw, got, want)
 	}
 	if !strings.HasPrefix(string(top["data"]), "[") {
@@ -265,57 +266,12 @@ func sameSortIndex(raw string) bool {
 	return false
 }
 
-// checkEnvelope fails unless body is exactly a Strapi ValidationError
-// envelope for status: {"data": null, "error": {status, name, message,
-// details}} with error.status equal to the HTTP status.
+// checkEnvelope fails unless body is a Strapi ValidationError envelope for
+// status with at least one failing parameter in its details.
 func checkEnvelope(t *testing.T, status int, body []byte) {
 	t.Helper()
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(body, &top); err != nil {
-		t.Fatalf("status %d: body is not a JSON object: %q", status, body)
+	e := functest.CheckEnvelope(t, status, body)
+	if e.Name != "ValidationError" || len(e.Paths) == 0 {
+		t.Fatalf("status %d: want a ValidationError naming a parameter: %s", status, body)
 	}
-	if got, want := sortedKeys(top), "data,error"; got != want {
-		t.Fatalf("status %d: envelope keys = %s, want %s", status, got, want)
-	}
-	if got, want := string(top["data"]), "null"; got != want {
-		t.Fatalf("status %d: data = %s, want %s", status, got, want)
-	}
-	var e struct {
-		Status  int    `json:"status"`
-		Name    string `json:"name"`
-		Message string `json:"message"`
-		Details struct {
-			Errors []struct {
-				Path []string `json:"path"`
-				Name string   `json:"name"`
-			} `json:"errors"`
-		} `json:"details"`
-	}
-	if err := json.Unmarshal(top["error"], &e); err != nil {
-		t.Fatalf("status %d: error object: %v: %s", status, err, body)
-	}
-	if got, want := e.Status, status; got != want {
-		t.Fatalf("error.status = %d, want the HTTP status %d", got, want)
-	}
-	if got, want := e.Name, "ValidationError"; got != want {
-		t.Fatalf("error.name = %q, want %q", got, want)
-	}
-	if e.Message == "" || len(e.Details.Errors) == 0 {
-		t.Fatalf("status %d: no message or no details: %s", status, body)
-	}
-	for _, d := range e.Details.Errors {
-		if d.Path == nil || d.Name != e.Name {
-			t.Fatalf("status %d: bad details entry %+v", status, d)
-		}
-	}
-}
-
-// sortedKeys returns the keys of m, sorted and joined by commas.
-func sortedKeys(m map[string]json.RawMessage) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return strings.Join(keys, ",")
 }

@@ -198,17 +198,13 @@ type ErrorBody struct {
 	} `json:"error"`
 }
 
-// Error decodes r as an error envelope and checks that it is one: data is
-// null, and error.status is the HTTP status.
+// Error checks that r is a Strapi error envelope for its status
+// (CheckEnvelope) and decodes it.
 func (r Response) Error(t testing.TB) ErrorBody {
 	t.Helper()
+	CheckEnvelope(t, r.Status, []byte(r.Body))
 	var e ErrorBody
-	if err := json.Unmarshal([]byte(r.Body), &e); err != nil {
-		t.Fatalf("error body %q: %v", r.Body, err)
-	}
-	if string(e.Data) != "null" || e.Error.Status != r.Status || e.Error.Name == "" {
-		t.Errorf("not a Strapi error envelope for status %d: %s", r.Status, r.Body)
-	}
+	json.Unmarshal([]byte(r.Body), &e)
 	return e
 }
 
