@@ -177,8 +177,10 @@ func (h *handler) createOnce(ctx context.Context, owner, key, fp string, order r
 		}
 		// Wait for the holder, then read the record (a read, not another
 		// billed write): done (replay), still pending, or gone (claim it).
-		if err := pause(ctx, keyPoll); err != nil {
-			return "", &rules.Error{Code: rules.EUNAVAILABLE, Message: "Service Unavailable", Err: err}
+		select {
+		case <-time.After(keyPoll):
+		case <-ctx.Done():
+			return "", &rules.Error{Code: rules.EUNAVAILABLE, Message: "Service Unavailable", Err: ctx.Err()}
 		}
 		var live bool
 		if rec, live, err = h.keys.Get(ctx, owner, key, h.now()); err == nil && !live {
@@ -234,16 +236,4 @@ func (h *handler) takeOver(ctx context.Context, owner, key string, rec store.Key
 		return "", err
 	}
 	return rec.OrderID, nil
-}
-
-// pause waits d or until ctx ends.
-func pause(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
