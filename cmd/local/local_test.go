@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -17,36 +16,19 @@ import (
 	"testing"
 	"time"
 
+	"stampduty/shared/functest"
 	"stampduty/shared/store/localdb"
 )
-
-// syncBuffer is a bytes.Buffer safe for the stack's concurrent writers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // startStack runs the local stack as `make local` does, with env as its
 // environment (free ports unless env says otherwise). stop ends it and
 // waits; it also runs when the test ends.
-func startStack(t *testing.T, env map[string]string) (s *stack, out *syncBuffer, stop func()) {
+func startStack(t *testing.T, env map[string]string) (s *stack, out *functest.SyncBuffer, stop func()) {
 	t.Helper()
 	if env == nil {
 		env = map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "LOCAL_DYNAMODB_ADDR": "127.0.0.1:0"}
 	}
-	out = &syncBuffer{}
+	out = &functest.SyncBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan *stack, 1)
 	done := make(chan error, 1)

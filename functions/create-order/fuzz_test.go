@@ -23,18 +23,6 @@ const fuzzOwner = "fuzz-owner"
 // fuzzToken is the one token the fuzz authenticator accepts.
 var fuzzToken = auth.Prefix + strings.Repeat("Fz", 21) + "z"
 
-// fuzzTokens is a token store that knows fuzzToken only. The handler gets
-// the real authenticator over it, so bearer parsing is the service's own.
-type fuzzTokens struct{}
-
-// Token returns fuzzToken's record, or ENOTFOUND as the DynamoDB store does.
-func (fuzzTokens) Token(_ context.Context, hash string) (auth.Token, error) {
-	if hash != localdb.Hasher().Hash(fuzzToken) {
-		return auth.Token{}, rules.Errorf(rules.ENOTFOUND, "no such token")
-	}
-	return auth.Token{Hash: hash, Owner: fuzzOwner, CreatedAt: fuzzNow}, nil
-}
-
 // fuzzAuthHeaders are the Authorization headers a fuzz input chooses from;
 // the first fuzzAuthorized of them carry fuzzToken.
 var fuzzAuthHeaders = []string{
@@ -136,7 +124,7 @@ func newFuzzService(tb testing.TB) *fuzzService {
 	tb.Helper()
 	s := &fuzzService{articles: fuzzCatalogue(tb), orders: &fuzzOrders{}}
 	h := &handler{
-		auth:     auth.NewAuthenticator(fuzzTokens{}, localdb.Hasher(), time.Minute),
+		auth:     auth.NewAuthenticator(functest.OneToken{Secret: fuzzToken, Owner: fuzzOwner}, localdb.Hasher(), time.Minute),
 		articles: s.articles,
 		ids:      &fuzzIDs{last: 1000},
 		orders:   s.orders,

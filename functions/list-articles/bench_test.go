@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"stampduty/shared/functest"
 	"stampduty/shared/rules"
 )
 
@@ -13,18 +14,6 @@ import (
 type memArticles []rules.Article
 
 func (m memArticles) All(context.Context) ([]rules.Article, error) { return m, nil }
-
-// benchWriter is an http.ResponseWriter that keeps only the status and the
-// number of bytes written, so a benchmark measures the handler alone.
-type benchWriter struct {
-	header http.Header
-	status int
-	n      int
-}
-
-func (w *benchWriter) Header() http.Header         { return w.header }
-func (w *benchWriter) WriteHeader(status int)      { w.status = status }
-func (w *benchWriter) Write(b []byte) (int, error) { w.n += len(b); return len(b), nil }
 
 // benchArticles returns n articles: fixed amounts, ranges and articles
 // that follow the consideration price, over several purposes and states.
@@ -65,18 +54,18 @@ func BenchmarkEncodeArticles(b *testing.B) {
 	h := &handler{articles: memArticles(benchArticles(b, 100))}
 	srv := h.routes()
 	req := httptest.NewRequest(http.MethodGet, "/api/stamp-duty-datas?pagination%5BpageSize%5D=100&sort%5B0%5D=purpose_name%3Aasc", nil)
-	w := &benchWriter{header: http.Header{}}
+	w := &functest.DiscardWriter{}
 	srv.ServeHTTP(w, req)
-	if w.status != http.StatusOK {
-		b.Fatalf("status %d", w.status)
+	if w.Status != http.StatusOK {
+		b.Fatalf("status %d", w.Status)
 	}
-	b.SetBytes(int64(w.n))
+	b.SetBytes(int64(w.N))
 	b.ReportAllocs()
 	for b.Loop() {
-		w.n, w.status = 0, 0
+		w.N, w.Status = 0, 0
 		srv.ServeHTTP(w, req)
-		if w.status != http.StatusOK {
-			b.Fatalf("status %d", w.status)
+		if w.Status != http.StatusOK {
+			b.Fatalf("status %d", w.Status)
 		}
 	}
 }

@@ -6,21 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"stampduty/shared/functest"
 	"stampduty/shared/rules"
 	"stampduty/shared/strapi"
 )
-
-// benchWriter is an http.ResponseWriter that keeps only the status and the
-// number of bytes written, so a benchmark measures the encoding alone.
-type benchWriter struct {
-	header http.Header
-	status int
-	n      int
-}
-
-func (w *benchWriter) Header() http.Header         { return w.header }
-func (w *benchWriter) WriteHeader(status int)      { w.status = status }
-func (w *benchWriter) Write(b []byte) (int, error) { w.n += len(b); return len(b), nil }
 
 // benchOrders returns n realistic orders, every free-text field near its
 // maximum length, built the way create-order builds them: from a validated
@@ -68,15 +57,15 @@ func benchOrders(b *testing.B, n int) []rules.Order {
 // handler writes it.
 func BenchmarkEncodeOrders(b *testing.B) {
 	resp := listResponse{Data: benchOrders(b, 100), Pagination: strapi.NewPagination(1, 100, 10000)}
-	w := &benchWriter{header: http.Header{}}
+	w := &functest.DiscardWriter{}
 	strapi.WriteJSON(w, http.StatusOK, resp)
-	if w.status != http.StatusOK {
-		b.Fatalf("status %d", w.status)
+	if w.Status != http.StatusOK {
+		b.Fatalf("status %d", w.Status)
 	}
-	b.SetBytes(int64(w.n))
+	b.SetBytes(int64(w.N))
 	b.ReportAllocs()
 	for b.Loop() {
-		w.n = 0
+		w.N = 0
 		strapi.WriteJSON(w, http.StatusOK, resp)
 	}
 }

@@ -26,18 +26,6 @@ const fuzzOwner = "fuzz-owner"
 // fuzzToken is the one token the fuzz authenticator accepts.
 var fuzzToken = auth.Prefix + strings.Repeat("Fz", 21) + "z"
 
-// fuzzTokens is a token store that knows fuzzToken only; the handler gets
-// the real authenticator over it.
-type fuzzTokens struct{}
-
-// Token returns fuzzToken's record, or ENOTFOUND as the DynamoDB store does.
-func (fuzzTokens) Token(_ context.Context, hash string) (auth.Token, error) {
-	if hash != localdb.Hasher().Hash(fuzzToken) {
-		return auth.Token{}, rules.Errorf(rules.ENOTFOUND, "no such token")
-	}
-	return auth.Token{Hash: hash, Owner: fuzzOwner}, nil
-}
-
 // fuzzTotal is how many orders fuzzOwner has.
 const fuzzTotal = 37
 
@@ -104,7 +92,7 @@ func FuzzListOrders(f *testing.F) {
 		f.Add(s)
 	}
 	store := newFuzzOrderPages()
-	routes := (&handler{auth: auth.NewAuthenticator(fuzzTokens{}, localdb.Hasher(), time.Minute), orders: store}).routes()
+	routes := (&handler{auth: auth.NewAuthenticator(functest.OneToken{Secret: fuzzToken, Owner: fuzzOwner}, localdb.Hasher(), time.Minute), orders: store}).routes()
 	f.Fuzz(func(t *testing.T, raw string) {
 		w := fuzzList(routes, raw)
 		status, body := w.Code, w.Body.Bytes()

@@ -11,9 +11,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"stampduty/shared/functest"
 )
 
 // testBinary is the test function (testdata/fn), built once by TestMain.
@@ -87,29 +88,11 @@ func waitGone(t *testing.T, pid int) {
 	}
 }
 
-// safeBuffer is a log destination tests read after closing its writers.
-type safeBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *safeBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *safeBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // testFunction returns a Function running the test binary whose log goes to
 // the returned buffer, shown when the test fails.
-func testFunction(t *testing.T, name string) (Function, *safeBuffer) {
+func testFunction(t *testing.T, name string) (Function, *functest.SyncBuffer) {
 	t.Helper()
-	logs := &safeBuffer{}
+	logs := &functest.SyncBuffer{}
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("function log:\n%s", logs)
