@@ -315,7 +315,7 @@ func (m *meter) current(ctx context.Context, h http.Header, req map[string]json.
 	if key == nil {
 		var item map[string]json.RawMessage
 		if err := json.Unmarshal(req["Item"], &item); err != nil {
-			return 0, fmt.Errorf("Item: %w", err)
+			return 0, fmt.Errorf("the request item: %w", err)
 		}
 		names, ok := m.keys[table]
 		if !ok {

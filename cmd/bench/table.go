@@ -168,15 +168,3 @@ func num(v float64, prec int) string {
 
 // dollars formats an amount of US dollars with four decimals.
 func dollars(v float64) string { return fmt.Sprintf("$%.4f", v) }
-
-// mean returns the arithmetic mean of xs; 0 for none.
-func mean(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	var s float64
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
-}
