@@ -101,7 +101,11 @@ func (h *handler) create(r *http.Request) (string, error) {
 		return "", err
 	}
 	var art rules.Article
-	if purpose, state, ok := raw.PurposeState(); ok {
+	purpose, state, ok, err := raw.PurposeState()
+	if err != nil {
+		return "", err
+	}
+	if ok {
 		if art, err = h.articles.Get(ctx, purpose, state); err != nil {
 			return "", err
 		}

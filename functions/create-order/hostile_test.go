@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -82,7 +83,7 @@ var badCharacter = map[string]struct {
 }{
 	"description":            {400, "description may only contain letters, digits, spaces and ! # @ $ * ( ) - + ; : , . ? /"},
 	"paidBy":                 {400, "paidBy must be one of: First Party, Second Party"},
-	"purchasedBy":            {400, "purchasedBy must not contain control characters"},
+	"purchasedBy":            {400, "purchasedBy must not contain control, format, bidirectional, zero-width or line separator characters"},
 	"firstPartyMobileNumber": {400, "firstPartyMobileNumber must be exactly 10 digits"},
 	"firstPartyName":         {400, "firstPartyName may only contain letters, digits and spaces"},
 	"secondPartyName":        {400, "secondPartyName may only contain letters, digits and spaces"},
@@ -217,10 +218,12 @@ func hostileCases() []hostileCase {
 		invalidBody("TrailingComma", append(valid[:len(valid)-1:len(valid)-1], ",}"...), notJSON),
 	}
 
-	// A \u0000 inside each string field, and a lone UTF-16 surrogate, which
-	// decodes to U+FFFD as in encoding/json. purchasedBy allows any
-	// character but control characters, so a lone surrogate there is
-	// accepted: see TestHostileAccepted.
+	// Inside each string field, what a legal document must not carry
+	// (decisions.md): a \u0000, a lone UTF-16 surrogate (which
+	// encoding/json would silently read as U+FFFD), bidirectional controls,
+	// zero-width characters, line separators and a byte-order mark, escaped
+	// or as they are. Even purchasedBy and purpose, "any character", refuse
+	// them; for purpose the refusal is the 404 of a purpose no article has.
 	for _, f := range hostileFields {
 		want, ok := badCharacter[f[0]]
 		if !ok {
@@ -228,10 +231,10 @@ func hostileCases() []hostileCase {
 		}
 		for _, bad := range []struct{ name, text string }{
 			{"NULEscape", `\u0000`}, {"LoneHighSurrogate", `\ud800`}, {"LoneLowSurrogate", `\udfff`}, {"HighSurrogateThenA", `\ud800\u0041`},
+			{"RightToLeftOverride", "\u202e"}, {"RightToLeftOverrideEscape", `\u202E`}, {"LeftToRightIsolate", "\u2066"},
+			{"ZeroWidthSpace", "\u200b"}, {"ZeroWidthJoinerEscape", `\u200d`}, {"WordJoiner", "\u2060"},
+			{"LineSeparator", "\u2028"}, {"ParagraphSeparatorEscape", `\u2029`}, {"ByteOrderMark", "\ufeff"},
 		} {
-			if f[0] == "purchasedBy" && bad.name != "NULEscape" {
-				continue
-			}
 			value := within(f[0], bad.text)
 			c := hostileCase{name: bad.name + "In_" + f[0], body: orderJSON([2]string{f[0], value}), status: want.status, message: want.message}
 			switch {
@@ -243,14 +246,29 @@ func hostileCases() []hostileCase {
 			cases = append(cases, c)
 		}
 	}
+	// Free text is at most 200 characters (decisions.md): a longer
+	// purchasedBy is a 400, a longer purpose a 404 decided without a lookup.
+	long := strings.Repeat("a", 201)
+	cases = append(cases,
+		hostileCase{name: "PurchasedByLongerThan200Characters", body: orderJSON([2]string{"purchasedBy", `"` + long + `"`}),
+			status: 400, message: "Invalid data. purchasedBy must be at most 200 characters", paths: []string{"purchasedBy"}},
+		hostileCase{name: "PurchasedBy65KB", body: orderJSON([2]string{"purchasedBy", `"` + strings.Repeat("<", 65000) + `"`}),
+			status: 400, message: "Invalid data. purchasedBy must be at most 200 characters", paths: []string{"purchasedBy"}},
+		hostileCase{name: "PurposeLongerThan200Characters", body: orderJSON([2]string{"purpose", `"` + long + `"`}),
+			status: 404, message: "Purpose with the name: " + long + " cannot be found."},
+	)
 	return cases
 }
 
-// decodedPurpose is what the service makes of the raw purpose value: its
-// escapes decoded the way encoding/json decodes them.
+// decodedPurpose is what the service makes of the raw purpose value in its
+// 404 message: its escapes decoded the way encoding/json decodes them, a
+// lone surrogate as U+FFFD.
 func decodedPurpose(raw string) string {
-	r := strings.NewReplacer(`\u0000`, "\x00", `\ud800\u0041`, "\uFFFDA", `\ud800`, "\uFFFD", `\udfff`, "\uFFFD")
-	return r.Replace(raw[1 : len(raw)-1])
+	var s string
+	if err := json.Unmarshal([]byte(raw), &s); err != nil {
+		panic(err)
+	}
+	return strings.TrimSpace(s)
 }
 
 // TestHostileBodies sends each hostile body, with a valid token and
@@ -291,13 +309,33 @@ func TestHostileAccepted(t *testing.T) {
 		{name: "Exactly64KiBOfSpacesAroundTheObject", body: padded(valid, strapi.MaxBody)},
 		{name: "Exactly64KiBChunked", body: padded(valid, strapi.MaxBody), chunked: true},
 		{
-			// A lone surrogate escape is valid JSON (RFC 8259 allows it) and
-			// the body is valid UTF-8; like encoding/json, the service reads
-			// it as U+FFFD, which purchasedBy ("any character") allows.
-			name: "LoneSurrogateInPurchasedByIsStoredAsReplacementCharacter",
-			body: orderJSON([2]string{"purchasedBy", `"Asha \ud800"`}),
+			// U+FFFD sent as itself is a symbol like any other; it is stored
+			// exactly as sent (a lone surrogate, which would also read as
+			// U+FFFD, is refused: see hostileCases).
+			name: "ReplacementCharacterInPurchasedByIsStoredAsSent",
+			body: orderJSON([2]string{"purchasedBy", `"Asha \ufffd"`}),
 			check: func(t *testing.T, s *fuzzService) {
 				if got, want := s.orders.created[0].order.StampDuty.PurchasedBy, "Asha \uFFFD"; got != want {
+					t.Errorf("purchasedBy stored as %q, want %q", got, want)
+				}
+			},
+		},
+		{
+			// Names in Indian scripts need combining marks (virama, matras);
+			// they are letters and marks, not the characters refused.
+			name: "IndianScriptsInPurchasedByAreStoredAsSent",
+			body: orderJSON([2]string{"purchasedBy", `"श्रीमती प्रिया शर्मा, ಕನ್ನಡ"`}),
+			check: func(t *testing.T, s *fuzzService) {
+				if got, want := s.orders.created[0].order.StampDuty.PurchasedBy, "श्रीमती प्रिया शर्मा, ಕನ್ನಡ"; got != want {
+					t.Errorf("purchasedBy stored as %q, want %q", got, want)
+				}
+			},
+		},
+		{
+			name: "PurchasedByAt200CharactersIsStoredAsSent",
+			body: orderJSON([2]string{"purchasedBy", `"` + strings.Repeat("😀", 200) + `"`}),
+			check: func(t *testing.T, s *fuzzService) {
+				if got, want := s.orders.created[0].order.StampDuty.PurchasedBy, strings.Repeat("😀", 200); got != want {
 					t.Errorf("purchasedBy stored as %q, want %q", got, want)
 				}
 			},

@@ -12,8 +12,9 @@ import (
 	"unicode/utf8"
 )
 
-// MaxPurposeNameLength is the longest purpose_name, in characters.
-const MaxPurposeNameLength = 200
+// MaxPurposeNameLength is the longest purpose_name, in characters: the
+// longest purpose an order can name.
+const MaxPurposeNameLength = MaxFreeTextLength
 
 // The fields of an article in the catalogue file, in the order their errors
 // are reported.
@@ -74,8 +75,8 @@ func (a Article) validate(bad *[numArticleFields]bool) []FieldError {
 			msgs[aPurposeName] = "must not start or end with white space"
 		case utf8.RuneCountInString(p) > MaxPurposeNameLength:
 			msgs[aPurposeName] = "must be at most 200 characters"
-		case hasControl(p):
-			msgs[aPurposeName] = "must not contain control characters"
+		case !Printable(p):
+			msgs[aPurposeName] = msgUnprintable[1:]
 		}
 	}
 	if !bad[aState] && !ValidState(a.State) {
@@ -227,7 +228,7 @@ func decodeArticle(raw json.RawMessage) (Article, []FieldError) {
 			break
 		}
 		if escKey {
-			key = unescape(key)
+			key, _ = unescape(key)
 		}
 		idx := articleFieldIndex(key)
 		switch reported, seen := repeats[key]; {
@@ -253,7 +254,11 @@ func decodeArticle(raw json.RawMessage) (Article, []FieldError) {
 	str := func(idx int) string {
 		switch v := vals[idx]; v.kind {
 		case kindString:
-			return v.str()
+			s, paired := v.text()
+			if !paired {
+				msgs[idx] = msgUnprintable
+			}
+			return s
 		case kindAbsent, kindNull:
 			msgs[idx] = msgRequired
 		default:

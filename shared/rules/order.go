@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -145,7 +146,7 @@ func DecodeOrderRequest(body []byte) (*RawOrderRequest, error) {
 			break
 		}
 		if escKey {
-			key = unescape(key)
+			key, _ = unescape(key)
 		}
 		if idx := orderFieldIndex(key); idx >= 0 {
 			if r.fields[idx].kind == kindAbsent {
@@ -176,13 +177,34 @@ func DecodeOrderRequest(body []byte) (*RawOrderRequest, error) {
 }
 
 // PurposeState returns the trimmed purpose and the state when both are JSON
-// strings, for the article lookup that comes before validation.
-func (r *RawOrderRequest) PurposeState() (purpose, state string, ok bool) {
+// strings (ok), for the article lookup that comes before validation. When no
+// article can have them — the purpose breaks the purpose rules (CheckPurpose)
+// or the state is not one of States — err is the ENOTFOUND error the lookup
+// would answer, decided here without one, so that nothing but a possible
+// article key ever reaches the store or its cache.
+func (r *RawOrderRequest) PurposeState() (purpose, state string, ok bool, err error) {
 	p, s := r.fields[fPurpose], r.fields[fState]
 	if p.kind != kindString || s.kind != kindString {
-		return "", "", false
+		return "", "", false, nil
 	}
-	return strings.TrimSpace(p.str()), s.str(), true
+	purpose, paired := p.text()
+	purpose, state = strings.TrimSpace(purpose), s.str()
+	if !paired || !ValidArticleKey(purpose, state) {
+		return purpose, state, true, NotFoundPurpose(purpose)
+	}
+	return purpose, state, true, nil
+}
+
+// ValidArticleKey reports whether an article could have this purpose and
+// state: the purpose is trimmed and passes CheckPurpose, and the state is one
+// of States.
+func ValidArticleKey(purpose, state string) bool {
+	return CheckPurpose(purpose) == "" && strings.TrimSpace(purpose) == purpose && ValidState(state)
+}
+
+// NotFoundPurpose is the ENOTFOUND error of a (purpose, state) no article has.
+func NotFoundPurpose(purpose string) error {
+	return Errorf(ENOTFOUND, "Purpose with the name: %s cannot be found.", purpose)
 }
 
 // Validate checks every field against the contract and returns the request
@@ -214,9 +236,9 @@ func (r *RawOrderRequest) Validate() (OrderRequest, error) {
 	if msg != "" {
 		fail(fDescription, msg)
 	}
-	if req.Purpose, msg = r.requiredString(fPurpose); msg == "" {
+	if req.Purpose, msg = r.requiredText(fPurpose); msg == "" {
 		req.Purpose = strings.TrimSpace(req.Purpose)
-		msg = checkPurpose(req.Purpose)
+		msg = CheckPurpose(req.Purpose)
 	}
 	if msg != "" {
 		fail(fPurpose, msg)
@@ -233,8 +255,8 @@ func (r *RawOrderRequest) Validate() (OrderRequest, error) {
 	if msg != "" {
 		fail(fPaidBy, msg)
 	}
-	if req.PurchasedBy, msg = r.optionalString(fPurchasedBy, ""); msg == "" && hasControl(req.PurchasedBy) {
-		msg = " must not contain control characters"
+	if req.PurchasedBy, msg = r.optionalText(fPurchasedBy); msg == "" {
+		msg = checkFreeText(req.PurchasedBy)
 	}
 	if msg != "" {
 		fail(fPurchasedBy, msg)
@@ -297,7 +319,8 @@ const (
 	msgMustBeInteger  = " must be an integer"
 	msgNotNegative    = " must be greater than or equal to 0"
 	msgNotEmpty       = " must not be empty"
-	msgNoControl      = " must not contain control characters"
+	msgFreeTextLen    = " must be at most 200 characters"
+	msgUnprintable    = " must not contain control, format, bidirectional, zero-width or line separator characters"
 	msgDescriptionLen = " must be at most 100 characters"
 	msgDescriptionSet = " may only contain letters, digits, spaces and ! # @ $ * ( ) - + ; : , . ? /"
 	msgNameLen        = " must be at most 40 characters"
@@ -345,6 +368,34 @@ func (r *RawOrderRequest) requiredString(idx int) (string, string) {
 		return v.str(), ""
 	}
 	return "", msgMustBeString
+}
+
+// requiredText is requiredString for free text: a lone UTF-16 surrogate,
+// which cannot be stored as sent, is msgUnprintable.
+func (r *RawOrderRequest) requiredText(idx int) (string, string) {
+	if s, msg := r.requiredString(idx); msg != "" {
+		return s, msg
+	}
+	return r.text(idx)
+}
+
+// optionalText is optionalString for free text, "" when absent: a lone
+// UTF-16 surrogate is msgUnprintable.
+func (r *RawOrderRequest) optionalText(idx int) (string, string) {
+	if s, msg := r.optionalString(idx, ""); msg != "" || r.fields[idx].kind != kindString {
+		return s, msg
+	}
+	return r.text(idx)
+}
+
+// text returns a string field's value, or msgUnprintable when it names a
+// lone surrogate.
+func (r *RawOrderRequest) text(idx int) (string, string) {
+	s, paired := r.fields[idx].text()
+	if !paired {
+		return "", msgUnprintable
+	}
+	return s, ""
 }
 
 // optionalString reads an optional string field; absent and null give def.
@@ -405,15 +456,51 @@ func checkDescription(s string) string {
 	return ""
 }
 
-// checkPurpose checks a trimmed purpose.
-func checkPurpose(s string) string {
-	switch {
-	case s == "":
+// MaxFreeTextLength is the longest purpose or purchasedBy, in characters.
+const MaxFreeTextLength = 200
+
+// CheckPurpose checks a trimmed purpose: not empty, then checkFreeText. It
+// returns "" or the failing message, after the field name.
+func CheckPurpose(s string) string {
+	if s == "" {
 		return msgNotEmpty
-	case hasControl(s):
-		return msgNoControl
+	}
+	return checkFreeText(s)
+}
+
+// checkFreeText checks a text that will be printed on a legal document as
+// sent ("any character" in the contract): at most MaxFreeTextLength
+// characters, each Printable.
+func checkFreeText(s string) string {
+	if utf8.RuneCountInString(s) > MaxFreeTextLength {
+		return msgFreeTextLen
+	}
+	if !Printable(s) {
+		return msgUnprintable
 	}
 	return ""
+}
+
+// Printable reports whether s is valid UTF-8 of characters that print as
+// what they are: Unicode letters, marks, numbers, punctuation, symbols and
+// spaces (unicode.IsGraphic). That refuses what a reader of the document
+// could not see or would be misled by: control characters, format
+// characters (among them the bidirectional controls U+202A–U+202E and
+// U+2066–U+2069, the zero-width U+200B–U+200D and U+2060, and U+FEFF), line
+// and paragraph separators, surrogates, private-use and unassigned code
+// points.
+func Printable(s string) bool {
+	for i, r := range s {
+		if r == utf8.RuneError {
+			if _, size := utf8.DecodeRuneInString(s[i:]); size == 1 {
+				return false // not UTF-8
+			}
+		}
+		if !unicode.IsGraphic(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // checkName checks a party name.
@@ -439,16 +526,6 @@ func checkAddress(s string) string {
 		return msgAddressSet
 	}
 	return ""
-}
-
-// hasControl reports a control character: U+0000–U+001F or U+007F–U+009F.
-func hasControl(s string) bool {
-	for _, r := range s {
-		if r < 0x20 || r >= 0x7f && r <= 0x9f {
-			return true
-		}
-	}
-	return false
 }
 
 // isMobile reports exactly 10 ASCII digits.

@@ -261,8 +261,13 @@ func TestUnescapeMatchesEncodingJSON(t *testing.T) {
 			if err := json.Unmarshal([]byte(`"`+tc.raw+`"`), &want); err != nil {
 				t.Fatal(err)
 			}
-			if got := unescape(tc.raw); got != want {
+			got, lone := unescape(tc.raw)
+			if got != want {
 				t.Errorf("unescape(%s) = %q, want %q", tc.raw, got, want)
+			}
+			// encoding/json writes U+FFFD for a lone surrogate; unescape says so.
+			if want := strings.Count(want, "\uFFFD") > strings.Count(tc.raw, "\uFFFD"); lone != want {
+				t.Errorf("unescape(%s) lone = %v, want %v", tc.raw, lone, want)
 			}
 		})
 	}
@@ -274,17 +279,25 @@ func TestPurposeState(t *testing.T) {
 		changes       []member
 		purpose, want string
 		ok            bool
+		// notFound: no article can have the key, so PurposeState answers 404 itself.
+		notFound bool
 	}{
-		{"BothStrings", nil, "Rent Agreement", "Karnataka", true},
-		{"PurposeTrimmed", []member{{"purpose", `" \t Rent \n"`}}, "Rent", "Karnataka", true},
-		{"Escaped", []member{{"purpose", `"\u0052ent"`}, {"state", `"\u0047oa"`}}, "Rent", "Goa", true},
-		{"BlankPurpose", []member{{"purpose", `"   "`}}, "", "Karnataka", true},
-		{"StateNotTrimmed", []member{{"state", `" Goa "`}}, "Rent Agreement", " Goa ", true},
-		{"PurposeNumber", []member{{"purpose", `1`}}, "", "", false},
-		{"PurposeNull", []member{{"purpose", `null`}}, "", "", false},
-		{"PurposeAbsent", []member{{"purpose", omit}}, "", "", false},
-		{"StateArray", []member{{"state", `["Goa"]`}}, "", "", false},
-		{"StateAbsent", []member{{"state", omit}}, "", "", false},
+		{"BothStrings", nil, "Rent Agreement", "Karnataka", true, false},
+		{"PurposeTrimmed", []member{{"purpose", `" \t Rent \n"`}}, "Rent", "Karnataka", true, false},
+		{"Escaped", []member{{"purpose", `"\u0052ent"`}, {"state", `"\u0047oa"`}}, "Rent", "Goa", true, false},
+		{"PurposeAt200Characters", []member{{"purpose", jstr(strings.Repeat("क", 200))}}, strings.Repeat("क", 200), "Karnataka", true, false},
+		{"ErrBlankPurpose", []member{{"purpose", `"   "`}}, "", "Karnataka", true, true},
+		{"ErrPurposeTooLong", []member{{"purpose", jstr(strings.Repeat("x", 201))}}, strings.Repeat("x", 201), "Karnataka", true, true},
+		{"ErrPurpose64KiB", []member{{"purpose", jstr(strings.Repeat("x", 64<<10))}}, strings.Repeat("x", 64<<10), "Karnataka", true, true},
+		{"ErrPurposeRightToLeftOverride", []member{{"purpose", jstr("Rent\u202e")}}, "Rent\u202e", "Karnataka", true, true},
+		{"ErrPurposeLoneSurrogate", []member{{"purpose", `"Rent\ud800"`}}, "Rent\uFFFD", "Karnataka", true, true},
+		{"ErrStateNotTrimmed", []member{{"state", `" Goa "`}}, "Rent Agreement", " Goa ", true, true},
+		{"ErrStateUnknown", []member{{"state", `"Atlantis"`}}, "Rent Agreement", "Atlantis", true, true},
+		{"PurposeNumber", []member{{"purpose", `1`}}, "", "", false, false},
+		{"PurposeNull", []member{{"purpose", `null`}}, "", "", false, false},
+		{"PurposeAbsent", []member{{"purpose", omit}}, "", "", false, false},
+		{"StateArray", []member{{"state", `["Goa"]`}}, "", "", false, false},
+		{"StateAbsent", []member{{"state", omit}}, "", "", false, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -292,9 +305,20 @@ func TestPurposeState(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, s, ok := r.PurposeState()
+			p, s, ok, err := r.PurposeState()
 			if p != tc.purpose || s != tc.want || ok != tc.ok {
 				t.Errorf("PurposeState() = %q, %q, %v; want %q, %q, %v", p, s, ok, tc.purpose, tc.want, tc.ok)
+			}
+			if got, want := ErrorCode(err), Code(""); tc.notFound {
+				want = ENOTFOUND
+				if got != want {
+					t.Fatalf("PurposeState() error code = %q, want %q", got, want)
+				}
+				if got, want := err.Error(), "Purpose with the name: "+tc.purpose+" cannot be found."; got != want {
+					t.Errorf("PurposeState() error = %q, want %q", got, want)
+				}
+			} else if got != want {
+				t.Errorf("PurposeState() error = %v, want none", err)
 			}
 		})
 	}
@@ -529,11 +553,27 @@ func TestValidateDescription(t *testing.T) {
 	runFieldCases(t, cases)
 }
 
+// unprintable are the characters a text printed on a legal document must not
+// carry (decisions.md), as JSON string content, by name.
+var unprintable = map[string]string{
+	"Nul": `\u0000`, "Tab": `\t`, "Newline": `\n`, "U001F": `\u001f`, "Del": `\u007f`,
+	"C1": `\u0080`, "NextLine": `\u0085`, "U009F": `\u009f`,
+	"LeftToRightEmbedding": "\u202a", "RightToLeftOverride": "\u202e",
+	"LeftToRightIsolate": "\u2066", "PopDirectionalIsolate": "\u2069",
+	"ZeroWidthSpace": "\u200b", "ZeroWidthNonJoiner": "\u200c", "ZeroWidthJoiner": "\u200d",
+	"WordJoiner": "\u2060", "ByteOrderMark": "\ufeff",
+	"LineSeparator": "\u2028", "ParagraphSeparator": "\u2029",
+	"LoneHighSurrogate": `\ud800`, "LoneLowSurrogate": `\udc00`, "SwappedSurrogates": `\ude00\ud83d`,
+	"PrivateUse": "\ue000", "Unassigned": "\U000e0080",
+	"SoftHyphen": "\u00ad", "LeftToRightMark": "\u200e",
+}
+
 func TestValidatePurpose(t *testing.T) {
 	const (
 		key      = "purpose"
 		msgEmpty = "purpose must not be empty"
-		msgCtl   = "purpose must not contain control characters"
+		msgCtl   = "purpose must not contain control, format, bidirectional, zero-width or line separator characters"
+		msgLen   = "purpose must be at most 200 characters"
 	)
 	cases := []fieldCase{
 		{"Plain", key, `"Rent"`, "Rent", ""},
@@ -541,7 +581,10 @@ func TestValidatePurpose(t *testing.T) {
 		{"OneCharacter", key, `"R"`, "R", ""},
 		{"AnyCharacter", key, jstr(`Affidavit – é क 😀 <>&"'_%\ [x]`), `Affidavit – é क 😀 <>&"'_%\ [x]`, ""},
 		{"NoBreakSpaceInside", key, jstr("Re\u00a0nt"), "Re\u00a0nt", ""},
-		{"Long", key, jstr(strings.Repeat("x", 500)), strings.Repeat("x", 500), ""},
+		{"At200Characters", key, jstr(strings.Repeat("क", 200)), strings.Repeat("क", 200), ""},
+		{"At200CharactersTrimmed", key, jstr("  " + strings.Repeat("x", 200) + " "), strings.Repeat("x", 200), ""},
+		{"ErrLongerThan200Characters", key, jstr(strings.Repeat("x", 201)), "", msgLen},
+		{"ReplacementCharacterAsSent", key, jstr("Rent \uFFFD"), "Rent \uFFFD", ""},
 		{"Empty", key, `""`, "", msgEmpty},
 		{"Blank", key, `"   "`, "", msgEmpty},
 		{"BlankWhiteSpace", key, `" \t\n\r "`, "", msgEmpty},
@@ -554,6 +597,9 @@ func TestValidatePurpose(t *testing.T) {
 		{"NextLine", key, `"Re\u0085nt"`, "", msgCtl},
 		{"U009F", key, `"Re\u009fnt"`, "", msgCtl},
 		{"UA0IsNotControl", key, `"Re\u00a0"`, "Re", ""},
+	}
+	for name, c := range unprintable {
+		cases = append(cases, fieldCase{"Err" + name, key, `"Re` + c + `nt"`, "", msgCtl})
 	}
 	runFieldCases(t, cases)
 }
@@ -583,18 +629,26 @@ func TestValidatePaidBy(t *testing.T) {
 }
 
 func TestValidatePurchasedBy(t *testing.T) {
-	const msg = "purchasedBy must not contain control characters"
-	runFieldCases(t, []fieldCase{
-		{"Empty", "purchasedBy", `""`, "", ""},
-		{"Spaces", "purchasedBy", `"  "`, "  ", ""},
-		{"AnyCharacter", "purchasedBy", jstr(`é क 😀 <>&"'_%\`), `é क 😀 <>&"'_%\`, ""},
-		{"SurrogatePair", "purchasedBy", `"\ud83d\ude00"`, "😀", ""},
-		{"LoneSurrogate", "purchasedBy", `"\ud83d"`, "\uFFFD", ""},
-		{"Tab", "purchasedBy", `"a\tb"`, "", msg},
-		{"Newline", "purchasedBy", `"a\nb"`, "", msg},
-		{"Nul", "purchasedBy", `"\u0000"`, "", msg},
-		{"C1", "purchasedBy", `"\u0090"`, "", msg},
-	})
+	const (
+		key    = "purchasedBy"
+		msg    = "purchasedBy must not contain control, format, bidirectional, zero-width or line separator characters"
+		msgLen = "purchasedBy must be at most 200 characters"
+	)
+	cases := []fieldCase{
+		{"Empty", key, `""`, "", ""},
+		{"Spaces", key, `"  "`, "  ", ""},
+		{"AnyCharacter", key, jstr(`é क 😀 <>&"'_%\`), `é क 😀 <>&"'_%\`, ""},
+		{"IndianScripts", key, jstr("श्रीमती प्रिया ஸ்ரீ ಕನ್ನಡ"), "श्रीमती प्रिया ஸ்ரீ ಕನ್ನಡ", ""},
+		{"SurrogatePair", key, `"\ud83d\ude00"`, "😀", ""},
+		{"ReplacementCharacterAsSent", key, `"\ufffd"`, "\uFFFD", ""},
+		{"At200Characters", key, jstr(strings.Repeat("😀", 200)), strings.Repeat("😀", 200), ""},
+		{"ErrLongerThan200Characters", key, jstr(strings.Repeat("a", 201)), "", msgLen},
+		{"Err65KB", key, jstr(strings.Repeat("a", 65000)), "", msgLen},
+	}
+	for name, c := range unprintable {
+		cases = append(cases, fieldCase{"Err" + name, key, `"a` + c + `b"`, "", msg})
+	}
+	runFieldCases(t, cases)
 }
 
 func TestValidateMobileNumber(t *testing.T) {
@@ -791,7 +845,7 @@ func TestValidateAllFailuresAtOnce(t *testing.T) {
 		{"purpose", "purpose must not be empty"},
 		{"state", "state must be one of the states or union territories of India"},
 		{"paidBy", "paidBy must be one of: First Party, Second Party"},
-		{"purchasedBy", "purchasedBy must not contain control characters"},
+		{"purchasedBy", "purchasedBy must not contain control, format, bidirectional, zero-width or line separator characters"},
 		{"firstPartyMobileNumber", "firstPartyMobileNumber must be exactly 10 digits"},
 		{"firstPartyName", "firstPartyName must be at most 40 characters"},
 		{"secondPartyName", "secondPartyName may only contain letters, digits and spaces"},
@@ -858,7 +912,9 @@ func createOrderRules(body []byte, art Article) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if _, _, ok := r.PurposeState(); !ok {
+	if _, _, ok, err := r.PurposeState(); err != nil {
+		return 0, err
+	} else if !ok {
 		return 0, errors.New("purpose and state are not strings")
 	}
 	req, err := r.Validate()
@@ -938,7 +994,13 @@ func FuzzDecodeOrderRequest(f *testing.F) {
 		if got, want := known+len(r.unknown), len(m); got != want {
 			t.Fatalf("%d keys, encoding/json says %d, in %q", got, want, body)
 		}
-		p, s, ok := r.PurposeState()
+		p, s, ok, err := r.PurposeState()
+		if err != nil && (!ok || ErrorCode(err) != ENOTFOUND) {
+			t.Fatalf("PurposeState err = %v, ok = %v for %q", err, ok, body)
+		}
+		if ok && err == nil && !ValidArticleKey(p, s) {
+			t.Fatalf("PurposeState sends (%q, %q), which no article can have, to the lookup", p, s)
+		}
 		if ok != (r.fields[fPurpose].kind == kindString && r.fields[fState].kind == kindString) {
 			t.Fatalf("PurposeState ok = %v for %q", ok, body)
 		}

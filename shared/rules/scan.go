@@ -33,10 +33,19 @@ type rawValue struct {
 
 // str returns the value of a string, unescaped.
 func (v rawValue) str() string {
+	s, _ := v.text()
+	return s
+}
+
+// text returns the value of a string, unescaped; paired is false when an
+// escape names a lone UTF-16 surrogate, which str gives as U+FFFD: text
+// that was not what the caller sent.
+func (v rawValue) text() (s string, paired bool) {
 	if !v.esc {
-		return v.raw
+		return v.raw, true
 	}
-	return unescape(v.raw)
+	s, lone := unescape(v.raw)
+	return s, !lone
 }
 
 // The scanning errors. The input is checked by json.Valid first, so
@@ -217,8 +226,9 @@ func skipSpace(s string, i int) int {
 }
 
 // unescape decodes the escapes of a JSON string's content, as encoding/json
-// does: a lone UTF-16 surrogate becomes U+FFFD. The content is known valid.
-func unescape(s string) string {
+// does: a lone UTF-16 surrogate becomes U+FFFD, and lone reports that one
+// did. The content is known valid.
+func unescape(s string) (_ string, lone bool) {
 	var b strings.Builder
 	b.Grow(len(s))
 	for i := 0; i < len(s); {
@@ -257,6 +267,7 @@ func unescape(s string) string {
 					}
 				}
 				r = utf8.RuneError
+				lone = true
 			}
 			b.WriteRune(r)
 			continue
@@ -265,7 +276,7 @@ func unescape(s string) string {
 		}
 		i += 2
 	}
-	return b.String()
+	return b.String(), lone
 }
 
 // hex4 reads the four hex digits at s[i:i+4].

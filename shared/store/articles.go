@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -67,17 +66,16 @@ func decodeArticle(item map[string]types.AttributeValue) (rules.Article, error) 
 }
 
 // Get returns the article of (purpose, state) with one GetItem, or an
-// ENOTFOUND error naming the purpose. Keys no article can have (an empty
-// purpose, one longer than a key may be, a state outside the enumeration) are
-// answered without asking DynamoDB.
+// ENOTFOUND error naming the purpose. Keys no article can have
+// (rules.ValidArticleKey) are answered without asking DynamoDB.
 func (s *Articles) Get(ctx context.Context, purpose, state string) (rules.Article, error) {
 	return s.get(ctx, purpose, state, false)
 }
 
 // get is Get, with a strongly consistent read when consistent is true.
 func (s *Articles) get(ctx context.Context, purpose, state string, consistent bool) (rules.Article, error) {
-	if purpose == "" || len(purpose) > 1024 || !utf8.ValidString(purpose) || !rules.ValidState(state) {
-		return rules.Article{}, notFoundPurpose(purpose)
+	if !rules.ValidArticleKey(purpose, state) {
+		return rules.Article{}, rules.NotFoundPurpose(purpose)
 	}
 	out, err := s.db.client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: aws.String(s.table),
@@ -92,13 +90,9 @@ func (s *Articles) get(ctx context.Context, purpose, state string, consistent bo
 		return rules.Article{}, fail("GetItem", err)
 	}
 	if out.Item == nil {
-		return rules.Article{}, notFoundPurpose(purpose)
+		return rules.Article{}, rules.NotFoundPurpose(purpose)
 	}
 	return decodeArticle(out.Item)
-}
-
-func notFoundPurpose(purpose string) error {
-	return rules.Errorf(rules.ENOTFOUND, "Purpose with the name: %s cannot be found.", purpose)
 }
 
 // All returns every article, in no particular order, with a paginated Scan.

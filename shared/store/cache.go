@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"time"
 
@@ -12,17 +13,28 @@ import (
 // instance: a (purpose, state) lookup, found or not, and the whole catalogue
 // are each read from DynamoDB at most once per TTL. An article changed by an
 // import is therefore seen by every instance within TTL.
+//
+// Any caller with a token chooses the keys, so the lookups a request can
+// make must not grow memory: a key no article can have
+// (rules.ValidArticleKey) is answered without being cached, a cached key is
+// a copy (never a substring that would pin a whole request body), and the
+// lookups held together stay under MaxCacheBytes.
 type ArticleCache struct {
-	src        *Articles
-	ttl        time.Duration
-	now        func() time.Time
-	maxEntries int
+	src *Articles
+	ttl time.Duration
+	now func() time.Time
 
 	mu     sync.Mutex
 	byKey  map[[2]string]articleEntry
+	bytes  int // what byKey holds, as entrySize counts it
 	all    []rules.Article
 	allExp time.Time
 }
+
+// MaxCacheBytes bounds the memory an ArticleCache's lookups hold: keys,
+// articles and not-found messages, counted generously. A key is at most
+// 200 characters (800 bytes), so it holds a few thousand lookups.
+const MaxCacheBytes = 1 << 20
 
 type articleEntry struct {
 	art     rules.Article
@@ -30,13 +42,26 @@ type articleEntry struct {
 	expires time.Time
 }
 
+// entrySize is what one cached lookup is counted as: its strings and a
+// fixed allowance for the map slot, the article and the error.
+func entrySize(k [2]string, e articleEntry) int {
+	n := 256 + 2*len(k[0]) + len(k[1]) + len(e.art.PurposeName) + len(e.art.State) + len(e.art.DocumentID)
+	if e.err != nil {
+		n += len(e.err.Error())
+	}
+	return n
+}
+
 // NewArticleCache returns a cache over src with the given TTL.
 func NewArticleCache(src *Articles, ttl time.Duration) *ArticleCache {
-	return &ArticleCache{src: src, ttl: ttl, now: time.Now, maxEntries: 1024, byKey: map[[2]string]articleEntry{}}
+	return &ArticleCache{src: src, ttl: ttl, now: time.Now, byKey: map[[2]string]articleEntry{}}
 }
 
 // Get returns the article of (purpose, state), as Articles.Get does.
 func (c *ArticleCache) Get(ctx context.Context, purpose, state string) (rules.Article, error) {
+	if !rules.ValidArticleKey(purpose, state) {
+		return rules.Article{}, rules.NotFoundPurpose(purpose)
+	}
 	k := [2]string{purpose, state}
 	now := c.now()
 	c.mu.Lock()
@@ -49,13 +74,42 @@ func (c *ArticleCache) Get(ctx context.Context, purpose, state string) (rules.Ar
 	if err != nil && rules.ErrorCode(err) != rules.ENOTFOUND {
 		return a, err // faults are not cached
 	}
-	c.mu.Lock()
-	if len(c.byKey) >= c.maxEntries {
-		clear(c.byKey)
-	}
-	c.byKey[k] = articleEntry{art: a, err: err, expires: now.Add(c.ttl)}
-	c.mu.Unlock()
+	c.put([2]string{strings.Clone(purpose), strings.Clone(state)}, articleEntry{art: a, err: err, expires: now.Add(c.ttl)}, now)
 	return a, err
+}
+
+// put caches one lookup, first making room: expired lookups go, and when
+// that is not enough, all of them (a flood of new keys must not grow memory,
+// and a full cache costs only reads).
+func (c *ArticleCache) put(k [2]string, e articleEntry, now time.Time) {
+	size := entrySize(k, e)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.byKey[k]; ok {
+		c.bytes -= entrySize(k, old)
+		delete(c.byKey, k)
+	}
+	if c.bytes+size > MaxCacheBytes {
+		for ok, old := range c.byKey {
+			if !now.Before(old.expires) {
+				c.bytes -= entrySize(ok, old)
+				delete(c.byKey, ok)
+			}
+		}
+		if c.bytes+size > MaxCacheBytes {
+			clear(c.byKey)
+			c.bytes = 0
+		}
+	}
+	c.byKey[k] = e
+	c.bytes += size
+}
+
+// Bytes returns what the cached lookups hold, as counted against MaxCacheBytes.
+func (c *ArticleCache) Bytes() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.bytes
 }
 
 // All returns every article, as Articles.All does. The slice is shared:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -150,6 +151,54 @@ func TestArticles(t *testing.T) {
 		}
 		if got, want := env.Summary(calls.Take()), "GetItem:ArticlesTable=2 Scan:ArticlesTable=1"; got != want {
 			t.Errorf("calls = %s, want %s", got, want)
+		}
+	})
+	t.Run("CacheAnswersImpossibleKeysWithoutCallsOrMemory", func(t *testing.T) {
+		cache := store.NewArticleCache(arts, time.Minute)
+		calls.Take()
+		for _, k := range [][2]string{
+			{"", "Delhi"}, {strings.Repeat("x", 201), "Delhi"}, {strings.Repeat("x", 64<<10), "Delhi"},
+			{"Rent\u202e", "Delhi"}, {"Re\u200bnt", "Delhi"}, {"Rent", "Atlantis"}, {"Rent", strings.Repeat("s", 64<<10)},
+			{" Rent", "Delhi"}, {"Rent\xff", "Delhi"},
+		} {
+			_, err := cache.Get(ctx, k[0], k[1])
+			if got, want := rules.ErrorCode(err), rules.ENOTFOUND; got != want {
+				t.Errorf("Get(%.20q, %.20q) = %v, want %s", k[0], k[1], err, want)
+			}
+		}
+		if got := env.Summary(calls.Take()); got != "" {
+			t.Errorf("calls = %s, want none", got)
+		}
+		if got := cache.Bytes(); got != 0 {
+			t.Errorf("cache holds %d bytes, want 0", got)
+		}
+	})
+	t.Run("CacheIsBoundedByBytes", func(t *testing.T) {
+		cache := store.NewArticleCache(arts, time.Minute)
+		long := strings.Repeat("y", 190)
+		most := 0
+		for i := range 1500 {
+			if _, err := cache.Get(ctx, fmt.Sprintf("%s %06d", long, i), "Delhi"); rules.ErrorCode(err) != rules.ENOTFOUND {
+				t.Fatal(err)
+			}
+			most = max(most, cache.Bytes())
+		}
+		if most > store.MaxCacheBytes {
+			t.Errorf("cache held %d bytes, want at most %d", most, store.MaxCacheBytes)
+		}
+		if most < store.MaxCacheBytes/2 {
+			t.Errorf("cache held at most %d bytes: the flood never filled it, so the bound was not tested", most)
+		}
+		// A real article is still served, and cached, after the flood.
+		if _, err := cache.Get(ctx, "Affidavit", "Karnataka"); err != nil {
+			t.Fatal(err)
+		}
+		calls.Take()
+		if _, err := cache.Get(ctx, "Affidavit", "Karnataka"); err != nil {
+			t.Fatal(err)
+		}
+		if got := env.Summary(calls.Take()); got != "" {
+			t.Errorf("calls = %s, want none (cached)", got)
 		}
 	})
 }
