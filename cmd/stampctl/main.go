@@ -22,14 +22,16 @@ import (
 const usageText = `usage: stampctl <command> [arguments]
 
 Tokens (the API's bearer credentials; a token is shown once, when it is made,
-and only its SHA-256 hash is stored):
+and only its HMAC-SHA256 under the deployment's hashing key is stored):
   stampctl token create --owner NAME
         issue a token for NAME (1 to 64 letters, digits, '.', '_' or '-');
         the token is printed alone on the last line of the output
   stampctl token list
         list every token: ID, owner, creation time, status
   stampctl token revoke ID
-        revoke the token whose ID (12 hex digits, from the list) is ID
+        revoke the token whose ID (12 hex digits, from the list) is ID; it
+        stops working everywhere within 5 seconds (functions cache a token
+        that long)
 
 Articles (the purpose x state catalogue that prices orders):
   stampctl articles import FILE

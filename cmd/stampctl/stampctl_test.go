@@ -154,7 +154,7 @@ func TestTokens(t *testing.T) {
 			t.Fatalf("%d items, want 1", len(out.Items))
 		}
 		if hv, ok := out.Items[0]["hash"].(*types.AttributeValueMemberS); !ok || hv.Value != localdb.Hasher().Hash(secret) {
-			t.Errorf("hash attribute = %v, want the token's SHA-256", out.Items[0]["hash"])
+			t.Errorf("hash attribute = %v, want the token's HMAC-SHA256", out.Items[0]["hash"])
 		}
 		for name, v := range out.Items[0] {
 			if s, ok := v.(*types.AttributeValueMemberS); ok && strings.Contains(s.Value, secret) {
@@ -188,6 +188,9 @@ func TestTokens(t *testing.T) {
 		r := h.mustRun(t, "", "token", "revoke", id)
 		if !strings.Contains(r.stdout, id) || !strings.Contains(r.stdout, "alice") {
 			t.Errorf("revoke said %q, want the id and the owner", r.stdout)
+		}
+		if !strings.Contains(r.stdout, "stops working everywhere within 5s") {
+			t.Errorf("revoke said %q, want how long until the token stops working (5s)", r.stdout)
 		}
 		got, err := tokens.Token(ctx, localdb.Hasher().Hash(secret))
 		if err != nil || !got.Revoked() {
@@ -538,5 +541,21 @@ func TestUsage(t *testing.T) {
 				t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant 2 and usage with %q", r.code, r.stdout, r.stderr, tc.want)
 			}
 		})
+	}
+}
+
+// TestUsageTellsTheTruth pins what the help says about tokens to what the
+// code does: keyed hashes, and how long a revocation takes.
+func TestUsageTellsTheTruth(t *testing.T) {
+	for _, want := range []string{"HMAC-SHA256", "within 5 seconds"} {
+		if !strings.Contains(usageText, want) {
+			t.Errorf("usage does not say %q", want)
+		}
+	}
+	if strings.Contains(usageText, "only its SHA-256") {
+		t.Error("usage says tokens are stored as plain SHA-256 hashes; they are HMACs")
+	}
+	if got, want := auth.CacheTTL, 5*time.Second; got != want {
+		t.Errorf("auth.CacheTTL = %v, but the usage says %v", got, want)
 	}
 }

@@ -105,7 +105,8 @@ func (c *cli) tokenRevoke(args []string) error {
 		fmt.Fprintf(c.stdout, "token %s of owner %s was already revoked at %s\n", tokenID(t), printableOwner(t.Owner), formatTime(t.RevokedAt))
 		return nil
 	}
-	fmt.Fprintf(c.stdout, "revoked token %s of owner %s at %s\n", tokenID(t), printableOwner(t.Owner), formatTime(t.RevokedAt))
+	fmt.Fprintf(c.stdout, "revoked token %s of owner %s at %s; it stops working everywhere within %v\n",
+		tokenID(t), printableOwner(t.Owner), formatTime(t.RevokedAt), auth.CacheTTL)
 	return nil
 }
 

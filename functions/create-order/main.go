@@ -38,7 +38,7 @@ func wire(getenv func(string) string, logger *slog.Logger) (http.Handler, error)
 		return nil, errors.Join(env.Err(), err)
 	}
 	h := &handler{
-		auth:     auth.NewAuthenticator(db.Tokens(env.Require("TOKENS_TABLE")), hasher, time.Minute),
+		auth:     auth.NewAuthenticator(db.Tokens(env.Require("TOKENS_TABLE")), hasher, auth.CacheTTL),
 		articles: store.NewArticleCache(db.Articles(env.Require("ARTICLES_TABLE")), time.Minute),
 		ids:      db.IDs(env.Require("COUNTERS_TABLE"), store.IDBlock),
 		orders:   db.Orders(env.Require("ORDERS_TABLE")),

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
@@ -38,7 +37,7 @@ func wire(getenv func(string) string, logger *slog.Logger) (http.Handler, error)
 		return nil, errors.Join(env.Err(), err)
 	}
 	h := &handler{
-		auth:   auth.NewAuthenticator(db.Tokens(env.Require("TOKENS_TABLE")), hasher, time.Minute),
+		auth:   auth.NewAuthenticator(db.Tokens(env.Require("TOKENS_TABLE")), hasher, auth.CacheTTL),
 		orders: db.Orders(env.Require("ORDERS_TABLE")),
 	}
 	return strapi.Logged(logger, h.routes()), env.Err()

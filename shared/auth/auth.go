@@ -117,15 +117,29 @@ func ValidOwner(s string) bool {
 
 // Bearer returns the token of an Authorization header value. ok is false when
 // the header holds no bearer token at all (absent, another scheme, or
-// "Bearer" with nothing after it).
+// "Bearer" with nothing after it). The scheme and the token are separated
+// and trimmed by ASCII spaces and tabs only (RFC 9110's whitespace): any
+// other character, a no-break space among them, belongs to the token and
+// makes it malformed.
 func Bearer(header string) (token string, ok bool) {
-	scheme, rest, _ := strings.Cut(strings.TrimSpace(header), " ")
-	if !strings.EqualFold(scheme, "Bearer") {
+	header = strings.Trim(header, headerSpace)
+	i := strings.IndexAny(header, headerSpace)
+	if i < 0 {
+		i = len(header)
+	}
+	if !strings.EqualFold(header[:i], "Bearer") {
 		return "", false
 	}
-	rest = strings.TrimSpace(rest)
-	return rest, rest != ""
+	token = strings.TrimLeft(header[i:], headerSpace)
+	return token, token != ""
 }
+
+// headerSpace is the white space of HTTP header values: space and tab.
+const headerSpace = " \t"
+
+// CacheTTL is how long an Authenticator of a function keeps a lookup:
+// decisions.md's bound on how long a revoked token may go on working.
+const CacheTTL = 5 * time.Second
 
 // Store looks tokens up by hash. It returns an ENOTFOUND *rules.Error when
 // there is no such token.
@@ -174,7 +188,7 @@ func (a *Authenticator) Owner(ctx context.Context, header string) (string, error
 	a.mu.Lock()
 	c, hit := a.cache[hash]
 	a.mu.Unlock()
-	if !hit || now.After(c.expires) {
+	if !hit || !now.Before(c.expires) {
 		t, err := a.store.Token(ctx, hash)
 		switch {
 		case rules.ErrorCode(err) == rules.ENOTFOUND:

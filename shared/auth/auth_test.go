@@ -98,6 +98,16 @@ func TestBearer(t *testing.T) {
 		{"Basic abc", "", false},
 		{"Bearerabc", "", false},
 		{"Bearer a b", "a b", true},
+		{"Bearer\tabc", "abc", true},
+		{" \tBearer \t abc \t", "abc", true},
+		{"Bearer abc\u00a0", "abc\u00a0", true},
+		{"Bearer \u00a0abc", "\u00a0abc", true},
+		{"Bearer abc\u2003", "abc\u2003", true},
+		{"Bearer abc\u3000", "abc\u3000", true},
+		{"Bearer abc\r\n", "abc\r\n", true},
+		{"\u00a0Bearer abc", "", false},
+		{"Bearer\u00a0abc", "", false},
+		{"Bearer\u2003abc", "", false},
 	} {
 		tok, ok := Bearer(tc.header)
 		if tok != tc.token || ok != tc.ok {
@@ -144,7 +154,7 @@ func TestAuthenticator(t *testing.T) {
 		revokedHash: {Hash: revokedHash, Owner: "bob", RevokedAt: time.Now()},
 	}}
 	now := time.Unix(1000, 0)
-	a := NewAuthenticator(store, h, time.Minute)
+	a := NewAuthenticator(store, h, CacheTTL)
 	a.now = func() time.Time { return now }
 
 	code := func(err error) rules.Code { return rules.ErrorCode(err) }
@@ -162,7 +172,8 @@ func TestAuthenticator(t *testing.T) {
 		}
 	})
 	t.Run("BadTokenIsUnauthorized", func(t *testing.T) {
-		for _, h := range []string{"Bearer nope", "Bearer " + Prefix + strings.Repeat("z", 43), "Bearer " + revokedSecret} {
+		for _, h := range []string{"Bearer nope", "Bearer " + Prefix + strings.Repeat("z", 43), "Bearer " + revokedSecret,
+			"Bearer " + secret + "\u00a0", "Bearer \u00a0" + secret, "Bearer " + secret + "\u2003", "Bearer " + secret + "\ufeff"} {
 			_, err := a.Owner(ctx, h)
 			if code(err) != rules.EUNAUTHORIZED || rules.ErrorMessage(err) != "Missing or invalid credentials" {
 				t.Errorf("Owner(%.20q) = %v, want EUNAUTHORIZED", h, err)
@@ -186,16 +197,25 @@ func TestAuthenticator(t *testing.T) {
 			t.Errorf("%d lookups within the TTL, want 0", store.lookups-before)
 		}
 	})
-	t.Run("RevocationSeenAfterTTL", func(t *testing.T) {
+	t.Run("RevocationSeenWithin5Seconds", func(t *testing.T) {
+		if got, want := CacheTTL, 5*time.Second; got > want {
+			t.Fatalf("CacheTTL = %v, want at most %v (decisions.md)", got, want)
+		}
+		now = now.Add(time.Hour) // a fresh lookup, cached from now on
+		cachedAt := now
+		if _, err := a.Owner(ctx, "Bearer "+secret); err != nil {
+			t.Fatal(err)
+		}
 		tok := store.tokens[hash]
 		tok.RevokedAt = now
 		store.tokens[hash] = tok
+		now = cachedAt.Add(CacheTTL - time.Millisecond)
 		if _, err := a.Owner(ctx, "Bearer "+secret); err != nil {
-			t.Fatalf("within TTL: %v (the cached answer should stand)", err)
+			t.Fatalf("within the TTL: %v (the cached answer may stand)", err)
 		}
-		now = now.Add(time.Minute + time.Second)
+		now = cachedAt.Add(CacheTTL)
 		if _, err := a.Owner(ctx, "Bearer "+secret); code(err) != rules.EUNAUTHORIZED {
-			t.Errorf("after TTL: %v, want EUNAUTHORIZED", err)
+			t.Errorf("%v after it was cached: %v, want EUNAUTHORIZED", CacheTTL, err)
 		}
 	})
 	t.Run("FaultsAreNotCached", func(t *testing.T) {
