@@ -92,9 +92,19 @@ func TestLocalStack(t *testing.T) {
 		if len(examples) < 8 {
 			t.Fatalf("found %d README examples with an expectation, want at least 8", len(examples))
 		}
+		wd, _ := os.Getwd()
+		root, err := localdb.ModuleRoot(wd)
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, ex := range examples {
+			// As a reader runs them: from the repository's top, against the
+			// stack's API and database.
 			script := strings.ReplaceAll(ex[1], "http://127.0.0.1:3000", s.URL)
-			got, err := exec.Command("bash", "-euo", "pipefail", "-c", script).CombinedOutput()
+			script = strings.ReplaceAll(script, "http://127.0.0.1:8000", s.Endpoint)
+			cmd := exec.Command("bash", "-euo", "pipefail", "-c", script)
+			cmd.Dir = root
+			got, err := cmd.CombinedOutput()
 			if err != nil {
 				t.Errorf("example failed: %v\n%s\n%s", err, ex[1], got)
 				continue
