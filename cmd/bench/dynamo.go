@@ -348,18 +348,19 @@ func (d *dynamoRun) maxOrderBytes() (int, error) {
 	return 0, fmt.Errorf("max-length order: no PutItem seen")
 }
 
-// maxOrder is an order with every bounded field at its bound: description
-// 100 characters, names 40, addresses 120, PANs and mobile, amount and
-// consideration price 15 digits, the longest state, a 200-character purpose
-// (the catalogue's limit), ids of 10 digits, and purchasedBy at 40
-// characters (the contract does not bound it).
+// maxOrder is an order with every field at its bound: description 100
+// characters, names 40, addresses 120, PANs and mobile, amount and
+// consideration price 15 digits, the longest state, purpose and purchasedBy
+// 200 characters of 4 bytes each (DynamoDB counts UTF-8 bytes), ids of 10
+// digits.
 func maxOrder() (rules.Order, error) {
 	name := strings.Repeat("N", 40)
 	body := fmt.Sprintf(`{"amount": 999999999999999, "considerationPrice": 999999999999999, "description": %q,
 		"purpose": %q, "state": "Dadra and Nagar Haveli and Daman and Diu", "paidBy": "Second Party", "purchasedBy": %q,
 		"firstPartyMobileNumber": "9876543210", "firstPartyName": %q, "secondPartyName": %q,
 		"firstPartyAddress": %q, "secondPartyAddress": %q, "firstPartyPan": "ABCDE1234F", "secondPartyPan": "ABCDE1234G"}`,
-		strings.Repeat("D", 100), strings.Repeat("P", 200), name, name, name, strings.Repeat("A", 120), strings.Repeat("A", 120))
+		strings.Repeat("D", 100), strings.Repeat("😀", rules.MaxFreeTextLength), strings.Repeat("😀", rules.MaxFreeTextLength),
+		name, name, strings.Repeat("A", 120), strings.Repeat("A", 120))
 	raw, err := rules.DecodeOrderRequest([]byte(body))
 	if err != nil {
 		return rules.Order{}, err
@@ -492,6 +493,6 @@ func dynamoTable(res *dynamoResult) *table {
 	t.note("units and calls are means per request (create-order reserves %d ids, %d orders' worth, with one UpdateItem)", store.IDBlock, store.IDBlock/3)
 	t.note("RCU/WCU dynalite: what dynalite reports with ReturnConsumedCapacity TOTAL (the proxy asks for it)")
 	t.note("RCU/WCU DynamoDB rules: computed from item sizes (DynamoDB's formula): reads ceil(bytes read / 4 KB) per call, at least 1, ×0.5 if eventually consistent, whatever the projection; writes ceil(max(old, new item) / 1 KB), at least 1, also when the condition fails")
-	t.note("order item size (DynamoDB's formula): typical %d bytes (the create-order request above), max-length %d bytes (every bounded field at its bound; purchasedBy, which the contract does not bound, at 40 characters)", res.TypicalOrderBytes, res.MaxOrderBytes)
+	t.note("order item size (DynamoDB's formula): typical %d bytes (the create-order request above), max-length %d bytes (every field at its bound, purpose and purchasedBy in 4-byte characters)", res.TypicalOrderBytes, res.MaxOrderBytes)
 	return t
 }
