@@ -144,3 +144,44 @@ func TestLostAnswerStoresOneOrder(t *testing.T) {
 		})
 	}
 }
+
+// TestLostKeyClaimAnswer: when the idempotency table applies a request's
+// claim of its key but the answer is lost and the SDK retries, the request
+// recognises its own claim and creates its order, instead of waiting for
+// itself as for another request holding the key and answering 409.
+func TestLostKeyClaimAnswer(t *testing.T) {
+	s := functest.New(t, "CreateOrderFunction", wire)
+	table := s.Env.Table("IdempotencyTable")
+	for _, tc := range []struct {
+		name string
+		f    storetest.Fault
+	}{
+		{"DroppedAnswer", storetest.Fault{Drop: true}},
+		{"DelayedAnswer", storetest.Fault{Delay: 2 * store.AttemptTimeout}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			headers := map[string]string{"idempotency-key": "key-lost-claim-" + tc.name}
+			for k, v := range bearer {
+				headers[k] = v
+			}
+			before := listOrders(t, s)
+			var puts atomic.Int64
+			s.Proxy.SetFault(func(c storetest.ProxyCall) *storetest.Fault {
+				if c.Operation == "PutItem" && c.Table == table && puts.Add(1) == 1 {
+					return &tc.f
+				}
+				return nil
+			})
+			start := time.Now()
+			r := s.Invoke(functest.Request("POST", "/api/live-orders", "", headers, body(nil)))
+			s.Proxy.SetFault(nil)
+			t.Logf("status %d after %v", r.Status, time.Since(start).Round(time.Millisecond))
+			if r.Status != 200 {
+				t.Fatalf("status %d, want 200: %s", r.Status, r.Body)
+			}
+			if got, want := listOrders(t, s)-before, 1; got != want {
+				t.Errorf("%d orders stored, want %d", got, want)
+			}
+		})
+	}
+}

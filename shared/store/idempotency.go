@@ -58,30 +58,43 @@ func unixMilli(t time.Time) types.AttributeValue { return avN(t.UnixMilli()) }
 
 // claimAttempts bounds the conditional writes of one Claim. With one
 // definition of expiry (see expiry), a write fails its condition only when a
-// live record holds the key; when the consistent read that follows finds
-// none, the record went in between (a failed create released it, say), and
-// another write will likely win. Losing that race claimAttempts times in a
-// row means something is wrong — the key churns faster than a claim lands,
-// or the engine and this code disagree about a record — and looping would
-// only burn the request's budget in billed calls. Claim then answers
-// EUNAVAILABLE (503 with Retry-After): this request could not be decided
-// now and may be retried as it is. A 409 would report a conflict with
-// another request that no read has seen.
+// live record of another request holds the key; when the consistent read
+// that follows finds none, the record went in between (a failed create
+// released it, say), and another write will likely win. Losing that race
+// claimAttempts times in a row means something is wrong — the key churns
+// faster than a claim lands, or the engine and this code disagree about a
+// record — and looping would only burn the request's budget in billed calls.
+// Claim then answers EUNAVAILABLE (503 with Retry-After): this request could
+// not be decided now and may be retried as it is. A 409 would report a
+// conflict with another request that no read has seen.
 const claimAttempts = 3
 
-// Claim records that a request (body fingerprint fp, order orderID) holds
-// the key, unless a live record exists. It returns the record now standing
-// and whether this call made it. ttl is how long the record counts; lease is
-// how long a pending claim is protected from takeover. It makes at most
-// claimAttempts writes (and as many reads), then gives up with
-// EUNAVAILABLE.
+// Claim records that a request (body fingerprint fp, order orderID, which
+// must be unique to the request) holds the key, unless a live record of
+// another request exists. It returns the record now standing and whether
+// this call made it. ttl is how long the record counts; lease is how long a
+// pending claim is protected from takeover. It makes at most claimAttempts
+// writes (and as many reads), then gives up with EUNAVAILABLE.
 func (s *Idempotency) Claim(ctx context.Context, owner, key, fp, orderID string, now time.Time, lease, ttl time.Duration) (KeyRecord, bool, error) {
 	rec := KeyRecord{Fingerprint: fp, State: KeyPending, OrderID: orderID, Claimed: now, Lease: now.Add(lease), Expires: now.Add(ttl)}
 	item := keyOf(owner, key)
 	item["fp"], item["st"], item["doc"] = avS(fp), avS(rec.State), avS(orderID)
 	item["claimed"], item["lease"] = unixMilli(rec.Claimed), unixMilli(rec.Lease)
 	item["expires"] = avN(rec.Expires.Unix())
+	if orderID == "" {
+		// The condition recognises this claim by its orderID: it must have one.
+		return KeyRecord{}, false, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("claim idempotency key: no order id")}
+	}
+	// The key is free, or it holds this very claim already: when the
+	// answer to this PutItem is lost after DynamoDB applied it, the SDK
+	// sends it again, and without "doc = :doc" the retry would fail on the
+	// request's own record, which Claim would return as another request's
+	// live claim (the caller would wait for itself, then answer 409). The
+	// orderID is a documentId chosen for this request alone, and the retry
+	// rewrites the same bytes, as Orders.Create's slotFree does.
 	cond, vals := expiryAt(now).claimable()
+	cond += " OR doc = :doc"
+	vals[":doc"] = avS(orderID)
 	for attempt := 1; ; attempt++ {
 		_, err := s.db.client.PutItem(ctx, &dynamodb.PutItemInput{
 			TableName:                 aws.String(s.table),
