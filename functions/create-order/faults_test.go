@@ -1,11 +1,16 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"stampduty/shared/functest"
+	"stampduty/shared/store"
+	"stampduty/shared/store/localdb"
 	"stampduty/shared/store/storetest"
 )
 
@@ -66,6 +71,116 @@ func TestDynamoDBFaults(t *testing.T) {
 			}
 			if after := listOrders(t, s); after != before+1 {
 				t.Errorf("%d orders stored, want only the recovery's one", after-before)
+			}
+		})
+	}
+}
+
+// TestLostAnswerStoresOneOrder: when the orders table applies a create's
+// PutItem but the answer is lost (the connection drops, or the answer comes
+// after the attempt's timeout) and the SDK retries, one POST still stores
+// one order, with or without an Idempotency-Key.
+func TestLostAnswerStoresOneOrder(t *testing.T) {
+	s := functest.New(t, "CreateOrderFunction", wire)
+	table := s.Env.Table("OrdersTable")
+	orders := s.Env.DB(nil).Orders(table)
+	for _, fault := range []struct {
+		name string
+		f    storetest.Fault
+	}{
+		{"DroppedAnswer", storetest.Fault{Drop: true}},
+		{"DelayedAnswer", storetest.Fault{Delay: 2 * store.AttemptTimeout}},
+	} {
+		t.Run(fault.name, func(t *testing.T) {
+			for _, tc := range []struct{ name, key string }{
+				{"WithoutKey", ""}, {"WithKey", "key-lost-answer-" + fault.name},
+			} {
+				t.Run(tc.name, func(t *testing.T) {
+					headers := map[string]string{}
+					for k, v := range bearer {
+						headers[k] = v
+					}
+					if tc.key != "" {
+						headers["idempotency-key"] = tc.key
+					}
+					before := listOrders(t, s)
+					var puts atomic.Int64
+					s.Proxy.SetFault(func(c storetest.ProxyCall) *storetest.Fault {
+						if c.Operation == "PutItem" && c.Table == table && puts.Add(1) == 1 {
+							return &fault.f
+						}
+						return nil
+					})
+					r := s.Invoke(functest.Request("POST", "/api/live-orders", "", headers, body(map[string]any{"firstPartyName": "Lost " + fault.name + " " + tc.name})))
+					s.Proxy.SetFault(nil)
+					if r.Status != 200 {
+						t.Fatalf("status %d, want 200: %s", r.Status, r.Body)
+					}
+					var created struct {
+						OrderID string `json:"orderId"`
+					}
+					if err := json.Unmarshal([]byte(r.Body), &created); err != nil {
+						t.Fatal(err)
+					}
+					doc := created.OrderID
+					if got, want := listOrders(t, s)-before, 1; got != want {
+						t.Errorf("%d orders stored, want %d", got, want)
+					}
+					page, _, err := orders.Page(context.Background(), localdb.DevOwner, 1, 100)
+					if err != nil {
+						t.Fatal(err)
+					}
+					n := 0
+					for _, o := range page {
+						if o.DocumentID == doc {
+							n++
+						}
+					}
+					if got, want := n, 1; got != want {
+						t.Errorf("order %s listed %d times, want %d", doc, got, want)
+					}
+				})
+			}
+		})
+	}
+}
+
+// TestLostKeyClaimAnswer: when the idempotency table applies a request's
+// claim of its key but the answer is lost and the SDK retries, the request
+// recognises its own claim and creates its order, instead of waiting for
+// itself as for another request holding the key and answering 409.
+func TestLostKeyClaimAnswer(t *testing.T) {
+	s := functest.New(t, "CreateOrderFunction", wire)
+	table := s.Env.Table("IdempotencyTable")
+	for _, tc := range []struct {
+		name string
+		f    storetest.Fault
+	}{
+		{"DroppedAnswer", storetest.Fault{Drop: true}},
+		{"DelayedAnswer", storetest.Fault{Delay: 2 * store.AttemptTimeout}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			headers := map[string]string{"idempotency-key": "key-lost-claim-" + tc.name}
+			for k, v := range bearer {
+				headers[k] = v
+			}
+			before := listOrders(t, s)
+			var puts atomic.Int64
+			s.Proxy.SetFault(func(c storetest.ProxyCall) *storetest.Fault {
+				if c.Operation == "PutItem" && c.Table == table && puts.Add(1) == 1 {
+					return &tc.f
+				}
+				return nil
+			})
+			start := time.Now()
+			r := s.Invoke(functest.Request("POST", "/api/live-orders", "", headers, body(nil)))
+			s.Proxy.SetFault(nil)
+			t.Logf("status %d after %v", r.Status, time.Since(start).Round(time.Millisecond))
+			if r.Status != 200 {
+				t.Fatalf("status %d, want 200: %s", r.Status, r.Body)
+			}
+			if got, want := listOrders(t, s)-before, 1; got != want {
+				t.Errorf("%d orders stored, want %d", got, want)
 			}
 		})
 	}

@@ -12,8 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"stampduty/shared/auth"
+	"stampduty/shared/config"
 	"stampduty/shared/functest"
 	"stampduty/shared/rules"
+	"stampduty/shared/store"
 	"stampduty/shared/store/localdb"
 	"stampduty/shared/store/storetest"
 )
@@ -446,4 +449,64 @@ func newOrderWithID(t *testing.T, s *functest.Stack, doc string) rules.Order {
 	}
 	o.DocumentID = doc
 	return o
+}
+
+// TestKeyReusedInTheSecondItExpires: a key whose record expires in the very
+// second it is used again (now.Unix() == expires) is free: the request
+// claims it and creates its order at once, instead of looping between a
+// claim that says the record holds and a read that says it is gone until
+// the request's time runs out.
+func TestKeyReusedInTheSecondItExpires(t *testing.T) {
+	s := functest.New(t, "CreateOrderFunction", wire)
+	now := time.Unix(time.Now().Unix(), 700*int64(time.Millisecond))
+	db := store.Open(config.New(s.Env.Getenv("CreateOrderFunction", nil)))
+	keys := db.Idempotency(s.Env.Table("IdempotencyTable"))
+	h := &handler{
+		auth:     auth.NewAuthenticator(functest.OneToken{Secret: localdb.DevToken, Owner: localdb.DevOwner}, localdb.Hasher(), time.Minute),
+		articles: db.Articles(s.Env.Table("ArticlesTable")),
+		ids:      db.IDs(s.Env.Table("CountersTable"), store.IDBlock),
+		orders:   db.Orders(s.Env.Table("OrdersTable")),
+		keys:     keys,
+		now:      func() time.Time { return now },
+	}
+	s.Handler = h.routes()
+	// Yesterday's use of the key, with another body: its record expires now.
+	old, ok, err := keys.Claim(context.Background(), localdb.DevOwner, "key-expiring", "other-body", "expiringxxxxxxxxxxxxxxxx", now.Add(-keyTTL), keyLease, keyTTL)
+	if err != nil || !ok {
+		t.Fatalf("claim: %v %v", ok, err)
+	}
+	if got, want := old.Expires.Unix(), now.Unix(); got != want {
+		t.Fatalf("record expires at %d, want %d", got, want)
+	}
+
+	before := listOrders(t, s)
+	s.Proxy.Take()
+	headers := map[string]string{"idempotency-key": "key-expiring"}
+	for k, v := range bearer {
+		headers[k] = v
+	}
+	start := time.Now()
+	r := s.Invoke(functest.Request("POST", "/api/live-orders", "", headers, body(nil)))
+	calls := s.Proxy.Take()
+	t.Logf("status %d after %v, %d DynamoDB calls: %s", r.Status, time.Since(start).Round(time.Millisecond), len(calls), s.Env.Operations(calls))
+	if r.Status != 200 {
+		t.Fatalf("status %d, want 200: %s", r.Status, r.Body)
+	}
+	var created struct {
+		OrderID string `json:"orderId"`
+	}
+	if err := json.Unmarshal([]byte(r.Body), &created); err != nil {
+		t.Fatal(err)
+	}
+	if created.OrderID == old.OrderID {
+		t.Errorf("orderId %s is the expired record's", created.OrderID)
+	}
+	if got, want := listOrders(t, s)-before, 1; got != want {
+		t.Errorf("%d orders created, want %d", got, want)
+	}
+	// The key now stands for the new order, in the same second too.
+	r = s.Invoke(functest.Request("POST", "/api/live-orders", "", headers, body(nil)))
+	if r.Status != 200 || !strings.Contains(r.Body, created.OrderID) {
+		t.Errorf("replay: status %d: %s; want orderId %s", r.Status, r.Body, created.OrderID)
+	}
 }

@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"fmt"
+	"math"
+	"math/big"
 	"strconv"
 	"time"
 
@@ -16,7 +18,7 @@ import (
 // Idempotency is the idempotency table: key pk = "<owner>#<Idempotency-Key>"
 // (owners never contain '#'), one record per key a caller used in the last
 // 24 hours. DynamoDB's TTL removes records after their expires time; until it
-// does, an expired record counts as absent.
+// does, an expired record counts as absent (see expiry).
 type Idempotency struct {
 	db    *DB
 	table string
@@ -54,41 +56,138 @@ func keyOf(owner, key string) map[string]types.AttributeValue {
 
 func unixMilli(t time.Time) types.AttributeValue { return avN(t.UnixMilli()) }
 
-// Claim records that a request (body fingerprint fp, order orderID) holds
-// the key, unless a live record exists. It returns the record now standing
-// and whether this call made it. ttl is how long the record counts; lease is
-// how long a pending claim is protected from takeover.
+// claimAttempts bounds the conditional writes of one Claim. With one
+// definition of expiry (see expiry), a write fails its condition only when a
+// live record of another request holds the key; when the consistent read
+// that follows finds none, the record went in between (a failed create
+// released it, say), and another write will likely win. Losing that race
+// claimAttempts times in a row means something is wrong — the key churns
+// faster than a claim lands, or the engine and this code disagree about a
+// record — and looping would only burn the request's budget in billed calls.
+// Claim then answers EUNAVAILABLE (503 with Retry-After): this request could
+// not be decided now and may be retried as it is. A 409 would report a
+// conflict with another request that no read has seen.
+const claimAttempts = 3
+
+// Claim records that a request (body fingerprint fp, order orderID, which
+// must be unique to the request) holds the key, unless a live record of
+// another request exists. It returns the record now standing and whether
+// this call made it. ttl is how long the record counts; lease is how long a
+// pending claim is protected from takeover. It makes at most claimAttempts
+// writes (and as many reads), then gives up with EUNAVAILABLE.
 func (s *Idempotency) Claim(ctx context.Context, owner, key, fp, orderID string, now time.Time, lease, ttl time.Duration) (KeyRecord, bool, error) {
 	rec := KeyRecord{Fingerprint: fp, State: KeyPending, OrderID: orderID, Claimed: now, Lease: now.Add(lease), Expires: now.Add(ttl)}
 	item := keyOf(owner, key)
 	item["fp"], item["st"], item["doc"] = avS(fp), avS(rec.State), avS(orderID)
 	item["claimed"], item["lease"] = unixMilli(rec.Claimed), unixMilli(rec.Lease)
 	item["expires"] = avN(rec.Expires.Unix())
-	_, err := s.db.client.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName:                 aws.String(s.table),
-		Item:                      item,
-		ConditionExpression:       aws.String("attribute_not_exists(pk) OR expires < :now"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":now": avN(now.Unix())},
-		ReturnConsumedCapacity:    s.db.capacity(),
-	})
-	if err == nil {
-		return rec, true, nil
+	if orderID == "" {
+		// The condition recognises this claim by its orderID: it must have one.
+		return KeyRecord{}, false, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("claim idempotency key: no order id")}
 	}
-	if !conditionFailed(err) {
-		return KeyRecord{}, false, writeFail("PutItem", err)
+	// The key is free, or it holds this very claim already: when the
+	// answer to this PutItem is lost after DynamoDB applied it, the SDK
+	// sends it again, and without "doc = :doc" the retry would fail on the
+	// request's own record, which Claim would return as another request's
+	// live claim (the caller would wait for itself, then answer 409). The
+	// orderID is a documentId chosen for this request alone, and the retry
+	// rewrites the same bytes, as Orders.Create's slotFree does.
+	cond, vals := expiryAt(now).claimable()
+	cond += " OR doc = :doc"
+	vals[":doc"] = avS(orderID)
+	for attempt := 1; ; attempt++ {
+		_, err := s.db.client.PutItem(ctx, &dynamodb.PutItemInput{
+			TableName:                 aws.String(s.table),
+			Item:                      item,
+			ConditionExpression:       aws.String(cond),
+			ExpressionAttributeValues: vals,
+			ReturnConsumedCapacity:    s.db.capacity(),
+		})
+		if err == nil {
+			return rec, true, nil
+		}
+		if !conditionFailed(err) {
+			return KeyRecord{}, false, writeFail("PutItem", err)
+		}
+		old, live, err := s.Get(ctx, owner, key, now)
+		if err != nil {
+			return KeyRecord{}, false, err
+		}
+		if live {
+			return old, false, nil
+		}
+		// Released between the two calls: try again, a few times.
+		if attempt == claimAttempts {
+			return KeyRecord{}, false, &rules.Error{Code: rules.EUNAVAILABLE, Message: "Service Unavailable",
+				Err: fmt.Errorf("claim idempotency key: %d conditional writes failed, yet no live record was read after any", attempt)}
+		}
 	}
-	old, ok, err := s.Get(ctx, owner, key, now)
-	if err != nil {
-		return KeyRecord{}, false, err
+}
+
+// expiry is the one definition of when an idempotency record stops
+// counting, so that Get (which applies it in Go) and Claim (which has
+// DynamoDB apply it, in its condition) can never disagree about a record —
+// when they did, Claim's write failed on a record Get called gone, and Claim
+// tried again until the request ran out of time. A record counts while the
+// Unix second of now is below its expires attribute, which must be a number:
+// expires is in whole seconds (DynamoDB's TTL format), so now is compared
+// in whole seconds too, both sides from the same now.Unix(). A record whose
+// expires is missing or not a number never counts: DynamoDB's TTL would
+// never remove it, and it must not hold its key forever.
+type expiry struct{ now int64 }
+
+// expiryAt returns the expiry rule at now.
+func expiryAt(now time.Time) expiry { return expiry{now: now.Unix()} }
+
+// counts reports whether a record whose expires attribute is v (nil when
+// it has none) counts.
+func (e expiry) counts(v types.AttributeValue) bool {
+	end, ok := expiresAt(v)
+	return ok && e.now < end
+}
+
+// claimable returns the condition, and its values, under which a write may
+// replace what the key holds: nothing, or a record that does not count —
+// exactly the records for which counts is false. (NOT attribute_type is
+// true of a missing attribute as of one of another type.)
+func (e expiry) claimable() (string, map[string]types.AttributeValue) {
+	return "attribute_not_exists(pk) OR NOT attribute_type(expires, :n) OR expires <= :now",
+		map[string]types.AttributeValue{":n": avS("N"), ":now": avN(e.now)}
+}
+
+// expiresAt reads an expires attribute: the first whole Unix second at
+// which its record no longer counts (expires itself, rounded up when it has
+// a fraction), and false when it is missing or not a number. For a whole
+// second n, n < expires exactly when n < expiresAt, so counts agrees with
+// DynamoDB's comparison for any number stored, not only the whole seconds
+// Claim writes.
+func expiresAt(v types.AttributeValue) (int64, bool) {
+	n, ok := v.(*types.AttributeValueMemberN)
+	if !ok {
+		return 0, false
 	}
-	if !ok { // expired or released between the two calls: try again
-		return s.Claim(ctx, owner, key, fp, orderID, now, lease, ttl)
+	if i, err := strconv.ParseInt(n.Value, 10, 64); err == nil {
+		return i, true
 	}
-	return old, false, nil
+	r, ok := new(big.Rat).SetString(n.Value)
+	if !ok {
+		return 0, false
+	}
+	end := new(big.Int).Quo(r.Num(), r.Denom()) // toward zero: the ceiling when negative
+	if r.Sign() > 0 && !r.IsInt() {
+		end.Add(end, big.NewInt(1))
+	}
+	switch {
+	case end.IsInt64():
+		return end.Int64(), true
+	case end.Sign() > 0:
+		return math.MaxInt64, true
+	}
+	return math.MinInt64, true
 }
 
 // Get returns the live record of the key (strongly consistent); ok is false
-// when there is none or it has expired.
+// when there is none or it does not count any more (see expiry).
 func (s *Idempotency) Get(ctx context.Context, owner, key string, now time.Time) (KeyRecord, bool, error) {
 	out, err := s.db.client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:              aws.String(s.table),
@@ -99,18 +198,16 @@ func (s *Idempotency) Get(ctx context.Context, owner, key string, now time.Time)
 	if err != nil {
 		return KeyRecord{}, false, fail("GetItem", err)
 	}
-	if out.Item == nil {
+	if out.Item == nil || !expiryAt(now).counts(out.Item["expires"]) {
 		return KeyRecord{}, false, nil
 	}
+	end, _ := expiresAt(out.Item["expires"])
 	var derr error
 	r := newReader(out.Item, &derr)
 	rec := KeyRecord{Fingerprint: r.str("fp"), State: r.str("st"), OrderID: r.str("doc"),
-		Claimed: time.UnixMilli(r.num("claimed")), Lease: time.UnixMilli(r.num("lease")), Expires: time.Unix(r.num("expires"), 0)}
+		Claimed: time.UnixMilli(r.num("claimed")), Lease: time.UnixMilli(r.num("lease")), Expires: time.Unix(end, 0)}
 	if derr != nil {
 		return KeyRecord{}, false, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("decode idempotency record: %w", derr)}
-	}
-	if !rec.Expires.After(now) {
-		return KeyRecord{}, false, nil
 	}
 	return rec, true, nil
 }

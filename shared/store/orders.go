@@ -18,7 +18,7 @@ import (
 // numbered 1, 2, 3, ... in the order they were stored, with no gaps: each
 // order claims the next number with a conditional PutItem, and the only
 // write that makes an order is that PutItem, so a number is never skipped,
-// reused or taken twice. The newest seq is therefore the exact count, and
+// reused or taken twice, and an order never holds two numbers. The newest seq is therefore the exact count, and
 // page N of the newest-first list is the seq range
 // [count-N*size+1, count-(N-1)*size]: one Query, whatever N is.
 type Orders struct {
@@ -96,13 +96,19 @@ func decodeOrder(item map[string]types.AttributeValue) (rules.Order, error) {
 
 // Create stores o as owner's newest order and returns its seq. It reads the
 // newest seq (a strongly consistent Query of one key) and puts the order at
-// the next one on condition that the slot is free. When another request took
-// that slot first, every slot below it is taken too, so it tries the next
-// one straight away; every few misses it waits a little (jittered) and reads
-// the newest seq again to jump over a run of concurrent creates. It keeps
-// trying while ctx allows, then fails with EUNAVAILABLE. An error that may
-// hide a stored order wraps ErrOutcomeUnknown.
+// the next one on condition that the slot is free or already holds this very
+// order (see slotFree). When another order took that slot first, every slot
+// below it is taken too, so it tries the next one straight away; every few
+// misses it waits a little (jittered) and reads the newest seq again to jump
+// over a run of concurrent creates. It keeps trying while ctx allows, then
+// fails with EUNAVAILABLE. An error that may hide a stored order wraps
+// ErrOutcomeUnknown. Whatever the network does, one Create stores o at most
+// once.
 func (s *Orders) Create(ctx context.Context, owner string, o rules.Order) (int64, error) {
+	if o.DocumentID == "" {
+		// slotFree recognises the order by its documentId: it must have one.
+		return 0, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("create order: no documentId")}
+	}
 	n, err := s.Count(ctx, owner)
 	if err != nil {
 		return 0, err
@@ -110,10 +116,11 @@ func (s *Orders) Create(ctx context.Context, owner string, o rules.Order) (int64
 	seq := int64(n) + 1
 	for miss := 0; ; miss++ {
 		_, err := s.db.client.PutItem(ctx, &dynamodb.PutItemInput{
-			TableName:              aws.String(s.table),
-			Item:                   encodeOrder(owner, seq, o),
-			ConditionExpression:    aws.String("attribute_not_exists(seq)"),
-			ReturnConsumedCapacity: s.db.capacity(),
+			TableName:                 aws.String(s.table),
+			Item:                      encodeOrder(owner, seq, o),
+			ConditionExpression:       aws.String(slotFree),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":doc": avS(o.DocumentID)},
+			ReturnConsumedCapacity:    s.db.capacity(),
 		})
 		if err == nil {
 			return seq, nil
@@ -121,6 +128,10 @@ func (s *Orders) Create(ctx context.Context, owner string, o rules.Order) (int64
 		if !conditionFailed(err) {
 			return 0, writeFail("PutItem", err)
 		}
+		// The slot holds another order (slotFree accepts this one's own
+		// earlier write), so this order is stored nowhere yet: a failed
+		// condition writes nothing, and each earlier PutItem of this loop
+		// ended in a failed condition too.
 		if miss >= s.attempts {
 			return 0, &rules.Error{Code: rules.EUNAVAILABLE, Message: "Service Unavailable",
 				Err: fmt.Errorf("create order: %d tries lost the race for the next number", miss+1)}
@@ -137,6 +148,27 @@ func (s *Orders) Create(ctx context.Context, owner string, o rules.Order) (int64
 		}
 	}
 }
+
+// slotFree is the condition of an order's PutItem: the seq is free, or it
+// holds this very order already (:doc is its documentId). The second half is
+// what makes a create store its order at most once. When the answer to a
+// PutItem is lost after DynamoDB applied it (the connection dropped, or the
+// answer came after AttemptTimeout), the SDK sends the same request again; a
+// plain attribute_not_exists(seq) would then fail on the order's own item,
+// and Create, taking it for another request's, would store the order a
+// second time at the next seq. With this condition the retry succeeds
+// instead, rewriting the item with the very same bytes (the SDK serializes a
+// request once and sends that body on every attempt), so nothing changes.
+//
+// A documentId is 24 characters from crypto/rand, chosen for this order
+// alone, so no other order can match :doc. The alternatives are worse: a
+// consistent GetItem of the slot after each failed condition costs a read on
+// every lost race under contention, and ReturnValuesOnConditionCheckFailure
+// or a transaction would do in one call what this does, but dynalite (the
+// local engine the tests and the local stack run) has neither, and the same
+// code must run on both. This condition is atomic, costs nothing extra, and
+// behaves the same on DynamoDB and dynalite.
+const slotFree = "attribute_not_exists(seq) OR doc = :doc"
 
 // backoff is the wait before the attempt-th re-read under contention: full
 // jitter over 2ms·2^attempt, at most 64 ms.

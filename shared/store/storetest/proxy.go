@@ -2,15 +2,18 @@ package storetest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // ProxyCall is one DynamoDB request seen by a Proxy.
@@ -19,13 +22,23 @@ type ProxyCall struct {
 	Table     string // this test's table name
 }
 
-// Fault is what a Proxy does instead of forwarding a request: answer with
-// an error (Status and Type), or, with Hang, answer nothing until the client
-// gives up.
+// Fault is what a Proxy does with a request instead of forwarding it and
+// returning the answer. Without Drop or Delay the request never reaches the
+// engine: the proxy answers with an error (Status and Type), or, with Hang,
+// answers nothing until the client gives up. With Drop or Delay the request
+// is forwarded and applied by the engine, and only its answer is lost, as
+// when a connection breaks or DynamoDB answers late: the case where a
+// client cannot know whether its write happened.
 type Fault struct {
 	Status int    // e.g. 400 or 500
 	Type   string // the DynamoDB error type, e.g. "ThrottlingException"
 	Hang   bool
+	// Drop forwards the request, then closes the connection without
+	// answering.
+	Drop bool
+	// Delay forwards the request, then holds the answer back for Delay (or
+	// until the client gives up, whichever is first) before sending it.
+	Delay time.Duration
 }
 
 // Proxy stands between code under test and the engine: it records every
@@ -69,6 +82,10 @@ func (e *Env) NewProxy() *Proxy {
 		p.mu.Unlock()
 		if fault != nil {
 			if f := fault(c); f != nil {
+				if f.Drop || f.Delay > 0 {
+					forwardLate(rp, w, r, *f)
+					return
+				}
 				if f.Hang {
 					<-r.Context().Done()
 					return
@@ -88,6 +105,33 @@ func (e *Env) NewProxy() *Proxy {
 	p.URL = "http://" + p.addr
 	e.Endpoint = p.URL
 	return p
+}
+
+// forwardLate forwards r to the engine through rp and then, as f says,
+// drops the answer (closing the connection unanswered) or sends it late.
+func forwardLate(rp http.Handler, w http.ResponseWriter, r *http.Request, f Fault) {
+	rec := httptest.NewRecorder()
+	// The engine's work must not depend on the client's patience.
+	rp.ServeHTTP(rec, r.WithContext(context.WithoutCancel(r.Context())))
+	if f.Drop {
+		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+			conn.Close()
+			return
+		}
+		panic(http.ErrAbortHandler) // closes the connection unanswered too
+	}
+	t := time.NewTimer(f.Delay)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-r.Context().Done(): // the client gave up; nobody is left to answer
+		return
+	}
+	for k, v := range rec.Header() {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(rec.Code)
+	w.Write(rec.Body.Bytes())
 }
 
 func (p *Proxy) listen(addr string) error {
