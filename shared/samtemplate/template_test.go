@@ -194,3 +194,26 @@ func TestCors(t *testing.T) {
 		t.Errorf("MaxAge = %d", c.MaxAge)
 	}
 }
+
+// TestTableProtection: no table can be deleted by accident (a console click,
+// a stray DeleteTable) while deletion protection is on, and
+// each is encrypted with the AWS managed key aws/dynamodb: KMS, auditable in
+// CloudTrail, and usable by the functions without any kms:* permission.
+func TestTableProtection(t *testing.T) {
+	tmpl, _ := load(t)
+	for _, tb := range tmpl.Tables {
+		t.Run(tb.LogicalID+"/DeletionProtected", func(t *testing.T) {
+			if !tb.DeletionProtection {
+				t.Error("DeletionProtectionEnabled is not true")
+			}
+		})
+		t.Run(tb.LogicalID+"/EncryptedWithTheAWSManagedKey", func(t *testing.T) {
+			if !tb.SSE.Enabled || tb.SSE.Type != "KMS" {
+				t.Errorf("SSESpecification: SSEEnabled %v, SSEType %q; want true, KMS", tb.SSE.Enabled, tb.SSE.Type)
+			}
+			if tb.SSE.KMSKey != (samtemplate.Value{}) {
+				t.Errorf("KMSMasterKeyId = %s: a customer managed key needs kms:Decrypt on every function's role and a key policy; want none (aws/dynamodb)", tb.SSE.KMSKey)
+			}
+		})
+	}
+}
