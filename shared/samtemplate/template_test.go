@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -216,4 +217,52 @@ func TestTableProtection(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestThrottle: the HttpApi bounds traffic on every route by default, with
+// a burst and a rate the deployer sets as parameters.
+func TestThrottle(t *testing.T) {
+	tmpl, _ := load(t)
+	th := tmpl.Throttle
+	if th == nil {
+		t.Fatal("the HttpApi has no DefaultRouteSettings: traffic (and spend) is bounded only by the account's limits")
+	}
+	// number checks that v is a !Ref to a Number parameter whose default
+	// lies in (0, max], within its own MinValue and MaxValue, and returns
+	// the default.
+	number := func(t *testing.T, what string, v samtemplate.Value, ceiling float64) float64 {
+		t.Helper()
+		p, ok := tmpl.ParameterSpecs[v.Ref]
+		if !ok {
+			t.Fatalf("%s = %s, want a !Ref to a parameter", what, v)
+		}
+		if p.Type != "Number" {
+			t.Errorf("parameter %s is a %s, want a Number", v.Ref, p.Type)
+		}
+		def, err := strconv.ParseFloat(p.Default, 64)
+		if err != nil || def <= 0 || def > ceiling {
+			t.Errorf("parameter %s defaults to %q, want a number in (0, %g]", v.Ref, p.Default, ceiling)
+		}
+		lo, errLo := strconv.ParseFloat(p.MinValue, 64)
+		hi, errHi := strconv.ParseFloat(p.MaxValue, 64)
+		if errLo != nil || errHi != nil || lo <= 0 || hi > ceiling || def < lo || def > hi {
+			t.Errorf("parameter %s: MinValue %q, MaxValue %q, default %q; want 0 < MinValue <= default <= MaxValue <= %g",
+				v.Ref, p.MinValue, p.MaxValue, p.Default, ceiling)
+		}
+		return def
+	}
+	var burst, rate float64
+	// The ceilings are API Gateway's default account-level throttle per
+	// region: 5,000 requests of burst, 10,000 requests per second.
+	t.Run("BurstFromANumberParameter", func(t *testing.T) {
+		burst = number(t, "ThrottlingBurstLimit", th.BurstLimit, 5000)
+	})
+	t.Run("RateFromANumberParameter", func(t *testing.T) {
+		rate = number(t, "ThrottlingRateLimit", th.RateLimit, 10000)
+	})
+	t.Run("BurstCoversOneSecondAtTheRate", func(t *testing.T) {
+		if burst < rate {
+			t.Errorf("default burst %g < default rate %g: the bucket could not hold one second of traffic at the rate", burst, rate)
+		}
+	})
 }
