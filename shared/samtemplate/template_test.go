@@ -266,3 +266,71 @@ func TestThrottle(t *testing.T) {
 		}
 	})
 }
+
+// cloudWatchRetentionDays are the values CloudWatch Logs accepts for a log
+// group's retention (PutRetentionPolicy), in days.
+var cloudWatchRetentionDays = []string{"1", "3", "5", "7", "14", "30", "60", "90", "120", "150", "180",
+	"365", "400", "545", "731", "1096", "1827", "2192", "2557", "2922", "3288", "3653"}
+
+// TestLogGroups: every function logs to a log group of its own that the
+// stack creates, and every log group of the stack keeps its events for
+// LogRetentionDays, not forever.
+func TestLogGroups(t *testing.T) {
+	tmpl, _ := load(t)
+	groups := map[string]samtemplate.LogGroup{}
+	for _, g := range tmpl.LogGroups {
+		groups[g.LogicalID] = g
+	}
+	writers := map[string][]string{} // log group -> what writes to it
+	for _, f := range tmpl.Functions {
+		t.Run(f.LogicalID+"/LogsToAGroupOfTheStack", func(t *testing.T) {
+			g, ok := groups[f.LogGroup.Ref]
+			if !ok {
+				// Without LoggingConfig.LogGroup Lambda creates
+				// /aws/lambda/<name> itself on first use, with no retention.
+				t.Fatalf("LoggingConfig.LogGroup = %q, want a !Ref to an AWS::Logs::LogGroup of the template", f.LogGroup)
+			}
+			writers[g.LogicalID] = append(writers[g.LogicalID], f.LogicalID)
+			if !strings.HasPrefix(g.Name.Sub, "/aws/lambda/${AWS::StackName}/") {
+				t.Errorf("%s is named %s, want !Sub /aws/lambda/${AWS::StackName}/...: where Lambda logs, one per stack", g.LogicalID, g.Name)
+			}
+		})
+	}
+	if a := tmpl.AccessLog; a != nil {
+		writers[a.DestinationArn.GetAtt[0]] = append(writers[a.DestinationArn.GetAtt[0]], "the HttpApi's access log")
+	}
+	t.Run("OneWriterPerGroup", func(t *testing.T) {
+		names := map[string]string{}
+		for _, g := range tmpl.LogGroups {
+			if w := writers[g.LogicalID]; len(w) != 1 {
+				t.Errorf("%s is written by %v, want exactly one function or the access log", g.LogicalID, w)
+			}
+			if other, dup := names[g.Name.String()]; dup {
+				t.Errorf("%s and %s are both named %s", other, g.LogicalID, g.Name)
+			}
+			names[g.Name.String()] = g.LogicalID
+		}
+	})
+	t.Run("RetentionFromLogRetentionDays", func(t *testing.T) {
+		if len(tmpl.LogGroups) == 0 {
+			t.Fatal("no AWS::Logs::LogGroup")
+		}
+		for _, g := range tmpl.LogGroups {
+			if g.RetentionInDays.Ref != "LogRetentionDays" {
+				t.Errorf("%s RetentionInDays = %s, want !Ref LogRetentionDays", g.LogicalID, g.RetentionInDays)
+			}
+		}
+	})
+	t.Run("LogRetentionDaysIsWhatCloudWatchAccepts", func(t *testing.T) {
+		p, ok := tmpl.ParameterSpecs["LogRetentionDays"]
+		if !ok {
+			t.Fatal("no LogRetentionDays parameter")
+		}
+		if p.Type != "Number" || p.Default != "30" {
+			t.Errorf("LogRetentionDays: type %q, default %q; want Number, 30", p.Type, p.Default)
+		}
+		if got, want := strings.Join(p.AllowedValues, ","), strings.Join(cloudWatchRetentionDays, ","); got != want {
+			t.Errorf("LogRetentionDays AllowedValues = %s\nwant %s", got, want)
+		}
+	})
+}
