@@ -1,9 +1,12 @@
 package samtemplate_test
 
 import (
+	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -331,6 +334,75 @@ func TestLogGroups(t *testing.T) {
 		}
 		if got, want := strings.Join(p.AllowedValues, ","), strings.Join(cloudWatchRetentionDays, ","); got != want {
 			t.Errorf("LogRetentionDays AllowedValues = %s\nwant %s", got, want)
+		}
+	})
+}
+
+// accessLogVariables are the only variables the API's access log may
+// record, by the JSON field that holds each: who called (source IP), which
+// request, which route (the route key, never the path with its query
+// string), its status and its latency. No headers, bodies, query strings,
+// tokens or authorizer data.
+var accessLogVariables = map[string]string{
+	"requestId":       "$context.requestId",
+	"routeKey":        "$context.routeKey",
+	"status":          "$context.status",
+	"responseLatency": "$context.responseLatency",
+	"sourceIp":        "$context.identity.sourceIp",
+}
+
+// TestAccessLog: the HttpApi writes an access log line per request to a log
+// group of the stack, with exactly the fields of accessLogVariables.
+func TestAccessLog(t *testing.T) {
+	tmpl, _ := load(t)
+	a := tmpl.AccessLog
+	if a == nil {
+		t.Fatal("the HttpApi has no AccessLogSettings")
+	}
+	t.Run("ToALogGroupOfTheStack", func(t *testing.T) {
+		id := a.DestinationArn.GetAtt[0]
+		if a.DestinationArn.GetAtt[1] != "Arn" || tmpl.Resources[id] != "AWS::Logs::LogGroup" {
+			t.Errorf("DestinationArn = %s, want !GetAtt <an AWS::Logs::LogGroup>.Arn", a.DestinationArn)
+		}
+	})
+	format := a.Format.Literal
+	t.Run("FormatIsOneJSONObject", func(t *testing.T) {
+		if strings.Contains(format, "\n") {
+			t.Errorf("format spans lines: each request must be one log line")
+		}
+		var fields map[string]string
+		if err := json.Unmarshal([]byte(format), &fields); err != nil {
+			t.Fatalf("format %q is not a JSON object of strings: %v", format, err)
+		}
+		if len(fields) != len(accessLogVariables) {
+			t.Errorf("%d fields, want %d: %v", len(fields), len(accessLogVariables), fields)
+		}
+		for k, want := range accessLogVariables {
+			if fields[k] != want {
+				t.Errorf("field %q = %q, want %q", k, fields[k], want)
+			}
+		}
+	})
+	t.Run("NoOtherVariables", func(t *testing.T) {
+		allowed := map[string]bool{}
+		for _, v := range accessLogVariables {
+			allowed[v] = true
+		}
+		// Every variable an access log format can name: $context.x.y,
+		// and the $input / $request / $stageVariables families.
+		refs := regexp.MustCompile(`\$[A-Za-z]+(\.[A-Za-z0-9_-]+)*`).FindAllString(format, -1)
+		if len(refs) != len(accessLogVariables) {
+			t.Errorf("format names %d variables, want %d: %v", len(refs), len(accessLogVariables), refs)
+		}
+		for _, r := range refs {
+			if !allowed[r] {
+				t.Errorf("format logs %s: only %v may be logged", r, slices.Sorted(maps.Values(accessLogVariables)))
+			}
+		}
+		for _, never := range []string{"$context.path", "querystring", "$input", "$request", "$context.authorizer", "$context.identity.user", "header"} {
+			if strings.Contains(strings.ToLower(format), strings.ToLower(never)) {
+				t.Errorf("format contains %s", never)
+			}
 		}
 	})
 }
