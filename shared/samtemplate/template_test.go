@@ -406,3 +406,28 @@ func TestAccessLog(t *testing.T) {
 		}
 	})
 }
+
+// TestMakefileLintsTemplate: make test (through vet) runs cfn-lint on
+// template.yaml where cfn-lint is installed, and skips it with a note where
+// it is not, so a machine with only Go and Node still passes.
+func TestMakefileLintsTemplate(t *testing.T) {
+	_, root := load(t)
+	makefile, err := os.ReadFile(filepath.Join(root, "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	test := regexp.MustCompile(`(?m)^test:([^#\n]*)`).FindSubmatch(makefile)
+	if test == nil || !slices.Contains(strings.Fields(string(test[1])), "vet") {
+		t.Fatalf("make test does not depend on vet")
+	}
+	m := regexp.MustCompile(`(?m)^vet:.*\n((?:\t.*\n)+)`).FindSubmatch(makefile)
+	if m == nil {
+		t.Fatal("Makefile has no vet recipe")
+	}
+	recipe := string(m[1])
+	for _, want := range []string{"command -v cfn-lint", "cfn-lint template.yaml", "else", "not on PATH"} {
+		if !strings.Contains(recipe, want) {
+			t.Errorf("vet recipe lacks %q: it must run cfn-lint template.yaml when installed and skip it with a note otherwise\n%s", want, recipe)
+		}
+	}
+}
