@@ -431,3 +431,26 @@ func TestMakefileLintsTemplate(t *testing.T) {
 		}
 	}
 }
+
+// TestSamconfigOverrides: every parameter samconfig.toml overrides is a
+// parameter of the template, so sam deploy and sam local do not fail on a
+// renamed or removed one.
+func TestSamconfigOverrides(t *testing.T) {
+	tmpl, root := load(t)
+	conf, err := os.ReadFile(filepath.Join(root, "samconfig.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := regexp.MustCompile(`(?m)^parameter_overrides\s*=\s*"([^"]*)"`).FindAllSubmatch(conf, -1)
+	if len(lines) == 0 {
+		t.Fatal("samconfig.toml has no parameter_overrides (sam local needs DynamoDBEndpoint)")
+	}
+	for _, l := range lines {
+		for _, kv := range strings.Fields(string(l[1])) {
+			name, _, ok := strings.Cut(kv, "=")
+			if _, known := tmpl.ParameterSpecs[name]; !ok || !known {
+				t.Errorf("samconfig.toml overrides %q, which is not a parameter of template.yaml", kv)
+			}
+		}
+	}
+}
