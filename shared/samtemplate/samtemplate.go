@@ -1,8 +1,10 @@
 // Package samtemplate reads the project's AWS SAM template (template.yaml): its
-// functions with their routes, environment and IAM statements, and its DynamoDB
-// tables. The local runner, the test harness and the template tests read the
-// template through it, so nothing the template says is restated elsewhere.
-// Lambda functions never import it.
+// functions with their routes, environment, IAM statements and log group, its
+// DynamoDB tables, its log groups and the HttpApi's CORS, throttling and
+// access-log settings. Resources of other types are listed by type only. The
+// local runner, the test harness and the template tests read the template
+// through it, so nothing the template says is restated elsewhere. Lambda
+// functions never import it.
 package samtemplate
 
 import (
@@ -20,14 +22,49 @@ import (
 type Template struct {
 	// Parameters maps each parameter to its default value.
 	Parameters map[string]string
-	Functions  []Function
-	Tables     []Table
+	// ParameterSpecs maps each parameter to its declaration.
+	ParameterSpecs map[string]Parameter
+	Functions      []Function
+	Tables         []Table
+	LogGroups      []LogGroup
 	// Resources maps each logical id to its resource type.
 	Resources map[string]string
 	// Outputs maps each output name to its value.
 	Outputs map[string]Value
 	// Cors is the CorsConfiguration of the AWS::Serverless::HttpApi, nil when it has none.
 	Cors *Cors
+	// Throttle is the HttpApi's DefaultRouteSettings, nil when it has none.
+	Throttle *Throttle
+	// AccessLog is the HttpApi's AccessLogSettings, nil when it has none.
+	AccessLog *AccessLog
+}
+
+// Parameter is the declaration of a template parameter.
+type Parameter struct {
+	Type          string
+	Default       string
+	AllowedValues []string
+	// MinValue and MaxValue bound a Number parameter, "" when unbounded.
+	MinValue, MaxValue string
+}
+
+// Throttle is the throttling an HttpApi applies to every route by default.
+type Throttle struct {
+	BurstLimit Value
+	RateLimit  Value
+}
+
+// AccessLog is an HttpApi's access logging: where to and in what format.
+type AccessLog struct {
+	DestinationArn Value
+	Format         Value
+}
+
+// LogGroup is an AWS::Logs::LogGroup.
+type LogGroup struct {
+	LogicalID       string
+	Name            Value
+	RetentionInDays Value
 }
 
 // Cors is an HttpApi's CORS configuration.
@@ -54,6 +91,9 @@ type Function struct {
 	Env        map[string]Value
 	Routes     []Route
 	Statements []Statement
+	// LogGroup is the LoggingConfig LogGroup: where the function's logs go.
+	// When it is empty, Lambda writes to /aws/lambda/<function name>.
+	LogGroup Value
 }
 
 // Route is an HttpApi event of a function.
@@ -83,6 +123,19 @@ type Table struct {
 	GlobalIndexes       []Index
 	// TTLAttribute is the TimeToLiveSpecification attribute, "" when none.
 	TTLAttribute string
+	// DeletionProtection is DeletionProtectionEnabled.
+	DeletionProtection bool
+	// SSE is the SSESpecification: encryption at rest with a KMS key when
+	// Enabled and Type is KMS, the AWS managed key aws/dynamodb when KMSKey
+	// is also empty. Otherwise the table has DynamoDB's AWS owned key.
+	SSE SSE
+}
+
+// SSE is a table's server-side encryption specification.
+type SSE struct {
+	Enabled bool
+	Type    string
+	KMSKey  Value
 }
 
 // Attribute is an attribute definition: a name and a type (S, N or B).
@@ -244,9 +297,17 @@ func Parse(data []byte) (*Template, error) {
 	if !ok {
 		return nil, fmt.Errorf("parse template: top level is not a mapping")
 	}
-	t := &Template{Parameters: map[string]string{}, Resources: map[string]string{}, Outputs: map[string]Value{}}
+	t := &Template{Parameters: map[string]string{}, ParameterSpecs: map[string]Parameter{}, Resources: map[string]string{}, Outputs: map[string]Value{}}
 	for name, p := range asMap(top["Parameters"]) {
-		t.Parameters[name] = str(asMap(p)["Default"])
+		pm := asMap(p)
+		t.Parameters[name] = str(pm["Default"])
+		t.ParameterSpecs[name] = Parameter{
+			Type:          str(pm["Type"]),
+			Default:       str(pm["Default"]),
+			AllowedValues: strs(pm["AllowedValues"]),
+			MinValue:      str(pm["MinValue"]),
+			MaxValue:      str(pm["MaxValue"]),
+		}
 	}
 	globals := asMap(asMap(top["Globals"])["Function"])
 	resources := asMap(top["Resources"])
@@ -272,6 +333,14 @@ func Parse(data []byte) (*Template, error) {
 					return nil, fmt.Errorf("%s CorsConfiguration MaxAge: %w", id, err)
 				}
 			}
+			if s, ok := props["DefaultRouteSettings"].(map[string]any); ok {
+				t.Throttle = &Throttle{BurstLimit: value(s["ThrottlingBurstLimit"]), RateLimit: value(s["ThrottlingRateLimit"])}
+			}
+			if a, ok := props["AccessLogSettings"].(map[string]any); ok {
+				t.AccessLog = &AccessLog{DestinationArn: value(a["DestinationArn"]), Format: value(a["Format"])}
+			}
+		case "AWS::Logs::LogGroup":
+			t.LogGroups = append(t.LogGroups, LogGroup{LogicalID: id, Name: value(props["LogGroupName"]), RetentionInDays: value(props["RetentionInDays"])})
 		case "AWS::DynamoDB::Table":
 			tb := parseTable(id, props)
 			tb.DeletionPolicy = str(r["DeletionPolicy"])
@@ -299,6 +368,7 @@ func parseFunction(id string, meta, globals, props map[string]any) (Function, er
 		Runtime:     str(pick("Runtime")),
 		Handler:     str(pick("Handler")),
 		Env:         map[string]Value{},
+		LogGroup:    value(asMap(pick("LoggingConfig"))["LogGroup"]),
 	}
 	for _, a := range asList(pick("Architectures")) {
 		f.Architectures = append(f.Architectures, str(a))
@@ -345,6 +415,10 @@ func parseTable(id string, props map[string]any) Table {
 		LogicalID:           id,
 		BillingMode:         str(props["BillingMode"]),
 		PointInTimeRecovery: str(asMap(props["PointInTimeRecoverySpecification"])["PointInTimeRecoveryEnabled"]) == "true",
+		DeletionProtection:  str(props["DeletionProtectionEnabled"]) == "true",
+	}
+	if sse := asMap(props["SSESpecification"]); sse != nil {
+		tb.SSE = SSE{Enabled: str(sse["SSEEnabled"]) == "true", Type: str(sse["SSEType"]), KMSKey: value(sse["KMSMasterKeyId"])}
 	}
 	if ttl := asMap(props["TimeToLiveSpecification"]); str(ttl["Enabled"]) == "true" {
 		tb.TTLAttribute = str(ttl["AttributeName"])

@@ -1,9 +1,13 @@
 package samtemplate_test
 
 import (
+	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -192,5 +196,261 @@ func TestCors(t *testing.T) {
 	}
 	if c.MaxAge <= 0 {
 		t.Errorf("MaxAge = %d", c.MaxAge)
+	}
+}
+
+// TestTableProtection: no table can be deleted by accident (a console click,
+// a stray DeleteTable) while deletion protection is on, and
+// each is encrypted with the AWS managed key aws/dynamodb: KMS, auditable in
+// CloudTrail, and usable by the functions without any kms:* permission.
+func TestTableProtection(t *testing.T) {
+	tmpl, _ := load(t)
+	for _, tb := range tmpl.Tables {
+		t.Run(tb.LogicalID+"/DeletionProtected", func(t *testing.T) {
+			if !tb.DeletionProtection {
+				t.Error("DeletionProtectionEnabled is not true")
+			}
+		})
+		t.Run(tb.LogicalID+"/EncryptedWithTheAWSManagedKey", func(t *testing.T) {
+			if !tb.SSE.Enabled || tb.SSE.Type != "KMS" {
+				t.Errorf("SSESpecification: SSEEnabled %v, SSEType %q; want true, KMS", tb.SSE.Enabled, tb.SSE.Type)
+			}
+			if tb.SSE.KMSKey != (samtemplate.Value{}) {
+				t.Errorf("KMSMasterKeyId = %s: a customer managed key needs kms:Decrypt on every function's role and a key policy; want none (aws/dynamodb)", tb.SSE.KMSKey)
+			}
+		})
+	}
+}
+
+// TestThrottle: the HttpApi bounds traffic on every route by default, with
+// a burst and a rate the deployer sets as parameters.
+func TestThrottle(t *testing.T) {
+	tmpl, _ := load(t)
+	th := tmpl.Throttle
+	if th == nil {
+		t.Fatal("the HttpApi has no DefaultRouteSettings: traffic (and spend) is bounded only by the account's limits")
+	}
+	// number checks that v is a !Ref to a Number parameter whose default
+	// lies in (0, max], within its own MinValue and MaxValue, and returns
+	// the default.
+	number := func(t *testing.T, what string, v samtemplate.Value, ceiling float64) float64 {
+		t.Helper()
+		p, ok := tmpl.ParameterSpecs[v.Ref]
+		if !ok {
+			t.Fatalf("%s = %s, want a !Ref to a parameter", what, v)
+		}
+		if p.Type != "Number" {
+			t.Errorf("parameter %s is a %s, want a Number", v.Ref, p.Type)
+		}
+		def, err := strconv.ParseFloat(p.Default, 64)
+		if err != nil || def <= 0 || def > ceiling {
+			t.Errorf("parameter %s defaults to %q, want a number in (0, %g]", v.Ref, p.Default, ceiling)
+		}
+		lo, errLo := strconv.ParseFloat(p.MinValue, 64)
+		hi, errHi := strconv.ParseFloat(p.MaxValue, 64)
+		if errLo != nil || errHi != nil || lo <= 0 || hi > ceiling || def < lo || def > hi {
+			t.Errorf("parameter %s: MinValue %q, MaxValue %q, default %q; want 0 < MinValue <= default <= MaxValue <= %g",
+				v.Ref, p.MinValue, p.MaxValue, p.Default, ceiling)
+		}
+		return def
+	}
+	var burst, rate float64
+	// The ceilings are API Gateway's default account-level throttle per
+	// region: 5,000 requests of burst, 10,000 requests per second.
+	t.Run("BurstFromANumberParameter", func(t *testing.T) {
+		burst = number(t, "ThrottlingBurstLimit", th.BurstLimit, 5000)
+	})
+	t.Run("RateFromANumberParameter", func(t *testing.T) {
+		rate = number(t, "ThrottlingRateLimit", th.RateLimit, 10000)
+	})
+	t.Run("BurstCoversOneSecondAtTheRate", func(t *testing.T) {
+		if burst < rate {
+			t.Errorf("default burst %g < default rate %g: the bucket could not hold one second of traffic at the rate", burst, rate)
+		}
+	})
+}
+
+// cloudWatchRetentionDays are the values CloudWatch Logs accepts for a log
+// group's retention (PutRetentionPolicy), in days.
+var cloudWatchRetentionDays = []string{"1", "3", "5", "7", "14", "30", "60", "90", "120", "150", "180",
+	"365", "400", "545", "731", "1096", "1827", "2192", "2557", "2922", "3288", "3653"}
+
+// TestLogGroups: every function logs to a log group of its own that the
+// stack creates, and every log group of the stack keeps its events for
+// LogRetentionDays, not forever.
+func TestLogGroups(t *testing.T) {
+	tmpl, _ := load(t)
+	groups := map[string]samtemplate.LogGroup{}
+	for _, g := range tmpl.LogGroups {
+		groups[g.LogicalID] = g
+	}
+	writers := map[string][]string{} // log group -> what writes to it
+	for _, f := range tmpl.Functions {
+		t.Run(f.LogicalID+"/LogsToAGroupOfTheStack", func(t *testing.T) {
+			g, ok := groups[f.LogGroup.Ref]
+			if !ok {
+				// Without LoggingConfig.LogGroup Lambda creates
+				// /aws/lambda/<name> itself on first use, with no retention.
+				t.Fatalf("LoggingConfig.LogGroup = %q, want a !Ref to an AWS::Logs::LogGroup of the template", f.LogGroup)
+			}
+			writers[g.LogicalID] = append(writers[g.LogicalID], f.LogicalID)
+			if !strings.HasPrefix(g.Name.Sub, "/aws/lambda/${AWS::StackName}/") {
+				t.Errorf("%s is named %s, want !Sub /aws/lambda/${AWS::StackName}/...: where Lambda logs, one per stack", g.LogicalID, g.Name)
+			}
+		})
+	}
+	if a := tmpl.AccessLog; a != nil {
+		writers[a.DestinationArn.GetAtt[0]] = append(writers[a.DestinationArn.GetAtt[0]], "the HttpApi's access log")
+	}
+	t.Run("OneWriterPerGroup", func(t *testing.T) {
+		names := map[string]string{}
+		for _, g := range tmpl.LogGroups {
+			if w := writers[g.LogicalID]; len(w) != 1 {
+				t.Errorf("%s is written by %v, want exactly one function or the access log", g.LogicalID, w)
+			}
+			if other, dup := names[g.Name.String()]; dup {
+				t.Errorf("%s and %s are both named %s", other, g.LogicalID, g.Name)
+			}
+			names[g.Name.String()] = g.LogicalID
+		}
+	})
+	t.Run("RetentionFromLogRetentionDays", func(t *testing.T) {
+		if len(tmpl.LogGroups) == 0 {
+			t.Fatal("no AWS::Logs::LogGroup")
+		}
+		for _, g := range tmpl.LogGroups {
+			if g.RetentionInDays.Ref != "LogRetentionDays" {
+				t.Errorf("%s RetentionInDays = %s, want !Ref LogRetentionDays", g.LogicalID, g.RetentionInDays)
+			}
+		}
+	})
+	t.Run("LogRetentionDaysIsWhatCloudWatchAccepts", func(t *testing.T) {
+		p, ok := tmpl.ParameterSpecs["LogRetentionDays"]
+		if !ok {
+			t.Fatal("no LogRetentionDays parameter")
+		}
+		if p.Type != "Number" || p.Default != "30" {
+			t.Errorf("LogRetentionDays: type %q, default %q; want Number, 30", p.Type, p.Default)
+		}
+		if got, want := strings.Join(p.AllowedValues, ","), strings.Join(cloudWatchRetentionDays, ","); got != want {
+			t.Errorf("LogRetentionDays AllowedValues = %s\nwant %s", got, want)
+		}
+	})
+}
+
+// accessLogVariables are the only variables the API's access log may
+// record, by the JSON field that holds each: who called (source IP), which
+// request, which route (the route key, never the path with its query
+// string), its status and its latency. No headers, bodies, query strings,
+// tokens or authorizer data.
+var accessLogVariables = map[string]string{
+	"requestId":       "$context.requestId",
+	"routeKey":        "$context.routeKey",
+	"status":          "$context.status",
+	"responseLatency": "$context.responseLatency",
+	"sourceIp":        "$context.identity.sourceIp",
+}
+
+// TestAccessLog: the HttpApi writes an access log line per request to a log
+// group of the stack, with exactly the fields of accessLogVariables.
+func TestAccessLog(t *testing.T) {
+	tmpl, _ := load(t)
+	a := tmpl.AccessLog
+	if a == nil {
+		t.Fatal("the HttpApi has no AccessLogSettings")
+	}
+	t.Run("ToALogGroupOfTheStack", func(t *testing.T) {
+		id := a.DestinationArn.GetAtt[0]
+		if a.DestinationArn.GetAtt[1] != "Arn" || tmpl.Resources[id] != "AWS::Logs::LogGroup" {
+			t.Errorf("DestinationArn = %s, want !GetAtt <an AWS::Logs::LogGroup>.Arn", a.DestinationArn)
+		}
+	})
+	format := a.Format.Literal
+	t.Run("FormatIsOneJSONObject", func(t *testing.T) {
+		if strings.Contains(format, "\n") {
+			t.Errorf("format spans lines: each request must be one log line")
+		}
+		var fields map[string]string
+		if err := json.Unmarshal([]byte(format), &fields); err != nil {
+			t.Fatalf("format %q is not a JSON object of strings: %v", format, err)
+		}
+		if len(fields) != len(accessLogVariables) {
+			t.Errorf("%d fields, want %d: %v", len(fields), len(accessLogVariables), fields)
+		}
+		for k, want := range accessLogVariables {
+			if fields[k] != want {
+				t.Errorf("field %q = %q, want %q", k, fields[k], want)
+			}
+		}
+	})
+	t.Run("NoOtherVariables", func(t *testing.T) {
+		allowed := map[string]bool{}
+		for _, v := range accessLogVariables {
+			allowed[v] = true
+		}
+		// Every variable an access log format can name: $context.x.y,
+		// and the $input / $request / $stageVariables families.
+		refs := regexp.MustCompile(`\$[A-Za-z]+(\.[A-Za-z0-9_-]+)*`).FindAllString(format, -1)
+		if len(refs) != len(accessLogVariables) {
+			t.Errorf("format names %d variables, want %d: %v", len(refs), len(accessLogVariables), refs)
+		}
+		for _, r := range refs {
+			if !allowed[r] {
+				t.Errorf("format logs %s: only %v may be logged", r, slices.Sorted(maps.Values(accessLogVariables)))
+			}
+		}
+		for _, never := range []string{"$context.path", "querystring", "$input", "$request", "$context.authorizer", "$context.identity.user", "header"} {
+			if strings.Contains(strings.ToLower(format), strings.ToLower(never)) {
+				t.Errorf("format contains %s", never)
+			}
+		}
+	})
+}
+
+// TestMakefileLintsTemplate: make test (through vet) runs cfn-lint on
+// template.yaml where cfn-lint is installed, and skips it with a note where
+// it is not, so a machine with only Go and Node still passes.
+func TestMakefileLintsTemplate(t *testing.T) {
+	_, root := load(t)
+	makefile, err := os.ReadFile(filepath.Join(root, "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	test := regexp.MustCompile(`(?m)^test:([^#\n]*)`).FindSubmatch(makefile)
+	if test == nil || !slices.Contains(strings.Fields(string(test[1])), "vet") {
+		t.Fatalf("make test does not depend on vet")
+	}
+	m := regexp.MustCompile(`(?m)^vet:.*\n((?:\t.*\n)+)`).FindSubmatch(makefile)
+	if m == nil {
+		t.Fatal("Makefile has no vet recipe")
+	}
+	recipe := string(m[1])
+	for _, want := range []string{"command -v cfn-lint", "cfn-lint template.yaml", "else", "not on PATH"} {
+		if !strings.Contains(recipe, want) {
+			t.Errorf("vet recipe lacks %q: it must run cfn-lint template.yaml when installed and skip it with a note otherwise\n%s", want, recipe)
+		}
+	}
+}
+
+// TestSamconfigOverrides: every parameter samconfig.toml overrides is a
+// parameter of the template, so sam deploy and sam local do not fail on a
+// renamed or removed one.
+func TestSamconfigOverrides(t *testing.T) {
+	tmpl, root := load(t)
+	conf, err := os.ReadFile(filepath.Join(root, "samconfig.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := regexp.MustCompile(`(?m)^parameter_overrides\s*=\s*"([^"]*)"`).FindAllSubmatch(conf, -1)
+	if len(lines) == 0 {
+		t.Fatal("samconfig.toml has no parameter_overrides (sam local needs DynamoDBEndpoint)")
+	}
+	for _, l := range lines {
+		for _, kv := range strings.Fields(string(l[1])) {
+			name, _, ok := strings.Cut(kv, "=")
+			if _, known := tmpl.ParameterSpecs[name]; !ok || !known {
+				t.Errorf("samconfig.toml overrides %q, which is not a parameter of template.yaml", kv)
+			}
+		}
 	}
 }
