@@ -21,6 +21,7 @@ type Articles struct {
 // Articles returns the articles table of the given name.
 func (db *DB) Articles(table string) *Articles { return &Articles{db: db, table: table} }
 
+// articleItem is an article as stored, through attributevalue.
 type articleItem struct {
 	PurposeName string                `dynamodbav:"purpose_name"`
 	State       string                `dynamodbav:"state"`
@@ -42,19 +43,16 @@ func toArticleItem(a rules.Article) articleItem {
 	return it
 }
 
-// decodeArticle reads an article item (written by Upsert from an articleItem).
+// decodeArticle reads an article item; an item that is not one, or whose
+// factor is not a valid rules.Decimal, is EINTERNAL.
 func decodeArticle(item map[string]types.AttributeValue) (rules.Article, error) {
-	var err error
-	r := newReader(item, &err)
-	a := rules.Article{ID: r.num("id"), DocumentID: r.str("doc"), PurposeName: r.str("purpose_name"), State: r.str("state"),
-		Min: r.num("min"), Max: r.num("max"), FollowsConsideration: r.boolean("follow")}
-	if _, ok := r.numStr("fixed"); ok {
-		f := r.num("fixed")
-		a.Fixed = &f
-	}
-	if s, ok := r.numStr("factor"); ok {
-		d, perr := rules.ParseDecimal(s)
-		if perr != nil && err == nil {
+	var it articleItem
+	err := attributevalue.UnmarshalMap(item, &it)
+	a := rules.Article{ID: it.ID, DocumentID: it.DocumentID, PurposeName: it.PurposeName, State: it.State,
+		Min: it.Min, Max: it.Max, Fixed: it.Fixed, FollowsConsideration: it.Follow}
+	if err == nil && it.Factor != "" {
+		d, perr := rules.ParseDecimal(string(it.Factor))
+		if perr != nil {
 			err = fmt.Errorf("factor: %w", perr)
 		}
 		a.Factor = &d

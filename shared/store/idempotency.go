@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -50,11 +51,24 @@ type KeyRecord struct {
 	Expires time.Time
 }
 
-func keyOf(owner, key string) map[string]types.AttributeValue {
-	return map[string]types.AttributeValue{"pk": avS(owner + "#" + key)}
+// keyItem is an idempotency record as stored, through attributevalue.
+type keyItem struct {
+	PK          string `dynamodbav:"pk"`
+	Fingerprint string `dynamodbav:"fp"`
+	State       string `dynamodbav:"st"`
+	OrderID     string `dynamodbav:"doc"`
+	// Claimed and Lease are Unix milliseconds.
+	Claimed int64       `dynamodbav:"claimed"`
+	Lease   int64       `dynamodbav:"lease"`
+	Expires expiresAttr `dynamodbav:"expires"`
 }
 
-func unixMilli(t time.Time) types.AttributeValue { return avN(t.UnixMilli()) }
+// pk is the key of owner's idempotency key.
+func pk(owner, key string) string { return owner + "#" + key }
+
+func keyOf(owner, key string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{"pk": avS(pk(owner, key))}
+}
 
 // claimAttempts bounds the conditional writes of one Claim. With one
 // definition of expiry (see expiry), a write fails its condition only when a
@@ -77,13 +91,14 @@ const claimAttempts = 3
 // writes (and as many reads), then gives up with EUNAVAILABLE.
 func (s *Idempotency) Claim(ctx context.Context, owner, key, fp, orderID string, now time.Time, lease, ttl time.Duration) (KeyRecord, bool, error) {
 	rec := KeyRecord{Fingerprint: fp, State: KeyPending, OrderID: orderID, Claimed: now, Lease: now.Add(lease), Expires: now.Add(ttl)}
-	item := keyOf(owner, key)
-	item["fp"], item["st"], item["doc"] = avS(fp), avS(rec.State), avS(orderID)
-	item["claimed"], item["lease"] = unixMilli(rec.Claimed), unixMilli(rec.Lease)
-	item["expires"] = avN(rec.Expires.Unix())
 	if orderID == "" {
 		// The condition recognises this claim by its orderID: it must have one.
 		return KeyRecord{}, false, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("claim idempotency key: no order id")}
+	}
+	item, err := attributevalue.MarshalMap(keyItem{PK: pk(owner, key), Fingerprint: fp, State: rec.State, OrderID: orderID,
+		Claimed: rec.Claimed.UnixMilli(), Lease: rec.Lease.UnixMilli(), Expires: expiresAttr{end: rec.Expires.Unix(), ok: true}})
+	if err != nil {
+		return KeyRecord{}, false, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("encode idempotency record: %w", err)}
 	}
 	// The key is free, or it holds this very claim already: when the
 	// answer to this PutItem is lost after DynamoDB applied it, the SDK
@@ -139,12 +154,8 @@ type expiry struct{ now int64 }
 // expiryAt returns the expiry rule at now.
 func expiryAt(now time.Time) expiry { return expiry{now: now.Unix()} }
 
-// counts reports whether a record whose expires attribute is v (nil when
-// it has none) counts.
-func (e expiry) counts(v types.AttributeValue) bool {
-	end, ok := expiresAt(v)
-	return ok && e.now < end
-}
+// counts reports whether a record whose expires attribute is x counts.
+func (e expiry) counts(x expiresAttr) bool { return x.ok && e.now < x.end }
 
 // claimable returns the condition, and its values, under which a write may
 // replace what the key holds: nothing, or a record that does not count —
@@ -155,23 +166,42 @@ func (e expiry) claimable() (string, map[string]types.AttributeValue) {
 		map[string]types.AttributeValue{":n": avS("N"), ":now": avN(e.now)}
 }
 
-// expiresAt reads an expires attribute: the first whole Unix second at
-// which its record no longer counts (expires itself, rounded up when it has
-// a fraction), and false when it is missing or not a number. For a whole
-// second n, n < expires exactly when n < expiresAt, so counts agrees with
+// expiresAttr is a record's expires attribute. Claim writes it in whole
+// Unix seconds, DynamoDB's TTL format. Read, end is the first whole Unix
+// second at which the record no longer counts (expires itself, rounded up
+// when it has a fraction), and ok is false when the attribute is missing
+// or not a number: reading it never fails, whatever the item holds. For a
+// whole second n, n < expires exactly when n < end, so counts agrees with
 // DynamoDB's comparison for any number stored, not only the whole seconds
 // Claim writes.
-func expiresAt(v types.AttributeValue) (int64, bool) {
+type expiresAttr struct {
+	end int64
+	ok  bool
+}
+
+// MarshalDynamoDBAttributeValue writes end as a number.
+func (x expiresAttr) MarshalDynamoDBAttributeValue() (types.AttributeValue, error) {
+	return avN(x.end), nil
+}
+
+// UnmarshalDynamoDBAttributeValue reads v with readExpires; it never fails.
+func (x *expiresAttr) UnmarshalDynamoDBAttributeValue(v types.AttributeValue) error {
+	*x = readExpires(v)
+	return nil
+}
+
+// readExpires reads an expires attribute v (nil when there is none).
+func readExpires(v types.AttributeValue) expiresAttr {
 	n, ok := v.(*types.AttributeValueMemberN)
 	if !ok {
-		return 0, false
+		return expiresAttr{}
 	}
 	if i, err := strconv.ParseInt(n.Value, 10, 64); err == nil {
-		return i, true
+		return expiresAttr{end: i, ok: true}
 	}
 	r, ok := new(big.Rat).SetString(n.Value)
 	if !ok {
-		return 0, false
+		return expiresAttr{}
 	}
 	end := new(big.Int).Quo(r.Num(), r.Denom()) // toward zero: the ceiling when negative
 	if r.Sign() > 0 && !r.IsInt() {
@@ -179,11 +209,11 @@ func expiresAt(v types.AttributeValue) (int64, bool) {
 	}
 	switch {
 	case end.IsInt64():
-		return end.Int64(), true
+		return expiresAttr{end: end.Int64(), ok: true}
 	case end.Sign() > 0:
-		return math.MaxInt64, true
+		return expiresAttr{end: math.MaxInt64, ok: true}
 	}
-	return math.MinInt64, true
+	return expiresAttr{end: math.MinInt64, ok: true}
 }
 
 // Get returns the live record of the key (strongly consistent); ok is false
@@ -198,18 +228,19 @@ func (s *Idempotency) Get(ctx context.Context, owner, key string, now time.Time)
 	if err != nil {
 		return KeyRecord{}, false, fail("GetItem", err)
 	}
-	if out.Item == nil || !expiryAt(now).counts(out.Item["expires"]) {
+	if out.Item == nil {
 		return KeyRecord{}, false, nil
 	}
-	end, _ := expiresAt(out.Item["expires"])
-	var derr error
-	r := newReader(out.Item, &derr)
-	rec := KeyRecord{Fingerprint: r.str("fp"), State: r.str("st"), OrderID: r.str("doc"),
-		Claimed: time.UnixMilli(r.num("claimed")), Lease: time.UnixMilli(r.num("lease")), Expires: time.Unix(end, 0)}
-	if derr != nil {
-		return KeyRecord{}, false, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("decode idempotency record: %w", derr)}
+	// A record that does not count is absent, whatever else it holds.
+	if !expiryAt(now).counts(readExpires(out.Item["expires"])) {
+		return KeyRecord{}, false, nil
 	}
-	return rec, true, nil
+	var it keyItem
+	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
+		return KeyRecord{}, false, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("decode idempotency record: %w", err)}
+	}
+	return KeyRecord{Fingerprint: it.Fingerprint, State: it.State, OrderID: it.OrderID, Claimed: time.UnixMilli(it.Claimed),
+		Lease: time.UnixMilli(it.Lease), Expires: time.Unix(it.Expires.end, 0)}, true, nil
 }
 
 // Complete marks the key's order as created.

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -43,6 +44,12 @@ func (db *DB) IDs(table string, block int64) *IDs {
 	return &IDs{db: db, table: table, counter: "id", block: block}
 }
 
+// counterItem is the part of a counter item Reserve reads back: its value,
+// nil when the answer has none.
+type counterItem struct {
+	Value *int64 `dynamodbav:"value"`
+}
+
 // Reserve returns the first of n consecutive unused ids.
 func (s *IDs) Reserve(ctx context.Context, n int64) (int64, error) {
 	s.mu.Lock()
@@ -61,14 +68,14 @@ func (s *IDs) Reserve(ctx context.Context, n int64) (int64, error) {
 		if err != nil {
 			return 0, fail("UpdateItem", err)
 		}
-		v, ok := out.Attributes["value"].(*types.AttributeValueMemberN)
-		if !ok {
-			return 0, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("counter %s: no value returned", s.counter)}
-		}
-		last, err := strconv.ParseInt(v.Value, 10, 64)
-		if err != nil {
+		var c counterItem
+		if err := attributevalue.UnmarshalMap(out.Attributes, &c); err != nil {
 			return 0, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("counter %s: %w", s.counter, err)}
 		}
+		if c.Value == nil {
+			return 0, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("counter %s: no value returned", s.counter)}
+		}
+		last := *c.Value
 		s.next, s.last = last-size+1, last
 	}
 	first := s.next

@@ -2,12 +2,14 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -32,66 +34,107 @@ type Orders struct {
 // Orders returns the orders table of the given name.
 func (db *DB) Orders(table string) *Orders { return &Orders{db: db, table: table, attempts: 400} }
 
-// An order is stored as one item. Attribute names are short: DynamoDB bills
-// them with every read and write, and a typical order stays under 1 KB.
+// An order is stored as one orderItem, through attributevalue. Attribute
+// names are short: DynamoDB bills them with every read and write, and a
+// typical order stays under 1 KB.
 //
 //	owner, seq          the key
 //	id, doc, at         id, documentId, createdAt
 //	ff                  fulfillments: list of {id, doc, st, ref, cn, cf?: {id, doc, url, name}}
 //	sd                  stamp duty: {id, amt, desc, n1, a1, p1, n2, a2, p2, pb, pu, q,
 //	                    state, cp, mob, aid, adoc, purpose}
-func encodeOrder(owner string, seq int64, o rules.Order) map[string]types.AttributeValue {
-	ff := make([]types.AttributeValue, 0, len(o.Fulfillments))
-	for _, f := range o.Fulfillments {
-		fm := map[string]types.AttributeValue{
-			"id": avN(f.ID), "doc": avS(f.DocumentID), "st": avS(f.Status), "ref": avS(f.UniqueDocRef), "cn": avS(f.CertificateNumber),
-		}
-		if c := f.CertificateFile; c != nil {
-			fm["cf"] = &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
-				"id": avN(c.ID), "doc": avS(c.DocumentID), "url": avS(c.URL), "name": avS(c.Name)}}
-		}
-		ff = append(ff, &types.AttributeValueMemberM{Value: fm})
-	}
-	sd := o.StampDuty
-	return map[string]types.AttributeValue{
-		"owner": avS(owner), "seq": avN(seq), "id": avN(o.ID), "doc": avS(o.DocumentID), "at": avS(o.CreatedAt),
-		"ff": &types.AttributeValueMemberL{Value: ff},
-		"sd": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
-			"id": avN(sd.ID), "amt": avN(sd.Amount), "desc": avS(sd.Description),
-			"n1": avS(sd.FirstPartyName), "a1": avS(sd.FirstPartyAddress), "p1": avS(sd.FirstPartyPAN),
-			"n2": avS(sd.SecondPartyName), "a2": avS(sd.SecondPartyAddress), "p2": avS(sd.SecondPartyPAN),
-			"pb": avS(sd.PaidBy), "pu": avS(sd.PurchasedBy), "q": avN(sd.Quantity), "state": avS(sd.State),
-			"cp": avN(sd.ConsiderationPrice), "mob": avS(sd.MobileNumber),
-			"aid": avN(sd.StatePurpose.ID), "adoc": avS(sd.StatePurpose.DocumentID), "purpose": avS(sd.StatePurpose.PurposeName),
-		}},
-	}
+type orderItem struct {
+	Owner        string            `dynamodbav:"owner"`
+	Seq          int64             `dynamodbav:"seq"`
+	ID           int64             `dynamodbav:"id"`
+	DocumentID   string            `dynamodbav:"doc"`
+	CreatedAt    string            `dynamodbav:"at"`
+	Fulfillments []fulfillmentItem `dynamodbav:"ff"`
+	StampDuty    *stampDutyItem    `dynamodbav:"sd"`
 }
 
-// decodeOrder reads an item written by encodeOrder.
+// fulfillmentItem is a rules.Fulfillment as stored in an order's ff.
+type fulfillmentItem struct {
+	ID                int64     `dynamodbav:"id"`
+	DocumentID        string    `dynamodbav:"doc"`
+	Status            string    `dynamodbav:"st"`
+	UniqueDocRef      string    `dynamodbav:"ref"`
+	CertificateNumber string    `dynamodbav:"cn"`
+	CertificateFile   *fileItem `dynamodbav:"cf,omitempty"`
+}
+
+// fileItem is a rules.File as stored (its fields are rules.File's, so
+// each converts to the other).
+type fileItem struct {
+	ID         int64  `dynamodbav:"id"`
+	DocumentID string `dynamodbav:"doc"`
+	URL        string `dynamodbav:"url"`
+	Name       string `dynamodbav:"name"`
+}
+
+// stampDutyItem is a rules.StampDuty as stored in an order's sd, its
+// StatePurpose flattened into aid, adoc and purpose.
+type stampDutyItem struct {
+	ID                 int64  `dynamodbav:"id"`
+	Amount             int64  `dynamodbav:"amt"`
+	Description        string `dynamodbav:"desc"`
+	FirstPartyName     string `dynamodbav:"n1"`
+	FirstPartyAddress  string `dynamodbav:"a1"`
+	FirstPartyPAN      string `dynamodbav:"p1"`
+	SecondPartyName    string `dynamodbav:"n2"`
+	SecondPartyAddress string `dynamodbav:"a2"`
+	SecondPartyPAN     string `dynamodbav:"p2"`
+	PaidBy             string `dynamodbav:"pb"`
+	PurchasedBy        string `dynamodbav:"pu"`
+	Quantity           int64  `dynamodbav:"q"`
+	State              string `dynamodbav:"state"`
+	ConsiderationPrice int64  `dynamodbav:"cp"`
+	MobileNumber       string `dynamodbav:"mob"`
+	ArticleID          int64  `dynamodbav:"aid"`
+	ArticleDocumentID  string `dynamodbav:"adoc"`
+	PurposeName        string `dynamodbav:"purpose"`
+}
+
+// newOrderItem returns o as owner's order number seq.
+func newOrderItem(owner string, seq int64, o rules.Order) orderItem {
+	ff := make([]fulfillmentItem, 0, len(o.Fulfillments))
+	for _, f := range o.Fulfillments {
+		ff = append(ff, fulfillmentItem{ID: f.ID, DocumentID: f.DocumentID, Status: f.Status, UniqueDocRef: f.UniqueDocRef,
+			CertificateNumber: f.CertificateNumber, CertificateFile: (*fileItem)(f.CertificateFile)})
+	}
+	sd := o.StampDuty
+	return orderItem{Owner: owner, Seq: seq, ID: o.ID, DocumentID: o.DocumentID, CreatedAt: o.CreatedAt, Fulfillments: ff,
+		StampDuty: &stampDutyItem{ID: sd.ID, Amount: sd.Amount, Description: sd.Description,
+			FirstPartyName: sd.FirstPartyName, FirstPartyAddress: sd.FirstPartyAddress, FirstPartyPAN: sd.FirstPartyPAN,
+			SecondPartyName: sd.SecondPartyName, SecondPartyAddress: sd.SecondPartyAddress, SecondPartyPAN: sd.SecondPartyPAN,
+			PaidBy: sd.PaidBy, PurchasedBy: sd.PurchasedBy, Quantity: sd.Quantity, State: sd.State,
+			ConsiderationPrice: sd.ConsiderationPrice, MobileNumber: sd.MobileNumber,
+			ArticleID: sd.StatePurpose.ID, ArticleDocumentID: sd.StatePurpose.DocumentID, PurposeName: sd.StatePurpose.PurposeName}}
+}
+
+// decodeOrder reads an order item; an item that is not one is EINTERNAL.
 func decodeOrder(item map[string]types.AttributeValue) (rules.Order, error) {
-	var err error
-	r := newReader(item, &err)
-	o := rules.Order{ID: r.num("id"), DocumentID: r.str("doc"), CreatedAt: r.str("at")}
-	ffs := r.list("ff")
-	o.Fulfillments = make([]rules.Fulfillment, 0, len(ffs))
-	for _, f := range ffs {
-		rf := rules.Fulfillment{ID: f.num("id"), DocumentID: f.str("doc"), Status: f.str("st"), UniqueDocRef: f.str("ref"), CertificateNumber: f.str("cn")}
-		if c, ok := f.sub("cf"); ok {
-			rf.CertificateFile = &rules.File{ID: c.num("id"), DocumentID: c.str("doc"), URL: c.str("url"), Name: c.str("name")}
-		}
-		o.Fulfillments = append(o.Fulfillments, rf)
+	var it orderItem
+	err := attributevalue.UnmarshalMap(item, &it)
+	if err == nil && it.StampDuty == nil {
+		err = errors.New("order without stamp duty")
 	}
-	if sd, ok := r.sub("sd"); ok {
-		o.StampDuty = rules.StampDuty{ID: sd.num("id"), Amount: sd.num("amt"), Description: sd.str("desc"),
-			FirstPartyName: sd.str("n1"), FirstPartyAddress: sd.str("a1"), FirstPartyPAN: sd.str("p1"),
-			SecondPartyName: sd.str("n2"), SecondPartyAddress: sd.str("a2"), SecondPartyPAN: sd.str("p2"),
-			PaidBy: sd.str("pb"), PurchasedBy: sd.str("pu"), Quantity: sd.num("q"), State: sd.str("state"),
-			ConsiderationPrice: sd.num("cp"), MobileNumber: sd.str("mob"),
-			StatePurpose: rules.StatePurpose{ID: sd.num("aid"), DocumentID: sd.str("adoc"), PurposeName: sd.str("purpose")}}
-	} else if err == nil {
-		err = fmt.Errorf("order without stamp duty")
+	if err != nil {
+		return rules.Order{}, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("decode order: %w", err)}
 	}
-	return o, err
+	o := rules.Order{ID: it.ID, DocumentID: it.DocumentID, CreatedAt: it.CreatedAt, Fulfillments: make([]rules.Fulfillment, 0, len(it.Fulfillments))}
+	for _, f := range it.Fulfillments {
+		o.Fulfillments = append(o.Fulfillments, rules.Fulfillment{ID: f.ID, DocumentID: f.DocumentID, Status: f.Status,
+			UniqueDocRef: f.UniqueDocRef, CertificateNumber: f.CertificateNumber, CertificateFile: (*rules.File)(f.CertificateFile)})
+	}
+	sd := it.StampDuty
+	o.StampDuty = rules.StampDuty{ID: sd.ID, Amount: sd.Amount, Description: sd.Description,
+		FirstPartyName: sd.FirstPartyName, FirstPartyAddress: sd.FirstPartyAddress, FirstPartyPAN: sd.FirstPartyPAN,
+		SecondPartyName: sd.SecondPartyName, SecondPartyAddress: sd.SecondPartyAddress, SecondPartyPAN: sd.SecondPartyPAN,
+		PaidBy: sd.PaidBy, PurchasedBy: sd.PurchasedBy, Quantity: sd.Quantity, State: sd.State,
+		ConsiderationPrice: sd.ConsiderationPrice, MobileNumber: sd.MobileNumber,
+		StatePurpose: rules.StatePurpose{ID: sd.ArticleID, DocumentID: sd.ArticleDocumentID, PurposeName: sd.PurposeName}}
+	return o, nil
 }
 
 // Create stores o as owner's newest order and returns its seq. It reads the
@@ -115,9 +158,13 @@ func (s *Orders) Create(ctx context.Context, owner string, o rules.Order) (int64
 	}
 	seq := int64(n) + 1
 	for miss := 0; ; miss++ {
-		_, err := s.db.client.PutItem(ctx, &dynamodb.PutItemInput{
+		item, err := attributevalue.MarshalMap(newOrderItem(owner, seq, o))
+		if err != nil {
+			return 0, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("encode order: %w", err)}
+		}
+		_, err = s.db.client.PutItem(ctx, &dynamodb.PutItemInput{
 			TableName:                 aws.String(s.table),
-			Item:                      encodeOrder(owner, seq, o),
+			Item:                      item,
 			ConditionExpression:       aws.String(slotFree),
 			ExpressionAttributeValues: map[string]types.AttributeValue{":doc": avS(o.DocumentID)},
 			ReturnConsumedCapacity:    s.db.capacity(),
@@ -210,13 +257,15 @@ func (s *Orders) Find(ctx context.Context, owner, doc string, since time.Time) (
 		if err != nil {
 			return false, fail("Query", err)
 		}
-		for _, item := range out.Items {
-			var derr error
-			r := newReader(item, &derr)
-			if r.str("doc") == doc {
+		var items []orderItem
+		if err := attributevalue.UnmarshalListOfMaps(out.Items, &items); err != nil {
+			return false, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("decode orders: %w", err)}
+		}
+		for _, it := range items {
+			if it.DocumentID == doc {
 				return true, nil
 			}
-			if r.str("at") < cutoff {
+			if it.CreatedAt < cutoff {
 				return false, nil
 			}
 		}
@@ -244,15 +293,12 @@ func (s *Orders) Count(ctx context.Context, owner string) (int, error) {
 	if len(out.Items) == 0 {
 		return 0, nil
 	}
-	n, ok := out.Items[0]["seq"].(*types.AttributeValueMemberN)
-	if !ok {
-		return 0, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("order without seq")}
-	}
-	seq, err := strconv.Atoi(n.Value)
-	if err != nil {
+	// seq is the sort key: every item the Query returns has it.
+	var it orderItem
+	if err := attributevalue.UnmarshalMap(out.Items[0], &it); err != nil {
 		return 0, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("order seq: %w", err)}
 	}
-	return seq, nil
+	return int(it.Seq), nil
 }
 
 // Page returns page (from 1) of owner's orders, newest first, size per page,
@@ -307,7 +353,7 @@ func (s *Orders) seqRange(ctx context.Context, owner string, lo, hi int64, consi
 		for _, item := range out.Items {
 			o, err := decodeOrder(item)
 			if err != nil {
-				return nil, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("decode order: %w", err)}
+				return nil, err
 			}
 			orders = append(orders, o)
 		}

@@ -12,6 +12,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -175,6 +176,14 @@ func tableOf(params any) string {
 		return aws.ToString(p.TableName)
 	}
 	return ""
+}
+
+// avS and avN are a string and a number as attribute values, for the keys
+// and expression values of requests. Items go through attributevalue.
+func avS(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+
+func avN(v int64) types.AttributeValue {
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(v, 10)}
 }
 
 // fail wraps a DynamoDB error of operation op as a rules error. What a retry

@@ -25,8 +25,7 @@ type Tokens struct {
 // Tokens returns the tokens table of the given name.
 func (db *DB) Tokens(table string) *Tokens { return &Tokens{db: db, table: table} }
 
-// tokenItem is a token record as stored; Token decodes it by hand (it is on
-// every cold request path), the operator commands with attributevalue.
+// tokenItem is a token record as stored, through attributevalue.
 type tokenItem struct {
 	Hash      string `dynamodbav:"hash"`
 	Owner     string `dynamodbav:"owner"`
@@ -54,11 +53,9 @@ func (s *Tokens) Token(ctx context.Context, hash string) (auth.Token, error) {
 	if out.Item == nil {
 		return auth.Token{}, rules.Errorf(rules.ENOTFOUND, "no such token")
 	}
-	var derr error
-	r := newReader(out.Item, &derr)
-	it := tokenItem{Hash: r.str("hash"), Owner: r.str("owner"), CreatedAt: r.str("created_at"), RevokedAt: r.str("revoked_at")}
-	if derr != nil {
-		return auth.Token{}, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("decode token: %w", derr)}
+	var it tokenItem
+	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
+		return auth.Token{}, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("decode token: %w", err)}
 	}
 	return it.token(), nil
 }

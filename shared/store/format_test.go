@@ -1,0 +1,270 @@
+package store_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"stampduty/shared/auth"
+	"stampduty/shared/rules"
+	"stampduty/shared/store"
+	"stampduty/shared/store/storetest"
+)
+
+// Attribute values, for items written as literals.
+func avS(v string) types.AttributeValue  { return &types.AttributeValueMemberS{Value: v} }
+func avN(v string) types.AttributeValue  { return &types.AttributeValueMemberN{Value: v} }
+func avBool(v bool) types.AttributeValue { return &types.AttributeValueMemberBOOL{Value: v} }
+func avL(v ...types.AttributeValue) types.AttributeValue {
+	return &types.AttributeValueMemberL{Value: v}
+}
+func avM(v map[string]types.AttributeValue) types.AttributeValue {
+	return &types.AttributeValueMemberM{Value: v}
+}
+
+// storedOrder is an order item exactly as the store has written it since
+// the orders table began (the hand encoder before attributevalue), and
+// storedOrderValue the order it holds.
+func storedOrder(owner string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{
+		"owner": avS(owner), "seq": avN("1"), "id": avN("101"), "doc": avS("o2ZQm3X8pV1nR7tK4wY9sL0c"), "at": avS("2026-11-21T04:09:00.123Z"),
+		"ff": avL(
+			avM(map[string]types.AttributeValue{"id": avN("102"), "doc": avS("f1"), "st": avS("Pending"), "ref": avS(""), "cn": avS("")}),
+			avM(map[string]types.AttributeValue{"id": avN("9"), "doc": avS("f"), "st": avS("Printed"), "ref": avS("r"), "cn": avS("IN-KA123"),
+				"cf": avM(map[string]types.AttributeValue{"id": avN("10"), "doc": avS("g"), "url": avS("https://files.example/c.pdf"), "name": avS("c.pdf")})}),
+		),
+		"sd": avM(map[string]types.AttributeValue{
+			"id": avN("103"), "amt": avN("20"), "desc": avS("N/A"),
+			"n1": avS("Asha"), "a1": avS(`12, MG Road \ Bengaluru`), "p1": avS("ABCDE1234F"),
+			"n2": avS("B"), "a2": avS(""), "p2": avS(""),
+			"pb": avS("First Party"), "pu": avS("ü≠"), "q": avN("1"), "state": avS("Karnataka"),
+			"cp": avN("0"), "mob": avS("9876543210"),
+			"aid": avN("3"), "adoc": avS("a"), "purpose": avS("Affidavit"),
+		}),
+	}
+}
+
+var storedOrderValue = rules.Order{ID: 101, DocumentID: "o2ZQm3X8pV1nR7tK4wY9sL0c", CreatedAt: "2026-11-21T04:09:00.123Z",
+	Fulfillments: []rules.Fulfillment{
+		{ID: 102, DocumentID: "f1", Status: "Pending"},
+		{ID: 9, DocumentID: "f", Status: "Printed", UniqueDocRef: "r", CertificateNumber: "IN-KA123",
+			CertificateFile: &rules.File{ID: 10, DocumentID: "g", URL: "https://files.example/c.pdf", Name: "c.pdf"}},
+	},
+	StampDuty: rules.StampDuty{ID: 103, Amount: 20, Description: "N/A", FirstPartyName: "Asha", FirstPartyAddress: `12, MG Road \ Bengaluru`,
+		FirstPartyPAN: "ABCDE1234F", SecondPartyName: "B", PaidBy: "First Party", PurchasedBy: "ü≠", Quantity: 1, State: "Karnataka",
+		MobileNumber: "9876543210", StatePurpose: rules.StatePurpose{ID: 3, DocumentID: "a", PurposeName: "Affidavit"}},
+}
+
+// put writes item to the table with the given logical id as it is, around the store.
+func put(t *testing.T, env *storetest.Env, logicalID string, item map[string]types.AttributeValue) {
+	t.Helper()
+	if _, err := env.Client.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(env.Table(logicalID)), Item: item}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// get reads the item of key from the table with the given logical id, around the store.
+func get(t *testing.T, env *storetest.Env, logicalID string, key map[string]types.AttributeValue) map[string]types.AttributeValue {
+	t.Helper()
+	out, err := env.Client.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String(env.Table(logicalID)), Key: key, ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.Item
+}
+
+// render writes an item in DynamoDB's JSON form with its names sorted, for messages.
+func render(v types.AttributeValue) string {
+	switch v := v.(type) {
+	case *types.AttributeValueMemberS:
+		return fmt.Sprintf("{S:%q}", v.Value)
+	case *types.AttributeValueMemberN:
+		return "{N:" + v.Value + "}"
+	case *types.AttributeValueMemberBOOL:
+		return fmt.Sprintf("{BOOL:%v}", v.Value)
+	case *types.AttributeValueMemberL:
+		parts := make([]string, len(v.Value))
+		for i, e := range v.Value {
+			parts[i] = render(e)
+		}
+		return "{L:[" + strings.Join(parts, ",") + "]}"
+	case *types.AttributeValueMemberM:
+		keys := make([]string, 0, len(v.Value))
+		for k := range v.Value {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = k + ":" + render(v.Value[k])
+		}
+		return "{M:{" + strings.Join(parts, ",") + "}}"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// checkSameItem fails unless got and want are the same item.
+func checkSameItem(t *testing.T, got, want map[string]types.AttributeValue) {
+	t.Helper()
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("stored item\n%s\nwant\n%s", render(avM(got)), render(avM(want)))
+	}
+}
+
+// TestStoredFormat: items go through attributevalue, and the stored format
+// is the one the store has always written: items written before read back
+// the same, and what the store writes now is attribute for attribute what
+// it wrote then.
+func TestStoredFormat(t *testing.T) {
+	ctx := context.Background()
+	env := storetest.New(t)
+	db := env.DB(nil)
+
+	t.Run("OrderWrittenBeforeReads", func(t *testing.T) {
+		put(t, env, "OrdersTable", storedOrder("before"))
+		got, total, err := db.Orders(env.Table("OrdersTable")).Page(ctx, "before", 1, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if total != 1 || len(got) != 1 {
+			t.Fatalf("total %d, %d orders; want 1, 1", total, len(got))
+		}
+		want, _ := json.Marshal(storedOrderValue)
+		if got, _ := json.Marshal(got[0]); string(got) != string(want) {
+			t.Errorf("read\n%s\nwant\n%s", got, want)
+		}
+	})
+	t.Run("OrderWrittenTheSame", func(t *testing.T) {
+		seq, err := db.Orders(env.Table("OrdersTable")).Create(ctx, "now", storedOrderValue)
+		if err != nil || seq != 1 {
+			t.Fatalf("Create = %d, %v; want 1", seq, err)
+		}
+		checkSameItem(t, get(t, env, "OrdersTable", map[string]types.AttributeValue{"owner": avS("now"), "seq": avN("1")}), storedOrder("now"))
+	})
+	t.Run("ArticleWrittenBeforeReads", func(t *testing.T) {
+		put(t, env, "ArticlesTable", map[string]types.AttributeValue{
+			"purpose_name": avS("Sale Deed"), "state": avS("Delhi"), "id": avN("4"), "doc": avS("d"), "min": avN("100"), "max": avN("900"),
+			"follow": avBool(true), "factor": avN("0.065"),
+		})
+		put(t, env, "ArticlesTable", map[string]types.AttributeValue{
+			"purpose_name": avS("Affidavit"), "state": avS("Delhi"), "id": avN("5"), "doc": avS("e"), "min": avN("0"), "max": avN("0"),
+			"fixed": avN("20"), "follow": avBool(false),
+		})
+		arts := db.Articles(env.Table("ArticlesTable"))
+		a, err := arts.Get(ctx, "Sale Deed", "Delhi")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.ID != 4 || a.DocumentID != "d" || a.Min != 100 || a.Max != 900 || a.Fixed != nil || !a.FollowsConsideration || a.Factor == nil || a.Factor.String() != "0.065" {
+			t.Errorf("Sale Deed = %+v", a)
+		}
+		a, err = arts.Get(ctx, "Affidavit", "Delhi")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.ID != 5 || a.Fixed == nil || *a.Fixed != 20 || a.Factor != nil || a.FollowsConsideration {
+			t.Errorf("Affidavit = %+v", a)
+		}
+	})
+	t.Run("TokenWrittenBeforeReads", func(t *testing.T) {
+		put(t, env, "TokensTable", map[string]types.AttributeValue{
+			"hash": avS("abc123"), "owner": avS("alice"), "created_at": avS("2026-11-21T04:09:00.123456789Z"), "revoked_at": avS("2026-11-22T00:00:00Z"),
+		})
+		tok, err := db.Tokens(env.Table("TokensTable")).Token(ctx, "abc123")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := auth.Token{Hash: "abc123", Owner: "alice", CreatedAt: time.Date(2026, 11, 21, 4, 9, 0, 123456789, time.UTC),
+			RevokedAt: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)}
+		if tok.Hash != want.Hash || tok.Owner != want.Owner || !tok.CreatedAt.Equal(want.CreatedAt) || !tok.RevokedAt.Equal(want.RevokedAt) {
+			t.Errorf("token = %+v, want %+v", tok, want)
+		}
+	})
+	t.Run("KeyRecordWrittenTheSame", func(t *testing.T) {
+		now := time.UnixMilli(1795000000123)
+		_, claimed, err := db.Idempotency(env.Table("IdempotencyTable")).Claim(ctx, "alice", "k1", "fp", "doc1", now, 15*time.Second, 24*time.Hour)
+		if err != nil || !claimed {
+			t.Fatalf("Claim = %v, %v; want claimed", claimed, err)
+		}
+		checkSameItem(t, get(t, env, "IdempotencyTable", map[string]types.AttributeValue{"pk": avS("alice#k1")}), map[string]types.AttributeValue{
+			"pk": avS("alice#k1"), "fp": avS("fp"), "st": avS(store.KeyPending), "doc": avS("doc1"),
+			"claimed": avN("1795000000123"), "lease": avN("1795000015123"), "expires": avN("1795086400"),
+		})
+	})
+}
+
+// TestCorruptItemsAreInternal: an item the store cannot read as what its
+// table holds is an internal error (500), never a partial answer.
+func TestCorruptItemsAreInternal(t *testing.T) {
+	ctx := context.Background()
+	env := storetest.New(t)
+	db := env.DB(nil)
+	orders := db.Orders(env.Table("OrdersTable"))
+
+	for _, tc := range []struct {
+		name   string
+		change func(item map[string]types.AttributeValue)
+	}{
+		{"OrderAmountAString", func(item map[string]types.AttributeValue) {
+			item["sd"].(*types.AttributeValueMemberM).Value["amt"] = avS("twenty")
+		}},
+		{"OrderWithoutStampDuty", func(item map[string]types.AttributeValue) { delete(item, "sd") }},
+		{"OrderFulfillmentNotAMap", func(item map[string]types.AttributeValue) { item["ff"] = avL(avS("x")) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			item := storedOrder(tc.name)
+			tc.change(item)
+			put(t, env, "OrdersTable", item)
+			_, _, err := orders.Page(ctx, tc.name, 1, 10)
+			if got, want := rules.ErrorCode(err), rules.EINTERNAL; got != want {
+				t.Errorf("code = %q, want %q (%v)", got, want, err)
+			}
+		})
+	}
+	t.Run("ArticleFactorNegative", func(t *testing.T) {
+		put(t, env, "ArticlesTable", map[string]types.AttributeValue{
+			"purpose_name": avS("Sale Deed"), "state": avS("Delhi"), "id": avN("4"), "doc": avS("d"), "min": avN("100"), "max": avN("900"),
+			"follow": avBool(true), "factor": avN("-1"),
+		})
+		_, err := db.Articles(env.Table("ArticlesTable")).Get(ctx, "Sale Deed", "Delhi")
+		if got, want := rules.ErrorCode(err), rules.EINTERNAL; got != want {
+			t.Errorf("code = %q, want %q (%v)", got, want, err)
+		}
+	})
+	t.Run("TokenOwnerNotAString", func(t *testing.T) {
+		put(t, env, "TokensTable", map[string]types.AttributeValue{"hash": avS("h"), "owner": avBool(true), "created_at": avS("2026-11-21T04:09:00Z")})
+		_, err := db.Tokens(env.Table("TokensTable")).Token(ctx, "h")
+		if got, want := rules.ErrorCode(err), rules.EINTERNAL; got != want {
+			t.Errorf("code = %q, want %q (%v)", got, want, err)
+		}
+	})
+	t.Run("KeyRecordLiveWithClaimedAString", func(t *testing.T) {
+		now := time.Now()
+		put(t, env, "IdempotencyTable", map[string]types.AttributeValue{
+			"pk": avS("alice#live"), "fp": avS("fp"), "st": avS(store.KeyPending), "doc": avS("d"),
+			"claimed": avS("yesterday"), "lease": avN("0"), "expires": avN(fmt.Sprint(now.Add(time.Hour).Unix())),
+		})
+		_, _, err := db.Idempotency(env.Table("IdempotencyTable")).Get(ctx, "alice", "live", now)
+		if got, want := rules.ErrorCode(err), rules.EINTERNAL; got != want {
+			t.Errorf("code = %q, want %q (%v)", got, want, err)
+		}
+	})
+	t.Run("KeyRecordExpiredIsAbsentWhateverItHolds", func(t *testing.T) {
+		now := time.Now()
+		put(t, env, "IdempotencyTable", map[string]types.AttributeValue{
+			"pk": avS("alice#gone"), "claimed": avS("yesterday"), "expires": avN(fmt.Sprint(now.Add(-time.Hour).Unix())),
+		})
+		if _, live, err := db.Idempotency(env.Table("IdempotencyTable")).Get(ctx, "alice", "gone", now); err != nil || live {
+			t.Errorf("Get = %v, %v; want not live, no error", live, err)
+		}
+	})
+}
