@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"stampduty/shared/store/storetest"
 )
 
 // prices are list prices in US dollars.
@@ -46,7 +48,7 @@ func (c cost) Total() float64 { return c.HTTPAPI + c.Requests + c.Duration + c.D
 
 // perMillion returns the cost of a million requests that each run for d
 // (billed per started millisecond) and consume u DynamoDB request units.
-func (p prices) perMillion(d time.Duration, u capacity) cost {
+func (p prices) perMillion(d time.Duration, u storetest.Capacity) cost {
 	billed := math.Ceil(float64(d) / float64(time.Millisecond))
 	return cost{
 		BilledMs: billed,
@@ -67,9 +69,9 @@ func blended(warm, cold cost, share float64) float64 {
 // for and consumes, warm and cold.
 type endpointCost struct {
 	Endpoint   string
-	WarmDur    time.Duration // median warm invocation
-	ColdDur    time.Duration // median init + first invocation
-	Warm, Cold capacity      // DynamoDB request units per request
+	WarmDur    time.Duration      // median warm invocation
+	ColdDur    time.Duration      // median init + first invocation
+	Warm, Cold storetest.Capacity // DynamoDB request units per request
 }
 
 // costTable is section 5.

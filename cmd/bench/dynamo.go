@@ -12,11 +12,12 @@ import (
 	"stampduty/shared/samtemplate"
 	"stampduty/shared/store"
 	"stampduty/shared/store/localdb"
+	"stampduty/shared/store/storetest"
 )
 
 // How many requests each row of section 4 measures.
 const (
-	// timedRequests are warm requests timed with the meter counting only.
+	// timedRequests are warm requests timed with the proxy metering only.
 	// One id block's worth of orders: create-order reserves ids once per
 	// store.IDBlock/3 orders, so the means count that call at its true rate.
 	timedRequests = store.IDBlock / 3
@@ -40,26 +41,26 @@ type row struct {
 	// Wall holds the wall times of the timed warm requests.
 	Wall durations
 	// Requests holds the calls of each accounted request.
-	Requests [][]call
+	Requests [][]storetest.ProxyCall
 }
 
 // perRequest returns the mean calls, dynalite capacity and DynamoDB
 // capacity per request, and whether every call was accounted.
-func (r row) perRequest() (calls float64, dyn, ddb capacity, complete bool) {
+func (r row) perRequest() (calls float64, dyn, ddb storetest.Capacity, complete bool) {
 	complete = true
 	n := float64(len(r.Requests))
 	for _, req := range r.Requests {
 		calls += float64(len(req))
 		for _, c := range req {
-			dyn = dyn.add(c.Dynalite)
-			ddb = ddb.add(c.DDB)
+			dyn = dyn.Add(c.Consumed)
+			ddb = ddb.Add(c.Billed)
 			complete = complete && c.Accounted
 		}
 	}
 	if n == 0 {
-		return 0, capacity{}, capacity{}, false
+		return 0, storetest.Capacity{}, storetest.Capacity{}, false
 	}
-	return calls / n, capacity{dyn.Read / n, dyn.Write / n}, capacity{ddb.Read / n, ddb.Write / n}, complete
+	return calls / n, storetest.Capacity{Read: dyn.Read / n, Write: dyn.Write / n}, storetest.Capacity{Read: ddb.Read / n, Write: ddb.Write / n}, complete
 }
 
 // pattern describes the calls per request, e.g. "Query OrdersTable ×2 +
@@ -72,7 +73,7 @@ func (r row) pattern() string {
 	var order []string
 	for _, req := range r.Requests {
 		for _, c := range req {
-			k := c.Op + " " + c.Table
+			k := c.Operation + " " + c.Table
 			if c.ErrType != "" {
 				k += " (" + c.ErrType + ")"
 			}
@@ -118,14 +119,14 @@ type dynamoRun struct {
 	tmpl   *samtemplate.Template
 	bins   map[string]string
 	db     *database
-	meter  *meter
+	proxy  *storetest.Proxy
 	pools  []*runtimeapi.Pool
 	logs   map[string]*tailWriter
 	status io.Writer
 }
 
 // measureDynamo runs the three functions' real binaries in runtimeapi pools
-// against a fresh local DynamoDB behind a meter, and measures the DynamoDB
+// against a fresh local DynamoDB behind a storetest.Proxy, and measures the DynamoDB
 // calls and units of each row. The dev caller is given exactly orders
 // orders before the list-orders rows.
 func measureDynamo(ctx context.Context, root string, tmpl *samtemplate.Template, bins map[string]string, orders int, status io.Writer) (res *dynamoResult, err error) {
@@ -140,12 +141,12 @@ func measureDynamo(ctx context.Context, root string, tmpl *samtemplate.Template,
 			keys[t.LogicalID] = append(keys[t.LogicalID], k.Name)
 		}
 	}
-	m, err := startMeter(db.Endpoint, keys)
+	m, err := storetest.StartProxy(db.Endpoint, keys)
 	if err != nil {
 		return nil, err
 	}
-	defer m.close()
-	d := &dynamoRun{ctx: ctx, tmpl: tmpl, bins: bins, db: db, meter: m, logs: map[string]*tailWriter{}, status: status}
+	defer m.Close()
+	d := &dynamoRun{ctx: ctx, tmpl: tmpl, bins: bins, db: db, proxy: m, logs: map[string]*tailWriter{}, status: status}
 	defer d.closePools()
 	res = &dynamoResult{Orders: orders, LastPage: (orders + listPageSize - 1) / listPageSize}
 
@@ -156,7 +157,7 @@ func measureDynamo(ctx context.Context, root string, tmpl *samtemplate.Template,
 	if err != nil {
 		return nil, err
 	}
-	m.setMode(modeOff)
+	m.SetMode(storetest.Record)
 	if _, err := d.invoke(pool, create, createEvent()); err != nil { // the cold one, for a caller without orders
 		return nil, err
 	}
@@ -166,7 +167,7 @@ func measureDynamo(ctx context.Context, root string, tmpl *samtemplate.Template,
 	}
 	for _, req := range warmCreate.Requests {
 		for _, c := range req {
-			if c.Op == "PutItem" && c.PutBytes > 0 {
+			if c.Operation == "PutItem" && c.PutBytes > 0 {
 				res.TypicalOrderBytes = c.PutBytes
 			}
 		}
@@ -195,7 +196,7 @@ func measureDynamo(ctx context.Context, root string, tmpl *samtemplate.Template,
 	if err != nil {
 		return nil, err
 	}
-	m.setMode(modeOff)
+	m.SetMode(storetest.Record)
 	if _, err := d.invoke(lpool, listOrders, listOrdersEvent(1, listPageSize)); err != nil { // the cold one
 		return nil, err
 	}
@@ -219,7 +220,7 @@ func measureDynamo(ctx context.Context, root string, tmpl *samtemplate.Template,
 	if err != nil {
 		return nil, err
 	}
-	m.setMode(modeOff)
+	m.SetMode(storetest.Record)
 	if _, err := d.invoke(apool, listArticles, listArticlesEvent()); err != nil {
 		return nil, err
 	}
@@ -244,7 +245,7 @@ func (d *dynamoRun) pool(logicalID string) (*runtimeapi.Pool, error) {
 		log = &tailWriter{}
 		d.logs[logicalID] = log
 	}
-	fn, err := lambdaFunction(d.tmpl, logicalID, d.bins[logicalID], d.meter.URL, log)
+	fn, err := lambdaFunction(d.tmpl, logicalID, d.bins[logicalID], d.proxy.URL, log)
 	if err != nil {
 		return nil, err
 	}
@@ -260,9 +261,9 @@ func (d *dynamoRun) closePools() {
 }
 
 // invoke runs one request, checks that it answered 200 and returns the
-// DynamoDB calls the meter saw for it.
-func (d *dynamoRun) invoke(p *runtimeapi.Pool, logicalID string, ev []byte) ([]call, error) {
-	if _, err := d.meter.take(); err != nil {
+// DynamoDB calls the proxy saw for it.
+func (d *dynamoRun) invoke(p *runtimeapi.Pool, logicalID string, ev []byte) ([]storetest.ProxyCall, error) {
+	if _, err := d.take(); err != nil {
 		return nil, err
 	}
 	out, err := p.Invoke(d.ctx, ev)
@@ -272,15 +273,22 @@ func (d *dynamoRun) invoke(p *runtimeapi.Pool, logicalID string, ev []byte) ([]c
 	if err != nil {
 		return nil, withLog(err, d.logs[logicalID])
 	}
-	return d.meter.take()
+	return d.take()
+}
+
+// take returns the calls the proxy saw since the last take, and the first
+// call it failed to measure.
+func (d *dynamoRun) take() ([]storetest.ProxyCall, error) {
+	calls := d.proxy.Take()
+	return calls, d.proxy.Err()
 }
 
 // warm measures a warm row on pool, whose instance is already warm:
-// timedRequests requests timed with the meter counting, then
+// timedRequests requests timed with the proxy metering, then
 // accountedRequests with DynamoDB's units computed.
 func (d *dynamoRun) warm(name, logicalID string, p *runtimeapi.Pool, ev []byte) (row, error) {
 	r := row{Name: name, Function: logicalID}
-	d.meter.setMode(modeCount)
+	d.proxy.SetMode(storetest.Meter)
 	for range timedRequests {
 		t0 := time.Now()
 		if _, err := d.invoke(p, logicalID, ev); err != nil {
@@ -288,7 +296,7 @@ func (d *dynamoRun) warm(name, logicalID string, p *runtimeapi.Pool, ev []byte) 
 		}
 		r.Wall = append(r.Wall, time.Since(t0))
 	}
-	d.meter.setMode(modeAccount)
+	d.proxy.SetMode(storetest.Account)
 	for range accountedRequests {
 		calls, err := d.invoke(p, logicalID, ev)
 		if err != nil {
@@ -296,7 +304,7 @@ func (d *dynamoRun) warm(name, logicalID string, p *runtimeapi.Pool, ev []byte) 
 		}
 		r.Requests = append(r.Requests, calls)
 	}
-	d.meter.setMode(modeOff)
+	d.proxy.SetMode(storetest.Record)
 	if p.Started() != 1 {
 		return r, fmt.Errorf("%s: %d instances started, want 1 warm instance", name, p.Started())
 	}
@@ -311,9 +319,9 @@ func (d *dynamoRun) cold(r *row, n int, ev []byte) error {
 		if err != nil {
 			return err
 		}
-		d.meter.setMode(modeAccount)
+		d.proxy.SetMode(storetest.Account)
 		calls, err := d.invoke(p, r.Function, ev)
-		d.meter.setMode(modeOff)
+		d.proxy.SetMode(storetest.Record)
 		p.Close()
 		if err != nil {
 			return err
@@ -324,24 +332,24 @@ func (d *dynamoRun) cold(r *row, n int, ev []byte) error {
 }
 
 // maxOrderBytes writes a max-length order for another owner through the
-// meter and returns its item size, measured on the PutItem.
+// proxy and returns its item size, measured on the PutItem.
 func (d *dynamoRun) maxOrderBytes() (int, error) {
-	db := store.New(localdb.Client(d.meter.URL), nil)
+	db := store.New(localdb.Client(d.proxy.URL), nil)
 	o, err := maxOrder()
 	if err != nil {
 		return 0, err
 	}
-	d.meter.setMode(modeAccount)
-	defer d.meter.setMode(modeOff)
+	d.proxy.SetMode(storetest.Account)
+	defer d.proxy.SetMode(storetest.Record)
 	if _, err := db.Orders("OrdersTable").Create(d.ctx, "bench-max-length", o); err != nil {
 		return 0, err
 	}
-	calls, err := d.meter.take()
+	calls, err := d.take()
 	if err != nil {
 		return 0, err
 	}
 	for _, c := range calls {
-		if c.Op == "PutItem" {
+		if c.Operation == "PutItem" {
 			return c.PutBytes, nil
 		}
 	}
@@ -390,7 +398,7 @@ func (d *dynamoRun) fill(pool *runtimeapi.Pool, n int) (string, error) {
 	if have > n {
 		return "", fmt.Errorf("-orders %d: the caller already has %d orders from the create-order rows", n, have)
 	}
-	d.meter.setMode(modeOff)
+	d.proxy.SetMode(storetest.Record)
 	start := time.Now()
 	viaFunction := 0
 	for have < n {

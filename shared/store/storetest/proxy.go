@@ -4,22 +4,81 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
+	"regexp"
 	"strings"
 	"sync"
-	"testing"
 	"time"
+)
+
+// Proxy stands between the code it watches (a test's store or functions,
+// the bench's function instances) and a DynamoDB engine, and is the one
+// place DynamoDB calls are observed: the store itself carries no hooks. It
+// records every call (the operation from the X-Amz-Target header, the
+// table from the body, and the error type of the answer); it can answer
+// with a fault instead of the engine, or lose or delay the engine's
+// answer; and, as its Mode says, it measures each call's capacity at the
+// wire. dynalite does not check signatures, so the proxy may change a
+// request body (to ask for the consumed capacity).
+type Proxy struct {
+	// URL is the proxy's address, to use as DYNAMODB_ENDPOINT.
+	URL string
+
+	target string
+	// keys maps each table to its key attribute names.
+	keys   map[string][]string
+	client *http.Client
+	addr   string
+
+	mu    sync.Mutex
+	srv   *http.Server // nil while refusing
+	mode  Mode
+	fault func(ProxyCall) *Fault
+	calls []*ProxyCall
+	all   []*ProxyCall
+	err   error // the first metering failure
+}
+
+// Mode is how much a Proxy measures of the calls it forwards.
+type Mode int
+
+const (
+	// Record forwards requests as they are and records each call's
+	// operation, table and error type.
+	Record Mode = iota
+	// Meter also asks the engine for each call's consumed capacity
+	// (ReturnConsumedCapacity TOTAL) and records it. It adds no round trip:
+	// wall times stay those of a plain proxy.
+	Meter
+	// Account also computes each call's units by DynamoDB's rules from item
+	// sizes, which takes extra reads (of the full items behind a
+	// projection, of a written item before and after): wall times mean
+	// nothing then.
+	Account
 )
 
 // ProxyCall is one DynamoDB request seen by a Proxy.
 type ProxyCall struct {
 	Operation string // e.g. "GetItem"
-	Table     string // this test's table name
+	Table     string // the table name the request gives
+	// ErrType is the DynamoDB error type of a failed call, the engine's or
+	// an injected fault's, e.g. "ConditionalCheckFailedException".
+	ErrType string
+	// Consumed is the capacity the engine reported (Meter and Account).
+	Consumed Capacity
+	// Billed is the capacity by DynamoDB's rules (Account only, and only
+	// when Accounted).
+	Billed    Capacity
+	Accounted bool
+	// ItemBytes is what was billed: the bytes of the items read, or the
+	// larger of the item before and after a write (Account).
+	ItemBytes int
+	// PutBytes is the size of the item a PutItem writes (Account).
+	PutBytes int
 }
 
 // Fault is what a Proxy does with a request instead of forwarding it and
@@ -41,133 +100,74 @@ type Fault struct {
 	Delay time.Duration
 }
 
-// Proxy stands between code under test and the engine: it records every
-// DynamoDB operation (from the X-Amz-Target header and the TableName of the
-// body) and can answer with a fault instead of forwarding.
-type Proxy struct {
-	// URL is the proxy's address, to use as DYNAMODB_ENDPOINT.
-	URL string
-
-	mu      sync.Mutex
-	calls   []ProxyCall
-	all     []ProxyCall
-	fault   func(ProxyCall) *Fault
-	addr    string
-	handler http.Handler
-	l       net.Listener
+// StartProxy starts a Proxy in Record mode in front of the engine at
+// target. keys gives each table's key attribute names, with which Account
+// reads an item before it is written.
+func StartProxy(target string, keys map[string][]string) (*Proxy, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("proxy: %w", err)
+	}
+	p := &Proxy{
+		URL:    "http://" + l.Addr().String(),
+		target: strings.TrimRight(target, "/"),
+		keys:   keys,
+		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64, IdleConnTimeout: 30 * time.Second}},
+		addr:   l.Addr().String(),
+	}
+	p.serve(l)
+	return p, nil
 }
 
-// NewProxy starts a proxy in front of e's engine, and makes it e's Endpoint,
-// so that Getenv hands it to the functions. It stops with the test. It
-// serves each request on a new connection, so that Refuse takes effect at
-// once.
+// NewProxy starts a proxy in front of e's engine (StartProxy), and makes it
+// e's Endpoint, so that Getenv hands it to the functions. It stops with the
+// test.
 func (e *Env) NewProxy() *Proxy {
-	target, err := url.Parse(e.Endpoint)
+	keys := map[string][]string{}
+	for _, tb := range e.Template.Tables {
+		for _, k := range tb.KeySchema {
+			keys[e.Names[tb.LogicalID]] = append(keys[e.Names[tb.LogicalID]], k.Name)
+		}
+	}
+	p, err := StartProxy(e.Endpoint, keys)
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	p := &Proxy{}
-	rp := httputil.NewSingleHostReverseProxy(target)
-	p.handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		var in struct{ TableName string }
-		_ = json.Unmarshal(body, &in)
-		_, op, _ := strings.Cut(r.Header.Get("X-Amz-Target"), ".")
-		c := ProxyCall{Operation: op, Table: in.TableName}
-		p.mu.Lock()
-		p.calls = append(p.calls, c)
-		p.all = append(p.all, c)
-		fault := p.fault
-		p.mu.Unlock()
-		if fault != nil {
-			if f := fault(c); f != nil {
-				if f.Drop || f.Delay > 0 {
-					forwardLate(rp, w, r, *f)
-					return
-				}
-				if f.Hang {
-					<-r.Context().Done()
-					return
-				}
-				w.Header().Set("Content-Type", "application/x-amz-json-1.0")
-				w.WriteHeader(f.Status)
-				json.NewEncoder(w).Encode(map[string]string{"__type": "com.amazonaws.dynamodb.v20120810#" + f.Type, "message": "injected " + f.Type})
-				return
-			}
-		}
-		rp.ServeHTTP(w, r)
-	})
-	if err := p.listen("127.0.0.1:0"); err != nil {
-		e.t.Fatal(err)
-	}
-	e.t.Cleanup(func() { p.Refuse(true) })
-	p.URL = "http://" + p.addr
+	e.t.Cleanup(p.Close)
 	e.Endpoint = p.URL
 	return p
 }
 
-// forwardLate forwards r to the engine through rp and then, as f says,
-// drops the answer (closing the connection unanswered) or sends it late.
-func forwardLate(rp http.Handler, w http.ResponseWriter, r *http.Request, f Fault) {
-	rec := httptest.NewRecorder()
-	// The engine's work must not depend on the client's patience.
-	rp.ServeHTTP(rec, r.WithContext(context.WithoutCancel(r.Context())))
-	if f.Drop {
-		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
-			conn.Close()
-			return
-		}
-		panic(http.ErrAbortHandler) // closes the connection unanswered too
-	}
-	t := time.NewTimer(f.Delay)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-r.Context().Done(): // the client gave up; nobody is left to answer
-		return
-	}
-	for k, v := range rec.Header() {
-		w.Header()[k] = v
-	}
-	w.WriteHeader(rec.Code)
-	w.Write(rec.Body.Bytes())
+// serve serves on l; p.mu is held or p not yet shared.
+func (p *Proxy) serve(l net.Listener) {
+	p.srv = &http.Server{Handler: http.HandlerFunc(p.handle), ReadHeaderTimeout: 10 * time.Second}
+	go p.srv.Serve(l)
 }
 
-func (p *Proxy) listen(addr string) error {
-	l, err := net.Listen("tcp", addr)
-	if err != nil {
-		return err
-	}
-	srv := &http.Server{Handler: p.handler}
-	srv.SetKeepAlivesEnabled(false)
-	p.mu.Lock()
-	p.l, p.addr = l, l.Addr().String()
-	p.mu.Unlock()
-	go srv.Serve(l)
-	return nil
+// Close stops the proxy.
+func (p *Proxy) Close() {
+	p.Refuse(true)
+	p.client.CloseIdleConnections()
 }
 
-// Refuse closes the proxy's port (connections are refused, as when
-// DynamoDB cannot be reached) or, with false, opens it again at the same
-// address.
+// Refuse closes the proxy's port and every connection to it (connections
+// are refused, as when DynamoDB cannot be reached) or, with false, opens it
+// again at the same address.
 func (p *Proxy) Refuse(refuse bool) error {
 	p.mu.Lock()
-	l := p.l
-	p.mu.Unlock()
-	if refuse {
-		if l != nil {
-			l.Close()
-			p.mu.Lock()
-			p.l = nil
-			p.mu.Unlock()
+	defer p.mu.Unlock()
+	switch {
+	case refuse && p.srv != nil:
+		p.srv.Close()
+		p.srv = nil
+	case !refuse && p.srv == nil:
+		l, err := net.Listen("tcp", p.addr)
+		if err != nil {
+			return fmt.Errorf("proxy: %w", err)
 		}
-		return nil
+		p.serve(l)
 	}
-	if l != nil {
-		return nil
-	}
-	return p.listen(p.addr)
+	return nil
 }
 
 // SetFault makes the proxy answer with f(call) whenever that is not nil;
@@ -178,11 +178,21 @@ func (p *Proxy) SetFault(f func(ProxyCall) *Fault) {
 	p.mu.Unlock()
 }
 
-// Take returns the calls seen so far and forgets them.
+// SetMode sets what the proxy measures from the next request on, and
+// forgets the calls recorded since the last Take and any metering failure.
+func (p *Proxy) SetMode(m Mode) {
+	p.mu.Lock()
+	p.mode, p.calls, p.err = m, nil, nil
+	p.mu.Unlock()
+}
+
+// Take returns the calls seen since the last Take (or SetMode) and forgets
+// them. A call is recorded as it arrives and completed before it is
+// answered.
 func (p *Proxy) Take() []ProxyCall {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	out := p.calls
+	out := values(p.calls)
 	p.calls = nil
 	return out
 }
@@ -191,35 +201,413 @@ func (p *Proxy) Take() []ProxyCall {
 func (p *Proxy) All() []ProxyCall {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return append([]ProxyCall(nil), p.all...)
+	return values(p.all)
 }
 
-// Operations renders calls as a sorted "Operation:LogicalTable=count" list,
-// like Env.Summary.
-func (e *Env) Operations(calls []ProxyCall) string {
-	var cs []callLike
-	for _, c := range calls {
-		cs = append(cs, callLike{c.Operation, c.Table})
-	}
-	return e.summary(cs)
+// Err returns the first call the proxy failed to measure since the last
+// Err or SetMode, and forgets it. Such a call was forwarded and answered
+// all the same.
+func (p *Proxy) Err() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	err := p.err
+	p.err = nil
+	return err
 }
 
-// Used returns, per logical table, the set of operations seen in calls.
-func (e *Env) Used(calls []ProxyCall) map[string]map[string]bool {
-	logical := map[string]string{}
-	for id, n := range e.Names {
-		logical[n] = id
-	}
-	out := map[string]map[string]bool{}
-	for _, c := range calls {
-		id := logical[c.Table]
-		if out[id] == nil {
-			out[id] = map[string]bool{}
-		}
-		out[id][c.Operation] = true
+func values(cs []*ProxyCall) []ProxyCall {
+	out := make([]ProxyCall, len(cs))
+	for i, c := range cs {
+		out[i] = *c
 	}
 	return out
 }
 
-// T returns the test the Env belongs to.
-func (e *Env) T() testing.TB { return e.t }
+// handle serves one DynamoDB request.
+func (p *Proxy) handle(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	_, op, _ := strings.Cut(r.Header.Get("X-Amz-Target"), ".")
+	var req map[string]json.RawMessage
+	jsonErr := json.Unmarshal(body, &req)
+	rec := &ProxyCall{Operation: op, Table: jsonString(req["TableName"])}
+	c := *rec
+	p.mu.Lock()
+	mode, fault := p.mode, p.fault
+	p.calls = append(p.calls, rec)
+	p.all = append(p.all, rec)
+	p.mu.Unlock()
+
+	var f *Fault
+	if fault != nil {
+		f = fault(c)
+	}
+	if f != nil && !f.Drop && f.Delay == 0 {
+		if f.Hang {
+			<-r.Context().Done()
+			return
+		}
+		c.ErrType = f.Type
+		p.complete(rec, c, nil)
+		w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+		w.WriteHeader(f.Status)
+		json.NewEncoder(w).Encode(map[string]string{"__type": "com.amazonaws.dynamodb.v20120810#" + f.Type, "message": "injected " + f.Type})
+		return
+	}
+
+	if jsonErr != nil {
+		mode = Record
+	}
+	if mode >= Meter {
+		if rc := jsonString(req["ReturnConsumedCapacity"]); rc == "" || rc == "NONE" {
+			req["ReturnConsumedCapacity"] = json.RawMessage(`"TOTAL"`)
+			body, _ = json.Marshal(req)
+		}
+	}
+	var acct *accounting
+	var measureErr error
+	if mode == Account {
+		acct, measureErr = p.before(r.Context(), r.Header, op, req)
+	}
+	ctx := r.Context()
+	if f != nil {
+		// The engine's work must not depend on the client's patience.
+		ctx = context.WithoutCancel(ctx)
+	}
+	status, header, answer, err := p.forward(ctx, r, body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	if err := p.measure(r.Context(), r.Header, mode, req, status, answer, acct, &c); err != nil {
+		measureErr = errors.Join(measureErr, err)
+	}
+	// Completed before it is answered: once the caller has its answer, the
+	// next request (or a Take) may come.
+	p.complete(rec, c, measureErr)
+	if f != nil && !p.late(w, r, *f) {
+		return
+	}
+	for k, v := range header {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(status)
+	w.Write(answer)
+}
+
+// complete records c as the call rec, and err as a metering failure.
+func (p *Proxy) complete(rec *ProxyCall, c ProxyCall, err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	*rec = c
+	if err != nil && p.err == nil {
+		p.err = fmt.Errorf("proxy: %s %s: %w", c.Operation, c.Table, err)
+	}
+}
+
+// late carries out a Drop or Delay fault on an answer the engine gave:
+// with Drop it closes the connection unanswered; with Delay it waits, and
+// reports whether the client is still there to be answered.
+func (p *Proxy) late(w http.ResponseWriter, r *http.Request, f Fault) bool {
+	if f.Drop {
+		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+			conn.Close()
+			return false
+		}
+		panic(http.ErrAbortHandler) // closes the connection unanswered too
+	}
+	t := time.NewTimer(f.Delay)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done(): // the client gave up; nobody is left to answer
+		return false
+	}
+}
+
+// forward sends the request with body to the engine and returns its answer.
+func (p *Proxy) forward(ctx context.Context, r *http.Request, body []byte) (int, http.Header, []byte, error) {
+	out, err := http.NewRequestWithContext(ctx, r.Method, p.target+r.URL.RequestURI(), bytes.NewReader(body))
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	out.Header = r.Header.Clone()
+	resp, err := p.client.Do(out)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	return resp.StatusCode, resp.Header, b, nil
+}
+
+// measure completes c from the engine's answer: its error type and, as
+// mode says, its capacity.
+func (p *Proxy) measure(ctx context.Context, h http.Header, mode Mode, req map[string]json.RawMessage, status int, answer []byte, acct *accounting, c *ProxyCall) error {
+	if mode == Record && status == http.StatusOK {
+		return nil
+	}
+	var resp map[string]json.RawMessage
+	if err := json.Unmarshal(answer, &resp); err != nil {
+		if mode == Record {
+			return nil
+		}
+		return fmt.Errorf("%s answer: %w", c.Operation, err)
+	}
+	if t := jsonString(resp["__type"]); t != "" {
+		c.ErrType = t[strings.LastIndex(t, "#")+1:]
+	}
+	if mode == Record {
+		return nil
+	}
+	var err error
+	if c.Consumed, err = parseConsumed(c.Operation, resp["ConsumedCapacity"]); err != nil || acct == nil {
+		return err
+	}
+	return p.after(ctx, h, req, resp, acct, c)
+}
+
+// accounting is what the proxy learnt before forwarding a call.
+type accounting struct {
+	// readBytes is the size of the items a read call reads, when a shadow
+	// read had to find it (-1 when the response will tell).
+	readBytes int
+	// oldBytes is the size of the item a write replaces (0 when none).
+	oldBytes int
+	// supported is false for the operations the proxy does not account.
+	supported bool
+}
+
+// Request fields that make a read return less than it reads (and bills).
+var narrowing = []string{"ProjectionExpression", "AttributesToGet", "Select", "FilterExpression", "QueryFilter", "ScanFilter", "ConditionalOperator"}
+
+// before does the reads that DynamoDB's units of the call need and that its
+// own response will not tell: the full items behind a projection, filter
+// or count, and the item a write replaces.
+func (p *Proxy) before(ctx context.Context, h http.Header, op string, req map[string]json.RawMessage) (*accounting, error) {
+	a := &accounting{readBytes: -1, supported: true}
+	switch op {
+	case "GetItem", "Query", "Scan":
+		narrowed := false
+		for _, f := range narrowing {
+			_, ok := req[f]
+			narrowed = narrowed || ok
+		}
+		if !narrowed {
+			return a, nil
+		}
+		shadow := make(map[string]json.RawMessage, len(req))
+		for k, v := range req {
+			shadow[k] = v
+		}
+		for _, f := range append(narrowing, "ReturnConsumedCapacity") {
+			delete(shadow, f)
+		}
+		pruneExpressionNames(shadow)
+		resp, err := p.dynamo(ctx, h, op, shadow)
+		if err != nil {
+			return nil, err
+		}
+		a.readBytes, err = responseBytes(resp)
+		return a, err
+	case "PutItem", "UpdateItem", "DeleteItem":
+		old, err := p.current(ctx, h, req)
+		if err != nil {
+			return nil, err
+		}
+		a.oldBytes = old
+		return a, nil
+	}
+	a.supported = false
+	return a, nil
+}
+
+// after completes c with DynamoDB's units once the call has been answered.
+func (p *Proxy) after(ctx context.Context, h http.Header, req, resp map[string]json.RawMessage, a *accounting, c *ProxyCall) error {
+	if !a.supported {
+		return nil
+	}
+	failed := c.ErrType != ""
+	condFailed := c.ErrType == "ConditionalCheckFailedException"
+	switch c.Operation {
+	case "GetItem", "Query", "Scan":
+		if failed {
+			c.Accounted = true
+			return nil
+		}
+		n := a.readBytes
+		if n < 0 {
+			var err error
+			if n, err = responseBytes(resp); err != nil {
+				return err
+			}
+		}
+		consistent := string(req["ConsistentRead"]) == "true"
+		c.ItemBytes, c.Billed, c.Accounted = n, Capacity{Read: readUnits(n, consistent)}, true
+	case "PutItem", "UpdateItem", "DeleteItem":
+		newBytes := 0
+		if c.Operation == "PutItem" {
+			var item map[string]json.RawMessage
+			if err := json.Unmarshal(req["Item"], &item); err != nil {
+				return fmt.Errorf("PutItem Item: %w", err)
+			}
+			n, err := itemSize(item)
+			if err != nil {
+				return err
+			}
+			c.PutBytes, newBytes = n, n
+		}
+		if c.Operation == "UpdateItem" && !failed {
+			n, err := p.current(ctx, h, req)
+			if err != nil {
+				return err
+			}
+			newBytes = n
+		}
+		switch {
+		case condFailed: // billed by the item that is there
+			c.ItemBytes, c.Billed = a.oldBytes, Capacity{Write: writeUnits(a.oldBytes)}
+		case failed:
+		default:
+			c.ItemBytes = max(a.oldBytes, newBytes)
+			c.Billed = Capacity{Write: writeUnits(c.ItemBytes)}
+		}
+		c.Accounted = true
+	}
+	return nil
+}
+
+// current returns the size of the item a write request names (its Key, or
+// the key attributes of its Item), 0 when there is none, with a strongly
+// consistent GetItem.
+func (p *Proxy) current(ctx context.Context, h http.Header, req map[string]json.RawMessage) (int, error) {
+	table := jsonString(req["TableName"])
+	key := req["Key"]
+	if key == nil {
+		var item map[string]json.RawMessage
+		if err := json.Unmarshal(req["Item"], &item); err != nil {
+			return 0, fmt.Errorf("the request item: %w", err)
+		}
+		names, ok := p.keys[table]
+		if !ok {
+			return 0, fmt.Errorf("no key schema for table %s", table)
+		}
+		k := map[string]json.RawMessage{}
+		for _, n := range names {
+			k[n] = item[n]
+		}
+		key, _ = json.Marshal(k)
+	}
+	resp, err := p.dynamo(ctx, h, "GetItem", map[string]json.RawMessage{
+		"TableName": req["TableName"], "Key": key, "ConsistentRead": json.RawMessage("true")})
+	if err != nil {
+		return 0, err
+	}
+	return responseBytes(resp)
+}
+
+// dynamo makes one DynamoDB call of its own (a shadow call, not recorded),
+// with the credentials headers of the request it serves.
+func (p *Proxy) dynamo(ctx context.Context, h http.Header, op string, req map[string]json.RawMessage) (map[string]json.RawMessage, error) {
+	body, _ := json.Marshal(req)
+	r, err := http.NewRequestWithContext(ctx, http.MethodPost, p.target+"/", bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range []string{"Authorization", "X-Amz-Date", "X-Amz-Security-Token"} {
+		if v := h.Get(k); v != "" {
+			r.Header.Set(k, v)
+		}
+	}
+	r.Header.Set("Content-Type", "application/x-amz-json-1.0")
+	r.Header.Set("X-Amz-Target", "DynamoDB_20120810."+op)
+	resp, err := p.client.Do(r)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("shadow %s: status %d: %s", op, resp.StatusCode, b)
+	}
+	var out map[string]json.RawMessage
+	return out, json.Unmarshal(b, &out)
+}
+
+// responseBytes returns the size of the Item or Items of a response.
+func responseBytes(resp map[string]json.RawMessage) (int, error) {
+	var items []map[string]json.RawMessage
+	if raw, ok := resp["Item"]; ok {
+		var item map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &item); err != nil {
+			return 0, err
+		}
+		items = append(items, item)
+	}
+	if raw, ok := resp["Items"]; ok {
+		var more []map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &more); err != nil {
+			return 0, err
+		}
+		items = append(items, more...)
+	}
+	n := 0
+	for _, it := range items {
+		s, err := itemSize(it)
+		if err != nil {
+			return 0, err
+		}
+		n += s
+	}
+	return n, nil
+}
+
+// placeholder matches #name and :value placeholders of an expression.
+var placeholder = regexp.MustCompile(`[#:][A-Za-z0-9_]+`)
+
+// pruneExpressionNames drops the ExpressionAttributeNames and
+// ExpressionAttributeValues that no remaining expression uses (DynamoDB
+// refuses unused ones), and the maps themselves when empty.
+func pruneExpressionNames(req map[string]json.RawMessage) {
+	used := map[string]bool{}
+	for _, f := range []string{"KeyConditionExpression", "FilterExpression", "ProjectionExpression", "ConditionExpression", "UpdateExpression"} {
+		for _, p := range placeholder.FindAllString(jsonString(req[f]), -1) {
+			used[p] = true
+		}
+	}
+	for _, f := range []string{"ExpressionAttributeNames", "ExpressionAttributeValues"} {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(req[f], &m) != nil || m == nil {
+			continue
+		}
+		for k := range m {
+			if !used[k] {
+				delete(m, k)
+			}
+		}
+		if len(m) == 0 {
+			delete(req, f)
+		} else {
+			req[f], _ = json.Marshal(m)
+		}
+	}
+}
+
+// jsonString returns raw as a string, "" when it is not one.
+func jsonString(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return ""
+	}
+	return s
+}

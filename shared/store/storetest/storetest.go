@@ -179,6 +179,36 @@ func (e *Env) Summary(calls []store.Call) string {
 
 type callLike struct{ op, table string }
 
+// Operations renders calls as a sorted "Operation:LogicalTable=count" list,
+// like Env.Summary.
+func (e *Env) Operations(calls []ProxyCall) string {
+	var cs []callLike
+	for _, c := range calls {
+		cs = append(cs, callLike{c.Operation, c.Table})
+	}
+	return e.summary(cs)
+}
+
+// Used returns, per logical table, the set of operations seen in calls.
+func (e *Env) Used(calls []ProxyCall) map[string]map[string]bool {
+	logical := map[string]string{}
+	for id, n := range e.Names {
+		logical[n] = id
+	}
+	out := map[string]map[string]bool{}
+	for _, c := range calls {
+		id := logical[c.Table]
+		if out[id] == nil {
+			out[id] = map[string]bool{}
+		}
+		out[id][c.Operation] = true
+	}
+	return out
+}
+
+// T returns the test the Env belongs to.
+func (e *Env) T() testing.TB { return e.t }
+
 func (e *Env) summary(calls []callLike) string {
 	logical := map[string]string{}
 	for id, n := range e.Names {

@@ -1,4 +1,4 @@
-package main
+package storetest
 
 import (
 	"encoding/base64"
@@ -9,11 +9,11 @@ import (
 	"unicode/utf8"
 )
 
-// capacity is read and write units.
-type capacity struct{ Read, Write float64 }
+// Capacity is read and write units.
+type Capacity struct{ Read, Write float64 }
 
-// add returns c + d.
-func (c capacity) add(d capacity) capacity { return capacity{c.Read + d.Read, c.Write + d.Write} }
+// Add returns c + d.
+func (c Capacity) Add(d Capacity) Capacity { return Capacity{c.Read + d.Read, c.Write + d.Write} }
 
 // isWriteOp reports the operations whose units are write units.
 func isWriteOp(op string) bool {
@@ -38,26 +38,26 @@ type consumed struct {
 // WriteCapacityUnits are used when given (DynamoDB gives them); otherwise
 // CapacityUnits counts as reads or writes by the operation (dynalite gives
 // only CapacityUnits).
-func parseConsumed(op string, raw json.RawMessage) (capacity, error) {
+func parseConsumed(op string, raw json.RawMessage) (Capacity, error) {
 	var list []consumed
 	switch s := strings.TrimSpace(string(raw)); {
 	case s == "" || s == "null":
-		return capacity{}, nil
+		return Capacity{}, nil
 	case strings.HasPrefix(s, "["):
 		if err := json.Unmarshal(raw, &list); err != nil {
-			return capacity{}, fmt.Errorf("ConsumedCapacity: %w", err)
+			return Capacity{}, fmt.Errorf("ConsumedCapacity: %w", err)
 		}
 	default:
 		var one consumed
 		if err := json.Unmarshal(raw, &one); err != nil {
-			return capacity{}, fmt.Errorf("ConsumedCapacity: %w", err)
+			return Capacity{}, fmt.Errorf("ConsumedCapacity: %w", err)
 		}
 		list = []consumed{one}
 	}
-	var c capacity
+	var c Capacity
 	for _, x := range list {
 		if x.ReadCapacityUnits != nil || x.WriteCapacityUnits != nil {
-			c = c.add(capacity{deref(x.ReadCapacityUnits), deref(x.WriteCapacityUnits)})
+			c = c.Add(Capacity{deref(x.ReadCapacityUnits), deref(x.WriteCapacityUnits)})
 			continue
 		}
 		if isWriteOp(op) {

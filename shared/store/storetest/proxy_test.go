@@ -1,0 +1,258 @@
+package storetest
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func TestParseConsumed(t *testing.T) {
+	for _, tc := range []struct {
+		name, op, raw string
+		want          Capacity
+	}{
+		{"Absent", "Query", ``, Capacity{}},
+		{"Null", "Query", `null`, Capacity{}},
+		{"DynaliteRead", "Query", `{"CapacityUnits":2.5,"TableName":"OrdersTable"}`, Capacity{Read: 2.5}},
+		{"DynaliteWrite", "PutItem", `{"CapacityUnits":1,"TableName":"OrdersTable"}`, Capacity{Write: 1}},
+		{"DynaliteUpdate", "UpdateItem", `{"CapacityUnits":1,"TableName":"CountersTable"}`, Capacity{Write: 1}},
+		{"DynamoDBSplit", "UpdateItem", `{"CapacityUnits":1.5,"ReadCapacityUnits":0.5,"WriteCapacityUnits":1,"TableName":"T"}`, Capacity{Read: 0.5, Write: 1}},
+		{"Array", "BatchGetItem", `[{"CapacityUnits":1,"TableName":"A"},{"CapacityUnits":0.5,"TableName":"B"}]`, Capacity{Read: 1.5}},
+		{"ArrayWrite", "BatchWriteItem", `[{"CapacityUnits":3,"TableName":"A"}]`, Capacity{Write: 3}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := parseConsumed(tc.op, json.RawMessage(tc.raw))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Errorf("got %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+	if _, err := parseConsumed("Query", json.RawMessage(`"x"`)); err == nil {
+		t.Error("a string is not a ConsumedCapacity")
+	}
+}
+
+func TestItemSize(t *testing.T) {
+	// owner: 5 + 3; seq: 3 + 2 (two digits); sd: 2 + 3 + 2 elements + (1+2) + (1+1);
+	// ff: 2 + 3 + (1+1) + (1+1); name: 4 + 2 ("é" is two UTF-8 bytes); b: 1 + 3.
+	item := `{"owner":{"S":"dev"},"seq":{"N":"12"},"sd":{"M":{"a":{"S":"xy"},"b":{"BOOL":true}}},` +
+		`"ff":{"L":[{"NULL":true},{"N":"0"}]},"name":{"S":"é"},"b":{"B":"AQID"}}`
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(item), &m); err != nil {
+		t.Fatal(err)
+	}
+	got, err := itemSize(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 8 + 5 + 12 + 9 + 6 + 4; got != want {
+		t.Errorf("itemSize = %d, want %d", got, want)
+	}
+	if _, err := valueSize(json.RawMessage(`{"X":"1"}`)); err == nil {
+		t.Error("unknown type accepted")
+	}
+}
+
+func TestNumberSize(t *testing.T) {
+	for s, want := range map[string]int{
+		"0": 1, "7": 2, "12": 2, "123": 3, "12345": 4, "100": 2, "-1.50": 2, "0.001": 2,
+		"1E+3": 2, "999999999999999": 9, "1234567890": 6,
+	} {
+		if got := numberSize(s); got != want {
+			t.Errorf("numberSize(%q) = %d, want %d", s, got, want)
+		}
+	}
+}
+
+func TestUnits(t *testing.T) {
+	for _, tc := range []struct {
+		bytes      int
+		consistent bool
+		want       float64
+	}{
+		{0, true, 1}, {0, false, 0.5}, {374, true, 1}, {4096, false, 0.5}, {4097, false, 1},
+		{9350, false, 1.5}, {9350, true, 3},
+	} {
+		if got := readUnits(tc.bytes, tc.consistent); got != tc.want {
+			t.Errorf("readUnits(%d, %v) = %v, want %v", tc.bytes, tc.consistent, got, tc.want)
+		}
+	}
+	for b, want := range map[int]float64{0: 1, 374: 1, 1024: 1, 1025: 2, 4000: 4} {
+		if got := writeUnits(b); got != want {
+			t.Errorf("writeUnits(%d) = %v, want %v", b, got, want)
+		}
+	}
+}
+
+func TestPruneExpressionNames(t *testing.T) {
+	req := map[string]json.RawMessage{
+		"KeyConditionExpression":    json.RawMessage(`"#o = :o"`),
+		"ExpressionAttributeNames":  json.RawMessage(`{"#o":"owner","#p":"purpose"}`),
+		"ExpressionAttributeValues": json.RawMessage(`{":o":{"S":"dev"},":x":{"N":"1"}}`),
+	}
+	pruneExpressionNames(req)
+	if got := string(req["ExpressionAttributeNames"]); got != `{"#o":"owner"}` {
+		t.Errorf("names = %s", got)
+	}
+	if got := string(req["ExpressionAttributeValues"]); got != `{":o":{"S":"dev"}}` {
+		t.Errorf("values = %s", got)
+	}
+	req = map[string]json.RawMessage{"ExpressionAttributeNames": json.RawMessage(`{"#s":"seq"}`)}
+	pruneExpressionNames(req)
+	if _, ok := req["ExpressionAttributeNames"]; ok {
+		t.Error("an empty ExpressionAttributeNames was kept")
+	}
+}
+
+// TestProxyAccounts drives a proxy in Account mode against a fake engine
+// that answers like dynalite: it must ask for the consumed capacity, pass
+// the answer through untouched, and bill a projected Query by the full
+// items it reads.
+func TestProxyAccounts(t *testing.T) {
+	full := `{"owner":{"S":"dev"},"seq":{"N":"3"},"pad":{"S":"` + strings.Repeat("x", 5000) + `"}}`
+	var (
+		mu        sync.Mutex
+		forwarded []map[string]json.RawMessage
+	)
+	engine := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		var req map[string]json.RawMessage
+		json.Unmarshal(b, &req)
+		mu.Lock()
+		forwarded = append(forwarded, req)
+		mu.Unlock()
+		switch {
+		case strings.HasSuffix(r.Header.Get("X-Amz-Target"), ".PutItem"):
+			w.WriteHeader(400)
+			io.WriteString(w, `{"__type":"com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException","message":"The conditional request failed"}`)
+		case strings.HasSuffix(r.Header.Get("X-Amz-Target"), ".GetItem"):
+			io.WriteString(w, `{"Item":`+full+`}`)
+		case req["ProjectionExpression"] != nil:
+			io.WriteString(w, `{"Items":[{"seq":{"N":"3"}}],"Count":1,"ConsumedCapacity":{"CapacityUnits":2,"TableName":"OrdersTable"}}`)
+		default:
+			io.WriteString(w, `{"Items":[`+full+`],"Count":1}`)
+		}
+	}))
+	defer engine.Close()
+	m, err := StartProxy(engine.URL, map[string][]string{"OrdersTable": {"owner", "seq"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	m.SetMode(Account)
+
+	post := func(op, body string) string {
+		req, _ := http.NewRequest("POST", m.URL+"/", strings.NewReader(body))
+		req.Header.Set("X-Amz-Target", "DynamoDB_20120810."+op)
+		req.Header.Set("Authorization", "AWS4-HMAC-SHA256 Credential=local/20261121/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=x")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	body := post("Query", `{"TableName":"OrdersTable","KeyConditionExpression":"#o = :o","ExpressionAttributeNames":{"#o":"owner"},`+
+		`"ExpressionAttributeValues":{":o":{"S":"dev"}},"ProjectionExpression":"seq","Limit":1,"ConsistentRead":true,"ReturnConsumedCapacity":"NONE"}`)
+	if !strings.Contains(body, `"Items":[{"seq":{"N":"3"}}]`) {
+		t.Errorf("the answer was changed: %s", body)
+	}
+	post("PutItem", `{"TableName":"OrdersTable","Item":{"owner":{"S":"dev"},"seq":{"N":"3"}},"ConditionExpression":"attribute_not_exists(seq)"}`)
+	calls := m.Take()
+	if err := m.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) != 2 {
+		t.Fatalf("%d calls recorded, want 2: %+v", len(calls), calls)
+	}
+	// The forwarded Query (after the shadow read) asked for the capacity.
+	var sawTotal bool
+	mu.Lock()
+	defer mu.Unlock()
+	for _, f := range forwarded {
+		sawTotal = sawTotal || string(f["ReturnConsumedCapacity"]) == `"TOTAL"`
+	}
+	if !sawTotal {
+		t.Error("no forwarded request asked for ReturnConsumedCapacity TOTAL")
+	}
+	q := calls[0]
+	fullBytes := 5 + 3 + 3 + 2 + 3 + 5000
+	if q.Operation != "Query" || q.Table != "OrdersTable" || q.Consumed.Read != 2 || q.ItemBytes != fullBytes || q.Billed.Read != 2 || !q.Accounted {
+		t.Errorf("query call = %+v; want dynalite 2, %d bytes, DynamoDB 2 RCU (5 KB consistent)", q, fullBytes)
+	}
+	p := calls[1]
+	if p.ErrType != "ConditionalCheckFailedException" || p.Billed.Write != 5 || p.Consumed.Write != 0 {
+		t.Errorf("failed put = %+v; want 5 WCU by DynamoDB's rules (the existing %d-byte item), none from the engine", p, fullBytes)
+	}
+}
+
+// TestProxyRecords: in Record mode the proxy forwards each request as it
+// is, records its operation, table and error type, and answers a fault
+// itself without the request reaching the engine.
+func TestProxyRecords(t *testing.T) {
+	var (
+		mu     sync.Mutex
+		bodies []string
+	)
+	engine := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		bodies = append(bodies, string(b))
+		mu.Unlock()
+		w.WriteHeader(400)
+		io.WriteString(w, `{"__type":"com.amazonaws.dynamodb.v20120810#ResourceNotFoundException","message":"no table"}`)
+	}))
+	defer engine.Close()
+	p, err := StartProxy(engine.URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	post := func(op, body string) int {
+		req, _ := http.NewRequest("POST", p.URL+"/", strings.NewReader(body))
+		req.Header.Set("X-Amz-Target", "DynamoDB_20120810."+op)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	const get = `{"TableName":"T1","Key":{"k":{"S":"a"}}}`
+	post("GetItem", get)
+	p.SetFault(func(c ProxyCall) *Fault {
+		if c.Table == "T2" {
+			return &Fault{Status: 500, Type: "InternalServerError"}
+		}
+		return nil
+	})
+	if got, want := post("PutItem", `{"TableName":"T2","Item":{}}`), 500; got != want {
+		t.Errorf("faulted status = %d, want %d", got, want)
+	}
+	want := []ProxyCall{
+		{Operation: "GetItem", Table: "T1", ErrType: "ResourceNotFoundException"},
+		{Operation: "PutItem", Table: "T2", ErrType: "InternalServerError"},
+	}
+	got := p.Take()
+	if len(got) != len(want) {
+		t.Fatalf("calls = %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("call %d = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(bodies) != 1 || bodies[0] != get {
+		t.Errorf("the engine got %q, want only %q as it was sent", bodies, get)
+	}
+}
