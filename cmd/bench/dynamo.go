@@ -334,7 +334,7 @@ func (d *dynamoRun) cold(r *row, n int, ev []byte) error {
 // maxOrderBytes writes a max-length order for another owner through the
 // proxy and returns its item size, measured on the PutItem.
 func (d *dynamoRun) maxOrderBytes() (int, error) {
-	db := store.New(localdb.Client(d.proxy.URL), nil)
+	db := store.New(localdb.Client(d.proxy.URL))
 	o, err := maxOrder()
 	if err != nil {
 		return 0, err

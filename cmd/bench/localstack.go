@@ -43,7 +43,7 @@ func startDatabase(ctx context.Context, root string, tmpl *samtemplate.Template)
 		srv.Stop()
 		return nil, err
 	}
-	d.DB = store.New(client, nil)
+	d.DB = store.New(client)
 	if _, err := localstack.Seed(ctx, d.DB, filepath.Join(root, localstack.SampleCatalogue), true); err != nil {
 		srv.Stop()
 		return nil, err

@@ -70,7 +70,7 @@ func start(ctx context.Context, o options) (s *stack, err error) {
 	if err := localdb.CreateTables(ctx, client, tmpl.Tables, nil); err != nil {
 		return nil, err
 	}
-	if err := s.seed(ctx, root, o.getenv("ARTICLES"), store.New(client, nil)); err != nil {
+	if err := s.seed(ctx, root, o.getenv("ARTICLES"), store.New(client)); err != nil {
 		return nil, err
 	}
 	if o.dbOnly {

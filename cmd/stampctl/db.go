@@ -92,7 +92,7 @@ func (c *cli) openDB() (*store.DB, error) {
 			o.BaseEndpoint = aws.String(endpoint)
 		}
 	})
-	return store.New(client, nil), nil
+	return store.New(client), nil
 }
 
 // hasher returns the token hasher the functions use. Its key is

@@ -48,7 +48,7 @@ type harness struct {
 func newHarness(t *testing.T) *harness {
 	t.Helper()
 	env := storetest.New(t)
-	return &harness{env: env, db: env.DB(nil), vars: map[string]string{
+	return &harness{env: env, db: env.DB(), vars: map[string]string{
 		"DYNAMODB_ENDPOINT": env.Endpoint,
 		"ARTICLES_TABLE":    env.Table("ArticlesTable"),
 		"TOKENS_TABLE":      env.Table("TokensTable"),

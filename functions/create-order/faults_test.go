@@ -83,7 +83,7 @@ func TestDynamoDBFaults(t *testing.T) {
 func TestLostAnswerStoresOneOrder(t *testing.T) {
 	s := functest.New(t, "CreateOrderFunction", wire)
 	table := s.Env.Table("OrdersTable")
-	orders := s.Env.DB(nil).Orders(table)
+	orders := s.Env.DB().Orders(table)
 	for _, fault := range []struct {
 		name string
 		f    storetest.Fault

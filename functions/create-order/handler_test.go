@@ -48,7 +48,7 @@ func body(edits map[string]any) string {
 // listOrders reads the dev owner's orders straight from the table.
 func listOrders(t *testing.T, s *functest.Stack) int {
 	t.Helper()
-	n, err := s.Env.DB(nil).Orders(s.Env.Table("OrdersTable")).Count(context.Background(), localdb.DevOwner)
+	n, err := s.Env.DB().Orders(s.Env.Table("OrdersTable")).Count(context.Background(), localdb.DevOwner)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestCreateOrder(t *testing.T) {
 		if !strings.HasPrefix(r.Headers["Content-Type"], "application/json") {
 			t.Errorf("content-type = %q", r.Headers["Content-Type"])
 		}
-		orders, _, err := s.Env.DB(nil).Orders(s.Env.Table("OrdersTable")).Page(context.Background(), localdb.DevOwner, 1, 1)
+		orders, _, err := s.Env.DB().Orders(s.Env.Table("OrdersTable")).Page(context.Background(), localdb.DevOwner, 1, 1)
 		if err != nil || len(orders) != 1 {
 			t.Fatal(orders, err)
 		}
@@ -183,7 +183,7 @@ func TestCreateOrder(t *testing.T) {
 				if r.Status != 200 {
 					t.Fatalf("status %d: %s", r.Status, r.Body)
 				}
-				orders, _, err := s.Env.DB(nil).Orders(s.Env.Table("OrdersTable")).Page(context.Background(), localdb.DevOwner, 1, 1)
+				orders, _, err := s.Env.DB().Orders(s.Env.Table("OrdersTable")).Page(context.Background(), localdb.DevOwner, 1, 1)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -202,7 +202,7 @@ func TestCreateOrder(t *testing.T) {
 		if r.Status != 200 {
 			t.Fatalf("status %d: %s", r.Status, r.Body)
 		}
-		orders, _, _ := s.Env.DB(nil).Orders(s.Env.Table("OrdersTable")).Page(context.Background(), localdb.DevOwner, 1, 1)
+		orders, _, _ := s.Env.DB().Orders(s.Env.Table("OrdersTable")).Page(context.Background(), localdb.DevOwner, 1, 1)
 		sd := orders[0].StampDuty
 		if sd.Description != "N/A" || sd.PurchasedBy != "" || sd.FirstPartyPAN != "" || sd.SecondPartyPAN != "" || sd.FirstPartyAddress != "" || sd.Quantity != 1 || sd.UploadedDocument != nil {
 			t.Errorf("stamp duty = %+v", sd)
@@ -362,7 +362,7 @@ func TestCreateOrder(t *testing.T) {
 			}
 		})
 		t.Run("VanishedHolderTakenOver", func(t *testing.T) {
-			keys := s.Env.DB(nil).Idempotency(s.Env.Table("IdempotencyTable"))
+			keys := s.Env.DB().Idempotency(s.Env.Table("IdempotencyTable"))
 			for _, stored := range []bool{false, true} {
 				name := fmt.Sprintf("Stored%v", stored)
 				b := body(map[string]any{"firstPartyName": "Takeover " + name})
@@ -375,7 +375,7 @@ func TestCreateOrder(t *testing.T) {
 				}
 				if stored { // the holder stored its order, then vanished before completing the key
 					o := newOrderWithID(t, s, doc)
-					if _, err := s.Env.DB(nil).Orders(s.Env.Table("OrdersTable")).Create(context.Background(), localdb.DevOwner, o); err != nil {
+					if _, err := s.Env.DB().Orders(s.Env.Table("OrdersTable")).Create(context.Background(), localdb.DevOwner, o); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -432,7 +432,7 @@ func TestWarmCreateCalls(t *testing.T) {
 // create that was interrupted would have stored it.
 func newOrderWithID(t *testing.T, s *functest.Stack, doc string) rules.Order {
 	t.Helper()
-	db := s.Env.DB(nil)
+	db := s.Env.DB()
 	art, err := db.Articles(s.Env.Table("ArticlesTable")).Get(context.Background(), "Rent Agreement", "Karnataka")
 	if err != nil {
 		t.Fatal(err)

@@ -21,7 +21,7 @@ var bearer = map[string]string{"authorization": "Bearer " + localdb.DevToken, "c
 // addOrders stores n orders for owner, named "Party 1".."Party n" in order.
 func addOrders(t *testing.T, s *functest.Stack, owner string, n int) {
 	t.Helper()
-	db := s.Env.DB(nil)
+	db := s.Env.DB()
 	ids := db.IDs(s.Env.Table("CountersTable"), 100)
 	orders := db.Orders(s.Env.Table("OrdersTable"))
 	art, err := db.Articles(s.Env.Table("ArticlesTable")).Get(context.Background(), "Affidavit", "Karnataka")
@@ -155,7 +155,7 @@ func TestListOrders(t *testing.T) {
 		other := "sdt_" + strings.Repeat("D", 43)
 		functest.AddToken(t, s.Env, other, "third-party")
 		addOrders(t, s, "third-party", 2)
-		theirs, _, err := s.Env.DB(nil).Orders(s.Env.Table("OrdersTable")).Page(context.Background(), "third-party", 1, 10)
+		theirs, _, err := s.Env.DB().Orders(s.Env.Table("OrdersTable")).Page(context.Background(), "third-party", 1, 10)
 		if err != nil || len(theirs) != 2 {
 			t.Fatal(len(theirs), err)
 		}

@@ -28,7 +28,7 @@ func TestRevocationTakesEffectWithin5Seconds(t *testing.T) {
 		t.Fatalf("before revocation: status %d, want %d", got, want)
 	}
 	id := localdb.Hasher().Hash(secret)[:auth.IDLength]
-	if _, err := s.Env.DB(nil).Tokens(s.Env.Table("TokensTable")).Revoke(context.Background(), id, time.Now()); err != nil {
+	if _, err := s.Env.DB().Tokens(s.Env.Table("TokensTable")).Revoke(context.Background(), id, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	revoked := time.Now()

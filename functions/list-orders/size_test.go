@@ -64,7 +64,7 @@ func TestLargestPageFitsTheResponseLimit(t *testing.T) {
 
 	s := functest.New(t, "ListOrdersFunction", wire)
 	functest.AddToken(t, s.Env, largestToken, owner)
-	orders := s.Env.DB(nil).Orders(s.Env.Table("OrdersTable"))
+	orders := s.Env.DB().Orders(s.Env.Table("OrdersTable"))
 	for i := range 100 {
 		id := int64(math.MaxInt64 - 3*i - 2)
 		o, err := rules.NewOrder(req, art, amount, rules.OrderIDs{Order: id, Fulfillment: id + 1, StampDuty: id + 2}, time.Now())

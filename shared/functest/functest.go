@@ -100,7 +100,7 @@ func Seed(t testing.TB, env *storetest.Env) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db := env.DB(nil)
+	db := env.DB()
 	if _, _, err := db.Articles(env.Table("ArticlesTable")).Upsert(ctx, db.IDs(env.Table("CountersTable"), 10), arts); err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func Seed(t testing.TB, env *storetest.Env) {
 // AddToken registers secret as a token of owner.
 func AddToken(t testing.TB, env *storetest.Env, secret, owner string) {
 	t.Helper()
-	err := env.DB(nil).Tokens(env.Table("TokensTable")).Create(context.Background(), auth.Token{Hash: localdb.Hasher().Hash(secret), Owner: owner, CreatedAt: time.Now()})
+	err := env.DB().Tokens(env.Table("TokensTable")).Create(context.Background(), auth.Token{Hash: localdb.Hasher().Hash(secret), Owner: owner, CreatedAt: time.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -81,8 +81,7 @@ func (s *Articles) get(ctx context.Context, purpose, state string, consistent bo
 			"purpose_name": &types.AttributeValueMemberS{Value: purpose},
 			"state":        &types.AttributeValueMemberS{Value: state},
 		},
-		ConsistentRead:         aws.Bool(consistent),
-		ReturnConsumedCapacity: s.db.capacity(),
+		ConsistentRead: aws.Bool(consistent),
 	})
 	if err != nil {
 		return rules.Article{}, fail("GetItem", err)
@@ -99,8 +98,7 @@ func (s *Articles) get(ctx context.Context, purpose, state string, consistent bo
 func (s *Articles) All(ctx context.Context) ([]rules.Article, error) {
 	var arts []rules.Article
 	p := dynamodb.NewScanPaginator(s.db.client, &dynamodb.ScanInput{
-		TableName:              aws.String(s.table),
-		ReturnConsumedCapacity: s.db.capacity(),
+		TableName: aws.String(s.table),
 	})
 	for p.HasMorePages() {
 		out, err := p.NextPage(ctx)
@@ -142,7 +140,7 @@ func (s *Articles) Upsert(ctx context.Context, ids *IDs, arts []rules.Article) (
 		if err != nil {
 			return created, updated, fmt.Errorf("encode article: %w", err)
 		}
-		in := &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: item, ReturnConsumedCapacity: s.db.capacity()}
+		in := &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: item}
 		// The condition keeps a concurrent import from giving one article two ids.
 		if old.ID != 0 {
 			in.ConditionExpression = aws.String("id = :id")

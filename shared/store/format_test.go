@@ -127,7 +127,7 @@ func checkSameItem(t *testing.T, got, want map[string]types.AttributeValue) {
 func TestStoredFormat(t *testing.T) {
 	ctx := context.Background()
 	env := storetest.New(t)
-	db := env.DB(nil)
+	db := env.DB()
 
 	t.Run("OrderWrittenBeforeReads", func(t *testing.T) {
 		put(t, env, "OrdersTable", storedOrder("before"))
@@ -207,7 +207,7 @@ func TestStoredFormat(t *testing.T) {
 func TestCorruptItemsAreInternal(t *testing.T) {
 	ctx := context.Background()
 	env := storetest.New(t)
-	db := env.DB(nil)
+	db := env.DB()
 	orders := db.Orders(env.Table("OrdersTable"))
 
 	for _, tc := range []struct {

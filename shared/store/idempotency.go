@@ -116,7 +116,6 @@ func (s *Idempotency) Claim(ctx context.Context, owner, key, fp, orderID string,
 			Item:                      item,
 			ConditionExpression:       aws.String(cond),
 			ExpressionAttributeValues: vals,
-			ReturnConsumedCapacity:    s.db.capacity(),
 		})
 		if err == nil {
 			return rec, true, nil
@@ -220,10 +219,9 @@ func readExpires(v types.AttributeValue) expiresAttr {
 // when there is none or it does not count any more (see expiry).
 func (s *Idempotency) Get(ctx context.Context, owner, key string, now time.Time) (KeyRecord, bool, error) {
 	out, err := s.db.client.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName:              aws.String(s.table),
-		Key:                    keyOf(owner, key),
-		ConsistentRead:         aws.Bool(true),
-		ReturnConsumedCapacity: s.db.capacity(),
+		TableName:      aws.String(s.table),
+		Key:            keyOf(owner, key),
+		ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
 		return KeyRecord{}, false, fail("GetItem", err)
@@ -250,7 +248,6 @@ func (s *Idempotency) Complete(ctx context.Context, owner, key string) error {
 		Key:                       keyOf(owner, key),
 		UpdateExpression:          aws.String("SET st = :done"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":done": avS(KeyDone)},
-		ReturnConsumedCapacity:    s.db.capacity(),
 	})
 	if err != nil {
 		return fail("UpdateItem", err)
@@ -266,7 +263,6 @@ func (s *Idempotency) Release(ctx context.Context, owner, key, orderID string) e
 		Key:                       keyOf(owner, key),
 		ConditionExpression:       aws.String("st = :pending AND doc = :doc"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":pending": avS(KeyPending), ":doc": avS(orderID)},
-		ReturnConsumedCapacity:    s.db.capacity(),
 	})
 	if err != nil && !conditionFailed(err) {
 		return fail("DeleteItem", err)
@@ -286,7 +282,6 @@ func (s *Idempotency) TakeOver(ctx context.Context, owner, key string, rec KeyRe
 			":pending": avS(KeyPending), ":old": avN(rec.Lease.UnixMilli()),
 			":new": &types.AttributeValueMemberN{Value: strconv.FormatInt(now.Add(lease).UnixMilli(), 10)},
 		},
-		ReturnConsumedCapacity: s.db.capacity(),
 	})
 	if conditionFailed(err) {
 		return false, nil

@@ -63,7 +63,6 @@ func (s *IDs) Reserve(ctx context.Context, n int64) (int64, error) {
 			ExpressionAttributeNames:  map[string]string{"#v": "value"},
 			ExpressionAttributeValues: map[string]types.AttributeValue{":n": &types.AttributeValueMemberN{Value: strconv.FormatInt(size, 10)}},
 			ReturnValues:              types.ReturnValueUpdatedNew,
-			ReturnConsumedCapacity:    s.db.capacity(),
 		})
 		if err != nil {
 			return 0, fail("UpdateItem", err)

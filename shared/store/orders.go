@@ -167,7 +167,6 @@ func (s *Orders) Create(ctx context.Context, owner string, o rules.Order) (int64
 			Item:                      item,
 			ConditionExpression:       aws.String(slotFree),
 			ExpressionAttributeValues: map[string]types.AttributeValue{":doc": avS(o.DocumentID)},
-			ReturnConsumedCapacity:    s.db.capacity(),
 		})
 		if err == nil {
 			return seq, nil
@@ -250,7 +249,6 @@ func (s *Orders) Find(ctx context.Context, owner, doc string, since time.Time) (
 		ScanIndexForward:          aws.Bool(false),
 		ConsistentRead:            aws.Bool(true),
 		Limit:                     aws.Int32(25),
-		ReturnConsumedCapacity:    s.db.capacity(),
 	})
 	for p.HasMorePages() {
 		out, err := p.NextPage(ctx)
@@ -285,7 +283,6 @@ func (s *Orders) Count(ctx context.Context, owner string) (int, error) {
 		ScanIndexForward:          aws.Bool(false),
 		Limit:                     aws.Int32(1),
 		ConsistentRead:            aws.Bool(true),
-		ReturnConsumedCapacity:    s.db.capacity(),
 	})
 	if err != nil {
 		return 0, fail("Query", err)
@@ -341,9 +338,8 @@ func (s *Orders) seqRange(ctx context.Context, owner string, lo, hi int64, consi
 			":lo": &types.AttributeValueMemberN{Value: strconv.FormatInt(lo, 10)},
 			":hi": &types.AttributeValueMemberN{Value: strconv.FormatInt(hi, 10)},
 		},
-		ScanIndexForward:       aws.Bool(false),
-		ConsistentRead:         aws.Bool(consistent),
-		ReturnConsumedCapacity: s.db.capacity(),
+		ScanIndexForward: aws.Bool(false),
+		ConsistentRead:   aws.Bool(consistent),
 	})
 	for p.HasMorePages() {
 		out, err := p.NextPage(ctx)

@@ -52,7 +52,7 @@ func TestCreateOnceWhenTheAnswerIsLost(t *testing.T) {
 	db, proxy := openThroughProxy(t, env)
 	table := env.Table("OrdersTable")
 	orders := db.Orders(table)
-	direct := env.DB(nil) // straight to the engine, around the proxy
+	direct := env.DB() // straight to the engine, around the proxy
 	ids := direct.IDs(env.Table("CountersTable"), 30)
 
 	for _, tc := range []struct {

@@ -2,7 +2,10 @@
 // that talks to DynamoDB. It keeps articles, orders, tokens and id counters,
 // each in its own table (see template.yaml and the README's table design), and
 // turns DynamoDB failures into rules errors: EUNAVAILABLE for what a retry may
-// cure (throttling, timeouts, network), EINTERNAL for the rest.
+// cure (throttling, timeouts, network), EINTERNAL for the rest. Each table's
+// items are a tagged struct read and written with attributevalue. The store
+// carries no test hooks: tests and the bench watch its calls from outside,
+// through storetest.Proxy.
 package store
 
 import (
@@ -22,7 +25,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
-	"github.com/aws/smithy-go/middleware"
 
 	"stampduty/shared/config"
 	"stampduty/shared/rules"
@@ -34,21 +36,8 @@ const AttemptTimeout = 1200 * time.Millisecond
 
 // DB is a DynamoDB client with the service's conventions.
 type DB struct {
-	client  *dynamodb.Client
-	observe bool
+	client *dynamodb.Client
 }
-
-// Call describes one DynamoDB operation, for an Observer.
-type Call struct {
-	Operation string
-	Table     string
-	// Capacity is the capacity the call consumed, as DynamoDB reports it.
-	ReadUnits, WriteUnits float64
-	Err                   error
-}
-
-// Observer is told of every DynamoDB operation a DB makes.
-type Observer func(Call)
 
 // Open returns a DB for a Lambda function: the client is built from the
 // Lambda environment (AWS_REGION and the AWS_ACCESS_KEY_ID,
@@ -74,109 +63,14 @@ func Open(env *config.Env) *DB {
 	if ep := env.Get("DYNAMODB_ENDPOINT"); ep != "" {
 		opts.BaseEndpoint = aws.String(ep)
 	}
-	return New(dynamodb.New(opts), nil)
+	return New(dynamodb.New(opts))
 }
 
-// New returns a DB over client. When observer is not nil every operation
-// asks DynamoDB for its consumed capacity and is reported to observer.
-func New(client *dynamodb.Client, observer Observer) *DB {
-	if observer == nil {
-		return &DB{client: client}
-	}
-	client = dynamodb.New(client.Options(), func(o *dynamodb.Options) {
-		o.APIOptions = append(o.APIOptions, func(st *middleware.Stack) error {
-			return st.Initialize.Add(observeMiddleware(observer), middleware.After)
-		})
-	})
-	return &DB{client: client, observe: true}
-}
+// New returns a DB over client.
+func New(client *dynamodb.Client) *DB { return &DB{client: client} }
 
 // Client returns the underlying DynamoDB client.
 func (db *DB) Client() *dynamodb.Client { return db.client }
-
-// capacity is the ReturnConsumedCapacity setting of every call.
-func (db *DB) capacity() types.ReturnConsumedCapacity {
-	if db.observe {
-		return types.ReturnConsumedCapacityTotal
-	}
-	return types.ReturnConsumedCapacityNone
-}
-
-func observeMiddleware(observer Observer) middleware.InitializeMiddleware {
-	return middleware.InitializeMiddlewareFunc("stampduty.observe", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-		out, md, err := next.HandleInitialize(ctx, in)
-		c := Call{Operation: middleware.GetOperationName(ctx), Table: tableOf(in.Parameters), Err: err}
-		var cc []types.ConsumedCapacity
-		switch o := out.Result.(type) {
-		case *dynamodb.GetItemOutput:
-			cc = append(cc, deref(o.ConsumedCapacity))
-		case *dynamodb.PutItemOutput:
-			cc = append(cc, deref(o.ConsumedCapacity))
-		case *dynamodb.UpdateItemOutput:
-			cc = append(cc, deref(o.ConsumedCapacity))
-		case *dynamodb.DeleteItemOutput:
-			cc = append(cc, deref(o.ConsumedCapacity))
-		case *dynamodb.QueryOutput:
-			cc = append(cc, deref(o.ConsumedCapacity))
-		case *dynamodb.ScanOutput:
-			cc = append(cc, deref(o.ConsumedCapacity))
-		case *dynamodb.BatchGetItemOutput:
-			cc = append(cc, o.ConsumedCapacity...)
-		}
-		for _, x := range cc {
-			r, w := aws.ToFloat64(x.ReadCapacityUnits), aws.ToFloat64(x.WriteCapacityUnits)
-			if r == 0 && w == 0 {
-				// dynalite reports only CapacityUnits; reads and writes are told by the operation.
-				if isWrite(c.Operation) {
-					w = aws.ToFloat64(x.CapacityUnits)
-				} else {
-					r = aws.ToFloat64(x.CapacityUnits)
-				}
-			}
-			c.ReadUnits += r
-			c.WriteUnits += w
-		}
-		observer(c)
-		return out, md, err
-	})
-}
-
-func deref(c *types.ConsumedCapacity) types.ConsumedCapacity {
-	if c == nil {
-		return types.ConsumedCapacity{}
-	}
-	return *c
-}
-
-func isWrite(op string) bool {
-	switch op {
-	case "PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem":
-		return true
-	}
-	return false
-}
-
-func tableOf(params any) string {
-	switch p := params.(type) {
-	case *dynamodb.GetItemInput:
-		return aws.ToString(p.TableName)
-	case *dynamodb.PutItemInput:
-		return aws.ToString(p.TableName)
-	case *dynamodb.UpdateItemInput:
-		return aws.ToString(p.TableName)
-	case *dynamodb.DeleteItemInput:
-		return aws.ToString(p.TableName)
-	case *dynamodb.QueryInput:
-		return aws.ToString(p.TableName)
-	case *dynamodb.ScanInput:
-		return aws.ToString(p.TableName)
-	case *dynamodb.DescribeTableInput:
-		return aws.ToString(p.TableName)
-	case *dynamodb.CreateTableInput:
-		return aws.ToString(p.TableName)
-	}
-	return ""
-}
 
 // avS and avN are a string and a number as attribute values, for the keys
 // and expression values of requests. Items go through attributevalue.

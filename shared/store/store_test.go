@@ -45,8 +45,7 @@ func newOrder(t testing.TB, ids *store.IDs, n int) rules.Order {
 func TestArticles(t *testing.T) {
 	ctx := context.Background()
 	env := storetest.New(t)
-	var calls storetest.Calls
-	db := env.DB(calls.Observe)
+	db, proxy := env.ProxiedDB()
 	arts := db.Articles(env.Table("ArticlesTable"))
 	ids := db.IDs(env.Table("CountersTable"), 10)
 
@@ -63,14 +62,14 @@ func TestArticles(t *testing.T) {
 	if created != 2 || updated != 0 {
 		t.Fatalf("created, updated = %d, %d; want 2, 0", created, updated)
 	}
-	calls.Take()
+	proxy.Take()
 
 	t.Run("GetIsOneGetItem", func(t *testing.T) {
 		got, err := arts.Get(ctx, "Rent Agreement", "Delhi")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := env.Summary(calls.Take()), "GetItem:ArticlesTable=1"; got != want {
+		if got, want := env.Operations(proxy.Take()), "GetItem:ArticlesTable=1"; got != want {
 			t.Errorf("calls = %s, want %s", got, want)
 		}
 		if got.ID == 0 || len(got.DocumentID) != 24 || !got.FollowsConsideration || got.Factor == nil || got.Factor.String() != "0.07" {
@@ -96,7 +95,7 @@ func TestArticles(t *testing.T) {
 		}
 	})
 	t.Run("ImpossibleKeysAskNothing", func(t *testing.T) {
-		calls.Take()
+		proxy.Take()
 		long := make([]byte, 3000)
 		for i := range long {
 			long[i] = 'a'
@@ -106,8 +105,8 @@ func TestArticles(t *testing.T) {
 				t.Errorf("Get(%.10q, %q) = %v, want ENOTFOUND", k[0], k[1], err)
 			}
 		}
-		if got := calls.Take(); len(got) != 0 {
-			t.Errorf("calls = %s, want none", env.Summary(got))
+		if got := proxy.Take(); len(got) != 0 {
+			t.Errorf("calls = %s, want none", env.Operations(got))
 		}
 	})
 	t.Run("UpsertKeepsIDs", func(t *testing.T) {
@@ -137,7 +136,7 @@ func TestArticles(t *testing.T) {
 	})
 	t.Run("CacheServesWithoutCalls", func(t *testing.T) {
 		cache := store.NewArticleCache(arts, time.Minute)
-		calls.Take()
+		proxy.Take()
 		for i := 0; i < 3; i++ {
 			if _, err := cache.All(ctx); err != nil {
 				t.Fatal(err)
@@ -149,13 +148,13 @@ func TestArticles(t *testing.T) {
 				t.Fatalf("Get(Nope) = %v", err)
 			}
 		}
-		if got, want := env.Summary(calls.Take()), "GetItem:ArticlesTable=2 Scan:ArticlesTable=1"; got != want {
+		if got, want := env.Operations(proxy.Take()), "GetItem:ArticlesTable=2 Scan:ArticlesTable=1"; got != want {
 			t.Errorf("calls = %s, want %s", got, want)
 		}
 	})
 	t.Run("CacheAnswersImpossibleKeysWithoutCallsOrMemory", func(t *testing.T) {
 		cache := store.NewArticleCache(arts, time.Minute)
-		calls.Take()
+		proxy.Take()
 		for _, k := range [][2]string{
 			{"", "Delhi"}, {strings.Repeat("x", 201), "Delhi"}, {strings.Repeat("x", 64<<10), "Delhi"},
 			{"Rent\u202e", "Delhi"}, {"Re\u200bnt", "Delhi"}, {"Rent", "Atlantis"}, {"Rent", strings.Repeat("s", 64<<10)},
@@ -166,7 +165,7 @@ func TestArticles(t *testing.T) {
 				t.Errorf("Get(%.20q, %.20q) = %v, want %s", k[0], k[1], err, want)
 			}
 		}
-		if got := env.Summary(calls.Take()); got != "" {
+		if got := env.Operations(proxy.Take()); got != "" {
 			t.Errorf("calls = %s, want none", got)
 		}
 		if got := cache.Bytes(); got != 0 {
@@ -193,11 +192,11 @@ func TestArticles(t *testing.T) {
 		if _, err := cache.Get(ctx, "Affidavit", "Karnataka"); err != nil {
 			t.Fatal(err)
 		}
-		calls.Take()
+		proxy.Take()
 		if _, err := cache.Get(ctx, "Affidavit", "Karnataka"); err != nil {
 			t.Fatal(err)
 		}
-		if got := env.Summary(calls.Take()); got != "" {
+		if got := env.Operations(proxy.Take()); got != "" {
 			t.Errorf("calls = %s, want none (cached)", got)
 		}
 	})
@@ -206,8 +205,7 @@ func TestArticles(t *testing.T) {
 func TestOrders(t *testing.T) {
 	ctx := context.Background()
 	env := storetest.New(t)
-	var calls storetest.Calls
-	db := env.DB(calls.Observe)
+	db, proxy := env.ProxiedDB()
 	orders := db.Orders(env.Table("OrdersTable"))
 	ids := db.IDs(env.Table("CountersTable"), 30)
 
@@ -223,11 +221,11 @@ func TestOrders(t *testing.T) {
 
 	t.Run("CreateIsOneQueryAndOnePut", func(t *testing.T) {
 		o := newOrder(t, ids, 99)
-		calls.Take()
+		proxy.Take()
 		if _, err := orders.Create(ctx, "carol", o); err != nil {
 			t.Fatal(err)
 		}
-		if got, want := env.Summary(calls.Take()), "PutItem:OrdersTable=1 Query:OrdersTable=1"; got != want {
+		if got, want := env.Operations(proxy.Take()), "PutItem:OrdersTable=1 Query:OrdersTable=1"; got != want {
 			t.Errorf("calls = %s, want %s", got, want)
 		}
 	})
@@ -263,16 +261,17 @@ func TestOrders(t *testing.T) {
 	})
 	t.Run("PageNCostsWhatPage1Costs", func(t *testing.T) {
 		cost := func(page int) (string, float64) {
-			calls.Take()
+			proxy.SetMode(storetest.Meter)
+			defer proxy.SetMode(storetest.Record)
 			if _, _, err := orders.Page(ctx, "alice", page, 10); err != nil {
 				t.Fatal(err)
 			}
-			cs := calls.Take()
+			cs := proxy.Take()
 			var rcu float64
 			for _, c := range cs {
-				rcu += c.ReadUnits
+				rcu += c.Consumed.Read
 			}
-			return env.Summary(cs), rcu
+			return env.Operations(cs), rcu
 		}
 		s1, r1 := cost(1)
 		s6, r6 := cost(6)
@@ -314,7 +313,7 @@ func TestConcurrentCreates(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			db := env.DB(nil)
+			db := env.DB()
 			ids := db.IDs(env.Table("CountersTable"), 30)
 			seq, err := db.Orders(env.Table("OrdersTable")).Create(ctx, "alice", newOrder(t, ids, i))
 			errs <- err
@@ -336,7 +335,7 @@ func TestConcurrentCreates(t *testing.T) {
 		}
 		seen[s] = true
 	}
-	got, total, err := env.DB(nil).Orders(env.Table("OrdersTable")).Page(ctx, "alice", 1, 100)
+	got, total, err := env.DB().Orders(env.Table("OrdersTable")).Page(ctx, "alice", 1, 100)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -369,7 +368,7 @@ func TestIDsUniqueAcrossInstances(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ids := env.DB(nil).IDs(env.Table("CountersTable"), 7)
+			ids := env.DB().IDs(env.Table("CountersTable"), 7)
 			for j := 0; j < 25; j++ {
 				first, err := ids.Reserve(ctx, 3)
 				if err != nil {
@@ -396,7 +395,7 @@ func TestIDsUniqueAcrossInstances(t *testing.T) {
 func TestTokens(t *testing.T) {
 	ctx := context.Background()
 	env := storetest.New(t)
-	tokens := env.DB(nil).Tokens(env.Table("TokensTable"))
+	tokens := env.DB().Tokens(env.Table("TokensTable"))
 	secret, hash, err := localdb.Hasher().NewToken()
 	if err != nil {
 		t.Fatal(err)
@@ -469,7 +468,7 @@ func TestTokens(t *testing.T) {
 // TestEngineDownIsUnavailable: a DynamoDB that cannot be reached is a 503
 // kind of error, not a 500, and carries no address in its message.
 func TestEngineDownIsUnavailable(t *testing.T) {
-	db := store.New(localdb.Client("http://127.0.0.1:1"), nil)
+	db := store.New(localdb.Client("http://127.0.0.1:1"))
 	_, err := db.Articles("ArticlesTable").Get(context.Background(), "Affidavit", "Delhi")
 	if got, want := rules.ErrorCode(err), rules.EUNAVAILABLE; got != want {
 		t.Fatalf("code = %q, want %q (%v)", got, want, err)

@@ -43,9 +43,8 @@ func (it tokenItem) token() auth.Token {
 // Token returns the token with the given hash (one GetItem), or ENOTFOUND.
 func (s *Tokens) Token(ctx context.Context, hash string) (auth.Token, error) {
 	out, err := s.db.client.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName:              aws.String(s.table),
-		Key:                    map[string]types.AttributeValue{"hash": &types.AttributeValueMemberS{Value: hash}},
-		ReturnConsumedCapacity: s.db.capacity(),
+		TableName: aws.String(s.table),
+		Key:       map[string]types.AttributeValue{"hash": &types.AttributeValueMemberS{Value: hash}},
 	})
 	if err != nil {
 		return auth.Token{}, fail("GetItem", err)
@@ -71,7 +70,6 @@ func (s *Tokens) Create(ctx context.Context, t auth.Token) error {
 		Item:                     item,
 		ConditionExpression:      aws.String("attribute_not_exists(#h)"),
 		ExpressionAttributeNames: map[string]string{"#h": "hash"},
-		ReturnConsumedCapacity:   s.db.capacity(),
 	})
 	if conditionFailed(err) {
 		return rules.Errorf(rules.ECONFLICT, "token exists")
@@ -86,7 +84,7 @@ func (s *Tokens) Create(ctx context.Context, t auth.Token) error {
 // table), oldest first.
 func (s *Tokens) List(ctx context.Context) ([]auth.Token, error) {
 	var ts []auth.Token
-	p := dynamodb.NewScanPaginator(s.db.client, &dynamodb.ScanInput{TableName: aws.String(s.table), ReturnConsumedCapacity: s.db.capacity()})
+	p := dynamodb.NewScanPaginator(s.db.client, &dynamodb.ScanInput{TableName: aws.String(s.table)})
 	for p.HasMorePages() {
 		out, err := p.NextPage(ctx)
 		if err != nil {
@@ -141,7 +139,6 @@ func (s *Tokens) Revoke(ctx context.Context, id string, now time.Time) (auth.Tok
 		ConditionExpression:       aws.String("attribute_exists(#h) AND attribute_not_exists(revoked_at)"),
 		ExpressionAttributeNames:  map[string]string{"#h": "hash"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":r": &types.AttributeValueMemberS{Value: t.RevokedAt.Format(time.RFC3339Nano)}},
-		ReturnConsumedCapacity:    s.db.capacity(),
 	})
 	if conditionFailed(err) {
 		// Revoked meanwhile by someone else: report the stored revocation.

@@ -22,7 +22,7 @@ func TestSeed(t *testing.T) {
 	t.Run("BadCatalogueRefusedWhole", func(t *testing.T) {
 		file := filepath.Join(t.TempDir(), "bad.json")
 		os.WriteFile(file, []byte(`[{"purpose_name":"Will","state":"Atlantis","min":5,"max":1,"fixed":null,"toFollowConsiderationPrice":false,"amountPercentConsideration":null}]`), 0o600)
-		_, err := Seed(ctx, env.DB(nil), file, true)
+		_, err := Seed(ctx, env.DB(), file, true)
 		if err == nil || !strings.Contains(err.Error(), "[0].state") || !strings.Contains(err.Error(), "[0].max") {
 			t.Fatalf("err = %v, want every row error", err)
 		}
@@ -37,7 +37,7 @@ func TestSeed(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := 0; i < 2; i++ {
-			n, err := Seed(ctx, env.DB(nil), filepath.Join(root, SampleCatalogue), true)
+			n, err := Seed(ctx, env.DB(), filepath.Join(root, SampleCatalogue), true)
 			if err != nil || n != 11 {
 				t.Fatalf("run %d: Seed = %d, %v; want 11, nil", i, n, err)
 			}

@@ -7,8 +7,9 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -93,9 +94,15 @@ func New(t testing.TB) *Env {
 	return e
 }
 
-// DB returns a store over this test's engine, reporting calls to observer (may be nil).
-func (e *Env) DB(observer store.Observer) *store.DB {
-	return store.New(e.Client, observer)
+// DB returns a store straight over this test's engine, around any proxy.
+// To watch a store's calls, give it the endpoint of a Proxy (ProxiedDB).
+func (e *Env) DB() *store.DB { return store.New(e.Client) }
+
+// ProxiedDB starts a proxy in front of this test's engine (NewProxy) and
+// returns a store whose calls go through it, and the proxy.
+func (e *Env) ProxiedDB() (*store.DB, *Proxy) {
+	p := e.NewProxy()
+	return store.New(localdb.Client(p.URL)), p
 }
 
 // Table returns this test's name of the table with the given logical id.
@@ -144,57 +151,26 @@ func (e *Env) Getenv(fn string, read map[string]bool) func(string) string {
 	}
 }
 
-// Calls records DynamoDB calls; its Observe method is a store.Observer.
-type Calls struct {
-	mu    sync.Mutex
-	calls []store.Call
-}
-
-// Observe records c.
-func (c *Calls) Observe(call store.Call) {
-	c.mu.Lock()
-	c.calls = append(c.calls, call)
-	c.mu.Unlock()
-}
-
-// Take returns the calls recorded so far and forgets them.
-func (c *Calls) Take() []store.Call {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	out := c.calls
-	c.calls = nil
-	return out
-}
-
-// Summary renders calls as "Operation:table" counts, sorted, e.g.
+// Operations renders calls as "Operation:LogicalTable=count", sorted, e.g.
 // "GetItem:ArticlesTable=1 PutItem:OrdersTable=1", with table names mapped
 // back to logical ids.
-func (e *Env) Summary(calls []store.Call) string {
-	var cs []callLike
-	for _, c := range calls {
-		cs = append(cs, callLike{c.Operation, c.Table})
-	}
-	return e.summary(cs)
-}
-
-type callLike struct{ op, table string }
-
-// Operations renders calls as a sorted "Operation:LogicalTable=count" list,
-// like Env.Summary.
 func (e *Env) Operations(calls []ProxyCall) string {
-	var cs []callLike
+	logical := e.logicalIDs()
+	counts := map[string]int{}
 	for _, c := range calls {
-		cs = append(cs, callLike{c.Operation, c.Table})
+		counts[c.Operation+":"+logical[c.Table]]++
 	}
-	return e.summary(cs)
+	keys := slices.Sorted(maps.Keys(counts))
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%d", k, counts[k])
+	}
+	return strings.Join(parts, " ")
 }
 
 // Used returns, per logical table, the set of operations seen in calls.
 func (e *Env) Used(calls []ProxyCall) map[string]map[string]bool {
-	logical := map[string]string{}
-	for id, n := range e.Names {
-		logical[n] = id
-	}
+	logical := e.logicalIDs()
 	out := map[string]map[string]bool{}
 	for _, c := range calls {
 		id := logical[c.Table]
@@ -206,26 +182,11 @@ func (e *Env) Used(calls []ProxyCall) map[string]map[string]bool {
 	return out
 }
 
-// T returns the test the Env belongs to.
-func (e *Env) T() testing.TB { return e.t }
-
-func (e *Env) summary(calls []callLike) string {
+// logicalIDs maps this test's table names to their logical ids.
+func (e *Env) logicalIDs() map[string]string {
 	logical := map[string]string{}
 	for id, n := range e.Names {
 		logical[n] = id
 	}
-	counts := map[string]int{}
-	for _, c := range calls {
-		counts[c.op+":"+logical[c.table]]++
-	}
-	keys := make([]string, 0, len(counts))
-	for k := range counts {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s=%d", k, counts[k])
-	}
-	return strings.Join(parts, " ")
+	return logical
 }
