@@ -40,7 +40,14 @@ func Seed(ctx context.Context, db *store.DB, catalogue string, devToken bool) (i
 		var e *rules.Error
 		if errors.As(err, &e) {
 			for _, f := range e.Fields {
-				err = fmt.Errorf("%w\n  %s: %s", err, f.Path, f.Message)
+				switch {
+				case f.Path == "" && f.Message == e.Message:
+					// the file's own error, said already
+				case f.Path == "":
+					err = fmt.Errorf("%w\n  %s", err, f.Message)
+				default:
+					err = fmt.Errorf("%w\n  %s: %s", err, f.Path, f.Message)
+				}
 			}
 		}
 		return 0, fmt.Errorf("%s: %w", catalogue, err)

@@ -27,6 +27,20 @@ func TestSeed(t *testing.T) {
 			t.Fatalf("err = %v, want every row error", err)
 		}
 	})
+	t.Run("NotJSONSaidOnce", func(t *testing.T) {
+		file := filepath.Join(t.TempDir(), "bad.json")
+		os.WriteFile(file, []byte("some invalid json"), 0o600)
+		_, err := Seed(ctx, env.DB(nil), file, true)
+		if err == nil {
+			t.Fatal("Seed = nil, want an error")
+		}
+		if got, want := strings.Count(err.Error(), "not valid JSON"), 1; got != want {
+			t.Errorf("error says %d times that the file is not JSON, want %d:\n%s", got, want, err)
+		}
+		if strings.Contains(err.Error(), "\n  : ") {
+			t.Errorf("error has a row error with no path:\n%s", err)
+		}
+	})
 	t.Run("SampleAndDevTokenTwice", func(t *testing.T) {
 		// Seed names tables by logical id, as the local stack does.
 		names := map[string]string{}
