@@ -15,6 +15,9 @@
 //	ARTICLES             a JSON catalogue to seed instead of cmd/local/articles.json
 //
 // With -db-only it runs just the database, for `sam local start-api`.
+//
+// It refuses to start when an address it needs is in use (another local
+// stack's, say), naming the variable that moves it.
 package main
 
 import (
@@ -25,6 +28,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 )
 
 func main() {
@@ -45,7 +49,13 @@ type options struct {
 	out    io.Writer
 	// ready, when set, receives the stack once it serves.
 	ready func(*stack)
+	// endpointWait bounds the wait for DYNAMODB_ENDPOINT to answer
+	// (defaultEndpointWait when zero).
+	endpointWait time.Duration
 }
+
+// defaultEndpointWait is how long a run waits for DYNAMODB_ENDPOINT to answer.
+const defaultEndpointWait = 10 * time.Second
 
 // run starts the stack, serves until ctx ends, then stops everything it started.
 func run(ctx context.Context, o options) error {
@@ -54,11 +64,11 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	defer s.close()
-	s.banner(o.out)
+	s.banner()
 	if o.ready != nil {
 		o.ready(s)
 	}
 	<-ctx.Done()
-	fmt.Fprintln(o.out, "local: stopping")
+	fmt.Fprintln(s.out, "local: stopping")
 	return nil
 }

@@ -1,0 +1,373 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"stampduty/shared/functest"
+	"stampduty/shared/store/localdb"
+)
+
+// commandDir holds the cmd/local binary the tests build (see command).
+var commandDir string
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if commandDir != "" {
+		os.RemoveAll(commandDir)
+	}
+	os.Exit(code)
+}
+
+var (
+	buildOnce  sync.Once
+	commandErr error
+)
+
+// command returns the path of cmd/local built as `make local` builds it.
+func command(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		if commandDir, commandErr = os.MkdirTemp("", "cmd-local-test-"); commandErr != nil {
+			return
+		}
+		out, err := exec.Command("go", "build", "-o", filepath.Join(commandDir, "local"), ".").CombinedOutput()
+		if err != nil {
+			commandErr = fmt.Errorf("go build: %w\n%s", err, out)
+		}
+	})
+	if commandErr != nil {
+		t.Fatal(commandErr)
+	}
+	return filepath.Join(commandDir, "local")
+}
+
+func moduleRoot(t *testing.T) string {
+	t.Helper()
+	wd, _ := os.Getwd()
+	root, err := localdb.ModuleRoot(wd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// freeAddr returns a loopback address nothing listens on.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// occupy listens on a free loopback address until the test ends, accepting
+// connections and never answering them.
+func occupy(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		l.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return l.Addr().String()
+}
+
+// children returns the processes whose parent is this one.
+func children(t *testing.T) []string {
+	t.Helper()
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	var kids []string
+	for _, f := range stats {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue // gone meanwhile
+		}
+		// pid (comm) state ppid ...: comm may hold spaces and parentheses.
+		i := bytes.LastIndexByte(b, ')')
+		fields := strings.Fields(string(b[i+1:]))
+		if len(fields) > 1 && fields[1] == strconv.Itoa(os.Getpid()) {
+			kids = append(kids, string(b[:i+1]))
+		}
+	}
+	return kids
+}
+
+// processesWith returns the processes other than this one whose command
+// line contains any of needles.
+func processesWith(needles ...string) []string {
+	lines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	var found []string
+	for _, f := range lines {
+		b, err := os.ReadFile(f)
+		if err != nil || filepath.Base(filepath.Dir(f)) == strconv.Itoa(os.Getpid()) {
+			continue
+		}
+		cmdline := string(bytes.ReplaceAll(b, []byte{0}, []byte{' '}))
+		for _, n := range needles {
+			if strings.Contains(cmdline, n) {
+				found = append(found, cmdline)
+				break
+			}
+		}
+	}
+	return found
+}
+
+// checkEmpty fails t unless dir holds nothing.
+func checkEmpty(t *testing.T, dir string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		t.Errorf("%s left in the temporary folder", e.Name())
+	}
+}
+
+// tryStart runs the stack with env until it is ready, and stops it then.
+// It returns run's error, and whether the stack came up.
+func tryStart(t *testing.T, env map[string]string, o options) (started bool, out string, err error) {
+	t.Helper()
+	buf := &functest.SyncBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	o.getenv = func(k string) string { return env[k] }
+	o.out = buf
+	ready := make(chan struct{}, 1)
+	o.ready = func(*stack) { ready <- struct{}{} }
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, o) }()
+	select {
+	case <-ready:
+		cancel()
+		return true, buf.String(), <-done
+	case err := <-done:
+		return false, buf.String(), err
+	case <-time.After(3 * time.Minute):
+		t.Fatalf("run neither started nor failed in 3 minutes\n%s", buf)
+		return false, "", nil
+	}
+}
+
+// startupError is a way for the stack to fail to start.
+type startupError struct {
+	name string
+	// env returns the stack's environment; the test's temporary folders are
+	// made before TMPDIR is set.
+	env func(t *testing.T) map[string]string
+	// want are what the message must say.
+	want []string
+	// early: the stack must fail before it builds anything.
+	early bool
+}
+
+func startupErrors() []startupError {
+	return []startupError{{
+		name: "APIAddressInUse",
+		env: func(t *testing.T) map[string]string {
+			return map[string]string{"LOCAL_ADDR": occupy(t), "LOCAL_DYNAMODB_ADDR": "127.0.0.1:0"}
+		},
+		want:  []string{"in use", "LOCAL_ADDR"},
+		early: true,
+	}, {
+		name: "DatabaseAddressInUse",
+		env: func(t *testing.T) map[string]string {
+			return map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "LOCAL_DYNAMODB_ADDR": occupy(t)}
+		},
+		want:  []string{"in use", "LOCAL_DYNAMODB_ADDR"},
+		early: true,
+	}, {
+		// A second `make local` beside a first one: both variables are named at once.
+		name: "BothAddressesInUse",
+		env: func(t *testing.T) map[string]string {
+			return map[string]string{"LOCAL_ADDR": occupy(t), "LOCAL_DYNAMODB_ADDR": occupy(t)}
+		},
+		want:  []string{"LOCAL_ADDR", "LOCAL_DYNAMODB_ADDR"},
+		early: true,
+	}, {
+		name: "BadArticlesFile",
+		env: func(t *testing.T) map[string]string {
+			file := filepath.Join(t.TempDir(), "articles.json")
+			os.WriteFile(file, []byte("some invalid json"), 0o600)
+			return map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "LOCAL_DYNAMODB_ADDR": "127.0.0.1:0", "ARTICLES": file}
+		},
+		want: []string{"ARTICLES", "articles.json"},
+	}, {
+		name: "MissingArticlesFile",
+		env: func(t *testing.T) map[string]string {
+			return map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "LOCAL_DYNAMODB_ADDR": "127.0.0.1:0", "ARTICLES": filepath.Join(t.TempDir(), "none.json")}
+		},
+		want: []string{"ARTICLES", "none.json", "no such file"},
+	}, {
+		name: "DynamoDBEndpointRefuses",
+		env: func(t *testing.T) map[string]string {
+			return map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "DYNAMODB_ENDPOINT": "http://" + freeAddr(t)}
+		},
+		want:  []string{"DYNAMODB_ENDPOINT", "does not answer", "connection refused"},
+		early: true,
+	}, {
+		name: "DynamoDBEndpointSilent",
+		env: func(t *testing.T) map[string]string {
+			return map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "DYNAMODB_ENDPOINT": "http://" + occupy(t)}
+		},
+		want:  []string{"DYNAMODB_ENDPOINT", "does not answer"},
+		early: true,
+	}}
+}
+
+// TestStartupErrors: a stack that cannot start says why, and leaves no
+// process and no temporary folder behind.
+func TestStartupErrors(t *testing.T) {
+	for _, c := range startupErrors() {
+		t.Run(c.name, func(t *testing.T) {
+			env := c.env(t)
+			tmp := t.TempDir()
+			t.Setenv("TMPDIR", tmp)
+			begin := time.Now()
+			started, out, err := tryStart(t, env, options{endpointWait: 2 * time.Second})
+			if started {
+				t.Fatalf("the stack started, want an error\n%s", out)
+			}
+			if err == nil {
+				t.Fatalf("run returned nil, want an error\n%s", out)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %q", err, w)
+				}
+			}
+			if c.early && strings.Contains(out, "building") {
+				t.Errorf("failed after building, want before:\n%s", out)
+			}
+			if took := time.Since(begin); took > 20*time.Second {
+				t.Errorf("took %v to fail", took)
+			}
+			if kids := children(t); len(kids) > 0 {
+				t.Errorf("processes left running: %v", kids)
+			}
+			checkEmpty(t, tmp)
+		})
+	}
+}
+
+// TestStartupErrorsExit: the command itself ends a failed start with its
+// message on stderr and exit status 1, not a panic.
+func TestStartupErrorsExit(t *testing.T) {
+	bin := command(t)
+	root := moduleRoot(t)
+	for _, c := range startupErrors() {
+		if c.name == "DynamoDBEndpointSilent" {
+			continue // waits the whole default time; TestStartupErrors covers it
+		}
+		t.Run(c.name, func(t *testing.T) {
+			env := c.env(t)
+			tmp := t.TempDir()
+			cmd := exec.Command(bin)
+			cmd.Dir = root
+			cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+			for k, v := range env {
+				cmd.Env = append(cmd.Env, k+"="+v)
+			}
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			go func() { <-ctx.Done(); syscall.Kill(cmd.Process.Pid, syscall.SIGKILL) }()
+			err := cmd.Run()
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) {
+				t.Fatalf("exit: %v, want status 1\nstdout:\n%s\nstderr:\n%s", err, &stdout, &stderr)
+			}
+			if got, want := exit.ExitCode(), 1; got != want {
+				t.Errorf("exit status %d, want %d", got, want)
+			}
+			msg := stderr.String()
+			if !strings.HasPrefix(msg, "local: ") || strings.Contains(msg, "panic") || strings.Contains(msg, "goroutine ") {
+				t.Errorf("stderr is not the message alone:\n%s", msg)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("stderr does not say %q:\n%s", w, msg)
+				}
+			}
+			checkEmpty(t, tmp)
+		})
+	}
+}
+
+// TestSecondStackLeavesTheFirstAlone: a stack whose database address is
+// another engine's refuses to start, names the variable that moves it, and
+// leaves the other engine's data as it was.
+func TestSecondStackLeavesTheFirstAlone(t *testing.T) {
+	ctx := context.Background()
+	first, err := localdb.Start(ctx, moduleRoot(t), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Stop()
+	client := localdb.Client(first.Endpoint)
+	if _, err := client.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:            aws.String("FirstStacksTable"),
+		BillingMode:          types.BillingModePayPerRequest,
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+
+	started, out, err := tryStart(t, map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "LOCAL_DYNAMODB_ADDR": strings.TrimPrefix(first.Endpoint, "http://")}, options{})
+	if started {
+		t.Errorf("the second stack started on the first one's engine\n%s", out)
+	}
+	if err == nil || !strings.Contains(err.Error(), "LOCAL_DYNAMODB_ADDR") {
+		t.Errorf("run = %v, want an error naming LOCAL_DYNAMODB_ADDR", err)
+	}
+	tables, err := client.ListTables(ctx, &dynamodb.ListTablesInput{})
+	if err != nil {
+		t.Fatalf("the first engine no longer answers: %v", err)
+	}
+	if got, want := tables.TableNames, []string{"FirstStacksTable"}; !slices.Equal(got, want) {
+		t.Errorf("the first engine's tables = %v, want %v", got, want)
+	}
+}
