@@ -17,7 +17,8 @@
 // With -db-only it runs just the database, for `sam local start-api`.
 //
 // It refuses to start when an address it needs is in use (another local
-// stack's, say), naming the variable that moves it.
+// stack's, say), naming the variable that moves it; it prints what it
+// builds, and accepts connections only once it can answer them.
 package main
 
 import (
@@ -59,12 +60,14 @@ const defaultEndpointWait = 10 * time.Second
 
 // run starts the stack, serves until ctx ends, then stops everything it started.
 func run(ctx context.Context, o options) error {
+	begin := time.Now()
 	s, err := start(ctx, o)
 	if err != nil {
 		return err
 	}
 	defer s.close()
 	s.banner()
+	fmt.Fprintf(s.out, "local: ready in %.1fs\n", time.Since(begin).Seconds())
 	if o.ready != nil {
 		o.ready(s)
 	}

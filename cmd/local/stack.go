@@ -48,8 +48,10 @@ type stack struct {
 
 // start brings the stack up: database, tables, seed data, function
 // binaries, and (unless dbOnly) the API. It checks first that the addresses
-// it needs are free, so that it fails before anything slow. On error, what
-// was started is stopped and nothing is left behind.
+// it needs are free, so that it fails before anything slow; and it listens
+// on the API's address only once every function is built, so that no
+// connection waits on a stack that cannot answer yet. On error, what was
+// started is stopped and nothing is left behind.
 func start(ctx context.Context, o options) (*stack, error) {
 	wd, _ := os.Getwd()
 	root, err := localdb.ModuleRoot(wd)
@@ -80,6 +82,7 @@ func start(ctx context.Context, o options) (*stack, error) {
 // open does start's work once the addresses are known to be free.
 func (s *stack) open(ctx context.Context, o options) error {
 	if s.dbAddr != "" {
+		fmt.Fprintf(s.out, "local: starting DynamoDB (dynalite) on %s…\n", s.dbAddr)
 		db, err := localdb.Start(ctx, s.root, s.dbAddr, nil)
 		if errors.Is(err, localdb.ErrAddrInUse) {
 			return inUse(s.dbBusy())
@@ -92,6 +95,7 @@ func (s *stack) open(ctx context.Context, o options) error {
 	// Tables are named by their logical ids, as `sam local` resolves !Ref.
 	client := localdb.Client(s.Endpoint)
 	if s.db == nil {
+		fmt.Fprintf(s.out, "local: using the DynamoDB at %s (DYNAMODB_ENDPOINT)…\n", s.Endpoint)
 		if err := answers(ctx, client, cmp.Or(o.endpointWait, defaultEndpointWait)); err != nil {
 			return fmt.Errorf("DYNAMODB_ENDPOINT %s does not answer: %w", s.Endpoint, err)
 		}
@@ -105,6 +109,10 @@ func (s *stack) open(ctx context.Context, o options) error {
 	if o.dbOnly {
 		return nil
 	}
+	routes, err := s.build(ctx)
+	if err != nil {
+		return err
+	}
 	l, err := net.Listen("tcp", s.apiAddr)
 	if errors.Is(err, syscall.EADDRINUSE) {
 		return inUse(s.apiBusy())
@@ -113,25 +121,27 @@ func (s *stack) open(ctx context.Context, o options) error {
 		return fmt.Errorf("serve the API on %s: %w (set LOCAL_ADDR to use another address)", s.apiAddr, err)
 	}
 	s.URL = "http://" + l.Addr().String()
-	routes, err := s.build(ctx)
-	if err != nil {
-		l.Close()
-		return err
-	}
 	s.server = &http.Server{Handler: apigw.NewHandler(routes, apigw.Options{Log: s.out}), ReadHeaderTimeout: 10 * time.Second}
 	go s.server.Serve(l)
 	return nil
 }
 
 // build builds every function of the template for this machine into a
-// temporary folder and returns the API's routes to them.
+// temporary folder, saying which as it goes (a first run with an empty Go
+// build cache takes a minute), and returns the API's routes to them.
 func (s *stack) build(ctx context.Context) ([]apigw.Route, error) {
 	var err error
 	if s.tmp, err = os.MkdirTemp("", "stampduty-local-"); err != nil {
 		return nil, fmt.Errorf("make a folder for the builds: %w", err)
 	}
+	begin := time.Now()
 	var routes []apigw.Route
-	for _, f := range s.tmpl.Functions {
+	for i, f := range s.tmpl.Functions {
+		hint := ""
+		if i == 0 {
+			hint = " (the first run may take a minute)"
+		}
+		fmt.Fprintf(s.out, "local: building %s…%s\n", f.LogicalID, hint)
 		bin, err := localstack.Build(ctx, s.root, s.tmp, f.LogicalID, false)
 		if err != nil {
 			return nil, err
@@ -146,6 +156,7 @@ func (s *stack) build(ctx context.Context) ([]apigw.Route, error) {
 			routes = append(routes, apigw.Route{Method: r.Method, Path: r.Path, Target: pool})
 		}
 	}
+	fmt.Fprintf(s.out, "local: built %d functions in %.1fs\n", len(s.tmpl.Functions), time.Since(begin).Seconds())
 	return routes, nil
 }
 

@@ -371,3 +371,80 @@ func TestSecondStackLeavesTheFirstAlone(t *testing.T) {
 		t.Errorf("the first engine's tables = %v, want %v", got, want)
 	}
 }
+
+// TestListensOnlyWhenReady: the API address refuses connections until every
+// function is built, and the output says what is being built before the
+// banner.
+func TestListensOnlyWhenReady(t *testing.T) {
+	addr := freeAddr(t)
+	out := &functest.SyncBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ready := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, options{
+			getenv: vars{"LOCAL_ADDR": addr, "LOCAL_DYNAMODB_ADDR": "127.0.0.1:0"}.getenv,
+			out:    out,
+			ready:  func(*stack) { close(ready) },
+		})
+	}()
+
+	// Dial until the stack is ready; the first connection accepted must
+	// come after the functions are built.
+	refused, accepted, outThen := 0, false, ""
+probe:
+	for {
+		select {
+		case <-ready:
+			break probe
+		case err := <-done:
+			t.Fatalf("run: %v\n%s", err, out)
+		default:
+		}
+		c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+		if err == nil {
+			accepted, outThen = true, out.String()
+			c.Close()
+			break
+		}
+		refused++
+		time.Sleep(10 * time.Millisecond)
+	}
+	if refused == 0 {
+		t.Error("no connection was refused while the stack started")
+	}
+	if accepted && !strings.Contains(outThen, "local: built") {
+		t.Errorf("a connection was accepted before the functions were built; output then:\n%s", outThen)
+	}
+	select {
+	case <-ready:
+	case err := <-done:
+		t.Fatalf("run: %v\n%s", err, out)
+	case <-time.After(3 * time.Minute):
+		t.Fatalf("not ready in 3 minutes\n%s", out)
+	}
+
+	text := out.String()
+	banner := strings.Index(text, "DynamoDB (local):")
+	for _, line := range []string{"local: building CreateOrderFunction", "local: building ListOrdersFunction", "local: building ListArticlesFunction", "local: built"} {
+		if i := strings.Index(text, line); i < 0 || i > banner {
+			t.Errorf("%q is not in the output before the banner:\n%s", line, text)
+		}
+	}
+	if !strings.Contains(text, "first run may take a minute") {
+		t.Errorf("the output does not warn that the first run is slow:\n%s", text)
+	}
+	if i := strings.Index(text, "local: ready"); i < banner {
+		t.Errorf("no ready line after the banner:\n%s", text)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("run: %v", err)
+	}
+}
+
+// vars is an environment.
+type vars map[string]string
+
+func (v vars) getenv(k string) string { return v[k] }
