@@ -18,7 +18,8 @@
 //
 // It refuses to start when an address it needs is in use (another local
 // stack's, say), naming the variable that moves it; it prints what it
-// builds, and accepts connections only once it can answer them.
+// builds, and accepts connections only once it can answer them. Ctrl-C
+// stops everything it started, and it then exits 0.
 package main
 
 import (
@@ -35,8 +36,15 @@ import (
 func main() {
 	dbOnly := flag.Bool("db-only", false, "run only the local DynamoDB (tables, catalogue, dev token), e.g. for sam local start-api")
 	flag.Parse()
+	// Ctrl-C (SIGINT) or SIGTERM is the normal way to stop: run stops
+	// everything it started and the exit status is 0. Once stopping, the
+	// signals' default action is back, so a second Ctrl-C ends at once.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 	if err := run(ctx, options{getenv: os.Getenv, dbOnly: *dbOnly, out: os.Stdout}); err != nil {
 		fmt.Fprintln(os.Stderr, "local:", err)
 		os.Exit(1)
@@ -58,14 +66,18 @@ type options struct {
 // defaultEndpointWait is how long a run waits for DYNAMODB_ENDPOINT to answer.
 const defaultEndpointWait = 10 * time.Second
 
-// run starts the stack, serves until ctx ends, then stops everything it started.
+// run starts the stack, serves until ctx ends, then stops everything it
+// started. A ctx that ends while the stack starts is a normal stop too.
 func run(ctx context.Context, o options) error {
 	begin := time.Now()
 	s, err := start(ctx, o)
 	if err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintln(o.out, "local: stopped")
+			return nil
+		}
 		return err
 	}
-	defer s.close()
 	s.banner()
 	fmt.Fprintf(s.out, "local: ready in %.1fs\n", time.Since(begin).Seconds())
 	if o.ready != nil {
@@ -73,5 +85,7 @@ func run(ctx context.Context, o options) error {
 	}
 	<-ctx.Done()
 	fmt.Fprintln(s.out, "local: stopping")
+	s.close()
+	fmt.Fprintln(s.out, "local: stopped")
 	return nil
 }

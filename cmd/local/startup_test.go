@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -448,3 +449,154 @@ probe:
 type vars map[string]string
 
 func (v vars) getenv(k string) string { return v[k] }
+
+// interrupted runs cmd, in its own process group as a shell runs a job, until
+// its output has the banner, then sends SIGINT to the group as Ctrl-C in a
+// terminal does, and waits for it. It returns how the command ended and its
+// output.
+func interrupted(t *testing.T, cmd *exec.Cmd) (*os.ProcessState, string) {
+	t.Helper()
+	out := &functest.SyncBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waited := make(chan struct{})
+	go func() { cmd.Wait(); close(waited) }()
+	kill := func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); <-waited }
+	deadline := time.After(3 * time.Minute)
+	for !strings.Contains(out.String(), "Ctrl-C stops everything.") {
+		select {
+		case <-waited:
+			t.Fatalf("ended before it was ready: %v\n%s", cmd.ProcessState, out)
+		case <-deadline:
+			kill()
+			t.Fatalf("not ready in 3 minutes\n%s", out)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	// A request, so that a function instance runs too.
+	if m := regexp.MustCompile(`API: (http://\S+)`).FindStringSubmatch(out.String()); m != nil {
+		if c, err := net.DialTimeout("tcp", strings.TrimPrefix(m[1], "http://"), time.Second); err == nil {
+			fmt.Fprintf(c, "GET /api/stamp-duty-datas HTTP/1.0\r\n\r\n")
+			c.SetReadDeadline(time.Now().Add(30 * time.Second))
+			var b [512]byte
+			c.Read(b[:])
+			c.Close()
+		}
+	}
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
+	select {
+	case <-waited:
+	case <-time.After(30 * time.Second):
+		kill()
+		t.Fatalf("still running 30s after SIGINT\n%s", out)
+	}
+	return cmd.ProcessState, out.String()
+}
+
+// checkStoppedEverything fails t if a process of the stack whose output is
+// out, or anything in its temporary folder tmp, is left.
+func checkStoppedEverything(t *testing.T, out, tmp string) {
+	t.Helper()
+	needles := []string{tmp}
+	if m := regexp.MustCompile(`DynamoDB \(local\): http://127\.0\.0\.1:(\d+)`).FindStringSubmatch(out); m != nil {
+		needles = append(needles, "--port "+m[1]+" ")
+	} else {
+		t.Errorf("no database address in the output:\n%s", out)
+	}
+	if left := processesWith(needles...); len(left) > 0 {
+		t.Errorf("processes left running: %v", left)
+	}
+	checkEmpty(t, tmp)
+}
+
+// TestInterrupt: Ctrl-C is the normal way to stop the stack.
+func TestInterrupt(t *testing.T) {
+	root := moduleRoot(t)
+	env := func(tmp string) []string {
+		var env []string
+		for _, kv := range os.Environ() {
+			// as if from a terminal, not from within `make test`
+			if k, _, _ := strings.Cut(kv, "="); k != "MAKEFLAGS" && k != "MFLAGS" && k != "MAKELEVEL" {
+				env = append(env, kv)
+			}
+		}
+		return append(env, "TMPDIR="+tmp, "LOCAL_ADDR=127.0.0.1:0", "LOCAL_DYNAMODB_ADDR=127.0.0.1:0")
+	}
+
+	t.Run("CommandExitsZero", func(t *testing.T) {
+		tmp := t.TempDir()
+		cmd := exec.Command(command(t))
+		cmd.Dir, cmd.Env = root, env(tmp)
+		state, out := interrupted(t, cmd)
+		if got, want := state.ExitCode(), 0; got != want {
+			t.Errorf("exit status %d (%v), want %d\n%s", got, state, want, out)
+		}
+		if !strings.Contains(out, "local: stopped") {
+			t.Errorf("output does not end with local: stopped:\n%s", out)
+		}
+		checkStoppedEverything(t, out, tmp)
+	})
+
+	t.Run("WhileBuildingStopsCleanly", func(t *testing.T) {
+		tmp := t.TempDir()
+		t.Setenv("TMPDIR", tmp)
+		out := &functest.SyncBuffer{}
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		done := make(chan error, 1)
+		go func() {
+			done <- run(ctx, options{getenv: vars{"LOCAL_ADDR": "127.0.0.1:0", "LOCAL_DYNAMODB_ADDR": "127.0.0.1:0"}.getenv, out: out})
+		}()
+		for !strings.Contains(out.String(), "local: building CreateOrderFunction") {
+			select {
+			case err := <-done:
+				t.Fatalf("run ended before building: %v\n%s", err, out)
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("run = %v, want nil: Ctrl-C is a normal stop\n%s", err, out)
+			}
+		case <-time.After(time.Minute):
+			t.Fatalf("still running a minute after Ctrl-C\n%s", out)
+		}
+		if !strings.Contains(out.String(), "local: stopped") {
+			t.Errorf("output does not end with local: stopped:\n%s", out)
+		}
+		if kids := children(t); len(kids) > 0 {
+			t.Errorf("processes left running: %v", kids)
+		}
+		if left := processesWith(tmp); len(left) > 0 {
+			t.Errorf("builds left running: %v", left)
+		}
+		checkEmpty(t, tmp)
+	})
+
+	t.Run("MakeLocalPrintsNoError", func(t *testing.T) {
+		tmp := t.TempDir()
+		// `make local` builds into LOCAL_BIN; a test's copy goes to its own folder.
+		cmd := exec.Command("make", "--no-print-directory", "local", "LOCAL_BIN="+filepath.Join(t.TempDir(), "local"))
+		cmd.Dir, cmd.Env = root, env(tmp)
+		state, out := interrupted(t, cmd)
+		if strings.Contains(out, "make: ***") || strings.Contains(out, "exit status") {
+			t.Errorf("Ctrl-C reported as a failure:\n%s", out)
+		}
+		// GNU make, interrupted itself, waits for the recipe and then ends by
+		// the same signal (as any program Ctrl-C stops; shells print nothing
+		// for it). Any other end is a failure.
+		ws := state.Sys().(syscall.WaitStatus)
+		if !(ws.Exited() && ws.ExitStatus() == 0) && !(ws.Signaled() && ws.Signal() == syscall.SIGINT) {
+			t.Errorf("make ended with %v, want exit status 0 or SIGINT\n%s", state, out)
+		}
+		if !strings.Contains(out, "local: stopped") {
+			t.Errorf("output does not end with local: stopped:\n%s", out)
+		}
+		checkStoppedEverything(t, out, tmp)
+	})
+}

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"stampduty/cmd/internal/runtimeapi"
@@ -76,6 +77,11 @@ func Build(ctx context.Context, root, dir, logicalID string, forLambda bool) (st
 	}
 	cmd := exec.CommandContext(ctx, "make", args...)
 	cmd.Dir = root
+	// make and the go build it runs are a process group of their own, ended
+	// together when ctx ends: killing make alone would leave go build
+	// running, writing into a folder its caller is removing.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("build %s: %w\n%s", logicalID, err, b)
 	}
