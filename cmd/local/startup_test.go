@@ -541,6 +541,8 @@ func TestInterrupt(t *testing.T) {
 	})
 
 	t.Run("WhileBuildingStopsCleanly", func(t *testing.T) {
+		// With an empty build cache, the build is surely under way at Ctrl-C.
+		t.Setenv("GOCACHE", t.TempDir())
 		tmp := t.TempDir()
 		t.Setenv("TMPDIR", tmp)
 		out := &functest.SyncBuffer{}
@@ -550,13 +552,14 @@ func TestInterrupt(t *testing.T) {
 		go func() {
 			done <- run(ctx, options{getenv: vars{"LOCAL_ADDR": "127.0.0.1:0", "LOCAL_DYNAMODB_ADDR": "127.0.0.1:0"}.getenv, out: out})
 		}()
-		for !strings.Contains(out.String(), "local: building CreateOrderFunction") {
+		for !slices.ContainsFunc(processesWith(tmp), func(cmdline string) bool { return strings.HasPrefix(cmdline, "go build") }) {
 			select {
 			case err := <-done:
 				t.Fatalf("run ended before building: %v\n%s", err, out)
 			case <-time.After(5 * time.Millisecond):
 			}
 		}
+		time.Sleep(time.Second) // go build has made its work folder, in TMPDIR, and compiles
 		cancel()
 		select {
 		case err := <-done:
