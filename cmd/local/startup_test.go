@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -459,7 +460,15 @@ func interrupted(t *testing.T, cmd *exec.Cmd) (*os.ProcessState, string) {
 	out := &functest.SyncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	// A shell starts a job with SIGINT at its default action, even where it
+	// was started with SIGINT ignored (as background jobs are), which its
+	// children would inherit. A signal this process handles is reset to the
+	// default in a child.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt)
+	err := cmd.Start()
+	signal.Stop(sigs)
+	if err != nil {
 		t.Fatal(err)
 	}
 	waited := make(chan struct{})
@@ -593,6 +602,7 @@ func TestInterrupt(t *testing.T) {
 		// GNU make, interrupted itself, waits for the recipe and then ends by
 		// the same signal (as any program Ctrl-C stops; shells print nothing
 		// for it). Any other end is a failure.
+		t.Logf("make ended with %v", state)
 		ws := state.Sys().(syscall.WaitStatus)
 		if !(ws.Exited() && ws.ExitStatus() == 0) && !(ws.Signaled() && ws.Signal() == syscall.SIGINT) {
 			t.Errorf("make ended with %v, want exit status 0 or SIGINT\n%s", state, out)
