@@ -48,8 +48,17 @@ vet: ## gofmt, go vet, and cfn-lint on template.yaml when cfn-lint is installed
 test: $(DYNALITE) vet ## run every test against a local DynamoDB (dynalite)
 	$(GO) test -race -count=1 ./...
 
+# make local and make local-db build cmd/local, then run it: `go run` ends
+# with status 1 whenever it is interrupted, whatever its program does, so
+# Ctrl-C, the way to stop the stack, ended in "make: *** ... Error 1". The
+# binary stops everything it started on Ctrl-C and exits 0; make, sent the
+# same Ctrl-C, then ends quietly.
+LOCAL_BIN       ?= .build/local
+
 local: $(DYNALITE) ## run the API on http://127.0.0.1:3000 with a local DynamoDB
-	$(GO) run ./cmd/local
+	@echo "local: building cmd/local… (the first run may take a minute)"
+	@$(GO) build -o $(LOCAL_BIN) ./cmd/local
+	@$(LOCAL_BIN)
 
 deploy: ## build and deploy with SAM (needs the SAM CLI and AWS credentials)
 	sam build && sam deploy
@@ -58,7 +67,9 @@ clean: ## remove build output
 	rm -rf .build .aws-sam
 
 local-db: $(DYNALITE) ## run only the local DynamoDB on 127.0.0.1:8000 (tables, catalogue, dev token), for sam local
-	$(GO) run ./cmd/local -db-only
+	@echo "local: building cmd/local… (the first run may take a minute)"
+	@$(GO) build -o $(LOCAL_BIN) ./cmd/local
+	@$(LOCAL_BIN) -db-only
 
 .PHONY: bench
 bench: $(DYNALITE) ## measure cold start, size, warm cost, DynamoDB units and cost per million requests

@@ -15,6 +15,11 @@
 //	ARTICLES             a JSON catalogue to seed instead of cmd/local/articles.json
 //
 // With -db-only it runs just the database, for `sam local start-api`.
+//
+// It refuses to start when an address it needs is in use (another local
+// stack's, say), naming the variable that moves it; it prints what it
+// builds, and accepts connections only once it can answer them. Ctrl-C
+// stops everything it started, and it then exits 0.
 package main
 
 import (
@@ -25,13 +30,21 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 )
 
 func main() {
 	dbOnly := flag.Bool("db-only", false, "run only the local DynamoDB (tables, catalogue, dev token), e.g. for sam local start-api")
 	flag.Parse()
+	// Ctrl-C (SIGINT) or SIGTERM is the normal way to stop: run stops
+	// everything it started and the exit status is 0. Once stopping, the
+	// signals' default action is back, so a second Ctrl-C ends at once.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 	if err := run(ctx, options{getenv: os.Getenv, dbOnly: *dbOnly, out: os.Stdout}); err != nil {
 		fmt.Fprintln(os.Stderr, "local:", err)
 		os.Exit(1)
@@ -45,20 +58,34 @@ type options struct {
 	out    io.Writer
 	// ready, when set, receives the stack once it serves.
 	ready func(*stack)
+	// endpointWait bounds the wait for DYNAMODB_ENDPOINT to answer
+	// (defaultEndpointWait when zero).
+	endpointWait time.Duration
 }
 
-// run starts the stack, serves until ctx ends, then stops everything it started.
+// defaultEndpointWait is how long a run waits for DYNAMODB_ENDPOINT to answer.
+const defaultEndpointWait = 10 * time.Second
+
+// run starts the stack, serves until ctx ends, then stops everything it
+// started. A ctx that ends while the stack starts is a normal stop too.
 func run(ctx context.Context, o options) error {
+	begin := time.Now()
 	s, err := start(ctx, o)
 	if err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintln(o.out, "local: stopped")
+			return nil
+		}
 		return err
 	}
-	defer s.close()
-	s.banner(o.out)
+	s.banner()
+	fmt.Fprintf(s.out, "local: ready in %.1fs\n", time.Since(begin).Seconds())
 	if o.ready != nil {
 		o.ready(s)
 	}
 	<-ctx.Done()
-	fmt.Fprintln(o.out, "local: stopping")
+	fmt.Fprintln(s.out, "local: stopping")
+	s.close()
+	fmt.Fprintln(s.out, "local: stopped")
 	return nil
 }

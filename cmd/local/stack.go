@@ -1,7 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -9,8 +11,13 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"stampduty/cmd/internal/apigw"
 	"stampduty/cmd/internal/localstack"
@@ -26,7 +33,11 @@ type stack struct {
 	URL string
 	// Endpoint is the DynamoDB's address.
 	Endpoint string
+	root     string
 	tmpl     *samtemplate.Template
+	out      io.Writer       // progress, banner and function logs
+	apiAddr  string          // where to serve the API; empty with -db-only
+	dbAddr   string          // where to run dynalite; empty when DYNAMODB_ENDPOINT is given
 	db       *localdb.Server // nil when DYNAMODB_ENDPOINT was given
 	pools    map[string]*runtimeapi.Pool
 	server   *http.Server
@@ -36,8 +47,12 @@ type stack struct {
 }
 
 // start brings the stack up: database, tables, seed data, function
-// binaries, and (unless dbOnly) the API. On error, what was started is stopped.
-func start(ctx context.Context, o options) (s *stack, err error) {
+// binaries, and (unless dbOnly) the API. It checks first that the addresses
+// it needs are free, so that it fails before anything slow; and it listens
+// on the API's address only once every function is built, so that no
+// connection waits on a stack that cannot answer yet. On error, what was
+// started is stopped and nothing is left behind.
+func start(ctx context.Context, o options) (*stack, error) {
 	wd, _ := os.Getwd()
 	root, err := localdb.ModuleRoot(wd)
 	if err != nil {
@@ -47,59 +62,92 @@ func start(ctx context.Context, o options) (s *stack, err error) {
 	if err != nil {
 		return nil, err
 	}
-	s = &stack{tmpl: tmpl, pools: map[string]*runtimeapi.Pool{}}
-	defer func() {
-		if err != nil {
-			s.close()
-		}
-	}()
+	s := &stack{root: root, tmpl: tmpl, out: runtimeapi.LockedWriter(o.out), pools: map[string]*runtimeapi.Pool{}}
+	if !o.dbOnly {
+		s.apiAddr = cmp.Or(o.getenv("LOCAL_ADDR"), "127.0.0.1:3000")
+	}
+	if s.Endpoint = o.getenv("DYNAMODB_ENDPOINT"); s.Endpoint == "" {
+		s.dbAddr = cmp.Or(o.getenv("LOCAL_DYNAMODB_ADDR"), "127.0.0.1:8000")
+	}
+	if err := s.checkAddrs(); err != nil {
+		return nil, err
+	}
+	if err := s.open(ctx, o); err != nil {
+		s.close()
+		return nil, err
+	}
+	return s, nil
+}
 
-	s.Endpoint = o.getenv("DYNAMODB_ENDPOINT")
-	if s.Endpoint == "" {
-		addr := o.getenv("LOCAL_DYNAMODB_ADDR")
-		if addr == "" {
-			addr = "127.0.0.1:8000"
+// open does start's work once the addresses are known to be free.
+func (s *stack) open(ctx context.Context, o options) error {
+	if s.dbAddr != "" {
+		fmt.Fprintf(s.out, "local: starting DynamoDB (dynalite) on %s…\n", s.dbAddr)
+		db, err := localdb.Start(ctx, s.root, s.dbAddr, nil)
+		if errors.Is(err, localdb.ErrAddrInUse) {
+			return inUse(s.dbBusy())
 		}
-		if s.db, err = localdb.Start(ctx, root, addr, nil); err != nil {
-			return nil, err
+		if err != nil {
+			return err
 		}
-		s.Endpoint = s.db.Endpoint
+		s.db, s.Endpoint = db, db.Endpoint
 	}
 	// Tables are named by their logical ids, as `sam local` resolves !Ref.
 	client := localdb.Client(s.Endpoint)
-	if err := localdb.CreateTables(ctx, client, tmpl.Tables, nil); err != nil {
-		return nil, err
+	if s.db == nil {
+		fmt.Fprintf(s.out, "local: using the DynamoDB at %s (DYNAMODB_ENDPOINT)…\n", s.Endpoint)
+		if err := answers(ctx, client, cmp.Or(o.endpointWait, defaultEndpointWait)); err != nil {
+			return fmt.Errorf("DYNAMODB_ENDPOINT %s does not answer: %w", s.Endpoint, err)
+		}
 	}
-	if err := s.seed(ctx, root, o.getenv("ARTICLES"), store.New(client)); err != nil {
-		return nil, err
+	if err := localdb.CreateTables(ctx, client, s.tmpl.Tables, nil); err != nil {
+		return err
+	}
+	if err := s.seed(ctx, o.getenv("ARTICLES"), store.New(client)); err != nil {
+		return err
 	}
 	if o.dbOnly {
-		return s, nil
+		return nil
 	}
-
-	if s.tmp, err = os.MkdirTemp("", "stampduty-local-"); err != nil {
-		return nil, err
-	}
-	addr := o.getenv("LOCAL_ADDR")
-	if addr == "" {
-		addr = "127.0.0.1:3000"
-	}
-	l, err := net.Listen("tcp", addr)
+	routes, err := s.build(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("serve the API: %w (set LOCAL_ADDR to use another address)", err)
+		return err
+	}
+	l, err := net.Listen("tcp", s.apiAddr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return inUse(s.apiBusy())
+	}
+	if err != nil {
+		return fmt.Errorf("serve the API on %s: %w (set LOCAL_ADDR to use another address)", s.apiAddr, err)
 	}
 	s.URL = "http://" + l.Addr().String()
-	logs := runtimeapi.LockedWriter(o.out)
+	s.server = &http.Server{Handler: apigw.NewHandler(routes, apigw.Options{Log: s.out}), ReadHeaderTimeout: 10 * time.Second}
+	go s.server.Serve(l)
+	return nil
+}
+
+// build builds every function of the template for this machine into a
+// temporary folder, saying which as it goes (a first run with an empty Go
+// build cache takes a minute), and returns the API's routes to them.
+func (s *stack) build(ctx context.Context) ([]apigw.Route, error) {
+	var err error
+	if s.tmp, err = os.MkdirTemp("", "stampduty-local-"); err != nil {
+		return nil, fmt.Errorf("make a folder for the builds: %w", err)
+	}
+	begin := time.Now()
 	var routes []apigw.Route
-	for _, f := range tmpl.Functions {
-		bin, err := localstack.Build(ctx, root, s.tmp, f.LogicalID, false)
+	for i, f := range s.tmpl.Functions {
+		hint := ""
+		if i == 0 {
+			hint = " (the first run may take a minute)"
+		}
+		fmt.Fprintf(s.out, "local: building %s…%s\n", f.LogicalID, hint)
+		bin, err := localstack.Build(ctx, s.root, s.tmp, f.LogicalID, false)
 		if err != nil {
-			l.Close()
 			return nil, err
 		}
-		fn, err := localstack.Function(tmpl, f, bin, s.Endpoint, logs)
+		fn, err := localstack.Function(s.tmpl, f, bin, s.Endpoint, s.out)
 		if err != nil {
-			l.Close()
 			return nil, err
 		}
 		pool := runtimeapi.NewPool(fn)
@@ -108,19 +156,97 @@ func start(ctx context.Context, o options) (s *stack, err error) {
 			routes = append(routes, apigw.Route{Method: r.Method, Path: r.Path, Target: pool})
 		}
 	}
-	s.server = &http.Server{Handler: apigw.NewHandler(routes, apigw.Options{Log: logs}), ReadHeaderTimeout: 10 * time.Second}
-	go s.server.Serve(l)
-	return s, nil
+	fmt.Fprintf(s.out, "local: built %d functions in %.1fs\n", len(s.tmpl.Functions), time.Since(begin).Seconds())
+	return routes, nil
+}
+
+// busy is an address the stack needs that something else listens on.
+type busy struct {
+	addr     string
+	what     string // what would listen there
+	variable string // what moves it
+}
+
+func (s *stack) apiBusy() busy { return busy{s.apiAddr, "the API", "LOCAL_ADDR"} }
+func (s *stack) dbBusy() busy  { return busy{s.dbAddr, "the local DynamoDB", "LOCAL_DYNAMODB_ADDR"} }
+
+// checkAddrs fails when the API's or the database's address cannot be
+// listened on, before anything starts. Both are checked, so that a second
+// `make local` beside a first one says at once everything to set.
+func (s *stack) checkAddrs() error {
+	var taken []busy
+	var errs []error
+	for _, b := range []busy{s.apiBusy(), s.dbBusy()} {
+		if b.addr == "" {
+			continue
+		}
+		err := localdb.CheckFree(b.addr)
+		if errors.Is(err, localdb.ErrAddrInUse) {
+			taken = append(taken, b)
+		} else if err != nil {
+			errs = append(errs, fmt.Errorf("%s=%s: %w", b.variable, b.addr, err))
+		}
+	}
+	if len(taken) > 0 {
+		errs = append(errs, inUse(taken...))
+	}
+	return errors.Join(errs...)
+}
+
+// inUse says which addresses are taken and how to move each.
+func inUse(taken ...busy) error {
+	var names, hints []string
+	for _, b := range taken {
+		names = append(names, fmt.Sprintf("%s (%s)", b.addr, b.what))
+		hints = append(hints, fmt.Sprintf("  set %s to move %s, e.g. %s=%s", b.variable, b.what, b.variable, nextPort(b.addr)))
+	}
+	verb := "is"
+	if len(taken) > 1 {
+		verb = "are"
+	}
+	return fmt.Errorf("%s %s in use: is another `make local` or `make local-db` running?\n%s",
+		strings.Join(names, " and "), verb, strings.Join(hints, "\n"))
+}
+
+// nextPort returns addr with the port after its own, for an example.
+func nextPort(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	n, perr := strconv.Atoi(port)
+	if err != nil || perr != nil || n <= 0 || n >= 65535 {
+		return "127.0.0.1:0"
+	}
+	return net.JoinHostPort(host, strconv.Itoa(n+1))
+}
+
+// answers checks that a DynamoDB answers at the client's endpoint within
+// wait: an endpoint that refuses connections, or accepts them and never
+// answers, must not leave the stack waiting.
+func answers(ctx context.Context, client *dynamodb.Client, wait time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	_, err := client.ListTables(ctx, &dynamodb.ListTablesInput{Limit: aws.Int32(1)}, func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 })
+	var netErr *net.OpError
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return fmt.Errorf("no answer within %v", wait)
+	case errors.As(err, &netErr):
+		return netErr
+	}
+	return err
 }
 
 // seed loads the catalogue (the sample, or the file named by ARTICLES) and
 // registers the dev token, which goes only into an engine on this machine.
-func (s *stack) seed(ctx context.Context, root, file string, db *store.DB) (err error) {
-	if file == "" {
-		file = filepath.Join(root, localstack.SampleCatalogue)
-	}
+func (s *stack) seed(ctx context.Context, articles string, db *store.DB) error {
+	file := cmp.Or(articles, filepath.Join(s.root, localstack.SampleCatalogue))
 	s.devToken = loopback(s.Endpoint)
-	s.seeded, err = localstack.Seed(ctx, db, file, s.devToken)
+	n, err := localstack.Seed(ctx, db, file, s.devToken)
+	if err != nil && articles != "" {
+		return fmt.Errorf("the catalogue ARTICLES names: %w", err)
+	}
+	s.seeded = n
 	return err
 }
 
@@ -139,7 +265,8 @@ func loopback(endpoint string) bool {
 }
 
 // banner prints where everything is and how to try it.
-func (s *stack) banner(w io.Writer) {
+func (s *stack) banner() {
+	w := s.out
 	fmt.Fprintf(w, "DynamoDB (local): %s — tables %s; %d articles seeded\n", s.Endpoint, tableNames(s.tmpl), s.seeded)
 	if s.devToken {
 		fmt.Fprintf(w, "Dev token (owner %q): %s\n", localdb.DevOwner, localdb.DevToken)

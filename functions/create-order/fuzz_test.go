@@ -12,6 +12,7 @@ import (
 
 	"stampduty/shared/auth"
 	"stampduty/shared/functest"
+	"stampduty/shared/orders"
 	"stampduty/shared/rules"
 	"stampduty/shared/store/localdb"
 	"stampduty/shared/strapi"
@@ -124,11 +125,13 @@ func newFuzzService(tb testing.TB) *fuzzService {
 	tb.Helper()
 	s := &fuzzService{articles: fuzzCatalogue(tb), orders: &fuzzOrders{}}
 	h := &handler{
-		auth:     auth.NewAuthenticator(functest.OneToken{Secret: fuzzToken, Owner: fuzzOwner}, localdb.Hasher(), time.Minute),
-		articles: s.articles,
-		ids:      &fuzzIDs{last: 1000},
-		orders:   s.orders,
-		now:      func() time.Time { return fuzzNow },
+		auth: auth.NewAuthenticator(functest.OneToken{Secret: fuzzToken, Owner: fuzzOwner}, localdb.Hasher(), time.Minute),
+		orders: &orders.Creator{
+			Articles: s.articles,
+			IDs:      &fuzzIDs{last: 1000},
+			Orders:   s.orders,
+			Now:      func() time.Time { return fuzzNow },
+		},
 	}
 	s.routes = h.routes()
 	return s

@@ -15,6 +15,7 @@ import (
 	"stampduty/shared/auth"
 	"stampduty/shared/config"
 	"stampduty/shared/functest"
+	"stampduty/shared/orders"
 	"stampduty/shared/rules"
 	"stampduty/shared/store"
 	"stampduty/shared/store/localdb"
@@ -462,16 +463,18 @@ func TestKeyReusedInTheSecondItExpires(t *testing.T) {
 	db := store.Open(config.New(s.Env.Getenv("CreateOrderFunction", nil)))
 	keys := db.Idempotency(s.Env.Table("IdempotencyTable"))
 	h := &handler{
-		auth:     auth.NewAuthenticator(functest.OneToken{Secret: localdb.DevToken, Owner: localdb.DevOwner}, localdb.Hasher(), time.Minute),
-		articles: db.Articles(s.Env.Table("ArticlesTable")),
-		ids:      db.IDs(s.Env.Table("CountersTable"), store.IDBlock),
-		orders:   db.Orders(s.Env.Table("OrdersTable")),
-		keys:     keys,
-		now:      func() time.Time { return now },
+		auth: auth.NewAuthenticator(functest.OneToken{Secret: localdb.DevToken, Owner: localdb.DevOwner}, localdb.Hasher(), time.Minute),
+		orders: &orders.Creator{
+			Articles: db.Articles(s.Env.Table("ArticlesTable")),
+			IDs:      db.IDs(s.Env.Table("CountersTable"), store.IDBlock),
+			Orders:   db.Orders(s.Env.Table("OrdersTable")),
+			Keys:     keys,
+			Now:      func() time.Time { return now },
+		},
 	}
 	s.Handler = h.routes()
 	// Yesterday's use of the key, with another body: its record expires now.
-	old, ok, err := keys.Claim(context.Background(), localdb.DevOwner, "key-expiring", "other-body", "expiringxxxxxxxxxxxxxxxx", now.Add(-keyTTL), keyLease, keyTTL)
+	old, ok, err := keys.Claim(context.Background(), localdb.DevOwner, "key-expiring", "other-body", "expiringxxxxxxxxxxxxxxxx", now.Add(-orders.KeyTTL), orders.KeyLease, orders.KeyTTL)
 	if err != nil || !ok {
 		t.Fatalf("claim: %v %v", ok, err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"stampduty/shared/auth"
 	"stampduty/shared/config"
+	"stampduty/shared/orders"
 	"stampduty/shared/store"
 	"stampduty/shared/strapi"
 )
@@ -38,12 +39,14 @@ func wire(getenv func(string) string, logger *slog.Logger) (http.Handler, error)
 		return nil, errors.Join(env.Err(), err)
 	}
 	h := &handler{
-		auth:     auth.NewAuthenticator(db.Tokens(env.Require("TOKENS_TABLE")), hasher, auth.CacheTTL),
-		articles: store.NewArticleCache(db.Articles(env.Require("ARTICLES_TABLE")), time.Minute),
-		ids:      db.IDs(env.Require("COUNTERS_TABLE"), store.IDBlock),
-		orders:   db.Orders(env.Require("ORDERS_TABLE")),
-		keys:     db.Idempotency(env.Require("IDEMPOTENCY_TABLE")),
-		now:      time.Now,
+		auth: auth.NewAuthenticator(db.Tokens(env.Require("TOKENS_TABLE")), hasher, auth.CacheTTL),
+		orders: &orders.Creator{
+			Articles: store.NewArticleCache(db.Articles(env.Require("ARTICLES_TABLE")), time.Minute),
+			IDs:      db.IDs(env.Require("COUNTERS_TABLE"), store.IDBlock),
+			Orders:   db.Orders(env.Require("ORDERS_TABLE")),
+			Keys:     db.Idempotency(env.Require("IDEMPOTENCY_TABLE")),
+			Now:      time.Now,
+		},
 	}
 	return strapi.Logged(logger, h.routes()), env.Err()
 }

@@ -15,8 +15,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"stampduty/shared/auth"
+	"stampduty/shared/orders"
 	"stampduty/shared/rules"
-	"stampduty/shared/store"
 	"stampduty/shared/store/storetest"
 )
 
@@ -196,7 +196,7 @@ func TestStoredFormat(t *testing.T) {
 			t.Fatalf("Claim = %v, %v; want claimed", claimed, err)
 		}
 		checkSameItem(t, get(t, env, "IdempotencyTable", map[string]types.AttributeValue{"pk": avS("alice#k1")}), map[string]types.AttributeValue{
-			"pk": avS("alice#k1"), "fp": avS("fp"), "st": avS(store.KeyPending), "doc": avS("doc1"),
+			"pk": avS("alice#k1"), "fp": avS("fp"), "st": avS(orders.KeyPending), "doc": avS("doc1"),
 			"claimed": avN("1795000000123"), "lease": avN("1795000015123"), "expires": avN("1795086400"),
 		})
 	})
@@ -208,7 +208,7 @@ func TestCorruptItemsAreInternal(t *testing.T) {
 	ctx := context.Background()
 	env := storetest.New(t)
 	db := env.DB()
-	orders := db.Orders(env.Table("OrdersTable"))
+	ordersTable := db.Orders(env.Table("OrdersTable"))
 
 	for _, tc := range []struct {
 		name   string
@@ -224,7 +224,7 @@ func TestCorruptItemsAreInternal(t *testing.T) {
 			item := storedOrder(tc.name)
 			tc.change(item)
 			put(t, env, "OrdersTable", item)
-			_, _, err := orders.Page(ctx, tc.name, 1, 10)
+			_, _, err := ordersTable.Page(ctx, tc.name, 1, 10)
 			if got, want := rules.ErrorCode(err), rules.EINTERNAL; got != want {
 				t.Errorf("code = %q, want %q (%v)", got, want, err)
 			}
@@ -250,7 +250,7 @@ func TestCorruptItemsAreInternal(t *testing.T) {
 	t.Run("KeyRecordLiveWithClaimedAString", func(t *testing.T) {
 		now := time.Now()
 		put(t, env, "IdempotencyTable", map[string]types.AttributeValue{
-			"pk": avS("alice#live"), "fp": avS("fp"), "st": avS(store.KeyPending), "doc": avS("d"),
+			"pk": avS("alice#live"), "fp": avS("fp"), "st": avS(orders.KeyPending), "doc": avS("d"),
 			"claimed": avS("yesterday"), "lease": avN("0"), "expires": avN(fmt.Sprint(now.Add(time.Hour).Unix())),
 		})
 		_, _, err := db.Idempotency(env.Table("IdempotencyTable")).Get(ctx, "alice", "live", now)

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"stampduty/shared/orders"
 	"stampduty/shared/rules"
 )
 
@@ -27,29 +28,6 @@ type Idempotency struct {
 
 // Idempotency returns the idempotency table of the given name.
 func (db *DB) Idempotency(table string) *Idempotency { return &Idempotency{db: db, table: table} }
-
-// The states of an idempotency record.
-const (
-	// KeyPending: a request holds the key and is creating its order.
-	KeyPending = "pending"
-	// KeyDone: the order was created; replays answer with it.
-	KeyDone = "done"
-)
-
-// KeyRecord is what a key stands for.
-type KeyRecord struct {
-	// Fingerprint identifies the request body the key was first used with.
-	Fingerprint string
-	State       string
-	// OrderID is the documentId of the key's order (chosen before it is created).
-	OrderID string
-	// Claimed is when the request holding the key claimed it.
-	Claimed time.Time
-	// Lease is when a pending claim may be taken over: its holder is gone by then.
-	Lease time.Time
-	// Expires is when the record stops counting.
-	Expires time.Time
-}
 
 // keyItem is an idempotency record as stored, through attributevalue.
 type keyItem struct {
@@ -89,16 +67,16 @@ const claimAttempts = 3
 // this call made it. ttl is how long the record counts; lease is how long a
 // pending claim is protected from takeover. It makes at most claimAttempts
 // writes (and as many reads), then gives up with EUNAVAILABLE.
-func (s *Idempotency) Claim(ctx context.Context, owner, key, fp, orderID string, now time.Time, lease, ttl time.Duration) (KeyRecord, bool, error) {
-	rec := KeyRecord{Fingerprint: fp, State: KeyPending, OrderID: orderID, Claimed: now, Lease: now.Add(lease), Expires: now.Add(ttl)}
+func (s *Idempotency) Claim(ctx context.Context, owner, key, fp, orderID string, now time.Time, lease, ttl time.Duration) (orders.KeyRecord, bool, error) {
+	rec := orders.KeyRecord{Fingerprint: fp, State: orders.KeyPending, OrderID: orderID, Claimed: now, Lease: now.Add(lease), Expires: now.Add(ttl)}
 	if orderID == "" {
 		// The condition recognises this claim by its orderID: it must have one.
-		return KeyRecord{}, false, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("claim idempotency key: no order id")}
+		return orders.KeyRecord{}, false, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("claim idempotency key: no order id")}
 	}
 	item, err := attributevalue.MarshalMap(keyItem{PK: pk(owner, key), Fingerprint: fp, State: rec.State, OrderID: orderID,
 		Claimed: rec.Claimed.UnixMilli(), Lease: rec.Lease.UnixMilli(), Expires: expiresAttr{end: rec.Expires.Unix(), ok: true}})
 	if err != nil {
-		return KeyRecord{}, false, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("encode idempotency record: %w", err)}
+		return orders.KeyRecord{}, false, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("encode idempotency record: %w", err)}
 	}
 	// The key is free, or it holds this very claim already: when the
 	// answer to this PutItem is lost after DynamoDB applied it, the SDK
@@ -121,18 +99,18 @@ func (s *Idempotency) Claim(ctx context.Context, owner, key, fp, orderID string,
 			return rec, true, nil
 		}
 		if !conditionFailed(err) {
-			return KeyRecord{}, false, writeFail("PutItem", err)
+			return orders.KeyRecord{}, false, writeFail("PutItem", err)
 		}
 		old, live, err := s.Get(ctx, owner, key, now)
 		if err != nil {
-			return KeyRecord{}, false, err
+			return orders.KeyRecord{}, false, err
 		}
 		if live {
 			return old, false, nil
 		}
 		// Released between the two calls: try again, a few times.
 		if attempt == claimAttempts {
-			return KeyRecord{}, false, &rules.Error{Code: rules.EUNAVAILABLE, Message: "Service Unavailable",
+			return orders.KeyRecord{}, false, &rules.Error{Code: rules.EUNAVAILABLE, Message: "Service Unavailable",
 				Err: fmt.Errorf("claim idempotency key: %d conditional writes failed, yet no live record was read after any", attempt)}
 		}
 	}
@@ -217,27 +195,27 @@ func readExpires(v types.AttributeValue) expiresAttr {
 
 // Get returns the live record of the key (strongly consistent); ok is false
 // when there is none or it does not count any more (see expiry).
-func (s *Idempotency) Get(ctx context.Context, owner, key string, now time.Time) (KeyRecord, bool, error) {
+func (s *Idempotency) Get(ctx context.Context, owner, key string, now time.Time) (orders.KeyRecord, bool, error) {
 	out, err := s.db.client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:      aws.String(s.table),
 		Key:            keyOf(owner, key),
 		ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
-		return KeyRecord{}, false, fail("GetItem", err)
+		return orders.KeyRecord{}, false, fail("GetItem", err)
 	}
 	if out.Item == nil {
-		return KeyRecord{}, false, nil
+		return orders.KeyRecord{}, false, nil
 	}
 	// A record that does not count is absent, whatever else it holds.
 	if !expiryAt(now).counts(readExpires(out.Item["expires"])) {
-		return KeyRecord{}, false, nil
+		return orders.KeyRecord{}, false, nil
 	}
 	var it keyItem
 	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
-		return KeyRecord{}, false, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("decode idempotency record: %w", err)}
+		return orders.KeyRecord{}, false, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("decode idempotency record: %w", err)}
 	}
-	return KeyRecord{Fingerprint: it.Fingerprint, State: it.State, OrderID: it.OrderID, Claimed: time.UnixMilli(it.Claimed),
+	return orders.KeyRecord{Fingerprint: it.Fingerprint, State: it.State, OrderID: it.OrderID, Claimed: time.UnixMilli(it.Claimed),
 		Lease: time.UnixMilli(it.Lease), Expires: time.Unix(it.Expires.end, 0)}, true, nil
 }
 
@@ -247,7 +225,7 @@ func (s *Idempotency) Complete(ctx context.Context, owner, key string) error {
 		TableName:                 aws.String(s.table),
 		Key:                       keyOf(owner, key),
 		UpdateExpression:          aws.String("SET st = :done"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":done": avS(KeyDone)},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":done": avS(orders.KeyDone)},
 	})
 	if err != nil {
 		return fail("UpdateItem", err)
@@ -262,7 +240,7 @@ func (s *Idempotency) Release(ctx context.Context, owner, key, orderID string) e
 		TableName:                 aws.String(s.table),
 		Key:                       keyOf(owner, key),
 		ConditionExpression:       aws.String("st = :pending AND doc = :doc"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pending": avS(KeyPending), ":doc": avS(orderID)},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pending": avS(orders.KeyPending), ":doc": avS(orderID)},
 	})
 	if err != nil && !conditionFailed(err) {
 		return fail("DeleteItem", err)
@@ -272,14 +250,14 @@ func (s *Idempotency) Release(ctx context.Context, owner, key, orderID string) e
 
 // TakeOver gives a pending claim whose lease ran out to the caller, with a
 // new lease; ok is false when another request took it over first.
-func (s *Idempotency) TakeOver(ctx context.Context, owner, key string, rec KeyRecord, now time.Time, lease time.Duration) (bool, error) {
+func (s *Idempotency) TakeOver(ctx context.Context, owner, key string, rec orders.KeyRecord, now time.Time, lease time.Duration) (bool, error) {
 	_, err := s.db.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:           aws.String(s.table),
 		Key:                 keyOf(owner, key),
 		UpdateExpression:    aws.String("SET lease = :new"),
 		ConditionExpression: aws.String("st = :pending AND lease = :old"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pending": avS(KeyPending), ":old": avN(rec.Lease.UnixMilli()),
+			":pending": avS(orders.KeyPending), ":old": avN(rec.Lease.UnixMilli()),
 			":new": &types.AttributeValueMemberN{Value: strconv.FormatInt(now.Add(lease).UnixMilli(), 10)},
 		},
 	})

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"stampduty/shared/orders"
 	"stampduty/shared/rules"
 	"stampduty/shared/store"
 	"stampduty/shared/store/storetest"
@@ -33,7 +34,7 @@ func putKeyRecord(t *testing.T, env *storetest.Env, owner, key, doc string, now 
 	}
 	item := map[string]types.AttributeValue{
 		"pk": &types.AttributeValueMemberS{Value: owner + "#" + key},
-		"fp": &types.AttributeValueMemberS{Value: "fp-" + doc}, "st": &types.AttributeValueMemberS{Value: store.KeyPending},
+		"fp": &types.AttributeValueMemberS{Value: "fp-" + doc}, "st": &types.AttributeValueMemberS{Value: orders.KeyPending},
 		"doc": &types.AttributeValueMemberS{Value: doc}, "claimed": n(now.UnixMilli()), "lease": n(now.Add(testLease).UnixMilli()),
 	}
 	if expires != nil {
@@ -48,7 +49,7 @@ func putKeyRecord(t *testing.T, env *storetest.Env, owner, key, doc string, now 
 
 // claim runs one Claim within claimBudget and returns what it returned and
 // the DynamoDB calls it made, as the proxy saw them.
-func claim(t *testing.T, keys *store.Idempotency, proxy *storetest.Proxy, owner, key, doc string, now time.Time) (store.KeyRecord, bool, []storetest.ProxyCall, error) {
+func claim(t *testing.T, keys *store.Idempotency, proxy *storetest.Proxy, owner, key, doc string, now time.Time) (orders.KeyRecord, bool, []storetest.ProxyCall, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), claimBudget)
 	defer cancel()

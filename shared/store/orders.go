@@ -145,7 +145,7 @@ func decodeOrder(item map[string]types.AttributeValue) (rules.Order, error) {
 // misses it waits a little (jittered) and reads the newest seq again to jump
 // over a run of concurrent creates. It keeps trying while ctx allows, then
 // fails with EUNAVAILABLE. An error that may hide a stored order wraps
-// ErrOutcomeUnknown. Whatever the network does, one Create stores o at most
+// orders.ErrOutcomeUnknown. Whatever the network does, one Create stores o at most
 // once.
 func (s *Orders) Create(ctx context.Context, owner string, o rules.Order) (int64, error) {
 	if o.DocumentID == "" {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"stampduty/shared/config"
+	"stampduty/shared/orders"
 	"stampduty/shared/rules"
 	"stampduty/shared/store"
 	"stampduty/shared/store/storetest"
@@ -51,7 +52,7 @@ func TestCreateOnceWhenTheAnswerIsLost(t *testing.T) {
 	env := storetest.New(t)
 	db, proxy := openThroughProxy(t, env)
 	table := env.Table("OrdersTable")
-	orders := db.Orders(table)
+	ordersTable := db.Orders(table)
 	direct := env.DB() // straight to the engine, around the proxy
 	ids := direct.IDs(env.Table("CountersTable"), 30)
 
@@ -82,10 +83,10 @@ func TestCreateOnceWhenTheAnswerIsLost(t *testing.T) {
 			}
 			proxy.SetFault(onPut(table, nth, tc.fault, first))
 			proxy.Take()
-			seq, err := orders.Create(ctx, owner, o)
+			seq, err := ordersTable.Create(ctx, owner, o)
 			proxy.SetFault(nil)
 			t.Logf("Create = %d, %v; calls: %s", seq, err, env.Operations(proxy.Take()))
-			if err != nil && !errors.Is(err, store.ErrOutcomeUnknown) {
+			if err != nil && !errors.Is(err, orders.ErrOutcomeUnknown) {
 				t.Fatalf("Create = %v, want success or an outcome-unknown error", err)
 			}
 			assertStoredOnce(t, direct.Orders(table), owner, o.DocumentID, tc.wantOrders)

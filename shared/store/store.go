@@ -27,6 +27,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"stampduty/shared/config"
+	"stampduty/shared/orders"
 	"stampduty/shared/rules"
 )
 
@@ -138,11 +139,6 @@ func kind(err error) string {
 	return "transport error"
 }
 
-// ErrOutcomeUnknown marks the failure of a write that may nevertheless have
-// been applied: the request may have reached DynamoDB before the connection
-// or the time ran out. errors.Is finds it in the errors of writes.
-var ErrOutcomeUnknown = errors.New("the write may have been applied")
-
 // writeFail is fail for a write: unless DynamoDB refused it (a client-fault
 // error such as throttling), the write may have happened — the answer was
 // lost or was a server fault — and the error says so.
@@ -150,7 +146,7 @@ func writeFail(op string, err error) error {
 	e := fail(op, err).(*rules.Error)
 	var api smithy.APIError
 	if !errors.As(err, &api) || api.ErrorFault() == smithy.FaultServer {
-		e.Err = fmt.Errorf("%w (%w)", e.Err, ErrOutcomeUnknown)
+		e.Err = fmt.Errorf("%w (%w)", e.Err, orders.ErrOutcomeUnknown)
 	}
 	return e
 }

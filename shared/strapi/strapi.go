@@ -24,21 +24,24 @@ const MaxBody = 64 << 10
 type kind struct {
 	status int
 	name   string
+	// retryAfter, when set, is the Retry-After header of the answer: the
+	// same request may succeed that many seconds later.
+	retryAfter string
 }
 
-// kinds maps each error code to its status and Strapi error name. It is the
-// only place where statuses are chosen for errors.
+// kinds maps each error code to its status, Strapi error name and
+// Retry-After. It is the only place where these are chosen for errors.
 var kinds = map[rules.Code]kind{
-	rules.EINVALID:      {http.StatusBadRequest, "ValidationError"},
-	rules.EUNAUTHORIZED: {http.StatusUnauthorized, "UnauthorizedError"},
-	rules.EFORBIDDEN:    {http.StatusForbidden, "ForbiddenError"},
-	rules.ENOTFOUND:     {http.StatusNotFound, "NotFoundError"},
-	rules.ENOTALLOWED:   {http.StatusMethodNotAllowed, "MethodNotAllowedError"},
-	rules.ECONFLICT:     {http.StatusConflict, "ConflictError"},
-	rules.ETOOLARGE:     {http.StatusRequestEntityTooLarge, "PayloadTooLargeError"},
-	rules.EUNSUPPORTED:  {http.StatusUnsupportedMediaType, "UnsupportedMediaTypeError"},
-	rules.EUNAVAILABLE:  {http.StatusServiceUnavailable, "ServiceUnavailableError"},
-	rules.EINTERNAL:     {http.StatusInternalServerError, "InternalServerError"},
+	rules.EINVALID:      {http.StatusBadRequest, "ValidationError", ""},
+	rules.EUNAUTHORIZED: {http.StatusUnauthorized, "UnauthorizedError", ""},
+	rules.EFORBIDDEN:    {http.StatusForbidden, "ForbiddenError", ""},
+	rules.ENOTFOUND:     {http.StatusNotFound, "NotFoundError", ""},
+	rules.ENOTALLOWED:   {http.StatusMethodNotAllowed, "MethodNotAllowedError", ""},
+	rules.ECONFLICT:     {http.StatusConflict, "ConflictError", "1"},
+	rules.ETOOLARGE:     {http.StatusRequestEntityTooLarge, "PayloadTooLargeError", ""},
+	rules.EUNSUPPORTED:  {http.StatusUnsupportedMediaType, "UnsupportedMediaTypeError", ""},
+	rules.EUNAVAILABLE:  {http.StatusServiceUnavailable, "ServiceUnavailableError", "1"},
+	rules.EINTERNAL:     {http.StatusInternalServerError, "InternalServerError", ""},
 }
 
 // Status returns the HTTP status of err.
@@ -104,12 +107,13 @@ func NewErrorBody(err error) ErrorBody {
 }
 
 // WriteError writes err in the envelope with its status, and hands it to
-// the request's log line (see Logged). A 503 tells the client when to retry.
+// the request's log line (see Logged). An error a retry may cure (409, 503)
+// tells the client when to retry.
 func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	body := NewErrorBody(err)
 	setError(r.Context(), err)
-	if body.Error.Status == http.StatusServiceUnavailable {
-		w.Header().Set("Retry-After", "1")
+	if after := kindOf(err).retryAfter; after != "" {
+		w.Header().Set("Retry-After", after)
 	}
 	WriteJSON(w, body.Error.Status, body)
 }

@@ -14,24 +14,33 @@ import (
 
 func TestStatusTable(t *testing.T) {
 	for _, tc := range []struct {
-		code   rules.Code
-		status int
-		name   string
+		code       rules.Code
+		status     int
+		name       string
+		retryAfter string
 	}{
-		{rules.EINVALID, 400, "ValidationError"},
-		{rules.EUNAUTHORIZED, 401, "UnauthorizedError"},
-		{rules.EFORBIDDEN, 403, "ForbiddenError"},
-		{rules.ENOTFOUND, 404, "NotFoundError"},
-		{rules.ENOTALLOWED, 405, "MethodNotAllowedError"},
-		{rules.ECONFLICT, 409, "ConflictError"},
-		{rules.ETOOLARGE, 413, "PayloadTooLargeError"},
-		{rules.EUNSUPPORTED, 415, "UnsupportedMediaTypeError"},
-		{rules.EUNAVAILABLE, 503, "ServiceUnavailableError"},
-		{rules.EINTERNAL, 500, "InternalServerError"},
+		{rules.EINVALID, 400, "ValidationError", ""},
+		{rules.EUNAUTHORIZED, 401, "UnauthorizedError", ""},
+		{rules.EFORBIDDEN, 403, "ForbiddenError", ""},
+		{rules.ENOTFOUND, 404, "NotFoundError", ""},
+		{rules.ENOTALLOWED, 405, "MethodNotAllowedError", ""},
+		{rules.ECONFLICT, 409, "ConflictError", "1"},
+		{rules.ETOOLARGE, 413, "PayloadTooLargeError", ""},
+		{rules.EUNSUPPORTED, 415, "UnsupportedMediaTypeError", ""},
+		{rules.EUNAVAILABLE, 503, "ServiceUnavailableError", "1"},
+		{rules.EINTERNAL, 500, "InternalServerError", ""},
 	} {
 		b := NewErrorBody(rules.Errorf(tc.code, "m"))
 		if b.Error.Status != tc.status || b.Error.Name != tc.name {
 			t.Errorf("%s: %d %s, want %d %s", tc.code, b.Error.Status, b.Error.Name, tc.status, tc.name)
+		}
+		w := httptest.NewRecorder()
+		WriteError(w, httptest.NewRequest("GET", "/", nil), rules.Errorf(tc.code, "m"))
+		if got, want := w.Header().Get("Retry-After"), tc.retryAfter; got != want {
+			t.Errorf("%s: Retry-After %q, want %q", tc.code, got, want)
+		}
+		if got, want := w.Code, tc.status; got != want {
+			t.Errorf("%s: written with status %d, want %d", tc.code, got, want)
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"stampduty/cmd/internal/runtimeapi"
@@ -40,7 +41,14 @@ func Seed(ctx context.Context, db *store.DB, catalogue string, devToken bool) (i
 		var e *rules.Error
 		if errors.As(err, &e) {
 			for _, f := range e.Fields {
-				err = fmt.Errorf("%w\n  %s: %s", err, f.Path, f.Message)
+				switch {
+				case f.Path == "" && f.Message == e.Message:
+					// the file's own error, said already
+				case f.Path == "":
+					err = fmt.Errorf("%w\n  %s", err, f.Message)
+				default:
+					err = fmt.Errorf("%w\n  %s: %s", err, f.Path, f.Message)
+				}
 			}
 		}
 		return 0, fmt.Errorf("%s: %w", catalogue, err)
@@ -60,15 +68,30 @@ func Seed(ctx context.Context, db *store.DB, catalogue string, devToken bool) (i
 // Build builds a function's bootstrap with its own Makefile target (the one
 // `sam build` runs) into dir/<logicalID>/bootstrap and returns its path. For
 // Lambda it is the release build for linux/arm64; otherwise the same build
-// for this machine (only the target platform is overridden).
+// for this machine (only the target platform is overridden). When ctx ends,
+// the build is killed, and what it wrote is all in dir, even go build's
+// work folder.
 func Build(ctx context.Context, root, dir, logicalID string, forLambda bool) (string, error) {
 	out := filepath.Join(dir, logicalID)
+	// go build has no interrupt handler: killed, it leaves its work folder
+	// in GOTMPDIR (else TMPDIR), which is therefore within dir.
+	work := filepath.Join(dir, logicalID+".gotmp")
+	if err := os.MkdirAll(work, 0o700); err != nil {
+		return "", fmt.Errorf("build %s: %w", logicalID, err)
+	}
+	defer os.RemoveAll(work)
 	args := []string{"--no-print-directory", "-s", "build-" + logicalID, "ARTIFACTS_DIR=" + out}
 	if !forLambda {
 		args = append(args, "LAMBDA_ENV=CGO_ENABLED=0")
 	}
 	cmd := exec.CommandContext(ctx, "make", args...)
 	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GOTMPDIR="+work)
+	// make and the go build it runs are a process group of their own, ended
+	// together when ctx ends: killing make alone would leave go build
+	// running, writing into a folder its caller is removing.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("build %s: %w\n%s", logicalID, err, b)
 	}

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"stampduty/shared/store/localdb"
 	"stampduty/shared/store/storetest"
@@ -25,6 +27,20 @@ func TestSeed(t *testing.T) {
 		_, err := Seed(ctx, env.DB(), file, true)
 		if err == nil || !strings.Contains(err.Error(), "[0].state") || !strings.Contains(err.Error(), "[0].max") {
 			t.Fatalf("err = %v, want every row error", err)
+		}
+	})
+	t.Run("NotJSONSaidOnce", func(t *testing.T) {
+		file := filepath.Join(t.TempDir(), "bad.json")
+		os.WriteFile(file, []byte("some invalid json"), 0o600)
+		_, err := Seed(ctx, env.DB(), file, true)
+		if err == nil {
+			t.Fatal("Seed = nil, want an error")
+		}
+		if got, want := strings.Count(err.Error(), "not valid JSON"), 1; got != want {
+			t.Errorf("error says %d times that the file is not JSON, want %d:\n%s", got, want, err)
+		}
+		if strings.Contains(err.Error(), "\n  : ") {
+			t.Errorf("error has a row error with no path:\n%s", err)
 		}
 	})
 	t.Run("SampleAndDevTokenTwice", func(t *testing.T) {
@@ -84,4 +100,61 @@ func TestSamLocalEnv(t *testing.T) {
 	if n := strings.Count(string(cfg), `env_vars = "events/sam-local-env.json"`); n != 2 {
 		t.Errorf("samconfig.toml names the env-vars file %d times, want 2 (start-api and invoke)", n)
 	}
+}
+
+func TestBuild(t *testing.T) {
+	// Ending ctx ends the build's every process, not make alone: a go build
+	// left running would write into a folder its caller is removing.
+	t.Run("CancelEndsTheWholeBuild", func(t *testing.T) {
+		root, out := t.TempDir(), t.TempDir()
+		makefile := "build-Slow:\n\tsleep 60 && echo $(ARTIFACTS_DIR) >/dev/null\n"
+		if err := os.WriteFile(filepath.Join(root, "Makefile"), []byte(makefile), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() {
+			_, err := Build(ctx, root, out, "Slow", false)
+			done <- err
+		}()
+		for len(processesWith(out)) == 0 {
+			select {
+			case err := <-done:
+				t.Fatalf("Build ended before its recipe ran: %v", err)
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+		cancel()
+		select {
+		case err := <-done:
+			if err == nil {
+				t.Error("Build = nil after ctx ended, want an error")
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("Build still running 10s after ctx ended")
+		}
+		deadline := time.Now().Add(2 * time.Second)
+		for left := processesWith(out); len(left) > 0; left = processesWith(out) {
+			if time.Now().After(deadline) {
+				t.Fatalf("processes left running: %v", left)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	})
+}
+
+// processesWith returns the command lines that contain s, of processes other than this one.
+func processesWith(s string) []string {
+	files, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	var found []string
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil || filepath.Base(filepath.Dir(f)) == strconv.Itoa(os.Getpid()) {
+			continue
+		}
+		if cmdline := strings.ReplaceAll(string(b), "\x00", " "); strings.Contains(cmdline, s) {
+			found = append(found, cmdline)
+		}
+	}
+	return found
 }

@@ -1,0 +1,199 @@
+package orders
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"stampduty/shared/rules"
+)
+
+// Idempotency-Key settings.
+const (
+	// KeyTTL is how long a key is remembered.
+	KeyTTL = 24 * time.Hour
+	// KeyLease protects a request creating a key's order from being taken
+	// over; it outlasts the functions' 10 s timeout, so the holder is gone
+	// when it runs out.
+	KeyLease = 15 * time.Second
+	// KeyWait is how long a request waits for another one holding its key
+	// before answering 409, and keyPoll how often it looks.
+	KeyWait = 2 * time.Second
+	keyPoll = 100 * time.Millisecond
+)
+
+// Creator creates orders: the create-order workflow.
+type Creator struct {
+	Articles Articles
+	IDs      IDs
+	Orders   Store
+	Keys     Keys
+	// Now is the clock; time.Now unless a test sets another.
+	Now func() time.Time
+}
+
+// Key is the Idempotency-Key a create was sent with.
+type Key struct {
+	// Value is the key as the caller sent it (checked with CheckKey).
+	Value string
+	// Fingerprint identifies the request body: the same key with another
+	// fingerprint is a conflict.
+	Fingerprint string
+}
+
+// CheckKey checks an Idempotency-Key: 1 to 255 printable ASCII characters.
+func CheckKey(k string) error {
+	ok := len(k) > 0 && len(k) <= 255
+	for i := 0; ok && i < len(k); i++ {
+		ok = k[i] >= 0x20 && k[i] <= 0x7e
+	}
+	if !ok {
+		msg := "Idempotency-Key must have 1 to 255 printable ASCII characters"
+		return &rules.Error{Code: rules.EINVALID, Message: msg, Fields: []rules.FieldError{{Path: "Idempotency-Key", Message: msg}}}
+	}
+	return nil
+}
+
+// Create runs the contract's checks on a decoded create-order body, in its
+// order — article, fields, amount — then stores the order as owner's (once
+// per key, when key is not nil) and returns its documentId.
+func (c *Creator) Create(ctx context.Context, owner string, body *rules.RawOrderRequest, key *Key) (string, error) {
+	var art rules.Article
+	purpose, state, ok, err := body.PurposeState()
+	if err != nil {
+		return "", err
+	}
+	if ok {
+		if art, err = c.Articles.Get(ctx, purpose, state); err != nil {
+			return "", err
+		}
+	}
+	// When purpose or state is not a string, Validate reports it with the rest.
+	req, err := body.Validate()
+	if err != nil {
+		return "", err
+	}
+	amount, err := art.Amount(req.Amount, req.ConsiderationPrice)
+	if err != nil {
+		return "", err
+	}
+	first, err := c.IDs.Reserve(ctx, 3)
+	if err != nil {
+		return "", err
+	}
+	order, err := rules.NewOrder(req, art, amount, rules.OrderIDs{Order: first, Fulfillment: first + 1, StampDuty: first + 2}, c.now())
+	if err != nil {
+		return "", err
+	}
+	if key == nil {
+		if _, err := c.Orders.Create(ctx, owner, order); err != nil {
+			return "", err
+		}
+		return order.DocumentID, nil
+	}
+	return c.createOnce(ctx, owner, *key, order)
+}
+
+func (c *Creator) now() time.Time {
+	if c.Now == nil {
+		return time.Now()
+	}
+	return c.Now()
+}
+
+// errKeyBusy is the answer while another request holds the key.
+func errKeyBusy() error {
+	return rules.Errorf(rules.ECONFLICT, "A request with this Idempotency-Key is in progress; retry in a moment")
+}
+
+// createOnce creates order under the caller's key: the first request with
+// the key claims it and creates the order; a later one with the same body
+// gets the same orderId and creates nothing; one with another body gets 409.
+// A request that finds the key held by another waits up to KeyWait for it,
+// then answers 409; a claim whose holder vanished (its lease ran out) is
+// taken over, after checking whether its order was stored.
+func (c *Creator) createOnce(ctx context.Context, owner string, key Key, order rules.Order) (string, error) {
+	deadline := c.now().Add(KeyWait)
+	rec, claimed, err := c.Keys.Claim(ctx, owner, key.Value, key.Fingerprint, order.DocumentID, c.now(), KeyLease, KeyTTL)
+	for {
+		if err != nil {
+			return "", err
+		}
+		if claimed {
+			return c.createClaimed(ctx, owner, key.Value, order)
+		}
+		if rec.Fingerprint != key.Fingerprint {
+			return "", rules.Errorf(rules.ECONFLICT, "This Idempotency-Key was already used with a different request")
+		}
+		if rec.State == KeyDone {
+			return rec.OrderID, nil
+		}
+		now := c.now()
+		if !now.Before(rec.Lease) {
+			return c.takeOver(ctx, owner, key.Value, rec, order)
+		}
+		if !now.Before(deadline) {
+			return "", errKeyBusy()
+		}
+		// Wait for the holder, then read the record (a read, not another
+		// billed write): done (replay), still pending, or gone (claim it).
+		select {
+		case <-time.After(keyPoll):
+		case <-ctx.Done():
+			return "", &rules.Error{Code: rules.EUNAVAILABLE, Message: "Service Unavailable", Err: ctx.Err()}
+		}
+		var live bool
+		if rec, live, err = c.Keys.Get(ctx, owner, key.Value, c.now()); err == nil && !live {
+			rec, claimed, err = c.Keys.Claim(ctx, owner, key.Value, key.Fingerprint, order.DocumentID, c.now(), KeyLease, KeyTTL)
+		}
+	}
+}
+
+// createClaimed stores the order of a key this request holds and marks the
+// key done. If the order was certainly not stored the claim is released, so
+// a retry can go ahead at once; if it may have been, the claim stays for a
+// retry to verify after its lease.
+func (c *Creator) createClaimed(ctx context.Context, owner, key string, order rules.Order) (string, error) {
+	if _, err := c.Orders.Create(ctx, owner, order); err != nil {
+		if !errors.Is(err, ErrOutcomeUnknown) {
+			// A fresh context: the request's may be what ran out.
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+			c.Keys.Release(rctx, owner, key, order.DocumentID)
+			cancel()
+		}
+		return "", err
+	}
+	if err := c.Keys.Complete(ctx, owner, key); err != nil {
+		// The order exists; a replay will find it after the lease.
+		return "", err
+	}
+	return order.DocumentID, nil
+}
+
+// takeOver finishes the work of a vanished holder of the key: if its order
+// (rec.OrderID) was stored, the key is completed with it; otherwise the
+// order is created now under that documentId.
+func (c *Creator) takeOver(ctx context.Context, owner, key string, rec KeyRecord, order rules.Order) (string, error) {
+	ok, err := c.Keys.TakeOver(ctx, owner, key, rec, c.now(), KeyLease)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "", errKeyBusy()
+	}
+	// The holder built its order just before claiming: it is among the orders since then.
+	found, err := c.Orders.Find(ctx, owner, rec.OrderID, rec.Claimed.Add(-time.Minute))
+	if err != nil {
+		return "", err
+	}
+	if !found {
+		order.DocumentID = rec.OrderID
+		if _, err := c.Orders.Create(ctx, owner, order); err != nil {
+			return "", err
+		}
+	}
+	if err := c.Keys.Complete(ctx, owner, key); err != nil {
+		return "", err
+	}
+	return rec.OrderID, nil
+}

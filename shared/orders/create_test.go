@@ -1,0 +1,291 @@
+package orders_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"stampduty/shared/functest"
+	"stampduty/shared/orders"
+	"stampduty/shared/rules"
+	"stampduty/shared/store"
+	"stampduty/shared/store/storetest"
+)
+
+func TestMain(m *testing.M) { storetest.Main(m) }
+
+// world is a Creator over a fresh set of tables with the sample catalogue,
+// and the tables themselves, to look behind the workflow.
+type world struct {
+	creator *orders.Creator
+	orders  *store.Orders
+	keys    *store.Idempotency
+}
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	env := storetest.New(t)
+	functest.Seed(t, env)
+	db := env.DB()
+	w := &world{orders: db.Orders(env.Table("OrdersTable")), keys: db.Idempotency(env.Table("IdempotencyTable"))}
+	w.creator = &orders.Creator{
+		Articles: db.Articles(env.Table("ArticlesTable")),
+		IDs:      db.IDs(env.Table("CountersTable"), store.IDBlock),
+		Orders:   w.orders,
+		Keys:     w.keys,
+		Now:      time.Now,
+	}
+	return w
+}
+
+// body is a decoded create-order body for the sample article "Rent
+// Agreement" in Karnataka (range 100-500), changed by edits (nil deletes).
+func body(t *testing.T, edits map[string]any) *rules.RawOrderRequest {
+	t.Helper()
+	m := map[string]any{
+		"amount": 200, "considerationPrice": 0, "purpose": "Rent Agreement", "state": "Karnataka",
+		"paidBy": "First Party", "firstPartyMobileNumber": "9876543210",
+		"firstPartyName": "Asha Rao", "secondPartyName": "Vikram Shah",
+	}
+	for k, v := range edits {
+		if v == nil {
+			delete(m, k)
+		} else {
+			m[k] = v
+		}
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := rules.DecodeOrderRequest(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+// count is how many orders owner has.
+func (w *world) count(t *testing.T, owner string) int {
+	t.Helper()
+	n, err := w.orders.Count(context.Background(), owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestCreate(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+
+	t.Run("StoresTheOrder", func(t *testing.T) {
+		doc, err := w.creator.Create(ctx, "alice", body(t, nil), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, _, err := w.orders.Page(ctx, "alice", 1, 1)
+		if err != nil || len(page) != 1 {
+			t.Fatalf("Page = %v, %v", page, err)
+		}
+		o := page[0]
+		if got, want := o.DocumentID, doc; got != want {
+			t.Errorf("documentId = %q, want %q", got, want)
+		}
+		if got, want := o.StampDuty.Amount, int64(200); got != want {
+			t.Errorf("amount = %d, want %d", got, want)
+		}
+		if got, want := o.StampDuty.StatePurpose.PurposeName, "Rent Agreement"; got != want {
+			t.Errorf("purpose = %q, want %q", got, want)
+		}
+		if got, want := o.Fulfillments[0].Status, rules.StatusPending; got != want {
+			t.Errorf("status = %q, want %q", got, want)
+		}
+	})
+	t.Run("PricesFromTheConsiderationPrice", func(t *testing.T) {
+		doc, err := w.creator.Create(ctx, "prices", body(t, map[string]any{"purpose": "Sale Deed", "state": "Delhi", "amount": 0, "considerationPrice": 2500000}), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, _, err := w.orders.Page(ctx, "prices", 1, 1)
+		if err != nil || len(page) != 1 || page[0].DocumentID != doc {
+			t.Fatalf("Page = %v, %v", page, err)
+		}
+		if got, want := page[0].StampDuty.ConsiderationPrice, int64(2500000); got != want {
+			t.Errorf("consideration price = %d, want %d", got, want)
+		}
+		if got := page[0].StampDuty.Amount; got <= 0 {
+			t.Errorf("amount = %d, want the computed duty", got)
+		}
+	})
+	for _, tc := range []struct {
+		name  string
+		edits map[string]any
+		code  rules.Code
+	}{
+		{"ErrNoArticleBeforeFields", map[string]any{"purpose": "Moon Lease", "firstPartyName": ""}, rules.ENOTFOUND},
+		{"ErrImpossiblePurpose", map[string]any{"purpose": "Rent\u202e"}, rules.ENOTFOUND},
+		{"ErrFields", map[string]any{"firstPartyName": ""}, rules.EINVALID},
+		{"ErrPurposeNotAString", map[string]any{"purpose": 5}, rules.EINVALID},
+		{"ErrAmountRule", map[string]any{"amount": 1}, rules.EINVALID},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := w.count(t, "refused")
+			_, err := w.creator.Create(ctx, "refused", body(t, tc.edits), nil)
+			if got, want := rules.ErrorCode(err), tc.code; got != want {
+				t.Fatalf("Create = %v, want code %s", err, want)
+			}
+			if got, want := w.count(t, "refused"), before; got != want {
+				t.Errorf("%d orders after a refused create, want %d", got, want)
+			}
+		})
+	}
+}
+
+func TestCreateWithKey(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	key := func(v, fp string) *orders.Key { return &orders.Key{Value: v, Fingerprint: fp} }
+
+	t.Run("ReplayCreatesNothing", func(t *testing.T) {
+		first, err := w.creator.Create(ctx, "bob", body(t, nil), key("k1", "fp1"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := w.creator.Create(ctx, "bob", body(t, nil), key("k1", "fp1"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again != first {
+			t.Errorf("replay answered %q, want %q", again, first)
+		}
+		if got, want := w.count(t, "bob"), 1; got != want {
+			t.Errorf("%d orders, want %d", got, want)
+		}
+	})
+	t.Run("ErrOtherBodyIsAConflict", func(t *testing.T) {
+		_, err := w.creator.Create(ctx, "bob", body(t, nil), key("k1", "fp2"))
+		if got, want := rules.ErrorCode(err), rules.ECONFLICT; got != want {
+			t.Fatalf("Create = %v, want %s", err, want)
+		}
+	})
+	t.Run("KeysArePerCaller", func(t *testing.T) {
+		if _, err := w.creator.Create(ctx, "carol", body(t, nil), key("k1", "fp2")); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := w.count(t, "carol"), 1; got != want {
+			t.Errorf("%d orders, want %d", got, want)
+		}
+	})
+	t.Run("ErrHeldKeyIsAConflictAfterWaiting", func(t *testing.T) {
+		now := time.Now()
+		if _, ok, err := w.keys.Claim(ctx, "dave", "held", "fp", "heldxxxxxxxxxxxxxxxxxxxx", now, time.Minute, orders.KeyTTL); err != nil || !ok {
+			t.Fatalf("Claim = %v, %v", ok, err)
+		}
+		start := time.Now()
+		_, err := w.creator.Create(ctx, "dave", body(t, nil), key("held", "fp"))
+		if got, want := rules.ErrorCode(err), rules.ECONFLICT; got != want {
+			t.Fatalf("Create = %v, want %s", err, want)
+		}
+		if waited := time.Since(start); waited < orders.KeyWait {
+			t.Errorf("answered after %v, want a wait of %v for the holder", waited, orders.KeyWait)
+		}
+		if got, want := w.count(t, "dave"), 0; got != want {
+			t.Errorf("%d orders, want %d", got, want)
+		}
+	})
+	t.Run("VanishedHolderIsTakenOver", func(t *testing.T) {
+		// A holder claimed the key and died before storing its order: after
+		// the lease its retry creates the order under the holder's documentId.
+		claimed := time.Now().Add(-orders.KeyLease - time.Second)
+		const doc = "vanishedxxxxxxxxxxxxxxxx"
+		if _, ok, err := w.keys.Claim(ctx, "erin", "gone", "fp", doc, claimed, orders.KeyLease, orders.KeyTTL); err != nil || !ok {
+			t.Fatalf("Claim = %v, %v", ok, err)
+		}
+		got, err := w.creator.Create(ctx, "erin", body(t, nil), key("gone", "fp"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != doc {
+			t.Errorf("orderId = %q, want the holder's %q", got, doc)
+		}
+		if got, want := w.count(t, "erin"), 1; got != want {
+			t.Errorf("%d orders, want %d", got, want)
+		}
+		rec, live, err := w.keys.Get(ctx, "erin", "gone", time.Now())
+		if err != nil || !live || rec.State != orders.KeyDone {
+			t.Errorf("key record = %+v, live %v, %v; want done", rec, live, err)
+		}
+	})
+	t.Run("CertainFailureReleasesTheKey", func(t *testing.T) {
+		failing := *w.creator
+		failing.Orders = refusingStore{}
+		if _, err := failing.Create(ctx, "frank", body(t, nil), key("retry-me", "fp")); rules.ErrorCode(err) != rules.EUNAVAILABLE {
+			t.Fatalf("Create = %v, want the store's refusal", err)
+		}
+		if _, live, err := w.keys.Get(ctx, "frank", "retry-me", time.Now()); err != nil || live {
+			t.Fatalf("key live = %v, %v after a certain failure, want released", live, err)
+		}
+		if _, err := w.creator.Create(ctx, "frank", body(t, nil), key("retry-me", "fp")); err != nil {
+			t.Fatalf("retry: %v", err)
+		}
+	})
+	t.Run("UnknownOutcomeKeepsTheKey", func(t *testing.T) {
+		failing := *w.creator
+		failing.Orders = refusingStore{unknown: true}
+		if _, err := failing.Create(ctx, "gina", body(t, nil), key("maybe", "fp")); err == nil {
+			t.Fatal("Create succeeded over a failing store")
+		}
+		rec, live, err := w.keys.Get(ctx, "gina", "maybe", time.Now())
+		if err != nil || !live || rec.State != orders.KeyPending {
+			t.Errorf("key record = %+v, live %v, %v; want pending until its lease ends", rec, live, err)
+		}
+	})
+}
+
+// refusingStore fails every create: certainly (DynamoDB refused it) or, with
+// unknown, with an outcome the caller cannot know.
+type refusingStore struct{ unknown bool }
+
+func (s refusingStore) Create(context.Context, string, rules.Order) (int64, error) {
+	err := error(&rules.Error{Code: rules.EUNAVAILABLE, Message: "Service Unavailable", Err: errors.New("refused")})
+	if s.unknown {
+		err = &rules.Error{Code: rules.EUNAVAILABLE, Message: "Service Unavailable", Err: orders.ErrOutcomeUnknown}
+	}
+	return 0, err
+}
+
+func (refusingStore) Find(context.Context, string, string, time.Time) (bool, error) {
+	return false, nil
+}
+
+func TestCheckKey(t *testing.T) {
+	for _, tc := range []struct {
+		name, key string
+		ok        bool
+	}{
+		{"UUID", "3b1f0c9e-5a7d-4e2b-9c1a-7f0e2d4b6a8c", true},
+		{"Printable", `a b~!"#$%&'()*+,-./:;<=>?@[\]^_{|}`, true},
+		{"Longest", stringOf('k', 255), true},
+		{"ErrEmpty", "", false},
+		{"ErrTooLong", stringOf('k', 256), false},
+		{"ErrTab", "a\tb", false},
+		{"ErrNonASCII", "clé", false},
+		{"ErrDel", "a\x7f", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := orders.CheckKey(tc.key)
+			if got := err == nil; got != tc.ok {
+				t.Fatalf("CheckKey(%q) = %v, want ok %v", tc.key, err, tc.ok)
+			}
+			if err != nil && rules.ErrorCode(err) != rules.EINVALID {
+				t.Errorf("code = %s, want %s", rules.ErrorCode(err), rules.EINVALID)
+			}
+		})
+	}
+}
+
+func stringOf(c byte, n int) string { return strings.Repeat(string(c), n) }

@@ -1,0 +1,79 @@
+// Package orders holds the order workflows: what happens, step by step, when
+// a caller creates an order. It uses the rules of package rules and the
+// stores it is given through the small interfaces below (DynamoDB's in the
+// functions, fakes in tests), and knows nothing of HTTP or AWS.
+package orders
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"stampduty/shared/rules"
+)
+
+// Articles finds the article of a (purpose, state), or an ENOTFOUND error.
+type Articles interface {
+	Get(ctx context.Context, purpose, state string) (rules.Article, error)
+}
+
+// IDs hands out unique integer ids: Reserve returns the first of n new ones.
+type IDs interface {
+	Reserve(ctx context.Context, n int64) (int64, error)
+}
+
+// Store keeps orders.
+type Store interface {
+	// Create stores o as owner's newest order, at most once whatever the
+	// network does. An error that may hide a stored order wraps
+	// ErrOutcomeUnknown.
+	Create(ctx context.Context, owner string, o rules.Order) (int64, error)
+	// Find reports whether owner has an order with documentId doc created
+	// at or after since.
+	Find(ctx context.Context, owner, doc string, since time.Time) (bool, error)
+}
+
+// ErrOutcomeUnknown marks the failure of a write that may nevertheless have
+// been applied: the request may have reached the store before the
+// connection or the time ran out. errors.Is finds it in a store's errors.
+var ErrOutcomeUnknown = errors.New("the write may have been applied")
+
+// Keys keeps the Idempotency-Key records of callers.
+type Keys interface {
+	// Claim records that a request (body fingerprint fp, order orderID)
+	// holds the key, unless a live record exists; it returns the record
+	// now standing and whether this call made it.
+	Claim(ctx context.Context, owner, key, fp, orderID string, now time.Time, lease, ttl time.Duration) (KeyRecord, bool, error)
+	// Get returns the live record of the key; ok is false when there is none.
+	Get(ctx context.Context, owner, key string, now time.Time) (rec KeyRecord, ok bool, err error)
+	// Complete marks the key's order as created.
+	Complete(ctx context.Context, owner, key string) error
+	// Release drops a pending claim of orderID, so a retry can go ahead.
+	Release(ctx context.Context, owner, key, orderID string) error
+	// TakeOver gives a pending claim whose lease ran out to the caller;
+	// ok is false when another request took it first.
+	TakeOver(ctx context.Context, owner, key string, rec KeyRecord, now time.Time, lease time.Duration) (ok bool, err error)
+}
+
+// The states of a KeyRecord.
+const (
+	// KeyPending: a request holds the key and is creating its order.
+	KeyPending = "pending"
+	// KeyDone: the order was created; replays answer with it.
+	KeyDone = "done"
+)
+
+// KeyRecord is what an Idempotency-Key stands for.
+type KeyRecord struct {
+	// Fingerprint identifies the request body the key was first used with.
+	Fingerprint string
+	State       string
+	// OrderID is the documentId of the key's order (chosen before it is created).
+	OrderID string
+	// Claimed is when the request holding the key claimed it.
+	Claimed time.Time
+	// Lease is when a pending claim may be taken over: its holder is gone by then.
+	Lease time.Time
+	// Expires is when the record stops counting.
+	Expires time.Time
+}
