@@ -1,7 +1,10 @@
 // Package storetest gives tests a real DynamoDB engine: dynalite, started once
 // per test binary (or the engine at DYNAMODB_ENDPOINT), and for each test a
 // fresh copy of template.yaml's tables under unique names, with the
-// environment each function would get from the template.
+// environment each function would get from the template. Its Proxy is the
+// one way tests and make bench watch DynamoDB calls: it records them,
+// injects faults and measures capacity at the wire, so the store carries no
+// hooks of its own.
 package storetest
 
 import (
