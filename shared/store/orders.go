@@ -157,12 +157,14 @@ func (s *Orders) Create(ctx context.Context, owner string, o rules.Order) (int64
 		return 0, err
 	}
 	seq := int64(n) + 1
+	// Encoded once: from one attempt to the next only the seq changes.
+	item, err := attributevalue.MarshalMap(newOrderItem(owner, seq, o))
+	if err != nil {
+		return 0, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("encode order: %w", err)}
+	}
 	for miss := 0; ; miss++ {
-		item, err := attributevalue.MarshalMap(newOrderItem(owner, seq, o))
-		if err != nil {
-			return 0, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("encode order: %w", err)}
-		}
-		_, err = s.db.client.PutItem(ctx, &dynamodb.PutItemInput{
+		item["seq"] = avN(seq)
+		_, err := s.db.client.PutItem(ctx, &dynamodb.PutItemInput{
 			TableName:                 aws.String(s.table),
 			Item:                      item,
 			ConditionExpression:       aws.String(slotFree),
