@@ -5,6 +5,29 @@ import (
 	"fmt"
 )
 
+// MaxAmount is the largest amount, consideration price, article minimum,
+// maximum or fixed amount: 15 digits.
+const MaxAmount int64 = 999999999999999
+
+// msgAboveMaxAmount is the message, after the field name, of an amount
+// above MaxAmount.
+const msgAboveMaxAmount = " must be at most 999999999999999"
+
+// checkAmount is the one range check of amounts: an order's amount and
+// considerationPrice, an article's min, max and fixed are in 0..MaxAmount,
+// and nothing after it (Article.Amount, Decimal.MulCeil) checks them again.
+// It returns "" or the failing message after the field name; tooLarge is
+// the message of a value above MaxAmount.
+func checkAmount(v int64, tooLarge string) string {
+	switch {
+	case v < 0:
+		return msgNotNegative
+	case v > MaxAmount:
+		return tooLarge
+	}
+	return ""
+}
+
 // msgConsiderationPrice is the error of an article that follows the
 // consideration price when the price is not above zero.
 const msgConsiderationPrice = "The consideration price must be greater than 0 for the selected purpose. Please provide a valid consideration price."
@@ -21,6 +44,8 @@ const msgConsiderationPrice = "The consideration price must be greater than 0 fo
 //
 // A broken rule is EINVALID with the contract's message and the failing
 // field; a broken article (no Factor to follow, Min above Max) is EINTERNAL.
+// amount and considerationPrice are those of a validated OrderRequest, whose
+// range Validate checked: they are not checked again.
 func (a Article) Amount(amount, considerationPrice int64) (int64, error) {
 	if a.FollowsConsideration {
 		return a.followingAmount(considerationPrice)
@@ -48,9 +73,6 @@ func (a Article) followingAmount(price int64) (int64, error) {
 		return 0, &Error{Code: EINVALID, Message: msgConsiderationPrice,
 			Fields: []FieldError{{Path: "considerationPrice", Message: msgConsiderationPrice}}}
 	}
-	if price > MaxAmount {
-		return 0, Invalid([]FieldError{{Path: "considerationPrice", Message: "considerationPrice must have at most 15 digits"}})
-	}
 	if a.Factor == nil {
 		return 0, a.broken("it follows the consideration price but has no amountPercentConsideration")
 	}
@@ -61,7 +83,7 @@ func (a Article) followingAmount(price int64) (int64, error) {
 	if lo > hi {
 		return 0, a.broken(fmt.Sprintf("min %d is above max %d", lo, hi))
 	}
-	v, err := a.Factor.MulCeil(price)
+	v, err := a.Factor.MulCeil(uint64(price))
 	switch {
 	case errors.Is(err, ErrDecimalRange):
 		// The exact product is above MaxInt64, hence above hi: the clamp gives hi.

@@ -87,11 +87,10 @@ func orderFieldIndex(key string) int {
 
 // The messages of DecodeOrderRequest.
 const (
-	msgBodyNotUTF8    = "The body is not valid UTF-8"
-	msgBodyNotJSON    = "The body is not valid JSON"
-	msgBodyNotObject  = "The body must be a JSON object"
-	msgBodyTooDeep    = "The body is nested too deeply"
-	msgDuplicateField = " is given more than once"
+	msgBodyNotUTF8   = "The body is not valid UTF-8"
+	msgBodyNotJSON   = "The body is not valid JSON"
+	msgBodyNotObject = "The body must be a JSON object"
+	msgBodyTooDeep   = "The body is nested too deeply"
 )
 
 // RawOrderRequest is a create-order body that is a well-formed JSON object,
@@ -221,7 +220,7 @@ func (r *RawOrderRequest) Validate() (OrderRequest, error) {
 	}
 
 	var msg string
-	if req.Amount, msg = r.integer(fAmount, " must be at most 999999999999999"); msg != "" {
+	if req.Amount, msg = r.integer(fAmount, msgAboveMaxAmount); msg != "" {
 		fail(fAmount, msg)
 	}
 	if req.ConsiderationPrice, msg = r.integer(fConsiderationPrice, " must have at most 15 digits"); msg != "" {
@@ -244,7 +243,7 @@ func (r *RawOrderRequest) Validate() (OrderRequest, error) {
 		fail(fPurpose, msg)
 	}
 	if req.State, msg = r.requiredString(fState); msg == "" && !ValidState(req.State) {
-		msg = " must be one of the states or union territories of India"
+		msg = msgState
 	}
 	if msg != "" {
 		fail(fState, msg)
@@ -319,6 +318,7 @@ const (
 	msgMustBeInteger  = " must be an integer"
 	msgNotNegative    = " must be greater than or equal to 0"
 	msgNotEmpty       = " must not be empty"
+	msgState          = " must be one of the states or union territories of India"
 	msgFreeTextLen    = " must be at most 200 characters"
 	msgUnprintable    = " must not contain control, format, bidirectional, zero-width or line separator characters"
 	msgDescriptionLen = " must be at most 100 characters"
@@ -346,14 +346,12 @@ func (r *RawOrderRequest) integer(idx int, tooLarge string) (int64, string) {
 	if !ok { // json.Valid accepted it, so this does not happen
 		return 0, msgMustBeInteger
 	}
-	i, st := n.integer()
-	switch st {
-	case intNotInteger:
+	i, ok := n.integer()
+	if !ok {
 		return 0, msgMustBeInteger
-	case intNegative:
-		return 0, msgNotNegative
-	case intTooLarge:
-		return 0, tooLarge
+	}
+	if msg := checkAmount(i, tooLarge); msg != "" {
+		return 0, msg
 	}
 	return i, ""
 }
