@@ -3,6 +3,8 @@ package rules
 import (
 	"errors"
 	"fmt"
+
+	"stampduty/shared/jsonobj"
 )
 
 // MaxAmount is the largest amount, consideration price, article minimum,
@@ -26,6 +28,30 @@ func checkAmount(v int64, tooLarge string) string {
 		return tooLarge
 	}
 	return ""
+}
+
+// integerValue reads a JSON value that must be an integer, such as 200,
+// 200.0 or 2e2: absent and null are msgRequired, anything else that is not
+// an integral number msgMustBeInteger. It returns "" or the failing
+// message after the field name. A value too large for an int64 is
+// saturated, so that checkAmount refuses it.
+func integerValue(v jsonobj.Value) (int64, string) {
+	switch v.Kind {
+	case jsonobj.Absent, jsonobj.Null:
+		return 0, msgRequired
+	case jsonobj.Number:
+	default:
+		return 0, msgMustBeInteger
+	}
+	n, ok := scanNumber(string(v.Number))
+	if !ok { // encoding/json gives only JSON number literals
+		return 0, msgMustBeInteger
+	}
+	i, ok := n.integer()
+	if !ok {
+		return 0, msgMustBeInteger
+	}
+	return i, ""
 }
 
 // msgConsiderationPrice is the error of an article that follows the

@@ -6,10 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"stampduty/shared/jsonobj"
 )
 
 // MaxPurposeNameLength is the longest purpose_name, in characters: the
@@ -211,100 +214,65 @@ func DecodeArticles(data []byte) ([]Article, error) {
 // decodeArticle reads one article of a catalogue file and checks it. The
 // errors have paths relative to the article.
 func decodeArticle(raw json.RawMessage) (Article, []FieldError) {
-	sc, ok := newObjectScanner(string(raw), 1<<30)
-	if !ok {
+	members, err := jsonobj.Members(raw, math.MaxInt)
+	if err != nil { // raw came from encoding/json: it can only be another type
 		return Article{}, []FieldError{{Path: "", Message: "each article must be a JSON object"}}
 	}
 	var (
-		a       Article
-		vals    [numArticleFields]rawValue
-		extra   []FieldError // unknown and repeated keys, in file order
-		repeats = map[string]bool{}
+		a     Article
+		vals  [numArticleFields]jsonobj.Value
+		extra []FieldError // unknown and repeated keys, in file order
 	)
-	for {
-		key, escKey, val, more, err := sc.next()
-		if err != nil { // raw came from encoding/json, so this does not happen
-			return Article{}, []FieldError{{Path: "", Message: "the article is not valid JSON"}}
+	for _, m := range members {
+		idx := articleFieldIndex(m.Key)
+		switch {
+		case m.Occurrence == 2:
+			extra = append(extra, FieldError{Path: m.Key, Message: m.Key + msgDuplicateField})
+		case m.Occurrence > 2:
+		case idx < 0:
+			extra = append(extra, FieldError{Path: m.Key, Message: m.Key + msgNotAllowed})
+		default:
+			vals[idx] = m.Value
 		}
-		if !more {
-			break
-		}
-		if escKey {
-			key, _ = unescape(key)
-		}
-		idx := articleFieldIndex(key)
-		switch reported, seen := repeats[key]; {
-		case seen && !reported:
-			repeats[key] = true
-			extra = append(extra, FieldError{Path: key, Message: key + msgDuplicateField})
-			continue
-		case seen:
-			continue
-		}
-		repeats[key] = false
-		if idx < 0 {
-			extra = append(extra, FieldError{Path: key, Message: key + msgNotAllowed})
-			continue
-		}
-		vals[idx] = val
 	}
 
 	var msgs [numArticleFields]string
 	str := func(idx int) string {
-		switch v := vals[idx]; v.kind {
-		case kindString:
-			s, paired := v.text()
-			if !paired {
+		switch v := vals[idx]; v.Kind {
+		case jsonobj.String:
+			if v.LoneSurrogate {
 				msgs[idx] = msgUnprintable
 			}
-			return s
-		case kindAbsent, kindNull:
+			return v.Text
+		case jsonobj.Absent, jsonobj.Null:
 			msgs[idx] = msgRequired
 		default:
 			msgs[idx] = msgMustBeString
 		}
 		return ""
 	}
-	integer := func(idx int, optional bool) (int64, bool) {
-		v := vals[idx]
-		switch v.kind {
-		case kindNumber:
-		case kindAbsent, kindNull:
-			if !optional {
-				msgs[idx] = msgRequired
-			}
-			return 0, false
-		default:
-			msgs[idx] = msgMustBeInteger
-			return 0, false
-		}
-		n, _ := scanNumber(v.raw)
-		i, ok := n.integer()
-		if !ok {
-			msgs[idx] = msgMustBeInteger
-		}
-		return i, ok
-	}
-
 	a.PurposeName = str(aPurposeName)
 	a.State = str(aState)
-	a.Min, _ = integer(aMin, false)
-	a.Max, _ = integer(aMax, false)
-	if v, ok := integer(aFixed, true); ok {
-		a.Fixed = &v
+	a.Min, msgs[aMin] = integerValue(vals[aMin])
+	a.Max, msgs[aMax] = integerValue(vals[aMax])
+	if k := vals[aFixed].Kind; k != jsonobj.Absent && k != jsonobj.Null {
+		var v int64
+		if v, msgs[aFixed] = integerValue(vals[aFixed]); msgs[aFixed] == "" {
+			a.Fixed = &v
+		}
 	}
-	switch v := vals[aFollows]; v.kind {
-	case kindBool:
-		a.FollowsConsideration = v.raw == "true"
-	case kindAbsent, kindNull:
+	switch v := vals[aFollows]; v.Kind {
+	case jsonobj.Bool:
+		a.FollowsConsideration = v.Bool
+	case jsonobj.Absent, jsonobj.Null:
 		msgs[aFollows] = msgRequired
 	default:
 		msgs[aFollows] = " must be a boolean"
 	}
-	switch v := vals[aFactor]; v.kind {
-	case kindAbsent, kindNull:
-	case kindNumber:
-		d, err := ParseDecimal(v.raw)
+	switch v := vals[aFactor]; v.Kind {
+	case jsonobj.Absent, jsonobj.Null:
+	case jsonobj.Number:
+		d, err := ParseDecimal(string(v.Number))
 		switch {
 		case errors.Is(err, ErrDecimalPrecision):
 			msgs[aFactor] = " must have at most 18 decimal places"

@@ -142,6 +142,15 @@ func TestDecodeArticles(t *testing.T) {
 			t.Errorf("DecodeArticles([]) = %v, %v; want no articles", got, err)
 		}
 	})
+	t.Run("EscapedTextAsEncodingJSONReadsIt", func(t *testing.T) {
+		got, err := DecodeArticles([]byte(`[{"purpose_name":"\u0041ffidavit \ufffd \ud83d\ude00","state":"Goa","min":0,"max":1,"toFollowConsiderationPrice":false}]`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := got[0].PurposeName, "Affidavit \uFFFD 😀"; got != want {
+			t.Errorf("purpose_name = %q, want %q", got, want)
+		}
+	})
 	t.Run("EscapedKeys", func(t *testing.T) {
 		got, err := DecodeArticles([]byte(`[{"purpose_\u006eame":"A","state":"Goa","min":0,"max":1,"toFollowConsiderationPrice":false}]`))
 		if err != nil {
@@ -228,6 +237,10 @@ func TestDecodeArticles(t *testing.T) {
 				{"[0].min", "min must be an integer"},
 				{"[0].fixed", "fixed must be greater than or equal to 0"},
 				{"[0].zzz", "zzz is not an allowed field"},
+			}},
+		{"LoneSurrogateInPurposeName", `[{"purpose_name":"Rent\ud800","state":"Goa","min":0,"max":1,"toFollowConsiderationPrice":false}]`,
+			"1 article is invalid", []FieldError{
+				{"[0].purpose_name", "purpose_name must not contain control, format, bidirectional, zero-width or line separator characters"},
 			}},
 		{"BadMaxSkipsCrossChecks", `[{"purpose_name":"A","state":"Goa","min":5,"max":"x","fixed":7,"toFollowConsiderationPrice":false}]`,
 			"1 article is invalid", []FieldError{{"[0].max", "max must be an integer"}}},
