@@ -54,6 +54,19 @@ func integerValue(v jsonobj.Value) (int64, string) {
 	return i, ""
 }
 
+// amountValue reads a required amount of an order: integerValue, then
+// checkAmount with tooLarge.
+func amountValue(v jsonobj.Value, tooLarge string) (int64, string) {
+	i, msg := integerValue(v)
+	if msg == "" {
+		msg = checkAmount(i, tooLarge)
+	}
+	if msg != "" {
+		return 0, msg
+	}
+	return i, ""
+}
+
 // msgConsiderationPrice is the error of an article that follows the
 // consideration price when the price is not above zero.
 const msgConsiderationPrice = "The consideration price must be greater than 0 for the selected purpose. Please provide a valid consideration price."
