@@ -142,24 +142,22 @@ func TestDecodeArticles(t *testing.T) {
 			t.Errorf("DecodeArticles([]) = %v, %v; want no articles", got, err)
 		}
 	})
-	t.Run("EscapedTextAsEncodingJSONReadsIt", func(t *testing.T) {
-		got, err := DecodeArticles([]byte(`[{"purpose_name":"\u0041ffidavit \ufffd \ud83d\ude00","state":"Goa","min":0,"max":1,"toFollowConsiderationPrice":false}]`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, want := got[0].PurposeName, "Affidavit \uFFFD 😀"; got != want {
-			t.Errorf("purpose_name = %q, want %q", got, want)
-		}
-	})
-	t.Run("EscapedKeys", func(t *testing.T) {
-		got, err := DecodeArticles([]byte(`[{"purpose_\u006eame":"A","state":"Goa","min":0,"max":1,"toFollowConsiderationPrice":false}]`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, want := got[0].PurposeName, "A"; got != want {
-			t.Errorf("purpose_name = %q, want %q", got, want)
-		}
-	})
+	// Escapes are read as encoding/json reads them, in keys and in text
+	// (U+FFFD sent as such is kept).
+	for _, tc := range []struct{ name, key, purpose, want string }{
+		{"EscapedKeys", `purpose_\u006eame`, `A`, "A"},
+		{"EscapedText", `purpose_name`, `\u0041ffidavit \ufffd \ud83d\ude00`, "Affidavit \uFFFD 😀"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := DecodeArticles([]byte(`[{"` + tc.key + `":"` + tc.purpose + `","state":"Goa","min":0,"max":1,"toFollowConsiderationPrice":false}]`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := got[0].PurposeName, tc.want; got != want {
+				t.Errorf("purpose_name = %q, want %q", got, want)
+			}
+		})
+	}
 
 	fileErrors := []struct{ name, in, msg string }{
 		{"NotUTF8", "[\xff]", "The articles file is not valid UTF-8"},
