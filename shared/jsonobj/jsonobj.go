@@ -14,7 +14,10 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -175,47 +178,40 @@ func skip(dec *json.Decoder, depth, maxDepth int) error {
 	return nil
 }
 
-// loneSurrogate reports whether the JSON text s, which holds one string
-// literal, escapes a UTF-16 surrogate that is not half of a pair (a high
-// one, \ud800–\udbff, directly followed by an escaped low one,
-// \udc00–\udfff). It reads only escapes; s is known to be valid JSON.
+// loneSurrogate reports whether the JSON text s, known valid, escapes a
+// UTF-16 surrogate that is not half of a pair: \ud800–\udbff directly
+// followed by \udc00–\udfff. It reads only the escapes.
 func loneSurrogate(s []byte) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] != '\\' {
 			continue
 		}
-		if s[i+1] != 'u' {
+		r := escapedUnit(s[i:])
+		if r < 0 {
 			i++ // a one-character escape, such as \\ or \"
 			continue
 		}
-		r := hex4(s[i+2:])
 		i += 5
-		switch {
-		case r < 0xd800 || r > 0xdfff:
-		case r >= 0xdc00:
-			return true // a low surrogate with no high one before it
-		case i+6 < len(s) && s[i+1] == '\\' && s[i+2] == 'u' && hex4(s[i+3:]) >= 0xdc00 && hex4(s[i+3:]) <= 0xdfff:
-			i += 6 // a pair
-		default:
+		if !utf16.IsSurrogate(r) {
+			continue
+		}
+		if utf16.DecodeRune(r, escapedUnit(s[i+1:])) == unicode.ReplacementChar {
 			return true
 		}
+		i += 6 // the low half
 	}
 	return false
 }
 
-// hex4 returns the value of the four hex digits s starts with.
-func hex4(s []byte) rune {
-	var r rune
-	for _, c := range s[:4] {
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c -= 'a' - 10
-		default:
-			c -= 'A' - 10
-		}
-		r = r<<4 | rune(c)
+// escapedUnit returns the UTF-16 code unit of the \uXXXX escape s starts
+// with, -1 when s does not start with one.
+func escapedUnit(s []byte) rune {
+	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
+		return -1
 	}
-	return r
+	u, err := strconv.ParseUint(string(s[2:6]), 16, 16)
+	if err != nil {
+		return -1
+	}
+	return rune(u)
 }
