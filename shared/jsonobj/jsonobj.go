@@ -100,7 +100,7 @@ func members(data []byte, maxDepth int) ([]Member, error) {
 	}
 	var (
 		ms   = make([]Member, 0, 16)
-		seen = make(map[string]int, 16)
+		seen map[string]int // occurrences by key, in an object of many members
 	)
 	for dec.More() {
 		tok, err := dec.Token()
@@ -112,8 +112,24 @@ func members(data []byte, maxDepth int) ([]Member, error) {
 		if err != nil {
 			return nil, err
 		}
-		seen[key]++
-		ms = append(ms, Member{Key: key, Value: v, Occurrence: seen[key]})
+		m := Member{Key: key, Value: v, Occurrence: 1}
+		if len(ms) < 32 { // look back: cheaper than a map for a small object
+			for _, prev := range ms {
+				if prev.Key == key {
+					m.Occurrence++
+				}
+			}
+		} else {
+			if seen == nil {
+				seen = make(map[string]int, 2*len(ms))
+				for _, prev := range ms {
+					seen[prev.Key]++
+				}
+			}
+			seen[key]++
+			m.Occurrence = seen[key]
+		}
+		ms = append(ms, m)
 	}
 	// The closing brace, then nothing but white space.
 	if _, err := dec.Token(); err != nil {

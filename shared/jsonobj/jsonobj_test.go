@@ -3,6 +3,7 @@ package jsonobj
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"reflect"
 	"strings"
@@ -57,6 +58,27 @@ func TestMembers(t *testing.T) {
 		}
 		if got, want := occurrences, []int{1, 1, 2, 2, 3, 1}; !reflect.DeepEqual(got, want) {
 			t.Errorf("occurrences = %v, want %v", got, want)
+		}
+	})
+	t.Run("RepeatedKeysCountedInALargeObject", func(t *testing.T) {
+		// 40 keys, then k0, k39 and k0 again: past the members Members
+		// looks back through.
+		var b strings.Builder
+		b.WriteString("{")
+		for i := range 40 {
+			fmt.Fprintf(&b, `"k%d":%d,`, i, i)
+		}
+		b.WriteString(`"k0":1,"k39":1,"k0":2}`)
+		got, err := Members([]byte(b.String()), math.MaxInt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var occurrences []int
+		for _, m := range got[38:] {
+			occurrences = append(occurrences, m.Occurrence)
+		}
+		if got, want := occurrences, []int{1, 1, 2, 2, 3}; !reflect.DeepEqual(got, want) {
+			t.Errorf("occurrences of k38, k39, k0, k39, k0 = %v, want %v", got, want)
 		}
 	})
 	t.Run("EmptyObject", func(t *testing.T) {
