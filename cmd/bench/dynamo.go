@@ -13,6 +13,7 @@ import (
 	"stampduty/shared/store"
 	"stampduty/shared/store/localdb"
 	"stampduty/shared/store/storetest"
+	"stampduty/shared/strapi"
 )
 
 // How many requests each row of section 4 measures.
@@ -369,11 +370,11 @@ func maxOrder() (rules.Order, error) {
 		"firstPartyAddress": %q, "secondPartyAddress": %q, "firstPartyPan": "ABCDE1234F", "secondPartyPan": "ABCDE1234G"}`,
 		strings.Repeat("D", 100), strings.Repeat("😀", rules.MaxFreeTextLength), strings.Repeat("😀", rules.MaxFreeTextLength),
 		name, name, strings.Repeat("A", 120), strings.Repeat("A", 120))
-	raw, err := rules.DecodeOrderRequest([]byte(body))
+	members, err := strapi.DecodeObject([]byte(body))
 	if err != nil {
 		return rules.Order{}, err
 	}
-	req, err := raw.Validate()
+	req, err := rules.NewOrderBody(members).Validate()
 	if err != nil {
 		return rules.Order{}, fmt.Errorf("max-length order: %w", err)
 	}
@@ -440,11 +441,11 @@ func (d *dynamoRun) fillDirect(n int) (int, time.Duration, error) {
 	db := d.db.DB
 	ids := db.IDs("CountersTable", 1000)
 	orders := db.Orders("OrdersTable")
-	raw, err := rules.DecodeOrderRequest([]byte(createBody))
+	members, err := strapi.DecodeObject([]byte(createBody))
 	if err != nil {
 		return 0, 0, err
 	}
-	req, err := raw.Validate()
+	req, err := rules.NewOrderBody(members).Validate()
 	if err != nil {
 		return 0, 0, err
 	}

@@ -19,7 +19,7 @@ type handler struct {
 		Owner(ctx context.Context, header string) (string, error)
 	}
 	orders interface {
-		Create(ctx context.Context, owner string, body *rules.RawOrderRequest, key *orders.Key) (string, error)
+		Create(ctx context.Context, owner string, body *rules.OrderBody, key *orders.Key) (string, error)
 	}
 }
 
@@ -63,7 +63,7 @@ func (h *handler) create(r *http.Request) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	raw, err := rules.DecodeOrderRequest(body)
+	members, err := strapi.DecodeObject(body)
 	if err != nil {
 		return "", err
 	}
@@ -71,5 +71,5 @@ func (h *handler) create(r *http.Request) (string, error) {
 		sum := sha256.Sum256(body)
 		key.Fingerprint = hex.EncodeToString(sum[:])
 	}
-	return h.orders.Create(ctx, owner, raw, key)
+	return h.orders.Create(ctx, owner, rules.NewOrderBody(members), key)
 }

@@ -34,11 +34,11 @@ func benchOrders(b *testing.B, n int) []rules.Order {
 			"secondPartyAddress": "No. 14, 2nd Cross, 5th Main Road, Indiranagar 1st Stage, Bengaluru, Karnataka - 560038",
 			"firstPartyPan": "ABCPV%04dK", "secondPartyPan": "AAACP%04dQ"}`,
 			100+i%400, 100+i, first[i%len(first)], i, first[i%len(first)], second[i%len(second)], 100+i, i, i)
-		raw, err := rules.DecodeOrderRequest([]byte(body))
+		members, err := strapi.DecodeObject([]byte(body))
 		if err != nil {
 			b.Fatal(err)
 		}
-		req, err := raw.Validate()
+		req, err := rules.NewOrderBody(members).Validate()
 		if err != nil {
 			b.Fatalf("order %d: %v", i, err)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"stampduty/shared/functest"
 	"stampduty/shared/rules"
+	"stampduty/shared/strapi"
 )
 
 // largestOrderBody is a create-order body with every field at the bound
@@ -40,11 +41,11 @@ func TestLargestPageFitsTheResponseLimit(t *testing.T) {
 		limit    = 6 << 20 // Lambda's synchronous response payload
 		wellFits = limit / 8
 	)
-	raw, err := rules.DecodeOrderRequest([]byte(largestOrderBody()))
+	members, err := strapi.DecodeObject([]byte(largestOrderBody()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	req, err := raw.Validate()
+	req, err := rules.NewOrderBody(members).Validate()
 	if err != nil {
 		t.Fatalf("the largest order is not acceptable: %v", err)
 	}

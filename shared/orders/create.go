@@ -57,7 +57,7 @@ func CheckKey(k string) error {
 // Create runs the contract's checks on a decoded create-order body, in its
 // order — article, fields, amount — then stores the order as owner's (once
 // per key, when key is not nil) and returns its documentId.
-func (c *Creator) Create(ctx context.Context, owner string, body *rules.RawOrderRequest, key *Key) (string, error) {
+func (c *Creator) Create(ctx context.Context, owner string, body *rules.OrderBody, key *Key) (string, error) {
 	var art rules.Article
 	purpose, state, ok, err := body.PurposeState()
 	if err != nil {

@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"stampduty/shared/functest"
+	"stampduty/shared/jsonobj"
 	"stampduty/shared/orders"
 	"stampduty/shared/rules"
 	"stampduty/shared/store"
@@ -41,9 +43,10 @@ func newWorld(t *testing.T) *world {
 	return w
 }
 
-// body is a decoded create-order body for the sample article "Rent
-// Agreement" in Karnataka (range 100-500), changed by edits (nil deletes).
-func body(t *testing.T, edits map[string]any) *rules.RawOrderRequest {
+// body is a create-order body for the sample article "Rent Agreement" in
+// Karnataka (range 100-500), changed by edits (nil deletes), as the HTTP
+// layer hands it over: a typed JSON value per member.
+func body(t *testing.T, edits map[string]any) *rules.OrderBody {
 	t.Helper()
 	m := map[string]any{
 		"amount": 200, "considerationPrice": 0, "purpose": "Rent Agreement", "state": "Karnataka",
@@ -57,15 +60,20 @@ func body(t *testing.T, edits map[string]any) *rules.RawOrderRequest {
 			m[k] = v
 		}
 	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		t.Fatal(err)
+	var members []jsonobj.Member
+	for k, v := range m {
+		var val jsonobj.Value
+		switch v := v.(type) {
+		case string:
+			val = jsonobj.Value{Kind: jsonobj.String, Text: v}
+		case int:
+			val = jsonobj.Value{Kind: jsonobj.Number, Number: json.Number(strconv.Itoa(v))}
+		default:
+			t.Fatalf("body: %s is a %T", k, v)
+		}
+		members = append(members, jsonobj.Member{Key: k, Value: val, Occurrence: 1})
 	}
-	raw, err := rules.DecodeOrderRequest(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return raw
+	return rules.NewOrderBody(members)
 }
 
 // count is how many orders owner has.

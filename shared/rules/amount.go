@@ -3,7 +3,69 @@ package rules
 import (
 	"errors"
 	"fmt"
+
+	"stampduty/shared/jsonobj"
 )
+
+// MaxAmount is the largest amount, consideration price, article minimum,
+// maximum or fixed amount: 15 digits.
+const MaxAmount int64 = 999999999999999
+
+// msgAboveMaxAmount is the message, after the field name, of an amount
+// above MaxAmount.
+const msgAboveMaxAmount = " must be at most 999999999999999"
+
+// checkAmount is the one range check of amounts: an order's amount and
+// considerationPrice, an article's min, max and fixed are in 0..MaxAmount,
+// and nothing after it (Article.Amount, Decimal.MulCeil) checks them again.
+// It returns "" or the failing message after the field name; tooLarge is
+// the message of a value above MaxAmount.
+func checkAmount(v int64, tooLarge string) string {
+	switch {
+	case v < 0:
+		return msgNotNegative
+	case v > MaxAmount:
+		return tooLarge
+	}
+	return ""
+}
+
+// integerValue reads a JSON value that must be an integer, such as 200,
+// 200.0 or 2e2: absent and null are msgRequired, anything else that is not
+// an integral number msgMustBeInteger. It returns "" or the failing
+// message after the field name. A value too large for an int64 is
+// saturated, so that checkAmount refuses it.
+func integerValue(v jsonobj.Value) (int64, string) {
+	switch v.Kind {
+	case jsonobj.Absent, jsonobj.Null:
+		return 0, msgRequired
+	case jsonobj.Number:
+	default:
+		return 0, msgMustBeInteger
+	}
+	n, ok := scanNumber(string(v.Number))
+	if !ok { // encoding/json gives only JSON number literals
+		return 0, msgMustBeInteger
+	}
+	i, ok := n.integer()
+	if !ok {
+		return 0, msgMustBeInteger
+	}
+	return i, ""
+}
+
+// amountValue reads a required amount of an order: integerValue, then
+// checkAmount with tooLarge.
+func amountValue(v jsonobj.Value, tooLarge string) (int64, string) {
+	i, msg := integerValue(v)
+	if msg == "" {
+		msg = checkAmount(i, tooLarge)
+	}
+	if msg != "" {
+		return 0, msg
+	}
+	return i, ""
+}
 
 // msgConsiderationPrice is the error of an article that follows the
 // consideration price when the price is not above zero.
@@ -21,6 +83,8 @@ const msgConsiderationPrice = "The consideration price must be greater than 0 fo
 //
 // A broken rule is EINVALID with the contract's message and the failing
 // field; a broken article (no Factor to follow, Min above Max) is EINTERNAL.
+// amount and considerationPrice are those of a validated OrderRequest, whose
+// range Validate checked: they are not checked again.
 func (a Article) Amount(amount, considerationPrice int64) (int64, error) {
 	if a.FollowsConsideration {
 		return a.followingAmount(considerationPrice)
@@ -48,9 +112,6 @@ func (a Article) followingAmount(price int64) (int64, error) {
 		return 0, &Error{Code: EINVALID, Message: msgConsiderationPrice,
 			Fields: []FieldError{{Path: "considerationPrice", Message: msgConsiderationPrice}}}
 	}
-	if price > MaxAmount {
-		return 0, Invalid([]FieldError{{Path: "considerationPrice", Message: "considerationPrice must have at most 15 digits"}})
-	}
 	if a.Factor == nil {
 		return 0, a.broken("it follows the consideration price but has no amountPercentConsideration")
 	}
@@ -61,7 +122,7 @@ func (a Article) followingAmount(price int64) (int64, error) {
 	if lo > hi {
 		return 0, a.broken(fmt.Sprintf("min %d is above max %d", lo, hi))
 	}
-	v, err := a.Factor.MulCeil(price)
+	v, err := a.Factor.MulCeil(uint64(price))
 	switch {
 	case errors.Is(err, ErrDecimalRange):
 		// The exact product is above MaxInt64, hence above hi: the clamp gives hi.

@@ -6,10 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"stampduty/shared/jsonobj"
 )
 
 // MaxPurposeNameLength is the longest purpose_name, in characters: the
@@ -58,79 +61,81 @@ func articleFieldIndex(key string) int {
 // with the field's JSON name as Path; nil when the article is valid. The id
 // and documentId are not checked.
 func (a Article) Validate() []FieldError {
-	var bad [numArticleFields]bool
-	return a.validate(&bad)
+	var msgs [numArticleFields]string
+	a.check(&msgs)
+	return articleErrors(&msgs)
 }
 
-// validate is Validate skipping every check that involves a field marked
-// bad (one that could not be decoded and already has its error).
-func (a Article) validate(bad *[numArticleFields]bool) []FieldError {
-	var msgs [numArticleFields]string
-
+// check writes into msgs the rule each field breaks, skipping the fields
+// that already have a message (they could not be read) and every check that
+// involves one of them.
+func (a Article) check(msgs *[numArticleFields]string) {
+	var bad [numArticleFields]bool
+	for i, m := range msgs {
+		bad[i] = m != ""
+	}
 	if !bad[aPurposeName] {
 		switch p := a.PurposeName; {
 		case p == "":
-			msgs[aPurposeName] = "must not be empty"
+			msgs[aPurposeName] = msgNotEmpty
 		case strings.TrimSpace(p) != p:
-			msgs[aPurposeName] = "must not start or end with white space"
+			msgs[aPurposeName] = " must not start or end with white space"
 		case utf8.RuneCountInString(p) > MaxPurposeNameLength:
-			msgs[aPurposeName] = "must be at most 200 characters"
+			msgs[aPurposeName] = msgFreeTextLen
 		case !Printable(p):
-			msgs[aPurposeName] = msgUnprintable[1:]
+			msgs[aPurposeName] = msgUnprintable
 		}
 	}
 	if !bad[aState] && !ValidState(a.State) {
-		msgs[aState] = "must be one of the states or union territories of India"
+		msgs[aState] = msgState
 	}
 	for _, f := range [...]struct {
 		idx int
 		v   int64
 	}{{aMin, a.Min}, {aMax, a.Max}} {
 		if !bad[f.idx] {
-			msgs[f.idx] = amountRangeMsg(f.v)
+			msgs[f.idx] = checkAmount(f.v, msgAboveMaxAmount)
 		}
 	}
 	boundsOK := !bad[aMin] && !bad[aMax] && msgs[aMin] == "" && msgs[aMax] == ""
 	if boundsOK && a.Min > a.Max {
-		msgs[aMax] = "must be greater than or equal to min"
+		msgs[aMax] = " must be greater than or equal to min"
 		boundsOK = false
 	}
 	if !bad[aFixed] && a.Fixed != nil {
-		msgs[aFixed] = amountRangeMsg(*a.Fixed)
+		msgs[aFixed] = checkAmount(*a.Fixed, msgAboveMaxAmount)
 		if msgs[aFixed] == "" && boundsOK && (*a.Fixed < a.Min || *a.Fixed > a.Max) {
-			msgs[aFixed] = "must be between min and max"
+			msgs[aFixed] = " must be between min and max"
 		}
 	}
 	if !bad[aFactor] {
 		switch {
 		case a.Factor == nil && a.FollowsConsideration && !bad[aFollows]:
-			msgs[aFactor] = "is required when toFollowConsiderationPrice is true"
+			msgs[aFactor] = " is required when toFollowConsiderationPrice is true"
 		case a.Factor != nil && (a.Factor.Sign() == 0 || a.Factor.Cmp(NewDecimal(1, 0)) > 0):
 			msgs[aFactor] = msgFactorRange
 		}
 	}
+}
 
+// articleErrors returns the errors of the fields with a message, in the
+// order of the fields.
+func articleErrors(msgs *[numArticleFields]string) []FieldError {
 	var errs []FieldError
 	for i, m := range msgs {
 		if m != "" {
-			errs = append(errs, FieldError{Path: articleFieldNames[i], Message: articleFieldNames[i] + " " + m})
+			errs = append(errs, FieldError{Path: articleFieldNames[i], Message: articleFieldNames[i] + m})
 		}
 	}
 	return errs
 }
 
-const msgFactorRange = "must be greater than 0 and at most 1"
-
-// amountRangeMsg checks an amount bound of an article: 0..MaxAmount.
-func amountRangeMsg(v int64) string {
-	switch {
-	case v < 0:
-		return "must be greater than or equal to 0"
-	case v > MaxAmount:
-		return "must be at most 999999999999999"
-	}
-	return ""
-}
+// The messages of the catalogue, after the field name.
+const (
+	msgFactorRange    = " must be greater than 0 and at most 1"
+	msgDuplicateField = " is given more than once"
+	msgNotAllowed     = " is not an allowed field"
+)
 
 // invalidFile is the EINVALID error of an articles file that cannot be read at all.
 func invalidFile(msg string, cause error) *Error {
@@ -209,113 +214,70 @@ func DecodeArticles(data []byte) ([]Article, error) {
 // decodeArticle reads one article of a catalogue file and checks it. The
 // errors have paths relative to the article.
 func decodeArticle(raw json.RawMessage) (Article, []FieldError) {
-	sc, ok := newObjectScanner(string(raw), 1<<30)
-	if !ok {
+	members, err := jsonobj.Members(raw, math.MaxInt)
+	if err != nil { // raw came from encoding/json: it can only be another type
 		return Article{}, []FieldError{{Path: "", Message: "each article must be a JSON object"}}
 	}
 	var (
-		a       Article
-		vals    [numArticleFields]rawValue
-		extra   []FieldError // unknown and repeated keys, in file order
-		repeats = map[string]bool{}
+		a     Article
+		vals  [numArticleFields]jsonobj.Value
+		extra []FieldError // unknown and repeated keys, in file order
 	)
-	for {
-		key, escKey, val, more, err := sc.next()
-		if err != nil { // raw came from encoding/json, so this does not happen
-			return Article{}, []FieldError{{Path: "", Message: "the article is not valid JSON"}}
+	for _, m := range members {
+		idx := articleFieldIndex(m.Key)
+		switch {
+		case m.Occurrence == 2:
+			extra = append(extra, FieldError{Path: m.Key, Message: m.Key + msgDuplicateField})
+		case m.Occurrence > 2:
+		case idx < 0:
+			extra = append(extra, FieldError{Path: m.Key, Message: m.Key + msgNotAllowed})
+		default:
+			vals[idx] = m.Value
 		}
-		if !more {
-			break
-		}
-		if escKey {
-			key, _ = unescape(key)
-		}
-		idx := articleFieldIndex(key)
-		switch reported, seen := repeats[key]; {
-		case seen && !reported:
-			repeats[key] = true
-			extra = append(extra, FieldError{Path: key, Message: key + msgDuplicateField})
-			continue
-		case seen:
-			continue
-		}
-		repeats[key] = false
-		if idx < 0 {
-			extra = append(extra, FieldError{Path: key, Message: key + " is not an allowed field"})
-			continue
-		}
-		vals[idx] = val
 	}
 
-	var (
-		msgs [numArticleFields]string
-		bad  [numArticleFields]bool
-	)
+	var msgs [numArticleFields]string
 	str := func(idx int) string {
-		switch v := vals[idx]; v.kind {
-		case kindString:
-			s, paired := v.text()
-			if !paired {
+		switch v := vals[idx]; v.Kind {
+		case jsonobj.String:
+			if v.LoneSurrogate {
 				msgs[idx] = msgUnprintable
 			}
-			return s
-		case kindAbsent, kindNull:
+			return v.Text
+		case jsonobj.Absent, jsonobj.Null:
 			msgs[idx] = msgRequired
 		default:
 			msgs[idx] = msgMustBeString
 		}
 		return ""
 	}
-	integer := func(idx int, optional bool) (int64, bool) {
-		v := vals[idx]
-		switch v.kind {
-		case kindNumber:
-		case kindAbsent, kindNull:
-			if !optional {
-				msgs[idx] = msgRequired
-			}
-			return 0, false
-		default:
-			msgs[idx] = msgMustBeInteger
-			return 0, false
-		}
-		n, _ := scanNumber(v.raw)
-		i, st := n.integer()
-		switch st {
-		case intNotInteger:
-			msgs[idx] = msgMustBeInteger
-		case intNegative:
-			msgs[idx] = msgNotNegative
-		case intTooLarge:
-			msgs[idx] = " must be at most 999999999999999"
-		}
-		return i, st == intOK
-	}
-
 	a.PurposeName = str(aPurposeName)
 	a.State = str(aState)
-	a.Min, _ = integer(aMin, false)
-	a.Max, _ = integer(aMax, false)
-	if v, ok := integer(aFixed, true); ok {
-		a.Fixed = &v
+	a.Min, msgs[aMin] = integerValue(vals[aMin])
+	a.Max, msgs[aMax] = integerValue(vals[aMax])
+	if k := vals[aFixed].Kind; k != jsonobj.Absent && k != jsonobj.Null {
+		var v int64
+		if v, msgs[aFixed] = integerValue(vals[aFixed]); msgs[aFixed] == "" {
+			a.Fixed = &v
+		}
 	}
-	switch v := vals[aFollows]; v.kind {
-	case kindBool:
-		a.FollowsConsideration = v.raw == "true"
-	case kindAbsent, kindNull:
+	switch v := vals[aFollows]; v.Kind {
+	case jsonobj.Bool:
+		a.FollowsConsideration = v.Bool
+	case jsonobj.Absent, jsonobj.Null:
 		msgs[aFollows] = msgRequired
 	default:
 		msgs[aFollows] = " must be a boolean"
 	}
-	switch v := vals[aFactor]; v.kind {
-	case kindAbsent, kindNull:
-	case kindNumber:
-		d, err := ParseDecimal(v.raw)
+	switch v := vals[aFactor]; v.Kind {
+	case jsonobj.Absent, jsonobj.Null:
+	case jsonobj.Number:
+		d, err := ParseDecimal(string(v.Number))
 		switch {
 		case errors.Is(err, ErrDecimalPrecision):
 			msgs[aFactor] = " must have at most 18 decimal places"
 		case err != nil:
-			msgs[aFactor] = " " + msgFactorRange
+			msgs[aFactor] = msgFactorRange
 		default:
 			a.Factor = &d
 		}
@@ -323,18 +285,8 @@ func decodeArticle(raw json.RawMessage) (Article, []FieldError) {
 		msgs[aFactor] = " must be a number"
 	}
 
-	var errs []FieldError
-	for i, m := range msgs {
-		bad[i] = m != ""
-		if bad[i] {
-			errs = append(errs, FieldError{Path: articleFieldNames[i], Message: articleFieldNames[i] + m})
-		}
-	}
-	errs = append(errs, a.validate(&bad)...)
-	slices.SortStableFunc(errs, func(x, y FieldError) int {
-		return cmp.Compare(articleFieldIndex(x.Path), articleFieldIndex(y.Path))
-	})
-	return a, append(errs, extra...)
+	a.check(&msgs)
+	return a, append(articleErrors(&msgs), extra...)
 }
 
 // articleFile is an article as the catalogue file holds it: no id or documentId.

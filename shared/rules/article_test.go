@@ -142,15 +142,22 @@ func TestDecodeArticles(t *testing.T) {
 			t.Errorf("DecodeArticles([]) = %v, %v; want no articles", got, err)
 		}
 	})
-	t.Run("EscapedKeys", func(t *testing.T) {
-		got, err := DecodeArticles([]byte(`[{"purpose_\u006eame":"A","state":"Goa","min":0,"max":1,"toFollowConsiderationPrice":false}]`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, want := got[0].PurposeName, "A"; got != want {
-			t.Errorf("purpose_name = %q, want %q", got, want)
-		}
-	})
+	// Escapes are read as encoding/json reads them, in keys and in text
+	// (U+FFFD sent as such is kept).
+	for _, tc := range []struct{ name, key, purpose, want string }{
+		{"EscapedKeys", `purpose_\u006eame`, `A`, "A"},
+		{"EscapedText", `purpose_name`, `\u0041ffidavit \ufffd \ud83d\ude00`, "Affidavit \uFFFD 😀"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := DecodeArticles([]byte(`[{"` + tc.key + `":"` + tc.purpose + `","state":"Goa","min":0,"max":1,"toFollowConsiderationPrice":false}]`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := got[0].PurposeName, tc.want; got != want {
+				t.Errorf("purpose_name = %q, want %q", got, want)
+			}
+		})
+	}
 
 	fileErrors := []struct{ name, in, msg string }{
 		{"NotUTF8", "[\xff]", "The articles file is not valid UTF-8"},
@@ -228,6 +235,10 @@ func TestDecodeArticles(t *testing.T) {
 				{"[0].min", "min must be an integer"},
 				{"[0].fixed", "fixed must be greater than or equal to 0"},
 				{"[0].zzz", "zzz is not an allowed field"},
+			}},
+		{"LoneSurrogateInPurposeName", `[{"purpose_name":"Rent\ud800","state":"Goa","min":0,"max":1,"toFollowConsiderationPrice":false}]`,
+			"1 article is invalid", []FieldError{
+				{"[0].purpose_name", "purpose_name must not contain control, format, bidirectional, zero-width or line separator characters"},
 			}},
 		{"BadMaxSkipsCrossChecks", `[{"purpose_name":"A","state":"Goa","min":5,"max":"x","fixed":7,"toFollowConsiderationPrice":false}]`,
 			"1 article is invalid", []FieldError{{"[0].max", "max must be an integer"}}},

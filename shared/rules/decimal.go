@@ -8,12 +8,21 @@ import (
 	"strconv"
 )
 
+// Exact decimals for the amount rule. An article's factor
+// (amountPercentConsideration, such as 0.07) must be applied exactly: in
+// float64, 0.07 × 100 is 7.000000000000001, and the rounding up of
+// Article.Amount would charge 8. Decimal is kept rather than math/big.Rat,
+// which is as exact but not smaller once the rules are added that Rat does
+// not have — at most 18 fractional digits, the shortest plain literal in
+// JSON answers (0.07, not 7/100 or an exponent), values equal with == — and
+// it allocates on every parse and product. A Decimal is a uint64 and a
+// scale; MulCeil multiplies with 128-bit integers and does not allocate.
+// The same number-literal reading (scanNumber) turns the literal of an
+// amount into an integer, with work bounded by the literal's length
+// whatever its exponent.
+
 // MaxDecimalScale is the largest number of fractional digits a Decimal holds.
 const MaxDecimalScale = 18
-
-// MaxAmount is the largest amount, consideration price, article minimum,
-// maximum or fixed amount: 15 digits.
-const MaxAmount int64 = 999999999999999
 
 // The errors of ParseDecimal and MulCeil; the returned errors wrap one of them.
 var (
@@ -154,12 +163,9 @@ func (d Decimal) Sign() int {
 }
 
 // MulCeil returns ceil(price × d), computed exactly with 128-bit integers.
-// price must be in 0..MaxAmount; the result must fit an int64.
-func (d Decimal) MulCeil(price int64) (int64, error) {
-	if price < 0 || price > MaxAmount {
-		return 0, fmt.Errorf("multiply decimal: price %d outside 0..%d: %w", price, MaxAmount, ErrDecimalRange)
-	}
-	hi, lo := bits.Mul64(uint64(price), d.coef)
+// A result that does not fit an int64 is an error wrapping ErrDecimalRange.
+func (d Decimal) MulCeil(price uint64) (int64, error) {
+	hi, lo := bits.Mul64(price, d.coef)
 	den := pow10[d.scale]
 	if hi >= den { // the quotient would not fit 64 bits
 		return 0, fmt.Errorf("multiply decimal: %d × %s: %w", price, d, ErrDecimalRange)
@@ -313,36 +319,29 @@ func (n numLit) decimal() (Decimal, error) {
 	return Decimal{coef: c, scale: uint8(-exp)}, nil
 }
 
-// intStatus is the outcome of reading a JSON number as a non-negative integer.
-type intStatus uint8
-
-const (
-	intOK         intStatus = iota
-	intNotInteger           // the value has a fractional part
-	intNegative             // the value is an integer below 0
-	intTooLarge             // the value is an integer above MaxAmount
-)
-
-// integer reads n as an integer in 0..MaxAmount. Its work is bounded by the
+// integer returns n as an int64; ok is false when n has a fractional part.
+// A value of more than 18 digits is saturated to ±math.MaxInt64: the ranges
+// are checked by the caller (checkAmount). Its work is bounded by the
 // length of the literal, whatever the exponent.
-func (n numLit) integer() (int64, intStatus) {
+func (n numLit) integer() (v int64, ok bool) {
 	first, last, exp, zero := n.significant()
 	switch {
 	case zero:
-		return 0, intOK
+		return 0, true
 	case exp < 0:
-		return 0, intNotInteger
-	case n.neg:
-		return 0, intNegative
-	case int64(last-first+1)+exp > 15: // more than 15 digits
-		return 0, intTooLarge
+		return 0, false
+	case int64(last-first+1)+exp > 18:
+		v = math.MaxInt64
+	default:
+		for i := first; i <= last; i++ {
+			v = v*10 + int64(n.digit(i)-'0')
+		}
+		for ; exp > 0; exp-- {
+			v *= 10
+		}
 	}
-	var v int64
-	for i := first; i <= last; i++ {
-		v = v*10 + int64(n.digit(i)-'0')
+	if n.neg {
+		v = -v
 	}
-	for ; exp > 0; exp-- {
-		v *= 10
-	}
-	return v, intOK
+	return v, true
 }

@@ -287,7 +287,7 @@ func TestDecimalCmpSign(t *testing.T) {
 func TestMulCeil(t *testing.T) {
 	cases := []struct {
 		name   string
-		price  int64
+		price  uint64
 		factor string
 		want   int64
 	}{
@@ -305,6 +305,9 @@ func TestMulCeil(t *testing.T) {
 		{"WholeFactor", 3, "25", 75},
 		{"LargeResultFits", 999999999999999, "9223", 9222999999999990777},
 		{"ResultExactlyMaxInt64", 7, "1317624576693539401", math.MaxInt64},
+		// The price's range is Validate's (checkAmount): MulCeil is exact for any.
+		{"PriceAboveMaxAmount", 1000000000000000, "1", 1000000000000000},
+		{"LargestPrice", math.MaxUint64, "0.000000000000000001", 19},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -321,7 +324,7 @@ func TestMulCeil(t *testing.T) {
 			if !ok {
 				t.Fatal("big.Rat")
 			}
-			r.Mul(r, new(big.Rat).SetInt64(tc.price))
+			r.Mul(r, new(big.Rat).SetInt(new(big.Int).SetUint64(tc.price)))
 			q, m := new(big.Int).QuoRem(r.Num(), r.Denom(), new(big.Int))
 			if m.Sign() != 0 {
 				q.Add(q, big.NewInt(1))
@@ -333,11 +336,9 @@ func TestMulCeil(t *testing.T) {
 	}
 	errCases := []struct {
 		name   string
-		price  int64
+		price  uint64
 		factor string
 	}{
-		{"NegativePrice", -1, "1"},
-		{"PriceAboveMax", 1000000000000000, "1"},
 		{"ResultAboveMaxInt64", 999999999999999, "9224"},
 		{"QuotientAbove64Bits", 999999999999999, "18446744073709551615"},
 		{"RoundingUpPastMaxInt64", 7, "1317624576693539401.1"},
@@ -368,28 +369,30 @@ func TestNumberInteger(t *testing.T) {
 	cases := []struct {
 		in   string
 		want int64
-		st   intStatus
+		ok   bool
 	}{
-		{"200", 200, intOK},
-		{"200.0", 200, intOK},
-		{"2e2", 200, intOK},
-		{"2.00E+2", 200, intOK},
-		{"20000e-2", 200, intOK},
-		{"-0", 0, intOK},
-		{"-0.0e5", 0, intOK},
-		{"0", 0, intOK},
-		{"999999999999999", 999999999999999, intOK},
-		{"9.99999999999999e14", 999999999999999, intOK},
-		{"1000000000000000", 0, intTooLarge},
-		{"1e15", 0, intTooLarge},
-		{"1e999999", 0, intTooLarge},
-		{"1e" + strings.Repeat("9", 1000), 0, intTooLarge},
-		{"200.5", 0, intNotInteger},
-		{"1e-1", 0, intNotInteger},
-		{"1e-999999", 0, intNotInteger},
-		{"-1", 0, intNegative},
-		{"-1e999999", 0, intNegative},
-		{"-0.5", 0, intNotInteger},
+		{"200", 200, true},
+		{"200.0", 200, true},
+		{"2e2", 200, true},
+		{"2.00E+2", 200, true},
+		{"20000e-2", 200, true},
+		{"-0", 0, true},
+		{"-0.0e5", 0, true},
+		{"0", 0, true},
+		{"999999999999999", 999999999999999, true},
+		{"9.99999999999999e14", 999999999999999, true},
+		{"1000000000000000", 1000000000000000, true},
+		{"1e15", 1000000000000000, true},
+		{"999999999999999999", 999999999999999999, true},
+		{"1e18", math.MaxInt64, true},
+		{"1e999999", math.MaxInt64, true},
+		{"1e" + strings.Repeat("9", 1000), math.MaxInt64, true},
+		{"200.5", 0, false},
+		{"1e-1", 0, false},
+		{"1e-999999", 0, false},
+		{"-1", -1, true},
+		{"-1e999999", -math.MaxInt64, true},
+		{"-0.5", 0, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.in[:min(len(tc.in), 20)], func(t *testing.T) {
@@ -397,9 +400,9 @@ func TestNumberInteger(t *testing.T) {
 			if !ok {
 				t.Fatalf("scanNumber(%q) failed", tc.in)
 			}
-			got, st := n.integer()
-			if got != tc.want || st != tc.st {
-				t.Errorf("integer(%q) = %d, %d; want %d, %d", tc.in, got, st, tc.want, tc.st)
+			got, ok := n.integer()
+			if got != tc.want || ok != tc.ok {
+				t.Errorf("integer(%q) = %d, %v; want %d, %v", tc.in, got, ok, tc.want, tc.ok)
 			}
 		})
 	}

@@ -1,16 +1,12 @@
 package rules
 
 import (
-	"encoding/json"
-	"errors"
 	"strings"
 	"unicode"
 	"unicode/utf8"
-)
 
-// maxBodyDepth is the deepest nesting a create-order body may have; the
-// body object itself is at depth 1.
-const maxBodyDepth = 32
+	"stampduty/shared/jsonobj"
+)
 
 // The fields of a create-order body, in the order their errors are reported.
 const (
@@ -85,25 +81,19 @@ func orderFieldIndex(key string) int {
 	return -1
 }
 
-// The messages of DecodeOrderRequest.
-const (
-	msgBodyNotUTF8    = "The body is not valid UTF-8"
-	msgBodyNotJSON    = "The body is not valid JSON"
-	msgBodyNotObject  = "The body must be a JSON object"
-	msgBodyTooDeep    = "The body is nested too deeply"
-	msgDuplicateField = " is given more than once"
-)
-
-// RawOrderRequest is a create-order body that is a well-formed JSON object,
-// not yet validated. It keeps each member's JSON type and text.
-type RawOrderRequest struct {
-	fields  [numOrderFields]rawValue
+// OrderBody is a create-order body as the HTTP layer decoded it
+// (strapi.DecodeObject): the JSON value of each field, Absent when it was
+// not sent, and the keys that are not fields. PurposeState and Validate
+// check it.
+type OrderBody struct {
+	fields  [numOrderFields]jsonobj.Value
 	unknown []string // keys that are not create-order fields, in body order
 }
 
 // OrderRequest is a validated create-order body with the defaults applied:
 // Description "N/A" when absent or blank, PurchasedBy, addresses and PANs ""
-// when absent, Purpose trimmed.
+// when absent, Purpose trimmed. Amount and ConsiderationPrice are in
+// 0..MaxAmount.
 type OrderRequest struct {
 	Amount, ConsiderationPrice                                           int64
 	Description, Purpose, State, PaidBy, PurchasedBy                     string
@@ -111,85 +101,38 @@ type OrderRequest struct {
 	FirstPartyAddress, SecondPartyAddress, FirstPartyPan, SecondPartyPan string
 }
 
-// DecodeOrderRequest reads a create-order body. It fails with an EINVALID
-// *Error (message "Invalid data. …") when the body is not valid UTF-8, not
-// valid JSON, not a JSON object, nested deeper than 32 levels, or gives a key
-// more than once (keys compared after unescaping, case-sensitively). It does
-// not check the fields: Validate does.
-func DecodeOrderRequest(body []byte) (*RawOrderRequest, error) {
-	if !utf8.Valid(body) {
-		return nil, Invalid([]FieldError{{Path: "", Message: msgBodyNotUTF8}})
-	}
-	if !json.Valid(body) {
-		return nil, Invalid([]FieldError{{Path: "", Message: msgBodyNotJSON}})
-	}
-	// One copy of the body; every field value is a substring of it.
-	sc, ok := newObjectScanner(string(body), maxBodyDepth)
-	if !ok {
-		return nil, Invalid([]FieldError{{Path: "", Message: msgBodyNotObject}})
-	}
-	r := &RawOrderRequest{}
-	var (
-		dups      []FieldError
-		knownDups [numOrderFields]bool
-		seen      map[string]bool // unknown keys → reported as duplicate
-	)
-	for {
-		key, escKey, val, more, err := sc.next()
-		if errors.Is(err, errTooDeep) {
-			return nil, Invalid([]FieldError{{Path: "", Message: msgBodyTooDeep}})
-		}
-		if err != nil {
-			return nil, Invalid([]FieldError{{Path: "", Message: msgBodyNotJSON}})
-		}
-		if !more {
-			break
-		}
-		if escKey {
-			key, _ = unescape(key)
-		}
-		if idx := orderFieldIndex(key); idx >= 0 {
-			if r.fields[idx].kind == kindAbsent {
-				r.fields[idx] = val
-			} else if !knownDups[idx] {
-				knownDups[idx] = true
-				dups = append(dups, FieldError{Path: key, Message: key + msgDuplicateField})
-			}
+// NewOrderBody sorts the members of a create-order body into its fields
+// (keys compared case-sensitively) and its unknown keys. A key given more
+// than once keeps its first value and is listed once; DecodeObject refuses
+// such bodies before.
+func NewOrderBody(members []jsonobj.Member) *OrderBody {
+	b := &OrderBody{}
+	for _, m := range members {
+		if m.Occurrence > 1 {
 			continue
 		}
-		if seen == nil {
-			seen = make(map[string]bool)
-		}
-		reported, dup := seen[key]
-		switch {
-		case !dup:
-			seen[key] = false
-			r.unknown = append(r.unknown, key)
-		case !reported:
-			seen[key] = true
-			dups = append(dups, FieldError{Path: key, Message: key + msgDuplicateField})
+		if idx := orderFieldIndex(m.Key); idx >= 0 {
+			b.fields[idx] = m.Value
+		} else {
+			b.unknown = append(b.unknown, m.Key)
 		}
 	}
-	if len(dups) > 0 {
-		return nil, Invalid(dups)
-	}
-	return r, nil
+	return b
 }
 
 // PurposeState returns the trimmed purpose and the state when both are JSON
 // strings (ok), for the article lookup that comes before validation. When no
-// article can have them — the purpose breaks the purpose rules (CheckPurpose)
-// or the state is not one of States — err is the ENOTFOUND error the lookup
+// article can have them — the purpose breaks the purpose rules (CheckPurpose,
+// or it escapes a lone surrogate) or the state is not one of States — err is the ENOTFOUND error the lookup
 // would answer, decided here without one, so that nothing but a possible
 // article key ever reaches the store or its cache.
-func (r *RawOrderRequest) PurposeState() (purpose, state string, ok bool, err error) {
+func (r *OrderBody) PurposeState() (purpose, state string, ok bool, err error) {
 	p, s := r.fields[fPurpose], r.fields[fState]
-	if p.kind != kindString || s.kind != kindString {
+	if p.Kind != jsonobj.String || s.Kind != jsonobj.String {
 		return "", "", false, nil
 	}
-	purpose, paired := p.text()
-	purpose, state = strings.TrimSpace(purpose), s.str()
-	if !paired || !ValidArticleKey(purpose, state) {
+	purpose, state = strings.TrimSpace(p.Text), s.Text
+	if p.LoneSurrogate || !ValidArticleKey(purpose, state) {
 		return purpose, state, true, NotFoundPurpose(purpose)
 	}
 	return purpose, state, true, nil
@@ -211,7 +154,7 @@ func NotFoundPurpose(purpose string) error {
 // with defaults applied. It reports every failing field at once, one message
 // per field, in the order of the contract's table and then the unknown keys
 // in body order, as an EINVALID *Error built by Invalid.
-func (r *RawOrderRequest) Validate() (OrderRequest, error) {
+func (r *OrderBody) Validate() (OrderRequest, error) {
 	var (
 		req  OrderRequest
 		errs []FieldError
@@ -221,10 +164,10 @@ func (r *RawOrderRequest) Validate() (OrderRequest, error) {
 	}
 
 	var msg string
-	if req.Amount, msg = r.integer(fAmount, " must be at most 999999999999999"); msg != "" {
+	if req.Amount, msg = amountValue(r.fields[fAmount], msgAboveMaxAmount); msg != "" {
 		fail(fAmount, msg)
 	}
-	if req.ConsiderationPrice, msg = r.integer(fConsiderationPrice, " must have at most 15 digits"); msg != "" {
+	if req.ConsiderationPrice, msg = amountValue(r.fields[fConsiderationPrice], " must have at most 15 digits"); msg != "" {
 		fail(fConsiderationPrice, msg)
 	}
 	if req.Description, msg = r.optionalString(fDescription, "N/A"); msg == "" {
@@ -244,7 +187,7 @@ func (r *RawOrderRequest) Validate() (OrderRequest, error) {
 		fail(fPurpose, msg)
 	}
 	if req.State, msg = r.requiredString(fState); msg == "" && !ValidState(req.State) {
-		msg = " must be one of the states or union territories of India"
+		msg = msgState
 	}
 	if msg != "" {
 		fail(fState, msg)
@@ -319,6 +262,7 @@ const (
 	msgMustBeInteger  = " must be an integer"
 	msgNotNegative    = " must be greater than or equal to 0"
 	msgNotEmpty       = " must not be empty"
+	msgState          = " must be one of the states or union territories of India"
 	msgFreeTextLen    = " must be at most 200 characters"
 	msgUnprintable    = " must not contain control, format, bidirectional, zero-width or line separator characters"
 	msgDescriptionLen = " must be at most 100 characters"
@@ -330,82 +274,44 @@ const (
 	msgPAN            = " must be empty or a PAN: 5 capital letters, 4 digits, 1 capital letter"
 )
 
-// integer reads a required integer field in 0..MaxAmount; tooLarge is the
-// message for a value above it. It returns "" or the failing message
-// (without the field name).
-func (r *RawOrderRequest) integer(idx int, tooLarge string) (int64, string) {
-	v := r.fields[idx]
-	switch v.kind {
-	case kindAbsent, kindNull:
-		return 0, msgRequired
-	case kindNumber:
-	default:
-		return 0, msgMustBeInteger
-	}
-	n, ok := scanNumber(v.raw)
-	if !ok { // json.Valid accepted it, so this does not happen
-		return 0, msgMustBeInteger
-	}
-	i, st := n.integer()
-	switch st {
-	case intNotInteger:
-		return 0, msgMustBeInteger
-	case intNegative:
-		return 0, msgNotNegative
-	case intTooLarge:
-		return 0, tooLarge
-	}
-	return i, ""
-}
-
 // requiredString reads a required string field.
-func (r *RawOrderRequest) requiredString(idx int) (string, string) {
-	v := r.fields[idx]
-	switch v.kind {
-	case kindAbsent, kindNull:
+func (r *OrderBody) requiredString(idx int) (string, string) {
+	switch v := r.fields[idx]; v.Kind {
+	case jsonobj.Absent, jsonobj.Null:
 		return "", msgRequired
-	case kindString:
-		return v.str(), ""
+	case jsonobj.String:
+		return v.Text, ""
 	}
 	return "", msgMustBeString
 }
 
 // requiredText is requiredString for free text: a lone UTF-16 surrogate,
 // which cannot be stored as sent, is msgUnprintable.
-func (r *RawOrderRequest) requiredText(idx int) (string, string) {
-	if s, msg := r.requiredString(idx); msg != "" {
-		return s, msg
+func (r *OrderBody) requiredText(idx int) (string, string) {
+	s, msg := r.requiredString(idx)
+	if msg == "" && r.fields[idx].LoneSurrogate {
+		return "", msgUnprintable
 	}
-	return r.text(idx)
+	return s, msg
 }
 
 // optionalText is optionalString for free text, "" when absent: a lone
 // UTF-16 surrogate is msgUnprintable.
-func (r *RawOrderRequest) optionalText(idx int) (string, string) {
-	if s, msg := r.optionalString(idx, ""); msg != "" || r.fields[idx].kind != kindString {
-		return s, msg
-	}
-	return r.text(idx)
-}
-
-// text returns a string field's value, or msgUnprintable when it names a
-// lone surrogate.
-func (r *RawOrderRequest) text(idx int) (string, string) {
-	s, paired := r.fields[idx].text()
-	if !paired {
+func (r *OrderBody) optionalText(idx int) (string, string) {
+	s, msg := r.optionalString(idx, "")
+	if msg == "" && r.fields[idx].LoneSurrogate {
 		return "", msgUnprintable
 	}
-	return s, ""
+	return s, msg
 }
 
 // optionalString reads an optional string field; absent and null give def.
-func (r *RawOrderRequest) optionalString(idx int, def string) (string, string) {
-	v := r.fields[idx]
-	switch v.kind {
-	case kindAbsent, kindNull:
+func (r *OrderBody) optionalString(idx int, def string) (string, string) {
+	switch v := r.fields[idx]; v.Kind {
+	case jsonobj.Absent, jsonobj.Null:
 		return def, ""
-	case kindString:
-		return v.str(), ""
+	case jsonobj.String:
+		return v.Text, ""
 	}
 	return "", msgMustBeString
 }

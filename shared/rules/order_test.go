@@ -4,10 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"stampduty/shared/jsonobj"
 )
 
 // member is one key of a test body with its JSON literal.
@@ -104,14 +107,21 @@ func jstr(s string) string {
 	return string(b)
 }
 
+// orderBody decodes a body that must be a JSON object as the HTTP layer
+// does, but without its limits (strapi.DecodeObject tests them).
+func orderBody(t testing.TB, body []byte) *OrderBody {
+	t.Helper()
+	members, err := jsonobj.Members(body, math.MaxInt)
+	if err != nil {
+		t.Fatalf("jsonobj.Members(%s): %v", body, err)
+	}
+	return NewOrderBody(members)
+}
+
 // validateBody decodes and validates a body that must decode.
 func validateBody(t *testing.T, body []byte) (OrderRequest, error) {
 	t.Helper()
-	r, err := DecodeOrderRequest(body)
-	if err != nil {
-		t.Fatalf("DecodeOrderRequest(%s): %v", body, err)
-	}
-	return r.Validate()
+	return orderBody(t, body).Validate()
 }
 
 // checkInvalid checks that err is the EINVALID *Error of Invalid(want).
@@ -135,142 +145,41 @@ func checkInvalid(t *testing.T, err error, want []FieldError) {
 	}
 }
 
-func TestDecodeOrderRequestErrors(t *testing.T) {
-	deep := func(n int) string { // an object holding arrays nested to depth n
-		return `{"x":` + strings.Repeat("[", n-1) + strings.Repeat("]", n-1) + `}`
-	}
-	cases := []struct {
-		name, body string
-		want       []FieldError
-	}{
-		{"InvalidUTF8", "\xff", []FieldError{{"", "The body is not valid UTF-8"}}},
-		{"InvalidUTF8InString", "{\"purpose\":\"Rent\xc3\x28\"}", []FieldError{{"", "The body is not valid UTF-8"}}},
-		{"Empty", "", []FieldError{{"", "The body is not valid JSON"}}},
-		{"OnlySpace", "  \n", []FieldError{{"", "The body is not valid JSON"}}},
-		{"Unterminated", `{"amount":1`, []FieldError{{"", "The body is not valid JSON"}}},
-		{"TrailingComma", `{"amount":1,}`, []FieldError{{"", "The body is not valid JSON"}}},
-		{"TwoValues", `{} {}`, []FieldError{{"", "The body is not valid JSON"}}},
-		{"LeadingZero", `{"amount":01}`, []FieldError{{"", "The body is not valid JSON"}}},
-		{"SingleQuotes", `{'amount':1}`, []FieldError{{"", "The body is not valid JSON"}}},
-		{"BareWord", `nul`, []FieldError{{"", "The body is not valid JSON"}}},
-		{"NaN", `{"amount":NaN}`, []FieldError{{"", "The body is not valid JSON"}}},
-		{"BadEscape", `{"purpose":"\x"}`, []FieldError{{"", "The body is not valid JSON"}}},
-		{"RawControlInString", "{\"purpose\":\"a\tb\"}", []FieldError{{"", "The body is not valid JSON"}}},
-		{"Array", `[]`, []FieldError{{"", "The body must be a JSON object"}}},
-		{"ArrayOfObject", `[{"amount":1}]`, []FieldError{{"", "The body must be a JSON object"}}},
-		{"Null", `null`, []FieldError{{"", "The body must be a JSON object"}}},
-		{"Number", ` 1 `, []FieldError{{"", "The body must be a JSON object"}}},
-		{"String", `"{}"`, []FieldError{{"", "The body must be a JSON object"}}},
-		{"Bool", `true`, []FieldError{{"", "The body must be a JSON object"}}},
-		{"Depth33", deep(33), []FieldError{{"", "The body is nested too deeply"}}},
-		{"Depth33Objects", `{"a":` + strings.Repeat(`{"a":`, 32) + "1" + strings.Repeat("}", 32) + `}`, []FieldError{{"", "The body is nested too deeply"}}},
-		{"Depth33InKnownField", `{"purchasedBy":` + strings.Repeat("[", 32) + strings.Repeat("]", 32) + `}`, []FieldError{{"", "The body is nested too deeply"}}},
-		{"DuplicateKey", `{"amount":1,"amount":2}`, []FieldError{{"amount", "amount is given more than once"}}},
-		{"DuplicateKeySameValue", `{"state":"Goa","state":"Goa"}`, []FieldError{{"state", "state is given more than once"}}},
-		{"DuplicateKeyEscaped", `{"amount":1,"\u0061mount":2}`, []FieldError{{"amount", "amount is given more than once"}}},
-		{"DuplicateUnknownKey", `{"x":1,"x":2}`, []FieldError{{"x", "x is given more than once"}}},
-		{"DuplicateKeyThrice", `{"x":1,"x":2,"x":3}`, []FieldError{{"x", "x is given more than once"}}},
-		{"DuplicateKeysInOrderOfRepeat", `{"b":1,"amount":1,"a":1,"a":2,"amount":2,"b":2}`, []FieldError{
-			{"a", "a is given more than once"},
-			{"amount", "amount is given more than once"},
-			{"b", "b is given more than once"},
-		}},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			r, err := DecodeOrderRequest([]byte(tc.body))
-			if r != nil {
-				t.Errorf("DecodeOrderRequest returned a request with error %v", err)
+func TestNewOrderBody(t *testing.T) {
+	t.Run("FieldsByKey", func(t *testing.T) {
+		r := orderBody(t, []byte(`{"amount":"1","state":null,"purpose":[1,"]"],"paidBy":{"a":"}"},"description":true,"considerationPrice":-2.5e1}`))
+		want := map[int]jsonobj.Value{
+			fAmount:             {Kind: jsonobj.String, Text: "1"},
+			fState:              {Kind: jsonobj.Null},
+			fPurpose:            {Kind: jsonobj.Array},
+			fPaidBy:             {Kind: jsonobj.Object},
+			fDescription:        {Kind: jsonobj.Bool, Bool: true},
+			fConsiderationPrice: {Kind: jsonobj.Number, Number: "-2.5e1"},
+		}
+		for idx := range orderFieldNames {
+			if got, want := r.fields[idx], want[idx]; got != want {
+				t.Errorf("%s = %+v, want %+v", orderFieldNames[idx], got, want)
 			}
-			checkInvalid(t, err, tc.want)
-		})
-	}
-
-	t.Run("VeryDeepIsInvalid", func(t *testing.T) {
-		body := strings.Repeat("[", 20000) + strings.Repeat("]", 20000)
-		_, err := DecodeOrderRequest([]byte(body))
-		var e *Error
-		if !errors.As(err, &e) || e.Code != EINVALID || len(e.Fields) != 1 || e.Fields[0].Path != "" {
-			t.Errorf("error = %#v, want one EINVALID body error", err)
+		}
+		if r.unknown != nil {
+			t.Errorf("unknown keys %q, want none", r.unknown)
 		}
 	})
-}
-
-func TestDecodeOrderRequestAccepts(t *testing.T) {
-	cases := []struct{ name, body string }{
-		{"Empty", `{}`},
-		{"WhiteSpaceEverywhere", " \r\n\t{ \"amount\" : 1 ,\n\"state\"\t:\t\"Goa\" } \n"},
-		{"Depth32", `{"x":` + strings.Repeat("[", 31) + strings.Repeat("]", 31) + `}`},
-		{"Depth32Objects", `{"a":` + strings.Repeat(`{"a":`, 30) + "1" + strings.Repeat("}", 30) + `}`},
-		{"BracketsInsideStrings", `{"description":"` + strings.Repeat("[{", 40) + `","x":["]]]}}}\"[["]}`},
-		{"KeysDifferingInCase", `{"amount":1,"Amount":2,"AMOUNT":3}`},
-		{"AllKinds", `{"a":"s","b":1.5e3,"c":null,"d":true,"e":false,"f":{"g":[1,{"h":"}"}]},"i":[]}`},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			if _, err := DecodeOrderRequest([]byte(tc.body)); err != nil {
-				t.Errorf("DecodeOrderRequest(%s): %v", tc.body, err)
-			}
-		})
-	}
-	t.Run("KindsKept", func(t *testing.T) {
-		r, err := DecodeOrderRequest([]byte(`{"amount":"1","state":null,"purpose":[1,"]"],"paidBy":{"a":"}"},"description":true,"considerationPrice":-2.5e1}`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := map[int]rawValue{
-			fAmount:             {kind: kindString, raw: "1"},
-			fState:              {kind: kindNull, raw: "null"},
-			fPurpose:            {kind: kindArray, raw: `[1,"]"]`},
-			fPaidBy:             {kind: kindObject, raw: `{"a":"}"}`},
-			fDescription:        {kind: kindBool, raw: "true"},
-			fConsiderationPrice: {kind: kindNumber, raw: "-2.5e1"},
-		}
-		for idx, w := range want {
-			if got := r.fields[idx]; got != w {
-				t.Errorf("%s = %+v, want %+v", orderFieldNames[idx], got, w)
-			}
-		}
-		if got, want := r.fields[fPurchasedBy].kind, kindAbsent; got != want {
-			t.Errorf("purchasedBy kind = %d, want absent", got)
+	t.Run("UnknownKeysInBodyOrder", func(t *testing.T) {
+		r := orderBody(t, []byte(`{"b":1,"amount":1,"a":2,"Amount":3}`))
+		if got, want := r.unknown, []string{"b", "a", "Amount"}; !slices.Equal(got, want) {
+			t.Errorf("unknown = %q, want %q", got, want)
 		}
 	})
-}
-
-func TestUnescapeMatchesEncodingJSON(t *testing.T) {
-	cases := []struct{ name, raw string }{
-		{"Plain", `abc`},
-		{"Simple", `\"\\\/\b\f\n\r\t`},
-		{"BMP", `\u0041\u00e9\u20ac`},
-		{"UpperHex", `\u00E9\u20AC`},
-		{"SurrogatePair", `\ud83d\ude00`},
-		{"SurrogatePairUpper", `\uD83D\uDE00`},
-		{"LoneHigh", `\ud83d`},
-		{"LoneHighThenText", `\ud83dx`},
-		{"LoneLow", `\ude00`},
-		{"HighThenBMP", `\ud83d\u0041`},
-		{"HighHigh", `\ud83d\ud83d\ude00`},
-		{"LowHigh", `\ude00\ud83d`},
-		{"HighThenSimpleEscape", `\ud83d\n`},
-		{"Nul", `a\u0000b`},
-		{"Mixed", `Flat 4B\\Tower \u0032 \u00e9 😀`},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			var want string
-			if err := json.Unmarshal([]byte(`"`+tc.raw+`"`), &want); err != nil {
-				t.Fatal(err)
-			}
-			got, lone := unescape(tc.raw)
-			if got != want {
-				t.Errorf("unescape(%s) = %q, want %q", tc.raw, got, want)
-			}
-			// encoding/json writes U+FFFD for a lone surrogate; unescape says so.
-			if want := strings.Count(want, "\uFFFD") > strings.Count(tc.raw, "\uFFFD"); lone != want {
-				t.Errorf("unescape(%s) lone = %v, want %v", tc.raw, lone, want)
-			}
-		})
-	}
+	t.Run("RepeatedKeyKeepsItsFirstValue", func(t *testing.T) {
+		r := orderBody(t, []byte(`{"amount":1,"x":1,"amount":2,"x":2}`))
+		if got, want := r.fields[fAmount].Number, json.Number("1"); got != want {
+			t.Errorf("amount = %s, want %s", got, want)
+		}
+		if got, want := r.unknown, []string{"x"}; !slices.Equal(got, want) {
+			t.Errorf("unknown = %q, want %q", got, want)
+		}
+	})
 }
 
 func TestPurposeState(t *testing.T) {
@@ -301,11 +210,7 @@ func TestPurposeState(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := DecodeOrderRequest(buildBody(fullMembers, tc.changes...))
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, s, ok, err := r.PurposeState()
+			p, s, ok, err := orderBody(t, buildBody(fullMembers, tc.changes...)).PurposeState()
 			if p != tc.purpose || s != tc.want || ok != tc.ok {
 				t.Errorf("PurposeState() = %q, %q, %v; want %q, %q, %v", p, s, ok, tc.purpose, tc.want, tc.ok)
 			}
@@ -893,50 +798,13 @@ func TestValidateMessagesNeverHoldTheValue(t *testing.T) {
 	}
 }
 
-func TestCreateOrderRulesAllocations(t *testing.T) {
-	body := buildBody(fullMembers)
-	art := Article{ID: 1, PurposeName: "Rent Agreement", State: "Karnataka", Min: 100, Max: 500}
-	allocs := testing.AllocsPerRun(100, func() {
-		if _, err := createOrderRules(body, art); err != nil {
-			t.Fatal(err)
-		}
-	})
-	if allocs >= 60 {
-		t.Errorf("decode+validate+amount allocates %v times, want under 60", allocs)
-	}
-}
-
-// createOrderRules is the work of the create-order handler in this package.
-func createOrderRules(body []byte, art Article) (int64, error) {
-	r, err := DecodeOrderRequest(body)
-	if err != nil {
-		return 0, err
-	}
-	if _, _, ok, err := r.PurposeState(); err != nil {
-		return 0, err
-	} else if !ok {
-		return 0, errors.New("purpose and state are not strings")
-	}
-	req, err := r.Validate()
-	if err != nil {
-		return 0, err
-	}
-	return art.Amount(req.Amount, req.ConsiderationPrice)
-}
-
-func BenchmarkCreateOrderRules(b *testing.B) {
-	body := buildBody(fullMembers)
-	art := Article{ID: 1, PurposeName: "Rent Agreement", State: "Karnataka", Min: 100, Max: 500}
-	b.ReportAllocs()
-	b.SetBytes(int64(len(body)))
-	for b.Loop() {
-		if _, err := createOrderRules(body, art); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-func FuzzDecodeOrderRequest(f *testing.F) {
+// FuzzOrderBody checks the domain's side of a create on any JSON object:
+// PurposeState sends only possible article keys to the lookup, Validate
+// answers EINVALID with a message naming each failing field or a request
+// within the contract's ranges, and Amount answers that request. The
+// decoding itself is fuzzed by jsonobj.FuzzMembers and create-order's
+// FuzzCreateOrder.
+func FuzzOrderBody(f *testing.F) {
 	for _, s := range []string{
 		string(buildBody(fullMembers)),
 		string(buildBody(minimalMembers)),
@@ -948,52 +816,11 @@ func FuzzDecodeOrderRequest(f *testing.F) {
 	}
 	art := Article{ID: 1, PurposeName: "x", State: "Goa", Min: 0, Max: 1000}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		r, err := DecodeOrderRequest(body)
+		members, err := jsonobj.Members(body, 32)
 		if err != nil {
-			assertInvalid(t, err)
 			return
 		}
-		if !json.Valid(body) {
-			t.Fatalf("decoded a body that is not JSON: %q", body)
-		}
-		// Cross-check the members with encoding/json.
-		var m map[string]json.RawMessage
-		if err := json.Unmarshal(body, &m); err != nil {
-			t.Fatalf("encoding/json rejects a decoded body %q: %v", body, err)
-		}
-		known := 0
-		for idx, v := range r.fields {
-			if v.kind == kindAbsent {
-				if _, ok := m[orderFieldNames[idx]]; ok {
-					t.Fatalf("%s missed in %q", orderFieldNames[idx], body)
-				}
-				continue
-			}
-			known++
-			raw, ok := m[orderFieldNames[idx]]
-			if !ok {
-				t.Fatalf("%s invented in %q", orderFieldNames[idx], body)
-			}
-			if v.kind == kindString {
-				var s string
-				if err := json.Unmarshal(raw, &s); err != nil {
-					t.Fatalf("%s is not a string in %q", orderFieldNames[idx], body)
-				}
-				if got := v.str(); got != s {
-					t.Fatalf("%s = %q, encoding/json says %q", orderFieldNames[idx], got, s)
-				}
-			} else if got := string(raw); got != v.raw {
-				t.Fatalf("%s raw = %q, encoding/json says %q", orderFieldNames[idx], v.raw, got)
-			}
-		}
-		for _, k := range r.unknown {
-			if _, ok := m[k]; !ok {
-				t.Fatalf("unknown key %q not in %q", k, body)
-			}
-		}
-		if got, want := known+len(r.unknown), len(m); got != want {
-			t.Fatalf("%d keys, encoding/json says %d, in %q", got, want, body)
-		}
+		r := NewOrderBody(members)
 		p, s, ok, err := r.PurposeState()
 		if err != nil && (!ok || ErrorCode(err) != ENOTFOUND) {
 			t.Fatalf("PurposeState err = %v, ok = %v for %q", err, ok, body)
@@ -1001,13 +828,12 @@ func FuzzDecodeOrderRequest(f *testing.F) {
 		if ok && err == nil && !ValidArticleKey(p, s) {
 			t.Fatalf("PurposeState sends (%q, %q), which no article can have, to the lookup", p, s)
 		}
-		if ok != (r.fields[fPurpose].kind == kindString && r.fields[fState].kind == kindString) {
+		if ok != (r.fields[fPurpose].Kind == jsonobj.String && r.fields[fState].Kind == jsonobj.String) {
 			t.Fatalf("PurposeState ok = %v for %q", ok, body)
 		}
 		if ok && p != strings.TrimSpace(p) {
 			t.Fatalf("purpose %q is not trimmed", p)
 		}
-		_ = s
 		req, err := r.Validate()
 		if err != nil {
 			assertInvalid(t, err)
@@ -1020,7 +846,8 @@ func FuzzDecodeOrderRequest(f *testing.F) {
 			}
 			return
 		}
-		if req.Purpose == "" || !ValidState(req.State) || req.Amount < 0 || req.ConsiderationPrice > MaxAmount {
+		if req.Purpose == "" || !ValidState(req.State) || req.Amount < 0 || req.Amount > MaxAmount ||
+			req.ConsiderationPrice < 0 || req.ConsiderationPrice > MaxAmount {
 			t.Fatalf("Validate accepted %+v", req)
 		}
 		if _, err := art.Amount(req.Amount, req.ConsiderationPrice); err != nil {

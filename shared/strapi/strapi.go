@@ -1,7 +1,8 @@
 // Package strapi holds the HTTP conventions of a Strapi v5 API that the
 // service follows: the error envelope and the one table from error kinds to
-// statuses, JSON responses, request body limits, and the pagination and sort
-// query parameters of list endpoints.
+// statuses, JSON responses, request bodies (their limits, and DecodeObject,
+// which reads one JSON object with encoding/json), and the pagination and
+// sort query parameters of list endpoints.
 package strapi
 
 import (
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"stampduty/shared/jsonobj"
 	"stampduty/shared/rules"
 )
 
@@ -155,6 +157,43 @@ func ReadJSONBody(r *http.Request) ([]byte, error) {
 		return nil, rules.Errorf(rules.ETOOLARGE, "The request body is larger than 64 KiB")
 	}
 	return b, nil
+}
+
+// MaxDepth is the deepest nesting a request body may have; the body itself
+// is at depth 1.
+const MaxDepth = 32
+
+// DecodeObject reads a request body that must be one JSON object, with
+// encoding/json (package jsonobj), and returns its members in body order,
+// each key once. A body that is not valid UTF-8, not JSON, not an object or
+// nested deeper than MaxDepth is an EINVALID error with one message for the
+// whole body (path ""); a body that gives keys more than once (compared
+// after unescaping, case-sensitively) is one with a message per such key,
+// in the order of their second occurrence.
+func DecodeObject(body []byte) ([]jsonobj.Member, error) {
+	members, err := jsonobj.Members(body, MaxDepth)
+	if err != nil {
+		msg := "The body is not valid JSON"
+		switch {
+		case errors.Is(err, jsonobj.ErrNotUTF8):
+			msg = "The body is not valid UTF-8"
+		case errors.Is(err, jsonobj.ErrNotObject):
+			msg = "The body must be a JSON object"
+		case errors.Is(err, jsonobj.ErrTooDeep):
+			msg = "The body is nested too deeply"
+		}
+		return nil, rules.Invalid([]rules.FieldError{{Path: "", Message: msg}})
+	}
+	var repeated []rules.FieldError
+	for _, m := range members {
+		if m.Occurrence == 2 {
+			repeated = append(repeated, rules.FieldError{Path: m.Key, Message: m.Key + " is given more than once"})
+		}
+	}
+	if repeated != nil {
+		return nil, rules.Invalid(repeated)
+	}
+	return members, nil
 }
 
 // isJSON reports whether a Content-Type value names JSON: application/json

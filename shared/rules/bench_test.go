@@ -1,0 +1,54 @@
+package rules_test
+
+import (
+	"errors"
+	"testing"
+
+	"stampduty/shared/rules"
+	"stampduty/shared/strapi"
+)
+
+// createOrderRules is the work of a create between reading the body and the
+// store: the HTTP layer's decode, then the domain's checks and amount.
+func createOrderRules(body []byte, art rules.Article) (int64, error) {
+	members, err := strapi.DecodeObject(body)
+	if err != nil {
+		return 0, err
+	}
+	r := rules.NewOrderBody(members)
+	if _, _, ok, err := r.PurposeState(); err != nil {
+		return 0, err
+	} else if !ok {
+		return 0, errors.New("purpose and state are not strings")
+	}
+	req, err := r.Validate()
+	if err != nil {
+		return 0, err
+	}
+	return art.Amount(req.Amount, req.ConsiderationPrice)
+}
+
+var benchArticle = rules.Article{ID: 1, PurposeName: "Rent Agreement", State: "Karnataka", Min: 100, Max: 500}
+
+func TestCreateOrderRulesAllocations(t *testing.T) {
+	allocs := testing.AllocsPerRun(100, func() {
+		if _, err := createOrderRules(rules.FullOrderBody, benchArticle); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs >= 250 {
+		t.Errorf("decode+validate+amount allocates %v times, want under 250", allocs)
+	}
+}
+
+// BenchmarkCreateOrderRules measures createOrderRules on a full body; make
+// bench reports it as the warm cost of a create outside DynamoDB.
+func BenchmarkCreateOrderRules(b *testing.B) {
+	b.ReportAllocs()
+	b.SetBytes(int64(len(rules.FullOrderBody)))
+	for b.Loop() {
+		if _, err := createOrderRules(rules.FullOrderBody, benchArticle); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

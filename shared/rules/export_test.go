@@ -1,0 +1,5 @@
+package rules
+
+// FullOrderBody is a typical full create-order body, for the tests of
+// package rules_test.
+var FullOrderBody = buildBody(fullMembers)
