@@ -6,40 +6,29 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
-	"os"
 	"time"
-
-	"github.com/aws/aws-lambda-go/lambda"
-	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"stampduty/shared/auth"
 	"stampduty/shared/config"
+	"stampduty/shared/function"
 	"stampduty/shared/orders"
 	"stampduty/shared/store"
 	"stampduty/shared/strapi"
 )
 
-func main() {
-	logger := slog.New(slog.NewJSONHandler(os.Stdout, nil))
-	h, err := wire(os.Getenv, logger)
-	if err != nil {
-		logger.Error("init failed", "err", err.Error())
-		os.Exit(1)
-	}
-	lambda.Start(httpadapter.NewV2(h).ProxyWithContext)
-}
+func main() { function.Main(wire) }
 
-// wire builds the handler from the environment: config → store → handler,
-// logging one line per request to logger.
+// wire builds the handler from the environment: config → store → workflow
+// → handler, logging one line per request to logger.
 func wire(getenv func(string) string, logger *slog.Logger) (http.Handler, error) {
 	env := config.New(getenv)
 	db := store.Open(env)
-	hasher, err := auth.NewHasher(env.Require("TOKEN_HASH_KEY"))
+	authn, err := auth.FromEnv(env, db.Tokens(env.Require("TOKENS_TABLE")))
 	if err != nil {
 		return nil, errors.Join(env.Err(), err)
 	}
 	h := &handler{
-		auth: auth.NewAuthenticator(db.Tokens(env.Require("TOKENS_TABLE")), hasher, auth.CacheTTL),
+		auth: authn,
 		orders: &orders.Creator{
 			Articles: store.NewArticleCache(db.Articles(env.Require("ARTICLES_TABLE")), time.Minute),
 			IDs:      db.IDs(env.Require("COUNTERS_TABLE"), store.IDBlock),

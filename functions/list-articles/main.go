@@ -6,26 +6,15 @@ package main
 import (
 	"log/slog"
 	"net/http"
-	"os"
 	"time"
 
-	"github.com/aws/aws-lambda-go/lambda"
-	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
-
 	"stampduty/shared/config"
+	"stampduty/shared/function"
 	"stampduty/shared/store"
 	"stampduty/shared/strapi"
 )
 
-func main() {
-	logger := slog.New(slog.NewJSONHandler(os.Stdout, nil))
-	h, err := wire(os.Getenv, logger)
-	if err != nil {
-		logger.Error("init failed", "err", err.Error())
-		os.Exit(1)
-	}
-	lambda.Start(httpadapter.NewV2(h).ProxyWithContext)
-}
+func main() { function.Main(wire) }
 
 // wire builds the handler from the environment: config → store → handler,
 // logging one line per request to logger.

@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"stampduty/shared/config"
 	"stampduty/shared/rules"
 )
 
@@ -136,6 +137,16 @@ func Bearer(header string) (token string, ok bool) {
 
 // headerSpace is the white space of HTTP header values: space and tab.
 const headerSpace = " \t"
+
+// FromEnv returns a function's Authenticator over tokens: tokens hashed with
+// the key in TOKEN_HASH_KEY, lookups cached for CacheTTL.
+func FromEnv(env *config.Env, tokens Store) (*Authenticator, error) {
+	hasher, err := NewHasher(env.Require("TOKEN_HASH_KEY"))
+	if err != nil {
+		return nil, err
+	}
+	return NewAuthenticator(tokens, hasher, CacheTTL), nil
+}
 
 // CacheTTL is how long an Authenticator of a function keeps a lookup:
 // decisions.md's bound on how long a revoked token may go on working.

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"stampduty/shared/config"
 	"stampduty/shared/rules"
 )
 
@@ -247,6 +248,31 @@ func TestAuthenticator(t *testing.T) {
 		}
 		if len(b.cache) > 10 {
 			t.Errorf("cache holds %d entries, bound 10", len(b.cache))
+		}
+	})
+}
+
+func TestFromEnv(t *testing.T) {
+	env := func(key string) *config.Env {
+		return config.New(func(name string) string {
+			if name == "TOKEN_HASH_KEY" {
+				return key
+			}
+			return ""
+		})
+	}
+	t.Run("ErrKeyTooShort", func(t *testing.T) {
+		if _, err := FromEnv(env("short"), &fakeStore{}); err == nil {
+			t.Fatal("FromEnv accepted a 5-byte hashing key")
+		}
+	})
+	t.Run("CachesForCacheTTL", func(t *testing.T) {
+		a, err := FromEnv(env(strings.Repeat("k", MinKeyLength)), &fakeStore{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := a.ttl, CacheTTL; got != want {
+			t.Errorf("ttl = %v, want %v", got, want)
 		}
 	})
 }
