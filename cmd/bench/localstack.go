@@ -44,7 +44,7 @@ func startDatabase(ctx context.Context, root string, tmpl *samtemplate.Template)
 		return nil, err
 	}
 	d.DB = store.New(client)
-	if _, err := localstack.Seed(ctx, d.DB, filepath.Join(root, localstack.SampleCatalogue), true); err != nil {
+	if _, err := localdb.Seed(ctx, d.DB, localdb.LogicalNames, filepath.Join(root, localdb.SampleCatalogue), true); err != nil {
 		srv.Stop()
 		return nil, err
 	}

@@ -240,9 +240,9 @@ func answers(ctx context.Context, client *dynamodb.Client, wait time.Duration) e
 // seed loads the catalogue (the sample, or the file named by ARTICLES) and
 // registers the dev token, which goes only into an engine on this machine.
 func (s *stack) seed(ctx context.Context, articles string, db *store.DB) error {
-	file := cmp.Or(articles, filepath.Join(s.root, localstack.SampleCatalogue))
+	file := cmp.Or(articles, filepath.Join(s.root, localdb.SampleCatalogue))
 	s.devToken = loopback(s.Endpoint)
-	n, err := localstack.Seed(ctx, db, file, s.devToken)
+	n, err := localdb.Seed(ctx, db, localdb.LogicalNames, file, s.devToken)
 	if err != nil && articles != "" {
 		return fmt.Errorf("the catalogue ARTICLES names: %w", err)
 	}

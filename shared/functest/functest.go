@@ -24,7 +24,6 @@ import (
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"stampduty/shared/auth"
-	"stampduty/shared/rules"
 	"stampduty/shared/samtemplate"
 	"stampduty/shared/store/localdb"
 	"stampduty/shared/store/storetest"
@@ -88,23 +87,13 @@ func New(t testing.TB, logicalID string, wire func(getenv func(string) string, l
 	return s
 }
 
-// Seed loads the sample catalogue and registers the dev token for the dev owner.
+// Seed loads the sample catalogue and registers the dev token for the dev
+// owner, in env's tables, as the local stack does (localdb.Seed).
 func Seed(t testing.TB, env *storetest.Env) {
 	t.Helper()
-	ctx := context.Background()
-	data, err := os.ReadFile(filepath.Join(root(t), "cmd/local/articles.json"))
-	if err != nil {
+	if _, err := localdb.Seed(context.Background(), env.DB(), env.Table, filepath.Join(root(t), localdb.SampleCatalogue), true); err != nil {
 		t.Fatal(err)
 	}
-	arts, err := rules.DecodeArticles(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db := env.DB()
-	if _, _, err := db.Articles(env.Table("ArticlesTable")).Upsert(ctx, db.IDs(env.Table("CountersTable"), 10), arts); err != nil {
-		t.Fatal(err)
-	}
-	AddToken(t, env, localdb.DevToken, localdb.DevOwner)
 }
 
 // AddToken registers secret as a token of owner.

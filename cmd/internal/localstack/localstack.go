@@ -1,13 +1,12 @@
 // Package localstack is what the local stack (cmd/local) and the benchmark
-// (cmd/bench) share: seeding a local engine with a catalogue and the dev
-// token, building a function with its own Makefile target, and describing a
-// function to the local Lambda runtime with the environment template.yaml
-// gives it, tables named by their logical ids as `sam local` names them.
+// (cmd/bench) share: building a function with its own Makefile target, and
+// describing a function to the local Lambda runtime with the environment
+// template.yaml gives it, tables named by their logical ids as `sam local`
+// names them. (Seeding is localdb.Seed, which the tests use too.)
 package localstack
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -17,53 +16,9 @@ import (
 	"time"
 
 	"stampduty/cmd/internal/runtimeapi"
-	"stampduty/shared/auth"
-	"stampduty/shared/rules"
 	"stampduty/shared/samtemplate"
-	"stampduty/shared/store"
 	"stampduty/shared/store/localdb"
 )
-
-// SampleCatalogue is the catalogue seeded by default, relative to the module root.
-const SampleCatalogue = "cmd/local/articles.json"
-
-// Seed loads the catalogue file into the articles table and, when devToken
-// is true, registers localdb.DevToken for localdb.DevOwner (once). It
-// returns how many articles it loaded. A bad file is refused whole, with
-// every row's errors in the message.
-func Seed(ctx context.Context, db *store.DB, catalogue string, devToken bool) (int, error) {
-	data, err := os.ReadFile(catalogue)
-	if err != nil {
-		return 0, fmt.Errorf("read articles: %w", err)
-	}
-	arts, err := rules.DecodeArticles(data)
-	if err != nil {
-		var e *rules.Error
-		if errors.As(err, &e) {
-			for _, f := range e.Fields {
-				switch {
-				case f.Path == "" && f.Message == e.Message:
-					// the file's own error, said already
-				case f.Path == "":
-					err = fmt.Errorf("%w\n  %s", err, f.Message)
-				default:
-					err = fmt.Errorf("%w\n  %s: %s", err, f.Path, f.Message)
-				}
-			}
-		}
-		return 0, fmt.Errorf("%s: %w", catalogue, err)
-	}
-	if _, _, err := db.Articles("ArticlesTable").Upsert(ctx, db.IDs("CountersTable", 10), arts); err != nil {
-		return 0, fmt.Errorf("seed articles: %w", err)
-	}
-	if devToken {
-		err := db.Tokens("TokensTable").Create(ctx, auth.Token{Hash: localdb.Hasher().Hash(localdb.DevToken), Owner: localdb.DevOwner, CreatedAt: time.Now()})
-		if err != nil && rules.ErrorCode(err) != rules.ECONFLICT {
-			return 0, fmt.Errorf("seed dev token: %w", err)
-		}
-	}
-	return len(arts), nil
-}
 
 // Build builds a function's bootstrap with its own Makefile target (the one
 // `sam build` runs) into dir/<logicalID>/bootstrap and returns its path. For

@@ -16,51 +16,6 @@ import (
 
 func TestMain(m *testing.M) { storetest.Main(m) }
 
-func TestSeed(t *testing.T) {
-	ctx := context.Background()
-	env := storetest.New(t)
-	root, _ := filepath.Abs("../../..")
-
-	t.Run("BadCatalogueRefusedWhole", func(t *testing.T) {
-		file := filepath.Join(t.TempDir(), "bad.json")
-		os.WriteFile(file, []byte(`[{"purpose_name":"Will","state":"Atlantis","min":5,"max":1,"fixed":null,"toFollowConsiderationPrice":false,"amountPercentConsideration":null}]`), 0o600)
-		_, err := Seed(ctx, env.DB(), file, true)
-		if err == nil || !strings.Contains(err.Error(), "[0].state") || !strings.Contains(err.Error(), "[0].max") {
-			t.Fatalf("err = %v, want every row error", err)
-		}
-	})
-	t.Run("NotJSONSaidOnce", func(t *testing.T) {
-		file := filepath.Join(t.TempDir(), "bad.json")
-		os.WriteFile(file, []byte("some invalid json"), 0o600)
-		_, err := Seed(ctx, env.DB(), file, true)
-		if err == nil {
-			t.Fatal("Seed = nil, want an error")
-		}
-		if got, want := strings.Count(err.Error(), "not valid JSON"), 1; got != want {
-			t.Errorf("error says %d times that the file is not JSON, want %d:\n%s", got, want, err)
-		}
-		if strings.Contains(err.Error(), "\n  : ") {
-			t.Errorf("error has a row error with no path:\n%s", err)
-		}
-	})
-	t.Run("SampleAndDevTokenTwice", func(t *testing.T) {
-		// Seed names tables by logical id, as the local stack does.
-		names := map[string]string{}
-		for _, tb := range env.Template.Tables {
-			names[tb.LogicalID] = tb.LogicalID
-		}
-		if err := createTables(ctx, env, names); err != nil {
-			t.Fatal(err)
-		}
-		for i := 0; i < 2; i++ {
-			n, err := Seed(ctx, env.DB(), filepath.Join(root, SampleCatalogue), true)
-			if err != nil || n != 11 {
-				t.Fatalf("run %d: Seed = %d, %v; want 11, nil", i, n, err)
-			}
-		}
-	})
-}
-
 func TestEnv(t *testing.T) {
 	env := storetest.New(t)
 	f, _ := env.Template.Function("CreateOrderFunction")
@@ -74,10 +29,6 @@ func TestEnv(t *testing.T) {
 			t.Errorf("env lacks %s:\n%s", want, joined)
 		}
 	}
-}
-
-func createTables(ctx context.Context, env *storetest.Env, names map[string]string) error {
-	return localdb.CreateTables(ctx, env.Client, env.Template.Tables, names)
 }
 
 // TestSamLocalEnv: sam local, which does not resolve SSM references, gets

@@ -1,0 +1,60 @@
+package localdb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"stampduty/shared/auth"
+	"stampduty/shared/rules"
+	"stampduty/shared/store"
+)
+
+// SampleCatalogue is the catalogue seeded by default, relative to the module root.
+const SampleCatalogue = "cmd/local/articles.json"
+
+// LogicalNames names each table by its logical id, as `sam local` and the
+// local stack do.
+func LogicalNames(logicalID string) string { return logicalID }
+
+// Seed loads the catalogue file into the articles table and, when devToken
+// is true, registers DevToken for DevOwner (once). table gives each table's
+// name from its logical id (LogicalNames for the local stack, a test's own
+// names in tests). It returns how many articles it loaded. A bad file is
+// refused whole, with every row's errors in the message. It is the one
+// seeding of the local stack, the bench and the tests.
+func Seed(ctx context.Context, db *store.DB, table func(logicalID string) string, catalogue string, devToken bool) (int, error) {
+	data, err := os.ReadFile(catalogue)
+	if err != nil {
+		return 0, fmt.Errorf("read articles: %w", err)
+	}
+	arts, err := rules.DecodeArticles(data)
+	if err != nil {
+		var e *rules.Error
+		if errors.As(err, &e) {
+			for _, f := range e.Fields {
+				switch {
+				case f.Path == "" && f.Message == e.Message:
+					// the file's own error, said already
+				case f.Path == "":
+					err = fmt.Errorf("%w\n  %s", err, f.Message)
+				default:
+					err = fmt.Errorf("%w\n  %s: %s", err, f.Path, f.Message)
+				}
+			}
+		}
+		return 0, fmt.Errorf("%s: %w", catalogue, err)
+	}
+	if _, _, err := db.Articles(table("ArticlesTable")).Upsert(ctx, db.IDs(table("CountersTable"), 10), arts); err != nil {
+		return 0, fmt.Errorf("seed articles: %w", err)
+	}
+	if devToken {
+		err := db.Tokens(table("TokensTable")).Create(ctx, auth.Token{Hash: Hasher().Hash(DevToken), Owner: DevOwner, CreatedAt: time.Now()})
+		if err != nil && rules.ErrorCode(err) != rules.ECONFLICT {
+			return 0, fmt.Errorf("seed dev token: %w", err)
+		}
+	}
+	return len(arts), nil
+}
