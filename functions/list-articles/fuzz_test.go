@@ -132,6 +132,9 @@ func FuzzListArticles(f *testing.F) {
 	} {
 		f.Add(s)
 	}
+	for _, s := range functest.QueryCorpus(f) {
+		f.Add(s)
+	}
 	catalogue := newFuzzCatalogue(f)
 	before := slices.Clone(catalogue.arts)
 	routes := (&handler{articles: catalogue}).routes()

@@ -91,6 +91,9 @@ func FuzzListOrders(f *testing.F) {
 	} {
 		f.Add(s)
 	}
+	for _, s := range functest.QueryCorpus(f) {
+		f.Add(s)
+	}
 	store := newFuzzOrderPages()
 	routes := (&handler{auth: auth.NewAuthenticator(functest.OneToken{Secret: fuzzToken, Owner: fuzzOwner}, localdb.Hasher(), time.Minute), orders: store}).routes()
 	f.Fuzz(func(t *testing.T, raw string) {

@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -94,6 +95,36 @@ func Seed(t testing.TB, env *storetest.Env) {
 	if _, err := localdb.Seed(context.Background(), env.DB(), env.Table, filepath.Join(root(t), localdb.SampleCatalogue), true); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// QueryCorpus returns the committed fuzz corpus of raw query strings, kept
+// once in shared/strapi/testdata/fuzz/FuzzQuery, for every fuzz target that
+// reads a query: the files are in go test's corpus format, one string each.
+func QueryCorpus(tb testing.TB) []string {
+	tb.Helper()
+	dir := filepath.Join(root(tb), "shared/strapi/testdata/fuzz/FuzzQuery")
+	files, err := os.ReadDir(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var out []string
+	for _, f := range files {
+		data, err := os.ReadFile(filepath.Join(dir, f.Name()))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		head, value, _ := strings.Cut(strings.TrimSpace(string(data)), "\n")
+		quoted, ok := strings.CutPrefix(value, "string(")
+		if quoted, ok = strings.CutSuffix(quoted, ")"); !ok || head != "go test fuzz v1" {
+			tb.Fatalf("%s: not one string in go test's corpus format", f.Name())
+		}
+		s, err := strconv.Unquote(quoted)
+		if err != nil {
+			tb.Fatalf("%s: %v", f.Name(), err)
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // AddToken registers secret as a token of owner.
