@@ -140,7 +140,7 @@ func (c *Creator) createOnce(ctx context.Context, owner string, key Key, order r
 		select {
 		case <-time.After(keyPoll):
 		case <-ctx.Done():
-			return "", &rules.Error{Code: rules.EUNAVAILABLE, Message: "Service Unavailable", Err: ctx.Err()}
+			return "", rules.Unavailable(ctx.Err())
 		}
 		var live bool
 		if rec, live, err = c.Keys.Get(ctx, owner, key.Value, c.now()); err == nil && !live {

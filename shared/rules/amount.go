@@ -135,9 +135,5 @@ func (a Article) followingAmount(price int64) (int64, error) {
 
 // broken is the EINTERNAL error of an article whose rules cannot be applied.
 func (a Article) broken(why string) *Error {
-	return &Error{
-		Code:    EINTERNAL,
-		Message: "Internal Server Error",
-		Err:     fmt.Errorf("article %d (%q, %q) is broken: %s", a.ID, a.PurposeName, a.State, why),
-	}
+	return Internal(fmt.Errorf("article %d (%q, %q) is broken: %s", a.ID, a.PurposeName, a.State, why))
 }

@@ -57,6 +57,19 @@ func Errorf(code Code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
+// Internal returns the EINTERNAL error of a fault of ours: callers see only
+// "Internal Server Error"; cause is for the logs.
+func Internal(cause error) *Error {
+	return &Error{Code: EINTERNAL, Message: "Internal Server Error", Err: cause}
+}
+
+// Unavailable returns the EUNAVAILABLE error of a dependency that is down or
+// throttled, which a retry may find well: callers see only "Service
+// Unavailable" (and Retry-After); cause is for the logs.
+func Unavailable(cause error) *Error {
+	return &Error{Code: EUNAVAILABLE, Message: "Service Unavailable", Err: cause}
+}
+
 // Invalid returns the EINVALID error for the given failing fields. Its message
 // starts with "Invalid data." and lists every field's message.
 func Invalid(fields []FieldError) *Error {

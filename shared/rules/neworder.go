@@ -64,8 +64,7 @@ func NewDocumentID() (string, error) {
 // created at now: one Pending fulfillment, quantity 1, fresh documentIds.
 func NewOrder(req OrderRequest, art Article, amount int64, ids OrderIDs, now time.Time) (Order, error) {
 	if ids.Order <= 0 || ids.Fulfillment <= 0 || ids.StampDuty <= 0 {
-		return Order{}, &Error{Code: EINTERNAL, Message: "Internal Server Error",
-			Err: fmt.Errorf("new order: ids must be positive, got %+v", ids)}
+		return Order{}, Internal(fmt.Errorf("new order: ids must be positive, got %+v", ids))
 	}
 	orderDocID, err := NewDocumentID()
 	if err != nil {

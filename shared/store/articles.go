@@ -58,7 +58,7 @@ func decodeArticle(item map[string]types.AttributeValue) (rules.Article, error) 
 		a.Factor = &d
 	}
 	if err != nil {
-		return a, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("decode article %q/%q: %w", a.PurposeName, a.State, err)}
+		return a, rules.Internal(fmt.Errorf("decode article %q/%q: %w", a.PurposeName, a.State, err))
 	}
 	return a, nil
 }

@@ -69,10 +69,10 @@ func (s *IDs) Reserve(ctx context.Context, n int64) (int64, error) {
 		}
 		var c counterItem
 		if err := attributevalue.UnmarshalMap(out.Attributes, &c); err != nil {
-			return 0, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("counter %s: %w", s.counter, err)}
+			return 0, rules.Internal(fmt.Errorf("counter %s: %w", s.counter, err))
 		}
 		if c.Value == nil {
-			return 0, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("counter %s: no value returned", s.counter)}
+			return 0, rules.Internal(fmt.Errorf("counter %s: no value returned", s.counter))
 		}
 		last := *c.Value
 		s.next, s.last = last-size+1, last

@@ -120,7 +120,7 @@ func decodeOrder(item map[string]types.AttributeValue) (rules.Order, error) {
 		err = errors.New("order without stamp duty")
 	}
 	if err != nil {
-		return rules.Order{}, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("decode order: %w", err)}
+		return rules.Order{}, rules.Internal(fmt.Errorf("decode order: %w", err))
 	}
 	o := rules.Order{ID: it.ID, DocumentID: it.DocumentID, CreatedAt: it.CreatedAt, Fulfillments: make([]rules.Fulfillment, 0, len(it.Fulfillments))}
 	for _, f := range it.Fulfillments {
@@ -150,7 +150,7 @@ func decodeOrder(item map[string]types.AttributeValue) (rules.Order, error) {
 func (s *Orders) Create(ctx context.Context, owner string, o rules.Order) (int64, error) {
 	if o.DocumentID == "" {
 		// slotFree recognises the order by its documentId: it must have one.
-		return 0, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("create order: no documentId")}
+		return 0, rules.Internal(fmt.Errorf("create order: no documentId"))
 	}
 	n, err := s.Count(ctx, owner)
 	if err != nil {
@@ -160,7 +160,7 @@ func (s *Orders) Create(ctx context.Context, owner string, o rules.Order) (int64
 	// Encoded once: from one attempt to the next only the seq changes.
 	item, err := attributevalue.MarshalMap(newOrderItem(owner, seq, o))
 	if err != nil {
-		return 0, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("encode order: %w", err)}
+		return 0, rules.Internal(fmt.Errorf("encode order: %w", err))
 	}
 	for miss := 0; ; miss++ {
 		item["seq"] = avN(seq)
@@ -181,13 +181,12 @@ func (s *Orders) Create(ctx context.Context, owner string, o rules.Order) (int64
 		// condition writes nothing, and each earlier PutItem of this loop
 		// ended in a failed condition too.
 		if miss >= s.attempts {
-			return 0, &rules.Error{Code: rules.EUNAVAILABLE, Message: "Service Unavailable",
-				Err: fmt.Errorf("create order: %d tries lost the race for the next number", miss+1)}
+			return 0, rules.Unavailable(fmt.Errorf("create order: %d tries lost the race for the next number", miss+1))
 		}
 		seq++
 		if miss%3 == 2 {
 			if err := sleep(ctx, backoff(miss/3)); err != nil {
-				return 0, &rules.Error{Code: rules.EUNAVAILABLE, Message: "Service Unavailable", Err: err}
+				return 0, rules.Unavailable(err)
 			}
 			if n, err = s.Count(ctx, owner); err != nil {
 				return 0, err
@@ -259,7 +258,7 @@ func (s *Orders) Find(ctx context.Context, owner, doc string, since time.Time) (
 		}
 		var items []orderItem
 		if err := attributevalue.UnmarshalListOfMaps(out.Items, &items); err != nil {
-			return false, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("decode orders: %w", err)}
+			return false, rules.Internal(fmt.Errorf("decode orders: %w", err))
 		}
 		for _, it := range items {
 			if it.DocumentID == doc {
@@ -295,7 +294,7 @@ func (s *Orders) Count(ctx context.Context, owner string) (int, error) {
 	// seq is the sort key: every item the Query returns has it.
 	var it orderItem
 	if err := attributevalue.UnmarshalMap(out.Items[0], &it); err != nil {
-		return 0, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("order seq: %w", err)}
+		return 0, rules.Internal(fmt.Errorf("order seq: %w", err))
 	}
 	return int(it.Seq), nil
 }

@@ -100,11 +100,10 @@ func fail(op string, err error) error {
 			}
 		}
 	}
-	msg := "Service Unavailable"
 	if code == rules.EINTERNAL {
-		msg = "Internal Server Error"
+		return rules.Internal(&dbError{op: op, err: err})
 	}
-	return &rules.Error{Code: code, Message: msg, Err: &dbError{op: op, err: err}}
+	return rules.Unavailable(&dbError{op: op, err: err})
 }
 
 // dbError is a failed DynamoDB call. Its text names the operation and the

@@ -54,7 +54,7 @@ func (s *Tokens) Token(ctx context.Context, hash string) (auth.Token, error) {
 	}
 	var it tokenItem
 	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
-		return auth.Token{}, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("decode token: %w", err)}
+		return auth.Token{}, rules.Internal(fmt.Errorf("decode token: %w", err))
 	}
 	return it.token(), nil
 }
@@ -92,7 +92,7 @@ func (s *Tokens) List(ctx context.Context) ([]auth.Token, error) {
 		}
 		var items []tokenItem
 		if err := attributevalue.UnmarshalListOfMaps(out.Items, &items); err != nil {
-			return nil, &rules.Error{Code: rules.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("decode tokens: %w", err)}
+			return nil, rules.Internal(fmt.Errorf("decode tokens: %w", err))
 		}
 		for _, it := range items {
 			ts = append(ts, it.token())
