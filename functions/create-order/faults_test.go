@@ -78,30 +78,29 @@ func TestDynamoDBFaults(t *testing.T) {
 // TestLostAnswerStoresOneOrder: when the orders table applies a create's
 // PutItem but the answer is lost (the connection drops, or the answer comes
 // after the attempt's timeout) and the SDK retries, one POST still stores
+// lostAnswers are the two ways DynamoDB's answer to an applied write can be
+// lost: the connection drops after the request was forwarded, or the answer
+// comes after the SDK's attempt timeout. Either way the SDK retries.
+var lostAnswers = []struct {
+	name string
+	f    storetest.Fault
+}{
+	{"DroppedAnswer", storetest.Fault{Drop: true}},
+	{"DelayedAnswer", storetest.Fault{Delay: 2 * store.AttemptTimeout}},
+}
+
 // one order, with or without an Idempotency-Key.
 func TestLostAnswerStoresOneOrder(t *testing.T) {
 	s := functest.New(t, "CreateOrderFunction", wire)
 	table := s.Env.Table("OrdersTable")
 	orders := s.Env.DB().Orders(table)
-	for _, fault := range []struct {
-		name string
-		f    storetest.Fault
-	}{
-		{"DroppedAnswer", storetest.Fault{Drop: true}},
-		{"DelayedAnswer", storetest.Fault{Delay: 2 * store.AttemptTimeout}},
-	} {
+	for _, fault := range lostAnswers {
 		t.Run(fault.name, func(t *testing.T) {
 			for _, tc := range []struct{ name, key string }{
 				{"WithoutKey", ""}, {"WithKey", "key-lost-answer-" + fault.name},
 			} {
 				t.Run(tc.name, func(t *testing.T) {
-					headers := map[string]string{}
-					for k, v := range bearer {
-						headers[k] = v
-					}
-					if tc.key != "" {
-						headers["idempotency-key"] = tc.key
-					}
+					headers := withKey(tc.key)
 					before := listOrders(t, s)
 					var puts atomic.Int64
 					s.Proxy.SetFault(func(c storetest.ProxyCall) *storetest.Fault {
@@ -142,18 +141,9 @@ func TestLostAnswerStoresOneOrder(t *testing.T) {
 func TestLostKeyClaimAnswer(t *testing.T) {
 	s := functest.New(t, "CreateOrderFunction", wire)
 	table := s.Env.Table("IdempotencyTable")
-	for _, tc := range []struct {
-		name string
-		f    storetest.Fault
-	}{
-		{"DroppedAnswer", storetest.Fault{Drop: true}},
-		{"DelayedAnswer", storetest.Fault{Delay: 2 * store.AttemptTimeout}},
-	} {
+	for _, tc := range lostAnswers {
 		t.Run(tc.name, func(t *testing.T) {
-			headers := map[string]string{"idempotency-key": "key-lost-claim-" + tc.name}
-			for k, v := range bearer {
-				headers[k] = v
-			}
+			headers := withKey("key-lost-claim-" + tc.name)
 			before := listOrders(t, s)
 			var puts atomic.Int64
 			s.Proxy.SetFault(func(c storetest.ProxyCall) *storetest.Fault {

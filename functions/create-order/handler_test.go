@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"strings"
 	"sync"
@@ -44,6 +45,16 @@ func body(edits map[string]any) string {
 	}
 	b, _ := json.Marshal(m)
 	return string(b)
+}
+
+// withKey returns the dev token's headers with an Idempotency-Key, none
+// when key is empty.
+func withKey(key string) map[string]string {
+	h := maps.Clone(bearer)
+	if key != "" {
+		h["idempotency-key"] = key
+	}
+	return h
 }
 
 // orderID returns the orderId of a 200 answer to a create, and fails the
@@ -487,10 +498,7 @@ func TestKeyReusedInTheSecondItExpires(t *testing.T) {
 
 	before := listOrders(t, s)
 	s.Proxy.Take()
-	headers := map[string]string{"idempotency-key": "key-expiring"}
-	for k, v := range bearer {
-		headers[k] = v
-	}
+	headers := withKey("key-expiring")
 	start := time.Now()
 	r := s.Invoke(functest.Request("POST", "/api/live-orders", "", headers, body(nil)))
 	calls := s.Proxy.Take()

@@ -82,7 +82,7 @@ func (a Article) check(msgs *[numArticleFields]string) {
 			msgs[aPurposeName] = " must not start or end with white space"
 		case utf8.RuneCountInString(p) > MaxPurposeNameLength:
 			msgs[aPurposeName] = msgFreeTextLen
-		case !Printable(p):
+		case !printable(p):
 			msgs[aPurposeName] = msgUnprintable
 		}
 	}

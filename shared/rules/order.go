@@ -122,7 +122,7 @@ func NewOrderBody(members []jsonobj.Member) *OrderBody {
 
 // PurposeState returns the trimmed purpose and the state when both are JSON
 // strings (ok), for the article lookup that comes before validation. When no
-// article can have them — the purpose breaks the purpose rules (CheckPurpose,
+// article can have them — the purpose breaks the purpose rules (checkPurpose,
 // or it escapes a lone surrogate) or the state is not one of States — err is the ENOTFOUND error the lookup
 // would answer, decided here without one, so that nothing but a possible
 // article key ever reaches the store or its cache.
@@ -139,10 +139,10 @@ func (r *OrderBody) PurposeState() (purpose, state string, ok bool, err error) {
 }
 
 // ValidArticleKey reports whether an article could have this purpose and
-// state: the purpose is trimmed and passes CheckPurpose, and the state is one
+// state: the purpose is trimmed and passes checkPurpose, and the state is one
 // of States.
 func ValidArticleKey(purpose, state string) bool {
-	return CheckPurpose(purpose) == "" && strings.TrimSpace(purpose) == purpose && ValidState(state)
+	return checkPurpose(purpose) == "" && strings.TrimSpace(purpose) == purpose && ValidState(state)
 }
 
 // NotFoundPurpose is the ENOTFOUND error of a (purpose, state) no article has.
@@ -181,7 +181,7 @@ func (r *OrderBody) Validate() (OrderRequest, error) {
 	}
 	if req.Purpose, msg = r.requiredText(fPurpose); msg == "" {
 		req.Purpose = strings.TrimSpace(req.Purpose)
-		msg = CheckPurpose(req.Purpose)
+		msg = checkPurpose(req.Purpose)
 	}
 	if msg != "" {
 		fail(fPurpose, msg)
@@ -365,9 +365,9 @@ func checkDescription(s string) string {
 // MaxFreeTextLength is the longest purpose or purchasedBy, in characters.
 const MaxFreeTextLength = 200
 
-// CheckPurpose checks a trimmed purpose: not empty, then checkFreeText. It
+// checkPurpose checks a trimmed purpose: not empty, then checkFreeText. It
 // returns "" or the failing message, after the field name.
-func CheckPurpose(s string) string {
+func checkPurpose(s string) string {
 	if s == "" {
 		return msgNotEmpty
 	}
@@ -376,18 +376,18 @@ func CheckPurpose(s string) string {
 
 // checkFreeText checks a text that will be printed on a legal document as
 // sent ("any character" in the contract): at most MaxFreeTextLength
-// characters, each Printable.
+// characters, each printable.
 func checkFreeText(s string) string {
 	if utf8.RuneCountInString(s) > MaxFreeTextLength {
 		return msgFreeTextLen
 	}
-	if !Printable(s) {
+	if !printable(s) {
 		return msgUnprintable
 	}
 	return ""
 }
 
-// Printable reports whether s is valid UTF-8 of characters that print as
+// printable reports whether s is valid UTF-8 of characters that print as
 // what they are: Unicode letters, marks, numbers, punctuation, symbols and
 // spaces (unicode.IsGraphic). That refuses what a reader of the document
 // could not see or would be misled by: control characters, format
@@ -395,7 +395,7 @@ func checkFreeText(s string) string {
 // U+2066–U+2069, the zero-width U+200B–U+200D and U+2060, and U+FEFF), line
 // and paragraph separators, surrogates, private-use and unassigned code
 // points.
-func Printable(s string) bool {
+func printable(s string) bool {
 	for i, r := range s {
 		if r == utf8.RuneError {
 			if _, size := utf8.DecodeRuneInString(s[i:]); size == 1 {
