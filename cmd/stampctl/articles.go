@@ -18,8 +18,7 @@ const idBlock = 10
 // articlesImport checks a catalogue file and upserts its articles:
 // `articles import FILE`. The whole file is checked first; if any article is
 // invalid nothing is written and every error is printed, one per line.
-func (c *cli) articlesImport(args []string) error {
-	fs := flag.NewFlagSet("articles import", flag.ContinueOnError)
+func (c *cli) articlesImport(fs *flag.FlagSet, args []string) error {
 	rest, err := parse(fs, args, 1, 1)
 	if err != nil {
 		return err
@@ -97,15 +96,10 @@ func (c *cli) readInput(path string) (string, []byte, error) {
 
 // articlesExport writes the whole catalogue in the format import reads:
 // `articles export [FILE]`, to stdout when FILE is absent or "-".
-func (c *cli) articlesExport(args []string) error {
-	fs := flag.NewFlagSet("articles export", flag.ContinueOnError)
+func (c *cli) articlesExport(fs *flag.FlagSet, args []string) error {
 	rest, err := parse(fs, args, 0, 1)
 	if err != nil {
 		return err
-	}
-	path := "-"
-	if len(rest) == 1 {
-		path = rest[0]
 	}
 	db, err := c.openDB()
 	if err != nil {
@@ -120,15 +114,13 @@ func (c *cli) articlesExport(args []string) error {
 	if err != nil {
 		return err
 	}
-	if path == "-" {
-		if _, err := c.stdout.Write(data); err != nil {
-			return fmt.Errorf("write the articles: %w", err)
-		}
-		return nil
+	if len(rest) == 0 || rest[0] == "-" {
+		_, err = c.stdout.Write(data)
+	} else if err = os.WriteFile(rest[0], data, 0o644); err == nil {
+		fmt.Fprintf(c.stdout, "exported %d articles to %s\n", len(arts), rest[0])
 	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
+	if err != nil {
 		return fmt.Errorf("write the articles: %w", err)
 	}
-	fmt.Fprintf(c.stdout, "exported %d articles to %s\n", len(arts), path)
 	return nil
 }

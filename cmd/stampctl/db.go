@@ -1,6 +1,8 @@
 package main
 
 import (
+	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -33,11 +35,7 @@ func (t table) String() string { return t.envVar + "=" + t.name }
 // template's logical id, which is the local stack's name for it) when the
 // variable is unset.
 func (c *cli) table(envVar, def string) table {
-	name := strings.TrimSpace(c.getenv(envVar))
-	if name == "" {
-		name = def
-	}
-	return table{envVar: envVar, name: name}
+	return table{envVar: envVar, name: cmp.Or(strings.TrimSpace(c.getenv(envVar)), def)}
 }
 
 // articlesTable returns the articles table.
@@ -68,10 +66,8 @@ func (c *cli) awsConfig() (aws.Config, string, error) {
 		if cfg.Region == "" {
 			cfg.Region = localdb.Region
 		}
-		if cfg.Credentials == nil {
-			cfg.Credentials = localCredentials()
-		} else if _, err := cfg.Credentials.Retrieve(c.ctx); err != nil {
-			cfg.Credentials = localCredentials()
+		if cfg.Credentials == nil || !retrievable(c.ctx, cfg.Credentials) {
+			cfg.Credentials = credentials.NewStaticCredentialsProvider(localdb.AccessKeyID, localdb.SecretAccessKey, "")
 		}
 	} else if cfg.Region == "" {
 		return cfg, "", errors.New("no AWS region configured: set AWS_REGION, or a profile with a region (AWS_PROFILE), " +
@@ -106,10 +102,7 @@ func (c *cli) hasher() (*auth.Hasher, error) {
 		key = localdb.TokenHashKey
 	}
 	if key == "" {
-		name := strings.TrimSpace(c.getenv("TOKEN_HASH_KEY_PARAMETER"))
-		if name == "" {
-			name = auth.DefaultKeyParameter
-		}
+		name := cmp.Or(strings.TrimSpace(c.getenv("TOKEN_HASH_KEY_PARAMETER")), auth.DefaultKeyParameter)
 		cfg, _, err := c.awsConfig()
 		if err != nil {
 			return nil, err
@@ -128,9 +121,10 @@ func (c *cli) hasher() (*auth.Hasher, error) {
 	return h, nil
 }
 
-// localCredentials returns the dummy credentials of a local engine.
-func localCredentials() aws.CredentialsProvider {
-	return credentials.NewStaticCredentialsProvider(localdb.AccessKeyID, localdb.SecretAccessKey, "")
+// retrievable reports whether creds yield credentials.
+func retrievable(ctx context.Context, creds aws.CredentialsProvider) bool {
+	_, err := creds.Retrieve(ctx)
+	return err == nil
 }
 
 // storeErr wraps an error of the store, from the operation what on tables,

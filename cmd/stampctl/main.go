@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"time"
 )
@@ -93,10 +94,10 @@ type cli struct {
 }
 
 // command is a subcommand: its two words ("token create") and what runs it
-// with the arguments after them.
+// with a flag set of that name and the arguments after them.
 type command struct {
 	name string
-	run  func(c *cli, args []string) error
+	run  func(c *cli, fs *flag.FlagSet, args []string) error
 }
 
 // commands are every subcommand of stampctl.
@@ -157,32 +158,19 @@ func (c *cli) dispatch(args []string) error {
 	case "help", "-h", "-help", "--help":
 		return usageError{}
 	}
+	if !slices.ContainsFunc(commands, func(cmd command) bool { return strings.HasPrefix(cmd.name, args[0]+" ") }) {
+		return usagef("unknown command %q", args[0])
+	}
 	if len(args) < 2 {
-		if !hasGroup(args[0]) {
-			return usagef("unknown command %q", args[0])
-		}
 		return usagef("%s: which command? (see below)", args[0])
 	}
 	name := args[0] + " " + args[1]
 	for _, cmd := range commands {
 		if cmd.name == name {
-			return cmd.run(c, args[2:])
+			return cmd.run(c, flag.NewFlagSet(name, flag.ContinueOnError), args[2:])
 		}
-	}
-	if !hasGroup(args[0]) {
-		return usagef("unknown command %q", args[0])
 	}
 	return usagef("unknown command %q", name)
-}
-
-// hasGroup reports whether some command starts with the word group.
-func hasGroup(group string) bool {
-	for _, cmd := range commands {
-		if strings.HasPrefix(cmd.name, group+" ") {
-			return true
-		}
-	}
-	return false
 }
 
 // parse parses the flags of args into fs (named for its subcommand) and

@@ -14,8 +14,7 @@ import (
 // tokenCreate issues a token for an owner: `token create --owner NAME`. Only
 // the token's hash is stored; the token itself is printed once, alone on the
 // last line of stdout, and nowhere else.
-func (c *cli) tokenCreate(args []string) error {
-	fs := flag.NewFlagSet("token create", flag.ContinueOnError)
+func (c *cli) tokenCreate(fs *flag.FlagSet, args []string) error {
 	owner := fs.String("owner", "", "the owner the token identifies")
 	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
@@ -50,8 +49,7 @@ func (c *cli) tokenCreate(args []string) error {
 }
 
 // tokenList prints every token, oldest first: `token list`.
-func (c *cli) tokenList(args []string) error {
-	fs := flag.NewFlagSet("token list", flag.ContinueOnError)
+func (c *cli) tokenList(fs *flag.FlagSet, args []string) error {
 	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
 	}
@@ -81,8 +79,7 @@ func (c *cli) tokenList(args []string) error {
 
 // tokenRevoke revokes the token with a given ID: `token revoke ID`. Revoking
 // a revoked token changes nothing and succeeds.
-func (c *cli) tokenRevoke(args []string) error {
-	fs := flag.NewFlagSet("token revoke", flag.ContinueOnError)
+func (c *cli) tokenRevoke(fs *flag.FlagSet, args []string) error {
 	rest, err := parse(fs, args, 1, 1)
 	if err != nil {
 		return err
@@ -114,15 +111,7 @@ func (c *cli) tokenRevoke(args []string) error {
 // digits (an ID as the list shows it, up to the whole hash). Shorter
 // prefixes are refused so that a typo cannot revoke some other token.
 func validID(id string) bool {
-	if len(id) < 12 || len(id) > 64 {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		if c := id[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
+	return len(id) >= 12 && len(id) <= 64 && strings.Trim(id, "0123456789abcdef") == ""
 }
 
 // tokenID returns t.ID(), or the whole hash of a malformed record whose hash
