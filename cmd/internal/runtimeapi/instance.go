@@ -81,8 +81,8 @@ func Start(ctx context.Context, fn Function) (*Instance, error) {
 		fn:       fn,
 		arn:      fn.arn(),
 		addr:     ln.Addr().String(),
-		stdout:   newLineWriter(fn.Log, "["+fn.Name+"] "),
-		stderr:   newLineWriter(fn.Log, "["+fn.Name+"] "),
+		stdout:   &lineWriter{out: fn.Log, prefix: "[" + fn.Name + "] "},
+		stderr:   &lineWriter{out: fn.Log, prefix: "[" + fn.Name + "] "},
 		ready:    make(chan struct{}),
 		done:     make(chan struct{}),
 		exited:   make(chan struct{}),
@@ -153,16 +153,6 @@ func (i *Instance) fail(cause error) {
 	})
 }
 
-// alive reports whether the instance can still take invocations.
-func (i *Instance) alive() bool {
-	select {
-	case <-i.done:
-		return false
-	default:
-		return true
-	}
-}
-
 // markReady records the end of init at the first /invocation/next.
 func (i *Instance) markReady() {
 	i.readyOnce.Do(func() {
@@ -187,7 +177,7 @@ func (i *Instance) InitDuration() time.Duration {
 // function answers, Invoke returns ctx's error while the invocation runs on to
 // its end or its timeout, and the instance stays busy meanwhile.
 func (i *Instance) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
-	out, _, err := i.invoke(ctx, payload)
+	out, err := i.invoke(ctx, payload, func() {})
 	return out, i.wrap(err)
 }
 
@@ -200,23 +190,22 @@ func (i *Instance) wrap(err error) error {
 	return fmt.Errorf("invoke %s: %w", i.fn.Name, err)
 }
 
-// invoke runs one invocation like Invoke and also returns a channel closed
-// once the invocation is over and the instance free again, which is later than
-// the return when ctx ended first.
-func (i *Instance) invoke(ctx context.Context, payload []byte) ([]byte, <-chan struct{}, error) {
-	over := make(chan struct{})
+// invoke runs one invocation like Invoke and calls free once the invocation
+// is over and the instance free again, which is after the return when ctx
+// ended first.
+func (i *Instance) invoke(ctx context.Context, payload []byte, free func()) ([]byte, error) {
 	if len(payload) > MaxPayload {
-		close(over)
-		return nil, over, fmt.Errorf("request payload of %d bytes exceeds the limit of %d bytes", len(payload), MaxPayload)
+		free()
+		return nil, fmt.Errorf("request payload of %d bytes exceeds the limit of %d bytes", len(payload), MaxPayload)
 	}
 	select {
 	case i.busy <- struct{}{}:
 	case <-i.done:
-		close(over)
-		return nil, over, fmt.Errorf("%w: %w", errNotDelivered, i.cause)
+		free()
+		return nil, fmt.Errorf("%w: %w", errNotDelivered, i.cause)
 	case <-ctx.Done():
-		close(over)
-		return nil, over, ctx.Err()
+		free()
+		return nil, ctx.Err()
 	}
 
 	now := time.Now()
@@ -238,19 +227,19 @@ func (i *Instance) invoke(ctx context.Context, payload []byte) ([]byte, <-chan s
 		delete(i.inflight, inv.id)
 		i.mu.Unlock()
 		<-i.busy
-		close(over)
+		free()
 		outcome <- res
 	}()
 
 	select {
 	case res := <-outcome:
-		return res.body, over, res.err
+		return res.body, res.err
 	case <-ctx.Done():
 		select {
 		case res := <-outcome: // finished at the same moment: report it
-			return res.body, over, res.err
+			return res.body, res.err
 		default:
-			return nil, over, ctx.Err()
+			return nil, ctx.Err()
 		}
 	}
 }

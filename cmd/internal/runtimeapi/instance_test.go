@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"net"
 	"net/http"
 	"path/filepath"
 	"regexp"
@@ -12,6 +14,27 @@ import (
 	"testing"
 	"time"
 )
+
+// checkClose checks that target's Close kills the process it runs events in,
+// is idempotent, and fails later invocations with ErrClosed.
+func checkClose(t *testing.T, target interface {
+	invoker
+	Close() error
+}) {
+	t.Helper()
+	pid := pidOf(t, target)
+	if err := target.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if !processGone(pid) {
+		t.Errorf("process %d still running after Close", pid)
+	}
+	if err := target.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	_, err := target.Invoke(context.Background(), []byte(`{"action":"echo"}`))
+	errorsIs(t, err, ErrClosed)
+}
 
 func TestStart(t *testing.T) {
 	t.Run("reports a positive init duration", func(t *testing.T) {
@@ -84,13 +107,7 @@ func TestStart(t *testing.T) {
 		fn, _ := testFunction(t, "ctxfn")
 		fn.Timeout = 5 * time.Second
 		inst := start(t, fn)
-		var info struct {
-			RequestID   string `json:"requestId"`
-			FunctionARN string `json:"functionArn"`
-			DeadlineMs  int64  `json:"deadlineMs"`
-			TraceID     string `json:"traceId"`
-			Cwd         string `json:"cwd"`
-		}
+		var info invokeInfo
 		before := time.Now()
 		if err := call(t, inst, map[string]string{"action": "context"}, &info); err != nil {
 			t.Fatalf("invoke: %v", err)
@@ -183,10 +200,7 @@ func TestInstanceInvoke(t *testing.T) {
 		fn, _ := testFunction(t, "errfn")
 		inst := start(t, fn)
 		err := call(t, inst, map[string]string{"action": "error", "value": "amount must be positive"}, nil)
-		fe, ok := err.(*FunctionError)
-		if !ok {
-			t.Fatalf("got error %#v, want a *FunctionError", err)
-		}
+		fe := functionError(t, err)
 		if got, want := *fe, (FunctionError{Type: "ValidationError", Message: "amount must be positive"}); got != want {
 			t.Errorf("function error = %+v, want %+v", got, want)
 		}
@@ -230,19 +244,7 @@ func TestInstanceInvoke(t *testing.T) {
 
 	t.Run("Close kills the process, is idempotent and fails later invocations", func(t *testing.T) {
 		fn, _ := testFunction(t, "closefn")
-		inst := start(t, fn)
-		pid := pidOf(t, inst)
-		if err := inst.Close(); err != nil {
-			t.Fatalf("Close: %v", err)
-		}
-		if !processGone(pid) {
-			t.Errorf("process %d still running after Close", pid)
-		}
-		if err := inst.Close(); err != nil {
-			t.Errorf("second Close: %v", err)
-		}
-		_, err := inst.Invoke(context.Background(), []byte(`{"action":"echo"}`))
-		errorsIs(t, err, ErrClosed)
+		checkClose(t, start(t, fn))
 	})
 
 	t.Run("Close kills the processes the function started", func(t *testing.T) {
@@ -324,4 +326,222 @@ func TestReadFunctionError(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestPool(t *testing.T) {
+	t.Run("reuses a warm instance", func(t *testing.T) {
+		fn, _ := testFunction(t, "warmfn")
+		p := newPool(t, fn)
+		first, second := pidOf(t, p), pidOf(t, p)
+		if first != second {
+			t.Errorf("second invocation ran in process %d, want the warm %d", second, first)
+		}
+		wantStarted(t, p, 1)
+	})
+
+	t.Run("runs concurrent invocations on at most MaxInstances instances", func(t *testing.T) {
+		const invocations, maxInstances = 20, 4
+		fn, _ := testFunction(t, "concurrentfn")
+		fn.MaxInstances = maxInstances
+		p := newPool(t, fn)
+
+		// Each invocation connects here and waits for a byte. Holding the first
+		// connections until maxInstances of them are open proves that many
+		// invocations run at once; the pool bounds them to maxInstances.
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		conns := make(chan net.Conn)
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				conns <- c
+			}
+		}()
+
+		type outcome struct {
+			pid int
+			err error
+		}
+		results := make(chan outcome, invocations)
+		payload, _ := json.Marshal(map[string]string{"action": "barrier", "addr": ln.Addr().String()})
+		for range invocations {
+			go func() {
+				resp, err := p.Invoke(context.Background(), payload)
+				var pid int
+				if err == nil {
+					err = json.Unmarshal(resp, &pid)
+				}
+				results <- outcome{pid, err}
+			}()
+		}
+
+		timeout := time.After(30 * time.Second)
+		var held []net.Conn
+		for len(held) < maxInstances {
+			select {
+			case c := <-conns:
+				held = append(held, c)
+			case <-timeout:
+				t.Fatalf("only %d invocations running at once, want %d", len(held), maxInstances)
+			}
+		}
+		release := func(c net.Conn) {
+			_, _ = c.Write([]byte{1})
+			_ = c.Close()
+		}
+		for _, c := range held {
+			release(c)
+		}
+
+		pids := map[int]bool{}
+		for done := 0; done < invocations; {
+			select {
+			case c := <-conns:
+				release(c)
+			case r := <-results:
+				done++
+				if r.err != nil {
+					t.Errorf("invocation failed: %v", r.err)
+				}
+				pids[r.pid] = true
+			case <-timeout:
+				t.Fatalf("only %d of %d invocations finished", done, invocations)
+			}
+		}
+		wantStarted(t, p, maxInstances)
+		if got, want := len(pids), maxInstances; got != want {
+			t.Errorf("invocations ran in %d processes, want %d", got, want)
+		}
+	})
+
+	t.Run("kills a timed out instance and recovers on a fresh one", func(t *testing.T) {
+		fn, logs := testFunction(t, "timeoutfn")
+		fn.Timeout = 300 * time.Millisecond
+		p := newPool(t, fn)
+		before := pidOf(t, p)
+
+		begin := time.Now()
+		err := call(t, p, map[string]string{"action": "sleep", "sleep": "30s"}, nil)
+		errorsIs(t, err, ErrTimeout)
+		if elapsed := time.Since(begin); elapsed > 5*time.Second {
+			t.Errorf("timeout took %v, want about %v", elapsed, fn.Timeout)
+		}
+		if !processGone(before) {
+			t.Errorf("timed out process %d still running", before)
+		}
+		if after := pidOf(t, p); after == before {
+			t.Errorf("invocation after the timeout ran in the killed process %d", after)
+		}
+		wantStarted(t, p, 2)
+		if err := p.Close(); err != nil {
+			t.Fatalf("Close: %v", err)
+		}
+		if got, want := logs.String(), "Task timed out after 0.30 seconds"; !strings.Contains(got, want) {
+			t.Errorf("log %q does not contain %q", got, want)
+		}
+	})
+
+	t.Run("discards a crashed instance and recovers on a fresh one", func(t *testing.T) {
+		fn, _ := testFunction(t, "crashfn")
+		p := newPool(t, fn)
+		before := pidOf(t, p)
+
+		err := call(t, p, map[string]any{"action": "exit", "code": 3}, nil)
+		errorsIs(t, err, ErrExited)
+		if got, want := err.Error(), "exit status 3"; !strings.Contains(got, want) {
+			t.Errorf("error %q does not contain %q", got, want)
+		}
+		var fe *FunctionError
+		if errors.As(err, &fe) {
+			t.Errorf("a crash came back as function error %v", fe)
+		}
+		if after := pidOf(t, p); after == before {
+			t.Errorf("invocation after the crash ran in the dead process %d", after)
+		}
+		wantStarted(t, p, 2)
+	})
+
+	t.Run("reports a panic as a function error and recovers from the exit that follows", func(t *testing.T) {
+		fn, _ := testFunction(t, "panicfn")
+		p := newPool(t, fn)
+		err := call(t, p, map[string]string{"action": "panic", "value": "boom"}, nil)
+		fe := functionError(t, err)
+		if got, want := fe.Message, "boom"; got != want {
+			t.Errorf("message = %q, want %q", got, want)
+		}
+		// aws-lambda-go exits after reporting a panic; the event must not be
+		// lost to the dying instance.
+		if err := call(t, p, map[string]string{"action": "echo"}, nil); err != nil {
+			t.Fatalf("invoke after the panic: %v", err)
+		}
+		wantStarted(t, p, 2)
+	})
+
+	t.Run("frees the slot of an instance whose init fails", func(t *testing.T) {
+		fn, _ := testFunction(t, "initfailfn")
+		fn.Env = append(fn.Env, "TEST_INIT=exit")
+		fn.MaxInstances = 1
+		p := newPool(t, fn)
+		for attempt := range 2 {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			_, err := p.Invoke(ctx, []byte(`{"action":"echo"}`))
+			cancel()
+			if !errors.Is(err, ErrExited) {
+				t.Fatalf("attempt %d: got error %v, want one that is ErrExited", attempt, err)
+			}
+		}
+		wantStarted(t, p, 0)
+		if got, want := p.Live(), 0; got != want {
+			t.Errorf("Live() = %d, want %d", got, want)
+		}
+	})
+
+	t.Run("keeps the instance of an abandoned invocation and reuses it when it ends", func(t *testing.T) {
+		fn, _ := testFunction(t, "abandonfn")
+		fn.MaxInstances = 1
+		p := newPool(t, fn)
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+
+		ctx, cancel := context.WithCancel(context.Background())
+		abandoned := make(chan error, 1)
+		go func() {
+			_, err := p.Invoke(ctx, []byte(fmt.Sprintf(`{"action":"barrier","addr":%q}`, ln.Addr())))
+			abandoned <- err
+		}()
+		conn, err := ln.Accept() // the invocation is running
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		cancel()
+		errorsIs(t, <-abandoned, context.Canceled)
+
+		next := make(chan error, 1)
+		go func() {
+			_, err := p.Invoke(context.Background(), []byte(`{"action":"echo"}`))
+			next <- err
+		}()
+		if _, err := conn.Write([]byte{1}); err != nil { // let the abandoned invocation end
+			t.Fatal(err)
+		}
+		if err := <-next; err != nil {
+			t.Fatalf("invoke after the abandoned one: %v", err)
+		}
+		wantStarted(t, p, 1)
+	})
+
+	t.Run("Close kills the instances, is idempotent and fails later invocations", func(t *testing.T) {
+		fn, _ := testFunction(t, "closedfn")
+		checkClose(t, newPool(t, fn))
+	})
 }

@@ -3,6 +3,7 @@ package runtimeapi
 import (
 	"bytes"
 	"io"
+	"slices"
 	"sync"
 )
 
@@ -34,42 +35,34 @@ func (lw *lockedWriter) Write(p []byte) (int, error) {
 // goroutine; flush must be called after cmd.Wait.
 type lineWriter struct {
 	out    io.Writer
-	prefix []byte
+	prefix string
 	buf    []byte
-}
-
-func newLineWriter(out io.Writer, prefix string) *lineWriter {
-	return &lineWriter{out: out, prefix: []byte(prefix)}
 }
 
 // Write buffers p and emits every line it completes. It never fails, so the
 // process never sees a broken pipe because of the log's destination.
 func (w *lineWriter) Write(p []byte) (int, error) {
 	w.buf = append(w.buf, p...)
-	start := 0
 	for {
-		nl := bytes.IndexByte(w.buf[start:], '\n')
-		if nl < 0 {
-			break
+		line, rest, ok := bytes.Cut(w.buf, []byte{'\n'})
+		if !ok {
+			return len(p), nil
 		}
-		w.emit(w.buf[start : start+nl+1])
-		start += nl + 1
+		w.emit(line)
+		w.buf = rest
 	}
-	w.buf = append(w.buf[:0], w.buf[start:]...)
-	return len(p), nil
 }
 
 // flush emits a last line the process did not end with a newline.
 func (w *lineWriter) flush() {
 	if len(w.buf) > 0 {
-		w.emit(append(w.buf, '\n'))
-		w.buf = w.buf[:0]
+		w.emit(w.buf)
+		w.buf = nil
 	}
 }
 
+// emit writes one line, prefixed and newline-terminated. A failing log
+// destination must not stop the function, so its error is dropped.
 func (w *lineWriter) emit(line []byte) {
-	msg := make([]byte, 0, len(w.prefix)+len(line))
-	msg = append(msg, w.prefix...)
-	msg = append(msg, line...)
-	_, _ = w.out.Write(msg) // a failing log destination must not stop the function
+	_, _ = w.out.Write(slices.Concat([]byte(w.prefix), line, []byte{'\n'}))
 }

@@ -1,91 +1,37 @@
 package runtimeapi
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"stampduty/shared/functest"
 )
 
-// testBinary is the test function (testdata/fn), built once by TestMain.
+// testBinary is this test binary, which is also the test function (see
+// fn_test.go).
 var testBinary string
 
 func TestMain(m *testing.M) {
-	os.Exit(runTests(m))
-}
-
-func runTests(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "runtimeapi-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
+	if os.Getenv("AWS_LAMBDA_RUNTIME_API") != "" {
+		functionMain() // started by an Instance: be the function
+		return
 	}
-	defer os.RemoveAll(dir)
-	testBinary = filepath.Join(dir, "bootstrap")
-	build := exec.Command("go", "build", "-tags", "lambda.norpc", "-o", testBinary, "./testdata/fn")
-	build.Stdout, build.Stderr = os.Stdout, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintf(os.Stderr, "build the test function: %v\n", err)
-		return 1
+	var err error
+	if testBinary, err = os.Executable(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
 	}
 	code := m.Run()
 	if left := processesOf(testBinary); len(left) > 0 {
 		fmt.Fprintf(os.Stderr, "FAIL: test function processes left running: %v\n", left)
-		return 1
+		code = 1
 	}
-	return code
-}
-
-// processesOf returns the live (not zombie) processes running the binary at path.
-func processesOf(path string) []int {
-	entries, _ := os.ReadDir("/proc")
-	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if exe, err := os.Readlink(filepath.Join("/proc", e.Name(), "exe")); err == nil && exe == path && !processGone(pid) {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
-}
-
-// processGone reports whether pid no longer runs: no such process, or a zombie
-// waiting to be reaped.
-func processGone(pid int) bool {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true
-	}
-	// The state is the field after the command name, which is in parentheses.
-	rest := stat[bytes.LastIndexByte(stat, ')')+1:]
-	fields := strings.Fields(string(rest))
-	return len(fields) > 0 && (fields[0] == "Z" || fields[0] == "X")
-}
-
-// waitGone polls until pid is gone. A process that is not our child gives us
-// nothing to wait on, so polling is the only way to see it die.
-func waitGone(t *testing.T, pid int) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !processGone(pid) {
-		if time.Now().After(deadline) {
-			t.Fatalf("process %d still running", pid)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	os.Exit(code)
 }
 
 // testFunction returns a Function running the test binary whose log goes to
@@ -174,4 +120,22 @@ func errorsIs(t *testing.T, err, target error) {
 	if !errors.Is(err, target) {
 		t.Fatalf("got error %v, want one that is %v", err, target)
 	}
+}
+
+// wantStarted fails the test unless the pool has started n instances.
+func wantStarted(t *testing.T, p *Pool, n int) {
+	t.Helper()
+	if got := p.Started(); got != n {
+		t.Errorf("Started() = %d, want %d", got, n)
+	}
+}
+
+// functionError returns err as the *FunctionError it must be, unwrapped.
+func functionError(t *testing.T, err error) *FunctionError {
+	t.Helper()
+	fe, ok := err.(*FunctionError)
+	if !ok {
+		t.Fatalf("got error %#v, want a *FunctionError", err)
+	}
+	return fe
 }

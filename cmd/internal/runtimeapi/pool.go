@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 )
 
@@ -19,12 +21,11 @@ type Pool struct {
 	err    error          // the Function is invalid
 	slots  chan struct{}  // a token per live instance
 	idle   chan *Instance // warm instances waiting for an event
-	closed chan struct{}  // closed by Close
+	closed chan struct{}  // closed by Close, under mu
 
-	mu       sync.Mutex
-	live     map[*Instance]struct{}
-	started  int
-	isClosed bool
+	mu      sync.Mutex
+	live    map[*Instance]struct{}
+	started int
 }
 
 // NewPool returns a pool for fn. It starts no process: the first Invoke does.
@@ -53,8 +54,7 @@ func (p *Pool) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("invoke %s: %w", p.fn.Name, err)
 		}
-		out, over, err := inst.invoke(ctx, payload)
-		p.release(inst, over)
+		out, err := inst.invoke(ctx, payload, func() { p.put(inst) })
 		if errors.Is(err, errNotDelivered) && attempt < deliveryAttempts {
 			continue
 		}
@@ -65,35 +65,28 @@ func (p *Pool) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 // acquire returns an instance for the caller's exclusive use: a warm one, or a
 // new one when there is room, waiting for either when there is neither.
 func (p *Pool) acquire(ctx context.Context) (*Instance, error) {
-	for {
-		select {
-		case <-p.closed:
-			return nil, ErrClosed
-		default:
-		}
+	for !isClosed(p.closed) {
+		var inst *Instance
 		select { // prefer a warm instance to a cold start
-		case inst := <-p.idle:
-			if inst.alive() {
-				return inst, nil
-			}
-			p.discard(inst)
-			continue
+		case inst = <-p.idle:
 		default:
+			select {
+			case inst = <-p.idle:
+			case p.slots <- struct{}{}:
+				return p.start(ctx)
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-p.closed:
+			}
 		}
-		select {
-		case inst := <-p.idle:
-			if inst.alive() {
+		if inst != nil {
+			if !isClosed(inst.done) {
 				return inst, nil
 			}
 			p.discard(inst)
-		case p.slots <- struct{}{}:
-			return p.start(ctx)
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-p.closed:
-			return nil, ErrClosed
 		}
 	}
+	return nil, ErrClosed
 }
 
 // start starts a new instance in the slot the caller took.
@@ -104,38 +97,21 @@ func (p *Pool) start(ctx context.Context) (*Instance, error) {
 		return nil, err
 	}
 	p.mu.Lock()
-	if p.isClosed {
-		p.mu.Unlock()
+	defer p.mu.Unlock()
+	if isClosed(p.closed) {
 		_ = inst.Close()
 		<-p.slots
 		return nil, ErrClosed
 	}
 	p.live[inst] = struct{}{}
 	p.started++
-	p.mu.Unlock()
 	return inst, nil
 }
 
-// release gives inst back once its invocation is over (which is later than
-// Invoke's return when the caller's context ended first).
-func (p *Pool) release(inst *Instance, over <-chan struct{}) {
-	select {
-	case <-over:
-		p.put(inst)
-	default:
-		go func() {
-			<-over
-			p.put(inst)
-		}()
-	}
-}
-
-// put makes inst available again, or discards it when it is dead.
+// put makes inst available again once its invocation is over, or discards it
+// when it is dead or the pool closed.
 func (p *Pool) put(inst *Instance) {
-	p.mu.Lock()
-	closed := p.isClosed
-	p.mu.Unlock()
-	if closed || !inst.alive() {
+	if isClosed(p.closed) || isClosed(inst.done) {
 		p.discard(inst)
 		return
 	}
@@ -172,26 +148,28 @@ func (p *Pool) Live() int {
 // ErrClosed. Close is idempotent.
 func (p *Pool) Close() error {
 	p.mu.Lock()
-	if p.isClosed {
+	if isClosed(p.closed) {
 		p.mu.Unlock()
 		return nil
 	}
-	p.isClosed = true
 	close(p.closed)
-	insts := make([]*Instance, 0, len(p.live))
-	for inst := range p.live {
-		insts = append(insts, inst)
-	}
+	insts := slices.Collect(maps.Keys(p.live))
+	clear(p.live)
 	p.mu.Unlock()
 
 	var errs []error
 	for _, inst := range insts {
-		if err := inst.Close(); err != nil {
-			errs = append(errs, err)
-		}
+		errs = append(errs, inst.Close())
 	}
-	p.mu.Lock()
-	clear(p.live)
-	p.mu.Unlock()
 	return errors.Join(errs...)
+}
+
+// isClosed reports whether ch is closed.
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
 }

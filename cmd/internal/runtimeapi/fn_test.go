@@ -1,6 +1,8 @@
-// Command fn is the Lambda function the runtimeapi tests run. Its event says
-// what to do; TEST_INIT in its environment changes how its init ends.
-package main
+package runtimeapi
+
+// The test function, and how the tests see its processes. TestMain runs the
+// function when this test binary is started as a function's bootstrap
+// (AWS_LAMBDA_RUNTIME_API is set). Its event says what to do.
 
 import (
 	"bytes"
@@ -11,7 +13,10 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
@@ -107,7 +112,9 @@ func handle(ctx context.Context, raw json.RawMessage) (any, error) {
 	return nil, fmt.Errorf("unknown action %q", ev.Action)
 }
 
-func main() {
+// functionMain is the test function's main; TEST_INIT in its environment
+// changes how its init ends.
+func functionMain() {
 	switch os.Getenv("TEST_INIT") {
 	case "exit":
 		fmt.Fprintln(os.Stderr, "init: giving up")
@@ -124,4 +131,47 @@ func main() {
 		os.Exit(1)
 	}
 	lambda.Start(handle)
+}
+
+// processesOf returns the live (not zombie) processes other than this one
+// running the binary at path.
+func processesOf(path string) []int {
+	entries, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		if exe, err := os.Readlink(filepath.Join("/proc", e.Name(), "exe")); err == nil && exe == path && !processGone(pid) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// processGone reports whether pid no longer runs: no such process, or a zombie
+// waiting to be reaped.
+func processGone(pid int) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	// The state is the field after the command name, which is in parentheses.
+	rest := stat[bytes.LastIndexByte(stat, ')')+1:]
+	fields := strings.Fields(string(rest))
+	return len(fields) > 0 && (fields[0] == "Z" || fields[0] == "X")
+}
+
+// waitGone polls until pid is gone. A process that is not our child gives us
+// nothing to wait on, so polling is the only way to see it die.
+func waitGone(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !processGone(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d still running", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
