@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"stampduty/shared/functest"
+	"stampduty/shared/samtemplate"
 	"stampduty/shared/store/localdb"
 )
 
@@ -57,21 +58,21 @@ func startStack(t *testing.T, env map[string]string) (s *stack, out *functest.Sy
 	return s, out, stop
 }
 
-// readmeExamples returns the README's shell examples that say what they
-// expect: each ```sh block whose first line is "# expect: <text>".
-func readmeExamples(t *testing.T) [][2]string {
+// readme returns README.md.
+func readme(t *testing.T) string {
 	t.Helper()
-	wd, _ := os.Getwd()
-	root, err := localdb.ModuleRoot(wd)
+	b, err := os.ReadFile(filepath.Join(moduleRoot(t), "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	return string(b)
+}
+
+// readmeExamples returns the shell examples of text that say what they
+// expect: each ```sh block whose first line is "# expect: <text>".
+func readmeExamples(text string) [][2]string {
 	var examples [][2]string
-	for _, block := range strings.Split(string(readme), "```sh\n")[1:] {
+	for _, block := range strings.Split(text, "```sh\n")[1:] {
 		code, _, _ := strings.Cut(block, "```")
 		first, rest, _ := strings.Cut(code, "\n")
 		if want, ok := strings.CutPrefix(first, "# expect: "); ok {
@@ -81,6 +82,38 @@ func readmeExamples(t *testing.T) [][2]string {
 	return examples
 }
 
+// TestReadmeDocumentsEveryRoute checks step 7 of the README's "Adding an
+// endpoint": each route of template.yaml has a "### METHOD /path" heading
+// in the README's API section, with an example under it that says
+// "# expect:" (which TestLocalStack/ReadmeExamples runs).
+func TestReadmeDocumentsEveryRoute(t *testing.T) {
+	tmpl, err := samtemplate.Load(filepath.Join(moduleRoot(t), "template.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, api, _ := strings.Cut(readme(t), "\n## API\n")
+	api, _, _ = strings.Cut(api, "\n## ")
+	sections := map[string]string{} // by "METHOD /path"
+	for _, section := range strings.Split(api, "\n### ")[1:] {
+		heading, body, _ := strings.Cut(section, "\n")
+		if f := strings.Fields(heading); len(f) >= 2 {
+			sections[f[0]+" "+f[1]] = body
+		}
+	}
+	for _, f := range tmpl.Functions {
+		for _, r := range f.Routes {
+			route := r.Method + " " + r.Path
+			body, ok := sections[route]
+			switch {
+			case !ok:
+				t.Errorf("README's API section has no heading ### %s (route of %s)", route, f.LogicalID)
+			case len(readmeExamples(body)) == 0:
+				t.Errorf("README's ### %s has no example that says # expect:", route)
+			}
+		}
+	}
+}
+
 func TestLocalStack(t *testing.T) {
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Fatal("curl is needed to run the README's examples")
@@ -88,15 +121,11 @@ func TestLocalStack(t *testing.T) {
 	s, out, _ := startStack(t, nil)
 
 	t.Run("ReadmeExamples", func(t *testing.T) {
-		examples := readmeExamples(t)
+		examples := readmeExamples(readme(t))
 		if len(examples) < 8 {
 			t.Fatalf("found %d README examples with an expectation, want at least 8", len(examples))
 		}
-		wd, _ := os.Getwd()
-		root, err := localdb.ModuleRoot(wd)
-		if err != nil {
-			t.Fatal(err)
-		}
+		root := moduleRoot(t)
 		for _, ex := range examples {
 			// As a reader runs them: from the repository's top, against the
 			// stack's API and database.
@@ -263,9 +292,7 @@ func alive(pid int) bool { return syscall.Kill(pid, 0) == nil }
 // TestGivenEngineAndCatalogue: with DYNAMODB_ENDPOINT the stack uses that
 // engine and starts none; with ARTICLES it seeds that file instead of the sample.
 func TestGivenEngineAndCatalogue(t *testing.T) {
-	wd, _ := os.Getwd()
-	root, _ := localdb.ModuleRoot(wd)
-	db, err := localdb.Start(context.Background(), root, "", nil)
+	db, err := localdb.Start(context.Background(), moduleRoot(t), "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
