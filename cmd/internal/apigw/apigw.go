@@ -10,7 +10,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,9 +18,9 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -71,15 +70,17 @@ type handler struct {
 	routes  []route
 	maxBody int64
 	timeout time.Duration
-	logMu   sync.Mutex
-	log     io.Writer
+	log     io.Writer // nil, or a runtimeapi.LockedWriter
 }
 
 // NewHandler returns an http.Handler serving routes like an API Gateway HTTP
 // API's $default stage. When several routes match a request, the most
 // specific one wins, as on API Gateway.
 func NewHandler(routes []Route, opts Options) http.Handler {
-	h := &handler{maxBody: opts.MaxBody, timeout: opts.Timeout, log: opts.Log}
+	h := &handler{maxBody: opts.MaxBody, timeout: opts.Timeout}
+	if opts.Log != nil {
+		h.log = runtimeapi.LockedWriter(opts.Log)
+	}
 	if h.maxBody <= 0 {
 		h.maxBody = DefaultMaxBody
 	}
@@ -214,7 +215,7 @@ func headers(r *http.Request, sourceIP string) map[string]string {
 		}
 	}
 	if hs["x-amzn-trace-id"] == "" {
-		hs["x-amzn-trace-id"] = fmt.Sprintf("Root=1-%08x-%s", time.Now().Unix(), randomHex(12))
+		hs["x-amzn-trace-id"] = fmt.Sprintf("Root=1-%08x-%x", time.Now().Unix(), random(12))
 	}
 	return hs
 }
@@ -235,23 +236,28 @@ func cookies(h http.Header) []string {
 // queryParameters decodes a raw query string the way API Gateway does:
 // repeated keys joined with commas, nil when there are no parameters.
 func queryParameters(raw string) map[string]string {
-	var params map[string]string
+	params := map[string]string{}
 	for pair := range strings.SplitSeq(raw, "&") {
 		if pair == "" {
 			continue
 		}
 		k, v, _ := strings.Cut(pair, "=")
 		k, v = unescape(k), unescape(v)
-		if params == nil {
-			params = map[string]string{}
-		}
 		if old, ok := params[k]; ok {
-			params[k] = old + "," + v
-		} else {
-			params[k] = v
+			v = old + "," + v
 		}
+		params[k] = v
 	}
-	return params
+	return nilIfEmpty(params)
+}
+
+// nilIfEmpty returns m, or nil when it is empty, as API Gateway leaves out
+// empty parameter maps.
+func nilIfEmpty(m map[string]string) map[string]string {
+	if len(m) == 0 {
+		return nil
+	}
+	return m
 }
 
 // unescape decodes a query component, keeping it as sent when it is malformed.
@@ -275,20 +281,8 @@ func domainPrefix(host string) string {
 // text rather than base64.
 func isText(contentType string) bool {
 	mt, _, err := mime.ParseMediaType(contentType)
-	if err != nil {
-		return false
-	}
-	switch {
-	case strings.HasPrefix(mt, "text/"),
-		strings.HasSuffix(mt, "+json"),
-		strings.HasSuffix(mt, "+xml"):
-		return true
-	}
-	switch mt {
-	case "application/json", "application/xml", "application/x-www-form-urlencoded", "application/javascript":
-		return true
-	}
-	return false
+	return err == nil && (strings.HasPrefix(mt, "text/") || strings.HasSuffix(mt, "+json") || strings.HasSuffix(mt, "+xml") ||
+		slices.Contains([]string{"application/json", "application/xml", "application/x-www-form-urlencoded", "application/javascript"}, mt))
 }
 
 // writeResponse sends the function's response: a payload 2.0 response object,
@@ -374,20 +368,17 @@ func (h *handler) logRequest(r *http.Request, status int, d time.Duration, reque
 		fmt.Fprintf(&line, " error=%q", err.Error())
 	}
 	line.WriteByte('\n')
-	h.logMu.Lock()
-	defer h.logMu.Unlock()
 	_, _ = h.log.Write(line.Bytes())
 }
 
 // newRequestID returns an id shaped like API Gateway's ("JKJaXmPLvHcESHA=").
 func newRequestID() string {
-	b := make([]byte, 11)
-	_, _ = rand.Read(b) // crypto/rand.Read never fails (Go 1.24+)
-	return base64.StdEncoding.EncodeToString(b)
+	return base64.StdEncoding.EncodeToString(random(11))
 }
 
-func randomHex(n int) string {
+// random returns n random bytes.
+func random(n int) []byte {
 	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails (Go 1.24+)
+	return b
 }

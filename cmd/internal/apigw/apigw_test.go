@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"stampduty/cmd/internal/runtimeapi"
 )
@@ -76,12 +77,39 @@ func (f *fakeInvoker) notInvoked(t *testing.T) {
 	}
 }
 
+// adapterInvoker runs a handler behind aws-lambda-go-api-proxy in-process,
+// as a function's main does, with the event and response as JSON.
+type adapterInvoker struct {
+	adapter *httpadapter.HandlerAdapterV2
+}
+
+func (a adapterInvoker) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
+	var ev events.APIGatewayV2HTTPRequest
+	if err := json.Unmarshal(payload, &ev); err != nil {
+		return nil, fmt.Errorf("decode event: %w", err)
+	}
+	resp, err := a.adapter.ProxyWithContext(ctx, ev)
+	if err != nil {
+		return nil, fmt.Errorf("proxy: %w", err)
+	}
+	return json.Marshal(resp)
+}
+
 // serve starts the emulated API on a test server.
 func serve(t *testing.T, routes []Route, opts Options) *httptest.Server {
 	t.Helper()
 	srv := httptest.NewServer(NewHandler(routes, opts))
 	t.Cleanup(srv.Close)
 	return srv
+}
+
+// routeFor returns the route with key "METHOD /path", or "$default", to target.
+func routeFor(key string, target Invoker) Route {
+	method, path, ok := strings.Cut(key, " ")
+	if !ok {
+		method, path = "", key
+	}
+	return Route{Method: method, Path: path, Target: target}
 }
 
 // do sends a request and returns the response with its body read.
@@ -257,34 +285,32 @@ func TestEvent(t *testing.T) {
 		}
 	})
 
-	t.Run("passes path parameters, percent-decoded like the path", func(t *testing.T) {
-		fn := newFake()
-		srv := serve(t, []Route{{Method: "GET", Path: "/api/orders/{id}/items/{item}", Target: fn}}, Options{})
-		do(t, "GET", srv.URL+"/api/orders/A%20B/items/7", nil, nil)
-		ev := fn.event(t)
-		if got, want := ev.PathParameters, map[string]string{"id": "A B", "item": "7"}; !reflect.DeepEqual(got, want) {
-			t.Errorf("pathParameters = %v, want %v", got, want)
-		}
-		if got, want := ev.RouteKey, "GET /api/orders/{id}/items/{item}"; got != want {
-			t.Errorf("routeKey = %q, want %q", got, want)
-		}
-		if got, want := ev.RawPath, "/api/orders/A B/items/7"; got != want {
-			t.Errorf("rawPath = %q, want %q", got, want)
-		}
-	})
-
-	t.Run("passes the rest of the path to a greedy parameter", func(t *testing.T) {
-		fn := newFake()
-		srv := serve(t, []Route{{Method: "ANY", Path: "/files/{path+}", Target: fn}}, Options{})
-		do(t, "DELETE", srv.URL+"/files/a/b/c.txt", nil, nil)
-		ev := fn.event(t)
-		if got, want := ev.PathParameters, map[string]string{"path": "a/b/c.txt"}; !reflect.DeepEqual(got, want) {
-			t.Errorf("pathParameters = %v, want %v", got, want)
-		}
-		if got, want := ev.RouteKey, "ANY /files/{path+}"; got != want {
-			t.Errorf("routeKey = %q, want %q", got, want)
-		}
-	})
+	for _, c := range []struct {
+		name, route, request, rawPath string
+		params                        map[string]string
+	}{
+		{"passes path parameters, percent-decoded like the path", "GET /api/orders/{id}/items/{item}",
+			"GET /api/orders/A%20B/items/7", "/api/orders/A B/items/7", map[string]string{"id": "A B", "item": "7"}},
+		{"passes the rest of the path to a greedy parameter", "ANY /files/{path+}",
+			"DELETE /files/a/b/c.txt", "/files/a/b/c.txt", map[string]string{"path": "a/b/c.txt"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fn := newFake()
+			srv := serve(t, []Route{routeFor(c.route, fn)}, Options{})
+			method, path, _ := strings.Cut(c.request, " ")
+			do(t, method, srv.URL+path, nil, nil)
+			ev := fn.event(t)
+			if got := ev.PathParameters; !reflect.DeepEqual(got, c.params) {
+				t.Errorf("pathParameters = %v, want %v", got, c.params)
+			}
+			if got := ev.RouteKey; got != c.route {
+				t.Errorf("routeKey = %q, want %q", got, c.route)
+			}
+			if got := ev.RawPath; got != c.rawPath {
+				t.Errorf("rawPath = %q, want %q", got, c.rawPath)
+			}
+		})
+	}
 
 	t.Run("encodes bodies by content type and UTF-8 validity", func(t *testing.T) {
 		fn := newFake()
@@ -361,11 +387,7 @@ func TestRouting(t *testing.T) {
 		names := []string{"GET /pets/dog/1", "GET /pets/dog/{id}", "GET /pets/{proxy+}", "ANY /{proxy+}", "GET /{proxy+}", "$default"}
 		var routes []Route
 		for _, name := range names {
-			method, path, ok := strings.Cut(name, " ")
-			if !ok {
-				method, path = "", name
-			}
-			routes = append(routes, Route{Method: method, Path: path, Target: answering(fmt.Sprintf(`{"statusCode":200,"body":%q}`, name), nil)})
+			routes = append(routes, routeFor(name, answering(fmt.Sprintf(`{"statusCode":200,"body":%q}`, name), nil)))
 		}
 		// Registration order must not matter.
 		reversed := make([]Route, len(routes))
@@ -374,18 +396,19 @@ func TestRouting(t *testing.T) {
 		}
 		for _, rs := range [][]Route{routes, reversed} {
 			srv := serve(t, rs, Options{})
-			for _, c := range []struct{ method, path, want string }{
-				{"GET", "/pets/dog/1", "GET /pets/dog/1"},
-				{"GET", "/pets/dog/2", "GET /pets/dog/{id}"},
-				{"GET", "/pets/cat/1", "GET /pets/{proxy+}"},
-				{"GET", "/pets/dog/1/toys", "GET /pets/{proxy+}"},
-				{"POST", "/pets/dog/1", "ANY /{proxy+}"},
-				{"GET", "/toys", "GET /{proxy+}"},
-				{"GET", "/", "$default"},
+			for request, want := range map[string]string{
+				"GET /pets/dog/1":      "GET /pets/dog/1",
+				"GET /pets/dog/2":      "GET /pets/dog/{id}",
+				"GET /pets/cat/1":      "GET /pets/{proxy+}",
+				"GET /pets/dog/1/toys": "GET /pets/{proxy+}",
+				"POST /pets/dog/1":     "ANY /{proxy+}",
+				"GET /toys":            "GET /{proxy+}",
+				"GET /":                "$default",
 			} {
-				_, body := do(t, c.method, srv.URL+c.path, nil, nil)
-				if got := string(body); got != c.want {
-					t.Errorf("%s %s went to %q, want %q", c.method, c.path, got, c.want)
+				method, path, _ := strings.Cut(request, " ")
+				_, body := do(t, method, srv.URL+path, nil, nil)
+				if got := string(body); got != want {
+					t.Errorf("%s went to %q, want %q", request, got, want)
 				}
 			}
 		}

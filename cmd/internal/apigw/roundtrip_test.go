@@ -2,50 +2,33 @@ package apigw
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"stampduty/cmd/internal/runtimeapi"
 )
 
-// httpFunction is the test function testdata/httpfn, built once by TestMain.
-var httpFunction string
-
 func TestMain(m *testing.M) {
-	os.Exit(runTests(m))
+	if os.Getenv("AWS_LAMBDA_RUNTIME_API") != "" {
+		// Started by the local runtime as a function's bootstrap: be the
+		// Lambda function of the round-trip test, echo behind the api-proxy
+		// adapter, like the project's functions.
+		lambda.Start(httpadapter.NewV2(http.HandlerFunc(echo)).ProxyWithContext)
+		return
+	}
+	os.Exit(m.Run())
 }
 
-func runTests(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "apigw-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	httpFunction = filepath.Join(dir, "bootstrap")
-	build := exec.Command("go", "build", "-tags", "lambda.norpc", "-o", httpFunction, "./testdata/httpfn")
-	build.Stdout, build.Stderr = os.Stdout, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintf(os.Stderr, "build the test function: %v\n", err)
-		return 1
-	}
-	return m.Run()
-}
-
-// echo is the handler of testdata/httpfn: it answers with what it received.
+// echo is the handler of the test function: it answers with what it received.
 func echo(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	var cookies []string
@@ -79,22 +62,18 @@ type echoed struct {
 	Body     []byte
 }
 
-// adapterInvoker runs a handler behind aws-lambda-go-api-proxy in-process,
-// as a function's main does, with the event and response as JSON.
-type adapterInvoker struct {
-	adapter *httpadapter.HandlerAdapterV2
-}
-
-func (a adapterInvoker) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
-	var ev events.APIGatewayV2HTTPRequest
-	if err := json.Unmarshal(payload, &ev); err != nil {
-		return nil, fmt.Errorf("decode event: %w", err)
+// echoedBy returns what echo answered with resp and its body raw, failing
+// the test unless echo answered.
+func echoedBy(t *testing.T, resp *http.Response, raw []byte) echoed {
+	t.Helper()
+	if got, want := resp.StatusCode, http.StatusCreated; got != want {
+		t.Fatalf("status = %d, want %d (body %s)", got, want, raw)
 	}
-	resp, err := a.adapter.ProxyWithContext(ctx, ev)
-	if err != nil {
-		return nil, fmt.Errorf("proxy: %w", err)
+	var seen echoed
+	if err := json.Unmarshal(raw, &seen); err != nil {
+		t.Fatalf("decode %s: %v", raw, err)
 	}
-	return json.Marshal(resp)
+	return seen
 }
 
 func TestRoundTrip(t *testing.T) {
@@ -104,9 +83,13 @@ func TestRoundTrip(t *testing.T) {
 	})
 
 	t.Run("through a Lambda process on the local runtime", func(t *testing.T) {
+		self, err := os.Executable() // this test binary is the function (see TestMain)
+		if err != nil {
+			t.Fatal(err)
+		}
 		pool := runtimeapi.NewPool(runtimeapi.Function{
 			Name:    "httpfn",
-			Path:    httpFunction,
+			Path:    self,
 			Env:     []string{"AWS_REGION=eu-west-1"},
 			Timeout: 10 * time.Second,
 		})
@@ -134,13 +117,7 @@ func checkRoundTrip(t *testing.T, target Invoker) {
 			"X-Multi":       {"a", "b"},
 			"Cookie":        {"a=1; b=2"},
 		})
-		if got, want := resp.StatusCode, http.StatusCreated; got != want {
-			t.Fatalf("status = %d, want %d (body %s)", got, want, raw)
-		}
-		var seen echoed
-		if err := json.Unmarshal(raw, &seen); err != nil {
-			t.Fatalf("decode %s: %v", raw, err)
-		}
+		seen := echoedBy(t, resp, raw)
 		for _, c := range []struct{ name, got, want string }{
 			{"method", seen.Method, "POST"},
 			{"path", seen.Path, "/api/live-orders/42"},
@@ -177,14 +154,7 @@ func checkRoundTrip(t *testing.T, target Invoker) {
 		resp, raw := do(t, "POST", srv.URL+"/api/live-orders/7", bytes.NewReader(body), http.Header{
 			"Content-Type": {"application/octet-stream"},
 		})
-		if got, want := resp.StatusCode, http.StatusCreated; got != want {
-			t.Fatalf("status = %d, want %d (body %s)", got, want, raw)
-		}
-		var seen echoed
-		if err := json.Unmarshal(raw, &seen); err != nil {
-			t.Fatalf("decode %s: %v", raw, err)
-		}
-		if !bytes.Equal(seen.Body, body) {
+		if seen := echoedBy(t, resp, raw); !bytes.Equal(seen.Body, body) {
 			t.Errorf("handler saw body %q, want %q", seen.Body, body)
 		}
 	})

@@ -12,18 +12,13 @@ const (
 	greedy
 )
 
-// segment is one "/"-separated part of a route's path.
-type segment struct {
-	kind  int
-	value string // the literal, or the parameter's name
-}
-
 // route is a Route prepared for matching.
 type route struct {
-	method   string // upper case; "ANY" matches every method
-	key      string // the routeKey: "GET /orders/{id}" or "$default"
-	segments []segment
-	catchAll bool // the $default route
+	method   string   // upper case; "ANY" matches every method
+	key      string   // the routeKey: "GET /orders/{id}" or "$default"
+	kinds    []int    // the kind of each "/"-separated segment of the path
+	values   []string // each segment's literal, or its parameter's name
+	catchAll bool     // the $default route
 	target   Invoker
 }
 
@@ -37,14 +32,15 @@ func newRoute(r Route) route {
 	for n, p := range parts {
 		name, isVar := strings.CutPrefix(p, "{")
 		name, closed := strings.CutSuffix(name, "}")
+		kind := param
 		switch {
 		case !isVar || !closed:
-			rt.segments = append(rt.segments, segment{literal, p})
+			kind, name = literal, p
 		case strings.HasSuffix(name, "+") && n == len(parts)-1:
-			rt.segments = append(rt.segments, segment{greedy, strings.TrimSuffix(name, "+")})
-		default:
-			rt.segments = append(rt.segments, segment{param, name})
+			kind, name = greedy, strings.TrimSuffix(name, "+")
 		}
+		rt.kinds = append(rt.kinds, kind)
+		rt.values = append(rt.values, name)
 	}
 	return rt
 }
@@ -63,41 +59,21 @@ func (rt *route) match(method string, parts []string) (map[string]string, bool) 
 	if rt.method != "ANY" && rt.method != method {
 		return nil, false
 	}
-	var params map[string]string
-	set := func(name, value string) {
-		if params == nil {
-			params = map[string]string{}
-		}
-		params[name] = value
-	}
-	for n, seg := range rt.segments {
-		if seg.kind == greedy {
+	params := map[string]string{}
+	for n, kind := range rt.kinds {
+		if kind == greedy {
 			rest := strings.Join(parts[min(n, len(parts)):], "/")
-			if rest == "" {
-				return nil, false
-			}
-			set(seg.value, rest)
-			return params, true
+			params[rt.values[n]] = rest
+			return params, rest != ""
 		}
-		if n >= len(parts) {
+		if n >= len(parts) || kind == literal && parts[n] != rt.values[n] || kind == param && parts[n] == "" {
 			return nil, false
 		}
-		switch seg.kind {
-		case literal:
-			if parts[n] != seg.value {
-				return nil, false
-			}
-		case param:
-			if parts[n] == "" {
-				return nil, false
-			}
-			set(seg.value, parts[n])
+		if kind == param {
+			params[rt.values[n]] = parts[n]
 		}
 	}
-	if len(parts) != len(rt.segments) {
-		return nil, false
-	}
-	return params, true
+	return nilIfEmpty(params), len(parts) == len(rt.kinds)
 }
 
 // moreSpecific reports whether a should win over b when both match, following
@@ -107,14 +83,7 @@ func moreSpecific(a, b *route) bool {
 	if a.catchAll != b.catchAll {
 		return b.catchAll
 	}
-	kinds := func(rt *route) []int {
-		k := make([]int, len(rt.segments))
-		for n, s := range rt.segments {
-			k[n] = s.kind
-		}
-		return k
-	}
-	if c := slices.Compare(kinds(a), kinds(b)); c != 0 {
+	if c := slices.Compare(a.kinds, b.kinds); c != 0 {
 		return c < 0
 	}
 	return a.method != "ANY" && b.method == "ANY"

@@ -14,7 +14,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -136,14 +135,14 @@ func functionMain() {
 // processesOf returns the live (not zombie) processes other than this one
 // running the binary at path.
 func processesOf(path string) []int {
-	entries, _ := os.ReadDir("/proc")
+	exes, _ := filepath.Glob("/proc/[0-9]*/exe")
 	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
+	for _, exe := range exes {
+		var pid int
+		if _, err := fmt.Sscanf(exe, "/proc/%d/exe", &pid); err != nil || pid == os.Getpid() {
 			continue
 		}
-		if exe, err := os.Readlink(filepath.Join("/proc", e.Name(), "exe")); err == nil && exe == path && !processGone(pid) {
+		if target, err := os.Readlink(exe); err == nil && target == path && !processGone(pid) {
 			pids = append(pids, pid)
 		}
 	}
