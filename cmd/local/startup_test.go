@@ -19,11 +19,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"stampduty/shared/functest"
+	"stampduty/shared/samtemplate"
 	"stampduty/shared/store/localdb"
 )
 
@@ -114,46 +113,44 @@ func occupy(t *testing.T) string {
 	return l.Addr().String()
 }
 
-// children returns the processes whose parent is this one.
-func children(t *testing.T) []string {
-	t.Helper()
-	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
-	var kids []string
-	for _, f := range stats {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue // gone meanwhile
+// processes returns the command lines of the processes other than this one
+// for which match, given the fields of /proc/<pid>/stat after the command
+// name (state, ppid, ...) and the command line, reports true.
+func processes(match func(stat []string, cmdline string) bool) []string {
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	var found []string
+	for _, dir := range dirs {
+		stat, err := os.ReadFile(filepath.Join(dir, "stat"))
+		cmdline, err2 := os.ReadFile(filepath.Join(dir, "cmdline"))
+		if err != nil || err2 != nil || filepath.Base(dir) == strconv.Itoa(os.Getpid()) {
+			continue // gone meanwhile, or this one
 		}
 		// pid (comm) state ppid ...: comm may hold spaces and parentheses.
-		i := bytes.LastIndexByte(b, ')')
-		fields := strings.Fields(string(b[i+1:]))
-		if len(fields) > 1 && fields[1] == strconv.Itoa(os.Getpid()) {
-			kids = append(kids, string(b[:i+1]))
+		fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		if line := string(bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '})); match(fields, line) {
+			found = append(found, filepath.Base(dir)+": "+line)
 		}
 	}
-	return kids
+	return found
+}
+
+// children returns the processes whose parent is this one.
+func children() []string {
+	return processes(func(stat []string, _ string) bool {
+		return len(stat) > 1 && stat[1] == strconv.Itoa(os.Getpid())
+	})
 }
 
 // processesWith returns the processes other than this one whose command
 // line contains any of needles.
 func processesWith(needles ...string) []string {
-	lines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	var found []string
-	for _, f := range lines {
-		b, err := os.ReadFile(f)
-		if err != nil || filepath.Base(filepath.Dir(f)) == strconv.Itoa(os.Getpid()) {
-			continue
-		}
-		cmdline := string(bytes.ReplaceAll(b, []byte{0}, []byte{' '}))
-		for _, n := range needles {
-			if strings.Contains(cmdline, n) {
-				found = append(found, cmdline)
-				break
-			}
-		}
-	}
-	return found
+	return processes(func(_ []string, cmdline string) bool {
+		return slices.ContainsFunc(needles, func(n string) bool { return strings.Contains(cmdline, n) })
+	})
 }
+
+// alive reports whether a process with that pid exists.
+func alive(pid int) bool { return syscall.Kill(pid, 0) == nil }
 
 // checkEmpty fails t unless dir holds nothing.
 func checkEmpty(t *testing.T, dir string) {
@@ -285,7 +282,7 @@ func TestStartupErrors(t *testing.T) {
 			if took := time.Since(begin); took > 20*time.Second {
 				t.Errorf("took %v to fail", took)
 			}
-			if kids := children(t); len(kids) > 0 {
+			if kids := children(); len(kids) > 0 {
 				t.Errorf("processes left running: %v", kids)
 			}
 			checkEmpty(t, tmp)
@@ -349,12 +346,9 @@ func TestSecondStackLeavesTheFirstAlone(t *testing.T) {
 	}
 	defer first.Stop()
 	client := localdb.Client(first.Endpoint)
-	if _, err := client.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName:            aws.String("FirstStacksTable"),
-		BillingMode:          types.BillingModePayPerRequest,
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
-	}); err != nil {
+	table := samtemplate.Table{LogicalID: "FirstStacksTable", BillingMode: "PAY_PER_REQUEST",
+		Attributes: []samtemplate.Attribute{{Name: "pk", Type: "S"}}, KeySchema: []samtemplate.Key{{Name: "pk", Type: "HASH"}}}
+	if err := localdb.CreateTables(ctx, client, []samtemplate.Table{table}, nil); err != nil {
 		t.Fatal(err)
 	}
 
@@ -561,7 +555,9 @@ func TestInterrupt(t *testing.T) {
 		go func() {
 			done <- run(ctx, options{getenv: vars{"LOCAL_ADDR": "127.0.0.1:0", "LOCAL_DYNAMODB_ADDR": "127.0.0.1:0"}.getenv, out: out})
 		}()
-		for !slices.ContainsFunc(processesWith(tmp), func(cmdline string) bool { return strings.HasPrefix(cmdline, "go build") }) {
+		for len(processes(func(_ []string, cmdline string) bool {
+			return strings.HasPrefix(cmdline, "go build") && strings.Contains(cmdline, tmp)
+		})) == 0 {
 			select {
 			case err := <-done:
 				t.Fatalf("run ended before building: %v\n%s", err, out)
@@ -581,7 +577,7 @@ func TestInterrupt(t *testing.T) {
 		if !strings.Contains(out.String(), "local: stopped") {
 			t.Errorf("output does not end with local: stopped:\n%s", out)
 		}
-		if kids := children(t); len(kids) > 0 {
+		if kids := children(); len(kids) > 0 {
 			t.Errorf("processes left running: %v", kids)
 		}
 		if left := processesWith(tmp); len(left) > 0 {
