@@ -1,15 +1,14 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"io"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"stampduty/cmd/internal/runtimeapi"
+	"stampduty/shared/orders"
 	"stampduty/shared/rules"
-	"stampduty/shared/samtemplate"
 	"stampduty/shared/store"
 	"stampduty/shared/store/localdb"
 	"stampduty/shared/store/storetest"
@@ -27,18 +26,32 @@ const (
 	accountedRequests = store.IDBlock / 3
 	// coldSamples are fresh instances per cold row.
 	coldSamples = 3
-	// listPageSize is the page size of the list-orders rows.
-	listPageSize = 25
-	// fillBudget is how long filling the caller's orders through the
-	// create-order function may take before the rest is written directly.
-	fillBudget = 3 * time.Minute
 )
+
+// startDatabase starts dynalite with the template's tables, named by their
+// logical ids and seeded as the local stack seeds them: the sample
+// catalogue and the dev token.
+func (b *bench) startDatabase() (*localdb.Server, error) {
+	srv, err := localdb.Start(b.ctx, b.root, "", nil)
+	if err != nil {
+		return nil, err
+	}
+	client := localdb.Client(srv.Endpoint)
+	err = localdb.CreateTables(b.ctx, client, b.tmpl.Tables, nil)
+	if err == nil {
+		_, err = localdb.Seed(b.ctx, store.New(client), localdb.LogicalNames, filepath.Join(b.root, localdb.SampleCatalogue), true)
+	}
+	if err != nil {
+		srv.Stop()
+		return nil, err
+	}
+	return srv, nil
+}
 
 // row is one row of section 4: the DynamoDB calls of a kind of request.
 type row struct {
-	Name     string
-	Function string
-	Cold     bool
+	Name string
+	Cold bool
 	// Wall holds the wall times of the timed warm requests.
 	Wall durations
 	// Requests holds the calls of each accounted request.
@@ -48,18 +61,17 @@ type row struct {
 // perRequest returns the mean calls, dynalite capacity and DynamoDB
 // capacity per request, and whether every call was accounted.
 func (r row) perRequest() (calls float64, dyn, ddb storetest.Capacity, complete bool) {
-	complete = true
 	n := float64(len(r.Requests))
+	if n == 0 {
+		return 0, dyn, ddb, false
+	}
+	complete = true
 	for _, req := range r.Requests {
 		calls += float64(len(req))
 		for _, c := range req {
-			dyn = dyn.Add(c.Consumed)
-			ddb = ddb.Add(c.Billed)
+			dyn, ddb = dyn.Add(c.Consumed), ddb.Add(c.Billed)
 			complete = complete && c.Accounted
 		}
-	}
-	if n == 0 {
-		return 0, storetest.Capacity{}, storetest.Capacity{}, false
 	}
 	return calls / n, storetest.Capacity{Read: dyn.Read / n, Write: dyn.Write / n}, storetest.Capacity{Read: ddb.Read / n, Write: ddb.Write / n}, complete
 }
@@ -71,25 +83,23 @@ func (r row) pattern() string {
 		return "—"
 	}
 	counts := map[string]float64{}
-	var order []string
+	var parts []string
 	for _, req := range r.Requests {
 		for _, c := range req {
 			k := c.Operation + " " + c.Table
 			if c.ErrType != "" {
 				k += " (" + c.ErrType + ")"
 			}
-			if _, ok := counts[k]; !ok {
-				order = append(order, k)
+			if counts[k]++; counts[k] == 1 {
+				parts = append(parts, k)
 			}
-			counts[k]++
 		}
 	}
-	if len(order) == 0 {
+	if len(parts) == 0 {
 		return "none"
 	}
-	var parts []string
-	for _, k := range order {
-		parts = append(parts, fmt.Sprintf("%s ×%s", k, num(counts[k]/float64(len(r.Requests)), 2)))
+	for i, k := range parts {
+		parts[i] = fmt.Sprintf("%s ×%s", k, num(counts[k]/float64(len(r.Requests)), 2))
 	}
 	return strings.Join(parts, " + ")
 }
@@ -100,8 +110,10 @@ type dynamoResult struct {
 	// TypicalOrderBytes and MaxOrderBytes are order item sizes by
 	// DynamoDB's formula, measured on the PutItem at the wire.
 	TypicalOrderBytes, MaxOrderBytes int
-	Orders, LastPage                 int
-	Fill                             string
+	// Orders is how many orders the caller has for the list-orders rows;
+	// Fill says how they were made.
+	Orders int
+	Fill   string
 }
 
 // row returns the row of the given name.
@@ -114,240 +126,195 @@ func (d *dynamoResult) row(name string) (row, bool) {
 	return row{}, false
 }
 
-// dynamoRun holds what section 4 runs on.
+// dynamoRun is section 4 under way: the functions talk to a local DynamoDB
+// through proxy; db is the same database, not through the proxy.
 type dynamoRun struct {
-	ctx    context.Context
-	tmpl   *samtemplate.Template
-	bins   map[string]string
-	db     *database
-	proxy  *storetest.Proxy
-	pools  []*runtimeapi.Pool
-	logs   map[string]*tailWriter
-	status io.Writer
+	*bench
+	proxy *storetest.Proxy
+	db    *store.DB
 }
 
-// measureDynamo runs the three functions' real binaries in runtimeapi pools
-// against a fresh local DynamoDB behind a storetest.Proxy, and measures the DynamoDB
-// calls and units of each row. The dev caller is given exactly orders
-// orders before the list-orders rows.
-func measureDynamo(ctx context.Context, root string, tmpl *samtemplate.Template, bins map[string]string, orders int, status io.Writer) (res *dynamoResult, err error) {
-	db, err := startDatabase(ctx, root, tmpl)
+// measureDynamo is section 4: it runs the functions' host builds in
+// runtimeapi pools against a fresh local DynamoDB behind a storetest.Proxy,
+// and measures the DynamoDB calls and units of each request's rows, in the
+// order of b.reqs. The dev caller is given exactly orders orders before the
+// requests that read them.
+func (b *bench) measureDynamo(orders int) (*dynamoResult, error) {
+	srv, err := b.startDatabase()
 	if err != nil {
 		return nil, err
 	}
-	defer db.stop()
+	defer srv.Stop()
 	keys := map[string][]string{}
-	for _, t := range tmpl.Tables {
+	for _, t := range b.tmpl.Tables {
 		for _, k := range t.KeySchema {
 			keys[t.LogicalID] = append(keys[t.LogicalID], k.Name)
 		}
 	}
-	m, err := storetest.StartProxy(db.Endpoint, keys)
+	proxy, err := storetest.StartProxy(srv.Endpoint, keys)
 	if err != nil {
 		return nil, err
 	}
-	defer m.Close()
-	d := &dynamoRun{ctx: ctx, tmpl: tmpl, bins: bins, db: db, proxy: m, logs: map[string]*tailWriter{}, status: status}
-	defer d.closePools()
-	res = &dynamoResult{Orders: orders, LastPage: (orders + listPageSize - 1) / listPageSize}
-
-	// create-order: cold, warm, and the typical order's item size.
-	const create = "CreateOrderFunction"
-	fmt.Fprintln(status, "dynamodb: create-order")
-	pool, err := d.pool(create)
-	if err != nil {
-		return nil, err
-	}
-	m.SetMode(storetest.Record)
-	if _, err := d.invoke(pool, create, createEvent()); err != nil { // the cold one, for a caller without orders
-		return nil, err
-	}
-	warmCreate, err := d.warm("create-order warm", create, pool, createEvent())
-	if err != nil {
-		return nil, err
-	}
-	for _, req := range warmCreate.Requests {
-		for _, c := range req {
-			if c.Operation == "PutItem" && c.PutBytes > 0 {
-				res.TypicalOrderBytes = c.PutBytes
-			}
-		}
-	}
-	coldCreate := row{Name: "create-order cold", Function: create, Cold: true}
-	if err := d.cold(&coldCreate, coldSamples, createEvent()); err != nil {
-		return nil, err
-	}
+	defer proxy.Close()
+	d := &dynamoRun{bench: b, proxy: proxy, db: store.New(localdb.Client(srv.Endpoint))}
+	res := &dynamoResult{Orders: orders}
 	if res.MaxOrderBytes, err = d.maxOrderBytes(); err != nil {
 		return nil, err
 	}
-
-	// Give the dev caller its orders.
-	if res.Fill, err = d.fill(pool, orders); err != nil {
-		return nil, err
+	for reqs := b.reqs; len(reqs) > 0; {
+		n := 1
+		for n < len(reqs) && reqs[n].Function == reqs[0].Function {
+			n++
+		}
+		if err := d.measure(res, reqs[:n]); err != nil {
+			return nil, err
+		}
+		reqs = reqs[n:]
 	}
-
-	// list-orders: cold page 1, warm page 1 and the last page.
-	const listOrders = "ListOrdersFunction"
-	fmt.Fprintln(status, "dynamodb: list-orders")
-	coldList := row{Name: listOrdersRow("cold", 1), Function: listOrders, Cold: true}
-	if err := d.cold(&coldList, coldSamples, listOrdersEvent(1, listPageSize)); err != nil {
-		return nil, err
-	}
-	lpool, err := d.pool(listOrders)
-	if err != nil {
-		return nil, err
-	}
-	m.SetMode(storetest.Record)
-	if _, err := d.invoke(lpool, listOrders, listOrdersEvent(1, listPageSize)); err != nil { // the cold one
-		return nil, err
-	}
-	page1, err := d.warm(listOrdersRow("warm", 1), listOrders, lpool, listOrdersEvent(1, listPageSize))
-	if err != nil {
-		return nil, err
-	}
-	pageN, err := d.warm(listOrdersRow("warm", res.LastPage), listOrders, lpool, listOrdersEvent(res.LastPage, listPageSize))
-	if err != nil {
-		return nil, err
-	}
-
-	// list-articles: cold and warm.
-	const listArticles = "ListArticlesFunction"
-	fmt.Fprintln(status, "dynamodb: list-articles")
-	coldArticles := row{Name: "list-articles cold", Function: listArticles, Cold: true}
-	if err := d.cold(&coldArticles, coldSamples, listArticlesEvent()); err != nil {
-		return nil, err
-	}
-	apool, err := d.pool(listArticles)
-	if err != nil {
-		return nil, err
-	}
-	m.SetMode(storetest.Record)
-	if _, err := d.invoke(apool, listArticles, listArticlesEvent()); err != nil {
-		return nil, err
-	}
-	warmArticles, err := d.warm("list-articles warm", listArticles, apool, listArticlesEvent())
-	if err != nil {
-		return nil, err
-	}
-
-	res.Rows = []row{warmCreate, coldCreate, page1, pageN, coldList, warmArticles, coldArticles}
 	return res, nil
 }
 
-// listOrdersRow names a list-orders row: warm or cold, and the page.
-func listOrdersRow(kind string, page int) string {
-	return fmt.Sprintf("list-orders %s, page %d (pageSize %d)", kind, page, listPageSize)
+// measure adds the rows of one function's requests to res: a warm row for
+// each, on one instance that has answered the first request already, then
+// a cold row of the first request.
+func (d *dynamoRun) measure(res *dynamoResult, reqs []request) error {
+	first := reqs[0]
+	if first.Orders && res.Fill == "" {
+		var err error
+		if res.Fill, err = d.fill(res.Orders, first); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintln(d.status, "dynamodb:", first.Function)
+	fn, err := d.function(first.Function, d.proxy.URL)
+	if err != nil {
+		return err
+	}
+	pool := runtimeapi.NewPool(fn)
+	defer pool.Close()
+	if err := d.invoke(pool, first); err != nil { // its cold request, not measured
+		return err
+	}
+	for _, r := range reqs {
+		warm, err := d.warm(pool, r)
+		if err != nil {
+			return err
+		}
+		res.Rows = append(res.Rows, warm)
+		for _, req := range warm.Requests {
+			for _, c := range req {
+				if c.Operation == "PutItem" && c.PutBytes > 0 {
+					res.TypicalOrderBytes = c.PutBytes
+				}
+			}
+		}
+	}
+	cold := row{Name: first.rowName("cold"), Cold: true}
+	for range coldSamples {
+		calls, err := d.calls(storetest.Account, func() error {
+			_, _, err := coldStart(d.ctx, fn, first.payload)
+			return d.withLog(err, first.Function)
+		})
+		if err != nil {
+			return err
+		}
+		cold.Requests = append(cold.Requests, calls)
+	}
+	res.Rows = append(res.Rows, cold)
+	return nil
 }
 
-// pool returns a new pool of the function, closed with the run.
-func (d *dynamoRun) pool(logicalID string) (*runtimeapi.Pool, error) {
-	log := d.logs[logicalID]
-	if log == nil {
-		log = &tailWriter{}
-		d.logs[logicalID] = log
-	}
-	fn, err := lambdaFunction(d.tmpl, logicalID, d.bins[logicalID], d.proxy.URL, log)
-	if err != nil {
+// calls runs f with the proxy measuring as mode says and returns the
+// DynamoDB calls it saw meanwhile; the proxy only records after.
+func (d *dynamoRun) calls(mode storetest.Mode, f func() error) ([]storetest.ProxyCall, error) {
+	d.proxy.SetMode(mode)
+	defer d.proxy.SetMode(storetest.Record)
+	if err := f(); err != nil {
 		return nil, err
 	}
-	p := runtimeapi.NewPool(fn)
-	d.pools = append(d.pools, p)
-	return p, nil
-}
-
-func (d *dynamoRun) closePools() {
-	for _, p := range d.pools {
-		p.Close()
-	}
-}
-
-// invoke runs one request, checks that it answered 200 and returns the
-// DynamoDB calls the proxy saw for it.
-func (d *dynamoRun) invoke(p *runtimeapi.Pool, logicalID string, ev []byte) ([]storetest.ProxyCall, error) {
-	if _, err := d.take(); err != nil {
-		return nil, err
-	}
-	out, err := p.Invoke(d.ctx, ev)
-	if err == nil {
-		err = checkOK(logicalID, out)
-	}
-	if err != nil {
-		return nil, withLog(err, d.logs[logicalID])
-	}
-	return d.take()
-}
-
-// take returns the calls the proxy saw since the last take, and the first
-// call it failed to measure.
-func (d *dynamoRun) take() ([]storetest.ProxyCall, error) {
 	calls := d.proxy.Take()
 	return calls, d.proxy.Err()
 }
 
-// warm measures a warm row on pool, whose instance is already warm:
+// invoke sends r to the pool and checks that it answered 200.
+func (d *dynamoRun) invoke(p *runtimeapi.Pool, r request) error {
+	out, err := p.Invoke(d.ctx, r.payload)
+	if err == nil {
+		err = checkOK(r.Function, out)
+	}
+	return d.withLog(err, r.Function)
+}
+
+// warm measures the warm row of r on pool, whose instance is already warm:
 // timedRequests requests timed with the proxy metering, then
 // accountedRequests with DynamoDB's units computed.
-func (d *dynamoRun) warm(name, logicalID string, p *runtimeapi.Pool, ev []byte) (row, error) {
-	r := row{Name: name, Function: logicalID}
-	d.proxy.SetMode(storetest.Meter)
+func (d *dynamoRun) warm(p *runtimeapi.Pool, r request) (row, error) {
+	w := row{Name: r.rowName("warm")}
+	invoke := func() error { return d.invoke(p, r) }
 	for range timedRequests {
 		t0 := time.Now()
-		if _, err := d.invoke(p, logicalID, ev); err != nil {
-			return r, err
+		if _, err := d.calls(storetest.Meter, invoke); err != nil {
+			return w, err
 		}
-		r.Wall = append(r.Wall, time.Since(t0))
+		w.Wall = append(w.Wall, time.Since(t0))
 	}
-	d.proxy.SetMode(storetest.Account)
 	for range accountedRequests {
-		calls, err := d.invoke(p, logicalID, ev)
+		calls, err := d.calls(storetest.Account, invoke)
 		if err != nil {
-			return r, err
+			return w, err
 		}
-		r.Requests = append(r.Requests, calls)
+		w.Requests = append(w.Requests, calls)
 	}
-	d.proxy.SetMode(storetest.Record)
 	if p.Started() != 1 {
-		return r, fmt.Errorf("%s: %d instances started, want 1 warm instance", name, p.Started())
+		return w, fmt.Errorf("%s: %d instances started, want 1 warm instance", w.Name, p.Started())
 	}
-	return r, nil
+	return w, nil
 }
 
-// cold adds n cold requests to r: each the first request of a fresh pool,
-// closed after it.
-func (d *dynamoRun) cold(r *row, n int, ev []byte) error {
-	for range n {
-		p, err := d.pool(r.Function)
-		if err != nil {
-			return err
-		}
-		d.proxy.SetMode(storetest.Account)
-		calls, err := d.invoke(p, r.Function, ev)
-		d.proxy.SetMode(storetest.Record)
-		p.Close()
-		if err != nil {
-			return err
-		}
-		r.Requests = append(r.Requests, calls)
+// orderBody decodes a create-order request body.
+func orderBody(body string) (*rules.OrderBody, error) {
+	members, err := strapi.DecodeObject([]byte(body))
+	if err != nil {
+		return nil, err
 	}
-	return nil
+	return rules.NewOrderBody(members), nil
 }
 
-// maxOrderBytes writes a max-length order for another owner through the
-// proxy and returns its item size, measured on the PutItem.
+// maxOrderBytes writes, through the proxy, an order for another owner with
+// every field at its bound: description 100 characters, names 40, addresses
+// 120, PANs and mobile, amount and consideration price 15 digits, the
+// longest state, purpose and purchasedBy 200 characters of 4 bytes each
+// (DynamoDB counts UTF-8 bytes), ids of 10 digits. It returns the item's
+// size, measured on the PutItem.
 func (d *dynamoRun) maxOrderBytes() (int, error) {
-	db := store.New(localdb.Client(d.proxy.URL))
-	o, err := maxOrder()
+	name, addr, text := strings.Repeat("N", 40), strings.Repeat("A", 120), strings.Repeat("😀", rules.MaxFreeTextLength)
+	body, err := orderBody(fmt.Sprintf(`{"amount": 999999999999999, "considerationPrice": 999999999999999, "description": %q,
+		"purpose": %q, "state": "Dadra and Nagar Haveli and Daman and Diu", "paidBy": "Second Party", "purchasedBy": %q,
+		"firstPartyMobileNumber": "9876543210", "firstPartyName": %q, "secondPartyName": %q,
+		"firstPartyAddress": %q, "secondPartyAddress": %q, "firstPartyPan": "ABCDE1234F", "secondPartyPan": "ABCDE1234G"}`,
+		strings.Repeat("D", 100), text, text, name, name, addr, addr))
 	if err != nil {
 		return 0, err
 	}
-	d.proxy.SetMode(storetest.Account)
-	defer d.proxy.SetMode(storetest.Record)
-	if _, err := db.Orders("OrdersTable").Create(d.ctx, "bench-max-length", o); err != nil {
-		return 0, err
+	req, err := body.Validate()
+	if err != nil {
+		return 0, fmt.Errorf("max-length order: %w", err)
 	}
-	calls, err := d.take()
+	doc, err := rules.NewDocumentID()
 	if err != nil {
 		return 0, err
+	}
+	art := rules.Article{ID: 9999999999, DocumentID: doc, PurposeName: req.Purpose, State: req.State, Min: 0, Max: 999999999999999}
+	o, err := rules.NewOrder(req, art, req.Amount, rules.OrderIDs{Order: 9999999997, Fulfillment: 9999999998, StampDuty: 9999999999}, time.Now())
+	if err != nil {
+		return 0, err
+	}
+	calls, err := d.calls(storetest.Account, func() error {
+		_, err := store.New(localdb.Client(d.proxy.URL)).Orders("OrdersTable").Create(d.ctx, "bench-max-length", o)
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("max-length order: %w", err)
 	}
 	for _, c := range calls {
 		if c.Operation == "PutItem" {
@@ -357,124 +324,36 @@ func (d *dynamoRun) maxOrderBytes() (int, error) {
 	return 0, fmt.Errorf("max-length order: no PutItem seen")
 }
 
-// maxOrder is an order with every field at its bound: description 100
-// characters, names 40, addresses 120, PANs and mobile, amount and
-// consideration price 15 digits, the longest state, purpose and purchasedBy
-// 200 characters of 4 bytes each (DynamoDB counts UTF-8 bytes), ids of 10
-// digits.
-func maxOrder() (rules.Order, error) {
-	name := strings.Repeat("N", 40)
-	body := fmt.Sprintf(`{"amount": 999999999999999, "considerationPrice": 999999999999999, "description": %q,
-		"purpose": %q, "state": "Dadra and Nagar Haveli and Daman and Diu", "paidBy": "Second Party", "purchasedBy": %q,
-		"firstPartyMobileNumber": "9876543210", "firstPartyName": %q, "secondPartyName": %q,
-		"firstPartyAddress": %q, "secondPartyAddress": %q, "firstPartyPan": "ABCDE1234F", "secondPartyPan": "ABCDE1234G"}`,
-		strings.Repeat("D", 100), strings.Repeat("😀", rules.MaxFreeTextLength), strings.Repeat("😀", rules.MaxFreeTextLength),
-		name, name, strings.Repeat("A", 120), strings.Repeat("A", 120))
-	members, err := strapi.DecodeObject([]byte(body))
-	if err != nil {
-		return rules.Order{}, err
-	}
-	req, err := rules.NewOrderBody(members).Validate()
-	if err != nil {
-		return rules.Order{}, fmt.Errorf("max-length order: %w", err)
-	}
-	doc, err := rules.NewDocumentID()
-	if err != nil {
-		return rules.Order{}, err
-	}
-	art := rules.Article{ID: 9999999999, DocumentID: doc, PurposeName: req.Purpose, State: req.State, Min: 0, Max: 999999999999999}
-	return rules.NewOrder(req, art, req.Amount, rules.OrderIDs{Order: 9999999997, Fulfillment: 9999999998, StampDuty: 9999999999}, time.Now())
-}
-
-// fill gives the dev caller exactly n orders, creating them through the
-// create-order function on pool (one at a time: a caller's orders are
-// numbered in sequence); if that would take longer than fillBudget, the
-// rest is written directly with store.Orders.Create. It reports how.
-func (d *dynamoRun) fill(pool *runtimeapi.Pool, n int) (string, error) {
-	orders := d.db.DB.Orders("OrdersTable")
-	have, err := orders.Count(d.ctx, localdb.DevOwner)
+// fill gives the dev caller exactly n orders, as r (the first request that
+// reads them) needs: the orders of the create-order request, created one at
+// a time (a caller's orders are numbered in sequence) with the create-order
+// workflow, orders.Creator, on the database directly. It reports how.
+func (d *dynamoRun) fill(n int, r request) (string, error) {
+	start := time.Now()
+	table := d.db.Orders("OrdersTable")
+	have, err := table.Count(d.ctx, localdb.DevOwner)
 	if err != nil {
 		return "", err
 	}
 	if have > n {
-		return "", fmt.Errorf("-orders %d: the caller already has %d orders from the create-order rows", n, have)
+		return "", fmt.Errorf("-orders %d: the caller already has %d orders from the rows before %s", n, have, r.Row)
 	}
-	d.proxy.SetMode(storetest.Record)
-	start := time.Now()
-	viaFunction := 0
-	for have < n {
-		if _, err := d.invoke(pool, "CreateOrderFunction", createEvent()); err != nil {
-			return "", err
-		}
-		have++
-		viaFunction++
-		if viaFunction%500 == 0 {
-			fmt.Fprintf(d.status, "\rfill: %d/%d orders", have, n)
-		}
-		if viaFunction == 200 && time.Since(start)*time.Duration(n-have+200)/200 > fillBudget {
-			break
+	creator := &orders.Creator{Articles: d.db.Articles("ArticlesTable"), IDs: d.db.IDs("CountersTable", store.IDBlock), Orders: table}
+	body, err := orderBody(firsts(d.reqs)["CreateOrderFunction"].body)
+	for i := have; i < n && err == nil; i++ {
+		if _, err = creator.Create(d.ctx, localdb.DevOwner, body, nil); (i+1)%500 == 0 {
+			fmt.Fprintf(d.status, "\rfill: %d/%d orders", i+1, n)
 		}
 	}
 	fmt.Fprintln(d.status)
-	how := fmt.Sprintf("%d orders created through the create-order function (%.1f ms each)",
-		viaFunction, float64(time.Since(start))/float64(time.Millisecond)/float64(max(viaFunction, 1)))
-	if have < n {
-		direct, took, err := d.fillDirect(n - have)
-		if err != nil {
-			return "", err
-		}
-		how += fmt.Sprintf(", then %d written directly with store.Orders.Create (%.1f ms each)", direct, float64(took)/float64(time.Millisecond)/float64(direct))
-	}
-	if have, err = orders.Count(d.ctx, localdb.DevOwner); err != nil {
-		return "", err
-	}
-	if have != n {
-		return "", fmt.Errorf("fill: the caller has %d orders, want %d", have, n)
-	}
-	return how + fmt.Sprintf("; %s in all", time.Since(start).Round(100*time.Millisecond)), nil
-}
-
-// fillDirect writes n orders for the dev caller with store.Orders.Create,
-// one at a time, built from the create-order request with rules.NewOrder.
-func (d *dynamoRun) fillDirect(n int) (int, time.Duration, error) {
-	start := time.Now()
-	db := d.db.DB
-	ids := db.IDs("CountersTable", 1000)
-	orders := db.Orders("OrdersTable")
-	members, err := strapi.DecodeObject([]byte(createBody))
 	if err != nil {
-		return 0, 0, err
+		return "", fmt.Errorf("fill: %w", err)
 	}
-	req, err := rules.NewOrderBody(members).Validate()
-	if err != nil {
-		return 0, 0, err
+	if got, err := table.Count(d.ctx, localdb.DevOwner); err != nil || got != n {
+		return "", fmt.Errorf("fill: the caller has %d orders, want %d (%v)", got, n, err)
 	}
-	art, err := db.Articles("ArticlesTable").Get(d.ctx, req.Purpose, req.State)
-	if err != nil {
-		return 0, 0, err
-	}
-	amount, err := art.Amount(req.Amount, req.ConsiderationPrice)
-	if err != nil {
-		return 0, 0, err
-	}
-	for i := range n {
-		first, err := ids.Reserve(d.ctx, 3)
-		if err != nil {
-			return 0, 0, err
-		}
-		o, err := rules.NewOrder(req, art, amount, rules.OrderIDs{Order: first, Fulfillment: first + 1, StampDuty: first + 2}, time.Now())
-		if err != nil {
-			return 0, 0, err
-		}
-		if _, err := orders.Create(d.ctx, localdb.DevOwner, o); err != nil {
-			return 0, 0, err
-		}
-		if (i+1)%500 == 0 {
-			fmt.Fprintf(d.status, "\rfill (direct): %d/%d orders", i+1, n)
-		}
-	}
-	fmt.Fprintln(d.status)
-	return n, time.Since(start), nil
+	return fmt.Sprintf("%d orders created by the create-order function, then %d with its workflow (orders.Creator) on the database directly (%.1f ms each); %s in all",
+		have, n-have, float64(time.Since(start))/float64(time.Millisecond)/float64(max(n-have, 1)), time.Since(start).Round(100*time.Millisecond)), nil
 }
 
 // dynamoTable is section 4.
@@ -487,11 +366,10 @@ func dynamoTable(res *dynamoResult) *table {
 	}
 	for _, r := range res.Rows {
 		calls, dyn, ddb, complete := r.perRequest()
-		wall := "—"
-		if !r.Cold {
-			wall = ms(r.Wall.median())
+		wall, rcu, wcu := ms(r.Wall.median()), num(ddb.Read, 3), num(ddb.Write, 3)
+		if r.Cold {
+			wall = "—"
 		}
-		rcu, wcu := num(ddb.Read, 3), num(ddb.Write, 3)
 		if !complete {
 			rcu, wcu = "?", "?"
 		}

@@ -17,98 +17,65 @@ var goBenchmarks = []struct{ Name, Pkg, What string }{
 	{"BenchmarkEncodeArticles", "./functions/list-articles", "list-articles: sort + encode 100 cached articles"},
 }
 
-// goBench is one benchmark's result line.
-type goBench struct {
-	Name       string
-	Iterations int64
-	NsPerOp    float64
-	BytesPerOp float64 // B/op
-	AllocsOp   float64
-	MBPerS     float64 // 0 when not reported
-}
-
-// runGoBenchmarks runs the warm handler benchmarks with go test as a
-// subprocess in root and parses their results.
-func runGoBenchmarks(ctx context.Context, root string) ([]goBench, error) {
+// goBenchTable is section 3: it runs goBenchmarks with go test in root.
+func goBenchTable(ctx context.Context, root string) (*table, error) {
 	var names, pkgs []string
 	for _, b := range goBenchmarks {
-		names = append(names, b.Name)
-		pkgs = append(pkgs, b.Pkg)
+		names, pkgs = append(names, b.Name), append(pkgs, b.Pkg)
 	}
-	args := append([]string{"test", "-run", "^$", "-bench", strings.Join(names, "|"), "-benchmem", "-count", "1"}, pkgs...)
-	cmd := exec.CommandContext(ctx, "go", args...)
+	pattern := strings.Join(names, "|")
+	cmd := exec.CommandContext(ctx, "go", append([]string{"test", "-run", "^$", "-bench", pattern, "-benchmem", "-count", "1"}, pkgs...)...)
 	cmd.Dir = root
+	line := fmt.Sprintf("go test -run '^$' -bench '%s' -benchmem -count 1 %s", pattern, strings.Join(pkgs, " "))
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return nil, fmt.Errorf("go %s: %w\n%s", strings.Join(args, " "), err, out)
+		return nil, fmt.Errorf("%s: %w\n%s", line, err, out)
 	}
 	res, err := parseGoBench(string(out))
 	if err != nil {
 		return nil, err
 	}
-	for _, n := range names {
-		found := false
-		for _, r := range res {
-			found = found || r.Name == n
-		}
-		if !found {
-			return nil, fmt.Errorf("go test did not report %s:\n%s", n, out)
-		}
+	t := &table{
+		Title:    "3. Warm handler cost (go test -bench, this host)",
+		Header:   []string{"benchmark", "what", "ns/op", "µs/op", "B/op", "allocs/op"},
+		TextCols: 2,
 	}
-	return res, nil
+	for _, b := range goBenchmarks {
+		v, ok := res[b.Name]
+		if !ok {
+			return nil, fmt.Errorf("go test did not report %s:\n%s", b.Name, out)
+		}
+		t.add(b.Name, b.What, num(v["ns/op"], 0), fmt.Sprintf("%.1f", v["ns/op"]/1000), num(v["B/op"], 0), num(v["allocs/op"], 0))
+	}
+	t.note("%s", line)
+	return t, nil
 }
 
 // benchLine matches a result line: name (with its -GOMAXPROCS suffix),
 // iterations, then value-unit pairs.
 var benchLine = regexp.MustCompile(`^(Benchmark[^\s-]+)(?:-\d+)?\s+(\d+)\s+(.*)$`)
 
-// parseGoBench parses the result lines of go test -bench -benchmem output.
-func parseGoBench(out string) ([]goBench, error) {
-	var res []goBench
+// parseGoBench parses the result lines of go test -bench -benchmem output:
+// each benchmark's values by unit ("ns/op", "B/op", …), and its
+// "iterations".
+func parseGoBench(out string) (map[string]map[string]float64, error) {
+	res := map[string]map[string]float64{}
 	sc := bufio.NewScanner(strings.NewReader(out))
 	for sc.Scan() {
 		m := benchLine.FindStringSubmatch(strings.TrimSpace(sc.Text()))
 		if m == nil {
 			continue
 		}
-		b := goBench{Name: m[1]}
-		b.Iterations, _ = strconv.ParseInt(m[2], 10, 64)
-		f := strings.Fields(m[3])
+		f := append([]string{m[2], "iterations"}, strings.Fields(m[3])...)
+		vals := map[string]float64{}
 		for i := 0; i+1 < len(f); i += 2 {
 			v, err := strconv.ParseFloat(f[i], 64)
 			if err != nil {
 				return nil, fmt.Errorf("benchmark line %q: %w", sc.Text(), err)
 			}
-			switch f[i+1] {
-			case "ns/op":
-				b.NsPerOp = v
-			case "B/op":
-				b.BytesPerOp = v
-			case "allocs/op":
-				b.AllocsOp = v
-			case "MB/s":
-				b.MBPerS = v
-			}
+			vals[f[i+1]] = v
 		}
-		res = append(res, b)
+		res[m[1]] = vals
 	}
 	return res, sc.Err()
-}
-
-// goBenchTable is section 3.
-func goBenchTable(bs []goBench) *table {
-	t := &table{
-		Title:    "3. Warm handler cost (go test -bench, this host)",
-		Header:   []string{"benchmark", "what", "ns/op", "µs/op", "B/op", "allocs/op"},
-		TextCols: 2,
-	}
-	for _, want := range goBenchmarks {
-		for _, b := range bs {
-			if b.Name == want.Name {
-				t.add(b.Name, want.What, num(b.NsPerOp, 0), fmt.Sprintf("%.1f", b.NsPerOp/1000), num(b.BytesPerOp, 0), num(b.AllocsOp, 0))
-			}
-		}
-	}
-	t.note("go test -run '^$' -bench 'BenchmarkCreateOrderRules|BenchmarkEncodeOrders|BenchmarkEncodeArticles' -benchmem -count 1 ./shared/rules ./functions/list-orders ./functions/list-articles")
-	return t
 }

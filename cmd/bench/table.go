@@ -11,13 +11,13 @@ import (
 )
 
 // table is one section of the report: a title, a header, rows of cells and
-// notes printed under it. The first column is text, the others figures.
+// notes printed under it. The first TextCols columns (at least 1) are text,
+// the others figures.
 type table struct {
-	Title  string
-	Header []string
-	Rows   [][]string
-	Notes  []string
-	// TextCols is how many leading columns are text (left aligned); at least 1.
+	Title    string
+	Header   []string
+	Rows     [][]string
+	Notes    []string
 	TextCols int
 }
 
@@ -29,46 +29,33 @@ func (t *table) note(format string, args ...any) {
 	t.Notes = append(t.Notes, fmt.Sprintf(format, args...))
 }
 
+// isText reports whether column i is text (left aligned).
+func (t *table) isText(i int) bool { return i < max(1, t.TextCols) }
+
 // writeText writes t as an aligned text table: the text columns left
 // aligned, the others right aligned.
 func (t *table) writeText(w io.Writer) {
+	rows := append([][]string{t.Header}, t.Rows...)
 	widths := make([]int, len(t.Header))
-	for _, row := range append([][]string{t.Header}, t.Rows...) {
+	for _, row := range rows {
 		for i, c := range row {
-			if i < len(widths) {
-				widths[i] = max(widths[i], utf8.RuneCountInString(c))
-			}
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
 		}
 	}
-	line := func(row []string) {
-		var b strings.Builder
-		for i := range widths {
-			c := ""
-			if i < len(row) {
-				c = row[i]
-			}
+	fmt.Fprintf(w, "%s\n%s\n", t.Title, strings.Repeat("=", utf8.RuneCountInString(t.Title)))
+	for k, row := range rows {
+		cells := make([]string, len(row))
+		for i, c := range row {
 			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c))
-			if i > 0 {
-				b.WriteString("  ")
-			}
-			if i < max(1, t.TextCols) {
-				b.WriteString(c + pad)
-			} else {
-				b.WriteString(pad + c)
+			if cells[i] = pad + c; t.isText(i) {
+				cells[i] = c + pad
 			}
 		}
-		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
-	}
-	fmt.Fprintln(w, t.Title)
-	fmt.Fprintln(w, strings.Repeat("=", utf8.RuneCountInString(t.Title)))
-	line(t.Header)
-	total := 0
-	for _, wd := range widths {
-		total += wd
-	}
-	fmt.Fprintln(w, strings.Repeat("-", total+2*(len(widths)-1)))
-	for _, row := range t.Rows {
-		line(row)
+		line := strings.Join(cells, "  ")
+		fmt.Fprintln(w, strings.TrimRight(line, " "))
+		if k == 0 {
+			fmt.Fprintln(w, strings.Repeat("-", utf8.RuneCountInString(line)))
+		}
 	}
 	for _, n := range t.Notes {
 		fmt.Fprintln(w, "  "+n)
@@ -79,77 +66,50 @@ func (t *table) writeText(w io.Writer) {
 // writeMarkdown writes t as a Markdown table under a level-4 heading, with
 // the notes as a list below it.
 func (t *table) writeMarkdown(w io.Writer) {
-	esc := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+	line := func(cells []string) {
+		esc := make([]string, len(cells))
+		for i, c := range cells {
+			esc[i] = strings.ReplaceAll(c, "|", `\|`)
+		}
+		fmt.Fprintf(w, "| %s |\n", strings.Join(esc, " | "))
+	}
 	fmt.Fprintf(w, "#### %s\n\n", t.Title)
-	cells := make([]string, len(t.Header))
-	for i, h := range t.Header {
-		cells[i] = esc(h)
-	}
-	fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
-	for i := range cells {
-		cells[i] = "--:"
-		if i < max(1, t.TextCols) {
-			cells[i] = "---"
+	line(t.Header)
+	align := make([]string, len(t.Header))
+	for i := range align {
+		if align[i] = "--:"; t.isText(i) {
+			align[i] = "---"
 		}
 	}
-	fmt.Fprintf(w, "|%s|\n", strings.Join(cells, "|"))
+	fmt.Fprintf(w, "|%s|\n", strings.Join(align, "|"))
 	for _, row := range t.Rows {
-		out := make([]string, len(t.Header))
-		for i := range out {
-			if i < len(row) {
-				out[i] = esc(row[i])
-			}
-		}
-		fmt.Fprintf(w, "| %s |\n", strings.Join(out, " | "))
+		line(row)
 	}
 	if len(t.Notes) > 0 {
-		fmt.Fprintln(w)
-		for _, n := range t.Notes {
-			fmt.Fprintf(w, "- %s\n", n)
-		}
+		fmt.Fprintf(w, "\n- %s\n", strings.Join(t.Notes, "\n- "))
 	}
 	fmt.Fprintln(w)
 }
 
-// durations summarises a sample of durations.
+// durations is a sample of durations.
 type durations []time.Duration
 
-// sorted returns a sorted copy.
-func (d durations) sorted() []time.Duration {
-	s := slices.Clone([]time.Duration(d))
-	slices.Sort(s)
-	return s
+// stats returns the median (the mean of the two middle values for an even
+// count), the minimum and the 90th percentile by the nearest-rank method;
+// zeros for an empty sample. d keeps its order.
+func (d durations) stats() (median, least, p90 time.Duration) {
+	s := slices.Sorted(slices.Values(d))
+	n := len(s)
+	if n == 0 {
+		return 0, 0, 0
+	}
+	return (s[(n-1)/2] + s[n/2]) / 2, s[0], s[int(math.Ceil(0.9*float64(n)))-1]
 }
 
-// median returns the middle value (the mean of the two middle ones for an
-// even count); 0 for an empty sample.
+// median returns the median of stats.
 func (d durations) median() time.Duration {
-	s := d.sorted()
-	switch {
-	case len(s) == 0:
-		return 0
-	case len(s)%2 == 1:
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
-// min returns the smallest value; 0 for an empty sample.
-func (d durations) min() time.Duration {
-	if len(d) == 0 {
-		return 0
-	}
-	return slices.Min(d)
-}
-
-// p90 returns the 90th percentile by the nearest-rank method; 0 for an
-// empty sample.
-func (d durations) p90() time.Duration {
-	s := d.sorted()
-	if len(s) == 0 {
-		return 0
-	}
-	return s[int(math.Ceil(0.9*float64(len(s))))-1]
+	m, _, _ := d.stats()
+	return m
 }
 
 // ms formats a duration in milliseconds with two decimals.
@@ -164,6 +124,14 @@ func num(v float64, prec int) string {
 		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
 	}
 	return s
+}
+
+// ratio formats v/of with two decimals, "—" when of is 0.
+func ratio(v, of float64) string {
+	if of == 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.2f", v/of)
 }
 
 // dollars formats an amount of US dollars with four decimals.
