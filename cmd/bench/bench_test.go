@@ -86,8 +86,7 @@ func TestTable(t *testing.T) {
 	t2.add("HelloWorld", "5")
 	var text, md bytes.Buffer
 	for _, tb := range []*table{tb, t2} {
-		tb.writeText(&text)
-		tb.writeMarkdown(&md)
+		tb.write(&text, &md)
 	}
 	t.Run("TextAlignsTextLeftAndFiguresRight", func(t *testing.T) {
 		want := "9. A | title\n============\nname  what                n   µs\n--------------------------------\na|b   wide text here      1  2.5\nü     x               12345    —\n  first note 1\n  second\n\n" +
@@ -106,46 +105,50 @@ func TestTable(t *testing.T) {
 }
 
 // TestEveryFunctionIsMeasured: each function of template.yaml has a request
-// in the bench (an event of events/ that is one of its routes), rows in
-// section 4 and a row in section 5 of the report, as step 6 of the README's
-// "Adding an endpoint" asks. No build and no database: sections 4 and 5 are
-// made from made-up figures.
+// in the bench (an event of events/ that is one of its routes), a warm and a
+// cold row in section 4 and a row in section 5 of the report, as step 6 of
+// the README's "Adding an endpoint" asks. No build and no database: the
+// sections are made of made-up figures.
 func TestEveryFunctionIsMeasured(t *testing.T) {
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmpl, err := samtemplate.Load(filepath.Join(root, "template.yaml"))
-	if err != nil {
+	b := &bench{orders: 7 * listPageSize, reqs: requests(7), init: map[string]durations{}, first: map[string]durations{}}
+	if b.tmpl, err = samtemplate.Load(filepath.Join(root, "template.yaml")); err != nil {
 		t.Fatal(err)
 	}
-	reqs := requests(7)
-	if err := load(root, tmpl, reqs); err != nil {
+	if err := load(root, b.tmpl, b.reqs); err != nil {
 		t.Fatal(err)
 	}
 	calls := [][]storetest.ProxyCall{{{Operation: "GetItem", Table: "T", Accounted: true}}}
-	dyn := &dynamoResult{}
-	for _, r := range reqs {
-		dyn.Rows = append(dyn.Rows, row{Name: r.rowName("warm"), Wall: durations{time.Millisecond}, Requests: calls})
+	for _, r := range b.reqs {
+		b.rows = append(b.rows, row{Name: r.rowName("warm"), Wall: durations{time.Millisecond}, Requests: calls})
 	}
-	var colds []coldResult
-	for fn, r := range firsts(reqs) {
-		dyn.Rows = append(dyn.Rows, row{Name: r.rowName("cold"), Cold: true, Requests: calls})
-		colds = append(colds, coldResult{Name: fn, Init: durations{time.Millisecond}, First: durations{time.Millisecond}})
+	for fn, r := range firsts(b.reqs) {
+		b.rows = append(b.rows, row{Name: r.rowName("cold"), Cold: true, Requests: calls})
+		b.init[fn], b.first[fn] = durations{time.Millisecond}, durations{time.Millisecond}
 	}
-	dynamo := dynamoTable(dyn)
-	cost, err := costTable(usEast1, reqs, colds, dyn)
+	dynamo, err := b.dynamoTable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range tmpl.Functions {
+	cost, err := b.costTable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range b.tmpl.Functions {
 		t.Run(f.LogicalID, func(t *testing.T) {
 			rows := map[string][]string{} // the names of its warm and cold rows
-			for _, r := range reqs {
-				if r.Function == f.LogicalID {
-					for _, kind := range []string{"warm", "cold"} {
-						rows[kind] = append(rows[kind], r.rowName(kind))
-					}
+			for _, r := range b.reqs {
+				if r.Function != f.LogicalID {
+					continue
+				}
+				if !slices.ContainsFunc(f.Routes, func(rt samtemplate.Route) bool { return rt.Method+" "+rt.Path == r.ev.RouteKey }) {
+					t.Errorf("events/%s.json is %s, no route of %s", r.Event, r.ev.RouteKey, f.LogicalID)
+				}
+				for _, kind := range []string{"warm", "cold"} {
+					rows[kind] = append(rows[kind], r.rowName(kind))
 				}
 			}
 			for _, kind := range []string{"warm", "cold"} {
@@ -154,14 +157,9 @@ func TestEveryFunctionIsMeasured(t *testing.T) {
 				}
 			}
 			if !hasRow(cost, func(endpoint string) bool {
-				for _, r := range f.Routes {
-					if strings.HasPrefix(endpoint, r.Method+" "+r.Path+" ") {
-						return true
-					}
-				}
-				return false
+				return slices.ContainsFunc(f.Routes, func(rt samtemplate.Route) bool { return strings.HasPrefix(endpoint, rt.Method+" "+rt.Path+" ") })
 			}) {
-				t.Errorf("section 5 has no row of %s (its endpoint named by its route, as in %+v)", f.LogicalID, f.Routes)
+				t.Errorf("section 5 has no row of %s (named for one of its routes %+v)", f.LogicalID, f.Routes)
 			}
 		})
 	}
@@ -169,10 +167,5 @@ func TestEveryFunctionIsMeasured(t *testing.T) {
 
 // hasRow reports whether some row of t has a first cell that matches.
 func hasRow(t *table, match func(string) bool) bool {
-	for _, r := range t.Rows {
-		if match(r[0]) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(t.Rows, func(r []string) bool { return match(r[0]) })
 }

@@ -12,7 +12,7 @@
 //  5. the cost per million requests of each endpoint at us-east-1 list
 //     prices.
 //
-// The requests are the samples in events/ (see requests). It prints the
+// The requests are the samples of events/ (see requests). It prints the
 // sections as aligned text, then as Markdown for the README (also written
 // to the file given with -md). Everything it starts (dynalite, function
 // instances, the proxy) it stops, and its builds are removed.
@@ -29,6 +29,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"runtime"
@@ -36,23 +37,27 @@ import (
 	"syscall"
 	"time"
 
+	"stampduty/cmd/internal/localstack"
+	"stampduty/shared/functest"
 	"stampduty/shared/samtemplate"
 	"stampduty/shared/store/localdb"
+	"stampduty/shared/store/storetest"
 )
 
 // minStarts is the least number of fresh starts per binary.
 const minStarts = 15
 
 func main() {
-	starts := flag.Int("starts", minStarts, fmt.Sprintf("fresh starts per binary for the cold-start section (at least %d)", minStarts))
-	orders := flag.Int("orders", 10000, "orders of the caller whose list is measured (the last page of 25 is measured too)")
+	b := &bench{logs: map[string]*functest.SyncBuffer{}, init: map[string]durations{}, first: map[string]durations{}, status: os.Stderr}
+	flag.IntVar(&b.starts, "starts", minStarts, fmt.Sprintf("fresh starts per binary for the cold-start section (at least %d)", minStarts))
+	flag.IntVar(&b.orders, "orders", 10000, "orders of the caller whose list is measured (the last page of 25 is measured too)")
 	md := flag.String("md", "", "also write the Markdown report to this file")
 	flag.Parse()
 	bad := ""
 	switch {
-	case *starts < minStarts:
+	case b.starts < minStarts:
 		bad = fmt.Sprintf("-starts must be at least %d", minStarts)
-	case *orders < 100:
+	case b.orders < 100:
 		bad = "-orders must be at least 100"
 	}
 	if bad != "" {
@@ -60,7 +65,8 @@ func main() {
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, *starts, *orders, *md, os.Stdout, os.Stderr)
+	b.ctx = ctx
+	err := b.run(*md, os.Stdout)
 	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "\nbench:", err)
@@ -68,100 +74,141 @@ func main() {
 	}
 }
 
-// bench is what the sections run with.
+// bench is a run: its settings, what it runs on, and its results.
 type bench struct {
-	ctx    context.Context
-	root   string // the module root
-	tmpl   *samtemplate.Template
-	reqs   []request
-	bins   map[string]string      // the host builds, by logical id (helloID for hello)
-	logs   map[string]*tailWriter // what each function logged lately
-	status io.Writer              // progress
+	ctx            context.Context
+	starts, orders int       // the flags
+	status         io.Writer // progress
+	root           string    // the module root
+	tmpl           *samtemplate.Template
+	reqs           []request
+	names          []string                        // the functions' logical ids, then helloID
+	bins, arm      map[string]string               // the host and linux/arm64 builds, by name
+	endpoint       string                          // the local DynamoDB
+	proxy          *storetest.Proxy                // section 4's, in front of it
+	logs           map[string]*functest.SyncBuffer // what each binary logged
+
+	init, first map[string]durations          // section 1: each start's init and first invocation, by name
+	gobench     map[string]map[string]float64 // section 3: values by benchmark and unit
+	goTest      string                        // section 3: the command
+	rows        []row                         // section 4
+	// typicalOrderBytes and maxOrderBytes are order item sizes by
+	// DynamoDB's formula, measured on the PutItem at the wire; filled says
+	// how the caller's orders were made.
+	typicalOrderBytes, maxOrderBytes int
+	filled                           string
 }
 
-// run measures everything and writes the report to out (and the Markdown
-// to the file md unless it is ""); progress goes to status.
-func run(ctx context.Context, starts, orders int, md string, out, status io.Writer) error {
+// run measures everything and writes the report to out, and its Markdown to
+// the file md unless it is "".
+func (b *bench) run(md string, out io.Writer) error {
 	began := time.Now()
 	wd, err := os.Getwd()
+	if err == nil {
+		b.root, err = localdb.ModuleRoot(wd)
+	}
+	if err == nil {
+		b.tmpl, err = samtemplate.Load(filepath.Join(b.root, "template.yaml"))
+	}
 	if err != nil {
 		return err
 	}
-	b := &bench{ctx: ctx, logs: map[string]*tailWriter{}, status: status}
-	if b.root, err = localdb.ModuleRoot(wd); err != nil {
-		return err
-	}
-	if b.tmpl, err = samtemplate.Load(filepath.Join(b.root, "template.yaml")); err != nil {
-		return err
-	}
-	lastPage := (orders + listPageSize - 1) / listPageSize
-	b.reqs = requests(lastPage)
+	b.reqs = requests((b.orders + listPageSize - 1) / listPageSize)
 	if err := load(b.root, b.tmpl, b.reqs); err != nil {
 		return err
+	}
+	for _, f := range b.tmpl.Functions {
+		b.names = append(b.names, f.LogicalID)
+	}
+	b.names = append(b.names, helloID)
+	for _, n := range b.names {
+		b.logs[n] = &functest.SyncBuffer{}
 	}
 	tmp, err := os.MkdirTemp("", "stampduty-bench-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-
-	var names []string
-	for _, f := range b.tmpl.Functions {
-		names = append(names, f.LogicalID)
-	}
-	fmt.Fprintln(status, "building for this host…")
-	if b.bins, err = b.buildAll(filepath.Join(tmp, "host"), names, false); err != nil {
+	fmt.Fprintln(b.status, "building for this host…")
+	if b.bins, err = b.buildAll(filepath.Join(tmp, "host"), false); err != nil {
 		return err
 	}
-	fmt.Fprintln(status, "building for linux/arm64…")
-	armBins, err := b.buildAll(filepath.Join(tmp, "arm64"), names, true)
+	fmt.Fprintln(b.status, "building for linux/arm64…")
+	if b.arm, err = b.buildAll(filepath.Join(tmp, "arm64"), true); err != nil {
+		return err
+	}
+	srv, err := b.startDatabase()
 	if err != nil {
 		return err
 	}
-	names = append(names, helloID)
-	size, err := sizeTable(armBins, names)
-	if err != nil {
-		return err
+	defer srv.Stop()
+	b.endpoint = srv.Endpoint
+	for _, measure := range []func() error{b.coldStarts, b.measureDynamo, b.runGoBenchmarks} {
+		if err := measure(); err != nil {
+			return err
+		}
 	}
-	cold, err := b.coldStarts(names, starts)
-	if err != nil {
-		return err
+	var tables []*table
+	for _, section := range []func() (*table, error){b.coldTable, b.sizeTable, b.goBenchTable, b.dynamoTable, b.costTable} {
+		t, err := section()
+		if err != nil {
+			return err
+		}
+		tables = append(tables, t)
 	}
-	dyn, err := b.measureDynamo(orders)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(status, "go test -bench…")
-	gb, err := goBenchTable(ctx, b.root)
-	if err != nil {
-		return err
-	}
-	costs, err := costTable(usEast1, b.reqs, cold, dyn)
-	if err != nil {
-		return err
-	}
-
 	heading := fmt.Sprintf("stampduty benchmark, %s, %s/%s, %d CPUs%s, %s; took %s",
 		time.Now().UTC().Format("2006-01-02 15:04 MST"), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), cpuModel(), runtime.Version(),
 		time.Since(began).Round(time.Second))
-	var text, mdText bytes.Buffer
+	var text, markdown bytes.Buffer
 	fmt.Fprintf(&text, "%s\n\n", heading)
-	fmt.Fprintf(&mdText, "Measured with `make bench`: %s.\n\n", heading)
-	for _, t := range []*table{coldTable(cold, starts), size, gb, dynamoTable(dyn), costs} {
-		t.writeText(&text)
-		t.writeMarkdown(&mdText)
+	fmt.Fprintf(&markdown, "Measured with `make bench`: %s.\n\n", heading)
+	for _, t := range tables {
+		t.write(&text, &markdown)
 	}
-	fmt.Fprintf(out, "%sMarkdown (for the README):\n\n%s", text.String(), mdText.String())
+	fmt.Fprintf(out, "%sMarkdown (for the README):\n\n%s", text.String(), markdown.String())
 	if md != "" {
-		return os.WriteFile(md, mdText.Bytes(), 0o644)
+		return os.WriteFile(md, markdown.Bytes(), 0o644)
 	}
 	return nil
 }
 
+// helloID is the name the hello-world Lambda goes by in the report, and
+// helloPkg its package: aws-lambda-go and aws-lambda-go-api-proxy with one
+// handler, the floor every function is compared with.
+const (
+	helloID  = "HelloWorld"
+	helloPkg = "./cmd/bench/testdata/hello"
+)
+
+// buildAll builds the functions with their Makefile targets, and the
+// hello-world Lambda with the Makefile's release flags (CGO_ENABLED=0,
+// -tags lambda.norpc -trimpath -ldflags "-s -w"), for Lambda (linux/arm64)
+// or for this host, into dir; it returns their paths by name.
+func (b *bench) buildAll(dir string, forLambda bool) (map[string]string, error) {
+	bins := map[string]string{helloID: filepath.Join(dir, helloID, "bootstrap")}
+	for _, f := range b.tmpl.Functions {
+		path, err := localstack.Build(b.ctx, b.root, dir, f.LogicalID, forLambda)
+		if err != nil {
+			return nil, err
+		}
+		bins[f.LogicalID] = path
+	}
+	cmd := exec.CommandContext(b.ctx, "go", "build", "-tags", "lambda.norpc", "-trimpath", "-ldflags", "-s -w", "-o", bins[helloID], helloPkg)
+	cmd.Dir = b.root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if forLambda {
+		cmd.Env = append(cmd.Env, "GOOS=linux", "GOARCH=arm64")
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("build %s: %w\n%s", helloID, err, out)
+	}
+	return bins, nil
+}
+
 // cpuModel returns ", <model name>" from /proc/cpuinfo, "" when unknown.
 func cpuModel() string {
-	b, _ := os.ReadFile("/proc/cpuinfo")
-	for _, line := range strings.Split(string(b), "\n") {
+	info, _ := os.ReadFile("/proc/cpuinfo")
+	for _, line := range strings.Split(string(info), "\n") {
 		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
 			return ", " + strings.TrimSpace(v)
 		}
