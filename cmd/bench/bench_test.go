@@ -1,10 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"math"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"stampduty/shared/samtemplate"
 	"stampduty/shared/store/storetest"
 )
 
@@ -45,17 +51,12 @@ ok  	stampduty/functions/list-orders	2.807s
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []goBench{
-		{Name: "BenchmarkCreateOrderRules", Iterations: 485235, NsPerOp: 2463, BytesPerOp: 992, AllocsOp: 3, MBPerS: 192.89},
-		{Name: "BenchmarkEncodeOrders", Iterations: 7560, NsPerOp: 137623, BytesPerOp: 114778, AllocsOp: 3},
+	want := map[string]map[string]float64{
+		"BenchmarkCreateOrderRules": {"iterations": 485235, "ns/op": 2463, "B/op": 992, "allocs/op": 3, "MB/s": 192.89},
+		"BenchmarkEncodeOrders":     {"iterations": 7560, "ns/op": 137623, "B/op": 114778, "allocs/op": 3},
 	}
-	if len(got) != len(want) {
-		t.Fatalf("got %+v", got)
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Errorf("line %d: got %+v, want %+v", i, got[i], want[i])
-		}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
 	}
 }
 
@@ -64,10 +65,107 @@ func TestDurations(t *testing.T) {
 	for i := 10; i >= 1; i-- {
 		d = append(d, time.Duration(i)*time.Millisecond)
 	}
-	if d.median() != 5500*time.Microsecond || d.min() != time.Millisecond || d.p90() != 9*time.Millisecond {
-		t.Errorf("median %v, min %v, p90 %v; want 5.5ms, 1ms, 9ms", d.median(), d.min(), d.p90())
+	if median, least, p90 := d.stats(); median != 5500*time.Microsecond || least != time.Millisecond || p90 != 9*time.Millisecond {
+		t.Errorf("median %v, min %v, p90 %v; want 5.5ms, 1ms, 9ms", median, least, p90)
+	}
+	if got, want := d[:9].median(), 6*time.Millisecond; got != want {
+		t.Errorf("median of an odd count = %v, want %v", got, want)
 	}
 	if d[0] != 10*time.Millisecond {
 		t.Error("the sample was sorted in place")
 	}
+}
+
+func TestTable(t *testing.T) {
+	tb := &table{Title: "9. A | title", Header: []string{"name", "what", "n", "µs"}, TextCols: 2}
+	tb.add("a|b", "wide text here", "1", "2.5")
+	tb.add("ü", "x", "12345", "—")
+	tb.note("first note %d", 1)
+	tb.note("second")
+	t2 := &table{Title: "T", Header: []string{"binary", "bytes"}}
+	t2.add("HelloWorld", "5")
+	var text, md bytes.Buffer
+	for _, tb := range []*table{tb, t2} {
+		tb.write(&text, &md)
+	}
+	t.Run("TextAlignsTextLeftAndFiguresRight", func(t *testing.T) {
+		want := "9. A | title\n============\nname  what                n   µs\n--------------------------------\na|b   wide text here      1  2.5\nü     x               12345    —\n  first note 1\n  second\n\n" +
+			"T\n=\nbinary      bytes\n-----------------\nHelloWorld      5\n\n"
+		if got := text.String(); got != want {
+			t.Errorf("got\n%s\nwant\n%s", got, want)
+		}
+	})
+	t.Run("MarkdownEscapesBarsAndListsNotes", func(t *testing.T) {
+		want := "#### 9. A | title\n\n| name | what | n | µs |\n|---|---|--:|--:|\n| a\\|b | wide text here | 1 | 2.5 |\n| ü | x | 12345 | — |\n\n- first note 1\n- second\n\n" +
+			"#### T\n\n| binary | bytes |\n|---|--:|\n| HelloWorld | 5 |\n\n"
+		if got := md.String(); got != want {
+			t.Errorf("got\n%s\nwant\n%s", got, want)
+		}
+	})
+}
+
+// TestEveryFunctionIsMeasured: each function of template.yaml has a request
+// in the bench (an event of events/ that is one of its routes), a warm and a
+// cold row in section 4 and a row in section 5 of the report, as step 6 of
+// the README's "Adding an endpoint" asks. No build and no database: the
+// sections are made of made-up figures.
+func TestEveryFunctionIsMeasured(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &bench{orders: 7 * listPageSize, reqs: requests(7), init: map[string]durations{}, first: map[string]durations{}}
+	if b.tmpl, err = samtemplate.Load(filepath.Join(root, "template.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if err := load(root, b.tmpl, b.reqs); err != nil {
+		t.Fatal(err)
+	}
+	calls := [][]storetest.ProxyCall{{{Operation: "GetItem", Table: "T", Accounted: true}}}
+	for _, r := range b.reqs {
+		b.rows = append(b.rows, row{Name: r.rowName("warm"), Wall: durations{time.Millisecond}, Requests: calls})
+	}
+	for fn, r := range firsts(b.reqs) {
+		b.rows = append(b.rows, row{Name: r.rowName("cold"), Cold: true, Requests: calls})
+		b.init[fn], b.first[fn] = durations{time.Millisecond}, durations{time.Millisecond}
+	}
+	dynamo, err := b.dynamoTable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cost, err := b.costTable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range b.tmpl.Functions {
+		t.Run(f.LogicalID, func(t *testing.T) {
+			rows := map[string][]string{} // the names of its warm and cold rows
+			for _, r := range b.reqs {
+				if r.Function != f.LogicalID {
+					continue
+				}
+				if !slices.ContainsFunc(f.Routes, func(rt samtemplate.Route) bool { return rt.Method+" "+rt.Path == r.ev.RouteKey }) {
+					t.Errorf("events/%s.json is %s, no route of %s", r.Event, r.ev.RouteKey, f.LogicalID)
+				}
+				for _, kind := range []string{"warm", "cold"} {
+					rows[kind] = append(rows[kind], r.rowName(kind))
+				}
+			}
+			for _, kind := range []string{"warm", "cold"} {
+				if !hasRow(dynamo, func(name string) bool { return slices.Contains(rows[kind], name) }) {
+					t.Errorf("section 4 has no %s row of %s", kind, f.LogicalID)
+				}
+			}
+			if !hasRow(cost, func(endpoint string) bool {
+				return slices.ContainsFunc(f.Routes, func(rt samtemplate.Route) bool { return strings.HasPrefix(endpoint, rt.Method+" "+rt.Path+" ") })
+			}) {
+				t.Errorf("section 5 has no row of %s (named for one of its routes %+v)", f.LogicalID, f.Routes)
+			}
+		})
+	}
+}
+
+// hasRow reports whether some row of t has a first cell that matches.
+func hasRow(t *table, match func(string) bool) bool {
+	return slices.ContainsFunc(t.Rows, func(r []string) bool { return match(r[0]) })
 }

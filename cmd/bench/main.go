@@ -12,9 +12,10 @@
 //  5. the cost per million requests of each endpoint at us-east-1 list
 //     prices.
 //
-// It prints the sections as aligned text, then as Markdown for the README
-// (also written to the file given with -md). Everything it starts (dynalite,
-// function instances, the proxy) it stops, and its builds are removed.
+// The requests are the samples of events/ (see requests). It prints the
+// sections as aligned text, then as Markdown for the README (also written
+// to the file given with -md). Everything it starts (dynalite, function
+// instances, the proxy) it stops, and its builds are removed.
 //
 // Usage:
 //
@@ -24,11 +25,11 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"runtime"
@@ -36,36 +37,36 @@ import (
 	"syscall"
 	"time"
 
+	"stampduty/cmd/internal/localstack"
+	"stampduty/shared/functest"
 	"stampduty/shared/samtemplate"
 	"stampduty/shared/store/localdb"
+	"stampduty/shared/store/storetest"
 )
-
-// options are the flags of a run.
-type options struct {
-	starts int    // fresh starts per binary
-	orders int    // orders of the caller the list-orders rows read
-	md     string // file for the Markdown report, "" for none
-}
 
 // minStarts is the least number of fresh starts per binary.
 const minStarts = 15
 
 func main() {
-	var o options
-	flag.IntVar(&o.starts, "starts", minStarts, fmt.Sprintf("fresh starts per binary for the cold-start section (at least %d)", minStarts))
-	flag.IntVar(&o.orders, "orders", 10000, "orders of the caller whose list is measured (the last page of 25 is measured too)")
-	flag.StringVar(&o.md, "md", "", "also write the Markdown report to this file")
+	b := &bench{logs: map[string]*functest.SyncBuffer{}, init: map[string]durations{}, first: map[string]durations{}, status: os.Stderr}
+	flag.IntVar(&b.starts, "starts", minStarts, fmt.Sprintf("fresh starts per binary for the cold-start section (at least %d)", minStarts))
+	flag.IntVar(&b.orders, "orders", 10000, "orders of the caller whose list is measured (the last page of 25 is measured too)")
+	md := flag.String("md", "", "also write the Markdown report to this file")
 	flag.Parse()
-	if o.starts < minStarts {
-		fmt.Fprintf(os.Stderr, "bench: -starts must be at least %d\n", minStarts)
-		os.Exit(2)
+	bad := ""
+	switch {
+	case b.starts < minStarts:
+		bad = fmt.Sprintf("-starts must be at least %d", minStarts)
+	case b.orders < 100:
+		bad = "-orders must be at least 100"
 	}
-	if o.orders < 100 {
-		fmt.Fprintln(os.Stderr, "bench: -orders must be at least 100")
+	if bad != "" {
+		fmt.Fprintln(os.Stderr, "bench:", bad)
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, o, os.Stdout, os.Stderr)
+	b.ctx = ctx
+	err := b.run(*md, os.Stdout)
 	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "\nbench:", err)
@@ -73,173 +74,141 @@ func main() {
 	}
 }
 
-// subjectEvents is the first request of each binary in the cold-start section.
-var subjectEvents = map[string]func() []byte{
-	"CreateOrderFunction":  createEvent,
-	"ListOrdersFunction":   func() []byte { return listOrdersEvent(1, listPageSize) },
-	"ListArticlesFunction": listArticlesEvent,
-	helloID:                helloEvent,
+// bench is a run: its settings, what it runs on, and its results.
+type bench struct {
+	ctx            context.Context
+	starts, orders int       // the flags
+	status         io.Writer // progress
+	root           string    // the module root
+	tmpl           *samtemplate.Template
+	reqs           []request
+	names          []string                        // the functions' logical ids, then helloID
+	bins, arm      map[string]string               // the host and linux/arm64 builds, by name
+	endpoint       string                          // the local DynamoDB
+	proxy          *storetest.Proxy                // section 4's, in front of it
+	logs           map[string]*functest.SyncBuffer // what each binary logged
+
+	init, first map[string]durations          // section 1: each start's init and first invocation, by name
+	gobench     map[string]map[string]float64 // section 3: values by benchmark and unit
+	goTest      string                        // section 3: the command
+	rows        []row                         // section 4
+	// typicalOrderBytes and maxOrderBytes are order item sizes by
+	// DynamoDB's formula, measured on the PutItem at the wire; filled says
+	// how the caller's orders were made.
+	typicalOrderBytes, maxOrderBytes int
+	filled                           string
 }
 
-// run measures everything and writes the report to out; progress goes to
-// status.
-func run(ctx context.Context, o options, out, status io.Writer) error {
+// run measures everything and writes the report to out, and its Markdown to
+// the file md unless it is "".
+func (b *bench) run(md string, out io.Writer) error {
 	began := time.Now()
 	wd, err := os.Getwd()
+	if err == nil {
+		b.root, err = localdb.ModuleRoot(wd)
+	}
+	if err == nil {
+		b.tmpl, err = samtemplate.Load(filepath.Join(b.root, "template.yaml"))
+	}
 	if err != nil {
 		return err
 	}
-	root, err := localdb.ModuleRoot(wd)
-	if err != nil {
+	b.reqs = requests((b.orders + listPageSize - 1) / listPageSize)
+	if err := load(b.root, b.tmpl, b.reqs); err != nil {
 		return err
 	}
-	tmpl, err := samtemplate.Load(filepath.Join(root, "template.yaml"))
-	if err != nil {
-		return err
+	for _, f := range b.tmpl.Functions {
+		b.names = append(b.names, f.LogicalID)
+	}
+	b.names = append(b.names, helloID)
+	for _, n := range b.names {
+		b.logs[n] = &functest.SyncBuffer{}
 	}
 	tmp, err := os.MkdirTemp("", "stampduty-bench-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-
-	var ids []string
-	for _, f := range tmpl.Functions {
-		if subjectEvents[f.LogicalID] == nil {
-			return fmt.Errorf("template.yaml has a function %s the bench has no request for", f.LogicalID)
-		}
-		ids = append(ids, f.LogicalID)
+	fmt.Fprintln(b.status, "building for this host…")
+	if b.bins, err = b.buildAll(filepath.Join(tmp, "host"), false); err != nil {
+		return err
 	}
-	names := append(append([]string(nil), ids...), helloID)
-
-	fmt.Fprintln(status, "building for this host…")
-	hostBins, err := buildAll(ctx, root, filepath.Join(tmp, "host"), ids, host)
+	fmt.Fprintln(b.status, "building for linux/arm64…")
+	if b.arm, err = b.buildAll(filepath.Join(tmp, "arm64"), true); err != nil {
+		return err
+	}
+	srv, err := b.startDatabase()
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(status, "building for linux/arm64…")
-	armBins, err := buildAll(ctx, root, filepath.Join(tmp, "arm64"), ids, lambdaARM64)
-	if err != nil {
-		return err
-	}
-	size, err := sizes(armBins, names)
-	if err != nil {
-		return err
-	}
-
-	cold, err := coldSection(ctx, root, tmpl, hostBins, names, o.starts, status)
-	if err != nil {
-		return err
-	}
-
-	dyn, err := measureDynamo(ctx, root, tmpl, hostBins, o.orders, status)
-	if err != nil {
-		return err
-	}
-
-	fmt.Fprintln(status, "go test -bench…")
-	gb, err := runGoBenchmarks(ctx, root)
-	if err != nil {
-		return err
-	}
-
-	costs, err := costRows(cold, dyn)
-	if err != nil {
-		return err
-	}
-
-	tables := []*table{
-		coldTable(cold, o.starts),
-		sizeTable(size),
-		goBenchTable(gb),
-		dynamoTable(dyn),
-		costTable(usEast1, costs),
-	}
-	took := time.Since(began).Round(time.Second)
-	heading := fmt.Sprintf("stampduty benchmark, %s, %s/%s, %d CPUs%s, %s; took %s",
-		time.Now().UTC().Format("2006-01-02 15:04 MST"), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), cpuModel(), runtime.Version(), took)
-
-	var text, md bytes.Buffer
-	fmt.Fprintf(&text, "%s\n\n", heading)
-	for _, t := range tables {
-		t.writeText(&text)
-	}
-	fmt.Fprintf(&md, "Measured with `make bench`: %s.\n\n", heading)
-	for _, t := range tables {
-		t.writeMarkdown(&md)
-	}
-	fmt.Fprint(out, text.String())
-	fmt.Fprintf(out, "Markdown (for the README):\n\n%s", md.String())
-	if o.md != "" {
-		if err := os.WriteFile(o.md, md.Bytes(), 0o644); err != nil {
+	defer srv.Stop()
+	b.endpoint = srv.Endpoint
+	for _, measure := range []func() error{b.coldStarts, b.measureDynamo, b.runGoBenchmarks} {
+		if err := measure(); err != nil {
 			return err
 		}
+	}
+	var tables []*table
+	for _, section := range []func() (*table, error){b.coldTable, b.sizeTable, b.goBenchTable, b.dynamoTable, b.costTable} {
+		t, err := section()
+		if err != nil {
+			return err
+		}
+		tables = append(tables, t)
+	}
+	heading := fmt.Sprintf("stampduty benchmark, %s, %s/%s, %d CPUs%s, %s; took %s",
+		time.Now().UTC().Format("2006-01-02 15:04 MST"), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), cpuModel(), runtime.Version(),
+		time.Since(began).Round(time.Second))
+	var text, markdown bytes.Buffer
+	fmt.Fprintf(&text, "%s\n\n", heading)
+	fmt.Fprintf(&markdown, "Measured with `make bench`: %s.\n\n", heading)
+	for _, t := range tables {
+		t.write(&text, &markdown)
+	}
+	fmt.Fprintf(out, "%sMarkdown (for the README):\n\n%s", text.String(), markdown.String())
+	if md != "" {
+		return os.WriteFile(md, markdown.Bytes(), 0o644)
 	}
 	return nil
 }
 
-// coldSection runs section 1 on a local DynamoDB of its own, stopped after.
-func coldSection(ctx context.Context, root string, tmpl *samtemplate.Template, bins map[string]string, names []string, starts int, status io.Writer) ([]coldResult, error) {
-	db, err := startDatabase(ctx, root, tmpl)
-	if err != nil {
-		return nil, err
-	}
-	defer db.stop()
-	var subs []subject
-	for _, n := range names {
-		log := &tailWriter{}
-		fn, err := lambdaFunction(tmpl, n, bins[n], db.Endpoint, log)
-		if err != nil {
-			return nil, err
-		}
-		subs = append(subs, subject{Name: n, Fn: fn, Event: subjectEvents[n](), Log: log})
-	}
-	return coldStarts(ctx, subs, starts, status)
-}
+// helloID is the name the hello-world Lambda goes by in the report, and
+// helloPkg its package: aws-lambda-go and aws-lambda-go-api-proxy with one
+// handler, the floor every function is compared with.
+const (
+	helloID  = "HelloWorld"
+	helloPkg = "./cmd/bench/testdata/hello"
+)
 
-// costRows gathers the inputs of section 5 from sections 1 and 4.
-func costRows(cold []coldResult, dyn *dynamoResult) ([]endpointCost, error) {
-	coldOf := func(fn string) (time.Duration, error) {
-		for _, c := range cold {
-			if c.Name == fn {
-				return c.Total(), nil
-			}
-		}
-		return 0, fmt.Errorf("no cold starts of %s", fn)
-	}
-	var rows []endpointCost
-	for _, e := range []struct{ endpoint, fn, warm, cold string }{
-		{"POST /api/live-orders (create-order)", "CreateOrderFunction", "create-order warm", "create-order cold"},
-		{fmt.Sprintf("GET /api/live-orders page 1 (pageSize %d)", listPageSize), "ListOrdersFunction", listOrdersRow("warm", 1), listOrdersRow("cold", 1)},
-		{fmt.Sprintf("GET /api/live-orders page %d (pageSize %d)", dyn.LastPage, listPageSize), "ListOrdersFunction", listOrdersRow("warm", dyn.LastPage), listOrdersRow("cold", 1)},
-		{"GET /api/stamp-duty-datas (list-articles)", "ListArticlesFunction", "list-articles warm", "list-articles cold"},
-	} {
-		w, ok1 := dyn.row(e.warm)
-		c, ok2 := dyn.row(e.cold)
-		if !ok1 || !ok2 {
-			return nil, fmt.Errorf("section 4 has no row %q or %q", e.warm, e.cold)
-		}
-		_, _, wu, wok := w.perRequest()
-		_, _, cu, cok := c.perRequest()
-		if !wok || !cok {
-			return nil, errors.New("section 4: some DynamoDB calls could not be accounted by DynamoDB's rules")
-		}
-		cd, err := coldOf(e.fn)
+// buildAll builds the functions with their Makefile targets, and the
+// hello-world Lambda with the Makefile's release flags (CGO_ENABLED=0,
+// -tags lambda.norpc -trimpath -ldflags "-s -w"), for Lambda (linux/arm64)
+// or for this host, into dir; it returns their paths by name.
+func (b *bench) buildAll(dir string, forLambda bool) (map[string]string, error) {
+	bins := map[string]string{helloID: filepath.Join(dir, helloID, "bootstrap")}
+	for _, f := range b.tmpl.Functions {
+		path, err := localstack.Build(b.ctx, b.root, dir, f.LogicalID, forLambda)
 		if err != nil {
 			return nil, err
 		}
-		rows = append(rows, endpointCost{Endpoint: e.endpoint, WarmDur: w.Wall.median(), ColdDur: cd, Warm: wu, Cold: cu})
+		bins[f.LogicalID] = path
 	}
-	return rows, nil
+	cmd := exec.CommandContext(b.ctx, "go", "build", "-tags", "lambda.norpc", "-trimpath", "-ldflags", "-s -w", "-o", bins[helloID], helloPkg)
+	cmd.Dir = b.root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if forLambda {
+		cmd.Env = append(cmd.Env, "GOOS=linux", "GOARCH=arm64")
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("build %s: %w\n%s", helloID, err, out)
+	}
+	return bins, nil
 }
 
 // cpuModel returns ", <model name>" from /proc/cpuinfo, "" when unknown.
 func cpuModel() string {
-	b, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
-		return ""
-	}
-	for _, line := range strings.Split(string(b), "\n") {
+	info, _ := os.ReadFile("/proc/cpuinfo")
+	for _, line := range strings.Split(string(info), "\n") {
 		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
 			return ", " + strings.TrimSpace(v)
 		}
