@@ -213,22 +213,34 @@ func Parse(data []byte) (*Template, error) {
 		t.Parameters[name] = str(asMap(p)["Default"])
 	}
 	globals := asMap(asMap(top["Globals"])["Function"])
-	resources := asMap(top["Resources"])
-	for _, id := range sortedKeys(resources) {
-		r := asMap(resources[id])
-		props := asMap(r["Properties"])
-		switch str(r["Type"]) {
+	err = eachResource(top, func(id, typ string, _, props map[string]any) error {
+		switch typ {
 		case "AWS::Serverless::Function":
 			f, err := parseFunction(id, globals, props)
-			if err != nil {
-				return nil, err
-			}
 			t.Functions = append(t.Functions, f)
+			return err
 		case "AWS::DynamoDB::Table":
 			t.Tables = append(t.Tables, parseTable(id, props))
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return t, nil
+}
+
+// eachResource calls f with each resource of a document in logical id
+// order: its id, its type, the resource and its Properties.
+func eachResource(top map[string]any, f func(id, typ string, r, props map[string]any) error) error {
+	resources := asMap(top["Resources"])
+	for _, id := range sortedKeys(resources) {
+		r := asMap(resources[id])
+		if err := f(id, str(r["Type"]), r, asMap(r["Properties"])); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // document parses YAML data into maps, lists and strings (convert).

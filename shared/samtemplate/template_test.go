@@ -19,19 +19,21 @@ import (
 // load reads template.yaml, and the spec of it that only these checks read.
 func load(t *testing.T) (*Template, *spec, string) {
 	t.Helper()
+	var (
+		data []byte
+		tmpl *Template
+		top  map[string]any
+	)
 	path, err := Find(".")
-	if err != nil {
-		t.Fatal(err)
+	if err == nil {
+		data, err = os.ReadFile(path)
 	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
+	if err == nil {
+		tmpl, err = Parse(data)
 	}
-	tmpl, err := Parse(data)
-	if err != nil {
-		t.Fatal(err)
+	if err == nil {
+		top, err = document(data)
 	}
-	top, err := document(data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,12 +134,9 @@ func readSpec(t *testing.T, top map[string]any) *spec {
 		sp.Outputs[name] = value(asMap(o)["Value"])
 	}
 	globals := asMap(asMap(top["Globals"])["Function"])
-	resources := asMap(top["Resources"])
-	for _, id := range sortedKeys(resources) {
-		r := asMap(resources[id])
-		sp.Resources[id] = str(r["Type"])
-		props := asMap(r["Properties"])
-		switch sp.Resources[id] {
+	eachResource(top, func(id, typ string, r, props map[string]any) error {
+		sp.Resources[id] = typ
+		switch typ {
 		case "AWS::Serverless::Function":
 			f := functionSpec{CodeURI: str(props["CodeUri"]), BuildMethod: str(asMap(r["Metadata"])["BuildMethod"]),
 				Runtime: str(pick(globals, props, "Runtime")), Handler: str(pick(globals, props, "Handler")),
@@ -171,7 +170,8 @@ func readSpec(t *testing.T, top map[string]any) *spec {
 			tb.SSE.Enabled, tb.SSE.Type, tb.SSE.KMSKey = str(sse["SSEEnabled"]) == "true", str(sse["SSEType"]), value(sse["KMSMasterKeyId"])
 			sp.Tables[id] = tb
 		}
-	}
+		return nil
+	})
 	return sp
 }
 
