@@ -289,15 +289,12 @@ func decodeArticle(raw json.RawMessage) (Article, []FieldError) {
 	return a, append(articleErrors(&msgs), extra...)
 }
 
-// articleFile is an article as the catalogue file holds it: no id or documentId.
+// articleFile is an article as the catalogue file holds it: no id or
+// documentId (Article's are hidden by these, which are always nil).
 type articleFile struct {
-	PurposeName          string   `json:"purpose_name"`
-	State                string   `json:"state"`
-	Min                  int64    `json:"min"`
-	Max                  int64    `json:"max"`
-	Fixed                *int64   `json:"fixed"`
-	FollowsConsideration bool     `json:"toFollowConsiderationPrice"`
-	Factor               *Decimal `json:"amountPercentConsideration"`
+	Article
+	ID         *int64  `json:"id,omitempty"`
+	DocumentID *string `json:"documentId,omitempty"`
 }
 
 // EncodeArticles writes articles in the catalogue format of DecodeArticles:
@@ -307,7 +304,7 @@ type articleFile struct {
 func EncodeArticles(arts []Article) ([]byte, error) {
 	rows := make([]articleFile, len(arts))
 	for i, a := range arts {
-		rows[i] = articleFile{a.PurposeName, a.State, a.Min, a.Max, a.Fixed, a.FollowsConsideration, a.Factor}
+		rows[i] = articleFile{Article: a}
 	}
 	slices.SortStableFunc(rows, func(x, y articleFile) int {
 		return cmp.Or(strings.Compare(x.PurposeName, y.PurposeName), strings.Compare(x.State, y.State))

@@ -86,28 +86,33 @@ func Invalid(fields []FieldError) *Error {
 	return &Error{Code: EINVALID, Message: b.String(), Fields: fields}
 }
 
+// asError returns the *Error err is or wraps, nil when none.
+func asError(err error) *Error {
+	var e *Error
+	errors.As(err, &e)
+	return e
+}
+
 // ErrorCode returns the kind of err: its Code when it is (or wraps) an *Error,
 // EINTERNAL otherwise, and "" for nil.
 func ErrorCode(err error) Code {
-	if err == nil {
-		return ""
-	}
-	var e *Error
-	if errors.As(err, &e) {
+	switch e := asError(err); {
+	case e != nil:
 		return e.Code
+	case err != nil:
+		return EINTERNAL
 	}
-	return EINTERNAL
+	return ""
 }
 
 // ErrorMessage returns the caller-safe message of err: its Message when it is
 // (or wraps) an *Error, a generic text otherwise.
 func ErrorMessage(err error) string {
-	if err == nil {
-		return ""
-	}
-	var e *Error
-	if errors.As(err, &e) {
+	switch e := asError(err); {
+	case e != nil:
 		return e.Message
+	case err != nil:
+		return "Internal Server Error"
 	}
-	return "Internal Server Error"
+	return ""
 }

@@ -353,13 +353,7 @@ func onlyChars(s string, t *[256]bool) bool {
 
 // checkDescription checks the length and characters of a description.
 func checkDescription(s string) string {
-	if utf8.RuneCountInString(s) > 100 {
-		return msgDescriptionLen
-	}
-	if !onlyChars(s, descriptionChars) {
-		return msgDescriptionSet
-	}
-	return ""
+	return checkText(s, 100, descriptionChars, msgDescriptionLen, msgDescriptionSet)
 }
 
 // MaxFreeTextLength is the longest purpose or purchasedBy, in characters.
@@ -414,22 +408,22 @@ func checkName(s string) string {
 	if strings.Trim(s, " ") == "" {
 		return msgNotEmpty
 	}
-	if utf8.RuneCountInString(s) > 40 {
-		return msgNameLen
-	}
-	if !onlyChars(s, nameChars) {
-		return msgNameSet
-	}
-	return ""
+	return checkText(s, 40, nameChars, msgNameLen, msgNameSet)
 }
 
 // checkAddress checks a party address.
 func checkAddress(s string) string {
-	if utf8.RuneCountInString(s) > 120 {
-		return msgAddressLen
+	return checkText(s, 120, addressChars, msgAddressLen, msgAddressSet)
+}
+
+// checkText returns tooLong when s has more than max characters, badChar
+// when it has one outside chars, and "" when it is fine.
+func checkText(s string, max int, chars *[256]bool, tooLong, badChar string) string {
+	if utf8.RuneCountInString(s) > max {
+		return tooLong
 	}
-	if !onlyChars(s, addressChars) {
-		return msgAddressSet
+	if !onlyChars(s, chars) {
+		return badChar
 	}
 	return ""
 }

@@ -1,10 +1,8 @@
-// Package samtemplate reads the project's AWS SAM template (template.yaml): its
-// functions with their routes, environment, IAM statements and log group, its
-// DynamoDB tables, its log groups and the HttpApi's CORS, throttling and
-// access-log settings. Resources of other types are listed by type only. The
-// local runner, the test harness and the template tests read the template
-// through it, so nothing the template says is restated elsewhere. Lambda
-// functions never import it.
+// Package samtemplate reads the project's AWS SAM template (template.yaml):
+// its parameters' defaults, its functions with their routes, environment and
+// IAM statements, and its DynamoDB tables. The local runner, the test
+// harness and the template tests read the template through it, so nothing
+// the template says is restated elsewhere. Lambda functions never import it.
 package samtemplate
 
 import (
@@ -22,78 +20,19 @@ import (
 type Template struct {
 	// Parameters maps each parameter to its default value.
 	Parameters map[string]string
-	// ParameterSpecs maps each parameter to its declaration.
-	ParameterSpecs map[string]Parameter
-	Functions      []Function
-	Tables         []Table
-	LogGroups      []LogGroup
-	// Resources maps each logical id to its resource type.
-	Resources map[string]string
-	// Outputs maps each output name to its value.
-	Outputs map[string]Value
-	// Cors is the CorsConfiguration of the AWS::Serverless::HttpApi, nil when it has none.
-	Cors *Cors
-	// Throttle is the HttpApi's DefaultRouteSettings, nil when it has none.
-	Throttle *Throttle
-	// AccessLog is the HttpApi's AccessLogSettings, nil when it has none.
-	AccessLog *AccessLog
-}
-
-// Parameter is the declaration of a template parameter.
-type Parameter struct {
-	Type          string
-	Default       string
-	AllowedValues []string
-	// MinValue and MaxValue bound a Number parameter, "" when unbounded.
-	MinValue, MaxValue string
-}
-
-// Throttle is the throttling an HttpApi applies to every route by default.
-type Throttle struct {
-	BurstLimit Value
-	RateLimit  Value
-}
-
-// AccessLog is an HttpApi's access logging: where to and in what format.
-type AccessLog struct {
-	DestinationArn Value
-	Format         Value
-}
-
-// LogGroup is an AWS::Logs::LogGroup.
-type LogGroup struct {
-	LogicalID       string
-	Name            Value
-	RetentionInDays Value
-}
-
-// Cors is an HttpApi's CORS configuration.
-type Cors struct {
-	AllowOrigins     Value
-	AllowMethods     []string
-	AllowHeaders     []string
-	ExposeHeaders    []string
-	AllowCredentials bool
-	MaxAge           int
+	Functions  []Function
+	Tables     []Table
 }
 
 // Function is an AWS::Serverless::Function, with the template's Globals applied.
 type Function struct {
-	LogicalID     string
-	CodeURI       string
-	BuildMethod   string
-	Runtime       string
-	Handler       string
-	Architectures []string
-	MemorySize    int
-	Timeout       int
+	LogicalID  string
+	MemorySize int
+	Timeout    int
 	// Env is the function's environment: Globals first, then its own variables.
 	Env        map[string]Value
 	Routes     []Route
 	Statements []Statement
-	// LogGroup is the LoggingConfig LogGroup: where the function's logs go.
-	// When it is empty, Lambda writes to /aws/lambda/<function name>.
-	LogGroup Value
 }
 
 // Route is an HttpApi event of a function.
@@ -101,7 +40,6 @@ type Route struct {
 	Name   string
 	Method string
 	Path   string
-	ApiID  Value
 }
 
 // Statement is one IAM policy statement of a function.
@@ -113,29 +51,13 @@ type Statement struct {
 
 // Table is an AWS::DynamoDB::Table.
 type Table struct {
-	LogicalID           string
-	DeletionPolicy      string
-	UpdateReplacePolicy string
-	BillingMode         string
-	PointInTimeRecovery bool
-	Attributes          []Attribute
-	KeySchema           []Key
-	GlobalIndexes       []Index
+	LogicalID     string
+	BillingMode   string
+	Attributes    []Attribute
+	KeySchema     []Key
+	GlobalIndexes []Index
 	// TTLAttribute is the TimeToLiveSpecification attribute, "" when none.
 	TTLAttribute string
-	// DeletionProtection is DeletionProtectionEnabled.
-	DeletionProtection bool
-	// SSE is the SSESpecification: encryption at rest with a KMS key when
-	// Enabled and Type is KMS, the AWS managed key aws/dynamodb when KMSKey
-	// is also empty. Otherwise the table has DynamoDB's AWS owned key.
-	SSE SSE
-}
-
-// SSE is a table's server-side encryption specification.
-type SSE struct {
-	Enabled bool
-	Type    string
-	KMSKey  Value
 }
 
 // Attribute is an attribute definition: a name and a type (S, N or B).
@@ -282,6 +204,47 @@ func (t *Template) Resolve(v Value, params, names map[string]string) (string, er
 
 // Parse parses a SAM template.
 func Parse(data []byte) (*Template, error) {
+	top, err := document(data)
+	if err != nil {
+		return nil, err
+	}
+	t := &Template{Parameters: map[string]string{}}
+	for name, p := range asMap(top["Parameters"]) {
+		t.Parameters[name] = str(asMap(p)["Default"])
+	}
+	globals := asMap(asMap(top["Globals"])["Function"])
+	err = eachResource(top, func(id, typ string, _, props map[string]any) error {
+		switch typ {
+		case "AWS::Serverless::Function":
+			f, err := parseFunction(id, globals, props)
+			t.Functions = append(t.Functions, f)
+			return err
+		case "AWS::DynamoDB::Table":
+			t.Tables = append(t.Tables, parseTable(id, props))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// eachResource calls f with each resource of a document in logical id
+// order: its id, its type, the resource and its Properties.
+func eachResource(top map[string]any, f func(id, typ string, r, props map[string]any) error) error {
+	resources := asMap(top["Resources"])
+	for _, id := range sortedKeys(resources) {
+		r := asMap(resources[id])
+		if err := f(id, str(r["Type"]), r, asMap(r["Properties"])); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// document parses YAML data into maps, lists and strings (convert).
+func document(data []byte) (map[string]any, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		return nil, fmt.Errorf("parse template: %w", err)
@@ -297,87 +260,24 @@ func Parse(data []byte) (*Template, error) {
 	if !ok {
 		return nil, fmt.Errorf("parse template: top level is not a mapping")
 	}
-	t := &Template{Parameters: map[string]string{}, ParameterSpecs: map[string]Parameter{}, Resources: map[string]string{}, Outputs: map[string]Value{}}
-	for name, p := range asMap(top["Parameters"]) {
-		pm := asMap(p)
-		t.Parameters[name] = str(pm["Default"])
-		t.ParameterSpecs[name] = Parameter{
-			Type:          str(pm["Type"]),
-			Default:       str(pm["Default"]),
-			AllowedValues: strs(pm["AllowedValues"]),
-			MinValue:      str(pm["MinValue"]),
-			MaxValue:      str(pm["MaxValue"]),
-		}
-	}
-	globals := asMap(asMap(top["Globals"])["Function"])
-	resources := asMap(top["Resources"])
-	for _, id := range sortedKeys(resources) {
-		r := asMap(resources[id])
-		typ := str(r["Type"])
-		t.Resources[id] = typ
-		props := asMap(r["Properties"])
-		switch typ {
-		case "AWS::Serverless::Function":
-			f, err := parseFunction(id, asMap(r["Metadata"]), globals, props)
-			if err != nil {
-				return nil, err
-			}
-			t.Functions = append(t.Functions, f)
-		case "AWS::Serverless::HttpApi":
-			if c, ok := props["CorsConfiguration"].(map[string]any); ok {
-				t.Cors = &Cors{AllowOrigins: value(c["AllowOrigins"]), AllowCredentials: str(c["AllowCredentials"]) == "true"}
-				t.Cors.AllowMethods = strs(c["AllowMethods"])
-				t.Cors.AllowHeaders = strs(c["AllowHeaders"])
-				t.Cors.ExposeHeaders = strs(c["ExposeHeaders"])
-				if t.Cors.MaxAge, err = atoi(c["MaxAge"]); err != nil {
-					return nil, fmt.Errorf("%s CorsConfiguration MaxAge: %w", id, err)
-				}
-			}
-			if s, ok := props["DefaultRouteSettings"].(map[string]any); ok {
-				t.Throttle = &Throttle{BurstLimit: value(s["ThrottlingBurstLimit"]), RateLimit: value(s["ThrottlingRateLimit"])}
-			}
-			if a, ok := props["AccessLogSettings"].(map[string]any); ok {
-				t.AccessLog = &AccessLog{DestinationArn: value(a["DestinationArn"]), Format: value(a["Format"])}
-			}
-		case "AWS::Logs::LogGroup":
-			t.LogGroups = append(t.LogGroups, LogGroup{LogicalID: id, Name: value(props["LogGroupName"]), RetentionInDays: value(props["RetentionInDays"])})
-		case "AWS::DynamoDB::Table":
-			tb := parseTable(id, props)
-			tb.DeletionPolicy = str(r["DeletionPolicy"])
-			tb.UpdateReplacePolicy = str(r["UpdateReplacePolicy"])
-			t.Tables = append(t.Tables, tb)
-		}
-	}
-	for name, o := range asMap(top["Outputs"]) {
-		t.Outputs[name] = value(asMap(o)["Value"])
-	}
-	return t, nil
+	return top, nil
 }
 
-func parseFunction(id string, meta, globals, props map[string]any) (Function, error) {
-	pick := func(key string) any {
-		if v, ok := props[key]; ok {
-			return v
-		}
-		return globals[key]
+// pick returns a function's property key: its own, else the Globals'.
+func pick(globals, props map[string]any, key string) any {
+	if v, ok := props[key]; ok {
+		return v
 	}
-	f := Function{
-		LogicalID:   id,
-		CodeURI:     str(props["CodeUri"]),
-		BuildMethod: str(meta["BuildMethod"]),
-		Runtime:     str(pick("Runtime")),
-		Handler:     str(pick("Handler")),
-		Env:         map[string]Value{},
-		LogGroup:    value(asMap(pick("LoggingConfig"))["LogGroup"]),
-	}
-	for _, a := range asList(pick("Architectures")) {
-		f.Architectures = append(f.Architectures, str(a))
-	}
+	return globals[key]
+}
+
+func parseFunction(id string, globals, props map[string]any) (Function, error) {
+	f := Function{LogicalID: id, Env: map[string]Value{}}
 	var err error
-	if f.MemorySize, err = atoi(pick("MemorySize")); err != nil {
+	if f.MemorySize, err = atoi(pick(globals, props, "MemorySize")); err != nil {
 		return f, fmt.Errorf("%s MemorySize: %w", id, err)
 	}
-	if f.Timeout, err = atoi(pick("Timeout")); err != nil {
+	if f.Timeout, err = atoi(pick(globals, props, "Timeout")); err != nil {
 		return f, fmt.Errorf("%s Timeout: %w", id, err)
 	}
 	for _, src := range []map[string]any{globals, props} {
@@ -392,7 +292,7 @@ func parseFunction(id string, meta, globals, props map[string]any) (Function, er
 			continue
 		}
 		p := asMap(e["Properties"])
-		f.Routes = append(f.Routes, Route{Name: name, Method: strings.ToUpper(str(p["Method"])), Path: str(p["Path"]), ApiID: value(p["ApiId"])})
+		f.Routes = append(f.Routes, Route{Name: name, Method: strings.ToUpper(str(p["Method"])), Path: str(p["Path"])})
 	}
 	for _, pol := range asList(props["Policies"]) {
 		for _, s := range asList(asMap(pol)["Statement"]) {
@@ -411,15 +311,7 @@ func parseFunction(id string, meta, globals, props map[string]any) (Function, er
 }
 
 func parseTable(id string, props map[string]any) Table {
-	tb := Table{
-		LogicalID:           id,
-		BillingMode:         str(props["BillingMode"]),
-		PointInTimeRecovery: str(asMap(props["PointInTimeRecoverySpecification"])["PointInTimeRecoveryEnabled"]) == "true",
-		DeletionProtection:  str(props["DeletionProtectionEnabled"]) == "true",
-	}
-	if sse := asMap(props["SSESpecification"]); sse != nil {
-		tb.SSE = SSE{Enabled: str(sse["SSEEnabled"]) == "true", Type: str(sse["SSEType"]), KMSKey: value(sse["KMSMasterKeyId"])}
-	}
+	tb := Table{LogicalID: id, BillingMode: str(props["BillingMode"])}
 	if ttl := asMap(props["TimeToLiveSpecification"]); str(ttl["Enabled"]) == "true" {
 		tb.TTLAttribute = str(ttl["AttributeName"])
 	}
@@ -541,14 +433,6 @@ func listOrOne(v any) []any {
 		return nil
 	}
 	return []any{v}
-}
-
-func strs(v any) []string {
-	var out []string
-	for _, x := range asList(v) {
-		out = append(out, str(x))
-	}
-	return out
 }
 
 func str(v any) string {

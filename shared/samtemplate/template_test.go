@@ -1,4 +1,4 @@
-package samtemplate_test
+package samtemplate
 
 import (
 	"encoding/json"
@@ -10,29 +10,173 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"stampduty/shared/samtemplate"
 )
 
 // The project's template, checked against the repository. What each
 // function does with its environment and its IAM policy is checked by the
 // function's own tests (functest.CheckTemplate), which drive it.
 
-func load(t *testing.T) (*samtemplate.Template, string) {
+// load reads template.yaml, and the spec of it that only these checks read.
+func load(t *testing.T) (*Template, *spec, string) {
 	t.Helper()
-	path, err := samtemplate.Find(".")
+	var (
+		data []byte
+		tmpl *Template
+		top  map[string]any
+	)
+	path, err := Find(".")
+	if err == nil {
+		data, err = os.ReadFile(path)
+	}
+	if err == nil {
+		tmpl, err = Parse(data)
+	}
+	if err == nil {
+		top, err = document(data)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmpl, err := samtemplate.Load(path)
-	if err != nil {
-		t.Fatal(err)
+	return tmpl, readSpec(t, top), filepath.Dir(path)
+}
+
+// The parts of the template that only these checks read, parsed here from
+// the same document as Parse's.
+
+// spec is what the checks read beyond Template.
+type spec struct {
+	// ParameterSpecs maps each parameter to its declaration.
+	ParameterSpecs map[string]Parameter
+	// Resources maps each logical id to its resource type.
+	Resources map[string]string
+	// Outputs maps each output name to its value.
+	Outputs   map[string]Value
+	LogGroups []LogGroup
+	// Cors, Throttle and AccessLog are the HttpApi's CorsConfiguration,
+	// DefaultRouteSettings and AccessLogSettings, nil when absent.
+	Cors      *Cors
+	Throttle  *Throttle
+	AccessLog *AccessLog
+	Functions map[string]functionSpec
+	Tables    map[string]tableSpec
+}
+
+// Parameter is the declaration of a template parameter.
+type Parameter struct {
+	Type, Default string
+	AllowedValues []string
+	// MinValue and MaxValue bound a Number parameter, "" when unbounded.
+	MinValue, MaxValue string
+}
+
+// Throttle is the throttling an HttpApi applies to every route by default.
+type Throttle struct{ BurstLimit, RateLimit Value }
+
+// AccessLog is an HttpApi's access logging: where to and in what format.
+type AccessLog struct{ DestinationArn, Format Value }
+
+// LogGroup is an AWS::Logs::LogGroup.
+type LogGroup struct {
+	LogicalID             string
+	Name, RetentionInDays Value
+}
+
+// Cors is an HttpApi's CorsConfiguration.
+type Cors struct {
+	AllowOrigins                              Value
+	AllowMethods, AllowHeaders, ExposeHeaders []string
+	AllowCredentials                          bool
+	MaxAge                                    int
+}
+
+// functionSpec is a function's build and runtime settings, with Globals
+// applied, the ApiId of each route, and its LoggingConfig LogGroup (empty:
+// Lambda writes to /aws/lambda/<function name>).
+type functionSpec struct {
+	CodeURI, BuildMethod, Runtime, Handler string
+	Architectures                          []string
+	ApiIDs                                 map[string]Value
+	LogGroup                               Value
+}
+
+// tableSpec is a table's protection settings. SSE is encryption at rest
+// with a KMS key when Enabled and Type is KMS, the AWS managed key
+// aws/dynamodb when KMSKey is also empty.
+type tableSpec struct {
+	DeletionPolicy, UpdateReplacePolicy     string
+	PointInTimeRecovery, DeletionProtection bool
+	SSE                                     struct {
+		Enabled bool
+		Type    string
+		KMSKey  Value
 	}
-	return tmpl, filepath.Dir(path)
+}
+
+// readSpec reads the spec from the template's document.
+func readSpec(t *testing.T, top map[string]any) *spec {
+	t.Helper()
+	var err error
+	strs := func(v any) []string {
+		var out []string
+		for _, x := range asList(v) {
+			out = append(out, str(x))
+		}
+		return out
+	}
+	sp := &spec{ParameterSpecs: map[string]Parameter{}, Resources: map[string]string{}, Outputs: map[string]Value{},
+		Functions: map[string]functionSpec{}, Tables: map[string]tableSpec{}}
+	for name, p := range asMap(top["Parameters"]) {
+		pm := asMap(p)
+		sp.ParameterSpecs[name] = Parameter{Type: str(pm["Type"]), Default: str(pm["Default"]),
+			AllowedValues: strs(pm["AllowedValues"]), MinValue: str(pm["MinValue"]), MaxValue: str(pm["MaxValue"])}
+	}
+	for name, o := range asMap(top["Outputs"]) {
+		sp.Outputs[name] = value(asMap(o)["Value"])
+	}
+	globals := asMap(asMap(top["Globals"])["Function"])
+	eachResource(top, func(id, typ string, r, props map[string]any) error {
+		sp.Resources[id] = typ
+		switch typ {
+		case "AWS::Serverless::Function":
+			f := functionSpec{CodeURI: str(props["CodeUri"]), BuildMethod: str(asMap(r["Metadata"])["BuildMethod"]),
+				Runtime: str(pick(globals, props, "Runtime")), Handler: str(pick(globals, props, "Handler")),
+				Architectures: strs(pick(globals, props, "Architectures")), ApiIDs: map[string]Value{},
+				LogGroup: value(asMap(pick(globals, props, "LoggingConfig"))["LogGroup"])}
+			for name, e := range asMap(props["Events"]) {
+				f.ApiIDs[name] = value(asMap(asMap(e)["Properties"])["ApiId"])
+			}
+			sp.Functions[id] = f
+		case "AWS::Serverless::HttpApi":
+			if c, ok := props["CorsConfiguration"].(map[string]any); ok {
+				sp.Cors = &Cors{AllowOrigins: value(c["AllowOrigins"]), AllowCredentials: str(c["AllowCredentials"]) == "true",
+					AllowMethods: strs(c["AllowMethods"]), AllowHeaders: strs(c["AllowHeaders"]), ExposeHeaders: strs(c["ExposeHeaders"])}
+				if sp.Cors.MaxAge, err = atoi(c["MaxAge"]); err != nil {
+					t.Fatalf("%s CorsConfiguration MaxAge: %v", id, err)
+				}
+			}
+			if s, ok := props["DefaultRouteSettings"].(map[string]any); ok {
+				sp.Throttle = &Throttle{BurstLimit: value(s["ThrottlingBurstLimit"]), RateLimit: value(s["ThrottlingRateLimit"])}
+			}
+			if a, ok := props["AccessLogSettings"].(map[string]any); ok {
+				sp.AccessLog = &AccessLog{DestinationArn: value(a["DestinationArn"]), Format: value(a["Format"])}
+			}
+		case "AWS::Logs::LogGroup":
+			sp.LogGroups = append(sp.LogGroups, LogGroup{LogicalID: id, Name: value(props["LogGroupName"]), RetentionInDays: value(props["RetentionInDays"])})
+		case "AWS::DynamoDB::Table":
+			tb := tableSpec{DeletionPolicy: str(r["DeletionPolicy"]), UpdateReplacePolicy: str(r["UpdateReplacePolicy"]),
+				PointInTimeRecovery: str(asMap(props["PointInTimeRecoverySpecification"])["PointInTimeRecoveryEnabled"]) == "true",
+				DeletionProtection:  str(props["DeletionProtectionEnabled"]) == "true"}
+			sse := asMap(props["SSESpecification"])
+			tb.SSE.Enabled, tb.SSE.Type, tb.SSE.KMSKey = str(sse["SSEEnabled"]) == "true", str(sse["SSEType"]), value(sse["KMSMasterKeyId"])
+			sp.Tables[id] = tb
+		}
+		return nil
+	})
+	return sp
 }
 
 func TestFunctions(t *testing.T) {
-	tmpl, root := load(t)
+	tmpl, sp, root := load(t)
 	makefile, err := os.ReadFile(filepath.Join(root, "Makefile"))
 	if err != nil {
 		t.Fatal(err)
@@ -44,12 +188,13 @@ func TestFunctions(t *testing.T) {
 	routes := map[string]string{}
 	for _, f := range tmpl.Functions {
 		t.Run(f.LogicalID, func(t *testing.T) {
-			if f.Runtime != "provided.al2023" || f.Handler != "bootstrap" || strings.Join(f.Architectures, ",") != "arm64" || f.BuildMethod != "makefile" {
+			x := sp.Functions[f.LogicalID]
+			if x.Runtime != "provided.al2023" || x.Handler != "bootstrap" || strings.Join(x.Architectures, ",") != "arm64" || x.BuildMethod != "makefile" {
 				t.Errorf("runtime %q handler %q architectures %v build method %q; want provided.al2023, bootstrap, [arm64], makefile",
-					f.Runtime, f.Handler, f.Architectures, f.BuildMethod)
+					x.Runtime, x.Handler, x.Architectures, x.BuildMethod)
 			}
-			if f.CodeURI != "." {
-				t.Errorf("CodeUri = %q, want . (the Makefile is at the top)", f.CodeURI)
+			if x.CodeURI != "." {
+				t.Errorf("CodeUri = %q, want . (the Makefile is at the top)", x.CodeURI)
 			}
 			if f.Timeout < 1 || f.Timeout > 30 || f.MemorySize < 128 {
 				t.Errorf("timeout %d s, memory %d MB", f.Timeout, f.MemorySize)
@@ -82,7 +227,7 @@ func TestFunctions(t *testing.T) {
 					t.Errorf("route %s served by %s and %s", key, other, f.LogicalID)
 				}
 				routes[key] = f.LogicalID
-				if r.ApiID.Ref != "Api" {
+				if x.ApiIDs[r.Name].Ref != "Api" {
 					t.Errorf("route %s is not on the HttpApi", key)
 				}
 			}
@@ -107,17 +252,18 @@ func TestFunctions(t *testing.T) {
 }
 
 func TestTables(t *testing.T) {
-	tmpl, _ := load(t)
+	tmpl, sp, _ := load(t)
 	if len(tmpl.Tables) == 0 {
 		t.Fatal("no tables")
 	}
 	for _, tb := range tmpl.Tables {
 		t.Run(tb.LogicalID, func(t *testing.T) {
-			if tb.BillingMode != "PAY_PER_REQUEST" || !tb.PointInTimeRecovery {
-				t.Errorf("billing %q, point-in-time recovery %v", tb.BillingMode, tb.PointInTimeRecovery)
+			x := sp.Tables[tb.LogicalID]
+			if tb.BillingMode != "PAY_PER_REQUEST" || !x.PointInTimeRecovery {
+				t.Errorf("billing %q, point-in-time recovery %v", tb.BillingMode, x.PointInTimeRecovery)
 			}
-			if tb.DeletionPolicy != "Retain" || tb.UpdateReplacePolicy != "Retain" {
-				t.Errorf("DeletionPolicy %q, UpdateReplacePolicy %q; want Retain", tb.DeletionPolicy, tb.UpdateReplacePolicy)
+			if x.DeletionPolicy != "Retain" || x.UpdateReplacePolicy != "Retain" {
+				t.Errorf("DeletionPolicy %q, UpdateReplacePolicy %q; want Retain", x.DeletionPolicy, x.UpdateReplacePolicy)
 			}
 			defined := map[string]bool{}
 			for _, a := range tb.Attributes {
@@ -132,7 +278,7 @@ func TestTables(t *testing.T) {
 				}
 			}
 			found := false
-			for _, o := range tmpl.Outputs {
+			for _, o := range sp.Outputs {
 				found = found || o.Ref == tb.LogicalID
 			}
 			if !found {
@@ -140,16 +286,16 @@ func TestTables(t *testing.T) {
 			}
 		})
 	}
-	if _, ok := tmpl.Outputs["ApiUrl"]; !ok {
+	if _, ok := sp.Outputs["ApiUrl"]; !ok {
 		t.Error("no ApiUrl output")
 	}
-	if got := tmpl.Resources["Api"]; got != "AWS::Serverless::HttpApi" {
+	if got := sp.Resources["Api"]; got != "AWS::Serverless::HttpApi" {
 		t.Errorf("Api is %q, want AWS::Serverless::HttpApi", got)
 	}
 }
 
 func TestResolve(t *testing.T) {
-	tmpl, _ := load(t)
+	tmpl, _, _ := load(t)
 	f, _ := tmpl.Function("CreateOrderFunction")
 	got, err := tmpl.Resolve(f.Env["ORDERS_TABLE"], nil, map[string]string{"OrdersTable": "orders-x"})
 	if err != nil || got != "orders-x" {
@@ -163,7 +309,7 @@ func TestResolve(t *testing.T) {
 	if got != "http://x" {
 		t.Errorf("parameter override = %q", got)
 	}
-	if _, err := tmpl.Resolve(samtemplate.Value{Ref: "Nope"}, nil, nil); err == nil {
+	if _, err := tmpl.Resolve(Value{Ref: "Nope"}, nil, nil); err == nil {
 		t.Error("unresolvable !Ref resolved")
 	}
 }
@@ -172,8 +318,8 @@ func TestResolve(t *testing.T) {
 // use (Idempotency-Key among them), Retry-After readable, no credentials,
 // origins from a parameter.
 func TestCors(t *testing.T) {
-	tmpl, _ := load(t)
-	c := tmpl.Cors
+	tmpl, sp, _ := load(t)
+	c := sp.Cors
 	if c == nil {
 		t.Fatal("the HttpApi has no CorsConfiguration")
 	}
@@ -204,19 +350,20 @@ func TestCors(t *testing.T) {
 // each is encrypted with the AWS managed key aws/dynamodb: KMS, auditable in
 // CloudTrail, and usable by the functions without any kms:* permission.
 func TestTableProtection(t *testing.T) {
-	tmpl, _ := load(t)
+	tmpl, sp, _ := load(t)
 	for _, tb := range tmpl.Tables {
+		x := sp.Tables[tb.LogicalID]
 		t.Run(tb.LogicalID+"/DeletionProtected", func(t *testing.T) {
-			if !tb.DeletionProtection {
+			if !x.DeletionProtection {
 				t.Error("DeletionProtectionEnabled is not true")
 			}
 		})
 		t.Run(tb.LogicalID+"/EncryptedWithTheAWSManagedKey", func(t *testing.T) {
-			if !tb.SSE.Enabled || tb.SSE.Type != "KMS" {
-				t.Errorf("SSESpecification: SSEEnabled %v, SSEType %q; want true, KMS", tb.SSE.Enabled, tb.SSE.Type)
+			if !x.SSE.Enabled || x.SSE.Type != "KMS" {
+				t.Errorf("SSESpecification: SSEEnabled %v, SSEType %q; want true, KMS", x.SSE.Enabled, x.SSE.Type)
 			}
-			if tb.SSE.KMSKey != (samtemplate.Value{}) {
-				t.Errorf("KMSMasterKeyId = %s: a customer managed key needs kms:Decrypt on every function's role and a key policy; want none (aws/dynamodb)", tb.SSE.KMSKey)
+			if x.SSE.KMSKey != (Value{}) {
+				t.Errorf("KMSMasterKeyId = %s: a customer managed key needs kms:Decrypt on every function's role and a key policy; want none (aws/dynamodb)", x.SSE.KMSKey)
 			}
 		})
 	}
@@ -225,17 +372,17 @@ func TestTableProtection(t *testing.T) {
 // TestThrottle: the HttpApi bounds traffic on every route by default, with
 // a burst and a rate the deployer sets as parameters.
 func TestThrottle(t *testing.T) {
-	tmpl, _ := load(t)
-	th := tmpl.Throttle
+	_, sp, _ := load(t)
+	th := sp.Throttle
 	if th == nil {
 		t.Fatal("the HttpApi has no DefaultRouteSettings: traffic (and spend) is bounded only by the account's limits")
 	}
 	// number checks that v is a !Ref to a Number parameter whose default
 	// lies in (0, max], within its own MinValue and MaxValue, and returns
 	// the default.
-	number := func(t *testing.T, what string, v samtemplate.Value, ceiling float64) float64 {
+	number := func(t *testing.T, what string, v Value, ceiling float64) float64 {
 		t.Helper()
-		p, ok := tmpl.ParameterSpecs[v.Ref]
+		p, ok := sp.ParameterSpecs[v.Ref]
 		if !ok {
 			t.Fatalf("%s = %s, want a !Ref to a parameter", what, v)
 		}
@@ -279,19 +426,20 @@ var cloudWatchRetentionDays = []string{"1", "3", "5", "7", "14", "30", "60", "90
 // stack creates, and every log group of the stack keeps its events for
 // LogRetentionDays, not forever.
 func TestLogGroups(t *testing.T) {
-	tmpl, _ := load(t)
-	groups := map[string]samtemplate.LogGroup{}
-	for _, g := range tmpl.LogGroups {
+	tmpl, sp, _ := load(t)
+	groups := map[string]LogGroup{}
+	for _, g := range sp.LogGroups {
 		groups[g.LogicalID] = g
 	}
 	writers := map[string][]string{} // log group -> what writes to it
 	for _, f := range tmpl.Functions {
 		t.Run(f.LogicalID+"/LogsToAGroupOfTheStack", func(t *testing.T) {
-			g, ok := groups[f.LogGroup.Ref]
+			logGroup := sp.Functions[f.LogicalID].LogGroup
+			g, ok := groups[logGroup.Ref]
 			if !ok {
 				// Without LoggingConfig.LogGroup Lambda creates
 				// /aws/lambda/<name> itself on first use, with no retention.
-				t.Fatalf("LoggingConfig.LogGroup = %q, want a !Ref to an AWS::Logs::LogGroup of the template", f.LogGroup)
+				t.Fatalf("LoggingConfig.LogGroup = %q, want a !Ref to an AWS::Logs::LogGroup of the template", logGroup)
 			}
 			writers[g.LogicalID] = append(writers[g.LogicalID], f.LogicalID)
 			if !strings.HasPrefix(g.Name.Sub, "/aws/lambda/${AWS::StackName}/") {
@@ -299,12 +447,12 @@ func TestLogGroups(t *testing.T) {
 			}
 		})
 	}
-	if a := tmpl.AccessLog; a != nil {
+	if a := sp.AccessLog; a != nil {
 		writers[a.DestinationArn.GetAtt[0]] = append(writers[a.DestinationArn.GetAtt[0]], "the HttpApi's access log")
 	}
 	t.Run("OneWriterPerGroup", func(t *testing.T) {
 		names := map[string]string{}
-		for _, g := range tmpl.LogGroups {
+		for _, g := range sp.LogGroups {
 			if w := writers[g.LogicalID]; len(w) != 1 {
 				t.Errorf("%s is written by %v, want exactly one function or the access log", g.LogicalID, w)
 			}
@@ -315,17 +463,17 @@ func TestLogGroups(t *testing.T) {
 		}
 	})
 	t.Run("RetentionFromLogRetentionDays", func(t *testing.T) {
-		if len(tmpl.LogGroups) == 0 {
+		if len(sp.LogGroups) == 0 {
 			t.Fatal("no AWS::Logs::LogGroup")
 		}
-		for _, g := range tmpl.LogGroups {
+		for _, g := range sp.LogGroups {
 			if g.RetentionInDays.Ref != "LogRetentionDays" {
 				t.Errorf("%s RetentionInDays = %s, want !Ref LogRetentionDays", g.LogicalID, g.RetentionInDays)
 			}
 		}
 	})
 	t.Run("LogRetentionDaysIsWhatCloudWatchAccepts", func(t *testing.T) {
-		p, ok := tmpl.ParameterSpecs["LogRetentionDays"]
+		p, ok := sp.ParameterSpecs["LogRetentionDays"]
 		if !ok {
 			t.Fatal("no LogRetentionDays parameter")
 		}
@@ -354,14 +502,14 @@ var accessLogVariables = map[string]string{
 // TestAccessLog: the HttpApi writes an access log line per request to a log
 // group of the stack, with exactly the fields of accessLogVariables.
 func TestAccessLog(t *testing.T) {
-	tmpl, _ := load(t)
-	a := tmpl.AccessLog
+	_, sp, _ := load(t)
+	a := sp.AccessLog
 	if a == nil {
 		t.Fatal("the HttpApi has no AccessLogSettings")
 	}
 	t.Run("ToALogGroupOfTheStack", func(t *testing.T) {
 		id := a.DestinationArn.GetAtt[0]
-		if a.DestinationArn.GetAtt[1] != "Arn" || tmpl.Resources[id] != "AWS::Logs::LogGroup" {
+		if a.DestinationArn.GetAtt[1] != "Arn" || sp.Resources[id] != "AWS::Logs::LogGroup" {
 			t.Errorf("DestinationArn = %s, want !GetAtt <an AWS::Logs::LogGroup>.Arn", a.DestinationArn)
 		}
 	})
@@ -411,7 +559,7 @@ func TestAccessLog(t *testing.T) {
 // template.yaml where cfn-lint is installed, and skips it with a note where
 // it is not, so a machine with only Go and Node still passes.
 func TestMakefileLintsTemplate(t *testing.T) {
-	_, root := load(t)
+	_, _, root := load(t)
 	makefile, err := os.ReadFile(filepath.Join(root, "Makefile"))
 	if err != nil {
 		t.Fatal(err)
@@ -436,7 +584,7 @@ func TestMakefileLintsTemplate(t *testing.T) {
 // parameter of the template, so sam deploy and sam local do not fail on a
 // renamed or removed one.
 func TestSamconfigOverrides(t *testing.T) {
-	tmpl, root := load(t)
+	_, sp, root := load(t)
 	conf, err := os.ReadFile(filepath.Join(root, "samconfig.toml"))
 	if err != nil {
 		t.Fatal(err)
@@ -448,7 +596,7 @@ func TestSamconfigOverrides(t *testing.T) {
 	for _, l := range lines {
 		for _, kv := range strings.Fields(string(l[1])) {
 			name, _, ok := strings.Cut(kv, "=")
-			if _, known := tmpl.ParameterSpecs[name]; !ok || !known {
+			if _, known := sp.ParameterSpecs[name]; !ok || !known {
 				t.Errorf("samconfig.toml overrides %q, which is not a parameter of template.yaml", kv)
 			}
 		}

@@ -167,16 +167,25 @@ func spawn(ctx context.Context, cli, addr string, log io.Writer) (*Server, error
 
 	deadline := time.NewTimer(readyTimeout)
 	defer deadline.Stop()
-	select {
-	case <-listening:
-	case <-s.done:
-		return nil, s.exitError(addr)
-	case <-ctx.Done():
-		s.Stop()
-		return nil, ctx.Err()
-	case <-deadline.C:
-		s.Stop()
-		return nil, fmt.Errorf("dynalite did not listen on %s within %v", addr, readyTimeout)
+	// wait returns nil once ready is closed, and otherwise why dynalite
+	// will not be ready: it exited, ctx ended, or the deadline passed
+	// (late's error).
+	wait := func(ready <-chan struct{}, late func() error) error {
+		select {
+		case <-ready:
+			return nil
+		case <-s.done:
+			return s.exitError(addr)
+		case <-ctx.Done():
+			s.Stop()
+			return ctx.Err()
+		case <-deadline.C:
+			s.Stop()
+			return late()
+		}
+	}
+	if err := wait(listening, func() error { return fmt.Errorf("dynalite did not listen on %s within %v", addr, readyTimeout) }); err != nil {
+		return nil, err
 	}
 	client := Client(s.Endpoint)
 	for {
@@ -193,16 +202,13 @@ func spawn(ctx context.Context, cli, addr string, log io.Writer) (*Server, error
 		if err == nil {
 			return s, nil
 		}
-		select {
-		case <-s.done:
-			return nil, s.exitError(addr)
-		case <-ctx.Done():
-			s.Stop()
-			return nil, ctx.Err()
-		case <-deadline.C:
-			s.Stop()
-			return nil, fmt.Errorf("dynalite did not answer on %s within %v: %w", s.Endpoint, readyTimeout, err)
-		case <-time.After(50 * time.Millisecond):
+		pause := make(chan struct{})
+		time.AfterFunc(50*time.Millisecond, func() { close(pause) })
+		late := func() error {
+			return fmt.Errorf("dynalite did not answer on %s within %v: %w", s.Endpoint, readyTimeout, err)
+		}
+		if err := wait(pause, late); err != nil {
+			return nil, err
 		}
 	}
 }

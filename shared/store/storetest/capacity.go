@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
-	"unicode/utf8"
 )
 
 // Capacity is read and write units.
@@ -15,22 +15,8 @@ type Capacity struct{ Read, Write float64 }
 // Add returns c + d.
 func (c Capacity) Add(d Capacity) Capacity { return Capacity{c.Read + d.Read, c.Write + d.Write} }
 
-// isWriteOp reports the operations whose units are write units.
-func isWriteOp(op string) bool {
-	switch op {
-	case "PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems":
-		return true
-	}
-	return false
-}
-
-// consumed is one ConsumedCapacity element of a DynamoDB response.
-type consumed struct {
-	TableName          string
-	CapacityUnits      *float64
-	ReadCapacityUnits  *float64
-	WriteCapacityUnits *float64
-}
+// writeOps are the operations whose units are write units.
+var writeOps = []string{"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems"}
 
 // parseConsumed reads the ConsumedCapacity of a response of operation op:
 // one object (single-item operations, Query, Scan) or an array (batch and
@@ -39,47 +25,36 @@ type consumed struct {
 // CapacityUnits counts as reads or writes by the operation (dynalite gives
 // only CapacityUnits).
 func parseConsumed(op string, raw json.RawMessage) (Capacity, error) {
-	var list []consumed
-	switch s := strings.TrimSpace(string(raw)); {
-	case s == "" || s == "null":
+	s := strings.TrimSpace(string(raw))
+	if s == "" || s == "null" {
 		return Capacity{}, nil
-	case strings.HasPrefix(s, "["):
-		if err := json.Unmarshal(raw, &list); err != nil {
-			return Capacity{}, fmt.Errorf("ConsumedCapacity: %w", err)
-		}
-	default:
-		var one consumed
-		if err := json.Unmarshal(raw, &one); err != nil {
-			return Capacity{}, fmt.Errorf("ConsumedCapacity: %w", err)
-		}
-		list = []consumed{one}
+	}
+	if !strings.HasPrefix(s, "[") {
+		s = "[" + s + "]"
+	}
+	var list []struct{ CapacityUnits, ReadCapacityUnits, WriteCapacityUnits float64 }
+	if err := json.Unmarshal([]byte(s), &list); err != nil {
+		return Capacity{}, fmt.Errorf("ConsumedCapacity: %w", err)
 	}
 	var c Capacity
 	for _, x := range list {
-		if x.ReadCapacityUnits != nil || x.WriteCapacityUnits != nil {
-			c = c.Add(Capacity{deref(x.ReadCapacityUnits), deref(x.WriteCapacityUnits)})
-			continue
-		}
-		if isWriteOp(op) {
-			c.Write += deref(x.CapacityUnits)
-		} else {
-			c.Read += deref(x.CapacityUnits)
+		switch {
+		case x.ReadCapacityUnits != 0 || x.WriteCapacityUnits != 0:
+			c = c.Add(Capacity{x.ReadCapacityUnits, x.WriteCapacityUnits})
+		case slices.Contains(writeOps, op):
+			c.Write += x.CapacityUnits
+		default:
+			c.Read += x.CapacityUnits
 		}
 	}
 	return c, nil
 }
 
-func deref(f *float64) float64 {
-	if f == nil {
-		return 0
-	}
-	return *f
-}
-
-// itemSize returns the size of an item in DynamoDB's wire format
-// ({"name": {"S": "..."}, ...}) by DynamoDB's documented rules: the sum over
-// its attributes of the attribute name's UTF-8 bytes plus the value's size.
-func itemSize(item map[string]json.RawMessage) (int, error) {
+// itemSize returns the size of an item in DynamoDB's wire format, decoded
+// from JSON ({"name": {"S": "..."}, ...}), by DynamoDB's documented rules:
+// the sum over its attributes of the attribute name's UTF-8 bytes plus the
+// value's size.
+func itemSize(item map[string]any) (int, error) {
 	n := 0
 	for name, v := range item {
 		s, err := valueSize(v)
@@ -96,99 +71,56 @@ func itemSize(item map[string]json.RawMessage) (int, error) {
 // two significant digits plus 1, null and booleans 1, sets the sum of their
 // elements, lists and maps 3 bytes plus 1 byte and the size of each element
 // (a map element's size includes its name).
-func valueSize(raw json.RawMessage) (int, error) {
-	var av map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &av); err != nil || len(av) != 1 {
-		return 0, fmt.Errorf("not an attribute value: %.80s", raw)
+func valueSize(v any) (int, error) {
+	av, ok := v.(map[string]any)
+	if !ok || len(av) != 1 {
+		return 0, fmt.Errorf("not an attribute value: %.80v", v)
 	}
-	for typ, v := range av {
+	for typ, x := range av {
+		s, _ := x.(string)
 		switch typ {
 		case "S":
-			var s string
-			err := json.Unmarshal(v, &s)
-			return len(s), err
+			return len(s), nil
 		case "N":
-			var s string
-			if err := json.Unmarshal(v, &s); err != nil {
-				return 0, err
-			}
 			return numberSize(s), nil
 		case "B":
-			b, err := decodeBinary(v)
+			b, err := base64.StdEncoding.DecodeString(s)
 			return len(b), err
 		case "BOOL", "NULL":
 			return 1, nil
-		case "SS", "NS", "BS":
-			var elems []string
-			if err := json.Unmarshal(v, &elems); err != nil {
-				return 0, err
+		case "M":
+			m, _ := x.(map[string]any)
+			n, err := itemSize(m)
+			return 3 + len(m) + n, err
+		case "SS", "NS", "BS", "L":
+			elems, _ := x.([]any)
+			n, each := 3, 1 // a list's overhead
+			if typ != "L" {
+				n, each = 0, 0 // a set's elements are bare S, N or B values
 			}
-			n := 0
 			for _, e := range elems {
-				switch typ {
-				case "SS":
-					n += len(e)
-				case "NS":
-					n += numberSize(e)
-				case "BS":
-					b, err := base64.StdEncoding.DecodeString(e)
-					if err != nil {
-						return 0, err
-					}
-					n += len(b)
+				if typ != "L" {
+					e = map[string]any{typ[:1]: e}
 				}
-			}
-			return n, nil
-		case "L":
-			var elems []json.RawMessage
-			if err := json.Unmarshal(v, &elems); err != nil {
-				return 0, err
-			}
-			n := 3
-			for _, e := range elems {
 				s, err := valueSize(e)
 				if err != nil {
 					return 0, err
 				}
-				n += 1 + s
+				n += each + s
 			}
 			return n, nil
-		case "M":
-			var m map[string]json.RawMessage
-			if err := json.Unmarshal(v, &m); err != nil {
-				return 0, err
-			}
-			s, err := itemSize(m)
-			return 3 + len(m) + s, err
 		}
 		return 0, fmt.Errorf("unknown attribute type %s", typ)
 	}
 	panic("unreachable")
 }
 
-func decodeBinary(v json.RawMessage) ([]byte, error) {
-	var s string
-	if err := json.Unmarshal(v, &s); err != nil {
-		return nil, err
-	}
-	return base64.StdEncoding.DecodeString(s)
-}
-
 // numberSize is DynamoDB's documented size of a number: 1 byte per two
 // significant digits (leading and trailing zeros trimmed), plus 1 byte.
 func numberSize(s string) int {
 	mant, _, _ := strings.Cut(strings.ToLower(s), "e")
-	digits := strings.Map(func(r rune) rune {
-		if r >= '0' && r <= '9' {
-			return r
-		}
-		return -1
-	}, mant)
-	digits = strings.Trim(digits, "0")
-	if digits == "" {
-		return 1
-	}
-	return (utf8.RuneCountInString(digits)+1)/2 + 1
+	digits := strings.Trim(strings.NewReplacer("-", "", "+", "", ".", "").Replace(mant), "0")
+	return (len(digits)+1)/2 + 1
 }
 
 // readUnits is DynamoDB's read units for one read call that reads bytes

@@ -7,39 +7,36 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 )
 
 // Proxy stands between the code it watches (a test's store or functions,
-// the bench's function instances) and a DynamoDB engine, and is the one
-// place DynamoDB calls are observed: the store itself carries no hooks. It
-// records every call (the operation from the X-Amz-Target header, the
-// table from the body, and the error type of the answer); it can answer
-// with a fault instead of the engine, or lose or delay the engine's
-// answer; and, as its Mode says, it measures each call's capacity at the
-// wire. dynalite does not check signatures, so the proxy may change a
-// request body (to ask for the consumed capacity).
+// the bench's function instances) and a DynamoDB engine: the one place
+// DynamoDB calls are observed, so the store carries no hooks. It records
+// every call, can answer with a Fault instead of the engine, and measures
+// each call's capacity as its Mode says. dynalite does not check
+// signatures, so the proxy may change a request body.
 type Proxy struct {
 	// URL is the proxy's address, to use as DYNAMODB_ENDPOINT.
 	URL string
 
-	target string
-	// keys maps each table to its key attribute names.
-	keys   map[string][]string
-	client *http.Client
-	addr   string
+	target, addr string
+	keys         map[string][]string // each table's key attribute names
+	client       *http.Client
 
 	mu    sync.Mutex
 	srv   *http.Server // nil while refusing
 	mode  Mode
 	fault func(ProxyCall) *Fault
-	calls []*ProxyCall
 	all   []*ProxyCall
+	taken int   // how many of all a Take or SetMode has passed
 	err   error // the first metering failure
 }
 
@@ -51,13 +48,11 @@ const (
 	// operation, table and error type.
 	Record Mode = iota
 	// Meter also asks the engine for each call's consumed capacity
-	// (ReturnConsumedCapacity TOTAL) and records it. It adds no round trip:
-	// wall times stay those of a plain proxy.
+	// (ReturnConsumedCapacity TOTAL), adding no round trip.
 	Meter
 	// Account also computes each call's units by DynamoDB's rules from item
-	// sizes, which takes extra reads (of the full items behind a
-	// projection, of a written item before and after): wall times mean
-	// nothing then.
+	// sizes, with extra reads (the full items behind a projection, a
+	// written item before and after): wall times mean nothing then.
 	Account
 )
 
@@ -67,36 +62,30 @@ type ProxyCall struct {
 	Table     string // the table name the request gives
 	// ErrType is the DynamoDB error type of a failed call, the engine's or
 	// an injected fault's, e.g. "ConditionalCheckFailedException".
-	ErrType string
-	// Consumed is the capacity the engine reported (Meter and Account).
-	Consumed Capacity
-	// Billed is the capacity by DynamoDB's rules (Account only, and only
-	// when Accounted).
+	ErrType  string
+	Consumed Capacity // what the engine reported (Meter and Account)
+	// Billed is the capacity by DynamoDB's rules (Account, when Accounted).
 	Billed    Capacity
 	Accounted bool
 	// ItemBytes is what was billed: the bytes of the items read, or the
 	// larger of the item before and after a write (Account).
 	ItemBytes int
-	// PutBytes is the size of the item a PutItem writes (Account).
-	PutBytes int
+	PutBytes  int // the size of the item a PutItem writes (Account)
 }
 
 // Fault is what a Proxy does with a request instead of forwarding it and
 // returning the answer. Without Drop or Delay the request never reaches the
-// engine: the proxy answers with an error (Status and Type), or, with Hang,
-// answers nothing until the client gives up. With Drop or Delay the request
-// is forwarded and applied by the engine, and only its answer is lost, as
-// when a connection breaks or DynamoDB answers late: the case where a
-// client cannot know whether its write happened.
+// engine: the proxy answers with an error (Status and Type) or, with Hang,
+// not at all until the client gives up. With Drop or Delay the engine
+// applies the request and only its answer is lost or late: the case where
+// a client cannot know whether its write happened.
 type Fault struct {
 	Status int    // e.g. 400 or 500
 	Type   string // the DynamoDB error type, e.g. "ThrottlingException"
 	Hang   bool
-	// Drop forwards the request, then closes the connection without
-	// answering.
+	// Drop closes the connection instead of answering.
 	Drop bool
-	// Delay forwards the request, then holds the answer back for Delay (or
-	// until the client gives up, whichever is first) before sending it.
+	// Delay holds the answer back for Delay, or until the client gives up.
 	Delay time.Duration
 }
 
@@ -111,9 +100,9 @@ func StartProxy(target string, keys map[string][]string) (*Proxy, error) {
 	p := &Proxy{
 		URL:    "http://" + l.Addr().String(),
 		target: strings.TrimRight(target, "/"),
+		addr:   l.Addr().String(),
 		keys:   keys,
 		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64, IdleConnTimeout: 30 * time.Second}},
-		addr:   l.Addr().String(),
 	}
 	p.serve(l)
 	return p, nil
@@ -182,26 +171,32 @@ func (p *Proxy) SetFault(f func(ProxyCall) *Fault) {
 // forgets the calls recorded since the last Take and any metering failure.
 func (p *Proxy) SetMode(m Mode) {
 	p.mu.Lock()
-	p.mode, p.calls, p.err = m, nil, nil
+	p.mode, p.taken, p.err = m, len(p.all), nil
 	p.mu.Unlock()
 }
 
 // Take returns the calls seen since the last Take (or SetMode) and forgets
 // them. A call is recorded as it arrives and completed before it is
 // answered.
-func (p *Proxy) Take() []ProxyCall {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	out := values(p.calls)
-	p.calls = nil
-	return out
-}
+func (p *Proxy) Take() []ProxyCall { return p.since(true) }
 
 // All returns every call the proxy has seen, Take or not.
-func (p *Proxy) All() []ProxyCall {
+func (p *Proxy) All() []ProxyCall { return p.since(false) }
+
+// since returns a copy of the calls not taken yet (all of them, unless
+// taken), and with take, takes them.
+func (p *Proxy) since(take bool) []ProxyCall {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return values(p.all)
+	from := 0
+	if take {
+		from, p.taken = p.taken, len(p.all)
+	}
+	out := make([]ProxyCall, 0, len(p.all)-from)
+	for _, c := range p.all[from:] {
+		out = append(out, *c)
+	}
+	return out
 }
 
 // Err returns the first call the proxy failed to measure since the last
@@ -215,14 +210,6 @@ func (p *Proxy) Err() error {
 	return err
 }
 
-func values(cs []*ProxyCall) []ProxyCall {
-	out := make([]ProxyCall, len(cs))
-	for i, c := range cs {
-		out[i] = *c
-	}
-	return out
-}
-
 // handle serves one DynamoDB request.
 func (p *Proxy) handle(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(r.Body)
@@ -232,12 +219,13 @@ func (p *Proxy) handle(w http.ResponseWriter, r *http.Request) {
 	}
 	_, op, _ := strings.Cut(r.Header.Get("X-Amz-Target"), ".")
 	var req map[string]json.RawMessage
+	var head struct{ TableName, ReturnConsumedCapacity string }
 	jsonErr := json.Unmarshal(body, &req)
-	rec := &ProxyCall{Operation: op, Table: jsonString(req["TableName"])}
+	json.Unmarshal(body, &head)
+	rec := &ProxyCall{Operation: op, Table: head.TableName}
 	c := *rec
 	p.mu.Lock()
 	mode, fault := p.mode, p.fault
-	p.calls = append(p.calls, rec)
 	p.all = append(p.all, rec)
 	p.mu.Unlock()
 
@@ -261,23 +249,21 @@ func (p *Proxy) handle(w http.ResponseWriter, r *http.Request) {
 	if jsonErr != nil {
 		mode = Record
 	}
-	if mode >= Meter {
-		if rc := jsonString(req["ReturnConsumedCapacity"]); rc == "" || rc == "NONE" {
-			req["ReturnConsumedCapacity"] = json.RawMessage(`"TOTAL"`)
-			body, _ = json.Marshal(req)
-		}
+	if rc := head.ReturnConsumedCapacity; mode >= Meter && (rc == "" || rc == "NONE") {
+		req["ReturnConsumedCapacity"] = json.RawMessage(`"TOTAL"`)
+		body, _ = json.Marshal(req)
 	}
 	var acct *accounting
 	var measureErr error
 	if mode == Account {
-		acct, measureErr = p.before(r.Context(), r.Header, op, req)
+		acct, measureErr = p.before(r.Context(), r.Header, c, req)
 	}
 	ctx := r.Context()
 	if f != nil {
 		// The engine's work must not depend on the client's patience.
 		ctx = context.WithoutCancel(ctx)
 	}
-	status, header, answer, err := p.forward(ctx, r, body)
+	status, header, answer, err := p.forward(ctx, r.Method, r.URL.RequestURI(), r.Header.Clone(), body)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadGateway)
 		return
@@ -291,9 +277,7 @@ func (p *Proxy) handle(w http.ResponseWriter, r *http.Request) {
 	if f != nil && !p.late(w, r, *f) {
 		return
 	}
-	for k, v := range header {
-		w.Header()[k] = v
-	}
+	maps.Copy(w.Header(), header)
 	w.WriteHeader(status)
 	w.Write(answer)
 }
@@ -329,113 +313,95 @@ func (p *Proxy) late(w http.ResponseWriter, r *http.Request, f Fault) bool {
 	}
 }
 
-// forward sends the request with body to the engine and returns its answer.
-func (p *Proxy) forward(ctx context.Context, r *http.Request, body []byte) (int, http.Header, []byte, error) {
-	out, err := http.NewRequestWithContext(ctx, r.Method, p.target+r.URL.RequestURI(), bytes.NewReader(body))
+// forward sends a request to the engine and returns its answer.
+func (p *Proxy) forward(ctx context.Context, method, uri string, h http.Header, body []byte) (int, http.Header, []byte, error) {
+	out, err := http.NewRequestWithContext(ctx, method, p.target+uri, bytes.NewReader(body))
 	if err != nil {
 		return 0, nil, nil, err
 	}
-	out.Header = r.Header.Clone()
+	out.Header = h
 	resp, err := p.client.Do(out)
 	if err != nil {
 		return 0, nil, nil, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return 0, nil, nil, err
-	}
-	return resp.StatusCode, resp.Header, b, nil
+	return resp.StatusCode, resp.Header, b, err
 }
 
 // measure completes c from the engine's answer: its error type and, as
 // mode says, its capacity.
-func (p *Proxy) measure(ctx context.Context, h http.Header, mode Mode, req map[string]json.RawMessage, status int, answer []byte, acct *accounting, c *ProxyCall) error {
+func (p *Proxy) measure(ctx context.Context, h http.Header, mode Mode, req map[string]json.RawMessage, status int, body []byte, acct *accounting, c *ProxyCall) error {
 	if mode == Record && status == http.StatusOK {
 		return nil
 	}
-	var resp map[string]json.RawMessage
-	if err := json.Unmarshal(answer, &resp); err != nil {
+	var resp struct {
+		Type             string `json:"__type"`
+		ConsumedCapacity json.RawMessage
+	}
+	if err := json.Unmarshal(body, &resp); err != nil {
 		if mode == Record {
 			return nil
 		}
 		return fmt.Errorf("%s answer: %w", c.Operation, err)
 	}
-	if t := jsonString(resp["__type"]); t != "" {
-		c.ErrType = t[strings.LastIndex(t, "#")+1:]
+	if resp.Type != "" {
+		c.ErrType = resp.Type[strings.LastIndex(resp.Type, "#")+1:]
 	}
 	if mode == Record {
 		return nil
 	}
 	var err error
-	if c.Consumed, err = parseConsumed(c.Operation, resp["ConsumedCapacity"]); err != nil || acct == nil {
+	if c.Consumed, err = parseConsumed(c.Operation, resp.ConsumedCapacity); err != nil || acct == nil {
 		return err
 	}
-	return p.after(ctx, h, req, resp, acct, c)
+	return p.after(ctx, h, req, body, acct, c)
 }
 
-// accounting is what the proxy learnt before forwarding a call.
-type accounting struct {
-	// readBytes is the size of the items a read call reads, when a shadow
-	// read had to find it (-1 when the response will tell).
-	readBytes int
-	// oldBytes is the size of the item a write replaces (0 when none).
-	oldBytes int
-	// supported is false for the operations the proxy does not account.
-	supported bool
-}
+// accounting is what the proxy learnt before forwarding a call: the size
+// of the items a read reads, when a shadow read had to find it (-1 when the
+// answer will tell), and of the item a write replaces (0 when none).
+type accounting struct{ readBytes, oldBytes int }
 
 // Request fields that make a read return less than it reads (and bills).
 var narrowing = []string{"ProjectionExpression", "AttributesToGet", "Select", "FilterExpression", "QueryFilter", "ScanFilter", "ConditionalOperator"}
 
 // before does the reads that DynamoDB's units of the call need and that its
 // own response will not tell: the full items behind a projection, filter
-// or count, and the item a write replaces.
-func (p *Proxy) before(ctx context.Context, h http.Header, op string, req map[string]json.RawMessage) (*accounting, error) {
-	a := &accounting{readBytes: -1, supported: true}
-	switch op {
+// or count, and the item a write replaces. It returns nil for the
+// operations the proxy does not account.
+func (p *Proxy) before(ctx context.Context, h http.Header, c ProxyCall, req map[string]json.RawMessage) (*accounting, error) {
+	a := &accounting{readBytes: -1}
+	switch c.Operation {
 	case "GetItem", "Query", "Scan":
-		narrowed := false
-		for _, f := range narrowing {
-			_, ok := req[f]
-			narrowed = narrowed || ok
-		}
-		if !narrowed {
+		if !slices.ContainsFunc(narrowing, func(f string) bool { return req[f] != nil }) {
 			return a, nil
 		}
-		shadow := make(map[string]json.RawMessage, len(req))
-		for k, v := range req {
-			shadow[k] = v
-		}
+		shadow := maps.Clone(req)
 		for _, f := range append(narrowing, "ReturnConsumedCapacity") {
 			delete(shadow, f)
 		}
 		pruneExpressionNames(shadow)
-		resp, err := p.dynamo(ctx, h, op, shadow)
+		body, err := p.dynamo(ctx, h, c.Operation, shadow)
 		if err != nil {
 			return nil, err
 		}
-		a.readBytes, err = responseBytes(resp)
+		a.readBytes, err = responseBytes(body)
 		return a, err
 	case "PutItem", "UpdateItem", "DeleteItem":
-		old, err := p.current(ctx, h, req)
-		if err != nil {
+		var err error
+		if a.oldBytes, err = p.current(ctx, h, c.Table, req); err != nil {
 			return nil, err
 		}
-		a.oldBytes = old
 		return a, nil
 	}
-	a.supported = false
-	return a, nil
+	return nil, nil
 }
 
-// after completes c with DynamoDB's units once the call has been answered.
-func (p *Proxy) after(ctx context.Context, h http.Header, req, resp map[string]json.RawMessage, a *accounting, c *ProxyCall) error {
-	if !a.supported {
-		return nil
-	}
+// after completes c with DynamoDB's units once the call has been answered
+// with body.
+func (p *Proxy) after(ctx context.Context, h http.Header, req map[string]json.RawMessage, body []byte, a *accounting, c *ProxyCall) error {
 	failed := c.ErrType != ""
-	condFailed := c.ErrType == "ConditionalCheckFailedException"
 	switch c.Operation {
 	case "GetItem", "Query", "Scan":
 		if failed {
@@ -445,7 +411,7 @@ func (p *Proxy) after(ctx context.Context, h http.Header, req, resp map[string]j
 		n := a.readBytes
 		if n < 0 {
 			var err error
-			if n, err = responseBytes(resp); err != nil {
+			if n, err = responseBytes(body); err != nil {
 				return err
 			}
 		}
@@ -454,7 +420,7 @@ func (p *Proxy) after(ctx context.Context, h http.Header, req, resp map[string]j
 	case "PutItem", "UpdateItem", "DeleteItem":
 		newBytes := 0
 		if c.Operation == "PutItem" {
-			var item map[string]json.RawMessage
+			var item map[string]any
 			if err := json.Unmarshal(req["Item"], &item); err != nil {
 				return fmt.Errorf("PutItem Item: %w", err)
 			}
@@ -465,14 +431,14 @@ func (p *Proxy) after(ctx context.Context, h http.Header, req, resp map[string]j
 			c.PutBytes, newBytes = n, n
 		}
 		if c.Operation == "UpdateItem" && !failed {
-			n, err := p.current(ctx, h, req)
+			n, err := p.current(ctx, h, c.Table, req)
 			if err != nil {
 				return err
 			}
 			newBytes = n
 		}
 		switch {
-		case condFailed: // billed by the item that is there
+		case c.ErrType == "ConditionalCheckFailedException": // billed by the item that is there
 			c.ItemBytes, c.Billed = a.oldBytes, Capacity{Write: writeUnits(a.oldBytes)}
 		case failed:
 		default:
@@ -487,8 +453,7 @@ func (p *Proxy) after(ctx context.Context, h http.Header, req, resp map[string]j
 // current returns the size of the item a write request names (its Key, or
 // the key attributes of its Item), 0 when there is none, with a strongly
 // consistent GetItem.
-func (p *Proxy) current(ctx context.Context, h http.Header, req map[string]json.RawMessage) (int, error) {
-	table := jsonString(req["TableName"])
+func (p *Proxy) current(ctx context.Context, h http.Header, table string, req map[string]json.RawMessage) (int, error) {
 	key := req["Key"]
 	if key == nil {
 		var item map[string]json.RawMessage
@@ -505,64 +470,43 @@ func (p *Proxy) current(ctx context.Context, h http.Header, req map[string]json.
 		}
 		key, _ = json.Marshal(k)
 	}
-	resp, err := p.dynamo(ctx, h, "GetItem", map[string]json.RawMessage{
+	body, err := p.dynamo(ctx, h, "GetItem", map[string]json.RawMessage{
 		"TableName": req["TableName"], "Key": key, "ConsistentRead": json.RawMessage("true")})
 	if err != nil {
 		return 0, err
 	}
-	return responseBytes(resp)
+	return responseBytes(body)
 }
 
 // dynamo makes one DynamoDB call of its own (a shadow call, not recorded),
-// with the credentials headers of the request it serves.
-func (p *Proxy) dynamo(ctx context.Context, h http.Header, op string, req map[string]json.RawMessage) (map[string]json.RawMessage, error) {
+// with the credentials headers of the request it serves, and returns the
+// body of its answer.
+func (p *Proxy) dynamo(ctx context.Context, h http.Header, op string, req map[string]json.RawMessage) ([]byte, error) {
 	body, _ := json.Marshal(req)
-	r, err := http.NewRequestWithContext(ctx, http.MethodPost, p.target+"/", bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
+	out := http.Header{"Content-Type": {"application/x-amz-json-1.0"}, "X-Amz-Target": {"DynamoDB_20120810." + op}}
 	for _, k := range []string{"Authorization", "X-Amz-Date", "X-Amz-Security-Token"} {
 		if v := h.Get(k); v != "" {
-			r.Header.Set(k, v)
+			out.Set(k, v)
 		}
 	}
-	r.Header.Set("Content-Type", "application/x-amz-json-1.0")
-	r.Header.Set("X-Amz-Target", "DynamoDB_20120810."+op)
-	resp, err := p.client.Do(r)
-	if err != nil {
-		return nil, err
+	status, _, b, err := p.forward(ctx, http.MethodPost, "/", out, body)
+	if err == nil && status != http.StatusOK {
+		err = fmt.Errorf("shadow %s: status %d: %s", op, status, b)
 	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("shadow %s: status %d: %s", op, resp.StatusCode, b)
-	}
-	var out map[string]json.RawMessage
-	return out, json.Unmarshal(b, &out)
+	return b, err
 }
 
-// responseBytes returns the size of the Item or Items of a response.
-func responseBytes(resp map[string]json.RawMessage) (int, error) {
-	var items []map[string]json.RawMessage
-	if raw, ok := resp["Item"]; ok {
-		var item map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &item); err != nil {
-			return 0, err
-		}
-		items = append(items, item)
+// responseBytes returns the size of the Item or Items of an answer.
+func responseBytes(body []byte) (int, error) {
+	var resp struct {
+		Item  map[string]any
+		Items []map[string]any
 	}
-	if raw, ok := resp["Items"]; ok {
-		var more []map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &more); err != nil {
-			return 0, err
-		}
-		items = append(items, more...)
+	if err := json.Unmarshal(body, &resp); err != nil {
+		return 0, err
 	}
 	n := 0
-	for _, it := range items {
+	for _, it := range append(resp.Items, resp.Item) {
 		s, err := itemSize(it)
 		if err != nil {
 			return 0, err
@@ -581,7 +525,7 @@ var placeholder = regexp.MustCompile(`[#:][A-Za-z0-9_]+`)
 func pruneExpressionNames(req map[string]json.RawMessage) {
 	used := map[string]bool{}
 	for _, f := range []string{"KeyConditionExpression", "FilterExpression", "ProjectionExpression", "ConditionExpression", "UpdateExpression"} {
-		for _, p := range placeholder.FindAllString(jsonString(req[f]), -1) {
+		for _, p := range placeholder.FindAllString(string(req[f]), -1) { // no placeholder needs unquoting
 			used[p] = true
 		}
 	}
@@ -601,13 +545,4 @@ func pruneExpressionNames(req map[string]json.RawMessage) {
 			req[f], _ = json.Marshal(m)
 		}
 	}
-}
-
-// jsonString returns raw as a string, "" when it is not one.
-func jsonString(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return ""
-	}
-	return s
 }

@@ -41,10 +41,12 @@ func TestParseConsumed(t *testing.T) {
 
 func TestItemSize(t *testing.T) {
 	// owner: 5 + 3; seq: 3 + 2 (two digits); sd: 2 + 3 + 2 elements + (1+2) + (1+1);
-	// ff: 2 + 3 + (1+1) + (1+1); name: 4 + 2 ("é" is two UTF-8 bytes); b: 1 + 3.
+	// ff: 2 + 3 + (1+1) + (1+1); name: 4 + 2 ("é" is two UTF-8 bytes); b: 1 + 3;
+	// sets, their elements' bare sizes: ss: 2 + 1 + 2; ns: 2 + 2 + 2; bs: 2 + 3.
 	item := `{"owner":{"S":"dev"},"seq":{"N":"12"},"sd":{"M":{"a":{"S":"xy"},"b":{"BOOL":true}}},` +
-		`"ff":{"L":[{"NULL":true},{"N":"0"}]},"name":{"S":"é"},"b":{"B":"AQID"}}`
-	var m map[string]json.RawMessage
+		`"ff":{"L":[{"NULL":true},{"N":"0"}]},"name":{"S":"é"},"b":{"B":"AQID"},` +
+		`"ss":{"SS":["a","bc"]},"ns":{"NS":["12","0.001"]},"bs":{"BS":["AQID"]}}`
+	var m map[string]any
 	if err := json.Unmarshal([]byte(item), &m); err != nil {
 		t.Fatal(err)
 	}
@@ -52,10 +54,10 @@ func TestItemSize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := 8 + 5 + 12 + 9 + 6 + 4; got != want {
+	if want := 8 + 5 + 12 + 9 + 6 + 4 + 5 + 6 + 5; got != want {
 		t.Errorf("itemSize = %d, want %d", got, want)
 	}
-	if _, err := valueSize(json.RawMessage(`{"X":"1"}`)); err == nil {
+	if _, err := valueSize(map[string]any{"X": "1"}); err == nil {
 		t.Error("unknown type accepted")
 	}
 }

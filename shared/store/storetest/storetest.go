@@ -128,10 +128,7 @@ func (e *Env) Getenv(fn string, read map[string]bool) func(string) string {
 	if !ok {
 		e.t.Fatalf("template has no function %s", fn)
 	}
-	vals := map[string]string{}
-	for k, v := range runtimeVars {
-		vals[k] = v
-	}
+	vals := maps.Clone(runtimeVars)
 	for k, v := range f.Env {
 		s, err := tmpl.Resolve(v, localdb.Params(e.Endpoint), e.Names)
 		if err != nil {
