@@ -15,6 +15,7 @@ import (
 
 	"stampduty/shared/auth"
 	"stampduty/shared/config"
+	"stampduty/shared/fake"
 	"stampduty/shared/functest"
 	"stampduty/shared/orders"
 	"stampduty/shared/rules"
@@ -477,7 +478,7 @@ func TestKeyReusedInTheSecondItExpires(t *testing.T) {
 	db := store.Open(config.New(s.Env.Getenv("CreateOrderFunction", nil)))
 	keys := db.Idempotency(s.Env.Table("IdempotencyTable"))
 	h := &handler{
-		auth: auth.NewAuthenticator(functest.OneToken{Secret: localdb.DevToken, Owner: localdb.DevOwner}, localdb.Hasher(), time.Minute),
+		auth: auth.NewAuthenticator(fake.NewTokens(localdb.Hasher(), map[string]string{localdb.DevToken: localdb.DevOwner}), localdb.Hasher(), time.Minute),
 		orders: &orders.Creator{
 			Articles: db.Articles(s.Env.Table("ArticlesTable")),
 			IDs:      db.IDs(s.Env.Table("CountersTable"), store.IDBlock),

@@ -2,7 +2,6 @@ package main
 
 import (
 	"cmp"
-	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -15,22 +14,17 @@ import (
 	"strings"
 	"testing"
 
+	"stampduty/shared/fake"
 	"stampduty/shared/functest"
 	"stampduty/shared/rules"
 	"stampduty/shared/strapi"
 )
 
-// fuzzCatalogue is a cached catalogue in memory: All returns the same slice
-// every time, as the article cache does, so a handler that reorders it in
-// place is caught.
-type fuzzCatalogue struct{ arts []rules.Article }
-
-// All returns the catalogue.
-func (c *fuzzCatalogue) All(context.Context) ([]rules.Article, error) { return c.arts, nil }
-
 // newFuzzCatalogue returns 20 articles, not stored in id order, with ties on
-// every sort field and a missing fixed amount on most of them.
-func newFuzzCatalogue(tb testing.TB) *fuzzCatalogue {
+// every sort field and a missing fixed amount on most of them. Its All
+// returns the same slice every time, as the article cache does, so a
+// handler that reorders it in place is caught.
+func newFuzzCatalogue(tb testing.TB) fake.Articles {
 	tb.Helper()
 	factor, err := rules.ParseDecimal("0.06")
 	if err != nil {
@@ -38,7 +32,7 @@ func newFuzzCatalogue(tb testing.TB) *fuzzCatalogue {
 	}
 	purposes := []string{"Affidavit", "Rent Agreement", "Sale Deed", "affidavit", "Gift Deed", "Zeta Bond", "Éclat Deed"}
 	states := []string{"Karnataka", "Delhi", "Tamil Nadu", "Goa"}
-	c := &fuzzCatalogue{}
+	var c fake.Articles
 	for i := range 20 {
 		id := int64((i*7)%20 + 1) // 1..20, shuffled
 		a := rules.Article{ID: id, DocumentID: fmt.Sprintf("a%023d", id), PurposeName: purposes[i%len(purposes)],
@@ -50,7 +44,7 @@ func newFuzzCatalogue(tb testing.TB) *fuzzCatalogue {
 		case 1:
 			a.FollowsConsideration, a.Factor = true, &factor
 		}
-		c.arts = append(c.arts, a)
+		c = append(c, a)
 	}
 	return c
 }
@@ -136,7 +130,7 @@ func FuzzListArticles(f *testing.F) {
 		f.Add(s)
 	}
 	catalogue := newFuzzCatalogue(f)
-	before := slices.Clone(catalogue.arts)
+	before := slices.Clone(catalogue)
 	routes := (&handler{articles: catalogue}).routes()
 	f.Fuzz(func(t *testing.T, raw string) {
 		r := httptest.NewRequest(http.MethodGet, "/api/stamp-duty-datas", nil)
@@ -150,12 +144,12 @@ func FuzzListArticles(f *testing.F) {
 		if !json.Valid(body) {
 			t.Fatalf("query %q: status %d: body is not JSON: %q", raw, status, body)
 		}
-		if !slices.EqualFunc(catalogue.arts, before, func(a, b rules.Article) bool { return a.ID == b.ID }) {
+		if !slices.EqualFunc(catalogue, before, func(a, b rules.Article) bool { return a.ID == b.ID }) {
 			t.Fatalf("query %q reordered the cached catalogue", raw)
 		}
 		switch status {
 		case 200:
-			checkArticlePage(t, raw, catalogue.arts, body)
+			checkArticlePage(t, raw, catalogue, body)
 		case 400:
 			checkEnvelope(t, status, body)
 		default:

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"stampduty/shared/auth"
+	"stampduty/shared/fake"
 	"stampduty/shared/functest"
 	"stampduty/shared/rules"
 	"stampduty/shared/store/localdb"
@@ -29,41 +30,22 @@ var fuzzToken = auth.Prefix + strings.Repeat("Fz", 21) + "z"
 // fuzzTotal is how many orders fuzzOwner has.
 const fuzzTotal = 37
 
-// fuzzOrderPages holds fuzzOwner's orders; the order of seq n has id n.
-type fuzzOrderPages struct{ orders []rules.Order }
-
-// newFuzzOrderPages returns a store with fuzzTotal orders.
-func newFuzzOrderPages() *fuzzOrderPages {
-	s := &fuzzOrderPages{}
+// newFuzzOrders returns a store where fuzzOwner has fuzzTotal orders; the
+// order of seq n has id n.
+func newFuzzOrders(tb testing.TB) *fake.Orders {
+	s := &fake.Orders{}
 	for seq := int64(1); seq <= fuzzTotal; seq++ {
-		s.orders = append(s.orders, rules.Order{
+		_, err := s.Create(context.Background(), fuzzOwner, rules.Order{
 			ID:           seq,
 			DocumentID:   fmt.Sprintf("o%023d", seq),
 			CreatedAt:    rules.FormatTime(time.Date(2026, 11, 21, 4, 9, int(seq), 0, time.UTC)),
 			Fulfillments: []rules.Fulfillment{{ID: 1000 + seq, Status: rules.StatusPending}},
 		})
+		if err != nil {
+			tb.Fatal(err)
+		}
 	}
 	return s
-}
-
-// Page returns page of size of owner's orders, newest first, and the
-// total, with the DynamoDB store's rules: a page past the end is empty (not
-// nil), another owner has no orders.
-func (s *fuzzOrderPages) Page(_ context.Context, owner string, page, size int) ([]rules.Order, int, error) {
-	if owner != fuzzOwner {
-		return []rules.Order{}, 0, nil
-	}
-	total := len(s.orders)
-	if page < 1 || size < 1 || page-1 >= (total+size-1)/size {
-		return []rules.Order{}, total, nil
-	}
-	hi := total - (page-1)*size
-	lo := max(1, hi-size+1)
-	out := make([]rules.Order, 0, hi-lo+1)
-	for seq := hi; seq >= lo; seq-- {
-		out = append(out, s.orders[seq-1])
-	}
-	return out, total, nil
 }
 
 // fuzzList sends GET /api/live-orders with the raw query string as is and
@@ -94,8 +76,8 @@ func FuzzListOrders(f *testing.F) {
 	for _, s := range functest.QueryCorpus(f) {
 		f.Add(s)
 	}
-	store := newFuzzOrderPages()
-	routes := (&handler{auth: auth.NewAuthenticator(functest.OneToken{Secret: fuzzToken, Owner: fuzzOwner}, localdb.Hasher(), time.Minute), orders: store}).routes()
+	tokens := fake.NewTokens(localdb.Hasher(), map[string]string{fuzzToken: fuzzOwner})
+	routes := (&handler{auth: auth.NewAuthenticator(tokens, localdb.Hasher(), time.Minute), orders: newFuzzOrders(f)}).routes()
 	f.Fuzz(func(t *testing.T, raw string) {
 		w := fuzzList(routes, raw)
 		status, body := w.Code, w.Body.Bytes()
