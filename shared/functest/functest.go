@@ -25,6 +25,7 @@ import (
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"stampduty/shared/auth"
+	"stampduty/shared/function"
 	"stampduty/shared/samtemplate"
 	"stampduty/shared/store/localdb"
 	"stampduty/shared/store/storetest"
@@ -69,7 +70,7 @@ func (s *SyncBuffer) String() string {
 // (cmd/local/articles.json) and the local dev token, and builds the
 // function's handler with wire from the environment template.yaml gives the
 // function logicalID, pointed at a recording proxy, logging into Logs.
-func New(t testing.TB, logicalID string, wire func(getenv func(string) string, logger *slog.Logger) (http.Handler, error)) *Stack {
+func New(t testing.TB, logicalID string, wire function.Wire) *Stack {
 	t.Helper()
 	env := storetest.New(t)
 	s := &Stack{t: t, Env: env, Read: map[string]bool{}, Logs: &SyncBuffer{}}
@@ -80,7 +81,7 @@ func New(t testing.TB, logicalID string, wire func(getenv func(string) string, l
 		t.Fatalf("template.yaml has no function %s", logicalID)
 	}
 	s.Function = f
-	h, err := wire(env.Getenv(logicalID, s.Read), slog.New(slog.NewJSONHandler(s.Logs, nil)))
+	h, err := function.Build(wire, env.Getenv(logicalID, s.Read), slog.New(slog.NewJSONHandler(s.Logs, nil)))
 	if err != nil {
 		t.Fatalf("wire %s: %v", logicalID, err)
 	}
