@@ -19,26 +19,20 @@ import (
 	"stampduty/shared/strapi"
 )
 
-// fuzzOwner owns fuzzToken.
-const fuzzOwner = "fuzz-owner"
-
-// fuzzToken is the one token the fuzz authenticator accepts.
-var fuzzToken = auth.Prefix + strings.Repeat("Fz", 21) + "z"
-
 // fuzzAuthHeaders are the Authorization headers a fuzz input chooses from;
-// the first fuzzAuthorized of them carry fuzzToken.
+// the first fuzzAuthorized of them carry the dev token.
 var fuzzAuthHeaders = []string{
-	"Bearer " + fuzzToken,
-	" bEaReR   " + fuzzToken + " ",
+	"Bearer " + localdb.DevToken,
+	" bEaReR   " + localdb.DevToken + " ",
 	"",
 	"Bearer ",
 	"Basic YWxhZGRpbjpvcGVuc2VzYW1l",
 	"Bearer " + auth.Prefix + strings.Repeat("A", 43),
 	"Bearer not-a-token",
-	"Bearer " + fuzzToken + "x",
+	"Bearer " + localdb.DevToken + "x",
 }
 
-// fuzzAuthorized is how many of fuzzAuthHeaders carry fuzzToken.
+// fuzzAuthorized is how many of fuzzAuthHeaders carry the dev token.
 const fuzzAuthorized = 2
 
 // fuzzNow is the clock of the fuzz handler.
@@ -74,7 +68,7 @@ func newFuzzService(tb testing.TB) *fuzzService {
 	tb.Helper()
 	s := &fuzzService{articles: fuzzCatalogue(tb), orders: &fake.Orders{}}
 	h := &handler{
-		auth: auth.NewAuthenticator(fake.NewTokens(localdb.Hasher(), map[string]string{fuzzToken: fuzzOwner}), localdb.Hasher(), time.Minute),
+		auth: auth.NewAuthenticator(fake.NewTokens(localdb.Hasher(), map[string]string{localdb.DevToken: localdb.DevOwner}), localdb.Hasher(), time.Minute),
 		orders: &orders.Creator{
 			Articles: s.articles,
 			IDs:      &fake.IDs{Last: 1000},
@@ -106,7 +100,7 @@ func (s *fuzzService) post(authorization, contentType string, body []byte, chunk
 }
 
 // checkCreated fails unless a 200 body answers exactly the one order the
-// store recorded, for fuzzOwner, within its article's amount rule.
+// store recorded, for the dev owner, within its article's amount rule.
 func checkCreated(tb testing.TB, s *fuzzService, body []byte) {
 	tb.Helper()
 	created := s.orders.Created()
@@ -130,7 +124,7 @@ func checkCreated(tb testing.TB, s *fuzzService, body []byte) {
 	if got, want := id, c.Order.DocumentID; got != want || len(id) != rules.DocumentIDLength {
 		tb.Fatalf("orderId = %q, stored documentId %q", got, want)
 	}
-	if got, want := c.Owner, fuzzOwner; got != want {
+	if got, want := c.Owner, localdb.DevOwner; got != want {
 		tb.Fatalf("stored for owner %q, want %q", got, want)
 	}
 	sd := c.Order.StampDuty

@@ -283,10 +283,10 @@ func TestHostileBodies(t *testing.T) {
 				t.Fatalf("status = %d, want %d: %.300s", got, want, w.Body.Bytes())
 			}
 			e := functest.CheckEnvelope(t, w.Code, w.Body.Bytes())
-			if got, want := e.Message, tc.message; got != want {
+			if got, want := e.Error.Message, tc.message; got != want {
 				t.Errorf("message = %q\n want %q", got, want)
 			}
-			if got, want := e.Paths, tc.paths; !slices.Equal(got, want) {
+			if got, want := e.Paths(), tc.paths; !slices.Equal(got, want) {
 				t.Errorf("detail paths = %q, want %q", got, want)
 			}
 			if got := len(s.orders.Created()); got != 0 {

@@ -43,11 +43,7 @@ func knownParam(k string) bool {
 // list answers with the requested page of the sorted catalogue. The
 // catalogue is small and cached whole, so sorting and slicing happen here.
 func (h *handler) list(r *http.Request) (listResponse, error) {
-	q, err := strapi.ParseQuery(r.URL.RawQuery, knownParam)
-	if err != nil {
-		return listResponse{}, err
-	}
-	page, size, err := q.Page("pagination[page]", "pagination[pageSize]")
+	q, page, size, err := function.ListQuery(r, knownParam, "pagination[page]", "pagination[pageSize]")
 	if err != nil {
 		return listResponse{}, err
 	}

@@ -39,11 +39,7 @@ func (h *handler) list(r *http.Request) (listResponse, error) {
 		return listResponse{}, err
 	}
 	strapi.SetCaller(r.Context(), owner)
-	q, err := strapi.ParseQuery(r.URL.RawQuery, knownParam)
-	if err != nil {
-		return listResponse{}, err
-	}
-	page, size, err := q.Page("page", "pageSize")
+	_, page, size, err := function.ListQuery(r, knownParam, "page", "pageSize")
 	if err != nil {
 		return listResponse{}, err
 	}

@@ -11,10 +11,11 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -128,6 +129,10 @@ func QueryCorpus(tb testing.TB) []string {
 	return out
 }
 
+// DevHeaders are the headers of a JSON request with the local dev token
+// (localdb.DevToken), of the dev owner. Copy the map to change it.
+var DevHeaders = map[string]string{"authorization": "Bearer " + localdb.DevToken, "content-type": "application/json"}
+
 // AddToken registers secret as a token of owner.
 func AddToken(t testing.TB, env *storetest.Env, secret, owner string) {
 	t.Helper()
@@ -202,31 +207,11 @@ func (s *Stack) Invoke(ev events.APIGatewayV2HTTPRequest) Response {
 	return Response{Status: out.StatusCode, Headers: out.Headers, Body: out.Body}
 }
 
-// ErrorBody is the Strapi error envelope, as a client decodes it.
-type ErrorBody struct {
-	Data  json.RawMessage `json:"data"`
-	Error struct {
-		Status  int    `json:"status"`
-		Name    string `json:"name"`
-		Message string `json:"message"`
-		Details struct {
-			Errors []struct {
-				Path    []string `json:"path"`
-				Message string   `json:"message"`
-				Name    string   `json:"name"`
-			} `json:"errors"`
-		} `json:"details"`
-	} `json:"error"`
-}
-
 // Error checks that r is a Strapi error envelope for its status
 // (CheckEnvelope) and decodes it.
-func (r Response) Error(t testing.TB) ErrorBody {
+func (r Response) Error(t testing.TB) Envelope {
 	t.Helper()
-	CheckEnvelope(t, r.Status, []byte(r.Body))
-	var e ErrorBody
-	json.Unmarshal([]byte(r.Body), &e)
-	return e
+	return CheckEnvelope(t, r.Status, []byte(r.Body))
 }
 
 // CheckTemplate checks the function against template.yaml after a test has
@@ -273,7 +258,7 @@ func (s *Stack) CheckTemplate(calls []storetest.ProxyCall) {
 		}
 	}
 	for table, ops := range granted {
-		for _, op := range sortedKeys(ops) {
+		for _, op := range slices.Sorted(maps.Keys(ops)) {
 			if !used[table][op] {
 				s.t.Errorf("%s is granted %s on %s, which it never uses", s.Function.LogicalID, op, table)
 			}
@@ -294,13 +279,4 @@ func (s *Stack) CheckRoutes() {
 			s.t.Errorf("%s %s: status %d, the handler does not serve the route", r.Method, r.Path, resp.Status)
 		}
 	}
-}
-
-func sortedKeys(m map[string]bool) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }
