@@ -20,7 +20,7 @@ import (
 func TestDynamoDBFaults(t *testing.T) {
 	s := functest.New(t, "CreateOrderFunction", wire)
 	create := func() functest.Response {
-		return s.Invoke(functest.Request("POST", "/api/live-orders", "", bearer, body(nil)))
+		return s.Invoke(functest.Request("POST", "/api/live-orders", "", functest.DevHeaders, body(nil)))
 	}
 	if r := create(); r.Status != 200 { // warm: token and article cached, ids reserved
 		t.Fatalf("status %d: %s", r.Status, r.Body)
@@ -75,9 +75,6 @@ func TestDynamoDBFaults(t *testing.T) {
 	}
 }
 
-// TestLostAnswerStoresOneOrder: when the orders table applies a create's
-// PutItem but the answer is lost (the connection drops, or the answer comes
-// after the attempt's timeout) and the SDK retries, one POST still stores
 // lostAnswers are the two ways DynamoDB's answer to an applied write can be
 // lost: the connection drops after the request was forwarded, or the answer
 // comes after the SDK's attempt timeout. Either way the SDK retries.
@@ -89,6 +86,21 @@ var lostAnswers = []struct {
 	{"DelayedAnswer", storetest.Fault{Delay: 2 * store.AttemptTimeout}},
 }
 
+// failFirstPut makes the first PutItem on table that s's proxy sees meet f,
+// and lets every other call through.
+func failFirstPut(s *functest.Stack, table string, f storetest.Fault) {
+	var puts atomic.Int64
+	s.Proxy.SetFault(func(c storetest.ProxyCall) *storetest.Fault {
+		if c.Operation == "PutItem" && c.Table == table && puts.Add(1) == 1 {
+			return &f
+		}
+		return nil
+	})
+}
+
+// TestLostAnswerStoresOneOrder: when the orders table applies a create's
+// PutItem but the answer is lost (the connection drops, or the answer comes
+// after the attempt's timeout) and the SDK retries, one POST still stores
 // one order, with or without an Idempotency-Key.
 func TestLostAnswerStoresOneOrder(t *testing.T) {
 	s := functest.New(t, "CreateOrderFunction", wire)
@@ -102,13 +114,7 @@ func TestLostAnswerStoresOneOrder(t *testing.T) {
 				t.Run(tc.name, func(t *testing.T) {
 					headers := withKey(tc.key)
 					before := listOrders(t, s)
-					var puts atomic.Int64
-					s.Proxy.SetFault(func(c storetest.ProxyCall) *storetest.Fault {
-						if c.Operation == "PutItem" && c.Table == table && puts.Add(1) == 1 {
-							return &fault.f
-						}
-						return nil
-					})
+					failFirstPut(s, table, fault.f)
 					r := s.Invoke(functest.Request("POST", "/api/live-orders", "", headers, body(map[string]any{"firstPartyName": "Lost " + fault.name + " " + tc.name})))
 					s.Proxy.SetFault(nil)
 					doc := orderID(t, r)
@@ -145,13 +151,7 @@ func TestLostKeyClaimAnswer(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			headers := withKey("key-lost-claim-" + tc.name)
 			before := listOrders(t, s)
-			var puts atomic.Int64
-			s.Proxy.SetFault(func(c storetest.ProxyCall) *storetest.Fault {
-				if c.Operation == "PutItem" && c.Table == table && puts.Add(1) == 1 {
-					return &tc.f
-				}
-				return nil
-			})
+			failFirstPut(s, table, tc.f)
 			start := time.Now()
 			r := s.Invoke(functest.Request("POST", "/api/live-orders", "", headers, body(nil)))
 			s.Proxy.SetFault(nil)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"stampduty/shared/auth"
+	"stampduty/shared/fake"
 	"stampduty/shared/functest"
 	"stampduty/shared/orders"
 	"stampduty/shared/rules"
@@ -18,117 +19,59 @@ import (
 	"stampduty/shared/strapi"
 )
 
-// fuzzOwner owns fuzzToken.
-const fuzzOwner = "fuzz-owner"
-
-// fuzzToken is the one token the fuzz authenticator accepts.
-var fuzzToken = auth.Prefix + strings.Repeat("Fz", 21) + "z"
-
 // fuzzAuthHeaders are the Authorization headers a fuzz input chooses from;
-// the first fuzzAuthorized of them carry fuzzToken.
+// the first fuzzAuthorized of them carry the dev token.
 var fuzzAuthHeaders = []string{
-	"Bearer " + fuzzToken,
-	" bEaReR   " + fuzzToken + " ",
+	"Bearer " + localdb.DevToken,
+	" bEaReR   " + localdb.DevToken + " ",
 	"",
 	"Bearer ",
 	"Basic YWxhZGRpbjpvcGVuc2VzYW1l",
 	"Bearer " + auth.Prefix + strings.Repeat("A", 43),
 	"Bearer not-a-token",
-	"Bearer " + fuzzToken + "x",
+	"Bearer " + localdb.DevToken + "x",
 }
 
-// fuzzAuthorized is how many of fuzzAuthHeaders carry fuzzToken.
+// fuzzAuthorized is how many of fuzzAuthHeaders carry the dev token.
 const fuzzAuthorized = 2
 
 // fuzzNow is the clock of the fuzz handler.
 var fuzzNow = time.Date(2026, 11, 21, 4, 9, 0, 123e6, time.UTC)
 
-// fuzzArticles is the article lookup: three articles by (purpose, state),
-// ENOTFOUND with the contract's message for anything else.
-type fuzzArticles map[[2]string]rules.Article
-
-// Get returns the article of (purpose, state) or the store's ENOTFOUND error.
-func (m fuzzArticles) Get(_ context.Context, purpose, state string) (rules.Article, error) {
-	if a, ok := m[[2]string{purpose, state}]; ok {
-		return a, nil
-	}
-	return rules.Article{}, rules.Errorf(rules.ENOTFOUND, "Purpose with the name: %s cannot be found.", purpose)
-}
-
 // fuzzCatalogue returns the fuzz articles: Affidavit in Karnataka, fixed at
 // 20; Rent Agreement in Karnataka, 100 to 500; Sale Deed in Delhi, 6% of the
 // consideration price within 100 to 1,000,000.
-func fuzzCatalogue(tb testing.TB) fuzzArticles {
+func fuzzCatalogue(tb testing.TB) fake.Articles {
 	tb.Helper()
 	factor, err := rules.ParseDecimal("0.06")
 	if err != nil {
 		tb.Fatal(err)
 	}
 	fixed := int64(20)
-	arts := []rules.Article{
+	return fake.Articles{
 		{ID: 1, DocumentID: "a00000000000000000000001", PurposeName: "Affidavit", State: "Karnataka", Min: 20, Max: 20, Fixed: &fixed},
 		{ID: 2, DocumentID: "a00000000000000000000002", PurposeName: "Rent Agreement", State: "Karnataka", Min: 100, Max: 500},
 		{ID: 3, DocumentID: "a00000000000000000000003", PurposeName: "Sale Deed", State: "Delhi", Min: 100, Max: 1000000, FollowsConsideration: true, Factor: &factor},
 	}
-	m := fuzzArticles{}
-	for _, a := range arts {
-		m[[2]string{a.PurposeName, a.State}] = a
-	}
-	return m
-}
-
-// fuzzIDs hands out ids from a counter, as the DynamoDB reserver does.
-type fuzzIDs struct{ last int64 }
-
-// Reserve returns the first of n new ids.
-func (r *fuzzIDs) Reserve(_ context.Context, n int64) (int64, error) {
-	first := r.last + 1
-	r.last += n
-	return first, nil
-}
-
-// fuzzCreated is one order the fake store was asked to create.
-type fuzzCreated struct {
-	owner string
-	order rules.Order
-}
-
-// fuzzOrders is an order store that records every create.
-type fuzzOrders struct{ created []fuzzCreated }
-
-// Create records the order and returns its seq.
-func (s *fuzzOrders) Create(_ context.Context, owner string, o rules.Order) (int64, error) {
-	s.created = append(s.created, fuzzCreated{owner: owner, order: o})
-	return int64(len(s.created)), nil
-}
-
-// Find reports whether owner has the order doc created at or after since.
-func (s *fuzzOrders) Find(_ context.Context, owner, doc string, since time.Time) (bool, error) {
-	for _, c := range s.created {
-		if c.owner == owner && c.order.DocumentID == doc && c.order.CreatedAt >= rules.FormatTime(since) {
-			return true, nil
-		}
-	}
-	return false, nil
 }
 
 // fuzzService is a create-order handler over in-memory fakes, keeping the
 // fakes it needs to inspect.
 type fuzzService struct {
 	routes   http.Handler
-	articles fuzzArticles
-	orders   *fuzzOrders
+	articles fake.Articles
+	orders   *fake.Orders
 }
 
 // newFuzzService returns a handler with a fresh order store.
 func newFuzzService(tb testing.TB) *fuzzService {
 	tb.Helper()
-	s := &fuzzService{articles: fuzzCatalogue(tb), orders: &fuzzOrders{}}
+	s := &fuzzService{articles: fuzzCatalogue(tb), orders: &fake.Orders{}}
 	h := &handler{
-		auth: auth.NewAuthenticator(functest.OneToken{Secret: fuzzToken, Owner: fuzzOwner}, localdb.Hasher(), time.Minute),
+		auth: auth.NewAuthenticator(fake.NewTokens(localdb.Hasher(), map[string]string{localdb.DevToken: localdb.DevOwner}), localdb.Hasher(), time.Minute),
 		orders: &orders.Creator{
 			Articles: s.articles,
-			IDs:      &fuzzIDs{last: 1000},
+			IDs:      &fake.IDs{Last: 1000},
 			Orders:   s.orders,
 			Now:      func() time.Time { return fuzzNow },
 		},
@@ -157,13 +100,14 @@ func (s *fuzzService) post(authorization, contentType string, body []byte, chunk
 }
 
 // checkCreated fails unless a 200 body answers exactly the one order the
-// store recorded, for fuzzOwner, within its article's amount rule.
+// store recorded, for the dev owner, within its article's amount rule.
 func checkCreated(tb testing.TB, s *fuzzService, body []byte) {
 	tb.Helper()
-	if got, want := len(s.orders.created), 1; got != want {
+	created := s.orders.Created()
+	if got, want := len(created), 1; got != want {
 		tb.Fatalf("200 with %d orders stored, want %d", got, want)
 	}
-	c := s.orders.created[0]
+	c := created[0]
 	var resp map[string]json.RawMessage
 	if err := json.Unmarshal(body, &resp); err != nil {
 		tb.Fatalf("200 body: %v: %s", err, body)
@@ -177,15 +121,15 @@ func checkCreated(tb testing.TB, s *fuzzService, body []byte) {
 	if got, want := msg, "Successfully created the order!"; got != want {
 		tb.Fatalf("message = %q, want %q", got, want)
 	}
-	if got, want := id, c.order.DocumentID; got != want || len(id) != rules.DocumentIDLength {
+	if got, want := id, c.Order.DocumentID; got != want || len(id) != rules.DocumentIDLength {
 		tb.Fatalf("orderId = %q, stored documentId %q", got, want)
 	}
-	if got, want := c.owner, fuzzOwner; got != want {
+	if got, want := c.Owner, localdb.DevOwner; got != want {
 		tb.Fatalf("stored for owner %q, want %q", got, want)
 	}
-	sd := c.order.StampDuty
-	art, ok := s.articles[[2]string{sd.StatePurpose.PurposeName, sd.State}]
-	if !ok || art.DocumentID != sd.StatePurpose.DocumentID {
+	sd := c.Order.StampDuty
+	art, err := s.articles.Get(context.Background(), sd.StatePurpose.PurposeName, sd.State)
+	if err != nil || art.DocumentID != sd.StatePurpose.DocumentID {
 		tb.Fatalf("stored under no article: %+v", sd.StatePurpose)
 	}
 	lo, hi := art.Min, art.Max
@@ -271,7 +215,7 @@ func FuzzCreateOrder(f *testing.F) {
 			return
 		}
 		functest.CheckEnvelope(t, status, resp)
-		if got := len(s.orders.created); got != 0 {
+		if got := len(s.orders.Created()); got != 0 {
 			t.Fatalf("status %d stored %d orders", status, got)
 		}
 	})

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 
+	"stampduty/shared/function"
 	"stampduty/shared/orders"
 	"stampduty/shared/rules"
 	"stampduty/shared/strapi"
@@ -29,15 +30,12 @@ type createResponse struct {
 	OrderID string `json:"orderId"`
 }
 
+// routes answers a create with the new order's documentId.
 func (h *handler) routes() http.Handler {
-	return strapi.Method(http.MethodPost, strapi.Budget(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return function.Route(http.MethodPost, func(r *http.Request) (createResponse, error) {
 		id, err := h.create(r)
-		if err != nil {
-			strapi.WriteError(w, r, err)
-			return
-		}
-		strapi.WriteJSON(w, http.StatusOK, createResponse{Message: "Successfully created the order!", OrderID: id})
-	})))
+		return createResponse{Message: "Successfully created the order!", OrderID: id}, err
+	})
 }
 
 // create reads the request — token, Idempotency-Key, body, in the contract's

@@ -15,6 +15,7 @@ import (
 
 	"stampduty/shared/auth"
 	"stampduty/shared/config"
+	"stampduty/shared/fake"
 	"stampduty/shared/functest"
 	"stampduty/shared/orders"
 	"stampduty/shared/rules"
@@ -24,8 +25,6 @@ import (
 )
 
 func TestMain(m *testing.M) { storetest.Main(m) }
-
-var bearer = map[string]string{"authorization": "Bearer " + localdb.DevToken, "content-type": "application/json"}
 
 // body returns a valid order for the sample article "Rent Agreement" in
 // Karnataka (range 100-500), changed by edits: a nil value deletes the key.
@@ -50,7 +49,7 @@ func body(edits map[string]any) string {
 // withKey returns the dev token's headers with an Idempotency-Key, none
 // when key is empty.
 func withKey(key string) map[string]string {
-	h := maps.Clone(bearer)
+	h := maps.Clone(functest.DevHeaders)
 	if key != "" {
 		h["idempotency-key"] = key
 	}
@@ -87,7 +86,7 @@ func TestCreateOrder(t *testing.T) {
 	}
 
 	t.Run("Created", func(t *testing.T) {
-		r := send(bearer, body(nil))
+		r := send(functest.DevHeaders, body(nil))
 		if r.Status != 200 {
 			t.Fatalf("status %d: %s", r.Status, r.Body)
 		}
@@ -136,25 +135,25 @@ func TestCreateOrder(t *testing.T) {
 		{"UnknownToken", map[string]string{"authorization": "Bearer sdt_" + strings.Repeat("A", 43)}, body(nil), 401, "UnauthorizedError", "Missing or invalid credentials", nil},
 		{"MalformedToken", map[string]string{"authorization": "Bearer not-a-token"}, body(nil), 401, "UnauthorizedError", "Missing or invalid credentials", nil},
 		{"NoTokenBeatsBadBody", nil, "{", 403, "ForbiddenError", "Forbidden", nil},
-		{"NotJSON", bearer, "amount=5", 400, "ValidationError", "Invalid data. The body is not valid JSON", nil},
-		{"EmptyBody", bearer, "", 400, "ValidationError", "Invalid data. …", nil},
-		{"NotAnObject", bearer, `[1,2]`, 400, "ValidationError", "Invalid data. The body must be a JSON object", nil},
+		{"NotJSON", functest.DevHeaders, "amount=5", 400, "ValidationError", "Invalid data. The body is not valid JSON", nil},
+		{"EmptyBody", functest.DevHeaders, "", 400, "ValidationError", "Invalid data. …", nil},
+		{"NotAnObject", functest.DevHeaders, `[1,2]`, 400, "ValidationError", "Invalid data. The body must be a JSON object", nil},
 		{"NotJSONContentType", map[string]string{"authorization": "Bearer " + localdb.DevToken, "content-type": "text/plain"}, body(nil), 415, "UnsupportedMediaTypeError", "…", nil},
-		{"TooLarge", bearer, body(map[string]any{"purchasedBy": strings.Repeat("x", 70000)}), 413, "PayloadTooLargeError", "…", nil},
-		{"UnknownPurpose", bearer, body(map[string]any{"purpose": "Moon Lease"}), 404, "NotFoundError", "Purpose with the name: Moon Lease cannot be found.", nil},
-		{"PurposeTrimmedForLookup", bearer, body(map[string]any{"purpose": "  Rent Agreement  ", "amount": 1}), 400, "ValidationError", "The purpose can take an amount in the range of: 100-500, while the amount passed is equal to: 1", []string{"amount"}},
-		{"PurposeWrongState", bearer, body(map[string]any{"state": "Delhi"}), 404, "NotFoundError", "Purpose with the name: Rent Agreement cannot be found.", nil},
-		{"UnknownPurposeBeatsBadFields", bearer, body(map[string]any{"purpose": "Moon Lease", "firstPartyName": ""}), 404, "NotFoundError", "Purpose with the name: Moon Lease cannot be found.", nil},
-		{"PurposeMissing", bearer, body(map[string]any{"purpose": nil, "firstPartyName": ""}), 400, "ValidationError", "Invalid data. purpose is a required field; firstPartyName must not be empty", []string{"purpose", "firstPartyName"}},
-		{"StateNotString", bearer, body(map[string]any{"state": 5}), 400, "ValidationError", "Invalid data. state must be a string", []string{"state"}},
-		{"AllFieldsAtOnce", bearer, body(map[string]any{"amount": "200", "firstPartyName": strings.Repeat("a", 41), "firstPartyPan": "abcde1234f", "firstPartyPAN": "ABCDE1234F"}), 400, "ValidationError",
+		{"TooLarge", functest.DevHeaders, body(map[string]any{"purchasedBy": strings.Repeat("x", 70000)}), 413, "PayloadTooLargeError", "…", nil},
+		{"UnknownPurpose", functest.DevHeaders, body(map[string]any{"purpose": "Moon Lease"}), 404, "NotFoundError", "Purpose with the name: Moon Lease cannot be found.", nil},
+		{"PurposeTrimmedForLookup", functest.DevHeaders, body(map[string]any{"purpose": "  Rent Agreement  ", "amount": 1}), 400, "ValidationError", "The purpose can take an amount in the range of: 100-500, while the amount passed is equal to: 1", []string{"amount"}},
+		{"PurposeWrongState", functest.DevHeaders, body(map[string]any{"state": "Delhi"}), 404, "NotFoundError", "Purpose with the name: Rent Agreement cannot be found.", nil},
+		{"UnknownPurposeBeatsBadFields", functest.DevHeaders, body(map[string]any{"purpose": "Moon Lease", "firstPartyName": ""}), 404, "NotFoundError", "Purpose with the name: Moon Lease cannot be found.", nil},
+		{"PurposeMissing", functest.DevHeaders, body(map[string]any{"purpose": nil, "firstPartyName": ""}), 400, "ValidationError", "Invalid data. purpose is a required field; firstPartyName must not be empty", []string{"purpose", "firstPartyName"}},
+		{"StateNotString", functest.DevHeaders, body(map[string]any{"state": 5}), 400, "ValidationError", "Invalid data. state must be a string", []string{"state"}},
+		{"AllFieldsAtOnce", functest.DevHeaders, body(map[string]any{"amount": "200", "firstPartyName": strings.Repeat("a", 41), "firstPartyPan": "abcde1234f", "firstPartyPAN": "ABCDE1234F"}), 400, "ValidationError",
 			"Invalid data. amount must be an integer; firstPartyName must be at most 40 characters; firstPartyPan must be empty or a PAN: 5 capital letters, 4 digits, 1 capital letter; firstPartyPAN is not an allowed field",
 			[]string{"amount", "firstPartyName", "firstPartyPan", "firstPartyPAN"}},
-		{"DuplicateKey", bearer, `{"amount":200,"amount":300}`, 400, "ValidationError", "Invalid data. amount is given more than once", []string{"amount"}},
-		{"FixedAmountDiffers", bearer, body(map[string]any{"purpose": "Affidavit", "amount": 25}), 400, "ValidationError", "The purpose have a fixed amount of: 20, while the amount passed is equal to: 25", []string{"amount"}},
-		{"RangeBelow", bearer, body(map[string]any{"amount": 99}), 400, "ValidationError", "The purpose can take an amount in the range of: 100-500, while the amount passed is equal to: 99", []string{"amount"}},
-		{"RangeAbove", bearer, body(map[string]any{"amount": 501}), 400, "ValidationError", "The purpose can take an amount in the range of: 100-500, while the amount passed is equal to: 501", []string{"amount"}},
-		{"ConsiderationZero", bearer, body(map[string]any{"purpose": "Sale Deed", "state": "Delhi", "considerationPrice": 0}), 400, "ValidationError",
+		{"DuplicateKey", functest.DevHeaders, `{"amount":200,"amount":300}`, 400, "ValidationError", "Invalid data. amount is given more than once", []string{"amount"}},
+		{"FixedAmountDiffers", functest.DevHeaders, body(map[string]any{"purpose": "Affidavit", "amount": 25}), 400, "ValidationError", "The purpose have a fixed amount of: 20, while the amount passed is equal to: 25", []string{"amount"}},
+		{"RangeBelow", functest.DevHeaders, body(map[string]any{"amount": 99}), 400, "ValidationError", "The purpose can take an amount in the range of: 100-500, while the amount passed is equal to: 99", []string{"amount"}},
+		{"RangeAbove", functest.DevHeaders, body(map[string]any{"amount": 501}), 400, "ValidationError", "The purpose can take an amount in the range of: 100-500, while the amount passed is equal to: 501", []string{"amount"}},
+		{"ConsiderationZero", functest.DevHeaders, body(map[string]any{"purpose": "Sale Deed", "state": "Delhi", "considerationPrice": 0}), 400, "ValidationError",
 			"The consideration price must be greater than 0 for the selected purpose. Please provide a valid consideration price.", []string{"considerationPrice"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -174,11 +173,7 @@ func TestCreateOrder(t *testing.T) {
 			} else if got, want := e.Error.Message, tc.message; got != want {
 				t.Errorf("message = %q\n want %q", got, want)
 			}
-			var paths []string
-			for _, d := range e.Error.Details.Errors {
-				paths = append(paths, strings.Join(d.Path, "."))
-			}
-			if tc.paths != nil && fmt.Sprint(paths) != fmt.Sprint(tc.paths) {
+			if paths := e.Paths(); tc.paths != nil && fmt.Sprint(paths) != fmt.Sprint(tc.paths) {
 				t.Errorf("detail paths = %v, want %v", paths, tc.paths)
 			}
 			if after := listOrders(t, s); after != before {
@@ -204,7 +199,7 @@ func TestCreateOrder(t *testing.T) {
 			{"FollowsFixedWins", map[string]any{"purpose": "Partnership Deed", "considerationPrice": 5000000, "amount": 3}, 1000, 5000000},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
-				r := send(bearer, body(tc.edits))
+				r := send(functest.DevHeaders, body(tc.edits))
 				if r.Status != 200 {
 					t.Fatalf("status %d: %s", r.Status, r.Body)
 				}
@@ -223,7 +218,7 @@ func TestCreateOrder(t *testing.T) {
 	})
 
 	t.Run("Defaults", func(t *testing.T) {
-		r := send(bearer, body(map[string]any{"description": nil, "purchasedBy": nil, "firstPartyPan": nil, "secondPartyPan": nil, "firstPartyAddress": nil, "secondPartyAddress": nil}))
+		r := send(functest.DevHeaders, body(map[string]any{"description": nil, "purchasedBy": nil, "firstPartyPan": nil, "secondPartyPan": nil, "firstPartyAddress": nil, "secondPartyAddress": nil}))
 		if r.Status != 200 {
 			t.Fatalf("status %d: %s", r.Status, r.Body)
 		}
@@ -256,7 +251,7 @@ func TestCreateOrder(t *testing.T) {
 		})
 		defer s.Proxy.SetFault(nil)
 		before := listOrders(t, s)
-		r := send(bearer, body(nil))
+		r := send(functest.DevHeaders, body(nil))
 		if r.Status != 503 {
 			t.Fatalf("status %d: %s", r.Status, r.Body)
 		}
@@ -413,7 +408,7 @@ func TestCreateOrder(t *testing.T) {
 		t.Run("WithoutKeyUnchanged", func(t *testing.T) {
 			before := listOrders(t, s)
 			b := body(nil)
-			a, c := orderID(t, send(bearer, b)), orderID(t, send(bearer, b))
+			a, c := orderID(t, send(functest.DevHeaders, b)), orderID(t, send(functest.DevHeaders, b))
 			if a == c || listOrders(t, s) != before+2 {
 				t.Error("two requests without a key should make two orders")
 			}
@@ -431,7 +426,7 @@ func TestCreateOrder(t *testing.T) {
 func TestWarmCreateCalls(t *testing.T) {
 	s := functest.New(t, "CreateOrderFunction", wire)
 	send := func() {
-		if r := s.Invoke(functest.Request("POST", "/api/live-orders", "", bearer, body(nil))); r.Status != 200 {
+		if r := s.Invoke(functest.Request("POST", "/api/live-orders", "", functest.DevHeaders, body(nil))); r.Status != 200 {
 			t.Fatalf("status %d: %s", r.Status, r.Body)
 		}
 	}
@@ -477,7 +472,7 @@ func TestKeyReusedInTheSecondItExpires(t *testing.T) {
 	db := store.Open(config.New(s.Env.Getenv("CreateOrderFunction", nil)))
 	keys := db.Idempotency(s.Env.Table("IdempotencyTable"))
 	h := &handler{
-		auth: auth.NewAuthenticator(functest.OneToken{Secret: localdb.DevToken, Owner: localdb.DevOwner}, localdb.Hasher(), time.Minute),
+		auth: auth.NewAuthenticator(fake.NewTokens(localdb.Hasher(), map[string]string{localdb.DevToken: localdb.DevOwner}), localdb.Hasher(), time.Minute),
 		orders: &orders.Creator{
 			Articles: db.Articles(s.Env.Table("ArticlesTable")),
 			IDs:      db.IDs(s.Env.Table("CountersTable"), store.IDBlock),

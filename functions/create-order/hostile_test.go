@@ -283,13 +283,13 @@ func TestHostileBodies(t *testing.T) {
 				t.Fatalf("status = %d, want %d: %.300s", got, want, w.Body.Bytes())
 			}
 			e := functest.CheckEnvelope(t, w.Code, w.Body.Bytes())
-			if got, want := e.Message, tc.message; got != want {
+			if got, want := e.Error.Message, tc.message; got != want {
 				t.Errorf("message = %q\n want %q", got, want)
 			}
-			if got, want := e.Paths, tc.paths; !slices.Equal(got, want) {
+			if got, want := e.Paths(), tc.paths; !slices.Equal(got, want) {
 				t.Errorf("detail paths = %q, want %q", got, want)
 			}
-			if got := len(s.orders.created); got != 0 {
+			if got := len(s.orders.Created()); got != 0 {
 				t.Errorf("%d orders stored, want none", got)
 			}
 		})
@@ -315,7 +315,7 @@ func TestHostileAccepted(t *testing.T) {
 			name: "ReplacementCharacterInPurchasedByIsStoredAsSent",
 			body: orderJSON([2]string{"purchasedBy", `"Asha \ufffd"`}),
 			check: func(t *testing.T, s *fuzzService) {
-				if got, want := s.orders.created[0].order.StampDuty.PurchasedBy, "Asha \uFFFD"; got != want {
+				if got, want := s.orders.Created()[0].Order.StampDuty.PurchasedBy, "Asha \uFFFD"; got != want {
 					t.Errorf("purchasedBy stored as %q, want %q", got, want)
 				}
 			},
@@ -326,7 +326,7 @@ func TestHostileAccepted(t *testing.T) {
 			name: "IndianScriptsInPurchasedByAreStoredAsSent",
 			body: orderJSON([2]string{"purchasedBy", `"श्रीमती प्रिया शर्मा, ಕನ್ನಡ"`}),
 			check: func(t *testing.T, s *fuzzService) {
-				if got, want := s.orders.created[0].order.StampDuty.PurchasedBy, "श्रीमती प्रिया शर्मा, ಕನ್ನಡ"; got != want {
+				if got, want := s.orders.Created()[0].Order.StampDuty.PurchasedBy, "श्रीमती प्रिया शर्मा, ಕನ್ನಡ"; got != want {
 					t.Errorf("purchasedBy stored as %q, want %q", got, want)
 				}
 			},
@@ -335,7 +335,7 @@ func TestHostileAccepted(t *testing.T) {
 			name: "PurchasedByAt200CharactersIsStoredAsSent",
 			body: orderJSON([2]string{"purchasedBy", `"` + strings.Repeat("😀", 200) + `"`}),
 			check: func(t *testing.T, s *fuzzService) {
-				if got, want := s.orders.created[0].order.StampDuty.PurchasedBy, strings.Repeat("😀", 200); got != want {
+				if got, want := s.orders.Created()[0].Order.StampDuty.PurchasedBy, strings.Repeat("😀", 200); got != want {
 					t.Errorf("purchasedBy stored as %q, want %q", got, want)
 				}
 			},

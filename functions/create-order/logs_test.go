@@ -16,15 +16,14 @@ import (
 // status, latency and caller, and never a PAN, a mobile number, a party's
 // name or address, a description or a token — not in error paths either.
 func TestLogsHoldNoPersonalData(t *testing.T) {
-	s := functest.New(t, "CreateOrderFunction", wire)
 	personal := map[string]any{
 		"firstPartyName": "Zebulon Quixote", "secondPartyName": "Yolanda Xerxes",
 		"firstPartyAddress": "77 Wisteria Lane, Mysuru", "secondPartyAddress": "9 Juniper Court, Hubli",
 		"firstPartyPan": "QWERT9876Z", "secondPartyPan": "ZXCVB5432Y", "firstPartyMobileNumber": "9123456780",
 		"description": "Secret lease for flat 12", "purchasedBy": "Ulysses Vantablack",
 	}
-	headers := map[string]string{"authorization": "Bearer " + localdb.DevToken, "content-type": "application/json"}
-	keyed := map[string]string{"authorization": "Bearer " + localdb.DevToken, "content-type": "application/json", "idempotency-key": "log-key"}
+	s := functest.New(t, "CreateOrderFunction", wire)
+	headers, keyed := functest.DevHeaders, withKey("log-key")
 	send := func(h map[string]string, edits map[string]any) functest.Response {
 		m := map[string]any{}
 		for k, v := range personal {

@@ -3,8 +3,6 @@
 package main
 
 import (
-	"errors"
-	"log/slog"
 	"net/http"
 	"time"
 
@@ -13,19 +11,14 @@ import (
 	"stampduty/shared/function"
 	"stampduty/shared/orders"
 	"stampduty/shared/store"
-	"stampduty/shared/strapi"
 )
 
-func main() { function.Main(wire) }
-
-// wire builds the handler from the environment: config → store → workflow
-// → handler, logging one line per request to logger.
-func wire(getenv func(string) string, logger *slog.Logger) (http.Handler, error) {
-	env := config.New(getenv)
-	db := store.Open(env)
+// wire puts the create-order workflow (articles, counters, orders and
+// idempotency keys) behind the caller's token check.
+func wire(env *config.Env, db *store.DB) (http.Handler, error) {
 	authn, err := auth.FromEnv(env, db.Tokens(env.Require("TOKENS_TABLE")))
 	if err != nil {
-		return nil, errors.Join(env.Err(), err)
+		return nil, err
 	}
 	h := &handler{
 		auth: authn,
@@ -37,5 +30,7 @@ func wire(getenv func(string) string, logger *slog.Logger) (http.Handler, error)
 			Now:      time.Now,
 		},
 	}
-	return strapi.Logged(logger, h.routes()), env.Err()
+	return h.routes(), nil
 }
+
+func main() { function.Main(wire) }

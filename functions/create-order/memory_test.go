@@ -33,7 +33,7 @@ func TestPurposeFloodKeepsMemoryBounded(t *testing.T) {
 			purpose := fmt.Sprintf("Lease %06d %s", i, strings.Repeat("y", 200-13))
 			b = body(map[string]any{"purpose": purpose, "padding": pad})
 		}
-		r := s.Invoke(functest.Request("POST", "/api/live-orders", "", bearer, b))
+		r := s.Invoke(functest.Request("POST", "/api/live-orders", "", functest.DevHeaders, b))
 		if r.Status != 404 {
 			t.Fatalf("request %d: status %d: %.200s", i, r.Status, r.Body)
 		}

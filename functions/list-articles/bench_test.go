@@ -1,19 +1,13 @@
 package main
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 
-	"stampduty/shared/functest"
+	"stampduty/shared/fake"
 	"stampduty/shared/rules"
 )
-
-// memArticles is a catalogue held in memory, standing in for the cache.
-type memArticles []rules.Article
-
-func (m memArticles) All(context.Context) ([]rules.Article, error) { return m, nil }
 
 // benchArticles returns n articles: fixed amounts, ranges and articles
 // that follow the consideration price, over several purposes and states.
@@ -51,10 +45,10 @@ func benchArticles(b *testing.B, n int) []rules.Article {
 // catalogue cached: parsing the query, sorting 100 articles by purpose name
 // and encoding them, through the handler's routes.
 func BenchmarkEncodeArticles(b *testing.B) {
-	h := &handler{articles: memArticles(benchArticles(b, 100))}
+	h := &handler{articles: fake.Articles(benchArticles(b, 100))}
 	srv := h.routes()
 	req := httptest.NewRequest(http.MethodGet, "/api/stamp-duty-datas?pagination%5BpageSize%5D=100&sort%5B0%5D=purpose_name%3Aasc", nil)
-	w := &functest.DiscardWriter{}
+	w := &fake.DiscardWriter{}
 	srv.ServeHTTP(w, req)
 	if w.Status != http.StatusOK {
 		b.Fatalf("status %d", w.Status)

@@ -2,10 +2,8 @@ package main
 
 import (
 	"cmp"
-	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -15,22 +13,17 @@ import (
 	"strings"
 	"testing"
 
+	"stampduty/shared/fake"
 	"stampduty/shared/functest"
 	"stampduty/shared/rules"
 	"stampduty/shared/strapi"
 )
 
-// fuzzCatalogue is a cached catalogue in memory: All returns the same slice
-// every time, as the article cache does, so a handler that reorders it in
-// place is caught.
-type fuzzCatalogue struct{ arts []rules.Article }
-
-// All returns the catalogue.
-func (c *fuzzCatalogue) All(context.Context) ([]rules.Article, error) { return c.arts, nil }
-
 // newFuzzCatalogue returns 20 articles, not stored in id order, with ties on
-// every sort field and a missing fixed amount on most of them.
-func newFuzzCatalogue(tb testing.TB) *fuzzCatalogue {
+// every sort field and a missing fixed amount on most of them. Its All
+// returns the same slice every time, as the article cache does, so a
+// handler that reorders it in place is caught.
+func newFuzzCatalogue(tb testing.TB) fake.Articles {
 	tb.Helper()
 	factor, err := rules.ParseDecimal("0.06")
 	if err != nil {
@@ -38,7 +31,7 @@ func newFuzzCatalogue(tb testing.TB) *fuzzCatalogue {
 	}
 	purposes := []string{"Affidavit", "Rent Agreement", "Sale Deed", "affidavit", "Gift Deed", "Zeta Bond", "Éclat Deed"}
 	states := []string{"Karnataka", "Delhi", "Tamil Nadu", "Goa"}
-	c := &fuzzCatalogue{}
+	var c fake.Articles
 	for i := range 20 {
 		id := int64((i*7)%20 + 1) // 1..20, shuffled
 		a := rules.Article{ID: id, DocumentID: fmt.Sprintf("a%023d", id), PurposeName: purposes[i%len(purposes)],
@@ -50,7 +43,7 @@ func newFuzzCatalogue(tb testing.TB) *fuzzCatalogue {
 		case 1:
 			a.FollowsConsideration, a.Factor = true, &factor
 		}
-		c.arts = append(c.arts, a)
+		c = append(c, a)
 	}
 	return c
 }
@@ -63,50 +56,51 @@ func fuzzKnownParam(k string) bool {
 	return k == "pagination[page]" || k == "pagination[pageSize]" || strapi.IsSortKey(k)
 }
 
-// compareBy orders two articles by one field, per the README: strings
-// byte-wise, a missing fixed after every amount (before them descending).
-func compareBy(a, b rules.Article, field string) int {
+// sortValue is an article's value for a sort field, per the README: text
+// compared byte-wise, numbers by value, a missing fixed after every amount.
+func sortValue(a rules.Article, field string) (text string, num int64) {
 	switch field {
-	case "id":
-		return cmp.Compare(a.ID, b.ID)
 	case "purpose_name":
-		return strings.Compare(a.PurposeName, b.PurposeName)
+		return a.PurposeName, 0
 	case "state":
-		return strings.Compare(a.State, b.State)
+		return a.State, 0
+	case "id":
+		return "", a.ID
 	case "min":
-		return cmp.Compare(a.Min, b.Min)
+		return "", a.Min
 	case "max":
-		return cmp.Compare(a.Max, b.Max)
+		return "", a.Max
 	case "fixed":
-		const missing = math.MaxInt64 // after every amount
-		fa, fb := int64(missing), int64(missing)
-		if a.Fixed != nil {
-			fa = *a.Fixed
+		if a.Fixed == nil {
+			return "", math.MaxInt64
 		}
-		if b.Fixed != nil {
-			fb = *b.Fixed
-		}
-		return cmp.Compare(fa, fb)
+		return "", *a.Fixed
 	}
 	panic("unknown sort field " + field)
 }
 
+// byKey orders two articles by one sort key, its direction included.
+func byKey(k strapi.SortKey) func(a, b rules.Article) int {
+	return func(a, b rules.Article) int {
+		ta, na := sortValue(a, k.Field)
+		tb, nb := sortValue(b, k.Field)
+		c := cmp.Or(strings.Compare(ta, tb), cmp.Compare(na, nb))
+		if k.Desc {
+			return -c
+		}
+		return c
+	}
+}
+
 // expectedOrder returns the ids of the catalogue sorted by keys, ties broken
-// by id ascending.
+// by id ascending: sorted by id, then stably by each key from the last to
+// the first, so that the first key decides and each next one breaks ties.
 func expectedOrder(arts []rules.Article, keys []strapi.SortKey) []int64 {
 	sorted := slices.Clone(arts)
-	slices.SortFunc(sorted, func(a, b rules.Article) int {
-		for _, k := range keys {
-			c := compareBy(a, b, k.Field)
-			if k.Desc {
-				c = -c
-			}
-			if c != 0 {
-				return c
-			}
-		}
-		return cmp.Compare(a.ID, b.ID)
-	})
+	slices.SortFunc(sorted, byKey(strapi.SortKey{Field: "id"}))
+	for _, k := range slices.Backward(keys) {
+		slices.SortStableFunc(sorted, byKey(k))
+	}
 	ids := make([]int64, len(sorted))
 	for i, a := range sorted {
 		ids[i] = a.ID
@@ -136,7 +130,7 @@ func FuzzListArticles(f *testing.F) {
 		f.Add(s)
 	}
 	catalogue := newFuzzCatalogue(f)
-	before := slices.Clone(catalogue.arts)
+	before := slices.Clone(catalogue)
 	routes := (&handler{articles: catalogue}).routes()
 	f.Fuzz(func(t *testing.T, raw string) {
 		r := httptest.NewRequest(http.MethodGet, "/api/stamp-duty-datas", nil)
@@ -150,14 +144,14 @@ func FuzzListArticles(f *testing.F) {
 		if !json.Valid(body) {
 			t.Fatalf("query %q: status %d: body is not JSON: %q", raw, status, body)
 		}
-		if !slices.EqualFunc(catalogue.arts, before, func(a, b rules.Article) bool { return a.ID == b.ID }) {
+		if !slices.EqualFunc(catalogue, before, func(a, b rules.Article) bool { return a.ID == b.ID }) {
 			t.Fatalf("query %q reordered the cached catalogue", raw)
 		}
 		switch status {
 		case 200:
-			checkArticlePage(t, raw, catalogue.arts, body)
+			checkArticlePage(t, raw, catalogue, body)
 		case 400:
-			checkEnvelope(t, status, body)
+			functest.CheckQueryRefused(t, status, body)
 		default:
 			t.Fatalf("query %q: status %d, want 200 or 400: %s", raw, status, body)
 		}
@@ -169,38 +163,7 @@ func FuzzListArticles(f *testing.F) {
 // in the order the query's sort parameters give.
 func checkArticlePage(t *testing.T, raw string, arts []rules.Article, body []byte) {
 	t.Helper()
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(body, &top); err != nil {
-		t.Fatalf("query %q: 200 body: %v", raw, err)
-	}
-	if got, want := functest.JSONKeys(top), "data,meta"; got != want {
-		t.Fatalf("query %q: keys = %s, want %s", raw, got, want)
-	}
-	if !strings.HasPrefix(string(top["data"]), "[") {
-		t.Fatalf("query %q: data = %s, want an array", raw, top["data"])
-	}
-	var resp struct {
-		Data []struct {
-			ID int64 `json:"id"`
-		} `json:"data"`
-		Meta struct {
-			Pagination map[string]int `json:"pagination"`
-		} `json:"meta"`
-	}
-	if err := json.Unmarshal(body, &resp); err != nil {
-		t.Fatalf("query %q: 200 body: %v", raw, err)
-	}
-	p := resp.Meta.Pagination
-	if got, want := fmt.Sprint(slices.Sorted(maps.Keys(p))), "[page pageCount pageSize total]"; got != want {
-		t.Fatalf("query %q: pagination keys = %s, want %s", raw, got, want)
-	}
-	page, size, total := p["page"], p["pageSize"], len(arts)
-	if page < 1 || page > math.MaxInt32 || size < 1 || size > strapi.MaxPageSize {
-		t.Fatalf("query %q: pagination %v out of range", raw, p)
-	}
-	if p["total"] != total || p["pageCount"] != (total+size-1)/size {
-		t.Fatalf("query %q: pagination %v for %d articles", raw, p, total)
-	}
+	got, page, size := functest.CheckPage(t, raw, body, "meta", len(arts))
 	// The sort the query asks for, read as the README says.
 	q, err := strapi.ParseQuery(raw, fuzzKnownParam)
 	if err != nil {
@@ -217,28 +180,20 @@ func checkArticlePage(t *testing.T, raw string, arts []rules.Article, body []byt
 	}
 	order := expectedOrder(arts, keys)
 	var want []int64
-	if start := (page - 1) * size; start < total {
-		want = order[start:min(start+size, total)]
-	}
-	var got []int64
-	for _, a := range resp.Data {
-		got = append(got, a.ID)
+	if start := (page - 1) * size; start < len(order) {
+		want = order[start:min(start+size, len(order))]
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("query %q: sort %v, page %d of %d: ids %v, want %v", raw, keys, page, size, got, want)
 	}
-	if len(keys) > 0 && len(resp.Data) > 1 {
+	if len(keys) > 0 && len(got) > 1 {
 		// The first key alone, in the response as sent.
 		byID := map[int64]rules.Article{}
 		for _, a := range arts {
 			byID[a.ID] = a
 		}
 		for i := 1; i < len(got); i++ {
-			c := compareBy(byID[got[i-1]], byID[got[i]], keys[0].Field)
-			if keys[0].Desc {
-				c = -c
-			}
-			if c > 0 {
+			if byKey(keys[0])(byID[got[i-1]], byID[got[i]]) > 0 {
 				t.Fatalf("query %q: ids %d, %d out of %v order", raw, got[i-1], got[i], keys[0])
 			}
 		}
@@ -267,14 +222,4 @@ func sameSortIndex(raw string) bool {
 		seen[i] = true
 	}
 	return false
-}
-
-// checkEnvelope fails unless body is a Strapi ValidationError envelope for
-// status with at least one failing parameter in its details.
-func checkEnvelope(t *testing.T, status int, body []byte) {
-	t.Helper()
-	e := functest.CheckEnvelope(t, status, body)
-	if e.Name != "ValidationError" || len(e.Paths) == 0 {
-		t.Fatalf("status %d: want a ValidationError naming a parameter: %s", status, body)
-	}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"stampduty/shared/function"
 	"stampduty/shared/rules"
 	"stampduty/shared/strapi"
 )
@@ -31,16 +32,8 @@ type meta struct {
 // sortable are the fields the list can be sorted by.
 var sortable = []string{"id", "purpose_name", "state", "min", "max", "fixed"}
 
-func (h *handler) routes() http.Handler {
-	return strapi.Method(http.MethodGet, strapi.Budget(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		resp, err := h.list(r)
-		if err != nil {
-			strapi.WriteError(w, r, err)
-			return
-		}
-		strapi.WriteJSON(w, http.StatusOK, resp)
-	})))
-}
+// routes answers GET with the requested page.
+func (h *handler) routes() http.Handler { return function.Route(http.MethodGet, h.list) }
 
 // knownParam reports the query parameters of the article list.
 func knownParam(k string) bool {
@@ -50,11 +43,7 @@ func knownParam(k string) bool {
 // list answers with the requested page of the sorted catalogue. The
 // catalogue is small and cached whole, so sorting and slicing happen here.
 func (h *handler) list(r *http.Request) (listResponse, error) {
-	q, err := strapi.ParseQuery(r.URL.RawQuery, knownParam)
-	if err != nil {
-		return listResponse{}, err
-	}
-	page, size, err := q.Page("pagination[page]", "pagination[pageSize]")
+	q, page, size, err := function.ListQuery(r, knownParam, "pagination[page]", "pagination[pageSize]")
 	if err != nil {
 		return listResponse{}, err
 	}

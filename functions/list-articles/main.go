@@ -4,25 +4,21 @@
 package main
 
 import (
-	"log/slog"
 	"net/http"
 	"time"
 
 	"stampduty/shared/config"
 	"stampduty/shared/function"
 	"stampduty/shared/store"
-	"stampduty/shared/strapi"
 )
 
-func main() { function.Main(wire) }
-
-// wire builds the handler from the environment: config → store → handler,
-// logging one line per request to logger.
-func wire(getenv func(string) string, logger *slog.Logger) (http.Handler, error) {
-	env := config.New(getenv)
-	db := store.Open(env)
+// wire serves the articles table, read whole and cached for a minute,
+// to anyone: no token is checked.
+func wire(env *config.Env, db *store.DB) (http.Handler, error) {
 	h := &handler{
 		articles: store.NewArticleCache(db.Articles(env.Require("ARTICLES_TABLE")), time.Minute),
 	}
-	return strapi.Logged(logger, h.routes()), env.Err()
+	return h.routes(), nil
 }
+
+func main() { function.Main(wire) }

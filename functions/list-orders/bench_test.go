@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"stampduty/shared/functest"
+	"stampduty/shared/fake"
 	"stampduty/shared/rules"
 	"stampduty/shared/strapi"
 )
@@ -57,7 +57,7 @@ func benchOrders(b *testing.B, n int) []rules.Order {
 // handler writes it.
 func BenchmarkEncodeOrders(b *testing.B) {
 	resp := listResponse{Data: benchOrders(b, 100), Pagination: strapi.NewPagination(1, 100, 10000)}
-	w := &functest.DiscardWriter{}
+	w := &fake.DiscardWriter{}
 	strapi.WriteJSON(w, http.StatusOK, resp)
 	if w.Status != http.StatusOK {
 		b.Fatalf("status %d", w.Status)

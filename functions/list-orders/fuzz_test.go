@@ -4,74 +4,45 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
-	"math"
 	"net/http"
 	"net/http/httptest"
-	"slices"
-	"strings"
 	"testing"
 	"time"
 
 	"stampduty/shared/auth"
+	"stampduty/shared/fake"
 	"stampduty/shared/functest"
 	"stampduty/shared/rules"
 	"stampduty/shared/store/localdb"
-	"stampduty/shared/strapi"
 )
 
-// fuzzOwner owns fuzzToken.
-const fuzzOwner = "fuzz-owner"
-
-// fuzzToken is the one token the fuzz authenticator accepts.
-var fuzzToken = auth.Prefix + strings.Repeat("Fz", 21) + "z"
-
-// fuzzTotal is how many orders fuzzOwner has.
+// fuzzTotal is how many orders the dev owner has.
 const fuzzTotal = 37
 
-// fuzzOrderPages holds fuzzOwner's orders; the order of seq n has id n.
-type fuzzOrderPages struct{ orders []rules.Order }
-
-// newFuzzOrderPages returns a store with fuzzTotal orders.
-func newFuzzOrderPages() *fuzzOrderPages {
-	s := &fuzzOrderPages{}
+// newFuzzOrders returns a store where the dev owner has fuzzTotal orders; the
+// order of seq n has id n.
+func newFuzzOrders(tb testing.TB) *fake.Orders {
+	s := &fake.Orders{}
 	for seq := int64(1); seq <= fuzzTotal; seq++ {
-		s.orders = append(s.orders, rules.Order{
+		_, err := s.Create(context.Background(), localdb.DevOwner, rules.Order{
 			ID:           seq,
 			DocumentID:   fmt.Sprintf("o%023d", seq),
 			CreatedAt:    rules.FormatTime(time.Date(2026, 11, 21, 4, 9, int(seq), 0, time.UTC)),
 			Fulfillments: []rules.Fulfillment{{ID: 1000 + seq, Status: rules.StatusPending}},
 		})
+		if err != nil {
+			tb.Fatal(err)
+		}
 	}
 	return s
 }
 
-// Page returns page of size of owner's orders, newest first, and the
-// total, with the DynamoDB store's rules: a page past the end is empty (not
-// nil), another owner has no orders.
-func (s *fuzzOrderPages) Page(_ context.Context, owner string, page, size int) ([]rules.Order, int, error) {
-	if owner != fuzzOwner {
-		return []rules.Order{}, 0, nil
-	}
-	total := len(s.orders)
-	if page < 1 || size < 1 || page-1 >= (total+size-1)/size {
-		return []rules.Order{}, total, nil
-	}
-	hi := total - (page-1)*size
-	lo := max(1, hi-size+1)
-	out := make([]rules.Order, 0, hi-lo+1)
-	for seq := hi; seq >= lo; seq-- {
-		out = append(out, s.orders[seq-1])
-	}
-	return out, total, nil
-}
-
 // fuzzList sends GET /api/live-orders with the raw query string as is and
-// fuzzToken.
+// the dev token.
 func fuzzList(routes http.Handler, rawQuery string) *httptest.ResponseRecorder {
 	r := httptest.NewRequest(http.MethodGet, "/api/live-orders", nil)
 	r.URL.RawQuery = rawQuery
-	r.Header.Set("Authorization", "Bearer "+fuzzToken)
+	r.Header.Set("Authorization", "Bearer "+localdb.DevToken)
 	w := httptest.NewRecorder()
 	routes.ServeHTTP(w, r)
 	return w
@@ -94,8 +65,8 @@ func FuzzListOrders(f *testing.F) {
 	for _, s := range functest.QueryCorpus(f) {
 		f.Add(s)
 	}
-	store := newFuzzOrderPages()
-	routes := (&handler{auth: auth.NewAuthenticator(functest.OneToken{Secret: fuzzToken, Owner: fuzzOwner}, localdb.Hasher(), time.Minute), orders: store}).routes()
+	tokens := fake.NewTokens(localdb.Hasher(), map[string]string{localdb.DevToken: localdb.DevOwner})
+	routes := (&handler{auth: auth.NewAuthenticator(tokens, localdb.Hasher(), time.Minute), orders: newFuzzOrders(f)}).routes()
 	f.Fuzz(func(t *testing.T, raw string) {
 		w := fuzzList(routes, raw)
 		status, body := w.Code, w.Body.Bytes()
@@ -109,7 +80,7 @@ func FuzzListOrders(f *testing.F) {
 		case 200:
 			checkOrderPage(t, raw, body)
 		case 400:
-			checkEnvelope(t, status, body)
+			functest.CheckQueryRefused(t, status, body)
 		default:
 			t.Fatalf("query %q: status %d, want 200 or 400: %s", raw, status, body)
 		}
@@ -121,58 +92,12 @@ func FuzzListOrders(f *testing.F) {
 // the orders of that page, newest first.
 func checkOrderPage(t *testing.T, raw string, body []byte) {
 	t.Helper()
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(body, &top); err != nil {
-		t.Fatalf("query %q: 200 body: %v", raw, err)
-	}
-	if got, want := functest.JSONKeys(top), "data,pagination"; got != want {
-		t.Fatalf("query %q: keys = %s, want %s", raw, got, want)
-	}
-	if !strings.HasPrefix(string(top["data"]), "[") {
-		t.Fatalf("query %q: data = %s, want an array", raw, top["data"])
-	}
-	var resp struct {
-		Data []struct {
-			ID int64 `json:"id"`
-		} `json:"data"`
-		Pagination map[string]int `json:"pagination"`
-	}
-	if err := json.Unmarshal(body, &resp); err != nil {
-		t.Fatalf("query %q: 200 body: %v", raw, err)
-	}
-	p := resp.Pagination
-	if got, want := fmt.Sprint(slices.Sorted(maps.Keys(p))), "[page pageCount pageSize total]"; got != want {
-		t.Fatalf("query %q: pagination keys = %s, want %s", raw, got, want)
-	}
-	page, size := p["page"], p["pageSize"]
-	if page < 1 || page > math.MaxInt32 || size < 1 || size > strapi.MaxPageSize {
-		t.Fatalf("query %q: pagination %v out of range", raw, p)
-	}
-	if got, want := p["total"], fuzzTotal; got != want {
-		t.Fatalf("query %q: total = %d, want %d", raw, got, want)
-	}
-	if got, want := p["pageCount"], (fuzzTotal+size-1)/size; got != want {
-		t.Fatalf("query %q: pageCount = %d, want %d", raw, got, want)
-	}
+	got, page, size := functest.CheckPage(t, raw, body, "pagination", fuzzTotal)
 	var want []int64
 	for seq := fuzzTotal - (page-1)*size; seq > max(0, fuzzTotal-page*size); seq-- {
 		want = append(want, int64(seq))
 	}
-	var got []int64
-	for _, o := range resp.Data {
-		got = append(got, o.ID)
-	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("query %q: page %d of %d: ids %v, want %v", raw, page, size, got, want)
-	}
-}
-
-// checkEnvelope fails unless body is a Strapi ValidationError envelope for
-// status with at least one failing parameter in its details.
-func checkEnvelope(t *testing.T, status int, body []byte) {
-	t.Helper()
-	e := functest.CheckEnvelope(t, status, body)
-	if e.Name != "ValidationError" || len(e.Paths) == 0 {
-		t.Fatalf("status %d: want a ValidationError naming a parameter: %s", status, body)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"stampduty/shared/function"
 	"stampduty/shared/rules"
 	"stampduty/shared/strapi"
 )
@@ -24,16 +25,8 @@ type listResponse struct {
 	Pagination strapi.Pagination `json:"pagination"`
 }
 
-func (h *handler) routes() http.Handler {
-	return strapi.Method(http.MethodGet, strapi.Budget(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		resp, err := h.list(r)
-		if err != nil {
-			strapi.WriteError(w, r, err)
-			return
-		}
-		strapi.WriteJSON(w, http.StatusOK, resp)
-	})))
-}
+// routes answers GET with the requested page.
+func (h *handler) routes() http.Handler { return function.Route(http.MethodGet, h.list) }
 
 // knownParam reports the query parameters of the order list.
 func knownParam(k string) bool { return k == "page" || k == "pageSize" }
@@ -46,11 +39,7 @@ func (h *handler) list(r *http.Request) (listResponse, error) {
 		return listResponse{}, err
 	}
 	strapi.SetCaller(r.Context(), owner)
-	q, err := strapi.ParseQuery(r.URL.RawQuery, knownParam)
-	if err != nil {
-		return listResponse{}, err
-	}
-	page, size, err := q.Page("page", "pageSize")
+	_, page, size, err := function.ListQuery(r, knownParam, "page", "pageSize")
 	if err != nil {
 		return listResponse{}, err
 	}

@@ -2,9 +2,14 @@ package functest
 
 import (
 	"encoding/json"
+	"fmt"
+	"maps"
+	"math"
 	"slices"
 	"strings"
 	"testing"
+
+	"stampduty/shared/strapi"
 )
 
 // ErrorNames is the contract's error name for each status this service
@@ -22,13 +27,16 @@ var ErrorNames = map[int]string{
 	503: "ServiceUnavailableError",
 }
 
-// Envelope is the error object of a Strapi error envelope, with the path of
-// each entry of details.errors joined by ".".
-type Envelope struct {
-	Status  int
-	Name    string
-	Message string
-	Paths   []string
+// Envelope is a Strapi error envelope, as a client decodes it.
+type Envelope struct{ strapi.ErrorBody }
+
+// Paths returns the path of each entry of details.errors, joined by ".".
+func (e Envelope) Paths() []string {
+	var paths []string
+	for _, d := range e.Error.Details.Errors {
+		paths = append(paths, strings.Join(d.Path, "."))
+	}
+	return paths
 }
 
 // CheckEnvelope fails unless body is exactly a Strapi error envelope for
@@ -54,11 +62,11 @@ func CheckEnvelope(tb testing.TB, status int, body []byte) Envelope {
 	if got, want := JSONKeys(inner), "details,message,name,status"; got != want {
 		tb.Fatalf("status %d: error keys = %s, want %s: %s", status, got, want, body)
 	}
-	var eb ErrorBody
-	if err := json.Unmarshal(body, &eb); err != nil {
+	var out Envelope
+	if err := json.Unmarshal(body, &out); err != nil {
 		tb.Fatalf("status %d: error object: %v: %s", status, err, body)
 	}
-	e := eb.Error
+	e := out.Error
 	if got, want := e.Status, status; got != want {
 		tb.Fatalf("error.status = %d, want the HTTP status %d: %s", got, want, body)
 	}
@@ -71,22 +79,74 @@ func CheckEnvelope(tb testing.TB, status int, body []byte) Envelope {
 	if len(inner["details"]) == 0 || inner["details"][0] != '{' {
 		tb.Fatalf("status %d: details is not an object: %s", status, body)
 	}
-	out := Envelope{Status: e.Status, Name: e.Name, Message: e.Message}
 	for _, d := range e.Details.Errors {
 		if d.Path == nil || d.Message == "" || d.Name != e.Name {
 			tb.Fatalf("status %d: bad details entry %+v: %s", status, d, body)
 		}
-		out.Paths = append(out.Paths, strings.Join(d.Path, "."))
 	}
 	return out
 }
 
+// CheckQueryRefused fails unless body is a Strapi ValidationError envelope
+// for status with at least one failing query parameter in its details.
+func CheckQueryRefused(tb testing.TB, status int, body []byte) {
+	tb.Helper()
+	e := CheckEnvelope(tb, status, body)
+	if e.Error.Name != "ValidationError" || len(e.Paths()) == 0 {
+		tb.Fatalf("status %d: want a ValidationError naming a parameter: %s", status, body)
+	}
+}
+
+// CheckPage fails unless body, a list route's 200 answer to the query raw,
+// is a JSON object of exactly data, an array, and outer, whose pagination
+// block (outer itself, or outer.pagination when outer is "meta") is
+// {page, pageSize, pageCount, total} in range, for total items. It returns
+// the ids of data in order, and the page and page size.
+func CheckPage(tb testing.TB, raw string, body []byte, outer string, total int) (ids []int64, page, size int) {
+	tb.Helper()
+	var top map[string]json.RawMessage
+	var data []struct {
+		ID int64 `json:"id"`
+	}
+	if err := json.Unmarshal(body, &top); err != nil {
+		tb.Fatalf("query %q: 200 body: %v", raw, err)
+	}
+	if got, want := JSONKeys(top), "data,"+outer; got != want {
+		tb.Fatalf("query %q: keys = %s, want %s", raw, got, want)
+	}
+	if err := json.Unmarshal(top["data"], &data); err != nil || !strings.HasPrefix(string(top["data"]), "[") {
+		tb.Fatalf("query %q: data = %s, want an array", raw, top["data"])
+	}
+	block := top[outer]
+	if outer == "meta" {
+		var meta map[string]json.RawMessage
+		json.Unmarshal(block, &meta)
+		block = meta["pagination"]
+	}
+	var p map[string]int
+	if err := json.Unmarshal(block, &p); err != nil {
+		tb.Fatalf("query %q: pagination %s: %v", raw, block, err)
+	}
+	if got, want := fmt.Sprint(slices.Sorted(maps.Keys(p))), "[page pageCount pageSize total]"; got != want {
+		tb.Fatalf("query %q: pagination keys = %s, want %s", raw, got, want)
+	}
+	page, size = p["page"], p["pageSize"]
+	if page < 1 || page > math.MaxInt32 || size < 1 || size > strapi.MaxPageSize {
+		tb.Fatalf("query %q: pagination %v out of range", raw, p)
+	}
+	if got, want := p["total"], total; got != want {
+		tb.Fatalf("query %q: total = %d, want %d", raw, got, want)
+	}
+	if got, want := p["pageCount"], (total+size-1)/size; got != want {
+		tb.Fatalf("query %q: pageCount = %d, want %d", raw, got, want)
+	}
+	for _, d := range data {
+		ids = append(ids, d.ID)
+	}
+	return ids, page, size
+}
+
 // JSONKeys returns the keys of m, sorted and joined by commas.
 func JSONKeys(m map[string]json.RawMessage) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return strings.Join(keys, ",")
+	return strings.Join(slices.Sorted(maps.Keys(m)), ",")
 }

@@ -11,10 +11,11 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,6 +26,7 @@ import (
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"stampduty/shared/auth"
+	"stampduty/shared/function"
 	"stampduty/shared/samtemplate"
 	"stampduty/shared/store/localdb"
 	"stampduty/shared/store/storetest"
@@ -69,7 +71,7 @@ func (s *SyncBuffer) String() string {
 // (cmd/local/articles.json) and the local dev token, and builds the
 // function's handler with wire from the environment template.yaml gives the
 // function logicalID, pointed at a recording proxy, logging into Logs.
-func New(t testing.TB, logicalID string, wire func(getenv func(string) string, logger *slog.Logger) (http.Handler, error)) *Stack {
+func New(t testing.TB, logicalID string, wire function.Wire) *Stack {
 	t.Helper()
 	env := storetest.New(t)
 	s := &Stack{t: t, Env: env, Read: map[string]bool{}, Logs: &SyncBuffer{}}
@@ -80,7 +82,7 @@ func New(t testing.TB, logicalID string, wire func(getenv func(string) string, l
 		t.Fatalf("template.yaml has no function %s", logicalID)
 	}
 	s.Function = f
-	h, err := wire(env.Getenv(logicalID, s.Read), slog.New(slog.NewJSONHandler(s.Logs, nil)))
+	h, err := function.Build(wire, env.Getenv(logicalID, s.Read), slog.New(slog.NewJSONHandler(s.Logs, nil)))
 	if err != nil {
 		t.Fatalf("wire %s: %v", logicalID, err)
 	}
@@ -126,6 +128,10 @@ func QueryCorpus(tb testing.TB) []string {
 	}
 	return out
 }
+
+// DevHeaders are the headers of a JSON request with the local dev token
+// (localdb.DevToken), of the dev owner. Copy the map to change it.
+var DevHeaders = map[string]string{"authorization": "Bearer " + localdb.DevToken, "content-type": "application/json"}
 
 // AddToken registers secret as a token of owner.
 func AddToken(t testing.TB, env *storetest.Env, secret, owner string) {
@@ -201,31 +207,11 @@ func (s *Stack) Invoke(ev events.APIGatewayV2HTTPRequest) Response {
 	return Response{Status: out.StatusCode, Headers: out.Headers, Body: out.Body}
 }
 
-// ErrorBody is the Strapi error envelope, as a client decodes it.
-type ErrorBody struct {
-	Data  json.RawMessage `json:"data"`
-	Error struct {
-		Status  int    `json:"status"`
-		Name    string `json:"name"`
-		Message string `json:"message"`
-		Details struct {
-			Errors []struct {
-				Path    []string `json:"path"`
-				Message string   `json:"message"`
-				Name    string   `json:"name"`
-			} `json:"errors"`
-		} `json:"details"`
-	} `json:"error"`
-}
-
 // Error checks that r is a Strapi error envelope for its status
 // (CheckEnvelope) and decodes it.
-func (r Response) Error(t testing.TB) ErrorBody {
+func (r Response) Error(t testing.TB) Envelope {
 	t.Helper()
-	CheckEnvelope(t, r.Status, []byte(r.Body))
-	var e ErrorBody
-	json.Unmarshal([]byte(r.Body), &e)
-	return e
+	return CheckEnvelope(t, r.Status, []byte(r.Body))
 }
 
 // CheckTemplate checks the function against template.yaml after a test has
@@ -272,7 +258,7 @@ func (s *Stack) CheckTemplate(calls []storetest.ProxyCall) {
 		}
 	}
 	for table, ops := range granted {
-		for _, op := range sortedKeys(ops) {
+		for _, op := range slices.Sorted(maps.Keys(ops)) {
 			if !used[table][op] {
 				s.t.Errorf("%s is granted %s on %s, which it never uses", s.Function.LogicalID, op, table)
 			}
@@ -293,13 +279,4 @@ func (s *Stack) CheckRoutes() {
 			s.t.Errorf("%s %s: status %d, the handler does not serve the route", r.Method, r.Path, resp.Status)
 		}
 	}
-}
-
-func sortedKeys(m map[string]bool) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }

@@ -1,31 +1,74 @@
 // Package function runs a Lambda function whose work is a net/http handler
 // behind an API Gateway HTTP API (payload 2.0): the part every
-// functions/*/main.go would otherwise repeat.
+// functions/*/main.go and handler.go would otherwise repeat.
 package function
 
 import (
+	"errors"
 	"log/slog"
 	"net/http"
 	"os"
 
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
+
+	"stampduty/shared/config"
+	"stampduty/shared/store"
+	"stampduty/shared/strapi"
 )
 
-// Wire builds a function's handler from its environment, logging one line
-// per request to logger.
-type Wire func(getenv func(string) string, logger *slog.Logger) (http.Handler, error)
+// Wire builds a function's handler from its settings and its DynamoDB
+// store. The settings it requires and finds empty are reported with its
+// error (see Build).
+type Wire func(env *config.Env, db *store.DB) (http.Handler, error)
 
-// Main builds the handler with wire from the process environment, logging
+// Build reads the environment through getenv, opens the store, builds the
+// handler with wire and logs one line per request to logger. Its error
+// names every required variable found empty, joined with wire's own.
+func Build(wire Wire, getenv func(string) string, logger *slog.Logger) (http.Handler, error) {
+	env := config.New(getenv)
+	h, err := wire(env, store.Open(env))
+	if err := errors.Join(env.Err(), err); err != nil {
+		return nil, err
+	}
+	return strapi.Logged(logger, h), nil
+}
+
+// Main builds the handler (Build) from the process environment, logging
 // JSON lines to standard output, and serves the Lambda runtime's events with
 // it until the runtime ends the process. When wiring fails it logs why and
 // exits with status 1, which Lambda reports as a failed init.
 func Main(wire Wire) {
 	logger := slog.New(slog.NewJSONHandler(os.Stdout, nil))
-	h, err := wire(os.Getenv, logger)
+	h, err := Build(wire, os.Getenv, logger)
 	if err != nil {
 		logger.Error("init failed", "err", err.Error())
 		os.Exit(1)
 	}
 	lambda.Start(httpadapter.NewV2(h).ProxyWithContext)
+}
+
+// Route serves one method with serve: within strapi.Budget's time, it
+// answers 200 with serve's answer as JSON, or serve's error in the Strapi
+// envelope; any other method is answered 405.
+func Route[T any](method string, serve func(r *http.Request) (T, error)) http.Handler {
+	return strapi.Method(method, strapi.Budget(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		resp, err := serve(r)
+		if err != nil {
+			strapi.WriteError(w, r, err)
+			return
+		}
+		strapi.WriteJSON(w, http.StatusOK, resp)
+	})))
+}
+
+// ListQuery reads the query of a list route: it refuses any parameter that
+// known does not accept (strapi.ParseQuery), then reads the page and page
+// size under pageKey and sizeKey (strapi.Query.Page).
+func ListQuery(r *http.Request, known func(string) bool, pageKey, sizeKey string) (q strapi.Query, page, size int, err error) {
+	if q, err = strapi.ParseQuery(r.URL.RawQuery, known); err != nil {
+		return q, 0, 0, err
+	}
+	page, size, err = q.Page(pageKey, sizeKey)
+	return q, page, size, err
 }

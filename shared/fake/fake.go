@@ -1,0 +1,167 @@
+// Package fake holds in-memory stand-ins for the stores the functions and
+// the order workflow depend on, for tests that do not need DynamoDB:
+// fuzzers, warm benchmarks and pure handler tests. Each is a plain value
+// that answers as its DynamoDB counterpart in shared/store does (the same
+// error codes and messages, the same paging rules) and is safe for
+// concurrent use. Tests that check what DynamoDB does use storetest instead.
+package fake
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+
+	"stampduty/shared/auth"
+	"stampduty/shared/rules"
+)
+
+// Articles is a catalogue: an orders.Articles, and the article list's
+// source (the cache's All). It is read only, so safe for concurrent use.
+type Articles []rules.Article
+
+// Get returns the article of (purpose, state), or the ENOTFOUND error
+// naming the purpose that the store returns.
+func (a Articles) Get(_ context.Context, purpose, state string) (rules.Article, error) {
+	for _, art := range a {
+		if art.PurposeName == purpose && art.State == state {
+			return art, nil
+		}
+	}
+	return rules.Article{}, rules.NotFoundPurpose(purpose)
+}
+
+// All returns the catalogue itself, the same slice every time as the
+// article cache does, so that a caller reordering it in place is caught.
+func (a Articles) All(context.Context) ([]rules.Article, error) { return a, nil }
+
+// IDs is an orders.IDs that hands out ids from a counter, as the DynamoDB
+// reserver does. The first id is Last+1.
+type IDs struct {
+	mu sync.Mutex
+	// Last is the last id handed out; set it to start after it.
+	Last int64
+}
+
+// Reserve returns the first of n new ids.
+func (r *IDs) Reserve(_ context.Context, n int64) (int64, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	first := r.Last + 1
+	r.Last += n
+	return first, nil
+}
+
+// Created is one order the Orders store was asked to create.
+type Created struct {
+	Owner string
+	Order rules.Order
+}
+
+// Orders is an orders.Store and the order list's source (Page), keeping
+// every order in the order it was created.
+type Orders struct {
+	mu      sync.Mutex
+	created []Created
+}
+
+// Create stores o as owner's newest order and returns its seq: 1 for the
+// owner's first order, and so on.
+func (s *Orders) Create(_ context.Context, owner string, o rules.Order) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.created = append(s.created, Created{Owner: owner, Order: o})
+	return int64(len(s.of(owner))), nil
+}
+
+// Find reports whether owner has the order doc created at or after since.
+func (s *Orders) Find(_ context.Context, owner, doc string, since time.Time) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.ContainsFunc(s.of(owner), func(o rules.Order) bool {
+		return o.DocumentID == doc && o.CreatedAt >= rules.FormatTime(since)
+	}), nil
+}
+
+// Page returns page (from 1) of owner's orders, newest first, size per
+// page, and the total, with the DynamoDB store's rules: a page past the end
+// is empty (not nil), and an owner with no orders has none.
+func (s *Orders) Page(_ context.Context, owner string, page, size int) ([]rules.Order, int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	own := s.of(owner)
+	total := len(own)
+	if page < 1 || size < 1 || page-1 >= (total+size-1)/size {
+		return []rules.Order{}, total, nil
+	}
+	hi := total - (page-1)*size // the newest seq of the page
+	out := slices.Clone(own[max(0, hi-size):hi])
+	slices.Reverse(out)
+	return out, total, nil
+}
+
+// Created returns every order created so far, oldest first.
+func (s *Orders) Created() []Created {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.created)
+}
+
+// of returns owner's orders, oldest first; s.mu is held.
+func (s *Orders) of(owner string) []rules.Order {
+	own := []rules.Order{}
+	for _, c := range s.created {
+		if c.Owner == owner {
+			own = append(own, c.Order)
+		}
+	}
+	return own
+}
+
+// Tokens is an auth.Store: token records by hash. It is read only, so safe
+// for concurrent use.
+type Tokens map[string]auth.Token
+
+// NewTokens returns the store of the given tokens (secret → owner), hashed
+// with h.
+func NewTokens(h *auth.Hasher, owners map[string]string) Tokens {
+	t := Tokens{}
+	for secret, owner := range owners {
+		hash := h.Hash(secret)
+		t[hash] = auth.Token{Hash: hash, Owner: owner}
+	}
+	return t
+}
+
+// Token returns the record of hash, or the ENOTFOUND error the store
+// returns.
+func (t Tokens) Token(_ context.Context, hash string) (auth.Token, error) {
+	if tok, ok := t[hash]; ok {
+		return tok, nil
+	}
+	return auth.Token{}, rules.Errorf(rules.ENOTFOUND, "no such token")
+}
+
+// DiscardWriter is an http.ResponseWriter that keeps only the status and
+// the number of bytes written, so that a benchmark measures the handler
+// alone. It is for one goroutine.
+type DiscardWriter struct {
+	header http.Header
+	Status int
+	N      int
+}
+
+// Header returns the response headers.
+func (w *DiscardWriter) Header() http.Header {
+	if w.header == nil {
+		w.header = http.Header{}
+	}
+	return w.header
+}
+
+// WriteHeader records the status.
+func (w *DiscardWriter) WriteHeader(status int) { w.Status = status }
+
+// Write counts b and drops it.
+func (w *DiscardWriter) Write(b []byte) (int, error) { w.N += len(b); return len(b), nil }

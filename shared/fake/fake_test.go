@@ -1,0 +1,120 @@
+package fake_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"stampduty/shared/auth"
+	"stampduty/shared/fake"
+	"stampduty/shared/orders"
+	"stampduty/shared/rules"
+	"stampduty/shared/strapi"
+)
+
+// newCreator returns the create-order workflow over the fakes alone, with
+// one article (Rent Agreement in Karnataka, 100 to 500), and the clock at now.
+func newCreator(now *time.Time) (*orders.Creator, *fake.Orders) {
+	s := &fake.Orders{}
+	arts := fake.Articles{{ID: 1, DocumentID: "a00000000000000000000001", PurposeName: "Rent Agreement", State: "Karnataka", Min: 100, Max: 500}}
+	return &orders.Creator{Articles: arts, IDs: &fake.IDs{Last: 1000}, Orders: s, Keys: &fake.Keys{}, Now: func() time.Time { return *now }}, s
+}
+
+// body decodes a valid order for the article, with the given amount.
+func body(t *testing.T, amount int) *rules.OrderBody {
+	t.Helper()
+	members, err := strapi.DecodeObject(fmt.Appendf(nil, `{"amount": %d, "considerationPrice": 0, "purpose": "Rent Agreement",
+		"state": "Karnataka", "paidBy": "First Party", "firstPartyMobileNumber": "9876543210",
+		"firstPartyName": "Asha Rao", "secondPartyName": "Vikram Shah"}`, amount))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rules.NewOrderBody(members)
+}
+
+// TestCreatorOverFakes runs the real workflow on the fakes: they must keep
+// its promises as the DynamoDB stores do.
+func TestCreatorOverFakes(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 11, 21, 4, 9, 0, 0, time.UTC)
+	c, s := newCreator(&now)
+
+	t.Run("KeyReplaysItsOrder", func(t *testing.T) {
+		key := func(fp string) *orders.Key { return &orders.Key{Value: "k", Fingerprint: fp} }
+		first, err := c.Create(ctx, "alice", body(t, 200), key("fp1"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := c.Create(ctx, "alice", body(t, 200), key("fp1"))
+		if err != nil || again != first {
+			t.Fatalf("replay = %q, %v; want %q", again, err, first)
+		}
+		if _, err := c.Create(ctx, "alice", body(t, 300), key("fp2")); rules.ErrorCode(err) != rules.ECONFLICT {
+			t.Errorf("other body with the key: %v, want ECONFLICT", err)
+		}
+		other, err := c.Create(ctx, "bob", body(t, 200), key("fp1"))
+		if err != nil || other == first {
+			t.Errorf("another owner's key: %q, %v; want a new order", other, err)
+		}
+		now = now.Add(orders.KeyTTL)
+		later, err := c.Create(ctx, "alice", body(t, 300), key("fp2"))
+		if err != nil || later == first {
+			t.Errorf("after the key's TTL: %q, %v; want a new order", later, err)
+		}
+		if got, want := len(s.Created()), 3; got != want {
+			t.Errorf("%d orders stored, want %d", got, want)
+		}
+	})
+	t.Run("UnknownPurpose", func(t *testing.T) {
+		empty := &orders.Creator{Articles: fake.Articles{}}
+		_, err := empty.Create(ctx, "alice", body(t, 200), nil)
+		if got, want := fmt.Sprint(err), "Purpose with the name: Rent Agreement cannot be found."; rules.ErrorCode(err) != rules.ENOTFOUND || got != want {
+			t.Errorf("Create = %v, want ENOTFOUND %q", got, want)
+		}
+	})
+}
+
+// TestOrdersPage pages 7 orders of one owner, 3 a page, newest first.
+func TestOrdersPage(t *testing.T) {
+	ctx := context.Background()
+	s := &fake.Orders{}
+	for i := 1; i <= 7; i++ {
+		if seq, err := s.Create(ctx, "alice", rules.Order{ID: int64(i)}); err != nil || seq != int64(i) {
+			t.Fatalf("create %d: seq %d, %v", i, seq, err)
+		}
+	}
+	s.Create(ctx, "bob", rules.Order{ID: 99})
+	for _, tc := range []struct {
+		owner      string
+		page, size int
+		want       string
+	}{
+		{"alice", 1, 3, "[7 6 5] of 7"}, {"alice", 3, 3, "[1] of 7"}, {"alice", 4, 3, "[] of 7"},
+		{"alice", 1, 100, "[7 6 5 4 3 2 1] of 7"}, {"bob", 1, 3, "[99] of 1"}, {"carol", 1, 3, "[] of 0"},
+	} {
+		page, total, err := s.Page(ctx, tc.owner, tc.page, tc.size)
+		ids := []int64{}
+		for _, o := range page {
+			ids = append(ids, o.ID)
+		}
+		if got := fmt.Sprintf("%v of %d", ids, total); err != nil || got != tc.want || page == nil {
+			t.Errorf("Page(%s, %d, %d) = %s, %v; want %s", tc.owner, tc.page, tc.size, got, err, tc.want)
+		}
+	}
+}
+
+// TestTokens looks a token up by its hash, and an unknown one.
+func TestTokens(t *testing.T) {
+	h, err := auth.NewHasher("0123456789abcdef0123456789abcdef")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens := fake.NewTokens(h, map[string]string{"secret": "alice"})
+	if tok, err := tokens.Token(context.Background(), h.Hash("secret")); err != nil || tok.Owner != "alice" {
+		t.Errorf("known token: %+v, %v", tok, err)
+	}
+	if _, err := tokens.Token(context.Background(), h.Hash("other")); rules.ErrorCode(err) != rules.ENOTFOUND {
+		t.Errorf("unknown token: %v, want ENOTFOUND", err)
+	}
+}
