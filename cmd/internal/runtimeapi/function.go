@@ -7,6 +7,7 @@
 package runtimeapi
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -104,22 +105,11 @@ func (fn Function) withDefaults() (Function, error) {
 		return fn, fmt.Errorf("function %s: %w", fn.Name, err)
 	}
 	fn.Path = abs
-	if fn.Timeout <= 0 {
-		fn.Timeout = DefaultTimeout
-	}
-	if fn.InitTimeout <= 0 {
-		fn.InitTimeout = DefaultInitTimeout
-	}
-	if fn.MemoryMB <= 0 {
-		fn.MemoryMB = DefaultMemoryMB
-	}
-	if fn.MaxInstances <= 0 {
-		fn.MaxInstances = DefaultMaxInstances
-	}
-	if fn.Log == nil {
-		fn.Log = io.Discard
-	}
-	fn.Log = LockedWriter(fn.Log)
+	fn.Timeout = cmp.Or(fn.Timeout, DefaultTimeout)
+	fn.InitTimeout = cmp.Or(fn.InitTimeout, DefaultInitTimeout)
+	fn.MemoryMB = cmp.Or(fn.MemoryMB, DefaultMemoryMB)
+	fn.MaxInstances = cmp.Or(fn.MaxInstances, DefaultMaxInstances)
+	fn.Log = LockedWriter(cmp.Or(fn.Log, io.Discard))
 	return fn, nil
 }
 

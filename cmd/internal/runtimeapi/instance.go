@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -20,7 +21,6 @@ import (
 // later Invoke fails.
 type Instance struct {
 	fn      Function
-	arn     string
 	addr    string // host:port of the Runtime API, as in AWS_LAMBDA_RUNTIME_API
 	cmd     *exec.Cmd
 	srv     *http.Server
@@ -41,8 +41,8 @@ type Instance struct {
 	events chan *invocation // hands an event to a waiting /invocation/next
 	busy   chan struct{}    // holds a token while an invocation is in flight
 
-	mu       sync.Mutex
-	inflight map[string]*invocation // by request id
+	mu      sync.Mutex
+	current *invocation // the invocation in flight, if any
 
 	closeOnce sync.Once
 	closeErr  error
@@ -78,17 +78,15 @@ func Start(ctx context.Context, fn Function) (*Instance, error) {
 		return nil, fmt.Errorf("start %s: listen: %w", fn.Name, err)
 	}
 	i := &Instance{
-		fn:       fn,
-		arn:      fn.arn(),
-		addr:     ln.Addr().String(),
-		stdout:   &lineWriter{out: fn.Log, prefix: "[" + fn.Name + "] "},
-		stderr:   &lineWriter{out: fn.Log, prefix: "[" + fn.Name + "] "},
-		ready:    make(chan struct{}),
-		done:     make(chan struct{}),
-		exited:   make(chan struct{}),
-		events:   make(chan *invocation),
-		busy:     make(chan struct{}, 1),
-		inflight: make(map[string]*invocation),
+		fn:     fn,
+		addr:   ln.Addr().String(),
+		stdout: &lineWriter{out: fn.Log, prefix: "[" + fn.Name + "] "},
+		stderr: &lineWriter{out: fn.Log, prefix: "[" + fn.Name + "] "},
+		ready:  make(chan struct{}),
+		done:   make(chan struct{}),
+		exited: make(chan struct{}),
+		events: make(chan *invocation),
+		busy:   make(chan struct{}, 1),
 	}
 	i.srv = &http.Server{
 		Handler:           i.routes(),
@@ -102,7 +100,9 @@ func Start(ctx context.Context, fn Function) (*Instance, error) {
 	cmd.Stdout = i.stdout
 	cmd.Stderr = i.stderr
 	cmd.WaitDelay = time.Second // children that keep the output pipes open
-	isolate(cmd)
+	// A process group of its own, so that killing it reaches the processes it
+	// starts too.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	i.cmd = cmd
 
 	i.started = time.Now()
@@ -149,7 +149,8 @@ func (i *Instance) fail(cause error) {
 	i.failOnce.Do(func() {
 		i.cause = cause
 		close(i.done)
-		killGroup(i.cmd)
+		_ = syscall.Kill(-i.cmd.Process.Pid, syscall.SIGKILL) // ESRCH: already gone
+		_ = i.cmd.Process.Kill()
 	})
 }
 
@@ -217,14 +218,14 @@ func (i *Instance) invoke(ctx context.Context, payload []byte, free func()) ([]b
 		result:   make(chan result, 1),
 	}
 	i.mu.Lock()
-	i.inflight[inv.id] = inv
+	i.current = inv
 	i.mu.Unlock()
 
 	outcome := make(chan result, 1)
 	go func() {
 		res := i.run(ctx, inv)
 		i.mu.Lock()
-		delete(i.inflight, inv.id)
+		i.current = nil
 		i.mu.Unlock()
 		<-i.busy
 		free()

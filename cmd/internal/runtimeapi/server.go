@@ -1,7 +1,6 @@
 package runtimeapi
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -17,7 +16,6 @@ const (
 	headerFunctionARN = "Lambda-Runtime-Invoked-Function-Arn"
 	headerTraceID     = "Lambda-Runtime-Trace-Id"
 	headerErrorType   = "Lambda-Runtime-Function-Error-Type"
-	trailerErrorBody  = "Lambda-Runtime-Function-Error-Body"
 )
 
 // routes returns the instance's Runtime API.
@@ -39,7 +37,7 @@ func (i *Instance) handleNext(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h.Set(headerRequestID, inv.id)
 		h.Set(headerDeadline, strconv.FormatInt(inv.deadline.UnixMilli(), 10))
-		h.Set(headerFunctionARN, i.arn)
+		h.Set(headerFunctionARN, i.fn.arn())
 		h.Set(headerTraceID, inv.traceID)
 		h.Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusOK)
@@ -54,7 +52,7 @@ func (i *Instance) handleNext(w http.ResponseWriter, r *http.Request) {
 func (i *Instance) handleResponse(w http.ResponseWriter, r *http.Request) {
 	inv := i.claim(r.PathValue("id"))
 	if inv == nil {
-		writeInvalidRequestID(w)
+		writeError(w, http.StatusBadRequest, "InvalidRequestID", "Invalid request ID")
 		return
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, MaxPayload+1))
@@ -72,13 +70,7 @@ func (i *Instance) handleResponse(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusRequestEntityTooLarge, fe.Type, fe.Message)
 		return
 	}
-	if typ := r.Trailer.Get(headerErrorType); typ != "" {
-		// The function failed while streaming its response (aws-lambda-go
-		// reports that in trailers).
-		inv.result <- result{err: trailerError(typ, r.Trailer.Get(trailerErrorBody))}
-	} else {
-		inv.result <- result{body: body}
-	}
+	inv.result <- result{body: body}
 	writeAccepted(w)
 }
 
@@ -86,7 +78,7 @@ func (i *Instance) handleResponse(w http.ResponseWriter, r *http.Request) {
 func (i *Instance) handleError(w http.ResponseWriter, r *http.Request) {
 	inv := i.claim(r.PathValue("id"))
 	if inv == nil {
-		writeInvalidRequestID(w)
+		writeError(w, http.StatusBadRequest, "InvalidRequestID", "Invalid request ID")
 		return
 	}
 	inv.result <- result{err: readFunctionError(r)}
@@ -106,8 +98,8 @@ func (i *Instance) handleInitError(w http.ResponseWriter, r *http.Request) {
 func (i *Instance) claim(id string) *invocation {
 	i.mu.Lock()
 	defer i.mu.Unlock()
-	inv := i.inflight[id]
-	if inv == nil || inv.answered {
+	inv := i.current
+	if inv == nil || inv.id != id || inv.answered {
 		return nil
 	}
 	inv.answered = true
@@ -132,26 +124,10 @@ func readFunctionError(r *http.Request) *FunctionError {
 	return &fe
 }
 
-// trailerError decodes the error of a response that failed mid-stream.
-func trailerError(typ, body string) *FunctionError {
-	fe := FunctionError{Type: typ}
-	if raw, err := base64.StdEncoding.DecodeString(body); err == nil {
-		_ = json.Unmarshal(raw, &fe) // keep typ when the body is not JSON
-		if fe.Type == "" {
-			fe.Type = typ
-		}
-	}
-	return &fe
-}
-
 func writeAccepted(w http.ResponseWriter) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusAccepted)
 	_, _ = io.WriteString(w, `{"status":"OK"}`)
-}
-
-func writeInvalidRequestID(w http.ResponseWriter) {
-	writeError(w, http.StatusBadRequest, "InvalidRequestID", "Invalid request ID")
 }
 
 // writeError answers with the Runtime API's error body.
