@@ -6,7 +6,7 @@
 package apigw
 
 import (
-	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
@@ -77,15 +77,9 @@ type handler struct {
 // API's $default stage. When several routes match a request, the most
 // specific one wins, as on API Gateway.
 func NewHandler(routes []Route, opts Options) http.Handler {
-	h := &handler{maxBody: opts.MaxBody, timeout: opts.Timeout}
+	h := &handler{maxBody: cmp.Or(opts.MaxBody, DefaultMaxBody), timeout: cmp.Or(opts.Timeout, DefaultTimeout)}
 	if opts.Log != nil {
 		h.log = runtimeapi.LockedWriter(opts.Log)
-	}
-	if h.maxBody <= 0 {
-		h.maxBody = DefaultMaxBody
-	}
-	if h.timeout <= 0 {
-		h.timeout = DefaultTimeout
 	}
 	for _, r := range routes {
 		h.routes = append(h.routes, newRoute(r))
@@ -108,9 +102,6 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request, requestID string
 	rt, params := find(h.routes, r.Method, r.URL.Path)
 	if rt == nil {
 		return writeMessage(w, http.StatusNotFound, "Not Found"), nil
-	}
-	if r.ContentLength > h.maxBody {
-		return writeMessage(w, http.StatusRequestEntityTooLarge, "Request Entity Too Large"), nil
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.maxBody))
 	if err != nil {
@@ -294,11 +285,7 @@ func writeResponse(w http.ResponseWriter, payload []byte) (int, error) {
 		if !json.Valid(payload) {
 			return 0, fmt.Errorf("malformed Lambda response %.100q", payload)
 		}
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Content-Length", strconv.Itoa(len(payload)))
-		w.WriteHeader(http.StatusOK)
-		_, _ = w.Write(payload)
-		return http.StatusOK, nil
+		return writeJSON(w, http.StatusOK, payload), nil
 	}
 
 	var resp events.APIGatewayV2HTTPResponse
@@ -331,7 +318,7 @@ func writeResponse(w http.ResponseWriter, payload []byte) (int, error) {
 	if h.Get("Content-Type") == "" {
 		h["Content-Type"] = nil // send none rather than a sniffed one
 	}
-	if bodyAllowed(resp.StatusCode) {
+	if resp.StatusCode >= 200 && resp.StatusCode != http.StatusNoContent && resp.StatusCode != http.StatusNotModified {
 		h.Set("Content-Length", strconv.Itoa(len(body)))
 	} else {
 		h.Del("Content-Length")
@@ -342,14 +329,14 @@ func writeResponse(w http.ResponseWriter, payload []byte) (int, error) {
 	return resp.StatusCode, nil
 }
 
-// bodyAllowed reports whether a response with this status may have a body.
-func bodyAllowed(status int) bool {
-	return status >= 200 && status != http.StatusNoContent && status != http.StatusNotModified
-}
-
 // writeMessage sends one of API Gateway's own answers, {"message":"..."}.
 func writeMessage(w http.ResponseWriter, status int, msg string) int {
 	body, _ := json.Marshal(map[string]string{"message": msg})
+	return writeJSON(w, status, body)
+}
+
+// writeJSON sends body as an application/json response.
+func writeJSON(w http.ResponseWriter, status int, body []byte) int {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
@@ -362,13 +349,11 @@ func (h *handler) logRequest(r *http.Request, status int, d time.Duration, reque
 	if h.log == nil {
 		return
 	}
-	var line bytes.Buffer
-	fmt.Fprintf(&line, "%s %s %d %s %s", r.Method, r.URL.RequestURI(), status, d.Round(time.Microsecond), requestID)
+	line := fmt.Sprintf("%s %s %d %s %s", r.Method, r.URL.RequestURI(), status, d.Round(time.Microsecond), requestID)
 	if err != nil {
-		fmt.Fprintf(&line, " error=%q", err.Error())
+		line += fmt.Sprintf(" error=%q", err.Error())
 	}
-	line.WriteByte('\n')
-	_, _ = h.log.Write(line.Bytes())
+	_, _ = io.WriteString(h.log, line+"\n")
 }
 
 // newRequestID returns an id shaped like API Gateway's ("JKJaXmPLvHcESHA=").
