@@ -127,6 +127,16 @@ func validateBody(t *testing.T, body []byte) (OrderRequest, error) {
 // checkInvalid checks that err is the EINVALID *Error of Invalid(want).
 func checkInvalid(t *testing.T, err error, want []FieldError) {
 	t.Helper()
+	e := checkInvalidError(t, err, Invalid(want).Message, want)
+	if !strings.HasPrefix(e.Message, "Invalid data.") {
+		t.Errorf("Message %q does not start with Invalid data.", e.Message)
+	}
+}
+
+// checkInvalidError checks that err is an EINVALID *Error with this message
+// and these fields, and returns it.
+func checkInvalidError(t *testing.T, err error, msg string, fields []FieldError) *Error {
+	t.Helper()
 	var e *Error
 	if !errors.As(err, &e) {
 		t.Fatalf("error = %v, want an *Error", err)
@@ -134,15 +144,13 @@ func checkInvalid(t *testing.T, err error, want []FieldError) {
 	if got, want := e.Code, EINVALID; got != want {
 		t.Errorf("Code = %q, want %q", got, want)
 	}
-	if got, want := e.Fields, want; !reflect.DeepEqual(got, want) {
-		t.Errorf("Fields =\n%q\nwant\n%q", got, want)
-	}
-	if got, want := e.Message, Invalid(want).Message; got != want {
+	if got, want := e.Message, msg; got != want {
 		t.Errorf("Message = %q, want %q", got, want)
 	}
-	if !strings.HasPrefix(e.Message, "Invalid data.") {
-		t.Errorf("Message %q does not start with Invalid data.", e.Message)
+	if got, want := e.Fields, fields; !reflect.DeepEqual(got, want) {
+		t.Errorf("Fields =\n%q\nwant\n%q", got, want)
 	}
+	return e
 }
 
 func TestNewOrderBody(t *testing.T) {
