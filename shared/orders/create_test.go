@@ -86,15 +86,31 @@ func (w *world) count(t *testing.T, owner string) int {
 	return n
 }
 
+// create creates an order of owner from the sample body, with key (nil:
+// none), that must succeed, and returns its documentId.
+func (w *world) create(t *testing.T, owner string, key *orders.Key) string {
+	t.Helper()
+	doc, err := w.creator.Create(context.Background(), owner, body(t, nil), key)
+	if err != nil {
+		t.Fatalf("Create for %s: %v", owner, err)
+	}
+	return doc
+}
+
+// checkCount checks that owner has want orders.
+func (w *world) checkCount(t *testing.T, owner string, want int) {
+	t.Helper()
+	if got := w.count(t, owner); got != want {
+		t.Errorf("%s has %d orders, want %d", owner, got, want)
+	}
+}
+
 func TestCreate(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t)
 
 	t.Run("StoresTheOrder", func(t *testing.T) {
-		doc, err := w.creator.Create(ctx, "alice", body(t, nil), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		doc := w.create(t, "alice", nil)
 		page, _, err := w.orders.Page(ctx, "alice", 1, 1)
 		if err != nil || len(page) != 1 {
 			t.Fatalf("Page = %v, %v", page, err)
@@ -159,20 +175,11 @@ func TestCreateWithKey(t *testing.T) {
 	key := func(v, fp string) *orders.Key { return &orders.Key{Value: v, Fingerprint: fp} }
 
 	t.Run("ReplayCreatesNothing", func(t *testing.T) {
-		first, err := w.creator.Create(ctx, "bob", body(t, nil), key("k1", "fp1"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		again, err := w.creator.Create(ctx, "bob", body(t, nil), key("k1", "fp1"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if again != first {
+		first := w.create(t, "bob", key("k1", "fp1"))
+		if again := w.create(t, "bob", key("k1", "fp1")); again != first {
 			t.Errorf("replay answered %q, want %q", again, first)
 		}
-		if got, want := w.count(t, "bob"), 1; got != want {
-			t.Errorf("%d orders, want %d", got, want)
-		}
+		w.checkCount(t, "bob", 1)
 	})
 	t.Run("ErrOtherBodyIsAConflict", func(t *testing.T) {
 		_, err := w.creator.Create(ctx, "bob", body(t, nil), key("k1", "fp2"))
@@ -181,12 +188,8 @@ func TestCreateWithKey(t *testing.T) {
 		}
 	})
 	t.Run("KeysArePerCaller", func(t *testing.T) {
-		if _, err := w.creator.Create(ctx, "carol", body(t, nil), key("k1", "fp2")); err != nil {
-			t.Fatal(err)
-		}
-		if got, want := w.count(t, "carol"), 1; got != want {
-			t.Errorf("%d orders, want %d", got, want)
-		}
+		w.create(t, "carol", key("k1", "fp2"))
+		w.checkCount(t, "carol", 1)
 	})
 	t.Run("ErrHeldKeyIsAConflictAfterWaiting", func(t *testing.T) {
 		now := time.Now()
@@ -201,9 +204,7 @@ func TestCreateWithKey(t *testing.T) {
 		if waited := time.Since(start); waited < orders.KeyWait {
 			t.Errorf("answered after %v, want a wait of %v for the holder", waited, orders.KeyWait)
 		}
-		if got, want := w.count(t, "dave"), 0; got != want {
-			t.Errorf("%d orders, want %d", got, want)
-		}
+		w.checkCount(t, "dave", 0)
 	})
 	t.Run("VanishedHolderIsTakenOver", func(t *testing.T) {
 		// A holder claimed the key and died before storing its order: after
@@ -213,16 +214,10 @@ func TestCreateWithKey(t *testing.T) {
 		if _, ok, err := w.keys.Claim(ctx, "erin", "gone", "fp", doc, claimed, orders.KeyLease, orders.KeyTTL); err != nil || !ok {
 			t.Fatalf("Claim = %v, %v", ok, err)
 		}
-		got, err := w.creator.Create(ctx, "erin", body(t, nil), key("gone", "fp"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got != doc {
+		if got := w.create(t, "erin", key("gone", "fp")); got != doc {
 			t.Errorf("orderId = %q, want the holder's %q", got, doc)
 		}
-		if got, want := w.count(t, "erin"), 1; got != want {
-			t.Errorf("%d orders, want %d", got, want)
-		}
+		w.checkCount(t, "erin", 1)
 		rec, live, err := w.keys.Get(ctx, "erin", "gone", time.Now())
 		if err != nil || !live || rec.State != orders.KeyDone {
 			t.Errorf("key record = %+v, live %v, %v; want done", rec, live, err)
@@ -237,9 +232,7 @@ func TestCreateWithKey(t *testing.T) {
 		if _, live, err := w.keys.Get(ctx, "frank", "retry-me", time.Now()); err != nil || live {
 			t.Fatalf("key live = %v, %v after a certain failure, want released", live, err)
 		}
-		if _, err := w.creator.Create(ctx, "frank", body(t, nil), key("retry-me", "fp")); err != nil {
-			t.Fatalf("retry: %v", err)
-		}
+		w.create(t, "frank", key("retry-me", "fp")) // the retry
 	})
 	t.Run("UnknownOutcomeKeepsTheKey", func(t *testing.T) {
 		failing := *w.creator

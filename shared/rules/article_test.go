@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -121,10 +120,7 @@ const goodArticlesFile = `[
 
 func TestDecodeArticles(t *testing.T) {
 	t.Run("GoodFile", func(t *testing.T) {
-		got, err := DecodeArticles([]byte(goodArticlesFile))
-		if err != nil {
-			t.Fatal(err)
-		}
+		got := must(t, DecodeArticles, []byte(goodArticlesFile))
 		f := mustDecimal(t, "0.05")
 		want := []Article{
 			{PurposeName: "Affidavit", State: "Delhi", Min: 0, Max: 1000, Fixed: ptr[int64](20)},
@@ -149,10 +145,7 @@ func TestDecodeArticles(t *testing.T) {
 		{"EscapedText", `purpose_name`, `\u0041ffidavit \ufffd \ud83d\ude00`, "Affidavit \uFFFD 😀"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := DecodeArticles([]byte(`[{"` + tc.key + `":"` + tc.purpose + `","state":"Goa","min":0,"max":1,"toFollowConsiderationPrice":false}]`))
-			if err != nil {
-				t.Fatal(err)
-			}
+			got := must(t, DecodeArticles, []byte(`[{"`+tc.key+`":"`+tc.purpose+`","state":"Goa","min":0,"max":1,"toFollowConsiderationPrice":false}]`))
 			if got, want := got[0].PurposeName, tc.want; got != want {
 				t.Errorf("purpose_name = %q, want %q", got, want)
 			}
@@ -170,13 +163,7 @@ func TestDecodeArticles(t *testing.T) {
 	for _, tc := range fileErrors {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := DecodeArticles([]byte(tc.in))
-			var e *Error
-			if !errors.As(err, &e) {
-				t.Fatalf("error = %v, want an *Error", err)
-			}
-			if e.Code != EINVALID || e.Message != tc.msg || !reflect.DeepEqual(e.Fields, []FieldError{{"", tc.msg}}) {
-				t.Errorf("error = %+v, want EINVALID %q", e, tc.msg)
-			}
+			checkInvalidError(t, err, tc.msg, []FieldError{{"", tc.msg}})
 		})
 	}
 
@@ -270,33 +257,25 @@ func TestDecodeArticles(t *testing.T) {
 			if arts != nil {
 				t.Errorf("DecodeArticles returned %d articles with an error", len(arts))
 			}
-			var e *Error
-			if !errors.As(err, &e) {
-				t.Fatalf("error = %v, want an *Error", err)
-			}
-			if got, want := e.Code, EINVALID; got != want {
-				t.Errorf("Code = %q, want %q", got, want)
-			}
-			if got, want := e.Message, tc.msg; got != want {
-				t.Errorf("Message = %q, want %q", got, want)
-			}
-			if got, want := e.Fields, tc.want; !reflect.DeepEqual(got, want) {
-				t.Errorf("Fields =\n%q\nwant\n%q", got, want)
-			}
+			checkInvalidError(t, err, tc.msg, tc.want)
 		})
 	}
 }
 
+// must returns f(in), failing the test at once when f fails.
+func must[In, Out any](t testing.TB, f func(In) (Out, error), in In) Out {
+	t.Helper()
+	out, err := f(in)
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
+	return out
+}
+
 func TestEncodeArticles(t *testing.T) {
-	arts, err := DecodeArticles([]byte(goodArticlesFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	arts := must(t, DecodeArticles, []byte(goodArticlesFile))
 	arts[0].ID, arts[0].DocumentID = 99, "shouldnotappear0000000000"
-	out, err := EncodeArticles(arts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := must(t, EncodeArticles, arts)
 	t.Run("Format", func(t *testing.T) {
 		want := `[
   {
@@ -342,14 +321,8 @@ func TestEncodeArticles(t *testing.T) {
 		}
 	})
 	t.Run("RoundTrip", func(t *testing.T) {
-		back, err := DecodeArticles(out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		again, err := EncodeArticles(back)
-		if err != nil {
-			t.Fatal(err)
-		}
+		back := must(t, DecodeArticles, out)
+		again := must(t, EncodeArticles, back)
 		if string(again) != string(out) {
 			t.Errorf("Encode(Decode(Encode(x))) differs:\n%s\n%s", again, out)
 		}
@@ -372,24 +345,13 @@ func TestEncodeArticles(t *testing.T) {
 	})
 	t.Run("SpecialCharactersRoundTrip", func(t *testing.T) {
 		in := []Article{{PurposeName: `Deed <A&B> "quoted" \ é 😀`, State: "Goa", Min: 0, Max: MaxAmount, FollowsConsideration: true, Factor: ptr(mustDecimal(t, "1e-18"))}}
-		out, err := EncodeArticles(in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		back, err := DecodeArticles(out)
-		if err != nil {
-			t.Fatal(err)
-		}
+		back := must(t, DecodeArticles, must(t, EncodeArticles, in))
 		if !reflect.DeepEqual(back, in) {
 			t.Errorf("round trip = %+v, want %+v", back, in)
 		}
 	})
 	t.Run("NilIsEmptyArray", func(t *testing.T) {
-		out, err := EncodeArticles(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, want := string(out), "[]\n"; got != want {
+		if got, want := string(must(t, EncodeArticles, []Article(nil))), "[]\n"; got != want {
 			t.Errorf("EncodeArticles(nil) = %q, want %q", got, want)
 		}
 	})

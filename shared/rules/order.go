@@ -170,87 +170,43 @@ func (r *OrderBody) Validate() (OrderRequest, error) {
 	if req.ConsiderationPrice, msg = amountValue(r.fields[fConsiderationPrice], " must have at most 15 digits"); msg != "" {
 		fail(fConsiderationPrice, msg)
 	}
-	if req.Description, msg = r.optionalString(fDescription, "N/A"); msg == "" {
-		msg = checkDescription(req.Description)
-		if msg == "" && strings.Trim(req.Description, " ") == "" {
-			req.Description = "N/A"
+	// The string fields in the contract's order: how each is read, then how
+	// the value read is checked.
+	for _, f := range [...]struct {
+		idx   int
+		dst   *string
+		read  func(r *OrderBody, idx int) (string, string)
+		check func(s string) string
+	}{
+		{fDescription, &req.Description, (*OrderBody).optionalString, checkDescription},
+		{fPurpose, &req.Purpose, (*OrderBody).trimmedText, checkPurpose},
+		{fState, &req.State, (*OrderBody).requiredString, checkState},
+		{fPaidBy, &req.PaidBy, (*OrderBody).requiredString, checkPaidBy},
+		{fPurchasedBy, &req.PurchasedBy, (*OrderBody).optionalText, checkFreeText},
+		{fFirstPartyMobileNumber, &req.FirstPartyMobileNumber, (*OrderBody).requiredString, checkMobile},
+		{fFirstPartyName, &req.FirstPartyName, (*OrderBody).requiredString, checkName},
+		{fSecondPartyName, &req.SecondPartyName, (*OrderBody).requiredString, checkName},
+		{fFirstPartyAddress, &req.FirstPartyAddress, (*OrderBody).optionalString, checkAddress},
+		{fSecondPartyAddress, &req.SecondPartyAddress, (*OrderBody).optionalString, checkAddress},
+		{fFirstPartyPan, &req.FirstPartyPan, (*OrderBody).optionalString, checkPAN},
+		{fSecondPartyPan, &req.SecondPartyPan, (*OrderBody).optionalString, checkPAN},
+	} {
+		if *f.dst, msg = f.read(r, f.idx); msg == "" {
+			msg = f.check(*f.dst)
 		}
-	}
-	if msg != "" {
-		fail(fDescription, msg)
-	}
-	if req.Purpose, msg = r.requiredText(fPurpose); msg == "" {
-		req.Purpose = strings.TrimSpace(req.Purpose)
-		msg = checkPurpose(req.Purpose)
-	}
-	if msg != "" {
-		fail(fPurpose, msg)
-	}
-	if req.State, msg = r.requiredString(fState); msg == "" && !ValidState(req.State) {
-		msg = msgState
-	}
-	if msg != "" {
-		fail(fState, msg)
-	}
-	if req.PaidBy, msg = r.requiredString(fPaidBy); msg == "" && req.PaidBy != FirstParty && req.PaidBy != SecondParty {
-		msg = " must be one of: First Party, Second Party"
-	}
-	if msg != "" {
-		fail(fPaidBy, msg)
-	}
-	if req.PurchasedBy, msg = r.optionalText(fPurchasedBy); msg == "" {
-		msg = checkFreeText(req.PurchasedBy)
-	}
-	if msg != "" {
-		fail(fPurchasedBy, msg)
-	}
-	if req.FirstPartyMobileNumber, msg = r.requiredString(fFirstPartyMobileNumber); msg == "" && !isMobile(req.FirstPartyMobileNumber) {
-		msg = " must be exactly 10 digits"
-	}
-	if msg != "" {
-		fail(fFirstPartyMobileNumber, msg)
-	}
-	if req.FirstPartyName, msg = r.requiredString(fFirstPartyName); msg == "" {
-		msg = checkName(req.FirstPartyName)
-	}
-	if msg != "" {
-		fail(fFirstPartyName, msg)
-	}
-	if req.SecondPartyName, msg = r.requiredString(fSecondPartyName); msg == "" {
-		msg = checkName(req.SecondPartyName)
-	}
-	if msg != "" {
-		fail(fSecondPartyName, msg)
-	}
-	if req.FirstPartyAddress, msg = r.optionalString(fFirstPartyAddress, ""); msg == "" {
-		msg = checkAddress(req.FirstPartyAddress)
-	}
-	if msg != "" {
-		fail(fFirstPartyAddress, msg)
-	}
-	if req.SecondPartyAddress, msg = r.optionalString(fSecondPartyAddress, ""); msg == "" {
-		msg = checkAddress(req.SecondPartyAddress)
-	}
-	if msg != "" {
-		fail(fSecondPartyAddress, msg)
-	}
-	if req.FirstPartyPan, msg = r.optionalString(fFirstPartyPan, ""); msg == "" && !isPANOrEmpty(req.FirstPartyPan) {
-		msg = msgPAN
-	}
-	if msg != "" {
-		fail(fFirstPartyPan, msg)
-	}
-	if req.SecondPartyPan, msg = r.optionalString(fSecondPartyPan, ""); msg == "" && !isPANOrEmpty(req.SecondPartyPan) {
-		msg = msgPAN
-	}
-	if msg != "" {
-		fail(fSecondPartyPan, msg)
+		if msg != "" {
+			fail(f.idx, msg)
+		}
 	}
 	for _, key := range r.unknown {
 		errs = append(errs, FieldError{Path: key, Message: key + " is not an allowed field"})
 	}
 	if len(errs) > 0 {
 		return OrderRequest{}, Invalid(errs)
+	}
+	// A blank description, absent or null among them, is N/A.
+	if strings.Trim(req.Description, " ") == "" {
+		req.Description = "N/A"
 	}
 	return req, nil
 }
@@ -263,6 +219,8 @@ const (
 	msgNotNegative    = " must be greater than or equal to 0"
 	msgNotEmpty       = " must not be empty"
 	msgState          = " must be one of the states or union territories of India"
+	msgPaidBy         = " must be one of: First Party, Second Party"
+	msgMobile         = " must be exactly 10 digits"
 	msgFreeTextLen    = " must be at most 200 characters"
 	msgUnprintable    = " must not contain control, format, bidirectional, zero-width or line separator characters"
 	msgDescriptionLen = " must be at most 100 characters"
@@ -285,31 +243,33 @@ func (r *OrderBody) requiredString(idx int) (string, string) {
 	return "", msgMustBeString
 }
 
-// requiredText is requiredString for free text: a lone UTF-16 surrogate,
-// which cannot be stored as sent, is msgUnprintable.
-func (r *OrderBody) requiredText(idx int) (string, string) {
+// trimmedText reads a required free text without leading and trailing white
+// space (the purpose).
+func (r *OrderBody) trimmedText(idx int) (string, string) {
 	s, msg := r.requiredString(idx)
-	if msg == "" && r.fields[idx].LoneSurrogate {
-		return "", msgUnprintable
-	}
-	return s, msg
+	return r.freeText(idx, strings.TrimSpace(s), msg)
 }
 
-// optionalText is optionalString for free text, "" when absent: a lone
-// UTF-16 surrogate is msgUnprintable.
+// optionalText reads an optional free text.
 func (r *OrderBody) optionalText(idx int) (string, string) {
-	s, msg := r.optionalString(idx, "")
+	s, msg := r.optionalString(idx)
+	return r.freeText(idx, s, msg)
+}
+
+// freeText returns the read (s, msg) of free-text field idx, except that a
+// lone UTF-16 surrogate, which cannot be stored as sent, is msgUnprintable.
+func (r *OrderBody) freeText(idx int, s, msg string) (string, string) {
 	if msg == "" && r.fields[idx].LoneSurrogate {
 		return "", msgUnprintable
 	}
 	return s, msg
 }
 
-// optionalString reads an optional string field; absent and null give def.
-func (r *OrderBody) optionalString(idx int, def string) (string, string) {
+// optionalString reads an optional string field; absent and null give "".
+func (r *OrderBody) optionalString(idx int) (string, string) {
 	switch v := r.fields[idx]; v.Kind {
 	case jsonobj.Absent, jsonobj.Null:
-		return def, ""
+		return "", ""
 	case jsonobj.String:
 		return v.Text, ""
 	}
@@ -426,6 +386,21 @@ func checkText(s string, max int, chars *[256]bool, tooLong, badChar string) str
 		return badChar
 	}
 	return ""
+}
+
+// checkState, checkPaidBy, checkMobile and checkPAN check the fields of
+// those names; each returns "" or the failing message.
+func checkState(s string) string  { return unless(ValidState(s), msgState) }
+func checkPaidBy(s string) string { return unless(s == FirstParty || s == SecondParty, msgPaidBy) }
+func checkMobile(s string) string { return unless(isMobile(s), msgMobile) }
+func checkPAN(s string) string    { return unless(isPANOrEmpty(s), msgPAN) }
+
+// unless returns "" when ok and msg when not.
+func unless(ok bool, msg string) string {
+	if ok {
+		return ""
+	}
+	return msg
 }
 
 // isMobile reports exactly 10 ASCII digits.

@@ -127,6 +127,16 @@ func validateBody(t *testing.T, body []byte) (OrderRequest, error) {
 // checkInvalid checks that err is the EINVALID *Error of Invalid(want).
 func checkInvalid(t *testing.T, err error, want []FieldError) {
 	t.Helper()
+	e := checkInvalidError(t, err, Invalid(want).Message, want)
+	if !strings.HasPrefix(e.Message, "Invalid data.") {
+		t.Errorf("Message %q does not start with Invalid data.", e.Message)
+	}
+}
+
+// checkInvalidError checks that err is an EINVALID *Error with this message
+// and these fields, and returns it.
+func checkInvalidError(t *testing.T, err error, msg string, fields []FieldError) *Error {
+	t.Helper()
 	var e *Error
 	if !errors.As(err, &e) {
 		t.Fatalf("error = %v, want an *Error", err)
@@ -134,15 +144,13 @@ func checkInvalid(t *testing.T, err error, want []FieldError) {
 	if got, want := e.Code, EINVALID; got != want {
 		t.Errorf("Code = %q, want %q", got, want)
 	}
-	if got, want := e.Fields, want; !reflect.DeepEqual(got, want) {
-		t.Errorf("Fields =\n%q\nwant\n%q", got, want)
-	}
-	if got, want := e.Message, Invalid(want).Message; got != want {
+	if got, want := e.Message, msg; got != want {
 		t.Errorf("Message = %q, want %q", got, want)
 	}
-	if !strings.HasPrefix(e.Message, "Invalid data.") {
-		t.Errorf("Message %q does not start with Invalid data.", e.Message)
+	if got, want := e.Fields, fields; !reflect.DeepEqual(got, want) {
+		t.Errorf("Fields =\n%q\nwant\n%q", got, want)
 	}
+	return e
 }
 
 func TestNewOrderBody(t *testing.T) {
@@ -353,6 +361,43 @@ var nonASCIIAndControls = map[string]string{
 	"FullwidthA": "Ａ", "FullwidthDigit": "１", "Devanagari": "क", "Emoji": "😀", "Del": "\x7f",
 }
 
+// symbolCases are the cases of key for each printable symbol and each of
+// nonASCIIAndControls written between before and after: a symbol in allowed
+// is stored as sent, any other character refused with msg.
+func symbolCases(key, before, after, allowed, msg string) []fieldCase {
+	var cases []fieldCase
+	for _, c := range printableSymbols() {
+		s := before + string(c) + after
+		if strings.IndexByte(allowed, c) >= 0 {
+			cases = append(cases, fieldCase{"Allowed/" + symbolName(string(c)), key, jstr(s), s, ""})
+		} else {
+			cases = append(cases, fieldCase{"Forbidden/" + symbolName(string(c)), key, jstr(s), "", msg})
+		}
+	}
+	for name, c := range nonASCIIAndControls {
+		cases = append(cases, fieldCase{"Forbidden/" + name, key, jstr(before + c + after), "", msg})
+	}
+	return cases
+}
+
+// unprintableCases are the cases of key for each of unprintable written
+// between before and after (JSON string content), each refused with msg.
+func unprintableCases(key, before, after, msg string) []fieldCase {
+	var cases []fieldCase
+	for name, c := range unprintable {
+		cases = append(cases, fieldCase{"Err" + name, key, `"` + before + c + after + `"`, "", msg})
+	}
+	return cases
+}
+
+// runKeyedFieldCases runs, in a subtest for each key, the cases of that key.
+func runKeyedFieldCases(t *testing.T, keys []string, cases func(key string) []fieldCase) {
+	t.Helper()
+	for _, key := range keys {
+		t.Run(key, func(t *testing.T) { runFieldCases(t, cases(key)) })
+	}
+}
+
 func TestValidateIntegers(t *testing.T) {
 	var cases []fieldCase
 	for _, key := range []string{"amount", "considerationPrice"} {
@@ -442,20 +487,8 @@ func TestValidateDescription(t *testing.T) {
 		{"Escaped", key, `"Flat \u0034B"`, "Flat 4B", ""},
 		{"EscapedForbidden", key, `"a\u003cb"`, "", msgChar},
 	}
-	allowed := " !#@$*()-+;:,.?/"
-	for _, c := range printableSymbols() {
-		s := "ab" + string(c) + "c"
-		if strings.IndexByte(allowed, c) >= 0 {
-			cases = append(cases, fieldCase{"Allowed/" + symbolName(string(c)), key, jstr(s), s, ""})
-		} else {
-			cases = append(cases, fieldCase{"Forbidden/" + symbolName(string(c)), key, jstr(s), "", msgChar})
-		}
-	}
 	cases = append(cases, fieldCase{"Allowed/Space", key, jstr("a b"), "a b", ""})
-	for name, c := range nonASCIIAndControls {
-		cases = append(cases, fieldCase{"Forbidden/" + name, key, jstr("ab" + c + "c"), "", msgChar})
-	}
-	runFieldCases(t, cases)
+	runFieldCases(t, append(cases, symbolCases(key, "ab", "c", " !#@$*()-+;:,.?/", msgChar)...))
 }
 
 // unprintable are the characters a text printed on a legal document must not
@@ -503,34 +536,35 @@ func TestValidatePurpose(t *testing.T) {
 		{"U009F", key, `"Re\u009fnt"`, "", msgCtl},
 		{"UA0IsNotControl", key, `"Re\u00a0"`, "Re", ""},
 	}
-	for name, c := range unprintable {
-		cases = append(cases, fieldCase{"Err" + name, key, `"Re` + c + `nt"`, "", msgCtl})
+	runFieldCases(t, append(cases, unprintableCases(key, "Re", "nt", msgCtl)...))
+}
+
+// invalidStrings are the cases of key for each of values as a JSON string,
+// each refused with msg.
+func invalidStrings(key, msg string, values ...string) []fieldCase {
+	var cases []fieldCase
+	for _, s := range values {
+		cases = append(cases, fieldCase{"Invalid/" + s, key, jstr(s), "", msg})
 	}
-	runFieldCases(t, cases)
+	return cases
 }
 
 func TestValidateState(t *testing.T) {
-	const msg = "state must be one of the states or union territories of India"
 	var cases []fieldCase
 	for _, s := range States() {
 		cases = append(cases, fieldCase{"Valid/" + s, "state", jstr(s), s, ""})
 	}
-	for _, s := range []string{"", "delhi", "Delhi ", " Delhi", "Orissa", "Dadra and Nagar Haveli", "Atlantis"} {
-		cases = append(cases, fieldCase{"Invalid/" + s, "state", jstr(s), "", msg})
-	}
-	runFieldCases(t, cases)
+	runFieldCases(t, append(cases, invalidStrings("state", "state must be one of the states or union territories of India",
+		"", "delhi", "Delhi ", " Delhi", "Orissa", "Dadra and Nagar Haveli", "Atlantis")...))
 }
 
 func TestValidatePaidBy(t *testing.T) {
-	const msg = "paidBy must be one of: First Party, Second Party"
 	cases := []fieldCase{
 		{"FirstParty", "paidBy", `"First Party"`, "First Party", ""},
 		{"SecondParty", "paidBy", `"Second Party"`, "Second Party", ""},
 	}
-	for _, s := range []string{"", "first party", "First party", "FIRST PARTY", "Third Party", " First Party", "Second Party ", "FirstParty", "Both"} {
-		cases = append(cases, fieldCase{"Invalid/" + s, "paidBy", jstr(s), "", msg})
-	}
-	runFieldCases(t, cases)
+	runFieldCases(t, append(cases, invalidStrings("paidBy", "paidBy must be one of: First Party, Second Party",
+		"", "first party", "First party", "FIRST PARTY", "Third Party", " First Party", "Second Party ", "FirstParty", "Both")...))
 }
 
 func TestValidatePurchasedBy(t *testing.T) {
@@ -550,10 +584,7 @@ func TestValidatePurchasedBy(t *testing.T) {
 		{"ErrLongerThan200Characters", key, jstr(strings.Repeat("a", 201)), "", msgLen},
 		{"Err65KB", key, jstr(strings.Repeat("a", 65000)), "", msgLen},
 	}
-	for name, c := range unprintable {
-		cases = append(cases, fieldCase{"Err" + name, key, `"a` + c + `b"`, "", msg})
-	}
-	runFieldCases(t, cases)
+	runFieldCases(t, append(cases, unprintableCases(key, "a", "b", msg)...))
 }
 
 func TestValidateMobileNumber(t *testing.T) {
@@ -576,101 +607,76 @@ func TestValidateMobileNumber(t *testing.T) {
 }
 
 func TestValidateNames(t *testing.T) {
-	for _, key := range []string{"firstPartyName", "secondPartyName"} {
-		t.Run(key, func(t *testing.T) {
-			msgEmpty := key + " must not be empty"
-			msgLen := key + " must be at most 40 characters"
-			msgChar := key + " may only contain letters, digits and spaces"
-			cases := []fieldCase{
-				{"Length0", key, `""`, "", msgEmpty},
-				{"Length1", key, `"a"`, "a", ""},
-				{"Length40", key, jstr(strings.Repeat("a", 40)), strings.Repeat("a", 40), ""},
-				{"Length41", key, jstr(strings.Repeat("a", 41)), "", msgLen},
-				{"Length41NonASCII", key, jstr(strings.Repeat("é", 41)), "", msgLen},
-				{"CountsCharactersNotBytes", key, jstr(strings.Repeat("é", 30)), "", msgChar},
-				{"Blank", key, `"   "`, "", msgEmpty},
-				{"Blank41", key, jstr(strings.Repeat(" ", 41)), "", msgEmpty},
-				{"StoredAsSent", key, `" Ravi  Kumar "`, " Ravi  Kumar ", ""},
-				{"Lowercase", key, jstr("abcdefghijklmnopqrstuvwxyz"), "abcdefghijklmnopqrstuvwxyz", ""},
-				{"Uppercase", key, jstr("ABCDEFGHIJKLMNOPQRSTUVWXYZ"), "ABCDEFGHIJKLMNOPQRSTUVWXYZ", ""},
-				{"Digits", key, jstr("Unit 0123456789"), "Unit 0123456789", ""},
-				{"Escaped", key, `"Ravi\u0020Kumar"`, "Ravi Kumar", ""},
-			}
-			for _, c := range printableSymbols() {
-				cases = append(cases, fieldCase{"Forbidden/" + symbolName(string(c)), key, jstr("Ra" + string(c) + "vi"), "", msgChar})
-			}
-			for name, c := range nonASCIIAndControls {
-				cases = append(cases, fieldCase{"Forbidden/" + name, key, jstr("Ra" + c + "vi"), "", msgChar})
-			}
-			runFieldCases(t, cases)
-		})
-	}
+	runKeyedFieldCases(t, []string{"firstPartyName", "secondPartyName"}, func(key string) []fieldCase {
+		msgEmpty := key + " must not be empty"
+		msgLen := key + " must be at most 40 characters"
+		msgChar := key + " may only contain letters, digits and spaces"
+		cases := []fieldCase{
+			{"Length0", key, `""`, "", msgEmpty},
+			{"Length1", key, `"a"`, "a", ""},
+			{"Length40", key, jstr(strings.Repeat("a", 40)), strings.Repeat("a", 40), ""},
+			{"Length41", key, jstr(strings.Repeat("a", 41)), "", msgLen},
+			{"Length41NonASCII", key, jstr(strings.Repeat("é", 41)), "", msgLen},
+			{"CountsCharactersNotBytes", key, jstr(strings.Repeat("é", 30)), "", msgChar},
+			{"Blank", key, `"   "`, "", msgEmpty},
+			{"Blank41", key, jstr(strings.Repeat(" ", 41)), "", msgEmpty},
+			{"StoredAsSent", key, `" Ravi  Kumar "`, " Ravi  Kumar ", ""},
+			{"Lowercase", key, jstr("abcdefghijklmnopqrstuvwxyz"), "abcdefghijklmnopqrstuvwxyz", ""},
+			{"Uppercase", key, jstr("ABCDEFGHIJKLMNOPQRSTUVWXYZ"), "ABCDEFGHIJKLMNOPQRSTUVWXYZ", ""},
+			{"Digits", key, jstr("Unit 0123456789"), "Unit 0123456789", ""},
+			{"Escaped", key, `"Ravi\u0020Kumar"`, "Ravi Kumar", ""},
+		}
+		return append(cases, symbolCases(key, "Ra", "vi", "", msgChar)...)
+	})
 }
 
 func TestValidateAddresses(t *testing.T) {
-	for _, key := range []string{"firstPartyAddress", "secondPartyAddress"} {
-		t.Run(key, func(t *testing.T) {
-			msgLen := key + " must be at most 120 characters"
-			msgChar := key + ` may only contain letters, digits, spaces and . / : , - \`
-			cases := []fieldCase{
-				{"Empty", key, `""`, "", ""},
-				{"Length120", key, jstr(strings.Repeat("a", 120)), strings.Repeat("a", 120), ""},
-				{"Length121", key, jstr(strings.Repeat("a", 121)), "", msgLen},
-				{"Length121NonASCII", key, jstr(strings.Repeat("é", 121)), "", msgLen},
-				{"CountsCharactersNotBytes", key, jstr(strings.Repeat("é", 70)), "", msgChar},
-				{"AllAllowed", key, jstr(`12/3, M.G. Road: Block-A\B Bengaluru`), `12/3, M.G. Road: Block-A\B Bengaluru`, ""},
-				{"LettersAndDigits", key, jstr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"), "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", ""},
-				{"Allowed/Space", key, jstr("a b"), "a b", ""},
-				{"Blank", key, `"  "`, "  ", ""},
-			}
-			allowed := `./:,-\`
-			for _, c := range printableSymbols() {
-				s := "ab" + string(c) + "c"
-				if strings.IndexByte(allowed, c) >= 0 {
-					cases = append(cases, fieldCase{"Allowed/" + symbolName(string(c)), key, jstr(s), s, ""})
-				} else {
-					cases = append(cases, fieldCase{"Forbidden/" + symbolName(string(c)), key, jstr(s), "", msgChar})
-				}
-			}
-			for name, c := range nonASCIIAndControls {
-				cases = append(cases, fieldCase{"Forbidden/" + name, key, jstr("ab" + c + "c"), "", msgChar})
-			}
-			runFieldCases(t, cases)
-		})
-	}
+	runKeyedFieldCases(t, []string{"firstPartyAddress", "secondPartyAddress"}, func(key string) []fieldCase {
+		msgLen := key + " must be at most 120 characters"
+		msgChar := key + ` may only contain letters, digits, spaces and . / : , - \`
+		cases := []fieldCase{
+			{"Empty", key, `""`, "", ""},
+			{"Length120", key, jstr(strings.Repeat("a", 120)), strings.Repeat("a", 120), ""},
+			{"Length121", key, jstr(strings.Repeat("a", 121)), "", msgLen},
+			{"Length121NonASCII", key, jstr(strings.Repeat("é", 121)), "", msgLen},
+			{"CountsCharactersNotBytes", key, jstr(strings.Repeat("é", 70)), "", msgChar},
+			{"AllAllowed", key, jstr(`12/3, M.G. Road: Block-A\B Bengaluru`), `12/3, M.G. Road: Block-A\B Bengaluru`, ""},
+			{"LettersAndDigits", key, jstr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"), "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", ""},
+			{"Allowed/Space", key, jstr("a b"), "a b", ""},
+			{"Blank", key, `"  "`, "  ", ""},
+		}
+		return append(cases, symbolCases(key, "ab", "c", `./:,-\`, msgChar)...)
+	})
 }
 
 func TestValidatePANs(t *testing.T) {
-	for _, key := range []string{"firstPartyPan", "secondPartyPan"} {
-		t.Run(key, func(t *testing.T) {
-			msg := key + " must be empty or a PAN: 5 capital letters, 4 digits, 1 capital letter"
-			cases := []fieldCase{
-				{"Valid", key, `"ABCDE1234F"`, "ABCDE1234F", ""},
-				{"ValidEdges", key, `"AAAAA0000Z"`, "AAAAA0000Z", ""},
-				{"Empty", key, `""`, "", ""},
-				{"Lowercase", key, `"abcde1234f"`, "", msg},
-				{"LowercaseLast", key, `"ABCDE1234f"`, "", msg},
-				{"LowercaseFirst", key, `"aBCDE1234F"`, "", msg},
-				{"DigitInLetters", key, `"ABCD11234F"`, "", msg},
-				{"LetterAtSixth", key, `"ABCDEF234F"`, "", msg},
-				{"LetterAtSeventh", key, `"ABCDE1X34F"`, "", msg},
-				{"LetterAtEighth", key, `"ABCDE12X4F"`, "", msg},
-				{"LetterAtNinth", key, `"ABCDE123XF"`, "", msg},
-				{"DigitAtSecond", key, `"A1CDE1234F"`, "", msg},
-				{"DigitAtFifth", key, `"ABCD51234F"`, "", msg},
-				{"DigitLast", key, `"ABCDE12345"`, "", msg},
-				{"DigitFirst", key, `"1BCDE1234F"`, "", msg},
-				{"NineCharacters", key, `"ABCDE123F"`, "", msg},
-				{"ElevenCharacters", key, `"ABCDE1234FG"`, "", msg},
-				{"LeadingSpace", key, `" ABCDE1234F"`, "", msg},
-				{"Blank", key, `" "`, "", msg},
-				{"TenBytesNonASCII", key, jstr("ÉBCD1234F"), "", msg},
-				{"FullwidthDigit", key, jstr("ABCDE１234F"), "", msg},
-				{"Dashes", key, `"ABCDE-1234-F"`, "", msg},
-			}
-			runFieldCases(t, cases)
-		})
-	}
+	runKeyedFieldCases(t, []string{"firstPartyPan", "secondPartyPan"}, func(key string) []fieldCase {
+		msg := key + " must be empty or a PAN: 5 capital letters, 4 digits, 1 capital letter"
+		return []fieldCase{
+			{"Valid", key, `"ABCDE1234F"`, "ABCDE1234F", ""},
+			{"ValidEdges", key, `"AAAAA0000Z"`, "AAAAA0000Z", ""},
+			{"Empty", key, `""`, "", ""},
+			{"Lowercase", key, `"abcde1234f"`, "", msg},
+			{"LowercaseLast", key, `"ABCDE1234f"`, "", msg},
+			{"LowercaseFirst", key, `"aBCDE1234F"`, "", msg},
+			{"DigitInLetters", key, `"ABCD11234F"`, "", msg},
+			{"LetterAtSixth", key, `"ABCDEF234F"`, "", msg},
+			{"LetterAtSeventh", key, `"ABCDE1X34F"`, "", msg},
+			{"LetterAtEighth", key, `"ABCDE12X4F"`, "", msg},
+			{"LetterAtNinth", key, `"ABCDE123XF"`, "", msg},
+			{"DigitAtSecond", key, `"A1CDE1234F"`, "", msg},
+			{"DigitAtFifth", key, `"ABCD51234F"`, "", msg},
+			{"DigitLast", key, `"ABCDE12345"`, "", msg},
+			{"DigitFirst", key, `"1BCDE1234F"`, "", msg},
+			{"NineCharacters", key, `"ABCDE123F"`, "", msg},
+			{"ElevenCharacters", key, `"ABCDE1234FG"`, "", msg},
+			{"LeadingSpace", key, `" ABCDE1234F"`, "", msg},
+			{"Blank", key, `" "`, "", msg},
+			{"TenBytesNonASCII", key, jstr("ÉBCD1234F"), "", msg},
+			{"FullwidthDigit", key, jstr("ABCDE１234F"), "", msg},
+			{"Dashes", key, `"ABCDE-1234-F"`, "", msg},
+		}
+	})
 }
 
 func TestValidateUnknownKeys(t *testing.T) {

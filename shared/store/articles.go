@@ -97,21 +97,18 @@ func (s *Articles) get(ctx context.Context, purpose, state string, consistent bo
 // cached by the caller.
 func (s *Articles) All(ctx context.Context) ([]rules.Article, error) {
 	var arts []rules.Article
-	p := dynamodb.NewScanPaginator(s.db.client, &dynamodb.ScanInput{
-		TableName: aws.String(s.table),
-	})
-	for p.HasMorePages() {
-		out, err := p.NextPage(ctx)
-		if err != nil {
-			return nil, fail("Scan", err)
-		}
-		for _, item := range out.Items {
+	err := s.db.scan(ctx, s.table, func(items []map[string]types.AttributeValue) error {
+		for _, item := range items {
 			a, err := decodeArticle(item)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			arts = append(arts, a)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return arts, nil
 }

@@ -17,13 +17,9 @@ import (
 	"stampduty/shared/store/storetest"
 )
 
-const (
-	testLease = 15 * time.Second
-	testTTL   = 24 * time.Hour
-	// claimBudget bounds each Claim of these tests, so that one that loops
-	// fails in seconds rather than hanging.
-	claimBudget = 2 * time.Second
-)
+// claimBudget bounds each Claim of these tests, so that one that loops fails
+// in seconds rather than hanging. The lease and TTL are the create workflow's.
+const claimBudget = 2 * time.Second
 
 // putKeyRecord writes an idempotency record of owner's key as it is, around
 // the store: the attributes Claim writes, with expires as given (nil: none).
@@ -35,7 +31,7 @@ func putKeyRecord(t *testing.T, env *storetest.Env, owner, key, doc string, now 
 	item := map[string]types.AttributeValue{
 		"pk": &types.AttributeValueMemberS{Value: owner + "#" + key},
 		"fp": &types.AttributeValueMemberS{Value: "fp-" + doc}, "st": &types.AttributeValueMemberS{Value: orders.KeyPending},
-		"doc": &types.AttributeValueMemberS{Value: doc}, "claimed": n(now.UnixMilli()), "lease": n(now.Add(testLease).UnixMilli()),
+		"doc": &types.AttributeValueMemberS{Value: doc}, "claimed": n(now.UnixMilli()), "lease": n(now.Add(orders.KeyLease).UnixMilli()),
 	}
 	if expires != nil {
 		item["expires"] = expires
@@ -54,7 +50,7 @@ func claim(t *testing.T, keys *store.Idempotency, proxy *storetest.Proxy, owner,
 	ctx, cancel := context.WithTimeout(context.Background(), claimBudget)
 	defer cancel()
 	proxy.Take()
-	rec, claimed, err := keys.Claim(ctx, owner, key, "fp-"+doc, doc, now, testLease, testTTL)
+	rec, claimed, err := keys.Claim(ctx, owner, key, "fp-"+doc, doc, now, orders.KeyLease, orders.KeyTTL)
 	return rec, claimed, proxy.Take(), err
 }
 

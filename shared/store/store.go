@@ -81,6 +81,22 @@ func avN(v int64) types.AttributeValue {
 	return &types.AttributeValueMemberN{Value: strconv.FormatInt(v, 10)}
 }
 
+// scan reads every item of table with a paginated Scan (for the small tables
+// read whole) and hands each page's items to f, stopping at f's first error.
+func (db *DB) scan(ctx context.Context, table string, f func(items []map[string]types.AttributeValue) error) error {
+	p := dynamodb.NewScanPaginator(db.client, &dynamodb.ScanInput{TableName: aws.String(table)})
+	for p.HasMorePages() {
+		out, err := p.NextPage(ctx)
+		if err != nil {
+			return fail("Scan", err)
+		}
+		if err := f(out.Items); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // fail wraps a DynamoDB error of operation op as a rules error. What a retry
 // may cure (throttling, server faults, timeouts, the network) is
 // EUNAVAILABLE; a request DynamoDB refuses for what it is (a missing table,

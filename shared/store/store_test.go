@@ -42,12 +42,18 @@ func newOrder(t testing.TB, ids *store.IDs, n int) rules.Order {
 	return o
 }
 
-func TestArticles(t *testing.T) {
-	ctx := context.Background()
+// proxiedStore starts a test's tables and opens them through a proxy, with
+// IDs from the counters table reserved block at a time.
+func proxiedStore(t *testing.T, block int64) (*storetest.Env, *store.DB, *storetest.Proxy, *store.IDs) {
 	env := storetest.New(t)
 	db, proxy := env.ProxiedDB()
+	return env, db, proxy, db.IDs(env.Table("CountersTable"), block)
+}
+
+func TestArticles(t *testing.T) {
+	ctx := context.Background()
+	env, db, proxy, ids := proxiedStore(t, 10)
 	arts := db.Articles(env.Table("ArticlesTable"))
-	ids := db.IDs(env.Table("CountersTable"), 10)
 
 	a := article("Affidavit", "Karnataka")
 	a.Fixed = ptr(int64(20))
@@ -204,10 +210,8 @@ func TestArticles(t *testing.T) {
 
 func TestOrders(t *testing.T) {
 	ctx := context.Background()
-	env := storetest.New(t)
-	db, proxy := env.ProxiedDB()
+	env, db, proxy, ids := proxiedStore(t, 30)
 	orders := db.Orders(env.Table("OrdersTable"))
-	ids := db.IDs(env.Table("CountersTable"), 30)
 
 	const n = 60
 	for i := 1; i <= n; i++ {

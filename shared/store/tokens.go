@@ -84,19 +84,18 @@ func (s *Tokens) Create(ctx context.Context, t auth.Token) error {
 // table), oldest first.
 func (s *Tokens) List(ctx context.Context) ([]auth.Token, error) {
 	var ts []auth.Token
-	p := dynamodb.NewScanPaginator(s.db.client, &dynamodb.ScanInput{TableName: aws.String(s.table)})
-	for p.HasMorePages() {
-		out, err := p.NextPage(ctx)
-		if err != nil {
-			return nil, fail("Scan", err)
-		}
+	err := s.db.scan(ctx, s.table, func(page []map[string]types.AttributeValue) error {
 		var items []tokenItem
-		if err := attributevalue.UnmarshalListOfMaps(out.Items, &items); err != nil {
-			return nil, rules.Internal(fmt.Errorf("decode tokens: %w", err))
+		if err := attributevalue.UnmarshalListOfMaps(page, &items); err != nil {
+			return rules.Internal(fmt.Errorf("decode tokens: %w", err))
 		}
 		for _, it := range items {
 			ts = append(ts, it.token())
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	sort.Slice(ts, func(i, j int) bool { return ts[i].CreatedAt.Before(ts[j].CreatedAt) })
 	return ts, nil
