@@ -97,11 +97,7 @@ func (c *cli) readInput(path string) (string, []byte, error) {
 // articlesExport writes the whole catalogue in the format import reads:
 // `articles export [FILE]`, to stdout when FILE is absent or "-".
 func (c *cli) articlesExport(fs *flag.FlagSet, args []string) error {
-	rest, err := parse(fs, args, 0, 1)
-	if err != nil {
-		return err
-	}
-	db, err := c.openDB()
+	rest, db, err := c.parseAndOpen(fs, args, 0, 1)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"strings"
 
@@ -74,6 +75,17 @@ func (c *cli) awsConfig() (aws.Config, string, error) {
 			"or DYNAMODB_ENDPOINT for a local engine")
 	}
 	return cfg, endpoint, nil
+}
+
+// parseAndOpen parses a command's arguments (parse) and opens the store
+// (openDB), for the commands that need nothing else first.
+func (c *cli) parseAndOpen(fs *flag.FlagSet, args []string, min, max int) ([]string, *store.DB, error) {
+	rest, err := parse(fs, args, min, max)
+	if err != nil {
+		return nil, nil, err
+	}
+	db, err := c.openDB()
+	return rest, db, err
 }
 
 // openDB returns a store over DynamoDB (see awsConfig), or over the engine

@@ -50,10 +50,7 @@ func (c *cli) tokenCreate(fs *flag.FlagSet, args []string) error {
 
 // tokenList prints every token, oldest first: `token list`.
 func (c *cli) tokenList(fs *flag.FlagSet, args []string) error {
-	if _, err := parse(fs, args, 0, 0); err != nil {
-		return err
-	}
-	db, err := c.openDB()
+	_, db, err := c.parseAndOpen(fs, args, 0, 0)
 	if err != nil {
 		return err
 	}
