@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -55,6 +56,22 @@ func fuzzCatalogue(tb testing.TB) fake.Articles {
 	}
 }
 
+// fuzzIDs is an orders.IDs that hands out ids from a counter, as the
+// DynamoDB reserver does. The first id is last+1.
+type fuzzIDs struct {
+	mu   sync.Mutex
+	last int64
+}
+
+// Reserve returns the first of n new ids.
+func (r *fuzzIDs) Reserve(_ context.Context, n int64) (int64, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	first := r.last + 1
+	r.last += n
+	return first, nil
+}
+
 // fuzzService is a create-order handler over in-memory fakes, keeping the
 // fakes it needs to inspect.
 type fuzzService struct {
@@ -71,7 +88,7 @@ func newFuzzService(tb testing.TB) *fuzzService {
 		auth: auth.NewAuthenticator(fake.NewTokens(localdb.Hasher(), map[string]string{localdb.DevToken: localdb.DevOwner}), localdb.Hasher(), time.Minute),
 		orders: &orders.Creator{
 			Articles: s.articles,
-			IDs:      &fake.IDs{Last: 1000},
+			IDs:      &fuzzIDs{last: 1000},
 			Orders:   s.orders,
 			Now:      func() time.Time { return fuzzNow },
 		},

@@ -36,23 +36,6 @@ func (a Articles) Get(_ context.Context, purpose, state string) (rules.Article, 
 // article cache does, so that a caller reordering it in place is caught.
 func (a Articles) All(context.Context) ([]rules.Article, error) { return a, nil }
 
-// IDs is an orders.IDs that hands out ids from a counter, as the DynamoDB
-// reserver does. The first id is Last+1.
-type IDs struct {
-	mu sync.Mutex
-	// Last is the last id handed out; set it to start after it.
-	Last int64
-}
-
-// Reserve returns the first of n new ids.
-func (r *IDs) Reserve(_ context.Context, n int64) (int64, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	first := r.Last + 1
-	r.Last += n
-	return first, nil
-}
-
 // Created is one order the Orders store was asked to create.
 type Created struct {
 	Owner string

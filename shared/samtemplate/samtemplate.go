@@ -6,6 +6,7 @@
 package samtemplate
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -139,6 +140,38 @@ func (t *Template) Function(logicalID string) (Function, bool) {
 		}
 	}
 	return Function{}, false
+}
+
+// TableGrants returns the DynamoDB operations (without "dynamodb:") that
+// the function's Allow statements grant on each table, by the table's
+// logical id. A resource that is not a table's Arn, or an action that is
+// not DynamoDB's, is an error: the grant cannot be checked against calls.
+func (f Function) TableGrants() (map[string]map[string]bool, error) {
+	granted := map[string]map[string]bool{}
+	var errs []error
+	for _, st := range f.Statements {
+		if st.Effect != "Allow" {
+			continue
+		}
+		for _, r := range st.Resources {
+			if r.GetAtt[1] != "Arn" {
+				errs = append(errs, fmt.Errorf("%s: policy resource %s is not a table ARN", f.LogicalID, r))
+				continue
+			}
+			for _, a := range st.Actions {
+				op, ok := strings.CutPrefix(a, "dynamodb:")
+				if !ok {
+					errs = append(errs, fmt.Errorf("%s: policy grants %s, not a DynamoDB action", f.LogicalID, a))
+					continue
+				}
+				if granted[r.GetAtt[0]] == nil {
+					granted[r.GetAtt[0]] = map[string]bool{}
+				}
+				granted[r.GetAtt[0]][op] = true
+			}
+		}
+	}
+	return granted, errors.Join(errs...)
 }
 
 // Resolve turns v into a string: a literal as it is, a Ref to a parameter as

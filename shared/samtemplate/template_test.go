@@ -2,6 +2,7 @@ package samtemplate
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -311,6 +312,27 @@ func TestResolve(t *testing.T) {
 	}
 	if _, err := tmpl.Resolve(Value{Ref: "Nope"}, nil, nil); err == nil {
 		t.Error("unresolvable !Ref resolved")
+	}
+}
+
+// TestTableGrants reads the DynamoDB operations a policy allows per table,
+// and refuses what cannot be checked against calls.
+func TestTableGrants(t *testing.T) {
+	arn := func(table string) Value { return Value{GetAtt: [2]string{table, "Arn"}} }
+	f := Function{LogicalID: "F", Statements: []Statement{
+		{Effect: "Allow", Actions: []string{"dynamodb:GetItem", "dynamodb:Query"}, Resources: []Value{arn("A"), arn("B")}},
+		{Effect: "Allow", Actions: []string{"dynamodb:PutItem"}, Resources: []Value{arn("B")}},
+		{Effect: "Deny", Actions: []string{"dynamodb:DeleteItem"}, Resources: []Value{arn("A")}},
+	}}
+	got, err := f.TableGrants()
+	want := map[string]map[string]bool{"A": {"GetItem": true, "Query": true}, "B": {"GetItem": true, "Query": true, "PutItem": true}}
+	if err != nil || !maps.EqualFunc(got, want, maps.Equal) {
+		t.Errorf("TableGrants = %v, %v; want %v", got, err, want)
+	}
+	f.Statements = []Statement{{Effect: "Allow", Actions: []string{"s3:GetObject"}, Resources: []Value{arn("A"), {Ref: "Bucket"}}}}
+	_, err = f.TableGrants()
+	if msg := fmt.Sprint(err); !strings.Contains(msg, "!Ref Bucket is not a table ARN") || !strings.Contains(msg, "s3:GetObject, not a DynamoDB action") {
+		t.Errorf("TableGrants error = %v, want both the resource and the action refused", err)
 	}
 }
 

@@ -274,7 +274,7 @@ func (p *Proxy) handle(w http.ResponseWriter, r *http.Request) {
 	// Completed before it is answered: once the caller has its answer, the
 	// next request (or a Take) may come.
 	p.complete(rec, c, measureErr)
-	if f != nil && !p.late(w, r, *f) {
+	if f != nil && !p.late(r, *f) {
 		return
 	}
 	maps.Copy(w.Header(), header)
@@ -295,13 +295,9 @@ func (p *Proxy) complete(rec *ProxyCall, c ProxyCall, err error) {
 // late carries out a Drop or Delay fault on an answer the engine gave:
 // with Drop it closes the connection unanswered; with Delay it waits, and
 // reports whether the client is still there to be answered.
-func (p *Proxy) late(w http.ResponseWriter, r *http.Request, f Fault) bool {
+func (p *Proxy) late(r *http.Request, f Fault) bool {
 	if f.Drop {
-		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
-			conn.Close()
-			return false
-		}
-		panic(http.ErrAbortHandler) // closes the connection unanswered too
+		panic(http.ErrAbortHandler) // net/http closes the connection unanswered
 	}
 	t := time.NewTimer(f.Delay)
 	defer t.Stop()

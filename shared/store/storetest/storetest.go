@@ -155,38 +155,30 @@ func (e *Env) Getenv(fn string, read map[string]bool) func(string) string {
 // "GetItem:ArticlesTable=1 PutItem:OrdersTable=1", with table names mapped
 // back to logical ids.
 func (e *Env) Operations(calls []ProxyCall) string {
-	logical := e.logicalIDs()
-	counts := map[string]int{}
-	for _, c := range calls {
-		counts[c.Operation+":"+logical[c.Table]]++
+	var parts []string
+	for table, ops := range e.Used(calls) {
+		for op, n := range ops {
+			parts = append(parts, fmt.Sprintf("%s:%s=%d", op, table, n))
+		}
 	}
-	keys := slices.Sorted(maps.Keys(counts))
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s=%d", k, counts[k])
-	}
+	slices.Sort(parts)
 	return strings.Join(parts, " ")
 }
 
-// Used returns, per logical table, the set of operations seen in calls.
-func (e *Env) Used(calls []ProxyCall) map[string]map[string]bool {
-	logical := e.logicalIDs()
-	out := map[string]map[string]bool{}
-	for _, c := range calls {
-		id := logical[c.Table]
-		if out[id] == nil {
-			out[id] = map[string]bool{}
-		}
-		out[id][c.Operation] = true
-	}
-	return out
-}
-
-// logicalIDs maps this test's table names to their logical ids.
-func (e *Env) logicalIDs() map[string]string {
+// Used returns, per logical table, how many calls of each operation calls
+// hold.
+func (e *Env) Used(calls []ProxyCall) map[string]map[string]int {
 	logical := map[string]string{}
 	for id, n := range e.Names {
 		logical[n] = id
 	}
-	return logical
+	out := map[string]map[string]int{}
+	for _, c := range calls {
+		id := logical[c.Table]
+		if out[id] == nil {
+			out[id] = map[string]int{}
+		}
+		out[id][c.Operation]++
+	}
+	return out
 }
