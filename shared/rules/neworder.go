@@ -74,10 +74,12 @@ func NewOrder(req OrderRequest, art Article, amount int64, ids OrderIDs, now tim
 	if err != nil {
 		return Order{}, fmt.Errorf("new order: fulfillment: %w", err)
 	}
+	at := FormatTime(now)
 	return Order{
 		ID:         ids.Order,
 		DocumentID: orderDocID,
-		CreatedAt:  FormatTime(now),
+		CreatedAt:  at,
+		UpdatedAt:  at,
 		Fulfillments: []Fulfillment{{
 			ID:                ids.Fulfillment,
 			DocumentID:        fulfillmentDocID,
@@ -85,6 +87,7 @@ func NewOrder(req OrderRequest, art Article, amount int64, ids OrderIDs, now tim
 			UniqueDocRef:      "",
 			CertificateNumber: "",
 			CertificateFile:   nil,
+			History:           []StatusEntry{{Status: StatusPending, At: at}},
 		}},
 		StampDuty: StampDuty{
 			ID:                 ids.StampDuty,

@@ -116,6 +116,9 @@ func TestNewOrder(t *testing.T) {
 		if got, want := o.CreatedAt, "2026-11-21T04:09:00.123Z"; got != want {
 			t.Errorf("CreatedAt = %q, want %q", got, want)
 		}
+		if got, want := o.UpdatedAt, o.CreatedAt; got != want {
+			t.Errorf("UpdatedAt = %q, want CreatedAt %q", got, want)
+		}
 	})
 	t.Run("OnePendingFulfillment", func(t *testing.T) {
 		if got, want := len(o.Fulfillments), 1; got != want {
@@ -128,7 +131,8 @@ func TestNewOrder(t *testing.T) {
 		if f.DocumentID == o.DocumentID {
 			t.Errorf("fulfillment and order share documentId %q", f.DocumentID)
 		}
-		want := Fulfillment{ID: 8, DocumentID: f.DocumentID, Status: StatusPending, UniqueDocRef: "", CertificateNumber: "", CertificateFile: nil}
+		want := Fulfillment{ID: 8, DocumentID: f.DocumentID, Status: StatusPending, UniqueDocRef: "", CertificateNumber: "", CertificateFile: nil,
+			History: []StatusEntry{{Status: StatusPending, At: o.CreatedAt}}}
 		if !reflect.DeepEqual(f, want) {
 			t.Errorf("fulfillment = %+v, want %+v", f, want)
 		}

@@ -40,9 +40,19 @@ type Order struct {
 	ID         int64  `json:"id"`
 	DocumentID string `json:"documentId"`
 	// CreatedAt is UTC RFC 3339 with milliseconds, e.g. 2026-11-21T04:09:00.123Z.
-	CreatedAt    string        `json:"createdAt"`
+	CreatedAt string `json:"createdAt"`
+	// UpdatedAt is the time of the order's last change (its fulfillments,
+	// its document), in CreatedAt's format; CreatedAt until then.
+	UpdatedAt    string        `json:"updatedAt"`
 	Fulfillments []Fulfillment `json:"live_order_fulfillments"`
 	StampDuty    StampDuty     `json:"stamp_duty"`
+}
+
+// OpsOrder is an order as operators see it: the Order, with the operators'
+// identities in its status histories, and the caller who created it.
+type OpsOrder struct {
+	Order
+	Owner string `json:"owner"`
 }
 
 // Fulfillment is one fulfillment record of an order.
@@ -54,14 +64,24 @@ type Fulfillment struct {
 	CertificateNumber string `json:"certificate_number"`
 	// CertificateFile is nil until a certificate is attached.
 	CertificateFile *File `json:"certificate_file"`
+	// History lists the statuses the fulfillment entered, oldest first,
+	// starting with Pending at the order's createdAt.
+	History []StatusEntry `json:"status_history"`
 }
 
-// File is an uploaded file: a certificate.
+// File is a stored file (a caller's document, a certificate), as orders
+// show it. URL is a pre-signed download address made afresh at each read;
+// Key, where the bytes are stored, is never shown.
 type File struct {
 	ID         int64  `json:"id"`
 	DocumentID string `json:"documentId"`
-	URL        string `json:"url"`
 	Name       string `json:"name"`
+	Mime       string `json:"mime"`
+	Size       int64  `json:"size"`
+	SHA256     string `json:"sha256"`
+	URL        string `json:"url"`
+	CreatedAt  string `json:"createdAt"`
+	Key        string `json:"-"`
 }
 
 // StampDuty is the stamp-duty detail of an order.
@@ -81,7 +101,7 @@ type StampDuty struct {
 	State              string `json:"state"`
 	ConsiderationPrice int64  `json:"consideration_price"`
 	MobileNumber       string `json:"mobile_number"`
-	// UploadedDocument is always nil: the contract does not show its structure.
+	// UploadedDocument is the caller's document, nil until one is uploaded.
 	UploadedDocument *File        `json:"uploaded_document"`
 	StatePurpose     StatePurpose `json:"state_purpose"`
 }

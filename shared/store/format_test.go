@@ -31,16 +31,15 @@ func avM(v map[string]types.AttributeValue) types.AttributeValue {
 	return &types.AttributeValueMemberM{Value: v}
 }
 
-// storedOrder is an order item exactly as the store has written it since
-// the orders table began (the hand encoder before attributevalue), and
-// storedOrderValue the order it holds.
+// storedOrder is an order item exactly as the store wrote it before orders
+// could be fulfilled (no version, queue keys, status history, updatedAt or
+// files), and storedOrderValue the order it holds.
 func storedOrder(owner string) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{
 		"owner": avS(owner), "seq": avN("1"), "id": avN("101"), "doc": avS("o2ZQm3X8pV1nR7tK4wY9sL0c"), "at": avS("2026-11-21T04:09:00.123Z"),
 		"ff": avL(
 			avM(map[string]types.AttributeValue{"id": avN("102"), "doc": avS("f1"), "st": avS("Pending"), "ref": avS(""), "cn": avS("")}),
-			avM(map[string]types.AttributeValue{"id": avN("9"), "doc": avS("f"), "st": avS("Printed"), "ref": avS("r"), "cn": avS("IN-KA123"),
-				"cf": avM(map[string]types.AttributeValue{"id": avN("10"), "doc": avS("g"), "url": avS("https://files.example/c.pdf"), "name": avS("c.pdf")})}),
+			avM(map[string]types.AttributeValue{"id": avN("9"), "doc": avS("f"), "st": avS("Pending"), "ref": avS(""), "cn": avS("")}),
 		),
 		"sd": avM(map[string]types.AttributeValue{
 			"id": avN("103"), "amt": avN("20"), "desc": avS("N/A"),
@@ -54,10 +53,10 @@ func storedOrder(owner string) map[string]types.AttributeValue {
 }
 
 var storedOrderValue = rules.Order{ID: 101, DocumentID: "o2ZQm3X8pV1nR7tK4wY9sL0c", CreatedAt: "2026-11-21T04:09:00.123Z",
+	UpdatedAt: "2026-11-21T04:09:00.123Z",
 	Fulfillments: []rules.Fulfillment{
-		{ID: 102, DocumentID: "f1", Status: "Pending"},
-		{ID: 9, DocumentID: "f", Status: "Printed", UniqueDocRef: "r", CertificateNumber: "IN-KA123",
-			CertificateFile: &rules.File{ID: 10, DocumentID: "g", URL: "https://files.example/c.pdf", Name: "c.pdf"}},
+		{ID: 102, DocumentID: "f1", Status: "Pending", History: []rules.StatusEntry{{Status: "Pending", At: "2026-11-21T04:09:00.123Z"}}},
+		{ID: 9, DocumentID: "f", Status: "Pending", History: []rules.StatusEntry{{Status: "Pending", At: "2026-11-21T04:09:00.123Z"}}},
 	},
 	StampDuty: rules.StampDuty{ID: 103, Amount: 20, Description: "N/A", FirstPartyName: "Asha", FirstPartyAddress: `12, MG Road \ Bengaluru`,
 		FirstPartyPAN: "ABCDE1234F", SecondPartyName: "B", PaidBy: "First Party", PurchasedBy: "ü≠", Quantity: 1, State: "Karnataka",
@@ -143,12 +142,34 @@ func TestStoredFormat(t *testing.T) {
 			t.Errorf("read\n%s\nwant\n%s", got, want)
 		}
 	})
-	t.Run("OrderWrittenTheSame", func(t *testing.T) {
+	t.Run("OrderWrittenAsBeforeWithVersionQueueAndHistory", func(t *testing.T) {
 		seq, err := db.Orders(env.Table("OrdersTable")).Create(ctx, "now", storedOrderValue)
 		if err != nil || seq != 1 {
 			t.Fatalf("Create = %d, %v; want 1", seq, err)
 		}
-		checkSameItem(t, get(t, env, "OrdersTable", map[string]types.AttributeValue{"owner": avS("now"), "seq": avN("1")}), storedOrder("now"))
+		want := storedOrder("now")
+		want["v"], want["qs"], want["qk"] = avN("1"), avS("Pending"), avS("2026-11-21T04:09:00.123Z#o2ZQm3X8pV1nR7tK4wY9sL0c")
+		for _, f := range want["ff"].(*types.AttributeValueMemberL).Value {
+			f.(*types.AttributeValueMemberM).Value["h"] = avL(avM(map[string]types.AttributeValue{"st": avS("Pending"), "at": avS("2026-11-21T04:09:00.123Z")}))
+		}
+		checkSameItem(t, get(t, env, "OrdersTable", map[string]types.AttributeValue{"owner": avS("now"), "seq": avN("1")}), want)
+	})
+	t.Run("FilesWrittenWithoutAddresses", func(t *testing.T) {
+		o := storedOrderValue
+		file := &rules.File{ID: 10, DocumentID: "g", Name: "c.pdf", Mime: "application/pdf", Size: 42, SHA256: "ab12",
+			URL: "https://files.example/c.pdf", CreatedAt: "2026-11-21T05:00:00.000Z", Key: "certificates/o/g"}
+		o.StampDuty.UploadedDocument = file
+		seq, err := db.Orders(env.Table("OrdersTable")).Create(ctx, "files", o)
+		if err != nil || seq != 1 {
+			t.Fatalf("Create = %d, %v; want 1", seq, err)
+		}
+		item := get(t, env, "OrdersTable", map[string]types.AttributeValue{"owner": avS("files"), "seq": avN("1")})
+		got := item["sd"].(*types.AttributeValueMemberM).Value["ud"]
+		want := avM(map[string]types.AttributeValue{"id": avN("10"), "doc": avS("g"), "name": avS("c.pdf"), "mime": avS("application/pdf"),
+			"size": avN("42"), "sha": avS("ab12"), "key": avS("certificates/o/g"), "at": avS("2026-11-21T05:00:00.000Z")})
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("stored file\n%s\nwant\n%s", render(got), render(want))
+		}
 	})
 	t.Run("ArticleWrittenBeforeReads", func(t *testing.T) {
 		put(t, env, "ArticlesTable", map[string]types.AttributeValue{

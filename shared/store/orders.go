@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"stampduty/shared/orders"
 	"stampduty/shared/rules"
 )
 
@@ -39,102 +41,168 @@ func (db *DB) Orders(table string) *Orders { return &Orders{db: db, table: table
 // typical order stays under 1 KB.
 //
 //	owner, seq          the key
-//	id, doc, at         id, documentId, createdAt
-//	ff                  fulfillments: list of {id, doc, st, ref, cn, cf?: {id, doc, url, name}}
+//	id, doc, at, up     id, documentId, createdAt, updatedAt (absent until the first change)
+//	v                   the version: 1 when stored, +1 with each change (absent on orders
+//	                    stored before fulfillment existed: version 0)
+//	qs, qk              the work queue: the order's queue status (rules.Order.QueueStatus)
+//	                    and createdAt#documentId, the keys of the queue index
+//	ff                  fulfillments: list of {id, doc, st, ref, cn, cf?, h?}; h is the
+//	                    status history [{st, at, by?}] (absent on orders stored before it)
 //	sd                  stamp duty: {id, amt, desc, n1, a1, p1, n2, a2, p2, pb, pu, q,
-//	                    state, cp, mob, aid, adoc, purpose}
+//	                    state, cp, mob, aid, adoc, purpose, ud?}; ud is the caller's document
+//	cf, ud              files: {id, doc, name, mime, size, sha, key, at}
 type orderItem struct {
 	Owner        string            `dynamodbav:"owner"`
 	Seq          int64             `dynamodbav:"seq"`
 	ID           int64             `dynamodbav:"id"`
 	DocumentID   string            `dynamodbav:"doc"`
 	CreatedAt    string            `dynamodbav:"at"`
+	UpdatedAt    string            `dynamodbav:"up,omitempty"`
+	Version      int64             `dynamodbav:"v,omitempty"`
+	QueueStatus  string            `dynamodbav:"qs,omitempty"`
+	QueueKey     string            `dynamodbav:"qk,omitempty"`
 	Fulfillments []fulfillmentItem `dynamodbav:"ff"`
 	StampDuty    *stampDutyItem    `dynamodbav:"sd"`
 }
 
 // fulfillmentItem is a rules.Fulfillment as stored in an order's ff.
 type fulfillmentItem struct {
-	ID                int64     `dynamodbav:"id"`
-	DocumentID        string    `dynamodbav:"doc"`
-	Status            string    `dynamodbav:"st"`
-	UniqueDocRef      string    `dynamodbav:"ref"`
-	CertificateNumber string    `dynamodbav:"cn"`
-	CertificateFile   *fileItem `dynamodbav:"cf,omitempty"`
+	ID                int64         `dynamodbav:"id"`
+	DocumentID        string        `dynamodbav:"doc"`
+	Status            string        `dynamodbav:"st"`
+	UniqueDocRef      string        `dynamodbav:"ref"`
+	CertificateNumber string        `dynamodbav:"cn"`
+	CertificateFile   *fileItem     `dynamodbav:"cf,omitempty"`
+	History           []historyItem `dynamodbav:"h,omitempty"`
 }
 
-// fileItem is a rules.File as stored (its fields are rules.File's, so
-// each converts to the other).
+// historyItem is a rules.StatusEntry as stored in a fulfillment's h.
+type historyItem struct {
+	Status string `dynamodbav:"st"`
+	At     string `dynamodbav:"at"`
+	By     string `dynamodbav:"by,omitempty"`
+}
+
+// fileItem is a rules.File as stored: its address is made at each read,
+// never stored.
 type fileItem struct {
 	ID         int64  `dynamodbav:"id"`
 	DocumentID string `dynamodbav:"doc"`
-	URL        string `dynamodbav:"url"`
 	Name       string `dynamodbav:"name"`
+	Mime       string `dynamodbav:"mime"`
+	Size       int64  `dynamodbav:"size"`
+	SHA256     string `dynamodbav:"sha"`
+	Key        string `dynamodbav:"key"`
+	CreatedAt  string `dynamodbav:"at"`
+}
+
+func newFileItem(f *rules.File) *fileItem {
+	if f == nil {
+		return nil
+	}
+	return &fileItem{ID: f.ID, DocumentID: f.DocumentID, Name: f.Name, Mime: f.Mime, Size: f.Size,
+		SHA256: f.SHA256, Key: f.Key, CreatedAt: f.CreatedAt}
+}
+
+func (f *fileItem) file() *rules.File {
+	if f == nil {
+		return nil
+	}
+	return &rules.File{ID: f.ID, DocumentID: f.DocumentID, Name: f.Name, Mime: f.Mime, Size: f.Size,
+		SHA256: f.SHA256, Key: f.Key, CreatedAt: f.CreatedAt}
 }
 
 // stampDutyItem is a rules.StampDuty as stored in an order's sd, its
 // StatePurpose flattened into aid, adoc and purpose.
 type stampDutyItem struct {
-	ID                 int64  `dynamodbav:"id"`
-	Amount             int64  `dynamodbav:"amt"`
-	Description        string `dynamodbav:"desc"`
-	FirstPartyName     string `dynamodbav:"n1"`
-	FirstPartyAddress  string `dynamodbav:"a1"`
-	FirstPartyPAN      string `dynamodbav:"p1"`
-	SecondPartyName    string `dynamodbav:"n2"`
-	SecondPartyAddress string `dynamodbav:"a2"`
-	SecondPartyPAN     string `dynamodbav:"p2"`
-	PaidBy             string `dynamodbav:"pb"`
-	PurchasedBy        string `dynamodbav:"pu"`
-	Quantity           int64  `dynamodbav:"q"`
-	State              string `dynamodbav:"state"`
-	ConsiderationPrice int64  `dynamodbav:"cp"`
-	MobileNumber       string `dynamodbav:"mob"`
-	ArticleID          int64  `dynamodbav:"aid"`
-	ArticleDocumentID  string `dynamodbav:"adoc"`
-	PurposeName        string `dynamodbav:"purpose"`
+	ID                 int64     `dynamodbav:"id"`
+	Amount             int64     `dynamodbav:"amt"`
+	Description        string    `dynamodbav:"desc"`
+	FirstPartyName     string    `dynamodbav:"n1"`
+	FirstPartyAddress  string    `dynamodbav:"a1"`
+	FirstPartyPAN      string    `dynamodbav:"p1"`
+	SecondPartyName    string    `dynamodbav:"n2"`
+	SecondPartyAddress string    `dynamodbav:"a2"`
+	SecondPartyPAN     string    `dynamodbav:"p2"`
+	PaidBy             string    `dynamodbav:"pb"`
+	PurchasedBy        string    `dynamodbav:"pu"`
+	Quantity           int64     `dynamodbav:"q"`
+	State              string    `dynamodbav:"state"`
+	ConsiderationPrice int64     `dynamodbav:"cp"`
+	MobileNumber       string    `dynamodbav:"mob"`
+	ArticleID          int64     `dynamodbav:"aid"`
+	ArticleDocumentID  string    `dynamodbav:"adoc"`
+	PurposeName        string    `dynamodbav:"purpose"`
+	UploadedDocument   *fileItem `dynamodbav:"ud,omitempty"`
 }
 
-// newOrderItem returns o as owner's order number seq.
-func newOrderItem(owner string, seq int64, o rules.Order) orderItem {
+// newOrderItem returns o as owner's order number seq at version v.
+func newOrderItem(owner string, seq int64, o rules.Order, v int64) orderItem {
 	ff := make([]fulfillmentItem, 0, len(o.Fulfillments))
 	for _, f := range o.Fulfillments {
+		var h []historyItem
+		for _, e := range f.History {
+			h = append(h, historyItem(e))
+		}
 		ff = append(ff, fulfillmentItem{ID: f.ID, DocumentID: f.DocumentID, Status: f.Status, UniqueDocRef: f.UniqueDocRef,
-			CertificateNumber: f.CertificateNumber, CertificateFile: (*fileItem)(f.CertificateFile)})
+			CertificateNumber: f.CertificateNumber, CertificateFile: newFileItem(f.CertificateFile), History: h})
 	}
 	sd := o.StampDuty
-	return orderItem{Owner: owner, Seq: seq, ID: o.ID, DocumentID: o.DocumentID, CreatedAt: o.CreatedAt, Fulfillments: ff,
+	up := o.UpdatedAt
+	if up == o.CreatedAt {
+		up = ""
+	}
+	return orderItem{Owner: owner, Seq: seq, ID: o.ID, DocumentID: o.DocumentID, CreatedAt: o.CreatedAt, UpdatedAt: up,
+		Version: v, QueueStatus: o.QueueStatus(), QueueKey: o.CreatedAt + "#" + o.DocumentID, Fulfillments: ff,
 		StampDuty: &stampDutyItem{ID: sd.ID, Amount: sd.Amount, Description: sd.Description,
 			FirstPartyName: sd.FirstPartyName, FirstPartyAddress: sd.FirstPartyAddress, FirstPartyPAN: sd.FirstPartyPAN,
 			SecondPartyName: sd.SecondPartyName, SecondPartyAddress: sd.SecondPartyAddress, SecondPartyPAN: sd.SecondPartyPAN,
 			PaidBy: sd.PaidBy, PurchasedBy: sd.PurchasedBy, Quantity: sd.Quantity, State: sd.State,
 			ConsiderationPrice: sd.ConsiderationPrice, MobileNumber: sd.MobileNumber,
-			ArticleID: sd.StatePurpose.ID, ArticleDocumentID: sd.StatePurpose.DocumentID, PurposeName: sd.StatePurpose.PurposeName}}
+			ArticleID: sd.StatePurpose.ID, ArticleDocumentID: sd.StatePurpose.DocumentID, PurposeName: sd.StatePurpose.PurposeName,
+			UploadedDocument: newFileItem(sd.UploadedDocument)}}
 }
 
 // decodeOrder reads an order item; an item that is not one is EINTERNAL.
 func decodeOrder(item map[string]types.AttributeValue) (rules.Order, error) {
+	o, err := decodeStored(item)
+	return o.Order, err
+}
+
+// decodeStored reads an order item with its key and version. An order
+// stored before fulfillment existed reads as one that never changed: its
+// updatedAt is its createdAt, and each fulfillment's history is Pending at
+// createdAt.
+func decodeStored(item map[string]types.AttributeValue) (orders.Stored, error) {
 	var it orderItem
 	err := attributevalue.UnmarshalMap(item, &it)
 	if err == nil && it.StampDuty == nil {
 		err = errors.New("order without stamp duty")
 	}
 	if err != nil {
-		return rules.Order{}, rules.Internal(fmt.Errorf("decode order: %w", err))
+		return orders.Stored{}, rules.Internal(fmt.Errorf("decode order: %w", err))
 	}
-	o := rules.Order{ID: it.ID, DocumentID: it.DocumentID, CreatedAt: it.CreatedAt, Fulfillments: make([]rules.Fulfillment, 0, len(it.Fulfillments))}
+	o := rules.Order{ID: it.ID, DocumentID: it.DocumentID, CreatedAt: it.CreatedAt, UpdatedAt: cmp.Or(it.UpdatedAt, it.CreatedAt),
+		Fulfillments: make([]rules.Fulfillment, 0, len(it.Fulfillments))}
 	for _, f := range it.Fulfillments {
+		h := make([]rules.StatusEntry, 0, max(1, len(f.History)))
+		for _, e := range f.History {
+			h = append(h, rules.StatusEntry(e))
+		}
+		if len(h) == 0 {
+			h = append(h, rules.StatusEntry{Status: rules.StatusPending, At: it.CreatedAt})
+		}
 		o.Fulfillments = append(o.Fulfillments, rules.Fulfillment{ID: f.ID, DocumentID: f.DocumentID, Status: f.Status,
-			UniqueDocRef: f.UniqueDocRef, CertificateNumber: f.CertificateNumber, CertificateFile: (*rules.File)(f.CertificateFile)})
+			UniqueDocRef: f.UniqueDocRef, CertificateNumber: f.CertificateNumber, CertificateFile: f.CertificateFile.file(), History: h})
 	}
 	sd := it.StampDuty
 	o.StampDuty = rules.StampDuty{ID: sd.ID, Amount: sd.Amount, Description: sd.Description,
 		FirstPartyName: sd.FirstPartyName, FirstPartyAddress: sd.FirstPartyAddress, FirstPartyPAN: sd.FirstPartyPAN,
 		SecondPartyName: sd.SecondPartyName, SecondPartyAddress: sd.SecondPartyAddress, SecondPartyPAN: sd.SecondPartyPAN,
 		PaidBy: sd.PaidBy, PurchasedBy: sd.PurchasedBy, Quantity: sd.Quantity, State: sd.State,
-		ConsiderationPrice: sd.ConsiderationPrice, MobileNumber: sd.MobileNumber,
+		ConsiderationPrice: sd.ConsiderationPrice, MobileNumber: sd.MobileNumber, UploadedDocument: sd.UploadedDocument.file(),
 		StatePurpose: rules.StatePurpose{ID: sd.ArticleID, DocumentID: sd.ArticleDocumentID, PurposeName: sd.PurposeName}}
-	return o, nil
+	return orders.Stored{OpsOrder: rules.OpsOrder{Order: o, Owner: it.Owner}, Seq: it.Seq, Version: it.Version}, nil
 }
 
 // Create stores o as owner's newest order and returns its seq. It reads the
@@ -158,7 +226,7 @@ func (s *Orders) Create(ctx context.Context, owner string, o rules.Order) (int64
 	}
 	seq := int64(n) + 1
 	// Encoded once: from one attempt to the next only the seq changes.
-	item, err := attributevalue.MarshalMap(newOrderItem(owner, seq, o))
+	item, err := attributevalue.MarshalMap(newOrderItem(owner, seq, o, 1))
 	if err != nil {
 		return 0, rules.Internal(fmt.Errorf("encode order: %w", err))
 	}

@@ -288,7 +288,7 @@ func TestOrders(t *testing.T) {
 	})
 	t.Run("RoundTrip", func(t *testing.T) {
 		o := newOrder(t, ids, 1000)
-		o.Fulfillments[0].CertificateFile = &rules.File{ID: 5, DocumentID: "f", URL: "https://x/c.pdf", Name: "c.pdf"}
+		o.Fulfillments[0].CertificateFile = &rules.File{ID: 5, DocumentID: "f", Name: "c.pdf", Mime: "application/pdf", Size: 9, SHA256: "ff", Key: "certificates/x/f", CreatedAt: o.CreatedAt}
 		if _, err := orders.Create(ctx, "dave", o); err != nil {
 			t.Fatal(err)
 		}

@@ -1,0 +1,157 @@
+// Package files keeps the service's files (callers' documents, e-stamp
+// certificates) in one private S3 bucket, and makes the pre-signed addresses
+// they are downloaded from. It is the only code that imports the S3 SDK.
+//
+// Objects are written once under keys made of random documentIds (no
+// personal data: a file's name is stored in the order, never in the key),
+// with the SHA-256 of their bytes, which S3 checks on arrival. Pre-signing
+// is local (a signature over the request; no network call), and an address
+// works for 15 minutes.
+package files
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/smithy-go"
+
+	"stampduty/shared/config"
+	"stampduty/shared/rules"
+)
+
+// URLLifetime is how long a pre-signed download address works.
+const URLLifetime = 15 * time.Minute
+
+// The key prefixes: a function is granted S3 actions on its prefix only.
+const (
+	DocumentPrefix    = "documents/"
+	CertificatePrefix = "certificates/"
+)
+
+// attemptTimeout bounds one S3 call: a 4 MiB upload within Lambda's network.
+const attemptTimeout = 5 * time.Second
+
+// Store is the files bucket.
+type Store struct {
+	client  *s3.Client
+	presign *s3.PresignClient
+	bucket  string
+}
+
+// Open returns the bucket named by FILES_BUCKET, reached with the Lambda
+// environment's region and credentials, or at S3_ENDPOINT (path-style
+// addresses, for a local S3-compatible server) when that is set.
+func Open(env *config.Env) *Store {
+	opts := s3.Options{
+		Region: env.Require("AWS_REGION"),
+		Credentials: aws.NewCredentialsCache(credentials.NewStaticCredentialsProvider(
+			env.Require("AWS_ACCESS_KEY_ID"), env.Require("AWS_SECRET_ACCESS_KEY"), env.Get("AWS_SESSION_TOKEN"))),
+		Retryer: retry.NewStandard(func(o *retry.StandardOptions) {
+			o.MaxAttempts = 3
+			o.MaxBackoff = 300 * time.Millisecond
+		}),
+		HTTPClient: &http.Client{Timeout: attemptTimeout},
+		// The SHA-256 is sent with each upload (PutObject's ChecksumSHA256);
+		// no other checksum is computed.
+		RequestChecksumCalculation: aws.RequestChecksumCalculationWhenRequired,
+		ResponseChecksumValidation: aws.ResponseChecksumValidationWhenRequired,
+	}
+	if ep := env.Get("S3_ENDPOINT"); ep != "" {
+		opts.BaseEndpoint = aws.String(ep)
+		opts.UsePathStyle = true
+	}
+	return New(s3.New(opts), env.Require("FILES_BUCKET"))
+}
+
+// New returns the store of bucket through client.
+func New(client *s3.Client, bucket string) *Store {
+	return &Store{client: client, presign: s3.NewPresignClient(client), bucket: bucket}
+}
+
+// Put stores body under key as a file of media type mime. sum is the
+// SHA-256 of body; S3 refuses the object if the bytes that arrive differ.
+func (s *Store) Put(ctx context.Context, key, mime string, body []byte, sum [32]byte) error {
+	_, err := s.client.PutObject(ctx, &s3.PutObjectInput{
+		Bucket:         aws.String(s.bucket),
+		Key:            aws.String(key),
+		Body:           bytes.NewReader(body),
+		ContentLength:  aws.Int64(int64(len(body))),
+		ContentType:    aws.String(mime),
+		ChecksumSHA256: aws.String(base64.StdEncoding.EncodeToString(sum[:])),
+	})
+	if err != nil {
+		return fail("PutObject", err)
+	}
+	return nil
+}
+
+// URL returns a pre-signed address that downloads the file stored under
+// key for URLLifetime, as an attachment named name. It makes no network
+// call.
+func (s *Store) URL(ctx context.Context, key, name, mediaType string) (string, error) {
+	req, err := s.presign.PresignGetObject(ctx, &s3.GetObjectInput{
+		Bucket:                     aws.String(s.bucket),
+		Key:                        aws.String(key),
+		ResponseContentDisposition: aws.String(mime.FormatMediaType("attachment", map[string]string{"filename": name})),
+		ResponseContentType:        aws.String(mediaType),
+	}, s3.WithPresignExpires(URLLifetime))
+	if err != nil {
+		return "", rules.Internal(fmt.Errorf("presign %s: %w", key, err))
+	}
+	return req.URL, nil
+}
+
+// Sign fills in the pre-signed address of each file of o.
+func (s *Store) Sign(ctx context.Context, o *rules.Order) error {
+	sign := func(f *rules.File) error {
+		if f == nil {
+			return nil
+		}
+		u, err := s.URL(ctx, f.Key, f.Name, f.Mime)
+		f.URL = u
+		return err
+	}
+	if err := sign(o.StampDuty.UploadedDocument); err != nil {
+		return err
+	}
+	for i := range o.Fulfillments {
+		if err := sign(o.Fulfillments[i].CertificateFile); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Delete removes the object under key (its current version; the bucket is
+// versioned, so an operator can still restore it).
+func (s *Store) Delete(ctx context.Context, key string) error {
+	_, err := s.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)})
+	if err != nil {
+		return fail("DeleteObject", err)
+	}
+	return nil
+}
+
+// fail wraps an S3 error of operation op as a rules error: an answer S3
+// gives for the request itself (access denied, no such bucket) is
+// EINTERNAL; throttling, server faults, timeouts and the network are
+// EUNAVAILABLE, which a retry may cure. Callers see neither cause; keys are
+// random ids, so the logged error quotes no personal data.
+func fail(op string, err error) error {
+	err = fmt.Errorf("s3 %s: %w", op, err)
+	var api smithy.APIError
+	if errors.As(err, &api) && api.ErrorFault() != smithy.FaultServer && api.ErrorCode() != "SlowDown" {
+		return rules.Internal(err)
+	}
+	return rules.Unavailable(err)
+}

@@ -1,0 +1,316 @@
+package orders
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"stampduty/shared/rules"
+)
+
+// Stored is an order as the store holds it: the order and its owner, where
+// it is (its owner's seq) and its version, which each change raises by one.
+type Stored struct {
+	rules.OpsOrder
+	Seq     int64
+	Version int64
+}
+
+// ErrChanged is the failure of a Replace whose order changed since it was
+// read: another request's change was stored first.
+var ErrChanged = errors.New("the order changed since it was read")
+
+// Fulfilments reads and changes stored orders for their fulfillment.
+type Fulfilments interface {
+	// ByDocument returns the order with documentId doc, read eventually
+	// consistent (a moment's lag after a change), or ENOTFOUND.
+	ByDocument(ctx context.Context, doc string) (Stored, error)
+	// Reread returns s's order as it is now (a strongly consistent read).
+	Reread(ctx context.Context, s Stored) (Stored, error)
+	// Replace stores o in place of s on condition that s is still the
+	// stored version; ErrChanged (wrapped) when it is not.
+	Replace(ctx context.Context, s Stored, o rules.Order) error
+	// Queue returns up to size orders waiting in status, oldest first,
+	// from the position cursor names ("" for the start), and the cursor of
+	// what follows ("" at the end). A cursor it did not make is EINVALID.
+	Queue(ctx context.Context, status, cursor string, size int) ([]rules.OpsOrder, string, error)
+}
+
+// Files keeps the bytes of files and makes their download addresses.
+type Files interface {
+	// Put stores body under key; sum is its SHA-256.
+	Put(ctx context.Context, key, mime string, body []byte, sum [32]byte) error
+	// Delete removes what key holds.
+	Delete(ctx context.Context, key string) error
+	// Sign fills in the download address of each file of o.
+	Sign(ctx context.Context, o *rules.Order) error
+}
+
+// The key prefixes of files: each function may write under its own only.
+const (
+	DocumentPrefix    = "documents/"
+	CertificatePrefix = "certificates/"
+)
+
+// Fulfiller is the fulfillment workflow: reading one order, the operators'
+// queue and status changes, and the files of an order.
+type Fulfiller struct {
+	Orders Fulfilments
+	Files  Files
+	// IDs gives files their numeric ids.
+	IDs IDs
+	Now func() time.Time
+}
+
+func (f *Fulfiller) now() time.Time {
+	if f.Now == nil {
+		return time.Now()
+	}
+	return f.Now()
+}
+
+// notFound is the answer for an order the caller may not see.
+func notFound(doc string) error {
+	return rules.Errorf(rules.ENOTFOUND, "Order with the documentId: %s cannot be found.", doc)
+}
+
+// find returns owner's order doc; another caller's order is not found.
+// owner "" is an operator, who may see every order.
+func (f *Fulfiller) find(ctx context.Context, owner, doc string) (Stored, error) {
+	s, err := f.Orders.ByDocument(ctx, doc)
+	if rules.ErrorCode(err) == rules.ENOTFOUND || err == nil && owner != "" && s.Owner != owner {
+		return Stored{}, notFound(doc)
+	}
+	return s, err
+}
+
+// Get returns owner's order doc as its caller sees it, with fresh download
+// addresses.
+func (f *Fulfiller) Get(ctx context.Context, owner, doc string) (rules.Order, error) {
+	s, err := f.find(ctx, owner, doc)
+	if err != nil {
+		return rules.Order{}, err
+	}
+	o := s.Order.ForCaller()
+	return o, f.Files.Sign(ctx, &o)
+}
+
+// OpsGet returns order doc as operators see it.
+func (f *Fulfiller) OpsGet(ctx context.Context, doc string) (rules.OpsOrder, error) {
+	s, err := f.find(ctx, "", doc)
+	if err != nil {
+		return rules.OpsOrder{}, err
+	}
+	return s.OpsOrder, f.Files.Sign(ctx, &s.Order)
+}
+
+// Queue returns a page of the operators' work queue (see Fulfilments.Queue),
+// with fresh download addresses.
+func (f *Fulfiller) Queue(ctx context.Context, status, cursor string, size int) ([]rules.OpsOrder, string, error) {
+	if rules.StatusRank(status) < 0 {
+		return nil, "", rules.Errorf(rules.EINVALID, "Invalid status: must be one of Pending, Created, Procured, Printed")
+	}
+	page, next, err := f.Orders.Queue(ctx, status, cursor, size)
+	if err != nil {
+		return nil, "", err
+	}
+	for i := range page {
+		if err := f.Files.Sign(ctx, &page[i].Order); err != nil {
+			return nil, "", err
+		}
+	}
+	return page, next, nil
+}
+
+// change is one change of an order: it returns the changed order, whether
+// anything changed, or why it may not change.
+type change func(o rules.Order) (rules.Order, bool, error)
+
+// update applies ch to the order doc (owner's, or any for owner "") and
+// stores the result with one conditional write. A refusal read from the
+// eventually consistent index is checked against a consistent read before it
+// is answered; a write that loses a race to another change is answered from
+// a consistent read: done when what was asked is what is stored now, else
+// ECONFLICT. At most three calls: the index read, the write, and one
+// consistent read.
+func (f *Fulfiller) update(ctx context.Context, owner, doc string, ch change) (Stored, error) {
+	s, err := f.find(ctx, owner, doc)
+	if err != nil {
+		return Stored{}, err
+	}
+	next, changed, err := ch(s.Order)
+	if err != nil {
+		// The index may lag behind the last change: check on the table.
+		if s, err = f.Orders.Reread(ctx, s); err != nil {
+			return Stored{}, err
+		}
+		if next, changed, err = ch(s.Order); err != nil {
+			return Stored{}, err
+		}
+	}
+	if !changed {
+		return s, nil
+	}
+	err = f.Orders.Replace(ctx, s, next)
+	if err == nil {
+		s.Order, s.Version = next, s.Version+1
+		return s, nil
+	}
+	if !errors.Is(err, ErrChanged) {
+		return Stored{}, err
+	}
+	now, rerr := f.Orders.Reread(ctx, s)
+	if rerr != nil {
+		return Stored{}, rerr
+	}
+	if _, changed, cerr := ch(now.Order); cerr != nil {
+		return Stored{}, cerr
+	} else if !changed {
+		return now, nil
+	}
+	return Stored{}, rules.Errorf(rules.ECONFLICT, "The order was changed by another request at the same time; read it and try again.")
+}
+
+// Advance applies an operator's change to fulfillment ffDoc of order doc
+// (rules.Fulfillment.Apply), by the operator by, and returns the order after
+// it.
+func (f *Fulfiller) Advance(ctx context.Context, doc, ffDoc string, c rules.Change, by string) (rules.OpsOrder, error) {
+	at := rules.FormatTime(f.now())
+	s, err := f.update(ctx, "", doc, func(o rules.Order) (rules.Order, bool, error) {
+		i := o.Fulfillment(ffDoc)
+		if i < 0 {
+			return o, false, rules.Errorf(rules.ENOTFOUND, "Fulfillment with the documentId: %s cannot be found.", ffDoc)
+		}
+		next, changed, err := o.Fulfillments[i].Apply(c, at, by)
+		if err != nil || !changed {
+			return o, false, err
+		}
+		return withFulfillment(o, i, next, at), true, nil
+	})
+	if err != nil {
+		return rules.OpsOrder{}, err
+	}
+	return s.OpsOrder, f.Files.Sign(ctx, &s.Order)
+}
+
+// withFulfillment returns o with fulfillment i replaced, updated at at.
+func withFulfillment(o rules.Order, i int, ff rules.Fulfillment, at string) rules.Order {
+	o.Fulfillments = append([]rules.Fulfillment(nil), o.Fulfillments...)
+	o.Fulfillments[i] = ff
+	o.UpdatedAt = at
+	return o
+}
+
+// UploadDocument stores the caller's document of owner's order doc,
+// replacing an earlier one, while every fulfillment is Pending.
+func (f *Fulfiller) UploadDocument(ctx context.Context, owner, doc string, u rules.Upload) (rules.File, error) {
+	var file *rules.File
+	_, err := f.attach(ctx, owner, doc, rules.Document, DocumentPrefix, u,
+		func(o rules.Order, nf *rules.File, at string) (rules.Order, *rules.File, error) {
+			if err := o.CanUploadDocument(); err != nil {
+				return o, nil, err
+			}
+			old := o.StampDuty.UploadedDocument
+			o.StampDuty.UploadedDocument, o.UpdatedAt = nf, at
+			file = nf
+			return o, old, nil
+		})
+	if err != nil {
+		return rules.File{}, err
+	}
+	signed := rules.Order{StampDuty: rules.StampDuty{UploadedDocument: file}}
+	if err := f.Files.Sign(ctx, &signed); err != nil {
+		return rules.File{}, err
+	}
+	return *file, nil
+}
+
+// AttachCertificate stores the certificate of fulfillment ffDoc of order
+// doc, replacing an earlier one, while the fulfillment is Procured.
+func (f *Fulfiller) AttachCertificate(ctx context.Context, doc, ffDoc string, u rules.Upload) (rules.OpsOrder, error) {
+	s, err := f.attach(ctx, "", doc, rules.Certificate, CertificatePrefix, u,
+		func(o rules.Order, nf *rules.File, at string) (rules.Order, *rules.File, error) {
+			i := o.Fulfillment(ffDoc)
+			if i < 0 {
+				return o, nil, rules.Errorf(rules.ENOTFOUND, "Fulfillment with the documentId: %s cannot be found.", ffDoc)
+			}
+			if err := o.Fulfillments[i].CanAttachCertificate(); err != nil {
+				return o, nil, err
+			}
+			ff := o.Fulfillments[i]
+			old := ff.CertificateFile
+			ff.CertificateFile = nf
+			return withFulfillment(o, i, ff, at), old, nil
+		})
+	if err != nil {
+		return rules.OpsOrder{}, err
+	}
+	return s.OpsOrder, f.Files.Sign(ctx, &s.Order)
+}
+
+// put places the new file nf in order o (updated at at) and returns the
+// file it replaces, or why it may not.
+type put func(o rules.Order, nf *rules.File, at string) (rules.Order, *rules.File, error)
+
+// attach stores an uploaded file of kind k and points order doc at it: the
+// bytes first, under a key of random ids (prefix, the order's documentId,
+// the file's), then the order. The order never points at a file that is not
+// stored: when its write fails, the new object is removed; once it points
+// at the new file, the file it replaced is removed.
+func (f *Fulfiller) attach(ctx context.Context, owner, doc string, k rules.FileKind, prefix string, u rules.Upload, p put) (Stored, error) {
+	mime, name, err := k.Check(u)
+	if err != nil {
+		return Stored{}, err
+	}
+	// Refuse early what the order's state refuses, before any upload.
+	s, err := f.find(ctx, owner, doc)
+	if err != nil {
+		return Stored{}, err
+	}
+	if _, _, err := p(s.Order, &rules.File{}, ""); err != nil {
+		if s, err = f.Orders.Reread(ctx, s); err != nil {
+			return Stored{}, err
+		}
+		if _, _, err := p(s.Order, &rules.File{}, ""); err != nil {
+			return Stored{}, err
+		}
+	}
+	id, err := f.IDs.Reserve(ctx, 1)
+	if err != nil {
+		return Stored{}, err
+	}
+	fileDoc, err := rules.NewDocumentID()
+	if err != nil {
+		return Stored{}, rules.Internal(err)
+	}
+	sum := sha256.Sum256(u.Body)
+	at := rules.FormatTime(f.now())
+	nf := &rules.File{ID: id, DocumentID: fileDoc, Name: name, Mime: mime, Size: int64(len(u.Body)),
+		SHA256: hex.EncodeToString(sum[:]), CreatedAt: at, Key: prefix + doc + "/" + fileDoc}
+	if err := f.Files.Put(ctx, nf.Key, mime, u.Body, sum); err != nil {
+		return Stored{}, err
+	}
+	var replaced *rules.File
+	s, err = f.update(ctx, owner, doc, func(o rules.Order) (rules.Order, bool, error) {
+		next, old, err := p(o, nf, at)
+		replaced = old
+		return next, err == nil, err
+	})
+	// A fresh context: the request's may be what ran out.
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	if err != nil {
+		if derr := f.Files.Delete(cctx, nf.Key); derr != nil {
+			return Stored{}, errors.Join(err, fmt.Errorf("remove the unused upload: %w", derr))
+		}
+		return Stored{}, err
+	}
+	if replaced != nil && replaced.Key != "" && replaced.Key != nf.Key {
+		// Best effort: the bucket keeps the old version either way.
+		f.Files.Delete(cctx, replaced.Key)
+	}
+	return s, nil
+}
