@@ -45,7 +45,28 @@ Articles (the purpose x state catalogue that prices orders):
         write the whole catalogue to FILE (default stdout) in the format
         import reads, sorted by purpose_name and state
 
+Orders (the operator API under /api/ops/, called with requests signed by
+your AWS credentials; the API decides what is allowed and says why not):
+  stampctl orders queue [--status S] [--page-size N] [--cursor C]
+        the orders waiting in status S (Pending by default), oldest first
+        across all callers; prints the command for the next page
+  stampctl orders show DOC
+        one order as operators see it (with its owner and who changed it)
+  stampctl orders advance DOC --to STATUS [--ref R] [--certificate-number N]
+        [--fulfillment F]
+        move the order's fulfillment one step: Created needs --ref (the
+        unique_doc_ref), Procured --certificate-number, Printed an attached
+        certificate
+  stampctl orders attach-certificate DOC FILE [--name NAME] [--fulfillment F]
+        upload the certificate PDF of a Procured fulfillment
+  stampctl orders download DOC [--out FILE] [--fulfillment F]
+        save the certificate through its pre-signed address, checking its
+        SHA-256
+
 Environment:
+  STAMPDUTY_API_URL
+        the API for the orders commands: the stack's ApiUrl output; by
+        default the local stack's, http://127.0.0.1:3000
   ARTICLES_TABLE, TOKENS_TABLE, COUNTERS_TABLE
         the tables; by default ArticlesTable, TokensTable and CountersTable,
         the names the local stack gives them. On AWS set them from the
@@ -107,6 +128,11 @@ var commands = []command{
 	{"token revoke", (*cli).tokenRevoke},
 	{"articles import", (*cli).articlesImport},
 	{"articles export", (*cli).articlesExport},
+	{"orders queue", (*cli).ordersQueue},
+	{"orders show", (*cli).ordersShow},
+	{"orders advance", (*cli).ordersAdvance},
+	{"orders attach-certificate", (*cli).ordersAttachCertificate},
+	{"orders download", (*cli).ordersDownload},
 }
 
 func main() {
@@ -175,16 +201,23 @@ func (c *cli) dispatch(args []string) error {
 
 // parse parses the flags of args into fs (named for its subcommand) and
 // returns the positional arguments, checking there are between min and max
-// of them. Flag errors, -h and a wrong count are usage errors.
+// of them. Flags may come before, between or after the positional
+// arguments. Flag errors, -h and a wrong count are usage errors.
 func parse(fs *flag.FlagSet, args []string, min, max int) ([]string, error) {
 	fs.SetOutput(io.Discard)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, usageError{}
+	var rest []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, usageError{}
+			}
+			return nil, usagef("%s: %v", fs.Name(), err)
 		}
-		return nil, usagef("%s: %v", fs.Name(), err)
+		if fs.NArg() == 0 {
+			break
+		}
+		rest, args = append(rest, fs.Arg(0)), fs.Args()[1:]
 	}
-	rest := fs.Args()
 	switch {
 	case len(rest) < min:
 		return nil, usagef("%s: missing argument", fs.Name())

@@ -1,0 +1,297 @@
+package main
+
+import (
+	"bytes"
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+
+	"stampduty/shared/rules"
+)
+
+// The operator commands are thin clients of the operator API (/api/ops/):
+// every rule (which move is allowed, which file) is the API's, and stampctl
+// prints what it answers. Requests are signed with Signature Version 4 for
+// execute-api with the AWS SDK's default credentials, as API Gateway's
+// AWS_IAM authorization requires.
+
+// apiURL returns the API's base address: STAMPDUTY_API_URL (the stack's
+// ApiUrl output), or the local stack's.
+func (c *cli) apiURL() string {
+	return strings.TrimRight(cmp.Or(strings.TrimSpace(c.getenv("STAMPDUTY_API_URL")), "http://127.0.0.1:3000"), "/")
+}
+
+// apiError is an error answer of the API: its status and Strapi envelope.
+type apiError struct {
+	Status  int
+	Name    string
+	Message string
+}
+
+func (e *apiError) Error() string {
+	return fmt.Sprintf("%d %s: %s", e.Status, e.Name, e.Message)
+}
+
+// call sends a signed request to the operator API and decodes a 200
+// answer's body into out (unless out is nil); any other answer is an
+// *apiError.
+func (c *cli) call(method, path string, query url.Values, contentType string, body []byte, out any) error {
+	cfg, _, err := c.awsConfig()
+	if err != nil {
+		return err
+	}
+	u := c.apiURL() + path
+	if len(query) > 0 {
+		u += "?" + query.Encode()
+	}
+	req, err := http.NewRequestWithContext(c.ctx, method, u, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	creds, err := cfg.Credentials.Retrieve(c.ctx)
+	if err != nil {
+		return fmt.Errorf("AWS credentials: %w", err)
+	}
+	sum := sha256.Sum256(body)
+	if err := v4.NewSigner().SignHTTP(c.ctx, creds, req, hex.EncodeToString(sum[:]), "execute-api", cfg.Region, c.now()); err != nil {
+		return fmt.Errorf("sign the request: %w", err)
+	}
+	resp, err := (&http.Client{Timeout: 60 * time.Second}).Do(req)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", method, path, err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", method, path, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		var env struct {
+			Error struct{ Name, Message string }
+			Message string // API Gateway's own answers: {"message": "Forbidden"}
+		}
+		json.Unmarshal(raw, &env)
+		return &apiError{Status: resp.StatusCode, Name: cmp.Or(env.Error.Name, http.StatusText(resp.StatusCode)),
+			Message: cmp.Or(env.Error.Message, env.Message, strings.TrimSpace(string(raw)))}
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		return fmt.Errorf("%s %s: the answer is not what stampctl expects: %w", method, path, err)
+	}
+	return nil
+}
+
+// opsOrder is the data of an operator answer about one order.
+type opsOrder struct {
+	Data rules.OpsOrder `json:"data"`
+}
+
+// printJSON writes v indented, as the commands print what the API answers.
+func (c *cli) printJSON(v any) error {
+	enc := json.NewEncoder(c.stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// ordersQueue prints a page of the work queue: one line per order.
+func (c *cli) ordersQueue(fs *flag.FlagSet, args []string) error {
+	status := fs.String("status", rules.StatusPending, "the queue: Pending, Created, Procured or Printed")
+	size := fs.Int("page-size", 25, "orders per page (at most 100)")
+	cursor := fs.String("cursor", "", "the cursor the previous page printed")
+	if _, err := parse(fs, args, 0, 0); err != nil {
+		return err
+	}
+	q := url.Values{"status": {*status}, "pagination[pageSize]": {fmt.Sprint(*size)}}
+	if *cursor != "" {
+		q.Set("pagination[cursor]", *cursor)
+	}
+	var page struct {
+		Data []rules.OpsOrder `json:"data"`
+		Meta struct {
+			Pagination struct {
+				Next *string `json:"next"`
+			} `json:"pagination"`
+		} `json:"meta"`
+	}
+	if err := c.call(http.MethodGet, "/api/ops/live-orders", q, "", nil, &page); err != nil {
+		return fmt.Errorf("orders queue: %w", err)
+	}
+	fmt.Fprintf(c.stdout, "%-24s  %-24s  %-24s  %-8s  %s\n", "DOCUMENT ID", "CREATED", "OWNER", "STATUS", "FULFILLMENT")
+	for _, o := range page.Data {
+		for _, f := range o.Fulfillments {
+			fmt.Fprintf(c.stdout, "%-24s  %-24s  %-24s  %-8s  %s\n", o.DocumentID, o.CreatedAt, o.Owner, f.Status, f.DocumentID)
+		}
+	}
+	if next := page.Meta.Pagination.Next; next != nil {
+		fmt.Fprintf(c.stdout, "next page: stampctl orders queue --status %s --cursor %s\n", *status, *next)
+	}
+	return nil
+}
+
+// ordersShow prints one order as operators see it.
+func (c *cli) ordersShow(fs *flag.FlagSet, args []string) error {
+	rest, err := parse(fs, args, 1, 1)
+	if err != nil {
+		return err
+	}
+	var o opsOrder
+	if err := c.call(http.MethodGet, "/api/ops/live-orders/"+url.PathEscape(rest[0]), nil, "", nil, &o); err != nil {
+		return fmt.Errorf("orders show: %w", err)
+	}
+	return c.printJSON(o.Data)
+}
+
+// fulfillment returns the documentId of order doc's fulfillment: ff when
+// given, else the order's only one.
+func (c *cli) fulfillment(doc, ff string) (string, error) {
+	if ff != "" {
+		return ff, nil
+	}
+	var o opsOrder
+	if err := c.call(http.MethodGet, "/api/ops/live-orders/"+url.PathEscape(doc), nil, "", nil, &o); err != nil {
+		return "", err
+	}
+	if n := len(o.Data.Fulfillments); n != 1 {
+		return "", fmt.Errorf("order %s has %d fulfillments: name one with --fulfillment", doc, n)
+	}
+	return o.Data.Fulfillments[0].DocumentID, nil
+}
+
+// ordersAdvance moves a fulfillment to the status --to names.
+func (c *cli) ordersAdvance(fs *flag.FlagSet, args []string) error {
+	to := fs.String("to", "", "the status to move to: Created, Procured or Printed")
+	ref := fs.String("ref", "", "the unique_doc_ref (needed to move to Created)")
+	cn := fs.String("certificate-number", "", "the certificate_number (needed to move to Procured)")
+	ffFlag := fs.String("fulfillment", "", "the fulfillment's documentId (default: the order's only one)")
+	rest, err := parse(fs, args, 1, 1)
+	if err != nil {
+		return err
+	}
+	if *to == "" {
+		return usagef("orders advance: --to is required")
+	}
+	ff, err := c.fulfillment(rest[0], *ffFlag)
+	if err != nil {
+		return fmt.Errorf("orders advance: %w", err)
+	}
+	body := map[string]string{"order_status": *to}
+	if *ref != "" {
+		body["unique_doc_ref"] = *ref
+	}
+	if *cn != "" {
+		body["certificate_number"] = *cn
+	}
+	b, _ := json.Marshal(body)
+	var o opsOrder
+	path := "/api/ops/live-orders/" + url.PathEscape(rest[0]) + "/fulfillments/" + url.PathEscape(ff)
+	if err := c.call(http.MethodPatch, path, nil, "application/json", b, &o); err != nil {
+		return fmt.Errorf("orders advance: %w", err)
+	}
+	for _, f := range o.Data.Fulfillments {
+		if f.DocumentID == ff {
+			fmt.Fprintf(c.stdout, "order %s fulfillment %s is %s\n", rest[0], ff, f.Status)
+		}
+	}
+	return nil
+}
+
+// ordersAttachCertificate uploads a certificate PDF to a Procured fulfillment.
+func (c *cli) ordersAttachCertificate(fs *flag.FlagSet, args []string) error {
+	ffFlag := fs.String("fulfillment", "", "the fulfillment's documentId (default: the order's only one)")
+	name := fs.String("name", "", "the file's name (default: the file's base name)")
+	rest, err := parse(fs, args, 2, 2)
+	if err != nil {
+		return err
+	}
+	pdf, err := os.ReadFile(rest[1])
+	if err != nil {
+		return fmt.Errorf("orders attach-certificate: %w", err)
+	}
+	ff, err := c.fulfillment(rest[0], *ffFlag)
+	if err != nil {
+		return fmt.Errorf("orders attach-certificate: %w", err)
+	}
+	q := url.Values{"name": {cmp.Or(*name, baseName(rest[1]))}}
+	path := "/api/ops/live-orders/" + url.PathEscape(rest[0]) + "/fulfillments/" + url.PathEscape(ff) + "/certificate"
+	var o opsOrder
+	if err := c.call(http.MethodPut, path, q, "application/pdf", pdf, &o); err != nil {
+		return fmt.Errorf("orders attach-certificate: %w", err)
+	}
+	for _, f := range o.Data.Fulfillments {
+		if f.DocumentID == ff && f.CertificateFile != nil {
+			fmt.Fprintf(c.stdout, "attached %s (%d bytes, sha256 %s) to order %s fulfillment %s\n",
+				f.CertificateFile.Name, f.CertificateFile.Size, f.CertificateFile.SHA256, rest[0], ff)
+		}
+	}
+	return nil
+}
+
+// baseName returns the last element of a file path.
+func baseName(p string) string {
+	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+// ordersDownload saves the certificate of an order's fulfillment, fetched
+// with the pre-signed address the API gives, and checks its SHA-256.
+func (c *cli) ordersDownload(fs *flag.FlagSet, args []string) error {
+	ffFlag := fs.String("fulfillment", "", "the fulfillment's documentId (default: the order's only one)")
+	out := fs.String("out", "", "the file to write (default: the certificate's name, in this directory)")
+	rest, err := parse(fs, args, 1, 1)
+	if err != nil {
+		return err
+	}
+	var o opsOrder
+	if err := c.call(http.MethodGet, "/api/ops/live-orders/"+url.PathEscape(rest[0]), nil, "", nil, &o); err != nil {
+		return fmt.Errorf("orders download: %w", err)
+	}
+	var file *rules.File
+	for _, f := range o.Data.Fulfillments {
+		if *ffFlag == "" && len(o.Data.Fulfillments) == 1 || f.DocumentID == *ffFlag {
+			file = f.CertificateFile
+		}
+	}
+	if file == nil {
+		return fmt.Errorf("orders download: order %s has no certificate file (yet)", rest[0])
+	}
+	resp, err := (&http.Client{Timeout: 60 * time.Second}).Get(file.URL)
+	if err != nil {
+		return fmt.Errorf("orders download: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("orders download: the file store answered %s", resp.Status)
+	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, rules.MaxFileSize+1))
+	if err != nil {
+		return fmt.Errorf("orders download: %w", err)
+	}
+	if sum := sha256.Sum256(b); hex.EncodeToString(sum[:]) != file.SHA256 {
+		return errors.New("orders download: the file's SHA-256 is not the one the order records")
+	}
+	path := cmp.Or(*out, baseName(file.Name))
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		return fmt.Errorf("orders download: %w", err)
+	}
+	fmt.Fprintf(c.stdout, "wrote %s (%d bytes, sha256 %s)\n", path, len(b), file.SHA256)
+	return nil
+}
