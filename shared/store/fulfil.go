@@ -91,10 +91,10 @@ func (s *Orders) Replace(ctx context.Context, old orders.Stored, next rules.Orde
 // queueCursor is the position a queue page ends at: the last order's keys
 // in the table and in the queue index.
 type queueCursor struct {
-	Status string `json:"s"`
-	Key    string `json:"k"`
-	Owner  string `json:"o"`
-	Seq    int64  `json:"n"`
+	Status string `json:"s" dynamodbav:"qs"`
+	Key    string `json:"k" dynamodbav:"qk"`
+	Owner  string `json:"o" dynamodbav:"owner"`
+	Seq    int64  `json:"n" dynamodbav:"seq"`
 }
 
 // Queue returns up to size orders waiting in status, oldest first (by
@@ -109,13 +109,15 @@ func (s *Orders) Queue(ctx context.Context, status, cursor string, size int) ([]
 		ExpressionAttributeValues: map[string]types.AttributeValue{":s": avS(status)},
 		Limit:                     aws.Int32(int32(size)),
 	}
+	var err error
 	if cursor != "" {
 		c, ok := decodeCursor(cursor)
 		if !ok || c.Status != status {
 			return nil, "", rules.Errorf(rules.EINVALID, "Invalid pagination[cursor]: not a cursor of this queue")
 		}
-		in.ExclusiveStartKey = map[string]types.AttributeValue{
-			"qs": avS(c.Status), "qk": avS(c.Key), "owner": avS(c.Owner), "seq": avN(c.Seq)}
+		if in.ExclusiveStartKey, err = attributevalue.MarshalMap(c); err != nil {
+			return nil, "", rules.Internal(err)
+		}
 	}
 	out, err := s.db.client.Query(ctx, in)
 	if err != nil {
@@ -132,8 +134,7 @@ func (s *Orders) Queue(ctx context.Context, status, cursor string, size int) ([]
 	next := ""
 	if lek := out.LastEvaluatedKey; len(lek) > 0 {
 		var c queueCursor
-		if err := attributevalue.UnmarshalMap(map[string]types.AttributeValue{
-			"s": lek["qs"], "k": lek["qk"], "o": lek["owner"], "n": lek["seq"]}, &c); err != nil {
+		if err := attributevalue.UnmarshalMap(lek, &c); err != nil {
 			return nil, "", rules.Internal(fmt.Errorf("queue cursor: %w", err))
 		}
 		b, _ := json.Marshal(c)

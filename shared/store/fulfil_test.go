@@ -1,0 +1,192 @@
+package store_test
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"stampduty/shared/orders"
+	"stampduty/shared/rules"
+	"stampduty/shared/store/storetest"
+)
+
+// moved returns o with its fulfillment moved to Created (reference ref).
+func moved(t *testing.T, o rules.Order, ref string) rules.Order {
+	t.Helper()
+	ff, changed, err := o.Fulfillments[0].Apply(rules.Change{Status: rules.StatusCreated, UniqueDocRef: ref}, o.CreatedAt, "arn:aws:iam::1:user/op")
+	if err != nil || !changed {
+		t.Fatalf("Apply = %v, %v", changed, err)
+	}
+	o.Fulfillments = []rules.Fulfillment{ff}
+	o.UpdatedAt = rules.FormatTime(time.Now())
+	return o
+}
+
+func TestFulfilments(t *testing.T) {
+	ctx := context.Background()
+	env := storetest.New(t)
+	db, proxy := env.ProxiedDB()
+	ords := db.Orders(env.Table("OrdersTable"))
+	ids := db.IDs(env.Table("CountersTable"), 30)
+
+	var created []rules.Order
+	for i := range 7 {
+		o := newOrder(t, ids, i)
+		o.CreatedAt = fmt.Sprintf("2026-11-21T04:09:0%d.000Z", i) // oldest first: 0, 1, ...
+		o.UpdatedAt = o.CreatedAt
+		o.Fulfillments[0].History[0].At = o.CreatedAt
+		if _, err := ords.Create(ctx, fmt.Sprintf("owner-%d", i%3), o); err != nil {
+			t.Fatal(err)
+		}
+		created = append(created, o)
+	}
+	proxy.Take()
+
+	t.Run("ByDocumentIsOneQuery", func(t *testing.T) {
+		s, err := ords.ByDocument(ctx, created[4].DocumentID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := env.Operations(proxy.Take()), "Query:OrdersTable=1"; got != want {
+			t.Errorf("calls = %s, want %s", got, want)
+		}
+		if s.Owner != "owner-1" || s.Seq != 2 || s.Version != 1 || s.DocumentID != created[4].DocumentID {
+			t.Errorf("ByDocument = owner %s seq %d version %d doc %s", s.Owner, s.Seq, s.Version, s.DocumentID)
+		}
+	})
+	t.Run("ErrByDocumentUnknown", func(t *testing.T) {
+		if _, err := ords.ByDocument(ctx, "nosuchdocument0000000000"); rules.ErrorCode(err) != rules.ENOTFOUND {
+			t.Errorf("ByDocument(unknown) = %v, want ENOTFOUND", err)
+		}
+	})
+	t.Run("ReplaceIsOneConditionalWrite", func(t *testing.T) {
+		s, err := ords.ByDocument(ctx, created[0].DocumentID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		proxy.Take()
+		next := moved(t, s.Order, "REF-0")
+		if err := ords.Replace(ctx, s, next); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := env.Operations(proxy.Take()), "PutItem:OrdersTable=1"; got != want {
+			t.Errorf("calls = %s, want %s", got, want)
+		}
+		now, err := ords.Reread(ctx, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if now.Version != 2 || now.Fulfillments[0].Status != rules.StatusCreated || now.Fulfillments[0].UniqueDocRef != "REF-0" {
+			t.Errorf("after Replace: version %d, fulfillment %+v", now.Version, now.Fulfillments[0])
+		}
+		if got, want := len(now.Fulfillments[0].History), 2; got != want {
+			t.Errorf("history has %d entries, want %d", got, want)
+		}
+		t.Run("ErrStaleVersionChangesNothing", func(t *testing.T) {
+			err := ords.Replace(ctx, s, moved(t, s.Order, "REF-OTHER"))
+			if !errors.Is(err, orders.ErrChanged) {
+				t.Fatalf("Replace from a stale read = %v, want ErrChanged", err)
+			}
+			again, _ := ords.Reread(ctx, s)
+			if again.Version != 2 || again.Fulfillments[0].UniqueDocRef != "REF-0" {
+				t.Errorf("a refused Replace changed the order: %+v", again)
+			}
+		})
+	})
+	t.Run("OneWinnerAmongConcurrentReplaces", func(t *testing.T) {
+		s, err := ords.ByDocument(ctx, created[1].DocumentID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const n = 8
+		errs := make(chan error, n)
+		for i := range n {
+			go func() { errs <- ords.Replace(ctx, s, moved(t, s.Order, fmt.Sprintf("REF-%d", i))) }()
+		}
+		won := 0
+		for range n {
+			switch err := <-errs; {
+			case err == nil:
+				won++
+			case !errors.Is(err, orders.ErrChanged):
+				t.Errorf("Replace: %v", err)
+			}
+		}
+		if won != 1 {
+			t.Errorf("%d Replaces won, want exactly 1", won)
+		}
+	})
+	t.Run("OrderStoredBeforeVersionsIsReplacedOnce", func(t *testing.T) {
+		put(t, env, "OrdersTable", storedOrder("legacy"))
+		// It has a doc, so the documentId index finds it.
+		s, err := ords.ByDocument(ctx, "o2ZQm3X8pV1nR7tK4wY9sL0c")
+		if err != nil || s.Owner != "legacy" || s.Version != 0 {
+			t.Fatalf("ByDocument(legacy) = owner %q version %d, %v", s.Owner, s.Version, err)
+		}
+		if err := ords.Replace(ctx, s, moved(t, s.Order, "REF-L")); err != nil {
+			t.Fatal(err)
+		}
+		if err := ords.Replace(ctx, s, moved(t, s.Order, "REF-L2")); !errors.Is(err, orders.ErrChanged) {
+			t.Errorf("second Replace from version 0 = %v, want ErrChanged", err)
+		}
+	})
+
+	t.Run("QueueOldestFirstAcrossOwners", func(t *testing.T) {
+		proxy.Take()
+		var docs []string
+		cursor := ""
+		for page := 0; ; page++ {
+			got, next, err := ords.Queue(ctx, rules.StatusPending, cursor, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := env.Operations(proxy.Take()), "Query:OrdersTable=1"; got != want {
+				t.Errorf("page %d: calls = %s, want %s", page, got, want)
+			}
+			for _, o := range got {
+				docs = append(docs, o.DocumentID)
+				if o.Owner == "" {
+					t.Errorf("queue order %s has no owner", o.DocumentID)
+				}
+			}
+			if next == "" {
+				break
+			}
+			cursor = next
+		}
+		// created[0] and [1] moved to Created; the legacy order has no queue keys.
+		var want []string
+		for _, o := range created[2:] {
+			want = append(want, o.DocumentID)
+		}
+		if fmt.Sprint(docs) != fmt.Sprint(want) {
+			t.Errorf("Pending queue = %v, want %v", docs, want)
+		}
+		created0, _, err := ords.Queue(ctx, rules.StatusCreated, "", 10)
+		if err != nil || len(created0) != 3 {
+			t.Errorf("Created queue has %d orders (%v), want 3", len(created0), err)
+		}
+	})
+	t.Run("ErrQueueCursor", func(t *testing.T) {
+		_, next, err := ords.Queue(ctx, rules.StatusPending, "", 1)
+		if err != nil || next == "" {
+			t.Fatalf("Queue = %q, %v", next, err)
+		}
+		for name, c := range map[string]string{
+			"NotBase64":     "!!!",
+			"NotJSON":       base64.RawURLEncoding.EncodeToString([]byte("nope")),
+			"UnknownFields": base64.RawURLEncoding.EncodeToString([]byte(`{"s":"Pending","k":"a","o":"b","n":1,"x":1}`)),
+			"NoSeq":         base64.RawURLEncoding.EncodeToString([]byte(`{"s":"Pending","k":"a","o":"b"}`)),
+		} {
+			if _, _, err := ords.Queue(ctx, rules.StatusPending, c, 1); rules.ErrorCode(err) != rules.EINVALID {
+				t.Errorf("%s: Queue = %v, want EINVALID", name, err)
+			}
+		}
+		if _, _, err := ords.Queue(ctx, rules.StatusCreated, next, 1); rules.ErrorCode(err) != rules.EINVALID {
+			t.Errorf("another queue's cursor: %v, want EINVALID", err)
+		}
+	})
+}
