@@ -82,7 +82,7 @@ func (c *cli) call(method, path string, query url.Values, contentType string, bo
 	}
 	if resp.StatusCode != http.StatusOK {
 		var env struct {
-			Error struct{ Name, Message string }
+			Error   struct{ Name, Message string }
 			Message string // API Gateway's own answers: {"message": "Forbidden"}
 		}
 		json.Unmarshal(raw, &env)

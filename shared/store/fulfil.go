@@ -157,4 +157,3 @@ func decodeCursor(cursor string) (queueCursor, bool) {
 	}
 	return c, true
 }
-
