@@ -1,0 +1,225 @@
+// Package localserver runs a local stand-in of an AWS service (dynalite for
+// DynamoDB, Versity's gateway for S3) as a child process on a loopback
+// port, for the local stack, the tests and the bench: it starts the
+// process, waits until it listens and answers, and stops it. Lambda
+// functions never use it.
+package localserver
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// ErrAddrInUse is returned by Start when something else listens on the
+// address it was given: another local stack's engine, say, which must not
+// be taken for the one Start was asked to start.
+var ErrAddrInUse = errors.New("address in use")
+
+// ReadyTimeout bounds how long Start waits for a server to listen and answer.
+const ReadyTimeout = 15 * time.Second
+
+// maxOutput is how many lines of a server's output a Server keeps for errors.
+const maxOutput = 50
+
+// Spec says how to run one kind of server.
+type Spec struct {
+	// Name names the server in its log lines and errors ("dynalite").
+	Name string
+	// Command returns the command that serves on host:port.
+	Command func(host, port string) *exec.Cmd
+	// Listening is the start of the output line by which the server says
+	// it listens. With "" only Probe tells, and a server that fails to
+	// listen can be mistaken for another one answering on its address.
+	Listening string
+	// InUse reports whether an output line says the address was taken.
+	InUse func(line string) bool
+	// Probe makes one bounded request to the server at endpoint; nil once
+	// it answers as the server does.
+	Probe func(ctx context.Context, endpoint string) error
+	// Log receives the server's output, each line prefixed with its name;
+	// nil discards it.
+	Log io.Writer
+}
+
+// Server is a running server process.
+type Server struct {
+	// Endpoint is the server's base URL, e.g. http://127.0.0.1:41234.
+	Endpoint string
+	name     string
+	cmd      *exec.Cmd
+	done     chan struct{} // closed once the process has exited
+	output   []string      // its first lines of output, for errors; read once done is closed
+	waitErr  error         // how it exited; read once done is closed
+	inUse    func(string) bool
+}
+
+// Start starts the server on a free loopback port (or on addr when not
+// empty and not port 0) and returns once it answers. The server dies with
+// this process.
+//
+// Start never hands back a server it did not start: when addr is in use,
+// or the server could not listen on it, it returns an error wrapping
+// ErrAddrInUse, and whatever listens there is left alone.
+func Start(ctx context.Context, addr string, spec Spec) (*Server, error) {
+	if addr != "" && !strings.HasSuffix(addr, ":0") {
+		if err := CheckFree(addr); err != nil {
+			return nil, fmt.Errorf("start %s: %w", spec.Name, err)
+		}
+		return spawn(ctx, addr, spec)
+	}
+	// Another process can take the free port between here and the server
+	// listening on it; then another port will do.
+	for attempt := 1; ; attempt++ {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("find a free port: %w", err)
+		}
+		addr = l.Addr().String()
+		l.Close()
+		s, err := spawn(ctx, addr, spec)
+		if errors.Is(err, ErrAddrInUse) && attempt < 3 {
+			continue
+		}
+		return s, err
+	}
+}
+
+// CheckFree reports whether a TCP listener could be opened on addr now, by
+// opening one and closing it at once. When something listens there already,
+// the error wraps ErrAddrInUse.
+func CheckFree(addr string) error {
+	l, err := net.Listen("tcp", addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("%s: %w", addr, ErrAddrInUse)
+	}
+	if err != nil {
+		return err
+	}
+	return l.Close()
+}
+
+// spawn starts the server on addr and returns once it answers. It takes
+// the server that answers for its own only once the server has said that it
+// listens (when it says so), and while it still runs: a server that could
+// not listen exits, and another process may be answering on addr.
+func spawn(ctx context.Context, addr string, spec Spec) (*Server, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("%s address %q: %w", spec.Name, addr, err)
+	}
+	cmd := spec.Command(host, port)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", spec.Name, err)
+	}
+	s := &Server{Endpoint: "http://" + net.JoinHostPort(host, port), name: spec.Name, cmd: cmd, done: make(chan struct{}), inUse: spec.InUse}
+	listening := make(chan struct{})
+	if spec.Listening == "" {
+		close(listening)
+	}
+	go func() {
+		sc := bufio.NewScanner(out)
+		said := spec.Listening == ""
+		for sc.Scan() {
+			line := sc.Text()
+			if !said && strings.HasPrefix(line, spec.Listening) {
+				close(listening)
+				said = true
+			}
+			if len(s.output) < maxOutput {
+				s.output = append(s.output, line)
+			}
+			if spec.Log != nil {
+				fmt.Fprintf(spec.Log, "[%s] %s\n", spec.Name, line)
+			}
+		}
+		s.waitErr = cmd.Wait()
+		close(s.done)
+	}()
+
+	deadline := time.NewTimer(ReadyTimeout)
+	defer deadline.Stop()
+	// wait returns nil once ready is closed, and otherwise why the server
+	// will not be ready: it exited, ctx ended, or the deadline passed
+	// (late's error).
+	wait := func(ready <-chan struct{}, late func() error) error {
+		select {
+		case <-ready:
+			return nil
+		case <-s.done:
+			return s.exitError(addr)
+		case <-ctx.Done():
+			s.Stop()
+			return ctx.Err()
+		case <-deadline.C:
+			s.Stop()
+			return late()
+		}
+	}
+	if err := wait(listening, func() error { return fmt.Errorf("%s did not listen on %s within %v", spec.Name, addr, ReadyTimeout) }); err != nil {
+		return nil, err
+	}
+	for {
+		// Each attempt is bounded: a server that accepts and never
+		// answers must not hold Start forever.
+		actx, cancel := context.WithTimeout(ctx, time.Second)
+		err := spec.Probe(actx, s.Endpoint)
+		cancel()
+		select {
+		case <-s.done:
+			return nil, s.exitError(addr)
+		default:
+		}
+		if err == nil {
+			return s, nil
+		}
+		pause := make(chan struct{})
+		time.AfterFunc(50*time.Millisecond, func() { close(pause) })
+		late := func() error {
+			return fmt.Errorf("%s did not answer on %s within %v: %w", spec.Name, s.Endpoint, ReadyTimeout, err)
+		}
+		if err := wait(pause, late); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// exitError describes why the server exited before it was ready, from its
+// output: a line saying the address was in use, an "Error..." line, else
+// its last line. Call it only once s.done is closed.
+func (s *Server) exitError(addr string) error {
+	why := ""
+	for _, line := range s.output {
+		if strings.Contains(line, "EADDRINUSE") || s.inUse != nil && s.inUse(line) {
+			return fmt.Errorf("%s could not listen on %s: %w", s.name, addr, ErrAddrInUse)
+		}
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(why, "Error") {
+			why = line
+		}
+	}
+	return fmt.Errorf("%s exited (%v): %s", s.name, s.waitErr, why)
+}
+
+// Stop kills the server and waits for it to exit.
+func (s *Server) Stop() {
+	if s.cmd.Process != nil {
+		syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+	}
+	<-s.done
+}
+
+// Pid returns the server's process id.
+func (s *Server) Pid() int { return s.cmd.Process.Pid }
