@@ -11,8 +11,12 @@ LAMBDA_FLAGS    := -tags lambda.norpc -trimpath -ldflags "-s -w"
 FUNCTIONS       := CreateOrderFunction ListOrdersFunction ListArticlesFunction
 DYNALITE_DIR    := cmd/local/dynalite
 DYNALITE        := $(DYNALITE_DIR)/node_modules/dynalite/cli.js
+# The local S3 server: Versity's S3 gateway, built from the Go module proxy
+# (no C compiler needed) into .build/tools, which make clean keeps.
+VERSITYGW_VERSION := v1.8.0
+VERSITYGW       := .build/tools/versitygw
 
-.PHONY: help build test vet local local-db deploy dynalite clean $(addprefix build-,$(FUNCTIONS))
+.PHONY: help build test vet local local-db deploy dynalite versitygw clean $(addprefix build-,$(FUNCTIONS))
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -33,6 +37,12 @@ $(DYNALITE): $(DYNALITE_DIR)/package.json $(DYNALITE_DIR)/package-lock.json
 
 dynalite: $(DYNALITE) ## install the local DynamoDB engine (pinned in cmd/local/dynalite)
 
+$(VERSITYGW):
+	@echo "installing the local S3 server (versitygw $(VERSITYGW_VERSION)); the first build takes a few minutes"
+	GOBIN=$(abspath .build/tools) CGO_ENABLED=0 $(GO) install github.com/versity/versitygw/cmd/versitygw@$(VERSITYGW_VERSION)
+
+versitygw: $(VERSITYGW) ## install the local S3 server (Versity's S3 gateway, pinned)
+
 # cfn-lint (Python: pip install cfn-lint) is optional: a machine with only Go
 # and Node skips it with a note, and CI passes there.
 vet: ## gofmt, go vet, and cfn-lint on template.yaml when cfn-lint is installed
@@ -45,7 +55,7 @@ vet: ## gofmt, go vet, and cfn-lint on template.yaml when cfn-lint is installed
 	  echo "cfn-lint not on PATH: template.yaml not linted (pip install cfn-lint)"; \
 	fi
 
-test: $(DYNALITE) vet ## run every test against a local DynamoDB (dynalite)
+test: $(DYNALITE) $(VERSITYGW) vet ## run every test against a local DynamoDB (dynalite)
 	$(GO) test -race -count=1 ./...
 
 # make local and make local-db build cmd/local, then run it: `go run` ends
@@ -55,7 +65,7 @@ test: $(DYNALITE) vet ## run every test against a local DynamoDB (dynalite)
 # same Ctrl-C, then ends quietly.
 LOCAL_BIN       ?= .build/local
 
-local: $(DYNALITE) ## run the API on http://127.0.0.1:3000 with a local DynamoDB
+local: $(DYNALITE) $(VERSITYGW) ## run the API on http://127.0.0.1:3000 with a local DynamoDB
 	@echo "local: building cmd/local… (the first run may take a minute)"
 	@$(GO) build -o $(LOCAL_BIN) ./cmd/local
 	@$(LOCAL_BIN)
@@ -64,13 +74,13 @@ deploy: ## build and deploy with SAM (needs the SAM CLI and AWS credentials)
 	sam build && sam deploy
 
 clean: ## remove build output
-	rm -rf .build .aws-sam
+	rm -rf $(filter-out .build/tools,$(wildcard .build/*)) .aws-sam
 
-local-db: $(DYNALITE) ## run only the local DynamoDB on 127.0.0.1:8000 (tables, catalogue, dev token), for sam local
+local-db: $(DYNALITE) $(VERSITYGW) ## run only the local DynamoDB on 127.0.0.1:8000 (tables, catalogue, dev token), for sam local
 	@echo "local: building cmd/local… (the first run may take a minute)"
 	@$(GO) build -o $(LOCAL_BIN) ./cmd/local
 	@$(LOCAL_BIN) -db-only
 
 .PHONY: bench
-bench: $(DYNALITE) ## measure cold start, size, warm cost, DynamoDB units and cost per million requests
+bench: $(DYNALITE) $(VERSITYGW) ## measure cold start, size, warm cost, DynamoDB units and cost per million requests
 	$(GO) run ./cmd/bench $(BENCH_FLAGS)

@@ -32,12 +32,6 @@ import (
 // URLLifetime is how long a pre-signed download address works.
 const URLLifetime = 15 * time.Minute
 
-// The key prefixes: a function is granted S3 actions on its prefix only.
-const (
-	DocumentPrefix    = "documents/"
-	CertificatePrefix = "certificates/"
-)
-
 // attemptTimeout bounds one S3 call: a 4 MiB upload within Lambda's network.
 const attemptTimeout = 5 * time.Second
 

@@ -1,0 +1,119 @@
+// Package locals3 runs the local S3 server (Versity's S3 gateway with its
+// posix backend in a temporary folder, installed by `make versitygw` at
+// the version the Makefile pins) and creates in it the bucket
+// template.yaml defines. It checks Signature Version 4, pre-signed URLs
+// included, like S3. The local stack and the tests use it; Lambda functions
+// never do.
+package locals3
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+
+	"stampduty/shared/localserver"
+)
+
+// GatewayPath is where `make versitygw` installs the gateway, relative to
+// the module root.
+const GatewayPath = ".build/tools/versitygw"
+
+// Server is a running local S3 server.
+type Server struct {
+	*localserver.Server
+	dir string
+}
+
+// Start starts the gateway on a free loopback port (or addr), storing its
+// objects in a new temporary folder, and returns once it answers. It
+// accepts requests signed with accessKey and secret, for region.
+func Start(ctx context.Context, root, addr, accessKey, secret, region string, log io.Writer) (*Server, error) {
+	gw := filepath.Join(root, GatewayPath)
+	if _, err := os.Stat(gw); err != nil {
+		return nil, fmt.Errorf("the local S3 server is not installed (%s): run `make versitygw`", GatewayPath)
+	}
+	dir, err := os.MkdirTemp("", "stampduty-s3-")
+	if err != nil {
+		return nil, err
+	}
+	data, versions := filepath.Join(dir, "data"), filepath.Join(dir, "versions")
+	for _, d := range []string{data, versions} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
+	}
+	s, err := localserver.Start(ctx, addr, localserver.Spec{
+		Name: "s3",
+		Command: func(host, port string) *exec.Cmd {
+			return exec.Command(gw, "--access", accessKey, "--secret", secret, "--region", region,
+				"--port", host+":"+port, "posix", "--versioning-dir", versions, data)
+		},
+		Listening: "│Admin/S3 service listening on:",
+		InUse:     func(line string) bool { return strings.Contains(line, "address already in use") },
+		Probe: func(ctx context.Context, endpoint string) error {
+			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, endpoint, nil)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				return err
+			}
+			resp.Body.Close()
+			if resp.Header.Get("Server") != "VERSITYGW" {
+				return errors.New("not the S3 gateway")
+			}
+			return nil
+		},
+		Log: log,
+	})
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	return &Server{Server: s, dir: dir}, nil
+}
+
+// Stop stops the server and removes its objects.
+func (s *Server) Stop() {
+	s.Server.Stop()
+	os.RemoveAll(s.dir)
+}
+
+// Client returns an S3 client of the server at endpoint, signing as
+// accessKey for region, with path-style addresses.
+func Client(endpoint, accessKey, secret, region string) *s3.Client {
+	return s3.New(s3.Options{
+		Region:       region,
+		BaseEndpoint: aws.String(endpoint),
+		UsePathStyle: true,
+		Credentials:  credentials.NewStaticCredentialsProvider(accessKey, secret, ""),
+	})
+}
+
+// CreateBucket creates bucket as the template defines the files bucket:
+// versioned. The gateway has no public-access block or default-encryption
+// settings (it answers NotImplemented); its objects are private to its one
+// account and stay on this machine. An existing bucket is kept.
+func CreateBucket(ctx context.Context, client *s3.Client, bucket string) error {
+	_, err := client.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)})
+	var owned *types.BucketAlreadyOwnedByYou
+	if err != nil && !errors.As(err, &owned) {
+		return fmt.Errorf("create bucket %s: %w", bucket, err)
+	}
+	_, err = client.PutBucketVersioning(ctx, &s3.PutBucketVersioningInput{Bucket: aws.String(bucket),
+		VersioningConfiguration: &types.VersioningConfiguration{Status: types.BucketVersioningStatusEnabled}})
+	if err != nil {
+		return fmt.Errorf("enable versioning of %s: %w", bucket, err)
+	}
+	return nil
+}
