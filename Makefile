@@ -8,7 +8,7 @@ GO              ?= go
 ARTIFACTS_DIR   ?= .build/$(@:build-%=%)
 LAMBDA_ENV      := GOOS=linux GOARCH=arm64 CGO_ENABLED=0
 LAMBDA_FLAGS    := -tags lambda.norpc -trimpath -ldflags "-s -w"
-FUNCTIONS       := CreateOrderFunction ListOrdersFunction ListArticlesFunction
+FUNCTIONS       := CreateOrderFunction ListOrdersFunction ListArticlesFunction GetOrderFunction UploadDocumentFunction OpsFunction
 DYNALITE_DIR    := cmd/local/dynalite
 DYNALITE        := $(DYNALITE_DIR)/node_modules/dynalite/cli.js
 # The local S3 server: Versity's S3 gateway, built from the Go module proxy
@@ -28,6 +28,12 @@ build-ListOrdersFunction:
 	$(LAMBDA_ENV) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/list-orders
 build-ListArticlesFunction:
 	$(LAMBDA_ENV) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/list-articles
+build-GetOrderFunction:
+	$(LAMBDA_ENV) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/get-order
+build-UploadDocumentFunction:
+	$(LAMBDA_ENV) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/upload-document
+build-OpsFunction:
+	$(LAMBDA_ENV) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/ops
 
 build: $(addprefix build-,$(FUNCTIONS)) ## build every function's bootstrap into .build/<LogicalId>/
 

@@ -17,6 +17,9 @@ type handler struct {
 	orders interface {
 		Page(ctx context.Context, owner string, page, size int) ([]rules.Order, int, error)
 	}
+	files interface {
+		Sign(ctx context.Context, o *rules.Order) error
+	}
 }
 
 // listResponse is the order list: data and, at the top level, pagination.
@@ -46,6 +49,13 @@ func (h *handler) list(r *http.Request) (listResponse, error) {
 	orders, total, err := h.orders.Page(r.Context(), owner, page, size)
 	if err != nil {
 		return listResponse{}, err
+	}
+	// As the caller sees them: no operator identities, fresh file addresses.
+	for i := range orders {
+		orders[i] = orders[i].ForCaller()
+		if err := h.files.Sign(r.Context(), &orders[i]); err != nil {
+			return listResponse{}, err
+		}
 	}
 	return listResponse{Data: orders, Pagination: strapi.NewPagination(page, size, total)}, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"stampduty/shared/auth"
 	"stampduty/shared/config"
+	"stampduty/shared/files"
 	"stampduty/shared/function"
 	"stampduty/shared/store"
 )
@@ -20,6 +21,6 @@ func wire(env *config.Env, db *store.DB) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &handler{auth: authn, orders: db.Orders(env.Require("ORDERS_TABLE"))}
+	h := &handler{auth: authn, orders: db.Orders(env.Require("ORDERS_TABLE")), files: files.Open(env)}
 	return h.routes(), nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"stampduty/shared/config"
+	"stampduty/shared/rules"
 	"stampduty/shared/store"
 	"stampduty/shared/strapi"
 )
@@ -71,4 +72,26 @@ func ListQuery(r *http.Request, known func(string) bool, pageKey, sizeKey string
 	}
 	page, size, err = q.Page(pageKey, sizeKey)
 	return q, page, size, err
+}
+
+// Path is one route of a function with several: a method, a path pattern
+// of net/http.ServeMux (its {name} segments are r.PathValue(name)), and
+// what serves it (as in Route).
+type Path struct {
+	Method, Pattern string
+	Serve           func(r *http.Request) (any, error)
+}
+
+// Routes serves each path as Route serves its one; a request no pattern
+// matches is answered 404 NotFoundError in the Strapi envelope. Each
+// pattern has one method.
+func Routes(paths ...Path) http.Handler {
+	mux := http.NewServeMux()
+	for _, p := range paths {
+		mux.Handle(p.Pattern, Route(p.Method, p.Serve))
+	}
+	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		strapi.WriteError(w, r, rules.Errorf(rules.ENOTFOUND, "Not Found"))
+	}))
+	return mux
 }

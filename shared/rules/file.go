@@ -67,7 +67,7 @@ func (k FileKind) Check(u Upload) (mime, name string, err error) {
 		return "", "", Invalid([]FieldError{{Path: "body", Message: "the file must not be empty"}})
 	}
 	if len(u.Body) > MaxFileSize {
-		return "", "", Errorf(ETOOLARGE, "The file is larger than %d bytes.", MaxFileSize)
+		return "", "", FileTooLarge()
 	}
 	if u.Name != nil {
 		if n := len([]rune(*u.Name)); n < 1 || n > 100 || !onlyChars(*u.Name, fileNameChars) {
@@ -90,6 +90,11 @@ func (k FileKind) Check(u Upload) (mime, name string, err error) {
 		name = "document." + extensions[sniffed]
 	}
 	return sniffed, name, nil
+}
+
+// FileTooLarge is the error of a file over MaxFileSize.
+func FileTooLarge() error {
+	return Errorf(ETOOLARGE, "The file is larger than %d bytes (4 MiB).", MaxFileSize)
 }
 
 // types names the media types kind k accepts, for messages.

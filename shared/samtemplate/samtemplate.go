@@ -23,6 +23,8 @@ type Template struct {
 	Parameters map[string]string
 	Functions  []Function
 	Tables     []Table
+	// Buckets are the logical ids of the AWS::S3::Bucket resources.
+	Buckets []string
 }
 
 // Function is an AWS::Serverless::Function, with the template's Globals applied.
@@ -41,6 +43,8 @@ type Route struct {
 	Name   string
 	Method string
 	Path   string
+	// IAM is set when the route is authorized with AWS_IAM (SigV4).
+	IAM bool
 }
 
 // Statement is one IAM policy statement of a function.
@@ -254,6 +258,8 @@ func Parse(data []byte) (*Template, error) {
 			return err
 		case "AWS::DynamoDB::Table":
 			t.Tables = append(t.Tables, parseTable(id, props))
+		case "AWS::S3::Bucket":
+			t.Buckets = append(t.Buckets, id)
 		}
 		return nil
 	})
@@ -325,7 +331,8 @@ func parseFunction(id string, globals, props map[string]any) (Function, error) {
 			continue
 		}
 		p := asMap(e["Properties"])
-		f.Routes = append(f.Routes, Route{Name: name, Method: strings.ToUpper(str(p["Method"])), Path: str(p["Path"])})
+		f.Routes = append(f.Routes, Route{Name: name, Method: strings.ToUpper(str(p["Method"])), Path: str(p["Path"]),
+			IAM: str(asMap(p["Auth"])["Authorizer"]) == "AWS_IAM"})
 	}
 	for _, pol := range asList(props["Policies"]) {
 		for _, s := range asList(asMap(pol)["Statement"]) {

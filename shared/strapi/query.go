@@ -59,6 +59,10 @@ func paramError(key, msg string) error {
 	return &rules.Error{Code: rules.EINVALID, Message: msg, Fields: []rules.FieldError{{Path: key, Message: msg}}}
 }
 
+// Value returns the single value of key; ok is false when the key is
+// absent, and a key given more than once is EINVALID.
+func (q Query) Value(key string) (v string, ok bool, err error) { return q.one(key) }
+
 // one returns the single value of key; ok is false when the key is absent.
 func (q Query) one(key string) (string, bool, error) {
 	vs, ok := q.values[key]

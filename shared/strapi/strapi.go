@@ -159,6 +159,27 @@ func ReadJSONBody(r *http.Request) ([]byte, error) {
 	return b, nil
 }
 
+// ReadUpload reads a request whose body is a file (a caller's document, a
+// certificate): its Content-Type, the name query parameter (nil when
+// absent) and at most rules.MaxFileSize+1 bytes of it, so that a longer
+// body is refused (rules.FileKind.Check) without being read whole.
+func ReadUpload(r *http.Request) (rules.Upload, error) {
+	u := rules.Upload{ContentType: r.Header.Get("Content-Type")}
+	if q := r.URL.Query(); q.Has("name") {
+		name := q.Get("name")
+		u.Name = &name
+	}
+	if r.ContentLength > rules.MaxFileSize {
+		return u, rules.FileTooLarge()
+	}
+	b, err := io.ReadAll(io.LimitReader(r.Body, rules.MaxFileSize+1))
+	if err != nil {
+		return u, rules.Errorf(rules.EINVALID, "Invalid data. The body could not be read")
+	}
+	u.Body = b
+	return u, nil
+}
+
 // MaxDepth is the deepest nesting a request body may have; the body itself
 // is at depth 1.
 const MaxDepth = 32

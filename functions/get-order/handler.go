@@ -1,0 +1,46 @@
+package main
+
+import (
+	"context"
+	"net/http"
+
+	"stampduty/shared/function"
+	"stampduty/shared/rules"
+	"stampduty/shared/strapi"
+)
+
+// handler answers with one of the caller's orders.
+type handler struct {
+	auth interface {
+		Owner(context.Context, string) (string, error)
+	}
+	orders interface {
+		Get(ctx context.Context, owner, doc string) (rules.Order, error)
+	}
+}
+
+// orderResponse is one order: {"data": <Order>, "meta": {}}.
+type orderResponse struct {
+	Data rules.Order `json:"data"`
+	Meta struct{}    `json:"meta"`
+}
+
+// routes answers GET /api/live-orders/{documentId}.
+func (h *handler) routes() http.Handler {
+	return function.Routes(function.Path{Method: http.MethodGet, Pattern: "/api/live-orders/{documentId}", Serve: h.get})
+}
+
+// get answers with the order: the caller's only (another caller's order is
+// not found), whatever the query says; the owner comes from the token.
+func (h *handler) get(r *http.Request) (any, error) {
+	owner, err := h.auth.Owner(r.Context(), r.Header.Get("Authorization"))
+	if err != nil {
+		return nil, err
+	}
+	strapi.SetCaller(r.Context(), owner)
+	o, err := h.orders.Get(r.Context(), owner, r.PathValue("documentId"))
+	if err != nil {
+		return nil, err
+	}
+	return orderResponse{Data: o}, nil
+}

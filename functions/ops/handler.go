@@ -1,0 +1,190 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/awslabs/aws-lambda-go-api-proxy/core"
+
+	"stampduty/shared/function"
+	"stampduty/shared/jsonobj"
+	"stampduty/shared/rules"
+	"stampduty/shared/strapi"
+)
+
+// handler is the operators' API.
+type handler struct {
+	orders interface {
+		Queue(ctx context.Context, status, cursor string, size int) ([]rules.OpsOrder, string, error)
+		OpsGet(ctx context.Context, doc string) (rules.OpsOrder, error)
+		Advance(ctx context.Context, doc, ffDoc string, c rules.Change, by string) (rules.OpsOrder, error)
+		AttachCertificate(ctx context.Context, doc, ffDoc string, u rules.Upload) (rules.OpsOrder, error)
+	}
+}
+
+// The answers: a queue page, and one order (with "meta" on reads).
+type (
+	queueResponse struct {
+		Data []rules.OpsOrder `json:"data"`
+		Meta struct {
+			Pagination struct {
+				PageSize int     `json:"pageSize"`
+				Next     *string `json:"next"`
+			} `json:"pagination"`
+		} `json:"meta"`
+	}
+	orderResponse struct {
+		Data rules.OpsOrder `json:"data"`
+		Meta *struct{}      `json:"meta,omitempty"`
+	}
+)
+
+const (
+	orderPath       = "/api/ops/live-orders/{documentId}"
+	fulfillmentPath = orderPath + "/fulfillments/{fulfillmentDocumentId}"
+)
+
+// routes answers the four operator routes.
+func (h *handler) routes() http.Handler {
+	return function.Routes(
+		function.Path{Method: http.MethodGet, Pattern: "/api/ops/live-orders", Serve: h.queue},
+		function.Path{Method: http.MethodGet, Pattern: orderPath, Serve: h.get},
+		function.Path{Method: http.MethodPatch, Pattern: fulfillmentPath, Serve: h.advance},
+		function.Path{Method: http.MethodPut, Pattern: fulfillmentPath + "/certificate", Serve: h.attach},
+	)
+}
+
+// operator returns the IAM identity API Gateway verified for r (the ARN in
+// requestContext.authorizer.iam). A request without one did not come
+// through the AWS_IAM routes: it is refused.
+func operator(r *http.Request) (string, error) {
+	rc, ok := core.GetAPIGatewayV2ContextFromContext(r.Context())
+	if !ok || rc.Authorizer == nil || rc.Authorizer.IAM == nil || rc.Authorizer.IAM.UserARN == "" {
+		return "", rules.Errorf(rules.EFORBIDDEN, "Forbidden")
+	}
+	strapi.SetCaller(r.Context(), rc.Authorizer.IAM.UserARN)
+	return rc.Authorizer.IAM.UserARN, nil
+}
+
+// queueParams are the query parameters of the queue.
+func queueParam(k string) bool {
+	return k == "status" || k == "pagination[pageSize]" || k == "pagination[cursor]"
+}
+
+// queue answers a page of the work queue: status (default Pending),
+// pagination[pageSize] (default 25, at most 100) and pagination[cursor].
+func (h *handler) queue(r *http.Request) (any, error) {
+	if _, err := operator(r); err != nil {
+		return nil, err
+	}
+	q, err := strapi.ParseQuery(r.URL.RawQuery, queueParam)
+	if err != nil {
+		return nil, err
+	}
+	_, size, err := q.Page("", "pagination[pageSize]")
+	if err != nil {
+		return nil, err
+	}
+	status, ok, err := q.Value("status")
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		status = rules.StatusPending
+	}
+	cursor, _, err := q.Value("pagination[cursor]")
+	if err != nil {
+		return nil, err
+	}
+	page, next, err := h.orders.Queue(r.Context(), status, cursor, size)
+	if err != nil {
+		return nil, err
+	}
+	var resp queueResponse
+	resp.Data, resp.Meta.Pagination.PageSize = page, size
+	if next != "" {
+		resp.Meta.Pagination.Next = &next
+	}
+	return resp, nil
+}
+
+// get answers with one order as operators see it.
+func (h *handler) get(r *http.Request) (any, error) {
+	if _, err := operator(r); err != nil {
+		return nil, err
+	}
+	o, err := h.orders.OpsGet(r.Context(), r.PathValue("documentId"))
+	if err != nil {
+		return nil, err
+	}
+	return orderResponse{Data: o, Meta: &struct{}{}}, nil
+}
+
+// changeFields are the members of the PATCH body: order_status, and the
+// references it may bring; any other member is refused.
+var changeFields = map[string]bool{"order_status": true, "unique_doc_ref": true, "certificate_number": true}
+
+// advance moves a fulfillment as the body asks.
+func (h *handler) advance(r *http.Request) (any, error) {
+	by, err := operator(r)
+	if err != nil {
+		return nil, err
+	}
+	body, err := strapi.ReadJSONBody(r)
+	if err != nil {
+		return nil, err
+	}
+	members, err := strapi.DecodeObject(body)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		c         rules.Change
+		bad       []rules.FieldError
+		hasStatus bool
+	)
+	for _, m := range members {
+		s := m.Value.Text
+		switch {
+		case !changeFields[m.Key]:
+			bad = append(bad, rules.FieldError{Path: m.Key, Message: m.Key + " is not a field of a fulfillment change"})
+		case m.Value.Kind != jsonobj.String:
+			bad = append(bad, rules.FieldError{Path: m.Key, Message: m.Key + " must be a string"})
+		case m.Key == "order_status":
+			c.Status, hasStatus = s, true
+		case m.Key == "unique_doc_ref":
+			c.UniqueDocRef = strings.TrimSpace(s)
+		default:
+			c.CertificateNumber = strings.TrimSpace(s)
+		}
+	}
+	if !hasStatus && !slices.ContainsFunc(bad, func(f rules.FieldError) bool { return f.Path == "order_status" }) {
+		bad = append(bad, rules.FieldError{Path: "order_status", Message: "order_status is required"})
+	}
+	if bad != nil {
+		return nil, rules.Invalid(bad)
+	}
+	o, err := h.orders.Advance(r.Context(), r.PathValue("documentId"), r.PathValue("fulfillmentDocumentId"), c, by)
+	if err != nil {
+		return nil, err
+	}
+	return orderResponse{Data: o}, nil
+}
+
+// attach stores the body, a PDF, as the fulfillment's certificate.
+func (h *handler) attach(r *http.Request) (any, error) {
+	if _, err := operator(r); err != nil {
+		return nil, err
+	}
+	u, err := strapi.ReadUpload(r)
+	if err != nil {
+		return nil, err
+	}
+	o, err := h.orders.AttachCertificate(r.Context(), r.PathValue("documentId"), r.PathValue("fulfillmentDocumentId"), u)
+	if err != nil {
+		return nil, err
+	}
+	return orderResponse{Data: o}, nil
+}

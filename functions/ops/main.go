@@ -1,0 +1,30 @@
+// Command ops is the Lambda function behind the operators' API,
+// /api/ops/live-orders: the work queue, one order, moving a fulfillment and
+// attaching its certificate. API Gateway admits only requests signed by an
+// IAM identity (AWS_IAM); the operator is that identity's ARN.
+package main
+
+import (
+	"net/http"
+	"time"
+
+	"stampduty/shared/config"
+	"stampduty/shared/files"
+	"stampduty/shared/function"
+	"stampduty/shared/orders"
+	"stampduty/shared/store"
+)
+
+func main() { function.Main(wire) }
+
+// wire serves the fulfillment workflow over the orders table, its indexes
+// and the files bucket.
+func wire(env *config.Env, db *store.DB) (http.Handler, error) {
+	h := &handler{orders: &orders.Fulfiller{
+		Orders: db.Orders(env.Require("ORDERS_TABLE")),
+		Files:  files.Open(env),
+		IDs:    db.IDs(env.Require("COUNTERS_TABLE"), store.IDBlock),
+		Now:    time.Now,
+	}}
+	return h.routes(), nil
+}

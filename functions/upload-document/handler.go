@@ -1,0 +1,48 @@
+package main
+
+import (
+	"context"
+	"net/http"
+
+	"stampduty/shared/function"
+	"stampduty/shared/rules"
+	"stampduty/shared/strapi"
+)
+
+// handler stores the caller's document of one of its orders.
+type handler struct {
+	auth interface {
+		Owner(context.Context, string) (string, error)
+	}
+	orders interface {
+		UploadDocument(ctx context.Context, owner, doc string, u rules.Upload) (rules.File, error)
+	}
+}
+
+// fileResponse is a stored file: {"data": <File>}.
+type fileResponse struct {
+	Data rules.File `json:"data"`
+}
+
+// routes answers PUT /api/live-orders/{documentId}/document.
+func (h *handler) routes() http.Handler {
+	return function.Routes(function.Path{Method: http.MethodPut, Pattern: "/api/live-orders/{documentId}/document", Serve: h.put})
+}
+
+// put stores the body, the file itself, as the order's document.
+func (h *handler) put(r *http.Request) (any, error) {
+	owner, err := h.auth.Owner(r.Context(), r.Header.Get("Authorization"))
+	if err != nil {
+		return nil, err
+	}
+	strapi.SetCaller(r.Context(), owner)
+	u, err := strapi.ReadUpload(r)
+	if err != nil {
+		return nil, err
+	}
+	f, err := h.orders.UploadDocument(r.Context(), owner, r.PathValue("documentId"), u)
+	if err != nil {
+		return nil, err
+	}
+	return fileResponse{Data: f}, nil
+}
