@@ -66,7 +66,7 @@ func FuzzListOrders(f *testing.F) {
 		f.Add(s)
 	}
 	tokens := fake.NewTokens(localdb.Hasher(), map[string]string{localdb.DevToken: localdb.DevOwner})
-	routes := (&handler{auth: auth.NewAuthenticator(tokens, localdb.Hasher(), time.Minute), orders: newFuzzOrders(f)}).routes()
+	routes := (&handler{auth: auth.NewAuthenticator(tokens, localdb.Hasher(), time.Minute), orders: newFuzzOrders(f), files: fake.Files{}}).routes()
 	f.Fuzz(func(t *testing.T, raw string) {
 		w := fuzzList(routes, raw)
 		status, body := w.Code, w.Body.Bytes()

@@ -110,7 +110,7 @@ func TestListOrders(t *testing.T) {
 			}
 			return fmt.Sprint(sortStrings(ks))
 		}
-		if got, want := keys(o), "[createdAt documentId id live_order_fulfillments stamp_duty]"; got != want {
+		if got, want := keys(o), "[createdAt documentId id live_order_fulfillments stamp_duty updatedAt]"; got != want {
 			t.Errorf("order keys = %s, want %s", got, want)
 		}
 		sd := o["stamp_duty"].(map[string]any)
@@ -118,7 +118,7 @@ func TestListOrders(t *testing.T) {
 			t.Errorf("stamp_duty keys = %s\n want %s", got, want)
 		}
 		f := o["live_order_fulfillments"].([]any)[0].(map[string]any)
-		if got, want := keys(f), "[certificate_file certificate_number documentId id order_status unique_doc_ref]"; got != want {
+		if got, want := keys(f), "[certificate_file certificate_number documentId id order_status status_history unique_doc_ref]"; got != want {
 			t.Errorf("fulfillment keys = %s, want %s", got, want)
 		}
 		if f["certificate_file"] != nil || f["order_status"] != "Pending" || sd["uploaded_document"] != nil {

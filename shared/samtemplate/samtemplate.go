@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -154,12 +155,13 @@ func (f Function) TableGrants() (map[string]map[string]bool, error) {
 	granted := map[string]map[string]bool{}
 	var errs []error
 	for _, st := range f.Statements {
-		if st.Effect != "Allow" {
+		if st.Effect != "Allow" || slices.ContainsFunc(st.Actions, func(a string) bool { return strings.HasPrefix(a, "s3:") }) {
 			continue
 		}
 		for _, r := range st.Resources {
-			if r.GetAtt[1] != "Arn" {
-				errs = append(errs, fmt.Errorf("%s: policy resource %s is not a table ARN", f.LogicalID, r))
+			target, ok := r.tableARN()
+			if !ok {
+				errs = append(errs, fmt.Errorf("%s: policy resource %s is not a table or index ARN", f.LogicalID, r))
 				continue
 			}
 			for _, a := range st.Actions {
@@ -168,14 +170,44 @@ func (f Function) TableGrants() (map[string]map[string]bool, error) {
 					errs = append(errs, fmt.Errorf("%s: policy grants %s, not a DynamoDB action", f.LogicalID, a))
 					continue
 				}
-				if granted[r.GetAtt[0]] == nil {
-					granted[r.GetAtt[0]] = map[string]bool{}
+				if granted[target] == nil {
+					granted[target] = map[string]bool{}
 				}
-				granted[r.GetAtt[0]][op] = true
+				granted[target][op] = true
 			}
 		}
 	}
 	return granted, errors.Join(errs...)
+}
+
+// tableARN reads v as a table's ARN (!GetAtt T.Arn: "T") or one of its
+// indexes' (!Sub "${T.Arn}/index/NAME": "T/index/NAME").
+func (v Value) tableARN() (string, bool) {
+	if v.GetAtt[1] == "Arn" {
+		return v.GetAtt[0], true
+	}
+	table, index, ok := strings.Cut(strings.TrimPrefix(v.Sub, "${"), ".Arn}/index/")
+	if !ok || !strings.HasPrefix(v.Sub, "${") || index == "" || strings.ContainsAny(index, "/*${}") {
+		return "", false
+	}
+	return table + "/index/" + index, true
+}
+
+// S3Grants returns the S3 actions the function's policy allows, by the
+// key prefix they are allowed on (!Sub "${Bucket.Arn}/PREFIX*": "PREFIX").
+func (f Function) S3Grants() map[string][]string {
+	out := map[string][]string{}
+	for _, st := range f.Statements {
+		for _, r := range st.Resources {
+			if st.Effect != "Allow" || !strings.HasPrefix(st.Actions[0], "s3:") {
+				continue
+			}
+			_, prefix, _ := strings.Cut(r.Sub, ".Arn}/")
+			prefix = strings.TrimSuffix(prefix, "*")
+			out[prefix] = append(out[prefix], st.Actions...)
+		}
+	}
+	return out
 }
 
 // Resolve turns v into a string: a literal as it is, a Ref to a parameter as

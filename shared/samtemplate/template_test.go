@@ -329,15 +329,45 @@ func TestTableGrants(t *testing.T) {
 	if err != nil || !maps.EqualFunc(got, want, maps.Equal) {
 		t.Errorf("TableGrants = %v, %v; want %v", got, err, want)
 	}
-	f.Statements = []Statement{{Effect: "Allow", Actions: []string{"s3:GetObject"}, Resources: []Value{arn("A"), {Ref: "Bucket"}}}}
-	_, err = f.TableGrants()
-	if msg := fmt.Sprint(err); !strings.Contains(msg, "!Ref Bucket is not a table ARN") || !strings.Contains(msg, "s3:GetObject, not a DynamoDB action") {
-		t.Errorf("TableGrants error = %v, want both the resource and the action refused", err)
-	}
+	t.Run("Indexes", func(t *testing.T) {
+		f := Function{LogicalID: "F", Statements: []Statement{
+			{Effect: "Allow", Actions: []string{"dynamodb:Query"}, Resources: []Value{{Sub: "${A.Arn}/index/by-x"}, {Sub: "${A.Arn}/index/q"}}},
+		}}
+		got, err := f.TableGrants()
+		want := map[string]map[string]bool{"A/index/by-x": {"Query": true}, "A/index/q": {"Query": true}}
+		if err != nil || !maps.EqualFunc(got, want, maps.Equal) {
+			t.Errorf("TableGrants = %v, %v; want %v", got, err, want)
+		}
+	})
+	t.Run("S3StatementsAreNotTables", func(t *testing.T) {
+		f := Function{LogicalID: "F", Statements: []Statement{
+			{Effect: "Allow", Actions: []string{"s3:GetObject"}, Resources: []Value{{Sub: "${B.Arn}/documents/*"}, {Sub: "${B.Arn}/certificates/*"}}},
+			{Effect: "Allow", Actions: []string{"s3:PutObject", "s3:DeleteObject"}, Resources: []Value{{Sub: "${B.Arn}/certificates/*"}}},
+		}}
+		if got, err := f.TableGrants(); err != nil || len(got) != 0 {
+			t.Errorf("TableGrants = %v, %v; want none", got, err)
+		}
+		want := map[string][]string{"documents/": {"s3:GetObject"}, "certificates/": {"s3:GetObject", "s3:PutObject", "s3:DeleteObject"}}
+		if got := f.S3Grants(); !maps.EqualFunc(got, want, slices.Equal) {
+			t.Errorf("S3Grants = %v, want %v", got, want)
+		}
+	})
+	t.Run("ErrNotATableOrAction", func(t *testing.T) {
+		f.Statements = []Statement{{Effect: "Allow", Actions: []string{"dynamodb:GetItem", "sqs:SendMessage"},
+			Resources: []Value{arn("A"), {Ref: "Bucket"}, {Sub: "${A.Arn}/index/*"}}}}
+		_, err := f.TableGrants()
+		msg := fmt.Sprint(err)
+		for _, want := range []string{"!Ref Bucket is not a table or index ARN", "${A.Arn}/index/* is not a table or index ARN", "sqs:SendMessage, not a DynamoDB action"} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("TableGrants error = %v, want it to say %q", err, want)
+			}
+		}
+	})
 }
 
 // TestCors: the API states its CORS policy: the methods and headers clients
-// use (Idempotency-Key among them), Retry-After readable, no credentials,
+// use (PUT for a caller's document; the operator API is not for browsers;
+// Idempotency-Key among the headers), Retry-After readable, no credentials,
 // origins from a parameter.
 func TestCors(t *testing.T) {
 	tmpl, sp, _ := load(t)
@@ -345,7 +375,7 @@ func TestCors(t *testing.T) {
 	if c == nil {
 		t.Fatal("the HttpApi has no CorsConfiguration")
 	}
-	if got, want := strings.Join(c.AllowMethods, ","), "GET,POST"; got != want {
+	if got, want := strings.Join(c.AllowMethods, ","), "GET,POST,PUT"; got != want {
 		t.Errorf("AllowMethods = %s, want %s", got, want)
 	}
 	if got, want := strings.Join(c.AllowHeaders, ","), "Authorization,Content-Type,Idempotency-Key"; got != want {

@@ -50,7 +50,7 @@ func TestFulfilments(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := env.Operations(proxy.Take()), "Query:OrdersTable=1"; got != want {
+		if got, want := env.Operations(proxy.Take()), "Query:OrdersTable/index/by-document=1"; got != want {
 			t.Errorf("calls = %s, want %s", got, want)
 		}
 		if s.Owner != "owner-1" || s.Seq != 2 || s.Version != 1 || s.DocumentID != created[4].DocumentID {
@@ -143,7 +143,7 @@ func TestFulfilments(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got, want := env.Operations(proxy.Take()), "Query:OrdersTable=1"; got != want {
+			if got, want := env.Operations(proxy.Take()), "Query:OrdersTable/index/queue=1"; got != want {
 				t.Errorf("page %d: calls = %s, want %s", page, got, want)
 			}
 			for _, o := range got {

@@ -60,6 +60,7 @@ const (
 type ProxyCall struct {
 	Operation string // e.g. "GetItem"
 	Table     string // the table name the request gives
+	Index     string // the index a Query or Scan reads, "" for the table
 	// ErrType is the DynamoDB error type of a failed call, the engine's or
 	// an injected fault's, e.g. "ConditionalCheckFailedException".
 	ErrType  string
@@ -219,10 +220,10 @@ func (p *Proxy) handle(w http.ResponseWriter, r *http.Request) {
 	}
 	_, op, _ := strings.Cut(r.Header.Get("X-Amz-Target"), ".")
 	var req map[string]json.RawMessage
-	var head struct{ TableName, ReturnConsumedCapacity string }
+	var head struct{ TableName, IndexName, ReturnConsumedCapacity string }
 	jsonErr := json.Unmarshal(body, &req)
 	json.Unmarshal(body, &head)
-	rec := &ProxyCall{Operation: op, Table: head.TableName}
+	rec := &ProxyCall{Operation: op, Table: head.TableName, Index: head.IndexName}
 	c := *rec
 	p.mu.Lock()
 	mode, fault := p.mode, p.fault

@@ -1,6 +1,7 @@
-// Package storetest gives tests a real DynamoDB engine: dynalite, started once
-// per test binary (or the engine at DYNAMODB_ENDPOINT), and for each test a
-// fresh copy of template.yaml's tables under unique names, with the
+// Package storetest gives tests a real DynamoDB engine and a real S3 server:
+// dynalite and the S3 gateway, started once per test binary (or those at
+// DYNAMODB_ENDPOINT and S3_ENDPOINT), and for each test a fresh copy of
+// template.yaml's tables and buckets under unique names, with the
 // environment each function would get from the template. Its Proxy is the
 // one way tests and make bench watch DynamoDB calls: it records them,
 // injects faults and measures capacity at the wire, so the store carries no
@@ -19,7 +20,9 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"stampduty/shared/files/locals3"
 	"stampduty/shared/samtemplate"
 	"stampduty/shared/store"
 	"stampduty/shared/store/localdb"
@@ -35,9 +38,10 @@ var runtimeVars = map[string]string{
 }
 
 var (
-	endpoint string
-	tmpl     *samtemplate.Template
-	seq      atomic.Int64
+	endpoint   string
+	s3Endpoint string
+	tmpl       *samtemplate.Template
+	seq        atomic.Int64
 )
 
 // Main runs a test binary's tests with a local engine: call it from TestMain.
@@ -66,6 +70,16 @@ func run(m *testing.M) int {
 		defer srv.Stop()
 		endpoint = srv.Endpoint
 	}
+	s3Endpoint = os.Getenv("S3_ENDPOINT")
+	if s3Endpoint == "" && len(tmpl.Buckets) > 0 {
+		srv, err := locals3.Start(context.Background(), root, "", localdb.AccessKeyID, localdb.SecretAccessKey, localdb.Region, nil)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "storetest:", err)
+			return 1
+		}
+		defer srv.Stop()
+		s3Endpoint = srv.Endpoint
+	}
 	return m.Run()
 }
 
@@ -74,8 +88,11 @@ type Env struct {
 	t testing.TB
 	// Endpoint is the engine's address.
 	Endpoint string
-	// Names maps each table's logical id to this test's table name.
-	Names    map[string]string
+	// Names maps each table's and bucket's logical id to this test's name
+	// of it.
+	Names map[string]string
+	// S3Endpoint is the S3 server's address.
+	S3Endpoint string
 	Template *samtemplate.Template
 	Client   *dynamodb.Client
 }
@@ -87,14 +104,32 @@ func New(t testing.TB) *Env {
 		t.Fatal("storetest: call storetest.Main from TestMain")
 	}
 	n := seq.Add(1)
-	e := &Env{t: t, Endpoint: endpoint, Names: map[string]string{}, Template: tmpl, Client: localdb.Client(endpoint)}
+	e := &Env{t: t, Endpoint: endpoint, S3Endpoint: s3Endpoint, Names: map[string]string{}, Template: tmpl, Client: localdb.Client(endpoint)}
 	for _, tb := range tmpl.Tables {
 		e.Names[tb.LogicalID] = fmt.Sprintf("%s-%d-%d", tb.LogicalID, os.Getpid(), n)
 	}
 	if err := localdb.CreateTables(context.Background(), e.Client, tmpl.Tables, e.Names); err != nil {
 		t.Fatal(err)
 	}
+	for _, b := range tmpl.Buckets {
+		e.Names[b] = strings.ToLower(fmt.Sprintf("%s-%d-%d", b, os.Getpid(), n))
+		if err := locals3.CreateBucket(context.Background(), e.S3(), e.Names[b]); err != nil {
+			t.Fatal(err)
+		}
+	}
 	return e
+}
+
+// S3 returns a client of the S3 server, with the local credentials.
+func (e *Env) S3() *s3.Client {
+	return locals3.Client(e.S3Endpoint, localdb.AccessKeyID, localdb.SecretAccessKey, localdb.Region)
+}
+
+// Params are the template parameters of this test's engines.
+func (e *Env) Params() map[string]string {
+	p := localdb.Params(e.Endpoint)
+	p["S3Endpoint"] = e.S3Endpoint
+	return p
 }
 
 // DB returns a store straight over this test's engine, around any proxy.
@@ -130,7 +165,7 @@ func (e *Env) Getenv(fn string, read map[string]bool) func(string) string {
 	}
 	vals := maps.Clone(runtimeVars)
 	for k, v := range f.Env {
-		s, err := tmpl.Resolve(v, localdb.Params(e.Endpoint), e.Names)
+		s, err := tmpl.Resolve(v, e.Params(), e.Names)
 		if err != nil {
 			e.t.Fatalf("%s env %s: %v", fn, k, err)
 		}
@@ -175,6 +210,9 @@ func (e *Env) Used(calls []ProxyCall) map[string]map[string]int {
 	out := map[string]map[string]int{}
 	for _, c := range calls {
 		id := logical[c.Table]
+		if c.Index != "" {
+			id += "/index/" + c.Index
+		}
 		if out[id] == nil {
 			out[id] = map[string]int{}
 		}
