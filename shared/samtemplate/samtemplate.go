@@ -10,9 +10,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
-	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"

@@ -179,7 +179,6 @@ func Params(endpoint string) map[string]string {
 	return map[string]string{"DynamoDBEndpoint": endpoint, "ssm:" + auth.DefaultKeyParameter: TokenHashKey}
 }
 
-
 // Hasher returns the token hasher of local stacks and tests (TokenHashKey).
 func Hasher() *auth.Hasher {
 	h, err := auth.NewHasher(TokenHashKey)

@@ -93,8 +93,8 @@ type Env struct {
 	Names map[string]string
 	// S3Endpoint is the S3 server's address.
 	S3Endpoint string
-	Template *samtemplate.Template
-	Client   *dynamodb.Client
+	Template   *samtemplate.Template
+	Client     *dynamodb.Client
 }
 
 // New creates a fresh copy of the template's tables for t.
