@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"stampduty/shared/functest"
-	"stampduty/shared/rules"
 	"stampduty/shared/store/localdb"
 	"stampduty/shared/store/storetest"
 )
@@ -18,31 +17,7 @@ import (
 func TestMain(m *testing.M) { storetest.Main(m) }
 
 // addOrders stores n orders for owner, named "Party 1".."Party n" in order.
-func addOrders(t *testing.T, s *functest.Stack, owner string, n int) {
-	t.Helper()
-	db := s.Env.DB()
-	ids := db.IDs(s.Env.Table("CountersTable"), 100)
-	orders := db.Orders(s.Env.Table("OrdersTable"))
-	art, err := db.Articles(s.Env.Table("ArticlesTable")).Get(context.Background(), "Affidavit", "Karnataka")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 1; i <= n; i++ {
-		first, err := ids.Reserve(context.Background(), 3)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req := rules.OrderRequest{Amount: 20, Purpose: art.PurposeName, State: art.State, PaidBy: rules.SecondParty, Description: "N/A",
-			FirstPartyMobileNumber: "9876543210", FirstPartyName: fmt.Sprintf("Party %d", i), SecondPartyName: "Bank", FirstPartyPan: "ABCDE1234F"}
-		o, err := rules.NewOrder(req, art, 20, rules.OrderIDs{Order: first, Fulfillment: first + 1, StampDuty: first + 2}, time.Now())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := orders.Create(context.Background(), owner, o); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
+func addOrders(t *testing.T, s *functest.Stack, owner string, n int) { functest.AddOrders(t, s.Env, owner, n) }
 
 type listBody struct {
 	Data       []map[string]any `json:"data"`

@@ -9,6 +9,7 @@ package functest
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"log/slog"
 	"maps"
@@ -27,6 +28,7 @@ import (
 
 	"stampduty/shared/auth"
 	"stampduty/shared/function"
+	"stampduty/shared/rules"
 	"stampduty/shared/samtemplate"
 	"stampduty/shared/store/localdb"
 	"stampduty/shared/store/storetest"
@@ -260,4 +262,59 @@ func (s *Stack) CheckRoutes() {
 			s.t.Errorf("%s %s: status %d, the handler does not serve the route", r.Method, r.Path, resp.Status)
 		}
 	}
+}
+
+// AddOrders stores n Pending orders of owner (Affidavit, Karnataka, amount
+// 20, first parties "Party 1".."Party n" in order) straight in env's tables,
+// and returns them.
+func AddOrders(t testing.TB, env *storetest.Env, owner string, n int) []rules.Order {
+	t.Helper()
+	ctx := context.Background()
+	db := env.DB()
+	ids := db.IDs(env.Table("CountersTable"), 100)
+	art, err := db.Articles(env.Table("ArticlesTable")).Get(ctx, "Affidavit", "Karnataka")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]rules.Order, 0, n)
+	for i := 1; i <= n; i++ {
+		first, err := ids.Reserve(ctx, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := rules.OrderRequest{Amount: 20, Purpose: art.PurposeName, State: art.State, PaidBy: rules.SecondParty, Description: "N/A",
+			FirstPartyMobileNumber: "9876543210", FirstPartyName: "Party " + strconv.Itoa(i), SecondPartyName: "Bank", FirstPartyPan: "ABCDE1234F"}
+		o, err := rules.NewOrder(req, art, 20, rules.OrderIDs{Order: first, Fulfillment: first + 1, StampDuty: first + 2}, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Orders(env.Table("OrdersTable")).Create(ctx, owner, o); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+// Operator is the IAM identity of the operator in tests.
+const Operator = "arn:aws:iam::000000000000:user/test-operator"
+
+// AsOperator returns ev as API Gateway passes a request it admitted on an
+// AWS_IAM route: signed by arn.
+func AsOperator(ev events.APIGatewayV2HTTPRequest, arn string) events.APIGatewayV2HTTPRequest {
+	ev.RequestContext.Authorizer = &events.APIGatewayV2HTTPRequestContextAuthorizerDescription{
+		IAM: &events.APIGatewayV2HTTPRequestContextAuthorizerIAMDescription{AccessKey: "AKIATEST", AccountID: "000000000000",
+			CallerID: "AKIATEST", UserARN: arn, UserID: "AKIATEST"},
+	}
+	return ev
+}
+
+// WithFile returns ev carrying body as a binary upload of contentType, as
+// API Gateway passes one (base64).
+func WithFile(ev events.APIGatewayV2HTTPRequest, contentType string, body []byte) events.APIGatewayV2HTTPRequest {
+	ev.Headers = maps.Clone(ev.Headers)
+	ev.Headers["content-type"] = contentType
+	ev.Body = base64.StdEncoding.EncodeToString(body)
+	ev.IsBase64Encoded = true
+	return ev
 }

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"stampduty/shared/files"
+	"stampduty/shared/functest"
+	"stampduty/shared/orders"
+	"stampduty/shared/rules"
+	"stampduty/shared/store/localdb"
+	"stampduty/shared/store/storetest"
+)
+
+func TestMain(m *testing.M) { storetest.Main(m) }
+
+type orderBody struct {
+	Data rules.Order     `json:"data"`
+	Meta json.RawMessage `json:"meta"`
+}
+
+func TestGetOrder(t *testing.T) {
+	s := functest.New(t, "GetOrderFunction", wire)
+	mine := functest.AddOrders(t, s.Env, localdb.DevOwner, 3)
+	theirs := functest.AddOrders(t, s.Env, "someone-else", 1)
+	get := func(headers map[string]string, doc string) functest.Response {
+		return s.Invoke(functest.Request("GET", "/api/live-orders/"+doc, "", headers, ""))
+	}
+
+	t.Run("OwnOrder", func(t *testing.T) {
+		get(functest.DevHeaders, mine[1].DocumentID) // the token is cached from here on
+		s.Proxy.Take()
+		resp := get(functest.DevHeaders, mine[1].DocumentID)
+		if resp.Status != http.StatusOK {
+			t.Fatalf("status %d: %s", resp.Status, resp.Body)
+		}
+		var body orderBody
+		if err := json.Unmarshal([]byte(resp.Body), &body); err != nil {
+			t.Fatal(err)
+		}
+		want, _ := json.Marshal(mine[1])
+		if got, _ := json.Marshal(body.Data); string(got) != string(want) {
+			t.Errorf("order\n%s\nwant\n%s", got, want)
+		}
+		if string(body.Meta) != "{}" {
+			t.Errorf("meta = %s, want {}", body.Meta)
+		}
+		// At most 2 calls and 1 RCU, whatever the number of orders: one
+		// Query of the documentId index (the token is cached).
+		if got, want := s.Env.Operations(s.Proxy.Take()), "Query:OrdersTable/index/by-document=1"; got != want {
+			t.Errorf("calls = %s, want %s", got, want)
+		}
+	})
+	t.Run("ErrAnotherCallersOrderIsNotFound", func(t *testing.T) {
+		for _, doc := range []string{theirs[0].DocumentID, "nosuchorder0000000000000", "x"} {
+			resp := get(functest.DevHeaders, doc)
+			e := resp.Error(t)
+			if resp.Status != http.StatusNotFound || e.Error.Message != "Order with the documentId: "+doc+" cannot be found." {
+				t.Errorf("%s: %d %q", doc, resp.Status, e.Error.Message)
+			}
+		}
+	})
+	t.Run("ErrNoToken", func(t *testing.T) {
+		if resp := get(nil, mine[0].DocumentID); resp.Status != http.StatusForbidden {
+			t.Errorf("status %d, want 403", resp.Status)
+		}
+		if resp := get(map[string]string{"authorization": "Bearer sdt_nope"}, mine[0].DocumentID); resp.Status != http.StatusUnauthorized {
+			t.Errorf("status %d, want 401", resp.Status)
+		}
+	})
+	t.Run("FilesHaveWorkingAddressesAndNoOperators", func(t *testing.T) {
+		// The order as the fulfillment leaves it: a document, moved by an
+		// operator; the caller sees the document's address and no "by".
+		ctx := context.Background()
+		f := &orders.Fulfiller{Orders: s.Env.DB().Orders(s.Env.Table("OrdersTable")), Files: files.New(s.Env.S3(), s.Env.Table("FilesBucket")),
+			IDs: s.Env.DB().IDs(s.Env.Table("CountersTable"), 10), Now: time.Now}
+		pdf := []byte("%PDF-1.7\nlease\n%%EOF\n")
+		if _, err := f.UploadDocument(ctx, localdb.DevOwner, mine[2].DocumentID, rules.Upload{ContentType: rules.MimePDF, Body: pdf}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.Advance(ctx, mine[2].DocumentID, mine[2].Fulfillments[0].DocumentID,
+			rules.Change{Status: rules.StatusCreated, UniqueDocRef: "REF-1"}, functest.Operator); err != nil {
+			t.Fatal(err)
+		}
+		resp := get(functest.DevHeaders, mine[2].DocumentID)
+		if strings.Contains(resp.Body, functest.Operator) || strings.Contains(resp.Body, `"by"`) {
+			t.Errorf("the caller sees the operator: %s", resp.Body)
+		}
+		var body orderBody
+		json.Unmarshal([]byte(resp.Body), &body)
+		doc := body.Data.StampDuty.UploadedDocument
+		if doc == nil || doc.URL == "" {
+			t.Fatalf("uploaded_document = %+v", doc)
+		}
+		got, err := http.Get(doc.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(got.Body)
+		got.Body.Close()
+		if got.StatusCode != http.StatusOK || string(b) != string(pdf) {
+			t.Errorf("download = %d %q", got.StatusCode, b)
+		}
+		if h := body.Data.Fulfillments[0].History; len(h) != 2 || h[1].Status != rules.StatusCreated {
+			t.Errorf("status_history = %+v", h)
+		}
+	})
+	t.Run("EventFile", func(t *testing.T) {
+		// events/get-order.json names an order no one has: 404.
+		if got := s.Invoke(functest.Event(t, "get-order")).Status; got != http.StatusNotFound {
+			t.Errorf("events/get-order.json: status %d, want 404", got)
+		}
+	})
+	s.CheckRoutes()
+	s.CheckTemplate(s.Proxy.All())
+}

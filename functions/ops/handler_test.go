@@ -1,0 +1,246 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"stampduty/shared/functest"
+	"stampduty/shared/rules"
+	"stampduty/shared/store/localdb"
+	"stampduty/shared/store/storetest"
+)
+
+func TestMain(m *testing.M) { storetest.Main(m) }
+
+var pdf = []byte("%PDF-1.7\n1 0 obj\n<<>>\nendobj\n%%EOF\n")
+
+const (
+	ref = "SUBIN-KAKA142330491727791236986Y"
+	cn  = "IN-KA93689528000869Y"
+)
+
+type opsOrder struct {
+	Data rules.OpsOrder `json:"data"`
+}
+
+type queuePage struct {
+	Data []rules.OpsOrder `json:"data"`
+	Meta struct {
+		Pagination struct {
+			PageSize int     `json:"pageSize"`
+			Next     *string `json:"next"`
+		} `json:"pagination"`
+	} `json:"meta"`
+}
+
+func TestOps(t *testing.T) {
+	s := functest.New(t, "OpsFunction", wire)
+	orders := functest.AddOrders(t, s.Env, localdb.DevOwner, 3)
+	orders = append(orders, functest.AddOrders(t, s.Env, "someone-else", 2)...)
+	invoke := func(ev events.APIGatewayV2HTTPRequest) functest.Response {
+		return s.Invoke(functest.AsOperator(ev, functest.Operator))
+	}
+	path := func(o rules.Order) string {
+		return "/api/ops/live-orders/" + o.DocumentID + "/fulfillments/" + o.Fulfillments[0].DocumentID
+	}
+	patch := func(o rules.Order, body string) functest.Response {
+		return invoke(functest.Request("PATCH", path(o), "", map[string]string{"content-type": "application/json"}, body))
+	}
+	order := func(resp functest.Response) rules.OpsOrder {
+		t.Helper()
+		var b opsOrder
+		if err := json.Unmarshal([]byte(resp.Body), &b); err != nil {
+			t.Fatalf("%d %s: %v", resp.Status, resp.Body, err)
+		}
+		return b.Data
+	}
+
+	t.Run("ErrWithoutIAMIdentity", func(t *testing.T) {
+		resp := s.Invoke(functest.Request("GET", "/api/ops/live-orders", "", nil, ""))
+		if resp.Status != http.StatusForbidden {
+			t.Errorf("status %d, want 403", resp.Status)
+		}
+		resp.Error(t)
+	})
+	t.Run("QueueOldestFirstAcrossCallers", func(t *testing.T) {
+		var got []string
+		cursor := ""
+		for {
+			q := "pagination%5BpageSize%5D=2"
+			if cursor != "" {
+				q += "&pagination%5Bcursor%5D=" + url.QueryEscape(cursor)
+			}
+			s.Proxy.Take()
+			resp := invoke(functest.Request("GET", "/api/ops/live-orders", q, nil, ""))
+			if resp.Status != http.StatusOK {
+				t.Fatalf("status %d: %s", resp.Status, resp.Body)
+			}
+			if got, want := s.Env.Operations(s.Proxy.Take()), "Query:OrdersTable/index/queue=1"; got != want {
+				t.Errorf("a queue page costs %s, want %s", got, want)
+			}
+			var page queuePage
+			json.Unmarshal([]byte(resp.Body), &page)
+			if page.Meta.Pagination.PageSize != 2 {
+				t.Errorf("pageSize = %d", page.Meta.Pagination.PageSize)
+			}
+			for _, o := range page.Data {
+				got = append(got, o.DocumentID)
+				if o.Owner == "" {
+					t.Errorf("queue order without owner")
+				}
+			}
+			if page.Meta.Pagination.Next == nil {
+				break
+			}
+			cursor = *page.Meta.Pagination.Next
+		}
+		var want []string
+		for _, o := range orders {
+			want = append(want, o.DocumentID)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("queue = %v, want %v", got, want)
+		}
+	})
+	t.Run("ErrQueueParameters", func(t *testing.T) {
+		for _, q := range []string{"status=Done", "pagination%5Bcursor%5D=nope", "pagination%5BpageSize%5D=0", "status=Pending&status=Created"} {
+			if resp := invoke(functest.Request("GET", "/api/ops/live-orders", q, nil, "")); resp.Status != http.StatusBadRequest {
+				t.Errorf("%s: status %d, want 400", q, resp.Status)
+			}
+		}
+	})
+	t.Run("Lifecycle", func(t *testing.T) {
+		o := orders[0]
+		steps := []struct {
+			name, body string
+			status     int
+			want       string // the fulfillment's status after, or the error message
+		}{
+			{"ErrSkip", `{"order_status":"Procured","certificate_number":"` + cn + `"}`, 409, "Cannot move a fulfillment from Pending to Procured."},
+			{"ErrUnknownStatus", `{"order_status":"Done"}`, 400, "Invalid data. order_status must be one of the following values: Pending, Created, Procured, Printed"},
+			{"ErrNoStatus", `{"unique_doc_ref":"` + ref + `"}`, 400, "Invalid data. order_status is required"},
+			{"ErrUnknownField", `{"order_status":"Created","unique_doc_ref":"` + ref + `","owner":"x"}`, 400, "Invalid data. owner is not a field of a fulfillment change"},
+			{"ErrBadRef", `{"order_status":"Created","unique_doc_ref":"lower case"}`, 400, "Invalid data. unique_doc_ref must be 1 to 64 characters of A-Z, 0-9, - and /"},
+			{"ErrCreatedWithoutRef", `{"order_status":"Created"}`, 400, "Invalid data. unique_doc_ref is required to move a fulfillment to Created"},
+			{"Created", `{"order_status":"Created","unique_doc_ref":"` + ref + `"}`, 200, rules.StatusCreated},
+			{"RepeatIsHarmless", `{"order_status":"Created","unique_doc_ref":"` + ref + `"}`, 200, rules.StatusCreated},
+			{"ErrChangeTheRef", `{"order_status":"Procured","unique_doc_ref":"OTHER-1","certificate_number":"` + cn + `"}`, 409, "The unique_doc_ref of a fulfillment cannot be changed once stored."},
+			{"Procured", `{"order_status":"Procured","certificate_number":"` + cn + `"}`, 200, rules.StatusProcured},
+			{"ErrPrintedWithoutCertificate", `{"order_status":"Printed"}`, 409, "Cannot move a fulfillment to Printed before its certificate file is attached."},
+		}
+		for _, st := range steps {
+			s.Proxy.Take()
+			resp := patch(o, st.body)
+			if resp.Status != st.status {
+				t.Fatalf("%s: status %d, want %d: %s", st.name, resp.Status, st.status, resp.Body)
+			}
+			if st.status != 200 {
+				if e := resp.Error(t); e.Error.Message != st.want {
+					t.Errorf("%s: message %q, want %q", st.name, e.Error.Message, st.want)
+				}
+				continue
+			}
+			got := order(resp)
+			if f := got.Fulfillments[0]; f.Status != st.want {
+				t.Errorf("%s: status %s, want %s", st.name, f.Status, st.want)
+			}
+			// One conditional write at most, three calls in all.
+			if calls := s.Proxy.Take(); len(calls) > 3 {
+				t.Errorf("%s: %d calls (%s), want at most 3", st.name, len(calls), s.Env.Operations(calls))
+			}
+		}
+
+		put := func(contentType string, body []byte) functest.Response {
+			ev := functest.Request("PUT", path(o)+"/certificate", "name=cert.pdf", nil, "")
+			return invoke(functest.WithFile(ev, contentType, body))
+		}
+		if resp := put("image/png", []byte("\x89PNG\r\n\x1a\n0000")); resp.Status != http.StatusUnsupportedMediaType {
+			t.Errorf("PNG certificate: status %d, want 415", resp.Status)
+		}
+		resp := put("application/pdf", pdf)
+		if resp.Status != http.StatusOK {
+			t.Fatalf("certificate: status %d: %s", resp.Status, resp.Body)
+		}
+		if cf := order(resp).Fulfillments[0].CertificateFile; cf == nil || cf.Name != "cert.pdf" || cf.URL == "" {
+			t.Errorf("certificate_file = %+v", cf)
+		}
+		got := order(patch(o, `{"order_status":"Printed"}`))
+		f := got.Fulfillments[0]
+		if f.Status != rules.StatusPrinted || f.UniqueDocRef != ref || f.CertificateNumber != cn {
+			t.Errorf("after Printed: %+v", f)
+		}
+		if len(f.History) != 4 || f.History[0].By != "" || f.History[3].By != functest.Operator || got.UpdatedAt == got.CreatedAt {
+			t.Errorf("history %+v, updatedAt %s", f.History, got.UpdatedAt)
+		}
+		if resp := put("application/pdf", pdf); resp.Status != http.StatusConflict {
+			t.Errorf("certificate once Printed: status %d, want 409", resp.Status)
+		}
+		if resp := patch(o, `{"order_status":"Procured"}`); resp.Status != http.StatusConflict {
+			t.Errorf("leaving Printed: status %d, want 409", resp.Status)
+		}
+	})
+	t.Run("OneWinnerUnderConcurrency", func(t *testing.T) {
+		o := orders[1]
+		const n = 6
+		var wg sync.WaitGroup
+		statuses := make([]int, n)
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				statuses[i] = patch(o, fmt.Sprintf(`{"order_status":"Created","unique_doc_ref":"REF-%d"}`, i)).Status
+			}()
+		}
+		wg.Wait()
+		ok := 0
+		for _, st := range statuses {
+			switch st {
+			case http.StatusOK:
+				ok++
+			case http.StatusConflict:
+			default:
+				t.Errorf("status %d", st)
+			}
+		}
+		if ok != 1 {
+			t.Errorf("%d requests changed the fulfillment (%v), want exactly 1", ok, statuses)
+		}
+		got := order(invoke(functest.Request("GET", "/api/ops/live-orders/"+o.DocumentID, "", nil, "")))
+		if h := got.Fulfillments[0].History; len(h) != 2 {
+			t.Errorf("history has %d entries, want 2", len(h))
+		}
+	})
+	t.Run("ErrUnknownOrderOrFulfillment", func(t *testing.T) {
+		o := orders[2]
+		for _, p := range []string{
+			"/api/ops/live-orders/nosuchorder0000000000000/fulfillments/" + o.Fulfillments[0].DocumentID,
+			"/api/ops/live-orders/" + o.DocumentID + "/fulfillments/nosuchfulfillment0000000",
+		} {
+			resp := invoke(functest.Request("PATCH", p, "", map[string]string{"content-type": "application/json"}, `{"order_status":"Created","unique_doc_ref":"A"}`))
+			if resp.Status != http.StatusNotFound {
+				t.Errorf("%s: status %d, want 404", p, resp.Status)
+			}
+		}
+		resp := invoke(functest.Request("GET", "/api/ops/live-orders/nosuchorder0000000000000", "", nil, ""))
+		if e := resp.Error(t); resp.Status != 404 || !strings.Contains(e.Error.Message, "cannot be found") {
+			t.Errorf("GET unknown: %d %q", resp.Status, e.Error.Message)
+		}
+	})
+	t.Run("EventFiles", func(t *testing.T) {
+		if got := s.Invoke(functest.Event(t, "ops-queue")).Status; got != http.StatusOK {
+			t.Errorf("events/ops-queue.json: status %d, want 200", got)
+		}
+		if got := s.Invoke(functest.Event(t, "ops-advance")).Status; got != http.StatusNotFound {
+			t.Errorf("events/ops-advance.json: status %d, want 404", got)
+		}
+	})
+	s.CheckRoutes()
+	s.CheckTemplate(s.Proxy.All())
+}
