@@ -1,0 +1,156 @@
+package orders_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"testing"
+	"time"
+
+	"stampduty/shared/files"
+	"stampduty/shared/functest"
+	"stampduty/shared/orders"
+	"stampduty/shared/rules"
+	"stampduty/shared/store/storetest"
+)
+
+// recordingFiles is the real file store with its calls counted, and a
+// fault to inject into Put.
+type recordingFiles struct {
+	*files.Store
+	putErr  error
+	puts    []string
+	deletes []string
+}
+
+func (r *recordingFiles) Put(ctx context.Context, key, mime string, body []byte, sum [32]byte) error {
+	r.puts = append(r.puts, key)
+	if r.putErr != nil {
+		return r.putErr
+	}
+	return r.Store.Put(ctx, key, mime, body, sum)
+}
+
+func (r *recordingFiles) Delete(ctx context.Context, key string) error {
+	r.deletes = append(r.deletes, key)
+	return r.Store.Delete(ctx, key)
+}
+
+// failingReplace is an orders store whose writes fail as DynamoDB's may.
+type failingReplace struct {
+	orders.Fulfilments
+	err error
+}
+
+func (f failingReplace) Replace(context.Context, orders.Stored, rules.Order) error { return f.err }
+
+var pdf = []byte("%PDF-1.7\nx\n%%EOF\n")
+
+// TestUploadNeverPointsAtAMissingFile: whatever fails, an order points only
+// at a stored file, and a file no order points at is removed.
+func TestUploadNeverPointsAtAMissingFile(t *testing.T) {
+	ctx := context.Background()
+	env := storetest.New(t)
+	functest.Seed(t, env)
+	mine := functest.AddOrders(t, env, "owner", 2)
+	db := env.DB()
+	store := db.Orders(env.Table("OrdersTable"))
+	newFulfiller := func(o orders.Fulfilments, f orders.Files) *orders.Fulfiller {
+		return &orders.Fulfiller{Orders: o, Files: f, IDs: db.IDs(env.Table("CountersTable"), 10), Now: time.Now}
+	}
+	document := func(doc string) *rules.File {
+		s, err := store.ByDocument(ctx, doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.StampDuty.UploadedDocument
+	}
+
+	t.Run("ErrS3DownStoresNothing", func(t *testing.T) {
+		rf := &recordingFiles{Store: files.New(env.S3(), env.Table("FilesBucket")), putErr: rules.Unavailable(errors.New("s3 down"))}
+		_, err := newFulfiller(store, rf).UploadDocument(ctx, "owner", mine[0].DocumentID, rules.Upload{ContentType: rules.MimePDF, Body: pdf})
+		if rules.ErrorCode(err) != rules.EUNAVAILABLE {
+			t.Fatalf("UploadDocument = %v, want EUNAVAILABLE", err)
+		}
+		if d := document(mine[0].DocumentID); d != nil {
+			t.Errorf("the order points at %+v", d)
+		}
+	})
+	t.Run("ErrDynamoDBDownRemovesTheUpload", func(t *testing.T) {
+		rf := &recordingFiles{Store: files.New(env.S3(), env.Table("FilesBucket"))}
+		f := newFulfiller(failingReplace{store, rules.Unavailable(errors.New("dynamodb down"))}, rf)
+		_, err := f.UploadDocument(ctx, "owner", mine[0].DocumentID, rules.Upload{ContentType: rules.MimePDF, Body: pdf})
+		if rules.ErrorCode(err) != rules.EUNAVAILABLE {
+			t.Fatalf("UploadDocument = %v, want EUNAVAILABLE", err)
+		}
+		if len(rf.puts) != 1 || len(rf.deletes) != 1 || rf.deletes[0] != rf.puts[0] {
+			t.Fatalf("puts %v, deletes %v: want the one upload removed", rf.puts, rf.deletes)
+		}
+		u, _ := rf.URL(ctx, rf.puts[0], "a.pdf", rules.MimePDF)
+		if resp, err := http.Get(u); err != nil || resp.StatusCode != http.StatusNotFound {
+			t.Errorf("the removed upload: %v %v, want 404", resp.StatusCode, err)
+		}
+		if d := document(mine[0].DocumentID); d != nil {
+			t.Errorf("the order points at %+v", d)
+		}
+	})
+	t.Run("ErrRefusedBeforeAnyUpload", func(t *testing.T) {
+		rf := &recordingFiles{Store: files.New(env.S3(), env.Table("FilesBucket"))}
+		f := newFulfiller(store, rf)
+		if _, err := f.UploadDocument(ctx, "someone-else", mine[1].DocumentID, rules.Upload{ContentType: rules.MimePDF, Body: pdf}); rules.ErrorCode(err) != rules.ENOTFOUND {
+			t.Errorf("another caller's order: %v, want ENOTFOUND", err)
+		}
+		if _, err := f.AttachCertificate(ctx, mine[1].DocumentID, mine[1].Fulfillments[0].DocumentID, rules.Upload{ContentType: rules.MimePDF, Body: pdf}); rules.ErrorCode(err) != rules.ECONFLICT {
+			t.Errorf("a certificate while Pending: %v, want ECONFLICT", err)
+		}
+		if len(rf.puts) != 0 {
+			t.Errorf("refused uploads reached S3: %v", rf.puts)
+		}
+	})
+}
+
+// TestAdvanceAfterALostRace: a write that loses to another change is
+// answered from what is stored now: done when that is what was asked, a
+// conflict otherwise, never a second change.
+func TestAdvanceAfterALostRace(t *testing.T) {
+	ctx := context.Background()
+	env := storetest.New(t)
+	functest.Seed(t, env)
+	mine := functest.AddOrders(t, env, "owner", 1)
+	o := mine[0]
+	store := env.DB().Orders(env.Table("OrdersTable"))
+	f := &orders.Fulfiller{Orders: store, Files: files.New(env.S3(), env.Table("FilesBucket")), Now: time.Now}
+	ff := o.Fulfillments[0].DocumentID
+
+	// A read taken before the other change, as a request that lost the race has.
+	stale, err := store.ByDocument(ctx, o.DocumentID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Advance(ctx, o.DocumentID, ff, rules.Change{Status: rules.StatusCreated, UniqueDocRef: "REF-A"}, "op-1"); err != nil {
+		t.Fatal(err)
+	}
+	raced := func(c rules.Change) error {
+		next, changed, err := stale.Fulfillments[0].Apply(c, rules.FormatTime(time.Now()), "op-2")
+		if err != nil || !changed {
+			t.Fatalf("Apply = %v, %v", changed, err)
+		}
+		o := stale.Order
+		o.Fulfillments = []rules.Fulfillment{next}
+		return store.Replace(ctx, stale, o)
+	}
+	if err := raced(rules.Change{Status: rules.StatusCreated, UniqueDocRef: "REF-B"}); !errors.Is(err, orders.ErrChanged) {
+		t.Fatalf("the stale write = %v, want ErrChanged", err)
+	}
+	// Through the workflow: the same values are done, other values a conflict.
+	if _, err := f.Advance(ctx, o.DocumentID, ff, rules.Change{Status: rules.StatusCreated, UniqueDocRef: "REF-A"}, "op-2"); err != nil {
+		t.Errorf("asking for what is stored: %v, want done", err)
+	}
+	if _, err := f.Advance(ctx, o.DocumentID, ff, rules.Change{Status: rules.StatusCreated, UniqueDocRef: "REF-B"}, "op-2"); rules.ErrorCode(err) != rules.ECONFLICT {
+		t.Errorf("another reference: %v, want ECONFLICT", err)
+	}
+	now, _ := store.ByDocument(ctx, o.DocumentID)
+	if h := now.Fulfillments[0].History; len(h) != 2 || h[1].By != "op-1" || now.Fulfillments[0].UniqueDocRef != "REF-A" {
+		t.Errorf("stored: %+v", now.Fulfillments[0])
+	}
+}
