@@ -51,6 +51,9 @@ type Route struct {
 	// "$default" catches the requests no other route matches.
 	Path   string
 	Target Invoker
+	// IAM authorizes the route with AWS_IAM: requests must be signed with
+	// Options.IAM's key pair.
+	IAM bool
 }
 
 // Options configures the emulated API.
@@ -63,11 +66,15 @@ type Options struct {
 	// Timeout bounds each integration (DefaultTimeout when 0); on expiry the
 	// client gets 503 Service Unavailable while the function runs on.
 	Timeout time.Duration
+	// IAM checks the signatures of the AWS_IAM routes; with none, every
+	// request to them is refused.
+	IAM *IAM
 }
 
 // handler is the emulated API.
 type handler struct {
 	routes  []route
+	iam     *IAM
 	maxBody int64
 	timeout time.Duration
 	log     io.Writer // nil, or a runtimeapi.LockedWriter
@@ -77,7 +84,7 @@ type handler struct {
 // API's $default stage. When several routes match a request, the most
 // specific one wins, as on API Gateway.
 func NewHandler(routes []Route, opts Options) http.Handler {
-	h := &handler{maxBody: cmp.Or(opts.MaxBody, DefaultMaxBody), timeout: cmp.Or(opts.Timeout, DefaultTimeout)}
+	h := &handler{maxBody: cmp.Or(opts.MaxBody, DefaultMaxBody), timeout: cmp.Or(opts.Timeout, DefaultTimeout), iam: opts.IAM}
 	if opts.Log != nil {
 		h.log = runtimeapi.LockedWriter(opts.Log)
 	}
@@ -112,6 +119,18 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request, requestID string
 	}
 
 	event := newEvent(r, rt, params, body, requestID, now)
+	if rt.iam {
+		// API Gateway refuses a request to an AWS_IAM route whose signature
+		// does not check out before any function runs, with 403.
+		if h.iam == nil {
+			return writeMessage(w, http.StatusForbidden, "Forbidden"), errors.New("AWS_IAM route without credentials to check")
+		}
+		iam, err := h.iam.verify(r, body, now)
+		if err != nil {
+			return writeMessage(w, http.StatusForbidden, "Forbidden"), fmt.Errorf("IAM authorization: %w", err)
+		}
+		event.RequestContext.Authorizer = &events.APIGatewayV2HTTPRequestContextAuthorizerDescription{IAM: iam}
+	}
 	payload, err := json.Marshal(event)
 	if err != nil {
 		return writeMessage(w, http.StatusInternalServerError, "Internal Server Error"), fmt.Errorf("marshal event: %w", err)

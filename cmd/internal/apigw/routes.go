@@ -19,6 +19,7 @@ type route struct {
 	kinds    []int    // the kind of each "/"-separated segment of the path
 	values   []string // each segment's literal, or its parameter's name
 	catchAll bool     // the $default route
+	iam      bool     // authorized with AWS_IAM
 	target   Invoker
 }
 
@@ -27,7 +28,7 @@ func newRoute(r Route) route {
 		return route{method: "ANY", key: "$default", catchAll: true, target: r.Target}
 	}
 	method := strings.ToUpper(r.Method)
-	rt := route{method: method, key: method + " " + r.Path, target: r.Target}
+	rt := route{method: method, key: method + " " + r.Path, target: r.Target, iam: r.IAM}
 	parts := splitPath(r.Path)
 	for n, p := range parts {
 		name, isVar := strings.CutPrefix(p, "{")

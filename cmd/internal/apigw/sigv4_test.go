@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -95,3 +96,68 @@ func TestVerifySigV4(t *testing.T) {
 		}
 	})
 }
+
+// TestIAMRoutes: the API refuses unsigned and badly signed requests to an
+// AWS_IAM route with 403 before the function runs, passes signed ones with
+// requestContext.authorizer.iam filled in, and leaves other routes alone.
+func TestIAMRoutes(t *testing.T) {
+	ops, public := newFake(), newFake()
+	iam := *testIAM
+	srv := serve(t, []Route{{Method: "GET", Path: "/api/ops/live-orders", Target: ops, IAM: true},
+		{Method: "GET", Path: "/api/stamp-duty-datas", Target: public}}, Options{IAM: &iam, Log: testLog{t}})
+	do := func(r *http.Request) (int, string) {
+		t.Helper()
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	sign := func(secret string) *http.Request {
+		r, _ := http.NewRequest("GET", srv.URL+"/api/ops/live-orders?status=Pending", nil)
+		creds := testIAM.Credentials
+		creds.SecretAccessKey = secret
+		sum := sha256.Sum256(nil)
+		if err := v4.NewSigner().SignHTTP(context.Background(), creds, r, hex.EncodeToString(sum[:]), "execute-api", testIAM.Region, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	t.Run("ErrUnsigned", func(t *testing.T) {
+		r, _ := http.NewRequest("GET", srv.URL+"/api/ops/live-orders", nil)
+		if status, body := do(r); status != http.StatusForbidden || body != `{"message":"Forbidden"}` {
+			t.Errorf("unsigned: %d %s", status, body)
+		}
+		ops.notInvoked(t)
+	})
+	t.Run("ErrWrongSecret", func(t *testing.T) {
+		if status, _ := do(sign("wrong")); status != http.StatusForbidden {
+			t.Errorf("wrong secret: %d, want 403", status)
+		}
+		ops.notInvoked(t)
+	})
+	t.Run("Signed", func(t *testing.T) {
+		if status, body := do(sign(testIAM.Credentials.SecretAccessKey)); status != http.StatusOK {
+			t.Fatalf("signed: %d %s", status, body)
+		}
+		ev := ops.event(t)
+		if ev.RequestContext.Authorizer == nil || ev.RequestContext.Authorizer.IAM == nil || ev.RequestContext.Authorizer.IAM.UserARN != testIAM.Principal {
+			t.Errorf("authorizer = %+v", ev.RequestContext.Authorizer)
+		}
+	})
+	t.Run("OtherRoutesNeedNoSignature", func(t *testing.T) {
+		r, _ := http.NewRequest("GET", srv.URL+"/api/stamp-duty-datas", nil)
+		if status, _ := do(r); status != http.StatusOK {
+			t.Errorf("public route: %d", status)
+		}
+		if ev := public.event(t); ev.RequestContext.Authorizer != nil {
+			t.Errorf("public route got an authorizer: %+v", ev.RequestContext.Authorizer)
+		}
+	})
+}
+
+type testLog struct{ t *testing.T }
+
+func (l testLog) Write(p []byte) (int, error) { l.t.Log(string(p)); return len(p), nil }
