@@ -85,6 +85,7 @@ type bench struct {
 	names          []string                        // the functions' logical ids, then helloID
 	bins, arm      map[string]string               // the host and linux/arm64 builds, by name
 	endpoint       string                          // the local DynamoDB
+	s3Endpoint     string                          // the local S3
 	proxy          *storetest.Proxy                // section 4's, in front of it
 	logs           map[string]*functest.SyncBuffer // what each binary logged
 

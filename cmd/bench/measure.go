@@ -62,7 +62,7 @@ func (b *bench) start(name, endpoint string) (*runtimeapi.Instance, error) {
 		Env: []string{"AWS_REGION=" + localdb.Region}}
 	if f, ok := b.tmpl.Function(name); ok {
 		var err error
-		if fn, err = localstack.Function(b.tmpl, f, b.bins[name], endpoint, b.logs[name]); err != nil {
+		if fn, err = localstack.Function(b.tmpl, f, b.bins[name], localstack.Engines{DynamoDB: endpoint, S3: b.s3Endpoint}, b.logs[name]); err != nil {
 			return nil, err
 		}
 	}

@@ -1,7 +1,7 @@
 // Command local runs the whole service on this machine without Docker, the
 // way `sam local start-api` does: a local DynamoDB (dynalite, in memory)
 // with the tables template.yaml defines, the sample catalogue and a dev
-// token; each function built for this host by its own Makefile target; and
+// token; a local S3 server (Versity's gateway) with the template's bucket; each function built for this host by its own Makefile target; and
 // an HTTP server that turns each request into an API Gateway HTTP API
 // (payload 2.0) event, runs it on a warm instance of the function's real
 // binary through a local Lambda Runtime API, and answers with its response.
@@ -12,6 +12,11 @@
 //	LOCAL_ADDR           where to serve the API (default 127.0.0.1:3000)
 //	DYNAMODB_ENDPOINT    use this DynamoDB instead of starting dynalite
 //	LOCAL_DYNAMODB_ADDR  where dynalite listens (default 127.0.0.1:8000)
+//	S3_ENDPOINT          use this S3 server instead of starting versitygw
+//	LOCAL_S3_ADDR        where the local S3 server listens (default 127.0.0.1:9000)
+//	AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY
+//	                     the key pair the operator routes (AWS_IAM) accept;
+//	                     unset, a fixed local pair that the stack prints
 //	ARTICLES             a JSON catalogue to seed instead of cmd/local/articles.json
 //
 // With -db-only it runs just the database, for `sam local start-api`.

@@ -22,6 +22,7 @@ import (
 	"stampduty/cmd/internal/apigw"
 	"stampduty/cmd/internal/localstack"
 	"stampduty/cmd/internal/runtimeapi"
+	"stampduty/shared/files/locals3"
 	"stampduty/shared/samtemplate"
 	"stampduty/shared/store"
 	"stampduty/shared/store/localdb"
@@ -33,6 +34,12 @@ type stack struct {
 	URL string
 	// Endpoint is the DynamoDB's address.
 	Endpoint string
+	// S3Endpoint is the S3 server's address.
+	S3Endpoint string
+	// IAM is the key pair the operator routes accept, and who it acts as.
+	IAM      apigw.IAM
+	s3Addr   string          // where to run the S3 server; empty when S3_ENDPOINT is given
+	s3       *locals3.Server // nil when S3_ENDPOINT was given
 	root     string
 	tmpl     *samtemplate.Template
 	out      io.Writer       // progress, banner and function logs
@@ -69,6 +76,10 @@ func start(ctx context.Context, o options) (*stack, error) {
 	if s.Endpoint = o.getenv("DYNAMODB_ENDPOINT"); s.Endpoint == "" {
 		s.dbAddr = cmp.Or(o.getenv("LOCAL_DYNAMODB_ADDR"), "127.0.0.1:8000")
 	}
+	if s.S3Endpoint = o.getenv("S3_ENDPOINT"); s.S3Endpoint == "" {
+		s.s3Addr = cmp.Or(o.getenv("LOCAL_S3_ADDR"), "127.0.0.1:9000")
+	}
+	s.IAM = operatorKeys(o.getenv)
 	if err := s.checkAddrs(); err != nil {
 		return nil, err
 	}
@@ -106,6 +117,9 @@ func (s *stack) open(ctx context.Context, o options) error {
 	if err := s.seed(ctx, o.getenv("ARTICLES"), store.New(client)); err != nil {
 		return err
 	}
+	if err := s.openFiles(ctx); err != nil {
+		return err
+	}
 	if o.dbOnly {
 		return nil
 	}
@@ -121,7 +135,7 @@ func (s *stack) open(ctx context.Context, o options) error {
 		return fmt.Errorf("serve the API on %s: %w (set LOCAL_ADDR to use another address)", s.apiAddr, err)
 	}
 	s.URL = "http://" + l.Addr().String()
-	s.server = &http.Server{Handler: apigw.NewHandler(routes, apigw.Options{Log: s.out}), ReadHeaderTimeout: 10 * time.Second}
+	s.server = &http.Server{Handler: apigw.NewHandler(routes, apigw.Options{Log: s.out, IAM: &s.IAM}), ReadHeaderTimeout: 10 * time.Second}
 	go s.server.Serve(l)
 	return nil
 }
@@ -146,14 +160,14 @@ func (s *stack) build(ctx context.Context) ([]apigw.Route, error) {
 		if err != nil {
 			return nil, err
 		}
-		fn, err := localstack.Function(s.tmpl, f, bin, s.Endpoint, s.out)
+		fn, err := localstack.Function(s.tmpl, f, bin, localstack.Engines{DynamoDB: s.Endpoint, S3: s.S3Endpoint}, s.out)
 		if err != nil {
 			return nil, err
 		}
 		pool := runtimeapi.NewPool(fn)
 		s.pools[f.LogicalID] = pool
 		for _, r := range f.Routes {
-			routes = append(routes, apigw.Route{Method: r.Method, Path: r.Path, Target: pool})
+			routes = append(routes, apigw.Route{Method: r.Method, Path: r.Path, Target: pool, IAM: r.IAM})
 		}
 	}
 	fmt.Fprintf(s.out, "local: built %d functions in %.1fs\n", len(s.tmpl.Functions), time.Since(begin).Seconds())
@@ -169,6 +183,7 @@ type busy struct {
 
 func (s *stack) apiBusy() busy { return busy{s.apiAddr, "the API", "LOCAL_ADDR"} }
 func (s *stack) dbBusy() busy  { return busy{s.dbAddr, "the local DynamoDB", "LOCAL_DYNAMODB_ADDR"} }
+func (s *stack) s3Busy() busy  { return busy{s.s3Addr, "the local S3", "LOCAL_S3_ADDR"} }
 
 // checkAddrs fails when the API's or the database's address cannot be
 // listened on, before anything starts. Both are checked, so that a second
@@ -176,7 +191,7 @@ func (s *stack) dbBusy() busy  { return busy{s.dbAddr, "the local DynamoDB", "LO
 func (s *stack) checkAddrs() error {
 	var taken []busy
 	var errs []error
-	for _, b := range []busy{s.apiBusy(), s.dbBusy()} {
+	for _, b := range []busy{s.apiBusy(), s.dbBusy(), s.s3Busy()} {
 		if b.addr == "" {
 			continue
 		}
@@ -282,7 +297,63 @@ func (s *stack) banner() {
 			fmt.Fprintf(w, "  %-4s %s%s -> %s\n", r.Method, s.URL, r.Path, f.LogicalID)
 		}
 	}
+	fmt.Fprintf(w, "S3 (local): %s — bucket %s\n", s.S3Endpoint, strings.Join(bucketNames(s.tmpl), ", "))
+	fmt.Fprintf(w, "Operator API (/api/ops/, AWS_IAM): sign for execute-api in %s as %s with\n", s.IAM.Region, s.IAM.Principal)
+	fmt.Fprintf(w, "  export AWS_ACCESS_KEY_ID=%s AWS_SECRET_ACCESS_KEY=%s AWS_REGION=%s STAMPDUTY_API_URL=%s\n",
+		s.IAM.Credentials.AccessKeyID, s.IAM.Credentials.SecretAccessKey, s.IAM.Region, s.URL)
 	fmt.Fprintf(w, "API: %s  (try: curl -s %s/api/stamp-duty-datas)  Ctrl-C stops everything.\n", s.URL, s.URL)
+}
+
+func bucketNames(t *samtemplate.Template) []string {
+	var names []string
+	for _, b := range t.Buckets {
+		names = append(names, localstack.BucketName(b))
+	}
+	return names
+}
+
+// The key pair the local operator API accepts when the environment names
+// none: fixed, printed by the stack and named in the README, valid nowhere
+// but here.
+const (
+	LocalOperatorKeyID  = "AKIALOCALOPERATOR000"
+	LocalOperatorSecret = "local-operator-secret-not-valid-on-aws"
+	LocalOperatorARN    = "arn:aws:iam::000000000000:user/local-operator"
+)
+
+// operatorKeys returns what the operator routes check signatures against:
+// the AWS credentials in the stack's own environment, or the fixed local
+// pair when those are unset, for the stack's region.
+func operatorKeys(getenv func(string) string) apigw.IAM {
+	iam := apigw.IAM{Region: localdb.Region, Account: "000000000000", Principal: LocalOperatorARN,
+		Credentials: aws.Credentials{AccessKeyID: LocalOperatorKeyID, SecretAccessKey: LocalOperatorSecret}}
+	if id, secret := getenv("AWS_ACCESS_KEY_ID"), getenv("AWS_SECRET_ACCESS_KEY"); id != "" && secret != "" {
+		iam.Credentials = aws.Credentials{AccessKeyID: id, SecretAccessKey: secret}
+	}
+	return iam
+}
+
+// openFiles starts the local S3 server (unless S3_ENDPOINT names one) and
+// creates the template's buckets in it, versioned as the template has them.
+func (s *stack) openFiles(ctx context.Context) error {
+	if s.s3Addr != "" {
+		fmt.Fprintf(s.out, "local: starting S3 (versitygw) on %s…\n", s.s3Addr)
+		srv, err := locals3.Start(ctx, s.root, s.s3Addr, localdb.AccessKeyID, localdb.SecretAccessKey, localdb.Region, nil)
+		if errors.Is(err, localdb.ErrAddrInUse) {
+			return inUse(s.s3Busy())
+		}
+		if err != nil {
+			return err
+		}
+		s.s3, s.S3Endpoint = srv, srv.Endpoint
+	}
+	client := locals3.Client(s.S3Endpoint, localdb.AccessKeyID, localdb.SecretAccessKey, localdb.Region)
+	for _, b := range bucketNames(s.tmpl) {
+		if err := locals3.CreateBucket(ctx, client, b); err != nil {
+			return fmt.Errorf("S3 at %s: %w", s.S3Endpoint, err)
+		}
+	}
+	return nil
 }
 
 func tableNames(t *samtemplate.Template) string {
@@ -305,6 +376,9 @@ func (s *stack) close() {
 	}
 	if s.db != nil {
 		s.db.Stop()
+	}
+	if s.s3 != nil {
+		s.s3.Stop()
 	}
 	if s.tmp != "" {
 		os.RemoveAll(s.tmp)

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -53,11 +54,18 @@ func Build(ctx context.Context, root, dir, logicalID string, forLambda bool) (st
 	return filepath.Join(out, "bootstrap"), nil
 }
 
+// Engines are the addresses of the local DynamoDB and S3 a function uses.
+type Engines struct{ DynamoDB, S3 string }
+
+// BucketName is the local name of the bucket with the given logical id:
+// the id in lower case, as bucket names must be.
+func BucketName(logicalID string) string { return strings.ToLower(logicalID) }
+
 // Env is a function's environment locally: the template's variables,
-// resolved with tables named by their logical ids and the DynamoDBEndpoint
-// parameter set to endpoint, plus the region and (dummy) credentials the
-// Lambda service would set.
-func Env(tmpl *samtemplate.Template, f samtemplate.Function, endpoint string) ([]string, error) {
+// resolved with tables named by their logical ids, buckets by BucketName,
+// and the DynamoDBEndpoint and S3Endpoint parameters set to the engines,
+// plus the region and (local) credentials the Lambda service would set.
+func Env(tmpl *samtemplate.Template, f samtemplate.Function, eng Engines) ([]string, error) {
 	env := []string{
 		"AWS_REGION=" + localdb.Region, "AWS_DEFAULT_REGION=" + localdb.Region,
 		"AWS_ACCESS_KEY_ID=" + localdb.AccessKeyID, "AWS_SECRET_ACCESS_KEY=" + localdb.SecretAccessKey,
@@ -66,8 +74,13 @@ func Env(tmpl *samtemplate.Template, f samtemplate.Function, endpoint string) ([
 	for _, t := range tmpl.Tables {
 		names[t.LogicalID] = t.LogicalID
 	}
+	for _, b := range tmpl.Buckets {
+		names[b] = BucketName(b)
+	}
+	params := localdb.Params(eng.DynamoDB)
+	params["S3Endpoint"] = eng.S3
 	for name, v := range f.Env {
-		val, err := tmpl.Resolve(v, localdb.Params(endpoint), names)
+		val, err := tmpl.Resolve(v, params, names)
 		if err != nil {
 			return nil, fmt.Errorf("%s env %s: %w", f.LogicalID, name, err)
 		}
@@ -78,8 +91,8 @@ func Env(tmpl *samtemplate.Template, f samtemplate.Function, endpoint string) ([
 
 // Function describes f, built at path, to the local Lambda runtime: its
 // environment (Env), timeout and memory from the template, its log lines to log.
-func Function(tmpl *samtemplate.Template, f samtemplate.Function, path, endpoint string, log io.Writer) (runtimeapi.Function, error) {
-	env, err := Env(tmpl, f, endpoint)
+func Function(tmpl *samtemplate.Template, f samtemplate.Function, path string, eng Engines, log io.Writer) (runtimeapi.Function, error) {
+	env, err := Env(tmpl, f, eng)
 	if err != nil {
 		return runtimeapi.Function{}, err
 	}

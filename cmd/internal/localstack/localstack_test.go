@@ -18,15 +18,20 @@ func TestMain(m *testing.M) { storetest.Main(m) }
 
 func TestEnv(t *testing.T) {
 	env := storetest.New(t)
-	f, _ := env.Template.Function("CreateOrderFunction")
-	got, err := Env(env.Template, f, "http://127.0.0.1:9")
-	if err != nil {
-		t.Fatal(err)
-	}
-	joined := strings.Join(got, "\n")
-	for _, want := range []string{"ORDERS_TABLE=OrdersTable", "TOKENS_TABLE=TokensTable", "DYNAMODB_ENDPOINT=http://127.0.0.1:9", "AWS_REGION=us-east-1"} {
-		if !strings.Contains(joined, want) {
-			t.Errorf("env lacks %s:\n%s", want, joined)
+	for fn, wants := range map[string][]string{
+		"CreateOrderFunction": {"ORDERS_TABLE=OrdersTable", "TOKENS_TABLE=TokensTable", "DYNAMODB_ENDPOINT=http://127.0.0.1:9", "AWS_REGION=us-east-1"},
+		"GetOrderFunction":    {"FILES_BUCKET=filesbucket", "S3_ENDPOINT=http://127.0.0.1:10"},
+	} {
+		f, _ := env.Template.Function(fn)
+		got, err := Env(env.Template, f, Engines{DynamoDB: "http://127.0.0.1:9", S3: "http://127.0.0.1:10"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		joined := strings.Join(got, "\n")
+		for _, want := range wants {
+			if !strings.Contains(joined, want) {
+				t.Errorf("%s env lacks %s:\n%s", fn, want, joined)
+			}
 		}
 	}
 }
@@ -46,6 +51,9 @@ func TestSamLocalEnv(t *testing.T) {
 	}
 	if got, want := vars.Parameters["TOKEN_HASH_KEY"], localdb.TokenHashKey; got != want {
 		t.Errorf("TOKEN_HASH_KEY = %q, want the local stack's %q", got, want)
+	}
+	if got, want := vars.Parameters["FILES_BUCKET"], BucketName("FilesBucket"); got != want {
+		t.Errorf("FILES_BUCKET = %q, want the local stack's %q", got, want)
 	}
 	cfg, _ := os.ReadFile(filepath.Join(root, "samconfig.toml"))
 	if n := strings.Count(string(cfg), `env_vars = "events/sam-local-env.json"`); n != 2 {
