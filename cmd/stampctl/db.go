@@ -48,6 +48,9 @@ func (c *cli) tokensTable() table { return c.table("TOKENS_TABLE", "TokensTable"
 // countersTable returns the counters table.
 func (c *cli) countersTable() table { return c.table("COUNTERS_TABLE", "CountersTable") }
 
+// ordersTable returns the orders table.
+func (c *cli) ordersTable() table { return c.table("ORDERS_TABLE", "OrdersTable") }
+
 // awsConfig loads the AWS SDK's default chain (profiles, SSO, environment,
 // container and instance roles). When DYNAMODB_ENDPOINT is set instance
 // credentials are not looked up (off EC2 that lookup costs seconds), and

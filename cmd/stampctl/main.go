@@ -62,13 +62,18 @@ your AWS credentials; the API decides what is allowed and says why not):
   stampctl orders download DOC [--out FILE] [--fulfillment F]
         save the certificate through its pre-signed address, checking its
         SHA-256
+  stampctl orders backfill
+        once, after the first deploy with the work queue: put the orders
+        stored before it into the queue (straight in ORDERS_TABLE; running
+        it again changes nothing)
 
 Environment:
   STAMPDUTY_API_URL
         the API for the orders commands: the stack's ApiUrl output; by
         default the local stack's, http://127.0.0.1:3000
-  ARTICLES_TABLE, TOKENS_TABLE, COUNTERS_TABLE
-        the tables; by default ArticlesTable, TokensTable and CountersTable,
+  ARTICLES_TABLE, TOKENS_TABLE, COUNTERS_TABLE, ORDERS_TABLE
+        the tables; by default ArticlesTable, TokensTable, CountersTable and
+        OrdersTable,
         the names the local stack gives them. On AWS set them from the
         stack's outputs ArticlesTableName, TokensTableName and
         CountersTableName, e.g.
@@ -133,6 +138,7 @@ var commands = []command{
 	{"orders advance", (*cli).ordersAdvance},
 	{"orders attach-certificate", (*cli).ordersAttachCertificate},
 	{"orders download", (*cli).ordersDownload},
+	{"orders backfill", (*cli).ordersBackfill},
 }
 
 func main() {

@@ -295,3 +295,18 @@ func (c *cli) ordersDownload(fs *flag.FlagSet, args []string) error {
 	fmt.Fprintf(c.stdout, "wrote %s (%d bytes, sha256 %s)\n", path, len(b), file.SHA256)
 	return nil
 }
+
+// ordersBackfill queues the orders stored before the work queue existed.
+func (c *cli) ordersBackfill(fs *flag.FlagSet, args []string) error {
+	_, db, err := c.parseAndOpen(fs, args, 0, 0)
+	if err != nil {
+		return err
+	}
+	orders := c.ordersTable()
+	n, err := db.Orders(orders.name).Backfill(c.ctx)
+	if err != nil {
+		return storeErr("backfill the work queue", err, orders)
+	}
+	fmt.Fprintf(c.stdout, "queued %d orders stored before the work queue\n", n)
+	return nil
+}

@@ -157,3 +157,40 @@ func decodeCursor(cursor string) (queueCursor, bool) {
 	}
 	return c, true
 }
+
+// Backfill puts every order stored before the work queue existed into it:
+// it scans the table and gives each order without queue keys its qs and
+// qk (as Replace would), with a conditional UpdateItem that leaves alone an
+// order a change reached first. It returns how many orders it queued.
+// Running it again queues nothing more.
+func (s *Orders) Backfill(ctx context.Context) (int, error) {
+	n := 0
+	err := s.db.scan(ctx, s.table, func(items []map[string]types.AttributeValue) error {
+		for _, item := range items {
+			if _, ok := item["qs"]; ok {
+				continue
+			}
+			o, err := decodeStored(item)
+			if err != nil {
+				return err
+			}
+			_, err = s.db.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+				TableName:           aws.String(s.table),
+				Key:                 map[string]types.AttributeValue{"owner": avS(o.Owner), "seq": avN(o.Seq)},
+				UpdateExpression:    aws.String("SET qs = :qs, qk = :qk"),
+				ConditionExpression: aws.String("attribute_exists(seq) AND attribute_not_exists(qs)"),
+				ExpressionAttributeValues: map[string]types.AttributeValue{
+					":qs": avS(o.QueueStatus()), ":qk": avS(o.CreatedAt + "#" + o.DocumentID)},
+			})
+			if conditionFailed(err) {
+				continue
+			}
+			if err != nil {
+				return writeFail("UpdateItem", err)
+			}
+			n++
+		}
+		return nil
+	})
+	return n, err
+}

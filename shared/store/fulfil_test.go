@@ -190,3 +190,38 @@ func TestFulfilments(t *testing.T) {
 		}
 	})
 }
+
+// TestBackfill: orders stored before the queue existed join it, once.
+func TestBackfill(t *testing.T) {
+	ctx := context.Background()
+	env := storetest.New(t)
+	ords := env.DB().Orders(env.Table("OrdersTable"))
+	put(t, env, "OrdersTable", storedOrder("legacy-1"))
+	old2 := storedOrder("legacy-2")
+	old2["doc"], old2["at"] = avS("p2ZQm3X8pV1nR7tK4wY9sL0c"), avS("2026-11-20T01:00:00.000Z")
+	put(t, env, "OrdersTable", old2)
+	ids := env.DB().IDs(env.Table("CountersTable"), 10)
+	if _, err := ords.Create(ctx, "new", newOrder(t, ids, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if page, _, _ := ords.Queue(ctx, rules.StatusPending, "", 10); len(page) != 1 {
+		t.Fatalf("before: queue has %d orders, want only the new one", len(page))
+	}
+	n, err := ords.Backfill(ctx)
+	if err != nil || n != 2 {
+		t.Fatalf("Backfill = %d, %v; want 2", n, err)
+	}
+	page, _, err := ords.Queue(ctx, rules.StatusPending, "", 10)
+	if err != nil || len(page) != 3 {
+		t.Fatalf("after: queue has %d orders (%v), want 3", len(page), err)
+	}
+	if page[0].Owner != "legacy-2" || page[1].Owner != "legacy-1" {
+		t.Errorf("queue order = %s, %s, %s; want the oldest first", page[0].Owner, page[1].Owner, page[2].Owner)
+	}
+	if n, err := ords.Backfill(ctx); err != nil || n != 0 {
+		t.Errorf("second Backfill = %d, %v; want 0", n, err)
+	}
+	if s, _ := ords.ByDocument(ctx, "p2ZQm3X8pV1nR7tK4wY9sL0c"); s.Version != 0 {
+		t.Errorf("Backfill set a version: %d", s.Version)
+	}
+}

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"stampduty/cmd/internal/apigw"
+	"stampduty/shared/functest"
+	"stampduty/shared/rules"
+)
+
+// opsAPI is an operator API that checks signatures as the local stack
+// does (apigw's AWS_IAM routes) and answers from canned orders, recording
+// what it was asked.
+type opsAPI struct {
+	mu       sync.Mutex
+	requests []events.APIGatewayV2HTTPRequest
+	order    rules.OpsOrder
+	cert     []byte
+	files    *httptest.Server
+}
+
+func (a *opsAPI) Invoke(_ context.Context, payload []byte) ([]byte, error) {
+	var ev events.APIGatewayV2HTTPRequest
+	if err := json.Unmarshal(payload, &ev); err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	a.requests = append(a.requests, ev)
+	a.mu.Unlock()
+	answer := func(status int, v any) ([]byte, error) {
+		b, _ := json.Marshal(v)
+		return json.Marshal(events.APIGatewayV2HTTPResponse{StatusCode: status, Body: string(b)})
+	}
+	switch {
+	case ev.RequestContext.HTTP.Method == http.MethodPatch && strings.Contains(ev.Body, `"Printed"`):
+		return answer(409, map[string]any{"data": nil, "error": map[string]any{"status": 409, "name": "ConflictError",
+			"message": "Cannot move a fulfillment from Pending to Printed."}})
+	case ev.RequestContext.HTTP.Method == http.MethodPatch:
+		o := a.order
+		o.Fulfillments = []rules.Fulfillment{o.Fulfillments[0]}
+		o.Fulfillments[0].Status = rules.StatusCreated
+		return answer(200, map[string]any{"data": o})
+	case ev.RawPath == "/api/ops/live-orders":
+		next := "CURSOR"
+		return answer(200, map[string]any{"data": []rules.OpsOrder{a.order}, "meta": map[string]any{"pagination": map[string]any{"pageSize": 25, "next": next}}})
+	default:
+		return answer(200, map[string]any{"data": a.order, "meta": map[string]any{}})
+	}
+}
+
+func TestOrdersCommands(t *testing.T) {
+	cert := []byte("%PDF-1.7\ncertificate\n%%EOF\n")
+	sum := sha256.Sum256(cert)
+	files := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(cert) }))
+	defer files.Close()
+	api := &opsAPI{order: rules.OpsOrder{Owner: "alice", Order: rules.Order{DocumentID: "o1", CreatedAt: "2026-11-21T04:09:00.123Z",
+		Fulfillments: []rules.Fulfillment{{DocumentID: "f1", Status: rules.StatusPending,
+			CertificateFile: &rules.File{Name: "certificate.pdf", SHA256: hex.EncodeToString(sum[:]), URL: files.URL + "/c"}}}}}}
+	iam := apigw.IAM{Credentials: aws.Credentials{AccessKeyID: "AKIAOPS", SecretAccessKey: "ops-secret"}, Region: "us-east-1",
+		Account: "000000000000", Principal: functest.Operator}
+	var routes []apigw.Route
+	for _, r := range []struct{ method, path string }{
+		{"GET", "/api/ops/live-orders"}, {"GET", "/api/ops/live-orders/{documentId}"},
+		{"PATCH", "/api/ops/live-orders/{documentId}/fulfillments/{f}"}, {"PUT", "/api/ops/live-orders/{documentId}/fulfillments/{f}/certificate"},
+	} {
+		routes = append(routes, apigw.Route{Method: r.method, Path: r.path, Target: api, IAM: true})
+	}
+	srv := httptest.NewServer(apigw.NewHandler(routes, apigw.Options{IAM: &iam}))
+	defer srv.Close()
+	vars := map[string]string{"STAMPDUTY_API_URL": srv.URL, "AWS_ACCESS_KEY_ID": "AKIAOPS", "AWS_SECRET_ACCESS_KEY": "ops-secret", "AWS_REGION": "us-east-1"}
+	for k, v := range vars {
+		t.Setenv(k, v) // the AWS SDK reads its own variables from the process
+	}
+	last := func() events.APIGatewayV2HTTPRequest {
+		api.mu.Lock()
+		defer api.mu.Unlock()
+		return api.requests[len(api.requests)-1]
+	}
+	var h *harness
+
+	t.Run("Queue", func(t *testing.T) {
+		r := h.run(t, "", vars, "orders", "queue", "--status", "Pending")
+		if r.code != 0 || !strings.Contains(r.stdout, "o1") || !strings.Contains(r.stdout, "alice") ||
+			!strings.Contains(r.stdout, "stampctl orders queue --status Pending --cursor CURSOR") {
+			t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+		}
+		if ev := last(); ev.RawQueryString != "pagination%5BpageSize%5D=25&status=Pending" || ev.RequestContext.Authorizer.IAM.UserARN != functest.Operator {
+			t.Errorf("request %s?%s", ev.RawPath, ev.RawQueryString)
+		}
+	})
+	t.Run("AdvanceFlagsAfterTheOrder", func(t *testing.T) {
+		r := h.run(t, "", vars, "orders", "advance", "o1", "--to", "Created", "--ref", "SUBIN-1")
+		if r.code != 0 || !strings.Contains(r.stdout, "order o1 fulfillment f1 is Created") {
+			t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+		}
+		ev := last()
+		if ev.RawPath != "/api/ops/live-orders/o1/fulfillments/f1" || ev.Body != `{"order_status":"Created","unique_doc_ref":"SUBIN-1"}` {
+			t.Errorf("request %s %s", ev.RawPath, ev.Body)
+		}
+	})
+	t.Run("ErrRefusedTransitionSaysWhy", func(t *testing.T) {
+		r := h.run(t, "", vars, "orders", "advance", "o1", "--to", "Printed")
+		if r.code != 1 || !strings.Contains(r.stderr, "409 ConflictError: Cannot move a fulfillment from Pending to Printed.") {
+			t.Errorf("exit %d\n%s", r.code, r.stderr)
+		}
+	})
+	t.Run("AttachCertificate", func(t *testing.T) {
+		file := filepath.Join(t.TempDir(), "cert 1.pdf")
+		os.WriteFile(file, cert, 0o600)
+		r := h.run(t, "", vars, "orders", "attach-certificate", "o1", file)
+		if r.code != 0 {
+			t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+		}
+		ev := last()
+		if ev.RawPath != "/api/ops/live-orders/o1/fulfillments/f1/certificate" || ev.Headers["content-type"] != "application/pdf" || ev.RawQueryString != "name=cert%201.pdf" {
+			t.Errorf("request %s?%s %v", ev.RawPath, ev.RawQueryString, ev.Headers["content-type"])
+		}
+	})
+	t.Run("DownloadChecksTheSum", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "c.pdf")
+		r := h.run(t, "", vars, "orders", "download", "o1", "--out", out)
+		if got, _ := os.ReadFile(out); r.code != 0 || string(got) != string(cert) {
+			t.Errorf("exit %d, file %q\n%s", r.code, got, r.stderr)
+		}
+		api.order.Fulfillments[0].CertificateFile.SHA256 = strings.Repeat("0", 64)
+		if r := h.run(t, "", vars, "orders", "download", "o1", "--out", out); r.code != 1 || !strings.Contains(r.stderr, "SHA-256") {
+			t.Errorf("a wrong sum: exit %d %s", r.code, r.stderr)
+		}
+	})
+	t.Run("ErrUnsigned", func(t *testing.T) {
+		wrong := map[string]string{"STAMPDUTY_API_URL": srv.URL}
+		t.Setenv("AWS_SECRET_ACCESS_KEY", "not-the-secret")
+		r := h.run(t, "", wrong, "orders", "show", "o1")
+		if r.code != 1 || !strings.Contains(r.stderr, "403 Forbidden: Forbidden") {
+			t.Errorf("exit %d %s", r.code, r.stderr)
+		}
+	})
+}
+
+// TestOrdersBackfill: the command queues the orders stored before the
+// queue, once.
+func TestOrdersBackfill(t *testing.T) {
+	h := newHarness(t)
+	h.vars["ORDERS_TABLE"] = h.env.Table("OrdersTable")
+	functest.Seed(t, h.env)
+	o := functest.AddOrders(t, h.env, "alice", 1)[0]
+	// As stored before the queue: no queue keys.
+	_, err := h.env.Client.UpdateItem(context.Background(), &dynamodb.UpdateItemInput{TableName: aws.String(h.vars["ORDERS_TABLE"]),
+		Key:              map[string]types.AttributeValue{"owner": &types.AttributeValueMemberS{Value: "alice"}, "seq": &types.AttributeValueMemberN{Value: "1"}},
+		UpdateExpression: aws.String("REMOVE qs, qk")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := h.mustRun(t, "", "orders", "backfill"); !strings.Contains(r.stdout, "queued 1 orders") {
+		t.Errorf("first run: %s", r.stdout)
+	}
+	if r := h.mustRun(t, "", "orders", "backfill"); !strings.Contains(r.stdout, "queued 0 orders") {
+		t.Errorf("second run: %s", r.stdout)
+	}
+	page, _, err := h.db.Orders(h.vars["ORDERS_TABLE"]).Queue(context.Background(), rules.StatusPending, "", 10)
+	if err != nil || len(page) != 1 || page[0].DocumentID != o.DocumentID {
+		t.Errorf("queue = %v, %v", page, err)
+	}
+}
