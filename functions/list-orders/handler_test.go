@@ -17,7 +17,9 @@ import (
 func TestMain(m *testing.M) { storetest.Main(m) }
 
 // addOrders stores n orders for owner, named "Party 1".."Party n" in order.
-func addOrders(t *testing.T, s *functest.Stack, owner string, n int) { functest.AddOrders(t, s.Env, owner, n) }
+func addOrders(t *testing.T, s *functest.Stack, owner string, n int) {
+	functest.AddOrders(t, s.Env, owner, n)
+}
 
 type listBody struct {
 	Data       []map[string]any `json:"data"`
