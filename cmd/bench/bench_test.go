@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"path/filepath"
 	"reflect"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-lambda-go/events"
 
 	"stampduty/shared/samtemplate"
 	"stampduty/shared/store/storetest"
@@ -168,4 +171,66 @@ func TestEveryFunctionIsMeasured(t *testing.T) {
 // hasRow reports whether some row of t has a first cell that matches.
 func hasRow(t *table, match func(string) bool) bool {
 	return slices.ContainsFunc(t.Rows, func(r []string) bool { return match(r[0]) })
+}
+
+// TestOrderRequests: the requests that name an order name the dev caller's
+// orders, in the path of their route; a request that changes its order
+// names another each time, and says so when none is left.
+func TestOrderRequests(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl, err := samtemplate.Load(filepath.Join(root, "template.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := requests(7)
+	if err := load(root, tmpl, reqs); err != nil {
+		t.Fatal(err)
+	}
+	refs := []orderRef{{"d0", "f0"}, {"d1", "f1"}, {"d2", "f2"}}
+	named := 0
+	for _, r := range reqs {
+		if r.Order == nil {
+			continue
+		}
+		named++
+		seen := map[string]bool{}
+		for i := range len(refs) {
+			data, err := r.event(refs, i)
+			if err != nil {
+				t.Fatalf("%s %d: %v", r.Row, i, err)
+			}
+			var ev events.APIGatewayV2HTTPRequest
+			if err := json.Unmarshal(data, &ev); err != nil {
+				t.Fatal(err)
+			}
+			method, route, _ := strings.Cut(ev.RouteKey, " ")
+			want := strings.ReplaceAll(route, "{documentId}", ev.PathParameters["documentId"])
+			want = strings.ReplaceAll(want, "{fulfillmentDocumentId}", ev.PathParameters["fulfillmentDocumentId"])
+			if ev.RawPath != want || ev.RequestContext.HTTP.Path != want || ev.RequestContext.HTTP.Method != method || strings.Contains(want, "{") {
+				t.Errorf("%s %d: %s %s (context %s %s), want %s %s", r.Row, i, method, ev.RawPath,
+					ev.RequestContext.HTTP.Method, ev.RequestContext.HTTP.Path, method, want)
+			}
+			if !slices.Contains([]string{"d0", "d1", "d2"}, ev.PathParameters["documentId"]) {
+				t.Errorf("%s %d: names %v, none of the caller's orders", r.Row, i, ev.PathParameters)
+			}
+			seen[ev.RawPath] = true
+		}
+		if r.Function == "OpsFunction" && r.ev.RequestContext.Authorizer == nil {
+			t.Errorf("%s: no IAM authorizer, which the ops function requires", r.Row)
+		}
+		if strings.Contains(r.ev.RouteKey, "fulfillments") {
+			if len(seen) != len(refs) {
+				t.Errorf("%s: %d requests named %d orders, want each its own", r.Row, len(refs), len(seen))
+			}
+			if _, err := r.event(refs, len(refs)); err == nil {
+				t.Errorf("%s: request %d of %d orders: no error", r.Row, len(refs)+1, len(refs))
+			}
+		}
+	}
+	if named < 4 {
+		t.Errorf("%d requests name an order, want get-order, upload-document, ops get-order and ops status change", named)
+	}
 }

@@ -14,8 +14,9 @@
 //
 // The requests are the samples of events/ (see requests). It prints the
 // sections as aligned text, then as Markdown for the README (also written
-// to the file given with -md). Everything it starts (dynalite, function
-// instances, the proxy) it stops, and its builds are removed.
+// to the file given with -md). Everything it starts (dynalite, the local S3
+// server, function instances, the proxy) it stops, and its builds are
+// removed.
 //
 // Usage:
 //
@@ -98,6 +99,10 @@ type bench struct {
 	// how the caller's orders were made.
 	typicalOrderBytes, maxOrderBytes int
 	filled                           string
+	// refs are the dev caller's orders, oldest first, which the requests
+	// that name an order choose from: the seeded one in section 1, all of
+	// them once filled.
+	refs []orderRef
 }
 
 // run measures everything and writes the report to out, and its Markdown to
@@ -144,6 +149,15 @@ func (b *bench) run(md string, out io.Writer) error {
 	}
 	defer srv.Stop()
 	b.endpoint = srv.Endpoint
+	s3srv, err := b.startFiles()
+	if err != nil {
+		return err
+	}
+	defer s3srv.Stop()
+	b.s3Endpoint = s3srv.Endpoint
+	if err := b.seed(); err != nil {
+		return err
+	}
 	for _, measure := range []func() error{b.coldStarts, b.measureDynamo, b.runGoBenchmarks} {
 		if err := measure(); err != nil {
 			return err

@@ -132,7 +132,7 @@ func (b *bench) coldTable() (*table, error) {
 	}
 	t.note("milliseconds; %d fresh starts per binary, round-robin over the binaries after one unrecorded warm-up round", b.starts)
 	t.note("init = process start → first /invocation/next (Lambda's Init Duration); 1st invoke = wall time of the first request through the local Runtime API, against dynalite")
-	t.note("requests: create-order Affidavit/Karnataka amount 20 with the dev token; list-orders page 1; list-articles page 1; hello any event")
+	t.note("requests: create-order Affidavit/Karnataka amount 20 with the dev token; list-orders page 1; list-articles page 1; get-order and upload-document (a 47-byte PDF) of an order the dev caller is given before this section; the ops queue, status Pending, pageSize %d; hello any event", listPageSize)
 	return t, nil
 }
 
@@ -234,7 +234,15 @@ func (b *bench) dynamoTable() (*table, error) {
 			"RCU dynalite", "WCU dynalite", "RCU DynamoDB rules", "WCU DynamoDB rules"},
 		TextCols: 2,
 	}
+	var notes []string             // the rows' notes, each once
+	noted := map[string][]string{} // the rows of each
 	for _, r := range b.rows {
+		if r.Note != "" {
+			if noted[r.Note] == nil {
+				notes = append(notes, r.Note)
+			}
+			noted[r.Note] = append(noted[r.Note], r.Name)
+		}
 		calls, dyn, ddb, complete := r.perRequest()
 		wall, rcu, wcu := ms(r.Wall.median()), num(ddb.Read, 3), num(ddb.Write, 3)
 		if r.Cold {
@@ -250,6 +258,10 @@ func (b *bench) dynamoTable() (*table, error) {
 	t.note("units and calls are means per request (create-order reserves %d ids, %d orders' worth, with one UpdateItem)", store.IDBlock, store.IDBlock/3)
 	t.note("RCU/WCU dynalite: what dynalite reports with ReturnConsumedCapacity TOTAL (the proxy asks for it)")
 	t.note("RCU/WCU DynamoDB rules: computed from item sizes (DynamoDB's formula): reads ceil(bytes read / 4 KB) per call, at least 1, ×0.5 if eventually consistent, whatever the projection; writes ceil(max(old, new item) / 1 KB), at least 1, also when the condition fails")
+	t.note("WCU, dynalite's and by DynamoDB's rules, count the table's write only: DynamoDB also bills a write to each global secondary index the item is in (OrdersTable's by-document and queue, projection ALL, so about the item's size again each; two, a delete and a put, when a write moves the item in the queue index), which these figures leave out")
+	for _, n := range notes {
+		t.note("%s: %s", strings.Join(noted[n], "; "), n)
+	}
 	t.note("order item size (DynamoDB's formula): typical %d bytes (the create-order request above), max-length %d bytes (every field at its bound, purpose and purchasedBy in 4-byte characters)", b.typicalOrderBytes, b.maxOrderBytes)
 	return t, nil
 }
@@ -332,7 +344,7 @@ func (b *bench) costTable() (*table, error) {
 	t.note("prices: us-east-1 list prices as of %s: HTTP API $%.2f per million requests; Lambda arm64 $%.2f per million requests + $%.10f per GB-second at %g GB (128 MB), billed per 1 ms; DynamoDB on-demand $%.3f per million read request units, $%.3f per million write request units",
 		pricesDate, p.HTTPAPI, p.LambdaRequests, p.GBSecond, p.MemoryGB, p.ReadUnits, p.WriteUnits)
 	t.note("Lambda duration assumed = the median warm invocation wall time measured in section 4 on this host (through the Runtime API, dynalite round trips included); a 128 MB Lambda has about 128/1769 of a vCPU, so real durations are likely longer")
-	t.note("cold: init + first invocation (section 1 medians), billed as provided.al2023 bills init, with the cold row's DynamoDB units (section 4); both list-orders rows take the cold page-1 row; the last column assumes %g%% of requests are cold", coldShare*100)
+	t.note("cold: init + first invocation (section 1 medians), billed as provided.al2023 bills init, with the cold row's DynamoDB units (section 4); the other rows of a function take the cold row of its first (list-orders page 1, the ops queue); the last column assumes %g%% of requests are cold", coldShare*100)
 	t.note("request units by DynamoDB's rules (section 4), means per request; HTTP API requests are metered per 512 KB, every response here is smaller")
 	return t, nil
 }

@@ -2,9 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/aws/aws-lambda-go/events"
 
@@ -21,13 +23,47 @@ const listPageSize = 25
 type request struct {
 	Function string // logical id in template.yaml
 	Event    string // events/<Event>.json, the request sent
+	// Route is the route key sent instead of the event's, if any (the
+	// event's headers, body and authorizer are kept); its query string is
+	// then Query only.
+	Route    string
 	Query    string // the query string sent instead of the event's, if any
 	Row      string // the name of its section 4 rows, with %s for warm or cold
 	Endpoint string // the name of its section 5 row
 	Orders   bool   // measured once the dev caller has exactly -orders orders
+	// Order, if set, makes the request name one of the dev caller's orders:
+	// it returns the path parameters of the request sent i-th (from 0; a
+	// first request, in sections 1 and 4, is always the 0th) given the
+	// caller's orders, oldest first. The path is the route's with them.
+	Order func(refs []orderRef, i int) (map[string]string, error)
+	Note  string // said of its section 4 rows
 
-	ev      events.APIGatewayV2HTTPRequest // the event sent, as load reads it
+	ev      events.APIGatewayV2HTTPRequest // the event sent, as load reads it (with Order, event fills in the path)
 	payload []byte                         // the same, encoded
+}
+
+// orderRef names one of the dev caller's orders: its documentId and its
+// (first) fulfillment's.
+type orderRef struct{ Doc, Fulfillment string }
+
+// anyOrder is the Order of requests that may name an order again: the i-th
+// names the caller's orders in turn, oldest first.
+func anyOrder(refs []orderRef, i int) (map[string]string, error) {
+	if len(refs) == 0 {
+		return nil, errors.New("the caller has no orders")
+	}
+	return map[string]string{"documentId": refs[i%len(refs)].Doc}, nil
+}
+
+// newOrder is the Order of requests that change what they name, so that
+// the same request again would change nothing: the i-th names the i-th
+// newest of the caller's orders and its fulfillment, each only once.
+func newOrder(refs []orderRef, i int) (map[string]string, error) {
+	if i >= len(refs) {
+		return nil, fmt.Errorf("request %d needs an order no earlier request changed; the caller has %d orders", i+1, len(refs))
+	}
+	o := refs[len(refs)-1-i]
+	return map[string]string{"documentId": o.Doc, "fulfillmentDocumentId": o.Fulfillment}, nil
 }
 
 // requests are the requests of the report, grouped by function; the last
@@ -35,6 +71,7 @@ type request struct {
 func requests(lastPage int) []request {
 	page := func(n int) string { return fmt.Sprintf("page %d (pageSize %d)", n, listPageSize) }
 	query := func(n int) string { return fmt.Sprintf("page=%d&pageSize=%d", n, listPageSize) }
+	queue := fmt.Sprintf("status Pending, pageSize %d", listPageSize)
 	return []request{
 		{Function: "CreateOrderFunction", Event: "create-order", Row: "create-order %s", Endpoint: "POST /api/live-orders (create-order)"},
 		{Function: "ListOrdersFunction", Event: "list-orders", Query: query(1), Row: "list-orders %s, " + page(1),
@@ -42,6 +79,20 @@ func requests(lastPage int) []request {
 		{Function: "ListOrdersFunction", Event: "list-orders", Query: query(lastPage), Row: "list-orders %s, " + page(lastPage),
 			Endpoint: "GET /api/live-orders " + page(lastPage), Orders: true},
 		{Function: "ListArticlesFunction", Event: "list-articles", Row: "list-articles %s", Endpoint: "GET /api/stamp-duty-datas (list-articles)"},
+		{Function: "GetOrderFunction", Event: "get-order", Row: "get-order %s", Endpoint: "GET /api/live-orders/{documentId} (get-order)",
+			Orders: true, Order: anyOrder},
+		{Function: "UploadDocumentFunction", Event: "upload-document", Row: "upload-document %s, 47-byte PDF",
+			Endpoint: "PUT /api/live-orders/{documentId}/document (upload-document, 47-byte PDF)", Orders: true, Order: anyOrder,
+			Note: "the file is also stored in S3 (a PutObject, and a DeleteObject of the document it replaces if the order had one), " +
+				"which the proxy does not see: these rows are DynamoDB calls only, and section 5 counts no S3 requests or storage; " +
+				"each warm request uploads to another of the caller's orders, oldest first, the cold ones to the oldest"},
+		{Function: "OpsFunction", Event: "ops-queue", Query: fmt.Sprintf("status=Pending&pagination%%5BpageSize%%5D=%d", listPageSize),
+			Row: "ops queue %s, " + queue, Endpoint: "GET /api/ops/live-orders " + queue + " (ops)", Orders: true},
+		{Function: "OpsFunction", Event: "ops-queue", Route: "GET /api/ops/live-orders/{documentId}", Row: "ops get-order %s",
+			Endpoint: "GET /api/ops/live-orders/{documentId} (ops)", Orders: true, Order: anyOrder},
+		{Function: "OpsFunction", Event: "ops-advance", Row: "ops status change %s, Pending → Created", Orders: true, Order: newOrder,
+			Endpoint: "PATCH /api/ops/live-orders/{documentId}/fulfillments/{fulfillmentDocumentId} (ops, Pending → Created)",
+			Note:     "each request moves the fulfillment of another of the caller's orders, newest first, from Pending to Created with a unique_doc_ref (the same move again would change nothing)"},
 	}
 }
 
@@ -80,6 +131,12 @@ func load(root string, tmpl *samtemplate.Template, reqs []request) error {
 		if err := json.Unmarshal(data, &r.ev); err != nil {
 			return fmt.Errorf("events/%s.json: %w", r.Event, err)
 		}
+		if r.Route != "" {
+			method, path, _ := strings.Cut(r.Route, " ")
+			r.ev.RouteKey, r.ev.RequestContext.RouteKey, r.ev.RequestContext.HTTP.Method = r.Route, r.Route, method
+			r.ev.RawPath, r.ev.RequestContext.HTTP.Path, r.ev.PathParameters = path, path, nil
+			r.ev.RawQueryString, r.ev.QueryStringParameters = "", nil
+		}
 		if r.Query != "" { // the functions read the raw query string
 			r.ev.RawQueryString, r.ev.QueryStringParameters = r.Query, nil
 		}
@@ -88,4 +145,26 @@ func load(root string, tmpl *samtemplate.Template, reqs []request) error {
 		}
 	}
 	return nil
+}
+
+// event returns the request sent i-th (from 0) when the dev caller's orders
+// are refs, oldest first.
+func (r request) event(refs []orderRef, i int) ([]byte, error) {
+	if r.Order == nil {
+		return r.payload, nil
+	}
+	params, err := r.Order(refs, i)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", r.rowName("warm"), err)
+	}
+	ev := r.ev
+	_, path, _ := strings.Cut(ev.RouteKey, " ")
+	for k, v := range params {
+		path = strings.ReplaceAll(path, "{"+k+"}", v)
+	}
+	if strings.ContainsAny(path, "{}") {
+		return nil, fmt.Errorf("%s: parameters %v leave the path %s unfilled", r.rowName("warm"), params, path)
+	}
+	ev.RawPath, ev.RequestContext.HTTP.Path, ev.PathParameters = path, path, params
+	return json.Marshal(ev)
 }
