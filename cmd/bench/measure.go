@@ -227,14 +227,8 @@ type row struct {
 // the local DynamoDB behind a storetest.Proxy and measures the DynamoDB
 // calls and units of each request's rows, in the order of b.reqs.
 func (b *bench) measureDynamo() error {
-	keys := map[string][]string{}
-	for _, t := range b.tmpl.Tables {
-		for _, k := range t.KeySchema {
-			keys[t.LogicalID] = append(keys[t.LogicalID], k.Name)
-		}
-	}
 	var err error
-	if b.proxy, err = storetest.StartProxy(b.endpoint, keys); err != nil {
+	if b.proxy, err = storetest.StartProxy(b.endpoint, storetest.Schemas(b.tmpl, nil)); err != nil {
 		return err
 	}
 	defer b.proxy.Close()

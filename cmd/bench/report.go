@@ -258,7 +258,7 @@ func (b *bench) dynamoTable() (*table, error) {
 	t.note("units and calls are means per request (create-order reserves %d ids, %d orders' worth, with one UpdateItem)", store.IDBlock, store.IDBlock/3)
 	t.note("RCU/WCU dynalite: what dynalite reports with ReturnConsumedCapacity TOTAL (the proxy asks for it)")
 	t.note("RCU/WCU DynamoDB rules: computed from item sizes (DynamoDB's formula): reads ceil(bytes read / 4 KB) per call, at least 1, ×0.5 if eventually consistent, whatever the projection; writes ceil(max(old, new item) / 1 KB), at least 1, also when the condition fails")
-	t.note("WCU, dynalite's and by DynamoDB's rules, count the table's write only: DynamoDB also bills a write to each global secondary index the item is in (OrdersTable's by-document and queue, projection ALL, so about the item's size again each; two, a delete and a put, when a write moves the item in the queue index), which these figures leave out")
+	t.note("index writes: dynalite reports the table's write only; the DynamoDB-rules columns add each global secondary index entry a write makes (OrdersTable's by-document and queue, projection ALL: the item's size again each; a delete and a put when a write moves the item to another queue; none when the item is unchanged)")
 	for _, n := range notes {
 		t.note("%s: %s", strings.Join(noted[n], "; "), n)
 	}

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,11 +11,14 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"stampduty/shared/samtemplate"
 )
 
 // Proxy stands between the code it watches (a test's store or functions,
@@ -28,7 +32,7 @@ type Proxy struct {
 	URL string
 
 	target, addr string
-	keys         map[string][]string // each table's key attribute names
+	tables       map[string]Schema // each table's keys and indexes, by name
 	client       *http.Client
 
 	mu    sync.Mutex
@@ -90,10 +94,39 @@ type Fault struct {
 	Delay time.Duration
 }
 
-// StartProxy starts a Proxy in Record mode in front of the engine at
-// target. keys gives each table's key attribute names, with which Account
-// reads an item before it is written.
-func StartProxy(target string, keys map[string][]string) (*Proxy, error) {
+// Schema is what the proxy must know of a table to account its writes:
+// its key attribute names, and the key attribute names of each of its
+// global secondary indexes (which project every attribute).
+type Schema struct {
+	Keys    []string
+	Indexes [][]string
+}
+
+// Schemas returns the schema of each table of tmpl under its name in names
+// (its logical id when names has none).
+func Schemas(tmpl *samtemplate.Template, names map[string]string) map[string]Schema {
+	out := map[string]Schema{}
+	for _, tb := range tmpl.Tables {
+		var sc Schema
+		for _, k := range tb.KeySchema {
+			sc.Keys = append(sc.Keys, k.Name)
+		}
+		for _, ix := range tb.GlobalIndexes {
+			var keys []string
+			for _, k := range ix.KeySchema {
+				keys = append(keys, k.Name)
+			}
+			sc.Indexes = append(sc.Indexes, keys)
+		}
+		out[cmp.Or(names[tb.LogicalID], tb.LogicalID)] = sc
+	}
+	return out
+}
+
+// StartProxy starts a proxy forwarding to the DynamoDB engine at target.
+// tables gives each table's schema, with which Account finds the item a
+// write replaces and the index entries it writes.
+func StartProxy(target string, tables map[string]Schema) (*Proxy, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("proxy: %w", err)
@@ -102,7 +135,7 @@ func StartProxy(target string, keys map[string][]string) (*Proxy, error) {
 		URL:    "http://" + l.Addr().String(),
 		target: strings.TrimRight(target, "/"),
 		addr:   l.Addr().String(),
-		keys:   keys,
+		tables: tables,
 		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64, IdleConnTimeout: 30 * time.Second}},
 	}
 	p.serve(l)
@@ -113,13 +146,7 @@ func StartProxy(target string, keys map[string][]string) (*Proxy, error) {
 // e's Endpoint, so that Getenv hands it to the functions. It stops with the
 // test.
 func (e *Env) NewProxy() *Proxy {
-	keys := map[string][]string{}
-	for _, tb := range e.Template.Tables {
-		for _, k := range tb.KeySchema {
-			keys[e.Names[tb.LogicalID]] = append(keys[e.Names[tb.LogicalID]], k.Name)
-		}
-	}
-	p, err := StartProxy(e.Endpoint, keys)
+	p, err := StartProxy(e.Endpoint, Schemas(e.Template, e.Names))
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -358,7 +385,10 @@ func (p *Proxy) measure(ctx context.Context, h http.Header, mode Mode, req map[s
 // accounting is what the proxy learnt before forwarding a call: the size
 // of the items a read reads, when a shadow read had to find it (-1 when the
 // answer will tell), and of the item a write replaces (0 when none).
-type accounting struct{ readBytes, oldBytes int }
+type accounting struct {
+	readBytes, oldBytes int
+	old                 map[string]any // the item a write replaces, nil when none
+}
 
 // Request fields that make a read return less than it reads (and bills).
 var narrowing = []string{"ProjectionExpression", "AttributesToGet", "Select", "FilterExpression", "QueryFilter", "ScanFilter", "ConditionalOperator"}
@@ -387,10 +417,11 @@ func (p *Proxy) before(ctx context.Context, h http.Header, c ProxyCall, req map[
 		return a, err
 	case "PutItem", "UpdateItem", "DeleteItem":
 		var err error
-		if a.oldBytes, err = p.current(ctx, h, c.Table, req); err != nil {
+		if a.old, err = p.current(ctx, h, c.Table, req); err != nil {
 			return nil, err
 		}
-		return a, nil
+		a.oldBytes, err = itemSize(a.old)
+		return a, err
 	}
 	return nil, nil
 }
@@ -415,32 +446,35 @@ func (p *Proxy) after(ctx context.Context, h http.Header, req map[string]json.Ra
 		consistent := string(req["ConsistentRead"]) == "true"
 		c.ItemBytes, c.Billed, c.Accounted = n, Capacity{Read: readUnits(n, consistent)}, true
 	case "PutItem", "UpdateItem", "DeleteItem":
-		newBytes := 0
-		if c.Operation == "PutItem" {
-			var item map[string]any
+		var item map[string]any // the item after the write
+		switch {
+		case c.Operation == "PutItem":
 			if err := json.Unmarshal(req["Item"], &item); err != nil {
 				return fmt.Errorf("PutItem Item: %w", err)
 			}
-			n, err := itemSize(item)
-			if err != nil {
+		case c.Operation == "UpdateItem" && !failed:
+			var err error
+			if item, err = p.current(ctx, h, c.Table, req); err != nil {
 				return err
 			}
-			c.PutBytes, newBytes = n, n
 		}
-		if c.Operation == "UpdateItem" && !failed {
-			n, err := p.current(ctx, h, c.Table, req)
-			if err != nil {
-				return err
-			}
-			newBytes = n
+		newBytes, err := itemSize(item)
+		if err != nil {
+			return err
+		}
+		if c.Operation == "PutItem" {
+			c.PutBytes = newBytes
 		}
 		switch {
 		case c.ErrType == "ConditionalCheckFailedException": // billed by the item that is there
 			c.ItemBytes, c.Billed = a.oldBytes, Capacity{Write: writeUnits(a.oldBytes)}
 		case failed:
 		default:
+			if c.Operation == "DeleteItem" {
+				item = nil
+			}
 			c.ItemBytes = max(a.oldBytes, newBytes)
-			c.Billed = Capacity{Write: writeUnits(c.ItemBytes)}
+			c.Billed = Capacity{Write: writeUnits(c.ItemBytes) + p.tables[c.Table].indexUnits(a.old, item)}
 		}
 		c.Accounted = true
 	}
@@ -450,16 +484,16 @@ func (p *Proxy) after(ctx context.Context, h http.Header, req map[string]json.Ra
 // current returns the size of the item a write request names (its Key, or
 // the key attributes of its Item), 0 when there is none, with a strongly
 // consistent GetItem.
-func (p *Proxy) current(ctx context.Context, h http.Header, table string, req map[string]json.RawMessage) (int, error) {
+func (p *Proxy) current(ctx context.Context, h http.Header, table string, req map[string]json.RawMessage) (map[string]any, error) {
 	key := req["Key"]
 	if key == nil {
 		var item map[string]json.RawMessage
 		if err := json.Unmarshal(req["Item"], &item); err != nil {
-			return 0, fmt.Errorf("the request item: %w", err)
+			return nil, fmt.Errorf("the request item: %w", err)
 		}
-		names, ok := p.keys[table]
-		if !ok {
-			return 0, fmt.Errorf("no key schema for table %s", table)
+		names := p.tables[table].Keys
+		if names == nil {
+			return nil, fmt.Errorf("no key schema for table %s", table)
 		}
 		k := map[string]json.RawMessage{}
 		for _, n := range names {
@@ -470,9 +504,52 @@ func (p *Proxy) current(ctx context.Context, h http.Header, table string, req ma
 	body, err := p.dynamo(ctx, h, "GetItem", map[string]json.RawMessage{
 		"TableName": req["TableName"], "Key": key, "ConsistentRead": json.RawMessage("true")})
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	return responseBytes(body)
+	var resp struct{ Item map[string]any }
+	return resp.Item, json.Unmarshal(body, &resp)
+}
+
+// indexUnits returns the write units of the index entries a write makes,
+// from the item before and after it (nil when there is none), by DynamoDB's
+// rules for indexes that project every attribute: an index holds the items
+// that have all its key attributes; an item that changes is written there
+// again (ceil(size / 1 KB), at least 1); one whose index key changes is
+// deleted there and put again (both billed); one that leaves or joins the
+// index is deleted or put. An unchanged item writes no index.
+func (sc Schema) indexUnits(old, new map[string]any) float64 {
+	if reflect.DeepEqual(old, new) {
+		return 0
+	}
+	oldBytes, _ := itemSize(old)
+	newBytes, _ := itemSize(new)
+	units := 0.0
+	for _, keys := range sc.Indexes {
+		in := func(item map[string]any) bool {
+			for _, k := range keys {
+				if _, ok := item[k]; !ok {
+					return false
+				}
+			}
+			return item != nil
+		}
+		sameKey := true
+		for _, k := range keys {
+			sameKey = sameKey && reflect.DeepEqual(old[k], new[k])
+		}
+		switch {
+		case in(old) && in(new) && sameKey:
+			units += writeUnits(max(oldBytes, newBytes))
+		default:
+			if in(old) {
+				units += writeUnits(oldBytes)
+			}
+			if in(new) {
+				units += writeUnits(newBytes)
+			}
+		}
+	}
+	return units
 }
 
 // dynamo makes one DynamoDB call of its own (a shadow call, not recorded),

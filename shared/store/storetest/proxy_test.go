@@ -143,7 +143,7 @@ func TestProxyAccounts(t *testing.T) {
 		}
 	}))
 	defer engine.Close()
-	m, err := StartProxy(engine.URL, map[string][]string{"OrdersTable": {"owner", "seq"}})
+	m, err := StartProxy(engine.URL, map[string]Schema{"OrdersTable": {Keys: []string{"owner", "seq"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,5 +256,45 @@ func TestProxyRecords(t *testing.T) {
 	defer mu.Unlock()
 	if len(bodies) != 1 || bodies[0] != get {
 		t.Errorf("the engine got %q, want only %q as it was sent", bodies, get)
+	}
+}
+
+// TestIndexUnits: a write to an indexed table is billed again for each
+// index entry it writes, by DynamoDB's rules.
+func TestIndexUnits(t *testing.T) {
+	sc := Schema{Keys: []string{"owner", "seq"}, Indexes: [][]string{{"doc"}, {"qs", "qk"}}}
+	s := func(v string) map[string]any { return map[string]any{"S": v} }
+	item := func(qs string, extra ...string) map[string]any {
+		it := map[string]any{"owner": s("o"), "seq": map[string]any{"N": "1"}, "doc": s("d")}
+		if qs != "" {
+			it["qs"], it["qk"] = s(qs), s("2026#d")
+		}
+		for _, e := range extra {
+			it[e] = s(strings.Repeat("x", 1500))
+		}
+		return it
+	}
+	for _, tc := range []struct {
+		name     string
+		old, new map[string]any
+		want     float64
+	}{
+		{"CreatePutsBothEntries", nil, item("Pending"), 2},
+		{"UnchangedWritesNone", item("Pending"), item("Pending"), 0},
+		{"ChangeWithinTheSameQueue", item("Pending"), item("Pending", "ref"), 4}, // 1.5 KB items: 2 units per entry
+		{"MoveToAnotherQueue", item("Pending"), item("Created"), 3},               // by-document rewritten; queue deleted and put
+		{"LegacyJoinsTheQueue", item(""), item("Pending"), 2},                     // by-document rewritten; queue put
+		{"DeleteRemovesBoth", item("Pending"), nil, 2},
+		{"NoIndexes", nil, item("Pending"), 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			schema := sc
+			if tc.name == "NoIndexes" {
+				schema.Indexes = nil
+			}
+			if got := schema.indexUnits(tc.old, tc.new); got != tc.want {
+				t.Errorf("indexUnits = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }
