@@ -282,8 +282,8 @@ func TestIndexUnits(t *testing.T) {
 		{"CreatePutsBothEntries", nil, item("Pending"), 2},
 		{"UnchangedWritesNone", item("Pending"), item("Pending"), 0},
 		{"ChangeWithinTheSameQueue", item("Pending"), item("Pending", "ref"), 4}, // 1.5 KB items: 2 units per entry
-		{"MoveToAnotherQueue", item("Pending"), item("Created"), 3},               // by-document rewritten; queue deleted and put
-		{"LegacyJoinsTheQueue", item(""), item("Pending"), 2},                     // by-document rewritten; queue put
+		{"MoveToAnotherQueue", item("Pending"), item("Created"), 3},              // by-document rewritten; queue deleted and put
+		{"LegacyJoinsTheQueue", item(""), item("Pending"), 2},                    // by-document rewritten; queue put
 		{"DeleteRemovesBoth", item("Pending"), nil, 2},
 		{"NoIndexes", nil, item("Pending"), 0},
 	} {
