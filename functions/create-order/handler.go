@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 
+	"stampduty/shared/auth"
 	"stampduty/shared/function"
 	"stampduty/shared/orders"
 	"stampduty/shared/rules"
@@ -16,9 +17,7 @@ import (
 // handler translates POST /api/live-orders to the create-order workflow
 // (orders.Creator) and its answer back to HTTP.
 type handler struct {
-	auth interface {
-		Owner(ctx context.Context, header string) (string, error)
-	}
+	auth   *auth.Authenticator
 	orders interface {
 		Create(ctx context.Context, owner string, body *rules.OrderBody, key *orders.Key) (string, error)
 	}
@@ -42,11 +41,10 @@ func (h *handler) routes() http.Handler {
 // order — and hands it to the workflow, which returns the documentId.
 func (h *handler) create(r *http.Request) (string, error) {
 	ctx := r.Context()
-	owner, err := h.auth.Owner(ctx, r.Header.Get("Authorization"))
+	owner, err := function.Caller(r, h.auth)
 	if err != nil {
 		return "", err
 	}
-	strapi.SetCaller(ctx, owner)
 	// API Gateway joins repeated headers with commas, and the adapter splits
 	// them again: the key is all its values, joined back.
 	vals, hasKey := r.Header["Idempotency-Key"]

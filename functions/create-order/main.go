@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"time"
 
-	"stampduty/shared/auth"
 	"stampduty/shared/config"
 	"stampduty/shared/function"
 	"stampduty/shared/orders"
@@ -15,13 +14,9 @@ import (
 
 // wire puts the create-order workflow (articles, counters, orders and
 // idempotency keys) behind the caller's token check.
-func wire(env *config.Env, db *store.DB) (http.Handler, error) {
-	authn, err := auth.FromEnv(env, db.Tokens(env.Require("TOKENS_TABLE")))
-	if err != nil {
-		return nil, err
-	}
-	h := &handler{
-		auth: authn,
+func wire(env *config.Env, db *store.DB) http.Handler {
+	return (&handler{
+		auth: function.Authenticator(env, db),
 		orders: &orders.Creator{
 			Articles: store.NewArticleCache(db.Articles(env.Require("ARTICLES_TABLE")), time.Minute),
 			IDs:      db.IDs(env.Require("COUNTERS_TABLE"), store.IDBlock),
@@ -29,8 +24,7 @@ func wire(env *config.Env, db *store.DB) (http.Handler, error) {
 			Keys:     db.Idempotency(env.Require("IDEMPOTENCY_TABLE")),
 			Now:      time.Now,
 		},
-	}
-	return h.routes(), nil
+	}).routes()
 }
 
 func main() { function.Main(wire) }

@@ -4,16 +4,14 @@ import (
 	"context"
 	"net/http"
 
+	"stampduty/shared/auth"
 	"stampduty/shared/function"
 	"stampduty/shared/rules"
-	"stampduty/shared/strapi"
 )
 
 // handler answers with one of the caller's orders.
 type handler struct {
-	auth interface {
-		Owner(context.Context, string) (string, error)
-	}
+	auth   *auth.Authenticator
 	orders interface {
 		Get(ctx context.Context, owner, doc string) (rules.Order, error)
 	}
@@ -33,11 +31,10 @@ func (h *handler) routes() http.Handler {
 // get answers with the order: the caller's only (another caller's order is
 // not found), whatever the query says; the owner comes from the token.
 func (h *handler) get(r *http.Request) (any, error) {
-	owner, err := h.auth.Owner(r.Context(), r.Header.Get("Authorization"))
+	owner, err := function.Caller(r, h.auth)
 	if err != nil {
 		return nil, err
 	}
-	strapi.SetCaller(r.Context(), owner)
 	o, err := h.orders.Get(r.Context(), owner, r.PathValue("documentId"))
 	if err != nil {
 		return nil, err

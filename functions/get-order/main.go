@@ -6,7 +6,6 @@ package main
 import (
 	"net/http"
 
-	"stampduty/shared/auth"
 	"stampduty/shared/config"
 	"stampduty/shared/files"
 	"stampduty/shared/function"
@@ -18,11 +17,7 @@ func main() { function.Main(wire) }
 
 // wire reads one order through the documentId index, for the owner of the
 // token each request carries.
-func wire(env *config.Env, db *store.DB) (http.Handler, error) {
-	authn, err := auth.FromEnv(env, db.Tokens(env.Require("TOKENS_TABLE")))
-	if err != nil {
-		return nil, err
-	}
-	h := &handler{auth: authn, orders: &orders.Fulfiller{Orders: db.Orders(env.Require("ORDERS_TABLE")), Files: files.Open(env)}}
-	return h.routes(), nil
+func wire(env *config.Env, db *store.DB) http.Handler {
+	orders := &orders.Fulfiller{Orders: db.Orders(env.Require("ORDERS_TABLE")), Files: files.Open(env)}
+	return (&handler{auth: function.Authenticator(env, db), orders: orders}).routes()
 }

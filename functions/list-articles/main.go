@@ -14,11 +14,8 @@ import (
 
 // wire serves the articles table, read whole and cached for a minute,
 // to anyone: no token is checked.
-func wire(env *config.Env, db *store.DB) (http.Handler, error) {
-	h := &handler{
-		articles: store.NewArticleCache(db.Articles(env.Require("ARTICLES_TABLE")), time.Minute),
-	}
-	return h.routes(), nil
+func wire(env *config.Env, db *store.DB) http.Handler {
+	return (&handler{articles: store.NewArticleCache(db.Articles(env.Require("ARTICLES_TABLE")), time.Minute)}).routes()
 }
 
 func main() { function.Main(wire) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"stampduty/shared/auth"
 	"stampduty/shared/function"
 	"stampduty/shared/rules"
 	"stampduty/shared/strapi"
@@ -11,9 +12,7 @@ import (
 
 // handler lists the caller's orders.
 type handler struct {
-	auth interface {
-		Owner(context.Context, string) (string, error)
-	}
+	auth   *auth.Authenticator
 	orders interface {
 		Page(ctx context.Context, owner string, page, size int) ([]rules.Order, int, error)
 	}
@@ -37,11 +36,10 @@ func knownParam(k string) bool { return k == "page" || k == "pageSize" }
 // list answers with the requested page of the caller's orders: only the
 // caller's, whatever the query says, since the owner comes from the token.
 func (h *handler) list(r *http.Request) (listResponse, error) {
-	owner, err := h.auth.Owner(r.Context(), r.Header.Get("Authorization"))
+	owner, err := function.Caller(r, h.auth)
 	if err != nil {
 		return listResponse{}, err
 	}
-	strapi.SetCaller(r.Context(), owner)
 	_, page, size, err := function.ListQuery(r, knownParam, "page", "pageSize")
 	if err != nil {
 		return listResponse{}, err

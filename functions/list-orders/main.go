@@ -5,7 +5,6 @@ package main
 import (
 	"net/http"
 
-	"stampduty/shared/auth"
 	"stampduty/shared/config"
 	"stampduty/shared/files"
 	"stampduty/shared/function"
@@ -16,11 +15,6 @@ func main() { function.Main(wire) }
 
 // wire serves the orders table a page at a time, to the owner of the
 // token each request carries.
-func wire(env *config.Env, db *store.DB) (http.Handler, error) {
-	authn, err := auth.FromEnv(env, db.Tokens(env.Require("TOKENS_TABLE")))
-	if err != nil {
-		return nil, err
-	}
-	h := &handler{auth: authn, orders: db.Orders(env.Require("ORDERS_TABLE")), files: files.Open(env)}
-	return h.routes(), nil
+func wire(env *config.Env, db *store.DB) http.Handler {
+	return (&handler{auth: function.Authenticator(env, db), orders: db.Orders(env.Require("ORDERS_TABLE")), files: files.Open(env)}).routes()
 }

@@ -6,12 +6,9 @@ package main
 
 import (
 	"net/http"
-	"time"
 
 	"stampduty/shared/config"
-	"stampduty/shared/files"
 	"stampduty/shared/function"
-	"stampduty/shared/orders"
 	"stampduty/shared/store"
 )
 
@@ -19,12 +16,6 @@ func main() { function.Main(wire) }
 
 // wire serves the fulfillment workflow over the orders table, its indexes
 // and the files bucket.
-func wire(env *config.Env, db *store.DB) (http.Handler, error) {
-	h := &handler{orders: &orders.Fulfiller{
-		Orders: db.Orders(env.Require("ORDERS_TABLE")),
-		Files:  files.Open(env),
-		IDs:    db.IDs(env.Require("COUNTERS_TABLE"), store.IDBlock),
-		Now:    time.Now,
-	}}
-	return h.routes(), nil
+func wire(env *config.Env, db *store.DB) http.Handler {
+	return (&handler{orders: function.Fulfiller(env, db)}).routes()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"stampduty/shared/auth"
 	"stampduty/shared/function"
 	"stampduty/shared/rules"
 	"stampduty/shared/strapi"
@@ -11,9 +12,7 @@ import (
 
 // handler stores the caller's document of one of its orders.
 type handler struct {
-	auth interface {
-		Owner(context.Context, string) (string, error)
-	}
+	auth   *auth.Authenticator
 	orders interface {
 		UploadDocument(ctx context.Context, owner, doc string, u rules.Upload) (rules.File, error)
 	}
@@ -31,11 +30,10 @@ func (h *handler) routes() http.Handler {
 
 // put stores the body, the file itself, as the order's document.
 func (h *handler) put(r *http.Request) (any, error) {
-	owner, err := h.auth.Owner(r.Context(), r.Header.Get("Authorization"))
+	owner, err := function.Caller(r, h.auth)
 	if err != nil {
 		return nil, err
 	}
-	strapi.SetCaller(r.Context(), owner)
 	u, err := strapi.ReadUpload(r)
 	if err != nil {
 		return nil, err

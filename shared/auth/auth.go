@@ -139,13 +139,14 @@ func Bearer(header string) (token string, ok bool) {
 const headerSpace = " \t"
 
 // FromEnv returns a function's Authenticator over tokens: tokens hashed with
-// the key in TOKEN_HASH_KEY, lookups cached for CacheTTL.
-func FromEnv(env *config.Env, tokens Store) (*Authenticator, error) {
+// the key in TOKEN_HASH_KEY, lookups cached for CacheTTL. A missing or
+// unusable key is reported by env.Err, and the function must not start.
+func FromEnv(env *config.Env, tokens Store) *Authenticator {
 	hasher, err := NewHasher(env.Require("TOKEN_HASH_KEY"))
-	if err != nil {
-		return nil, err
+	if err != nil && env.Get("TOKEN_HASH_KEY") != "" {
+		env.Fail(err)
 	}
-	return NewAuthenticator(tokens, hasher, CacheTTL), nil
+	return NewAuthenticator(tokens, hasher, CacheTTL)
 }
 
 // CacheTTL is how long an Authenticator of a function keeps a lookup:

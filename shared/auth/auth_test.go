@@ -262,13 +262,23 @@ func TestFromEnv(t *testing.T) {
 		})
 	}
 	t.Run("ErrKeyTooShort", func(t *testing.T) {
-		if _, err := FromEnv(env("short"), &fakeStore{}); err == nil {
-			t.Fatal("FromEnv accepted a 5-byte hashing key")
+		e := env("short")
+		FromEnv(e, &fakeStore{})
+		if err := e.Err(); err == nil || !strings.Contains(err.Error(), "at least") {
+			t.Fatalf("env.Err() = %v: FromEnv accepted a 5-byte hashing key", err)
+		}
+	})
+	t.Run("ErrKeyMissingIsReportedOnce", func(t *testing.T) {
+		e := env("")
+		FromEnv(e, &fakeStore{})
+		if err := e.Err(); err == nil || err.Error() != "missing environment variables: TOKEN_HASH_KEY" {
+			t.Fatalf("env.Err() = %v", err)
 		}
 	})
 	t.Run("CachesForCacheTTL", func(t *testing.T) {
-		a, err := FromEnv(env(strings.Repeat("k", MinKeyLength)), &fakeStore{})
-		if err != nil {
+		e := env(strings.Repeat("k", MinKeyLength))
+		a := FromEnv(e, &fakeStore{})
+		if err := e.Err(); err != nil {
 			t.Fatal(err)
 		}
 		if got, want := a.ttl, CacheTTL; got != want {

@@ -3,6 +3,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -12,6 +13,7 @@ import (
 type Env struct {
 	getenv  func(string) string
 	missing []string
+	errs    []error
 }
 
 // New returns an Env over getenv.
@@ -33,10 +35,16 @@ func (e *Env) Require(name string) string {
 	return v
 }
 
-// Err reports the required variables that were empty, nil when none was.
+// Fail records a setting that is present but unusable (a key too short,
+// say), to be reported by Err with the missing ones.
+func (e *Env) Fail(err error) { e.errs = append(e.errs, err) }
+
+// Err reports the required variables that were empty and the settings
+// Fail recorded, nil when there were none.
 func (e *Env) Err() error {
-	if len(e.missing) == 0 {
-		return nil
+	errs := e.errs
+	if len(e.missing) > 0 {
+		errs = append([]error{fmt.Errorf("missing environment variables: %s", strings.Join(e.missing, ", "))}, errs...)
 	}
-	return fmt.Errorf("missing environment variables: %s", strings.Join(e.missing, ", "))
+	return errors.Join(errs...)
 }

@@ -4,32 +4,35 @@
 package function
 
 import (
-	"errors"
 	"log/slog"
 	"net/http"
 	"os"
+	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
+	"stampduty/shared/auth"
 	"stampduty/shared/config"
+	"stampduty/shared/files"
+	"stampduty/shared/orders"
 	"stampduty/shared/rules"
 	"stampduty/shared/store"
 	"stampduty/shared/strapi"
 )
 
 // Wire builds a function's handler from its settings and its DynamoDB
-// store. The settings it requires and finds empty are reported with its
-// error (see Build).
-type Wire func(env *config.Env, db *store.DB) (http.Handler, error)
+// store. What it finds missing or unusable in the settings, env reports
+// (see Build).
+type Wire func(env *config.Env, db *store.DB) http.Handler
 
 // Build reads the environment through getenv, opens the store, builds the
 // handler with wire and logs one line per request to logger. Its error
-// names every required variable found empty, joined with wire's own.
+// names every required variable found empty and every unusable setting.
 func Build(wire Wire, getenv func(string) string, logger *slog.Logger) (http.Handler, error) {
 	env := config.New(getenv)
-	h, err := wire(env, store.Open(env))
-	if err := errors.Join(env.Err(), err); err != nil {
+	h := wire(env, store.Open(env))
+	if err := env.Err(); err != nil {
 		return nil, err
 	}
 	return strapi.Logged(logger, h), nil
@@ -72,6 +75,35 @@ func ListQuery(r *http.Request, known func(string) bool, pageKey, sizeKey string
 	}
 	page, size, err = q.Page(pageKey, sizeKey)
 	return q, page, size, err
+}
+
+// Authenticator returns the function's token checker (auth.FromEnv) over
+// the tokens table TOKENS_TABLE names.
+func Authenticator(env *config.Env, db *store.DB) *auth.Authenticator {
+	return auth.FromEnv(env, db.Tokens(env.Require("TOKENS_TABLE")))
+}
+
+// Fulfiller returns the fulfillment workflow over the orders table
+// ORDERS_TABLE names, the files bucket (files.Open) and the id counter
+// COUNTERS_TABLE names (file ids).
+func Fulfiller(env *config.Env, db *store.DB) *orders.Fulfiller {
+	return &orders.Fulfiller{
+		Orders: db.Orders(env.Require("ORDERS_TABLE")),
+		Files:  files.Open(env),
+		IDs:    db.IDs(env.Require("COUNTERS_TABLE"), store.IDBlock),
+		Now:    time.Now,
+	}
+}
+
+// Caller returns the owner of the bearer token r carries (403 without one,
+// 401 for an unknown, revoked or malformed one), and names it in r's
+// request log line.
+func Caller(r *http.Request, a *auth.Authenticator) (string, error) {
+	owner, err := a.Owner(r.Context(), r.Header.Get("Authorization"))
+	if err == nil {
+		strapi.SetCaller(r.Context(), owner)
+	}
+	return owner, err
 }
 
 // Path is one route of a function with several: a method, a path pattern
