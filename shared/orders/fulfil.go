@@ -129,18 +129,14 @@ func (f *Fulfiller) Queue(ctx context.Context, status, cursor string, size int) 
 // anything changed, or why it may not change.
 type change func(o rules.Order) (rules.Order, bool, error)
 
-// update applies ch to the order doc (owner's, or any for owner "") and
-// stores the result with one conditional write. A refusal read from the
-// eventually consistent index is checked against a consistent read before it
-// is answered; a write that loses a race to another change is answered from
-// a consistent read: done when what was asked is what is stored now, else
-// ECONFLICT. At most three calls: the index read, the write, and one
+// update applies ch to s, the order as read from the index, and stores the
+// result with one conditional write. A refusal read from the eventually
+// consistent index is checked against a consistent read before it is
+// answered; a write that loses a race to another change is answered from a
+// consistent read: done when what was asked is what is stored now, else
+// ECONFLICT. At most three calls with the index read: it, the write, and one
 // consistent read.
-func (f *Fulfiller) update(ctx context.Context, owner, doc string, ch change) (Stored, error) {
-	s, err := f.find(ctx, owner, doc)
-	if err != nil {
-		return Stored{}, err
-	}
+func (f *Fulfiller) update(ctx context.Context, s Stored, ch change) (Stored, error) {
 	next, changed, err := ch(s.Order)
 	if err != nil {
 		// The index may lag behind the last change: check on the table.
@@ -179,7 +175,11 @@ func (f *Fulfiller) update(ctx context.Context, owner, doc string, ch change) (S
 // it.
 func (f *Fulfiller) Advance(ctx context.Context, doc, ffDoc string, c rules.Change, by string) (rules.OpsOrder, error) {
 	at := rules.FormatTime(f.now())
-	s, err := f.update(ctx, "", doc, func(o rules.Order) (rules.Order, bool, error) {
+	s, err := f.find(ctx, "", doc)
+	if err != nil {
+		return rules.OpsOrder{}, err
+	}
+	s, err = f.update(ctx, s, func(o rules.Order) (rules.Order, bool, error) {
 		i := o.Fulfillment(ffDoc)
 		if i < 0 {
 			return o, false, rules.Errorf(rules.ENOTFOUND, "Fulfillment with the documentId: %s cannot be found.", ffDoc)
@@ -294,7 +294,7 @@ func (f *Fulfiller) attach(ctx context.Context, owner, doc string, k rules.FileK
 		return Stored{}, err
 	}
 	var replaced *rules.File
-	s, err = f.update(ctx, owner, doc, func(o rules.Order) (rules.Order, bool, error) {
+	s, err = f.update(ctx, s, func(o rules.Order) (rules.Order, bool, error) {
 		next, old, err := p(o, nf, at)
 		replaced = old
 		return next, err == nil, err
