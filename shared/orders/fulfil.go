@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"reflect"
 	"time"
 
 	"stampduty/shared/rules"
@@ -155,12 +156,18 @@ func (f *Fulfiller) update(ctx context.Context, s Stored, ch change) (Stored, er
 		s.Order, s.Version = next, s.Version+1
 		return s, nil
 	}
-	if !errors.Is(err, ErrChanged) {
-		return Stored{}, err
-	}
+	// The write failed, lost a race, or may have landed with its answer
+	// lost (a retry of it then fails its own condition): what is stored
+	// now decides.
 	now, rerr := f.Orders.Reread(ctx, s)
 	if rerr != nil {
-		return Stored{}, rerr
+		return Stored{}, errors.Join(err, rerr)
+	}
+	if now.Version == s.Version+1 && reflect.DeepEqual(now.Order, next) {
+		return now, nil // this very write landed
+	}
+	if !errors.Is(err, ErrChanged) {
+		return Stored{}, err
 	}
 	if _, changed, cerr := ch(now.Order); cerr != nil {
 		return Stored{}, cerr
@@ -251,6 +258,19 @@ func (f *Fulfiller) AttachCertificate(ctx context.Context, doc, ffDoc string, u 
 	return s.OpsOrder, f.Files.Sign(ctx, &s.Order)
 }
 
+// pointsAt reports whether a file of o is stored under key.
+func pointsAt(o rules.Order, key string) bool {
+	if d := o.StampDuty.UploadedDocument; d != nil && d.Key == key {
+		return true
+	}
+	for _, f := range o.Fulfillments {
+		if f.CertificateFile != nil && f.CertificateFile.Key == key {
+			return true
+		}
+	}
+	return false
+}
+
 // put places the new file nf in order o (updated at at) and returns the
 // file it replaces, or why it may not.
 type put func(o rules.Order, nf *rules.File, at string) (rules.Order, *rules.File, error)
@@ -294,7 +314,8 @@ func (f *Fulfiller) attach(ctx context.Context, owner, doc string, k rules.FileK
 		return Stored{}, err
 	}
 	var replaced *rules.File
-	s, err = f.update(ctx, s, func(o rules.Order) (rules.Order, bool, error) {
+	read := s
+	s, err = f.update(ctx, read, func(o rules.Order) (rules.Order, bool, error) {
 		next, old, err := p(o, nf, at)
 		replaced = old
 		return next, err == nil, err
@@ -303,8 +324,12 @@ func (f *Fulfiller) attach(ctx context.Context, owner, doc string, k rules.FileK
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 	defer cancel()
 	if err != nil {
-		if derr := f.Files.Delete(cctx, nf.Key); derr != nil {
-			return Stored{}, errors.Join(err, fmt.Errorf("remove the unused upload: %w", derr))
+		// Remove the new object only once the order is known not to point
+		// at it: an unused object costs storage, a missing one breaks the order.
+		if now, rerr := f.Orders.Reread(cctx, read); rerr == nil && !pointsAt(now.Order, nf.Key) {
+			if derr := f.Files.Delete(cctx, nf.Key); derr != nil {
+				return Stored{}, errors.Join(err, fmt.Errorf("remove the unused upload: %w", derr))
+			}
 		}
 		return Stored{}, err
 	}

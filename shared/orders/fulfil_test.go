@@ -154,3 +154,41 @@ func TestAdvanceAfterALostRace(t *testing.T) {
 		t.Errorf("stored: %+v", now.Fulfillments[0])
 	}
 }
+
+// landsThenFails is an orders store whose writes are applied and whose
+// answer is then lost, as when DynamoDB's answer never arrives.
+type landsThenFails struct{ orders.Fulfilments }
+
+func (l landsThenFails) Replace(ctx context.Context, s orders.Stored, o rules.Order) error {
+	if err := l.Fulfilments.Replace(ctx, s, o); err != nil {
+		return err
+	}
+	return rules.Unavailable(errors.New("the answer was lost"))
+}
+
+// TestUploadWhoseAnswerIsLost: a write that landed although its answer was
+// lost is a success, and its file is kept.
+func TestUploadWhoseAnswerIsLost(t *testing.T) {
+	ctx := context.Background()
+	env := storetest.New(t)
+	functest.Seed(t, env)
+	mine := functest.AddOrders(t, env, "owner", 1)
+	db := env.DB()
+	store := db.Orders(env.Table("OrdersTable"))
+	rf := &recordingFiles{Store: files.New(env.S3(), env.Table("FilesBucket"))}
+	f := &orders.Fulfiller{Orders: landsThenFails{store}, Files: rf, IDs: db.IDs(env.Table("CountersTable"), 10), Now: time.Now}
+	file, err := f.UploadDocument(ctx, "owner", mine[0].DocumentID, rules.Upload{ContentType: rules.MimePDF, Body: pdf})
+	if err != nil {
+		t.Fatalf("UploadDocument = %v, want success: the write landed", err)
+	}
+	if len(rf.deletes) != 0 {
+		t.Errorf("deleted %v: the order points at it", rf.deletes)
+	}
+	s, _ := store.ByDocument(ctx, mine[0].DocumentID)
+	if d := s.StampDuty.UploadedDocument; d == nil || d.DocumentID != file.DocumentID {
+		t.Fatalf("the order's document = %+v", d)
+	}
+	if resp, err := http.Get(file.URL); err != nil || resp.StatusCode != http.StatusOK {
+		t.Errorf("the document: %v %v, want 200", resp.StatusCode, err)
+	}
+}
