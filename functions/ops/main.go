@@ -9,6 +9,7 @@ import (
 
 	"stampduty/shared/config"
 	"stampduty/shared/function"
+	"stampduty/shared/function/fulfil"
 	"stampduty/shared/store"
 )
 
@@ -17,5 +18,5 @@ func main() { function.Main(wire) }
 // wire serves the fulfillment workflow over the orders table, its indexes
 // and the files bucket.
 func wire(env *config.Env, db *store.DB) http.Handler {
-	return (&handler{orders: function.Fulfiller(env, db)}).routes()
+	return (&handler{orders: fulfil.Wire(env, db)}).routes()
 }

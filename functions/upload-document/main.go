@@ -8,6 +8,7 @@ import (
 
 	"stampduty/shared/config"
 	"stampduty/shared/function"
+	"stampduty/shared/function/fulfil"
 	"stampduty/shared/store"
 )
 
@@ -16,5 +17,5 @@ func main() { function.Main(wire) }
 // wire stores documents in the files bucket and points the caller's orders
 // at them.
 func wire(env *config.Env, db *store.DB) http.Handler {
-	return (&handler{auth: function.Authenticator(env, db), orders: function.Fulfiller(env, db)}).routes()
+	return (&handler{auth: function.Authenticator(env, db), orders: fulfil.Wire(env, db)}).routes()
 }

@@ -7,15 +7,12 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"stampduty/shared/auth"
 	"stampduty/shared/config"
-	"stampduty/shared/files"
-	"stampduty/shared/orders"
 	"stampduty/shared/rules"
 	"stampduty/shared/store"
 	"stampduty/shared/strapi"
@@ -81,18 +78,6 @@ func ListQuery(r *http.Request, known func(string) bool, pageKey, sizeKey string
 // the tokens table TOKENS_TABLE names.
 func Authenticator(env *config.Env, db *store.DB) *auth.Authenticator {
 	return auth.FromEnv(env, db.Tokens(env.Require("TOKENS_TABLE")))
-}
-
-// Fulfiller returns the fulfillment workflow over the orders table
-// ORDERS_TABLE names, the files bucket (files.Open) and the id counter
-// COUNTERS_TABLE names (file ids).
-func Fulfiller(env *config.Env, db *store.DB) *orders.Fulfiller {
-	return &orders.Fulfiller{
-		Orders: db.Orders(env.Require("ORDERS_TABLE")),
-		Files:  files.Open(env),
-		IDs:    db.IDs(env.Require("COUNTERS_TABLE"), store.IDBlock),
-		Now:    time.Now,
-	}
 }
 
 // Caller returns the owner of the bearer token r carries (403 without one,

@@ -1,0 +1,25 @@
+// Package fulfil wires the fulfillment workflow for the functions that store
+// files (upload-document, ops). It is apart from package function so that
+// the functions without files do not link the S3 SDK.
+package fulfil
+
+import (
+	"time"
+
+	"stampduty/shared/config"
+	"stampduty/shared/files"
+	"stampduty/shared/orders"
+	"stampduty/shared/store"
+)
+
+// Wire returns the fulfillment workflow over the orders table ORDERS_TABLE
+// names, the files bucket (files.Open) and the id counter COUNTERS_TABLE
+// names (file ids).
+func Wire(env *config.Env, db *store.DB) *orders.Fulfiller {
+	return &orders.Fulfiller{
+		Orders: db.Orders(env.Require("ORDERS_TABLE")),
+		Files:  files.Open(env),
+		IDs:    db.IDs(env.Require("COUNTERS_TABLE"), store.IDBlock),
+		Now:    time.Now,
+	}
+}
