@@ -127,22 +127,22 @@ func TestParseDecimalHugeExponentIsCheap(t *testing.T) {
 }
 
 func TestNewDecimal(t *testing.T) {
-	cases := []struct {
-		name  string
+	// Subtest name → NewDecimal(coef, scale) and the literal it equals.
+	cases := map[string]struct {
 		coef  uint64
 		scale int
 		want  string
 	}{
-		{"Integer", 7, 0, "7"},
-		{"Fraction", 7, 2, "0.07"},
-		{"Normalised", 700, 4, "0.07"},
-		{"NormalisedToInteger", 1500, 2, "15"},
-		{"ZeroWithScale", 0, 5, "0"},
-		{"MaxScale", 1, 18, "0.000000000000000001"},
-		{"MaxCoef", math.MaxUint64, 18, "18.446744073709551615"},
+		"Integer":             {7, 0, "7"},
+		"Fraction":            {7, 2, "0.07"},
+		"Normalised":          {700, 4, "0.07"},
+		"NormalisedToInteger": {1500, 2, "15"},
+		"ZeroWithScale":       {0, 5, "0"},
+		"MaxScale":            {1, 18, "0.000000000000000001"},
+		"MaxCoef":             {math.MaxUint64, 18, "18.446744073709551615"},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
 			d := NewDecimal(tc.coef, tc.scale)
 			if got, want := d.String(), tc.want; got != want {
 				t.Errorf("NewDecimal(%d, %d) = %q, want %q", tc.coef, tc.scale, got, want)
@@ -293,6 +293,8 @@ func TestDecimalCmpSign(t *testing.T) {
 }
 
 func TestMulCeil(t *testing.T) {
+	// The largest consideration price Validate accepts (999999999999999).
+	const maxPrice = uint64(MaxAmount)
 	cases := []struct {
 		name   string
 		price  uint64
@@ -303,18 +305,18 @@ func TestMulCeil(t *testing.T) {
 		{"RoundsUp", 101, "0.07", 8},
 		{"TinyRoundsUpToOne", 1, "0.001", 1},
 		{"SmallestFactor", 1, "0.000000000000000001", 1},
-		{"SmallestFactorLargestPrice", 999999999999999, "0.000000000000000001", 1},
+		{"SmallestFactorLargestPrice", maxPrice, "0.000000000000000001", 1},
 		{"ZeroPrice", 0, "0.07", 0},
 		{"ZeroFactor", 12345, "0", 0},
-		{"MaxPriceTimesOne", 999999999999999, "1", 999999999999999},
-		{"MaxPriceTimesPercent", 999999999999999, "0.07", 70000000000000},
-		{"MaxPriceTimesAlmostOne", 999999999999999, "0.999999999999999999", 999999999999999},
+		{"MaxPriceTimesOne", maxPrice, "1", 999999999999999},
+		{"MaxPriceTimesPercent", maxPrice, "0.07", 70000000000000},
+		{"MaxPriceTimesAlmostOne", maxPrice, "0.999999999999999999", 999999999999999},
 		{"JustAboveWhole", 1000, "0.001000000000000001", 2},
 		{"WholeFactor", 3, "25", 75},
-		{"LargeResultFits", 999999999999999, "9223", 9222999999999990777},
+		{"LargeResultFits", maxPrice, "9223", 9222999999999990777},
 		{"ResultExactlyMaxInt64", 7, "1317624576693539401", math.MaxInt64},
 		// The price's range is Validate's (checkAmount): MulCeil is exact for any.
-		{"PriceAboveMaxAmount", 1000000000000000, "1", 1000000000000000},
+		{"PriceAboveMaxAmount", maxPrice + 1, "1", 1000000000000000},
 		{"LargestPrice", math.MaxUint64, "0.000000000000000001", 19},
 	}
 	for _, tc := range cases {
@@ -347,8 +349,8 @@ func TestMulCeil(t *testing.T) {
 		price  uint64
 		factor string
 	}{
-		{"ResultAboveMaxInt64", 999999999999999, "9224"},
-		{"QuotientAbove64Bits", 999999999999999, "18446744073709551615"},
+		{"ResultAboveMaxInt64", maxPrice, "9224"},
+		{"QuotientAbove64Bits", maxPrice, "18446744073709551615"},
 		{"RoundingUpPastMaxInt64", 7, "1317624576693539401.1"},
 	}
 	for _, tc := range errCases {
