@@ -86,15 +86,20 @@ func (d Deps) Authenticator() *auth.Authenticator {
 	return auth.FromEnv(d.Env, d.Tokens(d.Require("TOKENS_TABLE")))
 }
 
-// Caller returns the owner of the bearer token r carries (403 without one,
-// 401 for an unknown, revoked or malformed one), and names it in r's
-// request log line.
-func Caller(r *http.Request, a *auth.Authenticator) (string, error) {
-	owner, err := a.Owner(r.Context(), r.Header.Get("Authorization"))
-	if err == nil {
+// AsCaller serves a route of the caller's own (as in Route): serve is
+// given the owner of the bearer token r carries, whom r's request log line
+// then names. Without a token the answer is 403; with an unknown, revoked
+// or malformed one, 401.
+func AsCaller[T any](a *auth.Authenticator, serve func(r *http.Request, owner string) (T, error)) func(r *http.Request) (T, error) {
+	return func(r *http.Request) (T, error) {
+		owner, err := a.Owner(r.Context(), r.Header.Get("Authorization"))
+		if err != nil {
+			var none T
+			return none, err
+		}
 		strapi.SetCaller(r.Context(), owner)
+		return serve(r, owner)
 	}
-	return owner, err
 }
 
 // Path is one route of a function with several: a method, a path pattern
