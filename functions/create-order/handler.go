@@ -31,20 +31,17 @@ type createResponse struct {
 
 // routes answers a create with the new order's documentId.
 func (h *handler) routes() http.Handler {
-	return function.Route(http.MethodPost, func(r *http.Request) (createResponse, error) {
-		id, err := h.create(r)
+	return function.Route(http.MethodPost, function.AsCaller(h.auth, func(r *http.Request, owner string) (createResponse, error) {
+		id, err := h.create(r, owner)
 		return createResponse{Message: "Successfully created the order!", OrderID: id}, err
-	})
+	}))
 }
 
-// create reads the request — token, Idempotency-Key, body, in the contract's
-// order — and hands it to the workflow, which returns the documentId.
-func (h *handler) create(r *http.Request) (string, error) {
+// create reads the rest of the request — Idempotency-Key, then body, in
+// the contract's order after the token — and hands it to the workflow,
+// which returns the documentId.
+func (h *handler) create(r *http.Request, owner string) (string, error) {
 	ctx := r.Context()
-	owner, err := function.Caller(r, h.auth)
-	if err != nil {
-		return "", err
-	}
 	// API Gateway joins repeated headers with commas, and the adapter splits
 	// them again: the key is all its values, joined back.
 	vals, hasKey := r.Header["Idempotency-Key"]

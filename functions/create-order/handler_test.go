@@ -230,16 +230,7 @@ func TestCreateOrder(t *testing.T) {
 	})
 
 	t.Run("Events", func(t *testing.T) {
-		for _, tc := range []struct {
-			event  string
-			status int
-		}{
-			{"create-order", 200}, {"create-order-no-token", 403}, {"create-order-bad-body", 400}, {"create-order-unknown-purpose", 404},
-		} {
-			if got := s.Invoke(functest.Event(t, tc.event)).Status; got != tc.status {
-				t.Errorf("events/%s.json: status %d, want %d", tc.event, got, tc.status)
-			}
-		}
+		s.CheckEvents(t, map[string]int{"create-order": 200, "create-order-no-token": 403, "create-order-bad-body": 400, "create-order-unknown-purpose": 404})
 	})
 
 	t.Run("DynamoDBDown", func(t *testing.T) {

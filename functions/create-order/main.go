@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"time"
 
-	"stampduty/shared/config"
 	"stampduty/shared/function"
 	"stampduty/shared/orders"
 	"stampduty/shared/store"
@@ -14,14 +13,14 @@ import (
 
 // wire puts the create-order workflow (articles, counters, orders and
 // idempotency keys) behind the caller's token check.
-func wire(env *config.Env, db *store.DB) http.Handler {
+func wire(d function.Deps) http.Handler {
 	return (&handler{
-		auth: function.Authenticator(env, db),
+		auth: d.Authenticator(),
 		orders: &orders.Creator{
-			Articles: store.NewArticleCache(db.Articles(env.Require("ARTICLES_TABLE")), time.Minute),
-			IDs:      db.IDs(env.Require("COUNTERS_TABLE"), store.IDBlock),
-			Orders:   db.Orders(env.Require("ORDERS_TABLE")),
-			Keys:     db.Idempotency(env.Require("IDEMPOTENCY_TABLE")),
+			Articles: store.NewArticleCache(d.Articles(d.Require("ARTICLES_TABLE")), time.Minute),
+			IDs:      d.IDs(d.Require("COUNTERS_TABLE"), store.IDBlock),
+			Orders:   d.Orders(d.Require("ORDERS_TABLE")),
+			Keys:     d.Idempotency(d.Require("IDEMPOTENCY_TABLE")),
 			Now:      time.Now,
 		},
 	}).routes()

@@ -25,16 +25,12 @@ type orderResponse struct {
 
 // routes answers GET /api/live-orders/{documentId}.
 func (h *handler) routes() http.Handler {
-	return function.Routes(function.Path{Method: http.MethodGet, Pattern: "/api/live-orders/{documentId}", Serve: h.get})
+	return function.Routes(function.Path{Method: http.MethodGet, Pattern: "/api/live-orders/{documentId}", Serve: function.AsCaller(h.auth, h.get)})
 }
 
 // get answers with the order: the caller's only (another caller's order is
 // not found), whatever the query says; the owner comes from the token.
-func (h *handler) get(r *http.Request) (any, error) {
-	owner, err := function.Caller(r, h.auth)
-	if err != nil {
-		return nil, err
-	}
+func (h *handler) get(r *http.Request, owner string) (any, error) {
 	o, err := h.orders.Get(r.Context(), owner, r.PathValue("documentId"))
 	if err != nil {
 		return nil, err

@@ -3,15 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
-	"stampduty/shared/files"
 	"stampduty/shared/functest"
-	"stampduty/shared/orders"
 	"stampduty/shared/rules"
 	"stampduty/shared/store/localdb"
 	"stampduty/shared/store/storetest"
@@ -77,8 +73,7 @@ func TestGetOrder(t *testing.T) {
 		// The order as the fulfillment leaves it: a document, moved by an
 		// operator; the caller sees the document's address and no "by".
 		ctx := context.Background()
-		f := &orders.Fulfiller{Orders: s.Env.DB().Orders(s.Env.Table("OrdersTable")), Files: files.New(s.Env.S3(), s.Env.Table("FilesBucket")),
-			IDs: s.Env.DB().IDs(s.Env.Table("CountersTable"), 10), Now: time.Now}
+		f := functest.Fulfiller(s.Env)
 		pdf := []byte("%PDF-1.7\nlease\n%%EOF\n")
 		if _, err := f.UploadDocument(ctx, localdb.DevOwner, mine[2].DocumentID, rules.Upload{ContentType: rules.MimePDF, Body: pdf}); err != nil {
 			t.Fatal(err)
@@ -97,14 +92,8 @@ func TestGetOrder(t *testing.T) {
 		if doc == nil || doc.URL == "" {
 			t.Fatalf("uploaded_document = %+v", doc)
 		}
-		got, err := http.Get(doc.URL)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(got.Body)
-		got.Body.Close()
-		if got.StatusCode != http.StatusOK || string(b) != string(pdf) {
-			t.Errorf("download = %d %q", got.StatusCode, b)
+		if got := functest.Download(t, doc.URL); got.Status != http.StatusOK || got.Body != string(pdf) {
+			t.Errorf("download = %d %q", got.Status, got.Body)
 		}
 		if h := body.Data.Fulfillments[0].History; len(h) != 2 || h[1].Status != rules.StatusCreated {
 			t.Errorf("status_history = %+v", h)
@@ -112,9 +101,7 @@ func TestGetOrder(t *testing.T) {
 	})
 	t.Run("EventFile", func(t *testing.T) {
 		// events/get-order.json names an order no one has: 404.
-		if got := s.Invoke(functest.Event(t, "get-order")).Status; got != http.StatusNotFound {
-			t.Errorf("events/get-order.json: status %d, want 404", got)
-		}
+		s.CheckEvents(t, map[string]int{"get-order": http.StatusNotFound})
 	})
 	s.CheckRoutes()
 	s.CheckTemplate(s.Proxy.All())

@@ -6,18 +6,16 @@ package main
 import (
 	"net/http"
 
-	"stampduty/shared/config"
 	"stampduty/shared/files"
 	"stampduty/shared/function"
 	"stampduty/shared/orders"
-	"stampduty/shared/store"
 )
 
 func main() { function.Main(wire) }
 
 // wire reads one order through the documentId index, for the owner of the
 // token each request carries.
-func wire(env *config.Env, db *store.DB) http.Handler {
-	orders := &orders.Fulfiller{Orders: db.Orders(env.Require("ORDERS_TABLE")), Files: files.Open(env)}
-	return (&handler{auth: function.Authenticator(env, db), orders: orders}).routes()
+func wire(d function.Deps) http.Handler {
+	orders := &orders.Fulfiller{Orders: d.Orders(d.Require("ORDERS_TABLE")), Files: files.Open(d.Env)}
+	return (&handler{auth: d.Authenticator(), orders: orders}).routes()
 }

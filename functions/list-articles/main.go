@@ -7,15 +7,14 @@ import (
 	"net/http"
 	"time"
 
-	"stampduty/shared/config"
 	"stampduty/shared/function"
 	"stampduty/shared/store"
 )
 
 // wire serves the articles table, read whole and cached for a minute,
 // to anyone: no token is checked.
-func wire(env *config.Env, db *store.DB) http.Handler {
-	return (&handler{articles: store.NewArticleCache(db.Articles(env.Require("ARTICLES_TABLE")), time.Minute)}).routes()
+func wire(d function.Deps) http.Handler {
+	return (&handler{articles: store.NewArticleCache(d.Articles(d.Require("ARTICLES_TABLE")), time.Minute)}).routes()
 }
 
 func main() { function.Main(wire) }

@@ -28,18 +28,16 @@ type listResponse struct {
 }
 
 // routes answers GET with the requested page.
-func (h *handler) routes() http.Handler { return function.Route(http.MethodGet, h.list) }
+func (h *handler) routes() http.Handler {
+	return function.Route(http.MethodGet, function.AsCaller(h.auth, h.list))
+}
 
 // knownParam reports the query parameters of the order list.
 func knownParam(k string) bool { return k == "page" || k == "pageSize" }
 
 // list answers with the requested page of the caller's orders: only the
 // caller's, whatever the query says, since the owner comes from the token.
-func (h *handler) list(r *http.Request) (listResponse, error) {
-	owner, err := function.Caller(r, h.auth)
-	if err != nil {
-		return listResponse{}, err
-	}
+func (h *handler) list(r *http.Request, owner string) (listResponse, error) {
 	_, page, size, err := function.ListQuery(r, knownParam, "page", "pageSize")
 	if err != nil {
 		return listResponse{}, err

@@ -5,16 +5,14 @@ package main
 import (
 	"net/http"
 
-	"stampduty/shared/config"
 	"stampduty/shared/files"
 	"stampduty/shared/function"
-	"stampduty/shared/store"
 )
 
 func main() { function.Main(wire) }
 
 // wire serves the orders table a page at a time, to the owner of the
 // token each request carries.
-func wire(env *config.Env, db *store.DB) http.Handler {
-	return (&handler{auth: function.Authenticator(env, db), orders: db.Orders(env.Require("ORDERS_TABLE")), files: files.Open(env)}).routes()
+func wire(d function.Deps) http.Handler {
+	return (&handler{auth: d.Authenticator(), orders: d.Orders(d.Require("ORDERS_TABLE")), files: files.Open(d.Env)}).routes()
 }

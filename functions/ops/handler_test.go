@@ -30,16 +30,6 @@ type opsOrder struct {
 	Data rules.OpsOrder `json:"data"`
 }
 
-type queuePage struct {
-	Data []rules.OpsOrder `json:"data"`
-	Meta struct {
-		Pagination struct {
-			PageSize int     `json:"pageSize"`
-			Next     *string `json:"next"`
-		} `json:"pagination"`
-	} `json:"meta"`
-}
-
 func TestOps(t *testing.T) {
 	s := functest.New(t, "OpsFunction", wire)
 	orders := functest.AddOrders(t, s.Env, localdb.DevOwner, 3)
@@ -85,7 +75,7 @@ func TestOps(t *testing.T) {
 			if got, want := s.Env.Operations(s.Proxy.Take()), "Query:OrdersTable/index/queue=1"; got != want {
 				t.Errorf("a queue page costs %s, want %s", got, want)
 			}
-			var page queuePage
+			var page queueResponse
 			json.Unmarshal([]byte(resp.Body), &page)
 			if page.Meta.Pagination.PageSize != 2 {
 				t.Errorf("pageSize = %d", page.Meta.Pagination.PageSize)
@@ -234,12 +224,7 @@ func TestOps(t *testing.T) {
 		}
 	})
 	t.Run("EventFiles", func(t *testing.T) {
-		if got := s.Invoke(functest.Event(t, "ops-queue")).Status; got != http.StatusOK {
-			t.Errorf("events/ops-queue.json: status %d, want 200", got)
-		}
-		if got := s.Invoke(functest.Event(t, "ops-advance")).Status; got != http.StatusNotFound {
-			t.Errorf("events/ops-advance.json: status %d, want 404", got)
-		}
+		s.CheckEvents(t, map[string]int{"ops-queue": http.StatusOK, "ops-advance": http.StatusNotFound})
 	})
 	s.CheckRoutes()
 	s.CheckTemplate(s.Proxy.All())

@@ -7,16 +7,14 @@ package main
 import (
 	"net/http"
 
-	"stampduty/shared/config"
 	"stampduty/shared/function"
 	"stampduty/shared/function/fulfil"
-	"stampduty/shared/store"
 )
 
 func main() { function.Main(wire) }
 
 // wire serves the fulfillment workflow over the orders table, its indexes
 // and the files bucket.
-func wire(env *config.Env, db *store.DB) http.Handler {
-	return (&handler{orders: fulfil.Wire(env, db)}).routes()
+func wire(d function.Deps) http.Handler {
+	return (&handler{orders: fulfil.Wire(d)}).routes()
 }

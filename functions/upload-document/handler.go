@@ -25,15 +25,11 @@ type fileResponse struct {
 
 // routes answers PUT /api/live-orders/{documentId}/document.
 func (h *handler) routes() http.Handler {
-	return function.Routes(function.Path{Method: http.MethodPut, Pattern: "/api/live-orders/{documentId}/document", Serve: h.put})
+	return function.Routes(function.Path{Method: http.MethodPut, Pattern: "/api/live-orders/{documentId}/document", Serve: function.AsCaller(h.auth, h.put)})
 }
 
 // put stores the body, the file itself, as the order's document.
-func (h *handler) put(r *http.Request) (any, error) {
-	owner, err := function.Caller(r, h.auth)
-	if err != nil {
-		return nil, err
-	}
+func (h *handler) put(r *http.Request, owner string) (any, error) {
 	u, err := strapi.ReadUpload(r)
 	if err != nil {
 		return nil, err

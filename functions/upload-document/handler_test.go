@@ -5,8 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
-	"io"
 	"net/http"
 	"testing"
 	"time"
@@ -26,17 +24,6 @@ var (
 
 type fileBody struct {
 	Data rules.File `json:"data"`
-}
-
-func download(t *testing.T, url string) (int, []byte) {
-	t.Helper()
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, b
 }
 
 func TestUploadDocument(t *testing.T) {
@@ -59,40 +46,29 @@ func TestUploadDocument(t *testing.T) {
 
 	var first rules.File
 	t.Run("PDF", func(t *testing.T) {
-		resp := put(mine[0].DocumentID, "name=lease.pdf", "application/pdf", pdf)
-		if resp.Status != http.StatusOK {
-			t.Fatalf("status %d: %s", resp.Status, resp.Body)
-		}
-		var body fileBody
-		json.Unmarshal([]byte(resp.Body), &body)
-		first = body.Data
+		first = functest.OK[fileBody](t, put(mine[0].DocumentID, "name=lease.pdf", "application/pdf", pdf)).Data
 		sum := sha256.Sum256(pdf)
 		if first.Name != "lease.pdf" || first.Mime != rules.MimePDF || first.Size != int64(len(pdf)) || first.SHA256 != hex.EncodeToString(sum[:]) ||
 			first.ID <= 0 || len(first.DocumentID) != 24 || first.CreatedAt == "" {
 			t.Errorf("file = %+v", first)
 		}
-		if status, b := download(t, first.URL); status != http.StatusOK || !bytes.Equal(b, pdf) {
-			t.Errorf("download = %d, %d bytes", status, len(b))
+		if got := functest.Download(t, first.URL); got.Status != http.StatusOK || got.Body != string(pdf) {
+			t.Errorf("download = %d, %d bytes", got.Status, len(got.Body))
 		}
 		if f := stored(mine[0].DocumentID); f == nil || f.DocumentID != first.DocumentID {
 			t.Errorf("the order's uploaded_document = %+v", f)
 		}
 	})
 	t.Run("ReplacesTheEarlierOne", func(t *testing.T) {
-		resp := put(mine[0].DocumentID, "", "image/png", png)
-		if resp.Status != http.StatusOK {
-			t.Fatalf("status %d: %s", resp.Status, resp.Body)
+		second := functest.OK[fileBody](t, put(mine[0].DocumentID, "", "image/png", png)).Data
+		if second.Name != "document.png" || second.DocumentID == first.DocumentID {
+			t.Errorf("file = %+v", second)
 		}
-		var body fileBody
-		json.Unmarshal([]byte(resp.Body), &body)
-		if body.Data.Name != "document.png" || body.Data.DocumentID == first.DocumentID {
-			t.Errorf("file = %+v", body.Data)
-		}
-		if f := stored(mine[0].DocumentID); f == nil || f.DocumentID != body.Data.DocumentID {
+		if f := stored(mine[0].DocumentID); f == nil || f.DocumentID != second.DocumentID {
 			t.Errorf("the order points at %+v", f)
 		}
-		if status, _ := download(t, first.URL); status != http.StatusNotFound {
-			t.Errorf("the replaced file: GET %d, want 404", status)
+		if got := functest.Download(t, first.URL).Status; got != http.StatusNotFound {
+			t.Errorf("the replaced file: GET %d, want 404", got)
 		}
 	})
 	t.Run("ErrRefusedChangesNothing", func(t *testing.T) {
@@ -150,9 +126,7 @@ func TestUploadDocument(t *testing.T) {
 	})
 	t.Run("EventFile", func(t *testing.T) {
 		// events/upload-document.json names an order no one has: 404.
-		if got := s.Invoke(functest.Event(t, "upload-document")).Status; got != http.StatusNotFound {
-			t.Errorf("events/upload-document.json: status %d, want 404", got)
-		}
+		s.CheckEvents(t, map[string]int{"upload-document": http.StatusNotFound})
 	})
 	s.CheckRoutes()
 	s.CheckTemplate(s.Proxy.All())

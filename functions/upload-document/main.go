@@ -6,16 +6,14 @@ package main
 import (
 	"net/http"
 
-	"stampduty/shared/config"
 	"stampduty/shared/function"
 	"stampduty/shared/function/fulfil"
-	"stampduty/shared/store"
 )
 
 func main() { function.Main(wire) }
 
 // wire stores documents in the files bucket and points the caller's orders
 // at them.
-func wire(env *config.Env, db *store.DB) http.Handler {
-	return (&handler{auth: function.Authenticator(env, db), orders: fulfil.Wire(env, db)}).routes()
+func wire(d function.Deps) http.Handler {
+	return (&handler{auth: d.Authenticator(), orders: fulfil.Wire(d)}).routes()
 }

@@ -11,6 +11,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"maps"
 	"net/http"
@@ -27,7 +28,9 @@ import (
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"stampduty/shared/auth"
+	"stampduty/shared/files"
 	"stampduty/shared/function"
+	"stampduty/shared/orders"
 	"stampduty/shared/rules"
 	"stampduty/shared/samtemplate"
 	"stampduty/shared/store/localdb"
@@ -209,6 +212,45 @@ func (s *Stack) Invoke(ev events.APIGatewayV2HTTPRequest) Response {
 	return Response{Status: out.StatusCode, Headers: out.Headers, Body: out.Body}
 }
 
+// OK checks that r answered 200 with a JSON body and decodes it as a T.
+func OK[T any](t testing.TB, r Response) T {
+	t.Helper()
+	var body T
+	if r.Status != http.StatusOK {
+		t.Fatalf("status %d, want 200: %s", r.Status, r.Body)
+	} else if err := json.Unmarshal([]byte(r.Body), &body); err != nil {
+		t.Fatalf("%s: %v", r.Body, err)
+	}
+	return body
+}
+
+// Download reads url, a file address an answer gave, as a browser would:
+// the Response has its Status and Body.
+func Download(t testing.TB, url string) Response {
+	t.Helper()
+	resp, err := http.Get(url)
+	var body []byte
+	if err == nil {
+		defer resp.Body.Close()
+		body, err = io.ReadAll(resp.Body)
+	}
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	return Response{Status: resp.StatusCode, Body: string(body)}
+}
+
+// CheckEvents invokes the function with each event of want
+// (events/<name>.json) and checks the status it answers.
+func (s *Stack) CheckEvents(t testing.TB, want map[string]int) {
+	t.Helper()
+	for _, name := range slices.Sorted(maps.Keys(want)) {
+		if got := s.Invoke(Event(t, name)).Status; got != want[name] {
+			t.Errorf("events/%s.json: status %d, want %d", name, got, want[name])
+		}
+	}
+}
+
 // Error checks that r is a Strapi error envelope for its status
 // (CheckEnvelope) and decodes it.
 func (r Response) Error(t testing.TB) Envelope {
@@ -294,6 +336,14 @@ func AddOrders(t testing.TB, env *storetest.Env, owner string, n int) []rules.Or
 		out = append(out, o)
 	}
 	return out
+}
+
+// Fulfiller returns the fulfillment workflow over env's orders, counters
+// and files bucket: what puts an order in the states operators move it to.
+func Fulfiller(env *storetest.Env) *orders.Fulfiller {
+	db := env.DB()
+	return &orders.Fulfiller{Orders: db.Orders(env.Table("OrdersTable")), Files: files.New(env.S3(), env.Table("FilesBucket")),
+		IDs: db.IDs(env.Table("CountersTable"), 10), Now: time.Now}
 }
 
 // Operator is the IAM identity of the operator in tests.

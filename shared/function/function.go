@@ -18,17 +18,23 @@ import (
 	"stampduty/shared/strapi"
 )
 
-// Wire builds a function's handler from its settings and its DynamoDB
-// store. What it finds missing or unusable in the settings, env reports
-// (see Build).
-type Wire func(env *config.Env, db *store.DB) http.Handler
+// Deps are what a function's handler is built from: its settings (Env:
+// d.Require("ORDERS_TABLE")) and its DynamoDB store (DB: d.Orders(table)).
+type Deps struct {
+	*config.Env
+	*store.DB
+}
+
+// Wire builds a function's handler from its Deps. What it finds missing or
+// unusable in the settings, the Env reports (see Build).
+type Wire func(d Deps) http.Handler
 
 // Build reads the environment through getenv, opens the store, builds the
 // handler with wire and logs one line per request to logger. Its error
 // names every required variable found empty and every unusable setting.
 func Build(wire Wire, getenv func(string) string, logger *slog.Logger) (http.Handler, error) {
 	env := config.New(getenv)
-	h := wire(env, store.Open(env))
+	h := wire(Deps{Env: env, DB: store.Open(env)})
 	if err := env.Err(); err != nil {
 		return nil, err
 	}
@@ -76,19 +82,24 @@ func ListQuery(r *http.Request, known func(string) bool, pageKey, sizeKey string
 
 // Authenticator returns the function's token checker (auth.FromEnv) over
 // the tokens table TOKENS_TABLE names.
-func Authenticator(env *config.Env, db *store.DB) *auth.Authenticator {
-	return auth.FromEnv(env, db.Tokens(env.Require("TOKENS_TABLE")))
+func (d Deps) Authenticator() *auth.Authenticator {
+	return auth.FromEnv(d.Env, d.Tokens(d.Require("TOKENS_TABLE")))
 }
 
-// Caller returns the owner of the bearer token r carries (403 without one,
-// 401 for an unknown, revoked or malformed one), and names it in r's
-// request log line.
-func Caller(r *http.Request, a *auth.Authenticator) (string, error) {
-	owner, err := a.Owner(r.Context(), r.Header.Get("Authorization"))
-	if err == nil {
+// AsCaller serves a route of the caller's own (as in Route): serve is
+// given the owner of the bearer token r carries, whom r's request log line
+// then names. Without a token the answer is 403; with an unknown, revoked
+// or malformed one, 401.
+func AsCaller[T any](a *auth.Authenticator, serve func(r *http.Request, owner string) (T, error)) func(r *http.Request) (T, error) {
+	return func(r *http.Request) (T, error) {
+		owner, err := a.Owner(r.Context(), r.Header.Get("Authorization"))
+		if err != nil {
+			var none T
+			return none, err
+		}
 		strapi.SetCaller(r.Context(), owner)
+		return serve(r, owner)
 	}
-	return owner, err
 }
 
 // Path is one route of a function with several: a method, a path pattern

@@ -6,8 +6,8 @@ package fulfil
 import (
 	"time"
 
-	"stampduty/shared/config"
 	"stampduty/shared/files"
+	"stampduty/shared/function"
 	"stampduty/shared/orders"
 	"stampduty/shared/store"
 )
@@ -15,11 +15,11 @@ import (
 // Wire returns the fulfillment workflow over the orders table ORDERS_TABLE
 // names, the files bucket (files.Open) and the id counter COUNTERS_TABLE
 // names (file ids).
-func Wire(env *config.Env, db *store.DB) *orders.Fulfiller {
+func Wire(d function.Deps) *orders.Fulfiller {
 	return &orders.Fulfiller{
-		Orders: db.Orders(env.Require("ORDERS_TABLE")),
-		Files:  files.Open(env),
-		IDs:    db.IDs(env.Require("COUNTERS_TABLE"), store.IDBlock),
+		Orders: d.Orders(d.Require("ORDERS_TABLE")),
+		Files:  files.Open(d.Env),
+		IDs:    d.IDs(d.Require("COUNTERS_TABLE"), store.IDBlock),
 		Now:    time.Now,
 	}
 }
