@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"strconv"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -350,7 +349,7 @@ func (s *Orders) Count(ctx context.Context, owner string) (int, error) {
 		TableName:                 aws.String(s.table),
 		KeyConditionExpression:    aws.String("#o = :o"),
 		ExpressionAttributeNames:  map[string]string{"#o": "owner"},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":o": &types.AttributeValueMemberS{Value: owner}},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":o": avS(owner)},
 		ProjectionExpression:      aws.String("seq"),
 		ScanIndexForward:          aws.Bool(false),
 		Limit:                     aws.Int32(1),
@@ -406,9 +405,9 @@ func (s *Orders) seqRange(ctx context.Context, owner string, lo, hi int64, consi
 		KeyConditionExpression:   aws.String("#o = :o AND seq BETWEEN :lo AND :hi"),
 		ExpressionAttributeNames: map[string]string{"#o": "owner"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":o":  &types.AttributeValueMemberS{Value: owner},
-			":lo": &types.AttributeValueMemberN{Value: strconv.FormatInt(lo, 10)},
-			":hi": &types.AttributeValueMemberN{Value: strconv.FormatInt(hi, 10)},
+			":o":  avS(owner),
+			":lo": avN(lo),
+			":hi": avN(hi),
 		},
 		ScanIndexForward: aws.Bool(false),
 		ConsistentRead:   aws.Bool(consistent),
