@@ -85,8 +85,8 @@ type historyItem struct {
 	By     string `dynamodbav:"by,omitempty"`
 }
 
-// fileItem is a rules.File as stored: its address is made at each read,
-// never stored.
+// fileItem is a rules.File as stored, field for field: its address (URL)
+// is made at each read, never stored.
 type fileItem struct {
 	ID         int64  `dynamodbav:"id"`
 	DocumentID string `dynamodbav:"doc"`
@@ -94,24 +94,25 @@ type fileItem struct {
 	Mime       string `dynamodbav:"mime"`
 	Size       int64  `dynamodbav:"size"`
 	SHA256     string `dynamodbav:"sha"`
-	Key        string `dynamodbav:"key"`
+	URL        string `dynamodbav:"-"`
 	CreatedAt  string `dynamodbav:"at"`
+	Key        string `dynamodbav:"key"`
 }
 
 func newFileItem(f *rules.File) *fileItem {
 	if f == nil {
 		return nil
 	}
-	return &fileItem{ID: f.ID, DocumentID: f.DocumentID, Name: f.Name, Mime: f.Mime, Size: f.Size,
-		SHA256: f.SHA256, Key: f.Key, CreatedAt: f.CreatedAt}
+	it := fileItem(*f)
+	return &it
 }
 
 func (f *fileItem) file() *rules.File {
 	if f == nil {
 		return nil
 	}
-	return &rules.File{ID: f.ID, DocumentID: f.DocumentID, Name: f.Name, Mime: f.Mime, Size: f.Size,
-		SHA256: f.SHA256, Key: f.Key, CreatedAt: f.CreatedAt}
+	file := rules.File(*f)
+	return &file
 }
 
 // stampDutyItem is a rules.StampDuty as stored in an order's sd, its
