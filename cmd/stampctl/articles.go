@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"stampduty/shared/rules"
+	"stampduty/shared/store"
 )
 
 // idBlock is how many article ids an import reserves per counter update.
@@ -97,14 +98,15 @@ func (c *cli) readInput(path string) (string, []byte, error) {
 // articlesExport writes the whole catalogue in the format import reads:
 // `articles export [FILE]`, to stdout when FILE is absent or "-".
 func (c *cli) articlesExport(fs *flag.FlagSet, args []string) error {
-	rest, db, err := c.parseAndOpen(fs, args, 0, 1)
+	rest, err := parse(fs, args, 0, 1)
 	if err != nil {
 		return err
 	}
-	articles := c.articlesTable()
-	arts, err := db.Articles(articles.name).All(c.ctx)
+	arts, err := storeCall(c, c.articlesTable(), "read the articles", func(db *store.DB, name string) ([]rules.Article, error) {
+		return db.Articles(name).All(c.ctx)
+	})
 	if err != nil {
-		return storeErr("read the articles", err, articles)
+		return err
 	}
 	data, err := rules.EncodeArticles(arts)
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"strings"
 
@@ -80,15 +79,19 @@ func (c *cli) awsConfig() (aws.Config, string, error) {
 	return cfg, endpoint, nil
 }
 
-// parseAndOpen parses a command's arguments (parse) and opens the store
-// (openDB), for the commands that need nothing else first.
-func (c *cli) parseAndOpen(fs *flag.FlagSet, args []string, min, max int) ([]string, *store.DB, error) {
-	rest, err := parse(fs, args, min, max)
-	if err != nil {
-		return nil, nil, err
-	}
+// storeCall opens the store (openDB) and makes the one store call of a
+// command, f, on table t (f gets the table's name); an error of f is
+// reported with storeErr(what, err, t).
+func storeCall[R any](c *cli, t table, what string, f func(db *store.DB, name string) (R, error)) (R, error) {
+	var r R
 	db, err := c.openDB()
-	return rest, db, err
+	if err != nil {
+		return r, err
+	}
+	if r, err = f(db, t.name); err != nil {
+		return r, storeErr(what, err, t)
+	}
+	return r, nil
 }
 
 // openDB returns a store over DynamoDB (see awsConfig), or over the engine

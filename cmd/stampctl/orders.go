@@ -19,6 +19,7 @@ import (
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 
 	"stampduty/shared/rules"
+	"stampduty/shared/store"
 )
 
 // The operator commands are thin clients of the operator API (/api/ops/):
@@ -151,11 +152,18 @@ func (c *cli) ordersShow(fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
-	var o opsOrder
-	if err := c.call(http.MethodGet, "/api/ops/live-orders/"+url.PathEscape(rest[0]), nil, "", nil, &o); err != nil {
+	o, err := c.order(rest[0])
+	if err != nil {
 		return fmt.Errorf("orders show: %w", err)
 	}
-	return c.printJSON(o.Data)
+	return c.printJSON(o)
+}
+
+// order returns order doc as operators see it.
+func (c *cli) order(doc string) (rules.OpsOrder, error) {
+	var o opsOrder
+	err := c.call(http.MethodGet, "/api/ops/live-orders/"+url.PathEscape(doc), nil, "", nil, &o)
+	return o.Data, err
 }
 
 // fulfillment returns the documentId of order doc's fulfillment: ff when
@@ -164,14 +172,43 @@ func (c *cli) fulfillment(doc, ff string) (string, error) {
 	if ff != "" {
 		return ff, nil
 	}
-	var o opsOrder
-	if err := c.call(http.MethodGet, "/api/ops/live-orders/"+url.PathEscape(doc), nil, "", nil, &o); err != nil {
+	o, err := c.order(doc)
+	if err != nil {
 		return "", err
 	}
-	if n := len(o.Data.Fulfillments); n != 1 {
+	if n := len(o.Fulfillments); n != 1 {
 		return "", fmt.Errorf("order %s has %d fulfillments: name one with --fulfillment", doc, n)
 	}
-	return o.Data.Fulfillments[0].DocumentID, nil
+	return o.Fulfillments[0].DocumentID, nil
+}
+
+// fulfillmentFlag defines the --fulfillment flag of the commands that act
+// on one fulfillment, for fulfillment.
+func fulfillmentFlag(fs *flag.FlagSet) *string {
+	return fs.String("fulfillment", "", "the fulfillment's documentId (default: the order's only one)")
+}
+
+// changeFulfillment sends a change (method, the address under the
+// fulfillment, query, body) to fulfillment ff of order doc (see
+// fulfillment) and returns the fulfillments of the changed order that are
+// that one (the API answers with the whole order).
+func (c *cli) changeFulfillment(method, doc, ff, under string, query url.Values, contentType string, body []byte) ([]rules.Fulfillment, error) {
+	ff, err := c.fulfillment(doc, ff)
+	if err != nil {
+		return nil, err
+	}
+	var o opsOrder
+	path := "/api/ops/live-orders/" + url.PathEscape(doc) + "/fulfillments/" + url.PathEscape(ff) + under
+	if err := c.call(method, path, query, contentType, body, &o); err != nil {
+		return nil, err
+	}
+	var got []rules.Fulfillment
+	for _, f := range o.Data.Fulfillments {
+		if f.DocumentID == ff {
+			got = append(got, f)
+		}
+	}
+	return got, nil
 }
 
 // ordersAdvance moves a fulfillment to the status --to names.
@@ -179,17 +216,13 @@ func (c *cli) ordersAdvance(fs *flag.FlagSet, args []string) error {
 	to := fs.String("to", "", "the status to move to: Created, Procured or Printed")
 	ref := fs.String("ref", "", "the unique_doc_ref (needed to move to Created)")
 	cn := fs.String("certificate-number", "", "the certificate_number (needed to move to Procured)")
-	ffFlag := fs.String("fulfillment", "", "the fulfillment's documentId (default: the order's only one)")
+	ffFlag := fulfillmentFlag(fs)
 	rest, err := parse(fs, args, 1, 1)
 	if err != nil {
 		return err
 	}
 	if *to == "" {
 		return usagef("orders advance: --to is required")
-	}
-	ff, err := c.fulfillment(rest[0], *ffFlag)
-	if err != nil {
-		return fmt.Errorf("orders advance: %w", err)
 	}
 	body := map[string]string{"order_status": *to}
 	if *ref != "" {
@@ -199,22 +232,19 @@ func (c *cli) ordersAdvance(fs *flag.FlagSet, args []string) error {
 		body["certificate_number"] = *cn
 	}
 	b, _ := json.Marshal(body)
-	var o opsOrder
-	path := "/api/ops/live-orders/" + url.PathEscape(rest[0]) + "/fulfillments/" + url.PathEscape(ff)
-	if err := c.call(http.MethodPatch, path, nil, "application/json", b, &o); err != nil {
+	got, err := c.changeFulfillment(http.MethodPatch, rest[0], *ffFlag, "", nil, "application/json", b)
+	if err != nil {
 		return fmt.Errorf("orders advance: %w", err)
 	}
-	for _, f := range o.Data.Fulfillments {
-		if f.DocumentID == ff {
-			fmt.Fprintf(c.stdout, "order %s fulfillment %s is %s\n", rest[0], ff, f.Status)
-		}
+	for _, f := range got {
+		fmt.Fprintf(c.stdout, "order %s fulfillment %s is %s\n", rest[0], f.DocumentID, f.Status)
 	}
 	return nil
 }
 
 // ordersAttachCertificate uploads a certificate PDF to a Procured fulfillment.
 func (c *cli) ordersAttachCertificate(fs *flag.FlagSet, args []string) error {
-	ffFlag := fs.String("fulfillment", "", "the fulfillment's documentId (default: the order's only one)")
+	ffFlag := fulfillmentFlag(fs)
 	name := fs.String("name", "", "the file's name (default: the file's base name)")
 	rest, err := parse(fs, args, 2, 2)
 	if err != nil {
@@ -224,20 +254,15 @@ func (c *cli) ordersAttachCertificate(fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return fmt.Errorf("orders attach-certificate: %w", err)
 	}
-	ff, err := c.fulfillment(rest[0], *ffFlag)
+	q := url.Values{"name": {cmp.Or(*name, baseName(rest[1]))}}
+	got, err := c.changeFulfillment(http.MethodPut, rest[0], *ffFlag, "/certificate", q, "application/pdf", pdf)
 	if err != nil {
 		return fmt.Errorf("orders attach-certificate: %w", err)
 	}
-	q := url.Values{"name": {cmp.Or(*name, baseName(rest[1]))}}
-	path := "/api/ops/live-orders/" + url.PathEscape(rest[0]) + "/fulfillments/" + url.PathEscape(ff) + "/certificate"
-	var o opsOrder
-	if err := c.call(http.MethodPut, path, q, "application/pdf", pdf, &o); err != nil {
-		return fmt.Errorf("orders attach-certificate: %w", err)
-	}
-	for _, f := range o.Data.Fulfillments {
-		if f.DocumentID == ff && f.CertificateFile != nil {
+	for _, f := range got {
+		if f.CertificateFile != nil {
 			fmt.Fprintf(c.stdout, "attached %s (%d bytes, sha256 %s) to order %s fulfillment %s\n",
-				f.CertificateFile.Name, f.CertificateFile.Size, f.CertificateFile.SHA256, rest[0], ff)
+				f.CertificateFile.Name, f.CertificateFile.Size, f.CertificateFile.SHA256, rest[0], f.DocumentID)
 		}
 	}
 	return nil
@@ -254,19 +279,19 @@ func baseName(p string) string {
 // ordersDownload saves the certificate of an order's fulfillment, fetched
 // with the pre-signed address the API gives, and checks its SHA-256.
 func (c *cli) ordersDownload(fs *flag.FlagSet, args []string) error {
-	ffFlag := fs.String("fulfillment", "", "the fulfillment's documentId (default: the order's only one)")
+	ffFlag := fulfillmentFlag(fs)
 	out := fs.String("out", "", "the file to write (default: the certificate's name, in this directory)")
 	rest, err := parse(fs, args, 1, 1)
 	if err != nil {
 		return err
 	}
-	var o opsOrder
-	if err := c.call(http.MethodGet, "/api/ops/live-orders/"+url.PathEscape(rest[0]), nil, "", nil, &o); err != nil {
+	o, err := c.order(rest[0])
+	if err != nil {
 		return fmt.Errorf("orders download: %w", err)
 	}
 	var file *rules.File
-	for _, f := range o.Data.Fulfillments {
-		if *ffFlag == "" && len(o.Data.Fulfillments) == 1 || f.DocumentID == *ffFlag {
+	for _, f := range o.Fulfillments {
+		if *ffFlag == "" && len(o.Fulfillments) == 1 || f.DocumentID == *ffFlag {
 			file = f.CertificateFile
 		}
 	}
@@ -298,14 +323,14 @@ func (c *cli) ordersDownload(fs *flag.FlagSet, args []string) error {
 
 // ordersBackfill queues the orders stored before the work queue existed.
 func (c *cli) ordersBackfill(fs *flag.FlagSet, args []string) error {
-	_, db, err := c.parseAndOpen(fs, args, 0, 0)
-	if err != nil {
+	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
 	}
-	orders := c.ordersTable()
-	n, err := db.Orders(orders.name).Backfill(c.ctx)
+	n, err := storeCall(c, c.ordersTable(), "backfill the work queue", func(db *store.DB, name string) (int, error) {
+		return db.Orders(name).Backfill(c.ctx)
+	})
 	if err != nil {
-		return storeErr("backfill the work queue", err, orders)
+		return err
 	}
 	fmt.Fprintf(c.stdout, "queued %d orders stored before the work queue\n", n)
 	return nil

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"stampduty/shared/auth"
+	"stampduty/shared/store"
 )
 
 // tokenCreate issues a token for an owner: `token create --owner NAME`. Only
@@ -50,14 +51,14 @@ func (c *cli) tokenCreate(fs *flag.FlagSet, args []string) error {
 
 // tokenList prints every token, oldest first: `token list`.
 func (c *cli) tokenList(fs *flag.FlagSet, args []string) error {
-	_, db, err := c.parseAndOpen(fs, args, 0, 0)
-	if err != nil {
+	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
 	}
-	tokens := c.tokensTable()
-	ts, err := db.Tokens(tokens.name).List(c.ctx)
+	ts, err := storeCall(c, c.tokensTable(), "list tokens", func(db *store.DB, name string) ([]auth.Token, error) {
+		return db.Tokens(name).List(c.ctx)
+	})
 	if err != nil {
-		return storeErr("list tokens", err, tokens)
+		return err
 	}
 	w := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "ID\tOWNER\tCREATED\tSTATUS")
@@ -85,15 +86,12 @@ func (c *cli) tokenRevoke(fs *flag.FlagSet, args []string) error {
 	if !validID(id) {
 		return fmt.Errorf("invalid token id %s: use the 12 hex digits of the ID column of `stampctl token list`", strconv.Quote(rest[0]))
 	}
-	db, err := c.openDB()
+	now := c.now().UTC()
+	t, err := storeCall(c, c.tokensTable(), "revoke token "+id, func(db *store.DB, name string) (auth.Token, error) {
+		return db.Tokens(name).Revoke(c.ctx, id, now)
+	})
 	if err != nil {
 		return err
-	}
-	tokens := c.tokensTable()
-	now := c.now().UTC()
-	t, err := db.Tokens(tokens.name).Revoke(c.ctx, id, now)
-	if err != nil {
-		return storeErr("revoke token "+id, err, tokens)
 	}
 	if !t.RevokedAt.Equal(now) {
 		fmt.Fprintf(c.stdout, "token %s of owner %s was already revoked at %s\n", tokenID(t), printableOwner(t.Owner), formatTime(t.RevokedAt))

@@ -11,6 +11,7 @@ import (
 	"stampduty/shared/functest"
 	"stampduty/shared/orders"
 	"stampduty/shared/rules"
+	"stampduty/shared/store"
 	"stampduty/shared/store/storetest"
 )
 
@@ -46,20 +47,41 @@ func (f failingReplace) Replace(context.Context, orders.Stored, rules.Order) err
 
 var pdf = []byte("%PDF-1.7\nx\n%%EOF\n")
 
+// fulfilWorld is a fresh set of tables and a bucket with the sample
+// catalogue and the orders of "owner" in them, for Fulfillers.
+type fulfilWorld struct {
+	env    *storetest.Env
+	orders *store.Orders
+	mine   []rules.Order
+}
+
+// newFulfilWorld makes a fulfilWorld where "owner" has n orders.
+func newFulfilWorld(t *testing.T, n int) *fulfilWorld {
+	env := storetest.New(t)
+	functest.Seed(t, env)
+	mine := functest.AddOrders(t, env, "owner", n)
+	return &fulfilWorld{env: env, orders: env.DB().Orders(env.Table("OrdersTable")), mine: mine}
+}
+
+// files returns the bucket, its calls counted.
+func (w *fulfilWorld) files() *recordingFiles {
+	return &recordingFiles{Store: files.New(w.env.S3(), w.env.Table("FilesBucket"))}
+}
+
+// fulfiller returns a Fulfiller over o (w's orders table, or one wrapping
+// it) and f.
+func (w *fulfilWorld) fulfiller(o orders.Fulfilments, f orders.Files) *orders.Fulfiller {
+	return &orders.Fulfiller{Orders: o, Files: f, IDs: w.env.DB().IDs(w.env.Table("CountersTable"), 10), Now: time.Now}
+}
+
 // TestUploadNeverPointsAtAMissingFile: whatever fails, an order points only
 // at a stored file, and a file no order points at is removed.
 func TestUploadNeverPointsAtAMissingFile(t *testing.T) {
 	ctx := context.Background()
-	env := storetest.New(t)
-	functest.Seed(t, env)
-	mine := functest.AddOrders(t, env, "owner", 2)
-	db := env.DB()
-	store := db.Orders(env.Table("OrdersTable"))
-	newFulfiller := func(o orders.Fulfilments, f orders.Files) *orders.Fulfiller {
-		return &orders.Fulfiller{Orders: o, Files: f, IDs: db.IDs(env.Table("CountersTable"), 10), Now: time.Now}
-	}
+	w := newFulfilWorld(t, 2)
+	mine := w.mine
 	document := func(doc string) *rules.File {
-		s, err := store.ByDocument(ctx, doc)
+		s, err := w.orders.ByDocument(ctx, doc)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,8 +89,9 @@ func TestUploadNeverPointsAtAMissingFile(t *testing.T) {
 	}
 
 	t.Run("ErrS3DownStoresNothing", func(t *testing.T) {
-		rf := &recordingFiles{Store: files.New(env.S3(), env.Table("FilesBucket")), putErr: rules.Unavailable(errors.New("s3 down"))}
-		_, err := newFulfiller(store, rf).UploadDocument(ctx, "owner", mine[0].DocumentID, rules.Upload{ContentType: rules.MimePDF, Body: pdf})
+		rf := w.files()
+		rf.putErr = rules.Unavailable(errors.New("s3 down"))
+		_, err := w.fulfiller(w.orders, rf).UploadDocument(ctx, "owner", mine[0].DocumentID, rules.Upload{ContentType: rules.MimePDF, Body: pdf})
 		if rules.ErrorCode(err) != rules.EUNAVAILABLE {
 			t.Fatalf("UploadDocument = %v, want EUNAVAILABLE", err)
 		}
@@ -77,8 +100,8 @@ func TestUploadNeverPointsAtAMissingFile(t *testing.T) {
 		}
 	})
 	t.Run("ErrDynamoDBDownRemovesTheUpload", func(t *testing.T) {
-		rf := &recordingFiles{Store: files.New(env.S3(), env.Table("FilesBucket"))}
-		f := newFulfiller(failingReplace{store, rules.Unavailable(errors.New("dynamodb down"))}, rf)
+		rf := w.files()
+		f := w.fulfiller(failingReplace{w.orders, rules.Unavailable(errors.New("dynamodb down"))}, rf)
 		_, err := f.UploadDocument(ctx, "owner", mine[0].DocumentID, rules.Upload{ContentType: rules.MimePDF, Body: pdf})
 		if rules.ErrorCode(err) != rules.EUNAVAILABLE {
 			t.Fatalf("UploadDocument = %v, want EUNAVAILABLE", err)
@@ -95,8 +118,8 @@ func TestUploadNeverPointsAtAMissingFile(t *testing.T) {
 		}
 	})
 	t.Run("ErrRefusedBeforeAnyUpload", func(t *testing.T) {
-		rf := &recordingFiles{Store: files.New(env.S3(), env.Table("FilesBucket"))}
-		f := newFulfiller(store, rf)
+		rf := w.files()
+		f := w.fulfiller(w.orders, rf)
 		if _, err := f.UploadDocument(ctx, "someone-else", mine[1].DocumentID, rules.Upload{ContentType: rules.MimePDF, Body: pdf}); rules.ErrorCode(err) != rules.ENOTFOUND {
 			t.Errorf("another caller's order: %v, want ENOTFOUND", err)
 		}
@@ -114,16 +137,13 @@ func TestUploadNeverPointsAtAMissingFile(t *testing.T) {
 // conflict otherwise, never a second change.
 func TestAdvanceAfterALostRace(t *testing.T) {
 	ctx := context.Background()
-	env := storetest.New(t)
-	functest.Seed(t, env)
-	mine := functest.AddOrders(t, env, "owner", 1)
-	o := mine[0]
-	store := env.DB().Orders(env.Table("OrdersTable"))
-	f := &orders.Fulfiller{Orders: store, Files: files.New(env.S3(), env.Table("FilesBucket")), Now: time.Now}
+	w := newFulfilWorld(t, 1)
+	o, table := w.mine[0], w.orders
+	f := w.fulfiller(table, w.files())
 	ff := o.Fulfillments[0].DocumentID
 
 	// A read taken before the other change, as a request that lost the race has.
-	stale, err := store.ByDocument(ctx, o.DocumentID)
+	stale, err := table.ByDocument(ctx, o.DocumentID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +157,7 @@ func TestAdvanceAfterALostRace(t *testing.T) {
 		}
 		o := stale.Order
 		o.Fulfillments = []rules.Fulfillment{next}
-		return store.Replace(ctx, stale, o)
+		return table.Replace(ctx, stale, o)
 	}
 	if err := raced(rules.Change{Status: rules.StatusCreated, UniqueDocRef: "REF-B"}); !errors.Is(err, orders.ErrChanged) {
 		t.Fatalf("the stale write = %v, want ErrChanged", err)
@@ -149,7 +169,7 @@ func TestAdvanceAfterALostRace(t *testing.T) {
 	if _, err := f.Advance(ctx, o.DocumentID, ff, rules.Change{Status: rules.StatusCreated, UniqueDocRef: "REF-B"}, "op-2"); rules.ErrorCode(err) != rules.ECONFLICT {
 		t.Errorf("another reference: %v, want ECONFLICT", err)
 	}
-	now, _ := store.ByDocument(ctx, o.DocumentID)
+	now, _ := table.ByDocument(ctx, o.DocumentID)
 	if h := now.Fulfillments[0].History; len(h) != 2 || h[1].By != "op-1" || now.Fulfillments[0].UniqueDocRef != "REF-A" {
 		t.Errorf("stored: %+v", now.Fulfillments[0])
 	}
@@ -170,13 +190,9 @@ func (l landsThenFails) Replace(ctx context.Context, s orders.Stored, o rules.Or
 // lost is a success, and its file is kept.
 func TestUploadWhoseAnswerIsLost(t *testing.T) {
 	ctx := context.Background()
-	env := storetest.New(t)
-	functest.Seed(t, env)
-	mine := functest.AddOrders(t, env, "owner", 1)
-	db := env.DB()
-	store := db.Orders(env.Table("OrdersTable"))
-	rf := &recordingFiles{Store: files.New(env.S3(), env.Table("FilesBucket"))}
-	f := &orders.Fulfiller{Orders: landsThenFails{store}, Files: rf, IDs: db.IDs(env.Table("CountersTable"), 10), Now: time.Now}
+	w := newFulfilWorld(t, 1)
+	mine, table, rf := w.mine, w.orders, w.files()
+	f := w.fulfiller(landsThenFails{table}, rf)
 	file, err := f.UploadDocument(ctx, "owner", mine[0].DocumentID, rules.Upload{ContentType: rules.MimePDF, Body: pdf})
 	if err != nil {
 		t.Fatalf("UploadDocument = %v, want success: the write landed", err)
@@ -184,7 +200,7 @@ func TestUploadWhoseAnswerIsLost(t *testing.T) {
 	if len(rf.deletes) != 0 {
 		t.Errorf("deleted %v: the order points at it", rf.deletes)
 	}
-	s, _ := store.ByDocument(ctx, mine[0].DocumentID)
+	s, _ := table.ByDocument(ctx, mine[0].DocumentID)
 	if d := s.StampDuty.UploadedDocument; d == nil || d.DocumentID != file.DocumentID {
 		t.Fatalf("the order's document = %+v", d)
 	}

@@ -78,8 +78,8 @@ func (s *Articles) get(ctx context.Context, purpose, state string, consistent bo
 	out, err := s.db.client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: aws.String(s.table),
 		Key: map[string]types.AttributeValue{
-			"purpose_name": &types.AttributeValueMemberS{Value: purpose},
-			"state":        &types.AttributeValueMemberS{Value: state},
+			"purpose_name": avS(purpose),
+			"state":        avS(state),
 		},
 		ConsistentRead: aws.Bool(consistent),
 	})
@@ -141,7 +141,7 @@ func (s *Articles) Upsert(ctx context.Context, ids *IDs, arts []rules.Article) (
 		// The condition keeps a concurrent import from giving one article two ids.
 		if old.ID != 0 {
 			in.ConditionExpression = aws.String("id = :id")
-			in.ExpressionAttributeValues = map[string]types.AttributeValue{":id": &types.AttributeValueMemberN{Value: fmt.Sprint(old.ID)}}
+			in.ExpressionAttributeValues = map[string]types.AttributeValue{":id": avN(old.ID)}
 		} else {
 			in.ConditionExpression = aws.String("attribute_not_exists(purpose_name)")
 		}

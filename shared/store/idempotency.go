@@ -257,7 +257,7 @@ func (s *Idempotency) TakeOver(ctx context.Context, owner, key string, rec order
 		ConditionExpression: aws.String("st = :pending AND lease = :old"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":pending": avS(orders.KeyPending), ":old": avN(rec.Lease.UnixMilli()),
-			":new": &types.AttributeValueMemberN{Value: strconv.FormatInt(now.Add(lease).UnixMilli(), 10)},
+			":new": avN(now.Add(lease).UnixMilli()),
 		},
 	})
 	if conditionFailed(err) {

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -58,10 +57,10 @@ func (s *IDs) Reserve(ctx context.Context, n int64) (int64, error) {
 		size := max(s.block, n)
 		out, err := s.db.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 			TableName:                 aws.String(s.table),
-			Key:                       map[string]types.AttributeValue{"name": &types.AttributeValueMemberS{Value: s.counter}},
+			Key:                       map[string]types.AttributeValue{"name": avS(s.counter)},
 			UpdateExpression:          aws.String("ADD #v :n"),
 			ExpressionAttributeNames:  map[string]string{"#v": "value"},
-			ExpressionAttributeValues: map[string]types.AttributeValue{":n": &types.AttributeValueMemberN{Value: strconv.FormatInt(size, 10)}},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":n": avN(size)},
 			ReturnValues:              types.ReturnValueUpdatedNew,
 		})
 		if err != nil {

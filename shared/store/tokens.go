@@ -44,7 +44,7 @@ func (it tokenItem) token() auth.Token {
 func (s *Tokens) Token(ctx context.Context, hash string) (auth.Token, error) {
 	out, err := s.db.client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: aws.String(s.table),
-		Key:       map[string]types.AttributeValue{"hash": &types.AttributeValueMemberS{Value: hash}},
+		Key:       map[string]types.AttributeValue{"hash": avS(hash)},
 	})
 	if err != nil {
 		return auth.Token{}, fail("GetItem", err)
@@ -133,11 +133,11 @@ func (s *Tokens) Revoke(ctx context.Context, id string, now time.Time) (auth.Tok
 	t.RevokedAt = now.UTC()
 	_, err = s.db.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(s.table),
-		Key:                       map[string]types.AttributeValue{"hash": &types.AttributeValueMemberS{Value: t.Hash}},
+		Key:                       map[string]types.AttributeValue{"hash": avS(t.Hash)},
 		UpdateExpression:          aws.String("SET revoked_at = :r"),
 		ConditionExpression:       aws.String("attribute_exists(#h) AND attribute_not_exists(revoked_at)"),
 		ExpressionAttributeNames:  map[string]string{"#h": "hash"},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":r": &types.AttributeValueMemberS{Value: t.RevokedAt.Format(time.RFC3339Nano)}},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":r": avS(t.RevokedAt.Format(time.RFC3339Nano))},
 	})
 	if conditionFailed(err) {
 		// Revoked meanwhile by someone else: report the stored revocation.
