@@ -6,6 +6,7 @@ import (
 
 	"stampduty/shared/auth"
 	"stampduty/shared/function"
+	"stampduty/shared/orders"
 	"stampduty/shared/rules"
 	"stampduty/shared/strapi"
 )
@@ -16,9 +17,7 @@ type handler struct {
 	orders interface {
 		Page(ctx context.Context, owner string, page, size int) ([]rules.Order, int, error)
 	}
-	files interface {
-		Sign(ctx context.Context, o *rules.Order) error
-	}
+	files orders.Files
 }
 
 // listResponse is the order list: data and, at the top level, pagination.
@@ -42,16 +41,14 @@ func (h *handler) list(r *http.Request, owner string) (listResponse, error) {
 	if err != nil {
 		return listResponse{}, err
 	}
-	orders, total, err := h.orders.Page(r.Context(), owner, page, size)
+	list, total, err := h.orders.Page(r.Context(), owner, page, size)
 	if err != nil {
 		return listResponse{}, err
 	}
-	// As the caller sees them: no operator identities, fresh file addresses.
-	for i := range orders {
-		orders[i] = orders[i].ForCaller()
-		if err := h.files.Sign(r.Context(), &orders[i]); err != nil {
+	for i := range list {
+		if list[i], err = orders.ForCaller(r.Context(), h.files, list[i]); err != nil {
 			return listResponse{}, err
 		}
 	}
-	return listResponse{Data: orders, Pagination: strapi.NewPagination(page, size, total)}, nil
+	return listResponse{Data: list, Pagination: strapi.NewPagination(page, size, total)}, nil
 }

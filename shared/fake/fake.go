@@ -161,14 +161,8 @@ func (Files) Delete(context.Context, string) error { return nil }
 
 // Sign sets each file's URL to https://files.example/<key>.
 func (Files) Sign(_ context.Context, o *rules.Order) error {
-	sign := func(f *rules.File) {
-		if f != nil {
-			f.URL = "https://files.example/" + f.Key
-		}
-	}
-	sign(o.StampDuty.UploadedDocument)
-	for i := range o.Fulfillments {
-		sign(o.Fulfillments[i].CertificateFile)
+	for _, f := range o.Files() {
+		f.URL = "https://files.example/" + f.Key
 	}
 	return nil
 }

@@ -107,21 +107,12 @@ func (s *Store) URL(ctx context.Context, key, name, mediaType string) (string, e
 
 // Sign fills in the pre-signed address of each file of o.
 func (s *Store) Sign(ctx context.Context, o *rules.Order) error {
-	sign := func(f *rules.File) error {
-		if f == nil {
-			return nil
-		}
+	for _, f := range o.Files() {
 		u, err := s.URL(ctx, f.Key, f.Name, f.Mime)
-		f.URL = u
-		return err
-	}
-	if err := sign(o.StampDuty.UploadedDocument); err != nil {
-		return err
-	}
-	for i := range o.Fulfillments {
-		if err := sign(o.Fulfillments[i].CertificateFile); err != nil {
+		if err != nil {
 			return err
 		}
+		f.URL = u
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"time"
 
 	"stampduty/shared/rules"
@@ -95,8 +96,14 @@ func (f *Fulfiller) Get(ctx context.Context, owner, doc string) (rules.Order, er
 	if err != nil {
 		return rules.Order{}, err
 	}
-	o := s.Order.ForCaller()
-	return o, f.Files.Sign(ctx, &o)
+	return ForCaller(ctx, f.Files, s.Order)
+}
+
+// ForCaller returns o as its caller sees it: without the operators'
+// identities (rules.Order.ForCaller), with fresh download addresses.
+func ForCaller(ctx context.Context, files Files, o rules.Order) (rules.Order, error) {
+	o = o.ForCaller()
+	return o, files.Sign(ctx, &o)
 }
 
 // OpsGet returns order doc as operators see it.
@@ -260,15 +267,7 @@ func (f *Fulfiller) AttachCertificate(ctx context.Context, doc, ffDoc string, u 
 
 // pointsAt reports whether a file of o is stored under key.
 func pointsAt(o rules.Order, key string) bool {
-	if d := o.StampDuty.UploadedDocument; d != nil && d.Key == key {
-		return true
-	}
-	for _, f := range o.Fulfillments {
-		if f.CertificateFile != nil && f.CertificateFile.Key == key {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(o.Files(), func(f *rules.File) bool { return f.Key == key })
 }
 
 // put places the new file nf in order o (updated at at) and returns the

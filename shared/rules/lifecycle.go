@@ -214,6 +214,22 @@ func (o Order) QueueStatus() string {
 	return statuses[rank]
 }
 
+// Files returns the files o holds (its caller's document, its fulfillments'
+// certificates), as pointers into o, so that a caller may fill in their
+// addresses.
+func (o *Order) Files() []*File {
+	var fs []*File
+	if o.StampDuty.UploadedDocument != nil {
+		fs = append(fs, o.StampDuty.UploadedDocument)
+	}
+	for i := range o.Fulfillments {
+		if f := o.Fulfillments[i].CertificateFile; f != nil {
+			fs = append(fs, f)
+		}
+	}
+	return fs
+}
+
 // ForCaller returns o as its caller sees it: the operators' identities
 // removed from every status history.
 func (o Order) ForCaller() Order {

@@ -320,3 +320,20 @@ func TestOrderLifecycle(t *testing.T) {
 		}
 	})
 }
+
+func TestOrderFiles(t *testing.T) {
+	doc, cert := &File{Key: "documents/o/d"}, &File{Key: "certificates/o/c"}
+	o := Order{StampDuty: StampDuty{UploadedDocument: doc},
+		Fulfillments: []Fulfillment{{}, {CertificateFile: cert}}}
+	got := o.Files()
+	if len(got) != 2 || got[0] != doc || got[1] != cert {
+		t.Fatalf("Files() = %v, want the document then the certificate", got)
+	}
+	got[1].URL = "u"
+	if o.Fulfillments[1].CertificateFile.URL != "u" {
+		t.Error("Files() does not point into the order")
+	}
+	if fs := (&Order{Fulfillments: []Fulfillment{{}}}).Files(); len(fs) != 0 {
+		t.Errorf("an order without files: %v", fs)
+	}
+}

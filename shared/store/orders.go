@@ -139,6 +139,10 @@ type stampDutyItem struct {
 	UploadedDocument   *fileItem `dynamodbav:"ud,omitempty"`
 }
 
+// queueKey is o's sort key in the queue index: createdAt#documentId, so
+// that the queue is oldest first, ties broken by documentId.
+func queueKey(o rules.Order) string { return o.CreatedAt + "#" + o.DocumentID }
+
 // newOrderItem returns o as owner's order number seq at version v.
 func newOrderItem(owner string, seq int64, o rules.Order, v int64) orderItem {
 	ff := make([]fulfillmentItem, 0, len(o.Fulfillments))
@@ -156,7 +160,7 @@ func newOrderItem(owner string, seq int64, o rules.Order, v int64) orderItem {
 		up = ""
 	}
 	return orderItem{Owner: owner, Seq: seq, ID: o.ID, DocumentID: o.DocumentID, CreatedAt: o.CreatedAt, UpdatedAt: up,
-		Version: v, QueueStatus: o.QueueStatus(), QueueKey: o.CreatedAt + "#" + o.DocumentID, Fulfillments: ff,
+		Version: v, QueueStatus: o.QueueStatus(), QueueKey: queueKey(o), Fulfillments: ff,
 		StampDuty: &stampDutyItem{ID: sd.ID, Amount: sd.Amount, Description: sd.Description,
 			FirstPartyName: sd.FirstPartyName, FirstPartyAddress: sd.FirstPartyAddress, FirstPartyPAN: sd.FirstPartyPAN,
 			SecondPartyName: sd.SecondPartyName, SecondPartyAddress: sd.SecondPartyAddress, SecondPartyPAN: sd.SecondPartyPAN,
@@ -593,7 +597,7 @@ func (s *Orders) Backfill(ctx context.Context) (int, error) {
 				UpdateExpression:    aws.String("SET qs = :qs, qk = :qk"),
 				ConditionExpression: aws.String("attribute_exists(seq) AND attribute_not_exists(qs)"),
 				ExpressionAttributeValues: map[string]types.AttributeValue{
-					":qs": avS(o.QueueStatus()), ":qk": avS(o.CreatedAt + "#" + o.DocumentID)},
+					":qs": avS(o.QueueStatus()), ":qk": avS(queueKey(o.Order))},
 			})
 			if conditionFailed(err) {
 				continue
