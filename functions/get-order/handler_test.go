@@ -51,6 +51,19 @@ func TestGetOrder(t *testing.T) {
 		if got, want := s.Env.Operations(s.Proxy.Take()), "Query:OrdersTable/index/by-document=1"; got != want {
 			t.Errorf("calls = %s, want %s", got, want)
 		}
+		s.Proxy.SetMode(storetest.Account)
+		defer s.Proxy.SetMode(storetest.Record)
+		get(functest.DevHeaders, mine[1].DocumentID)
+		var units storetest.Capacity
+		for _, c := range s.Proxy.Take() {
+			if !c.Accounted {
+				t.Fatalf("%s was not accounted: %v", c.Operation, s.Proxy.Err())
+			}
+			units = units.Add(c.Billed)
+		}
+		if units.Read <= 0 || units.Read > 1 || units.Write != 0 {
+			t.Errorf("a one-order read costs %+v by DynamoDB's rules, want at most 1 RCU and no write", units)
+		}
 	})
 	t.Run("ErrAnotherCallersOrderIsNotFound", func(t *testing.T) {
 		for _, doc := range []string{theirs[0].DocumentID, "nosuchorder0000000000000", "x"} {

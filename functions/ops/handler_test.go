@@ -158,8 +158,17 @@ func TestOps(t *testing.T) {
 		if resp.Status != http.StatusOK {
 			t.Fatalf("certificate: status %d: %s", resp.Status, resp.Body)
 		}
-		if cf := order(resp).Fulfillments[0].CertificateFile; cf == nil || cf.Name != "cert.pdf" || cf.URL == "" {
-			t.Errorf("certificate_file = %+v", cf)
+		first := order(resp).Fulfillments[0].CertificateFile
+		if first == nil || first.Name != "cert.pdf" || first.URL == "" {
+			t.Fatalf("certificate_file = %+v", first)
+		}
+		// While still Procured, another upload replaces it.
+		second := order(put("application/pdf", append(append([]byte(nil), pdf...), '\n'))).Fulfillments[0].CertificateFile
+		if second == nil || second.DocumentID == first.DocumentID || second.SHA256 == first.SHA256 {
+			t.Errorf("replacing the certificate: %+v, then %+v", first, second)
+		}
+		if got := functest.Download(t, first.URL).Status; got != http.StatusNotFound {
+			t.Errorf("the replaced certificate: GET %d, want 404", got)
 		}
 		got := order(patch(o, `{"order_status":"Printed"}`))
 		f := got.Fulfillments[0]
