@@ -181,7 +181,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 // dispatch finds the subcommand named by the first two words of args and
-// runs it with the rest.
+// runs it with the rest; a failure is prefixed with the subcommand's name.
 func (c *cli) dispatch(args []string) error {
 	if len(args) == 0 {
 		return usagef("no command given")
@@ -199,7 +199,11 @@ func (c *cli) dispatch(args []string) error {
 	name := args[0] + " " + args[1]
 	for _, cmd := range commands {
 		if cmd.name == name {
-			return cmd.run(c, flag.NewFlagSet(name, flag.ContinueOnError), args[2:])
+			err := cmd.run(c, flag.NewFlagSet(name, flag.ContinueOnError), args[2:])
+			if ue := (usageError{}); err == nil || errors.As(err, &ue) {
+				return err
+			}
+			return fmt.Errorf("%s: %w", name, err)
 		}
 	}
 	return usagef("unknown command %q", name)

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -132,7 +133,7 @@ func (c *cli) ordersQueue(fs *flag.FlagSet, args []string) error {
 		} `json:"meta"`
 	}
 	if err := c.call(http.MethodGet, "/api/ops/live-orders", q, "", nil, &page); err != nil {
-		return fmt.Errorf("orders queue: %w", err)
+		return err
 	}
 	fmt.Fprintf(c.stdout, "%-24s  %-24s  %-24s  %-8s  %s\n", "DOCUMENT ID", "CREATED", "OWNER", "STATUS", "FULFILLMENT")
 	for _, o := range page.Data {
@@ -154,7 +155,7 @@ func (c *cli) ordersShow(fs *flag.FlagSet, args []string) error {
 	}
 	o, err := c.order(rest[0])
 	if err != nil {
-		return fmt.Errorf("orders show: %w", err)
+		return err
 	}
 	return c.printJSON(o)
 }
@@ -176,10 +177,21 @@ func (c *cli) fulfillment(doc, ff string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if n := len(o.Fulfillments); n != 1 {
-		return "", fmt.Errorf("order %s has %d fulfillments: name one with --fulfillment", doc, n)
+	f, err := pick(o, ff)
+	return f.DocumentID, err
+}
+
+// pick returns fulfillment ff of order o, or its only one when ff is "".
+func pick(o rules.OpsOrder, ff string) (rules.Fulfillment, error) {
+	for _, f := range o.Fulfillments {
+		if f.DocumentID == ff || ff == "" && len(o.Fulfillments) == 1 {
+			return f, nil
+		}
 	}
-	return o.Fulfillments[0].DocumentID, nil
+	if ff == "" {
+		return rules.Fulfillment{}, fmt.Errorf("order %s has %d fulfillments: name one with --fulfillment", o.DocumentID, len(o.Fulfillments))
+	}
+	return rules.Fulfillment{}, fmt.Errorf("order %s has no fulfillment %s", o.DocumentID, ff)
 }
 
 // fulfillmentFlag defines the --fulfillment flag of the commands that act
@@ -190,25 +202,19 @@ func fulfillmentFlag(fs *flag.FlagSet) *string {
 
 // changeFulfillment sends a change (method, the address under the
 // fulfillment, query, body) to fulfillment ff of order doc (see
-// fulfillment) and returns the fulfillments of the changed order that are
-// that one (the API answers with the whole order).
-func (c *cli) changeFulfillment(method, doc, ff, under string, query url.Values, contentType string, body []byte) ([]rules.Fulfillment, error) {
+// fulfillment) and returns that fulfillment as changed (the API answers
+// with the whole order).
+func (c *cli) changeFulfillment(method, doc, ff, under string, query url.Values, contentType string, body []byte) (rules.Fulfillment, error) {
 	ff, err := c.fulfillment(doc, ff)
 	if err != nil {
-		return nil, err
+		return rules.Fulfillment{}, err
 	}
 	var o opsOrder
 	path := "/api/ops/live-orders/" + url.PathEscape(doc) + "/fulfillments/" + url.PathEscape(ff) + under
 	if err := c.call(method, path, query, contentType, body, &o); err != nil {
-		return nil, err
+		return rules.Fulfillment{}, err
 	}
-	var got []rules.Fulfillment
-	for _, f := range o.Data.Fulfillments {
-		if f.DocumentID == ff {
-			got = append(got, f)
-		}
-	}
-	return got, nil
+	return pick(o.Data, ff)
 }
 
 // ordersAdvance moves a fulfillment to the status --to names.
@@ -232,14 +238,11 @@ func (c *cli) ordersAdvance(fs *flag.FlagSet, args []string) error {
 		body["certificate_number"] = *cn
 	}
 	b, _ := json.Marshal(body)
-	got, err := c.changeFulfillment(http.MethodPatch, rest[0], *ffFlag, "", nil, "application/json", b)
-	if err != nil {
-		return fmt.Errorf("orders advance: %w", err)
-	}
-	for _, f := range got {
+	f, err := c.changeFulfillment(http.MethodPatch, rest[0], *ffFlag, "", nil, "application/json", b)
+	if err == nil {
 		fmt.Fprintf(c.stdout, "order %s fulfillment %s is %s\n", rest[0], f.DocumentID, f.Status)
 	}
-	return nil
+	return err
 }
 
 // ordersAttachCertificate uploads a certificate PDF to a Procured fulfillment.
@@ -252,28 +255,15 @@ func (c *cli) ordersAttachCertificate(fs *flag.FlagSet, args []string) error {
 	}
 	pdf, err := os.ReadFile(rest[1])
 	if err != nil {
-		return fmt.Errorf("orders attach-certificate: %w", err)
+		return err
 	}
-	q := url.Values{"name": {cmp.Or(*name, baseName(rest[1]))}}
-	got, err := c.changeFulfillment(http.MethodPut, rest[0], *ffFlag, "/certificate", q, "application/pdf", pdf)
-	if err != nil {
-		return fmt.Errorf("orders attach-certificate: %w", err)
+	q := url.Values{"name": {cmp.Or(*name, filepath.Base(rest[1]))}}
+	f, err := c.changeFulfillment(http.MethodPut, rest[0], *ffFlag, "/certificate", q, "application/pdf", pdf)
+	if err == nil && f.CertificateFile != nil {
+		fmt.Fprintf(c.stdout, "attached %s (%d bytes, sha256 %s) to order %s fulfillment %s\n",
+			f.CertificateFile.Name, f.CertificateFile.Size, f.CertificateFile.SHA256, rest[0], f.DocumentID)
 	}
-	for _, f := range got {
-		if f.CertificateFile != nil {
-			fmt.Fprintf(c.stdout, "attached %s (%d bytes, sha256 %s) to order %s fulfillment %s\n",
-				f.CertificateFile.Name, f.CertificateFile.Size, f.CertificateFile.SHA256, rest[0], f.DocumentID)
-		}
-	}
-	return nil
-}
-
-// baseName returns the last element of a file path.
-func baseName(p string) string {
-	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
-		return p[i+1:]
-	}
-	return p
+	return err
 }
 
 // ordersDownload saves the certificate of an order's fulfillment, fetched
@@ -285,40 +275,54 @@ func (c *cli) ordersDownload(fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
-	o, err := c.order(rest[0])
+	f, err := c.certificate(rest[0], *ffFlag)
 	if err != nil {
-		return fmt.Errorf("orders download: %w", err)
+		return err
 	}
-	var file *rules.File
-	for _, f := range o.Fulfillments {
-		if *ffFlag == "" && len(o.Fulfillments) == 1 || f.DocumentID == *ffFlag {
-			file = f.CertificateFile
-		}
+	b, err := download(f)
+	if err != nil {
+		return err
 	}
-	if file == nil {
-		return fmt.Errorf("orders download: order %s has no certificate file (yet)", rest[0])
+	path := cmp.Or(*out, filepath.Base(f.Name))
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		return err
 	}
+	fmt.Fprintf(c.stdout, "wrote %s (%d bytes, sha256 %s)\n", path, len(b), f.SHA256)
+	return nil
+}
+
+// certificate returns the certificate file of order doc's fulfillment ff
+// (its only one when ff is "").
+func (c *cli) certificate(doc, ff string) (*rules.File, error) {
+	o, err := c.order(doc)
+	if err != nil {
+		return nil, err
+	}
+	f, err := pick(o, ff)
+	if err == nil && f.CertificateFile == nil {
+		err = fmt.Errorf("order %s fulfillment %s has no certificate file (yet)", doc, f.DocumentID)
+	}
+	return f.CertificateFile, err
+}
+
+// download fetches file from its pre-signed address and checks its SHA-256.
+func download(file *rules.File) ([]byte, error) {
 	resp, err := (&http.Client{Timeout: 60 * time.Second}).Get(file.URL)
 	if err != nil {
-		return fmt.Errorf("orders download: %w", err)
+		return nil, err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("orders download: the file store answered %s", resp.Status)
+		return nil, fmt.Errorf("the file store answered %s", resp.Status)
 	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, rules.MaxFileSize+1))
 	if err != nil {
-		return fmt.Errorf("orders download: %w", err)
+		return nil, err
 	}
 	if sum := sha256.Sum256(b); hex.EncodeToString(sum[:]) != file.SHA256 {
-		return errors.New("orders download: the file's SHA-256 is not the one the order records")
+		return nil, errors.New("the file's SHA-256 is not the one the order records")
 	}
-	path := cmp.Or(*out, baseName(file.Name))
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		return fmt.Errorf("orders download: %w", err)
-	}
-	fmt.Fprintf(c.stdout, "wrote %s (%d bytes, sha256 %s)\n", path, len(b), file.SHA256)
-	return nil
+	return b, nil
 }
 
 // ordersBackfill queues the orders stored before the work queue existed.

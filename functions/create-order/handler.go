@@ -14,13 +14,17 @@ import (
 	"stampduty/shared/strapi"
 )
 
+// creator is the create-order workflow (orders.Creator), as the handler
+// calls it.
+type creator interface {
+	Create(ctx context.Context, owner string, body *rules.OrderBody, key *orders.Key) (string, error)
+}
+
 // handler translates POST /api/live-orders to the create-order workflow
-// (orders.Creator) and its answer back to HTTP.
+// and its answer back to HTTP.
 type handler struct {
 	auth   *auth.Authenticator
-	orders interface {
-		Create(ctx context.Context, owner string, body *rules.OrderBody, key *orders.Key) (string, error)
-	}
+	orders creator
 }
 
 // createResponse is the body of a created order.

@@ -24,9 +24,9 @@ func StatusRank(status string) int {
 // entered and when. By is the operator's identity (an IAM ARN), shown only
 // in operator views and empty for the first entry.
 type StatusEntry struct {
-	Status string `json:"order_status"`
-	At     string `json:"at"`
-	By     string `json:"by,omitempty"`
+	Status string `json:"order_status" dynamodbav:"st"`
+	At     string `json:"at" dynamodbav:"at"`
+	By     string `json:"by,omitempty" dynamodbav:"by,omitempty"`
 }
 
 // Change is an operator's request to move a fulfillment: the status it

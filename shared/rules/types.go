@@ -1,7 +1,10 @@
 // Package rules is the domain of the stamp-duty service: its types (articles,
 // orders, fulfillments), the validation of order requests, the amount rules and
 // the states of India. It is pure Go and imports no AWS code; the DynamoDB and
-// HTTP adapters depend on it, never the other way round.
+// HTTP adapters depend on it, never the other way round. Fulfillment,
+// StatusEntry and File, which an order item keeps as they are, carry the
+// short attribute names the store writes them under as dynamodbav tags
+// (strings only: no import); the store's own item types map the rest.
 package rules
 
 // Article is the rule set for one purpose in one state: it decides the
@@ -57,31 +60,31 @@ type OpsOrder struct {
 
 // Fulfillment is one fulfillment record of an order.
 type Fulfillment struct {
-	ID                int64  `json:"id"`
-	DocumentID        string `json:"documentId"`
-	Status            string `json:"order_status"`
-	UniqueDocRef      string `json:"unique_doc_ref"`
-	CertificateNumber string `json:"certificate_number"`
+	ID                int64  `json:"id" dynamodbav:"id"`
+	DocumentID        string `json:"documentId" dynamodbav:"doc"`
+	Status            string `json:"order_status" dynamodbav:"st"`
+	UniqueDocRef      string `json:"unique_doc_ref" dynamodbav:"ref"`
+	CertificateNumber string `json:"certificate_number" dynamodbav:"cn"`
 	// CertificateFile is nil until a certificate is attached.
-	CertificateFile *File `json:"certificate_file"`
+	CertificateFile *File `json:"certificate_file" dynamodbav:"cf,omitempty"`
 	// History lists the statuses the fulfillment entered, oldest first,
 	// starting with Pending at the order's createdAt.
-	History []StatusEntry `json:"status_history"`
+	History []StatusEntry `json:"status_history" dynamodbav:"h,omitempty"`
 }
 
 // File is a stored file (a caller's document, a certificate), as orders
-// show it. URL is a pre-signed download address made afresh at each read;
-// Key, where the bytes are stored, is never shown.
+// show it. URL is a pre-signed download address made afresh at each read,
+// never stored; Key, where the bytes are stored, is never shown.
 type File struct {
-	ID         int64  `json:"id"`
-	DocumentID string `json:"documentId"`
-	Name       string `json:"name"`
-	Mime       string `json:"mime"`
-	Size       int64  `json:"size"`
-	SHA256     string `json:"sha256"`
-	URL        string `json:"url"`
-	CreatedAt  string `json:"createdAt"`
-	Key        string `json:"-"`
+	ID         int64  `json:"id" dynamodbav:"id"`
+	DocumentID string `json:"documentId" dynamodbav:"doc"`
+	Name       string `json:"name" dynamodbav:"name"`
+	Mime       string `json:"mime" dynamodbav:"mime"`
+	Size       int64  `json:"size" dynamodbav:"size"`
+	SHA256     string `json:"sha256" dynamodbav:"sha"`
+	URL        string `json:"url" dynamodbav:"-"`
+	CreatedAt  string `json:"createdAt" dynamodbav:"at"`
+	Key        string `json:"-" dynamodbav:"key"`
 }
 
 // StampDuty is the stamp-duty detail of an order.

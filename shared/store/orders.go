@@ -54,89 +54,41 @@ func (db *DB) Orders(table string) *Orders { return &Orders{db: db, table: table
 //	                    state, cp, mob, aid, adoc, purpose, ud?}; ud is the caller's document
 //	cf, ud              files: {id, doc, name, mime, size, sha, key, at}
 type orderItem struct {
-	Owner        string            `dynamodbav:"owner"`
-	Seq          int64             `dynamodbav:"seq"`
-	ID           int64             `dynamodbav:"id"`
-	DocumentID   string            `dynamodbav:"doc"`
-	CreatedAt    string            `dynamodbav:"at"`
-	UpdatedAt    string            `dynamodbav:"up,omitempty"`
-	Version      int64             `dynamodbav:"v,omitempty"`
-	QueueStatus  string            `dynamodbav:"qs,omitempty"`
-	QueueKey     string            `dynamodbav:"qk,omitempty"`
-	Fulfillments []fulfillmentItem `dynamodbav:"ff"`
-	StampDuty    *stampDutyItem    `dynamodbav:"sd"`
-}
-
-// fulfillmentItem is a rules.Fulfillment as stored in an order's ff.
-type fulfillmentItem struct {
-	ID                int64         `dynamodbav:"id"`
-	DocumentID        string        `dynamodbav:"doc"`
-	Status            string        `dynamodbav:"st"`
-	UniqueDocRef      string        `dynamodbav:"ref"`
-	CertificateNumber string        `dynamodbav:"cn"`
-	CertificateFile   *fileItem     `dynamodbav:"cf,omitempty"`
-	History           []historyItem `dynamodbav:"h,omitempty"`
-}
-
-// historyItem is a rules.StatusEntry as stored in a fulfillment's h.
-type historyItem struct {
-	Status string `dynamodbav:"st"`
-	At     string `dynamodbav:"at"`
-	By     string `dynamodbav:"by,omitempty"`
-}
-
-// fileItem is a rules.File as stored, field for field: its address (URL)
-// is made at each read, never stored.
-type fileItem struct {
-	ID         int64  `dynamodbav:"id"`
-	DocumentID string `dynamodbav:"doc"`
-	Name       string `dynamodbav:"name"`
-	Mime       string `dynamodbav:"mime"`
-	Size       int64  `dynamodbav:"size"`
-	SHA256     string `dynamodbav:"sha"`
-	URL        string `dynamodbav:"-"`
-	CreatedAt  string `dynamodbav:"at"`
-	Key        string `dynamodbav:"key"`
-}
-
-func newFileItem(f *rules.File) *fileItem {
-	if f == nil {
-		return nil
-	}
-	it := fileItem(*f)
-	return &it
-}
-
-func (f *fileItem) file() *rules.File {
-	if f == nil {
-		return nil
-	}
-	file := rules.File(*f)
-	return &file
+	Owner        string              `dynamodbav:"owner"`
+	Seq          int64               `dynamodbav:"seq"`
+	ID           int64               `dynamodbav:"id"`
+	DocumentID   string              `dynamodbav:"doc"`
+	CreatedAt    string              `dynamodbav:"at"`
+	UpdatedAt    string              `dynamodbav:"up,omitempty"`
+	Version      int64               `dynamodbav:"v,omitempty"`
+	QueueStatus  string              `dynamodbav:"qs,omitempty"`
+	QueueKey     string              `dynamodbav:"qk,omitempty"`
+	Fulfillments []rules.Fulfillment `dynamodbav:"ff"`
+	StampDuty    *stampDutyItem      `dynamodbav:"sd"`
 }
 
 // stampDutyItem is a rules.StampDuty as stored in an order's sd, its
 // StatePurpose flattened into aid, adoc and purpose.
 type stampDutyItem struct {
-	ID                 int64     `dynamodbav:"id"`
-	Amount             int64     `dynamodbav:"amt"`
-	Description        string    `dynamodbav:"desc"`
-	FirstPartyName     string    `dynamodbav:"n1"`
-	FirstPartyAddress  string    `dynamodbav:"a1"`
-	FirstPartyPAN      string    `dynamodbav:"p1"`
-	SecondPartyName    string    `dynamodbav:"n2"`
-	SecondPartyAddress string    `dynamodbav:"a2"`
-	SecondPartyPAN     string    `dynamodbav:"p2"`
-	PaidBy             string    `dynamodbav:"pb"`
-	PurchasedBy        string    `dynamodbav:"pu"`
-	Quantity           int64     `dynamodbav:"q"`
-	State              string    `dynamodbav:"state"`
-	ConsiderationPrice int64     `dynamodbav:"cp"`
-	MobileNumber       string    `dynamodbav:"mob"`
-	ArticleID          int64     `dynamodbav:"aid"`
-	ArticleDocumentID  string    `dynamodbav:"adoc"`
-	PurposeName        string    `dynamodbav:"purpose"`
-	UploadedDocument   *fileItem `dynamodbav:"ud,omitempty"`
+	ID                 int64       `dynamodbav:"id"`
+	Amount             int64       `dynamodbav:"amt"`
+	Description        string      `dynamodbav:"desc"`
+	FirstPartyName     string      `dynamodbav:"n1"`
+	FirstPartyAddress  string      `dynamodbav:"a1"`
+	FirstPartyPAN      string      `dynamodbav:"p1"`
+	SecondPartyName    string      `dynamodbav:"n2"`
+	SecondPartyAddress string      `dynamodbav:"a2"`
+	SecondPartyPAN     string      `dynamodbav:"p2"`
+	PaidBy             string      `dynamodbav:"pb"`
+	PurchasedBy        string      `dynamodbav:"pu"`
+	Quantity           int64       `dynamodbav:"q"`
+	State              string      `dynamodbav:"state"`
+	ConsiderationPrice int64       `dynamodbav:"cp"`
+	MobileNumber       string      `dynamodbav:"mob"`
+	ArticleID          int64       `dynamodbav:"aid"`
+	ArticleDocumentID  string      `dynamodbav:"adoc"`
+	PurposeName        string      `dynamodbav:"purpose"`
+	UploadedDocument   *rules.File `dynamodbav:"ud,omitempty"`
 }
 
 // queueKey is o's sort key in the queue index: createdAt#documentId, so
@@ -145,29 +97,20 @@ func queueKey(o rules.Order) string { return o.CreatedAt + "#" + o.DocumentID }
 
 // newOrderItem returns o as owner's order number seq at version v.
 func newOrderItem(owner string, seq int64, o rules.Order, v int64) orderItem {
-	ff := make([]fulfillmentItem, 0, len(o.Fulfillments))
-	for _, f := range o.Fulfillments {
-		var h []historyItem
-		for _, e := range f.History {
-			h = append(h, historyItem(e))
-		}
-		ff = append(ff, fulfillmentItem{ID: f.ID, DocumentID: f.DocumentID, Status: f.Status, UniqueDocRef: f.UniqueDocRef,
-			CertificateNumber: f.CertificateNumber, CertificateFile: newFileItem(f.CertificateFile), History: h})
-	}
 	sd := o.StampDuty
 	up := o.UpdatedAt
 	if up == o.CreatedAt {
 		up = ""
 	}
 	return orderItem{Owner: owner, Seq: seq, ID: o.ID, DocumentID: o.DocumentID, CreatedAt: o.CreatedAt, UpdatedAt: up,
-		Version: v, QueueStatus: o.QueueStatus(), QueueKey: queueKey(o), Fulfillments: ff,
+		Version: v, QueueStatus: o.QueueStatus(), QueueKey: queueKey(o), Fulfillments: o.Fulfillments,
 		StampDuty: &stampDutyItem{ID: sd.ID, Amount: sd.Amount, Description: sd.Description,
 			FirstPartyName: sd.FirstPartyName, FirstPartyAddress: sd.FirstPartyAddress, FirstPartyPAN: sd.FirstPartyPAN,
 			SecondPartyName: sd.SecondPartyName, SecondPartyAddress: sd.SecondPartyAddress, SecondPartyPAN: sd.SecondPartyPAN,
 			PaidBy: sd.PaidBy, PurchasedBy: sd.PurchasedBy, Quantity: sd.Quantity, State: sd.State,
 			ConsiderationPrice: sd.ConsiderationPrice, MobileNumber: sd.MobileNumber,
 			ArticleID: sd.StatePurpose.ID, ArticleDocumentID: sd.StatePurpose.DocumentID, PurposeName: sd.StatePurpose.PurposeName,
-			UploadedDocument: newFileItem(sd.UploadedDocument)}}
+			UploadedDocument: sd.UploadedDocument}}
 }
 
 // decodeOrder reads an order item; an item that is not one is EINTERNAL.
@@ -190,24 +133,18 @@ func decodeStored(item map[string]types.AttributeValue) (orders.Stored, error) {
 		return orders.Stored{}, rules.Internal(fmt.Errorf("decode order: %w", err))
 	}
 	o := rules.Order{ID: it.ID, DocumentID: it.DocumentID, CreatedAt: it.CreatedAt, UpdatedAt: cmp.Or(it.UpdatedAt, it.CreatedAt),
-		Fulfillments: make([]rules.Fulfillment, 0, len(it.Fulfillments))}
-	for _, f := range it.Fulfillments {
-		h := make([]rules.StatusEntry, 0, max(1, len(f.History)))
-		for _, e := range f.History {
-			h = append(h, rules.StatusEntry(e))
+		Fulfillments: it.Fulfillments}
+	for i, f := range o.Fulfillments {
+		if len(f.History) == 0 {
+			o.Fulfillments[i].History = []rules.StatusEntry{{Status: rules.StatusPending, At: it.CreatedAt}}
 		}
-		if len(h) == 0 {
-			h = append(h, rules.StatusEntry{Status: rules.StatusPending, At: it.CreatedAt})
-		}
-		o.Fulfillments = append(o.Fulfillments, rules.Fulfillment{ID: f.ID, DocumentID: f.DocumentID, Status: f.Status,
-			UniqueDocRef: f.UniqueDocRef, CertificateNumber: f.CertificateNumber, CertificateFile: f.CertificateFile.file(), History: h})
 	}
 	sd := it.StampDuty
 	o.StampDuty = rules.StampDuty{ID: sd.ID, Amount: sd.Amount, Description: sd.Description,
 		FirstPartyName: sd.FirstPartyName, FirstPartyAddress: sd.FirstPartyAddress, FirstPartyPAN: sd.FirstPartyPAN,
 		SecondPartyName: sd.SecondPartyName, SecondPartyAddress: sd.SecondPartyAddress, SecondPartyPAN: sd.SecondPartyPAN,
 		PaidBy: sd.PaidBy, PurchasedBy: sd.PurchasedBy, Quantity: sd.Quantity, State: sd.State,
-		ConsiderationPrice: sd.ConsiderationPrice, MobileNumber: sd.MobileNumber, UploadedDocument: sd.UploadedDocument.file(),
+		ConsiderationPrice: sd.ConsiderationPrice, MobileNumber: sd.MobileNumber, UploadedDocument: sd.UploadedDocument,
 		StatePurpose: rules.StatePurpose{ID: sd.ArticleID, DocumentID: sd.ArticleDocumentID, PurposeName: sd.PurposeName}}
 	return orders.Stored{OpsOrder: rules.OpsOrder{Order: o, Owner: it.Owner}, Seq: it.Seq, Version: it.Version}, nil
 }
