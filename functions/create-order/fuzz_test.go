@@ -188,6 +188,7 @@ func FuzzCreateOrder(f *testing.F) {
 		`{"amount": 200, "amount": 200}`, `{"\u0061mount": 1, "amount": 2}`,
 		`{"purpose": "Rent\u0000Agreement", "state": "Karnataka"}`, `{"purpose": "\ud800", "state": "\udc00"}`,
 		"{\"purpose\": \"\xff\"}", "\xef\xbb\xbf{}", "{\x00}", `{}x`, `{}{}`, `[]`, `null`, ``, ` `,
+		`{"data": ` + fuzzValidBody + `}`, `{"data": {"data": {}}}`, `{"data": 5, "amount": 20}`, `{"data": null}`,
 		strings.Repeat("[", 1000), `{"x":` + strings.Repeat(`{"a":`, 40) + `1` + strings.Repeat(`}`, 41),
 	} {
 		f.Add([]byte(b), "application/json", uint8(0), false)

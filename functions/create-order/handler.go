@@ -60,7 +60,7 @@ func (h *handler) create(r *http.Request, owner string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	members, err := strapi.DecodeObject(body)
+	members, err := strapi.DecodeData(body)
 	if err != nil {
 		return "", err
 	}

@@ -46,6 +46,9 @@ func body(edits map[string]any) string {
 	return string(b)
 }
 
+// wrap returns a body in Strapi's create shape: {"data": b}.
+func wrap(b string) string { return `{"data": ` + b + `}` }
+
 // withKey returns the dev token's headers with an Idempotency-Key, none
 // when key is empty.
 func withKey(key string) map[string]string {
@@ -155,6 +158,19 @@ func TestCreateOrder(t *testing.T) {
 		{"RangeAbove", functest.DevHeaders, body(map[string]any{"amount": 501}), 400, "ValidationError", "The purpose can take an amount in the range of: 100-500, while the amount passed is equal to: 501", []string{"amount"}},
 		{"ConsiderationZero", functest.DevHeaders, body(map[string]any{"purpose": "Sale Deed", "state": "Delhi", "considerationPrice": 0}), 400, "ValidationError",
 			"The consideration price must be greater than 0 for the selected purpose. Please provide a valid consideration price.", []string{"considerationPrice"}},
+		// Strapi's create shape, {"data": {…}}: the object inside is the body.
+		{"DataWrappedFieldsKeepTheirPaths", functest.DevHeaders, wrap(body(map[string]any{"amount": "200", "firstPartyName": ""})), 400, "ValidationError",
+			"Invalid data. amount must be an integer; firstPartyName must not be empty", []string{"amount", "firstPartyName"}},
+		{"DataWrappedUnknownPurpose", functest.DevHeaders, wrap(body(map[string]any{"purpose": "Moon Lease"})), 404, "NotFoundError", "Purpose with the name: Moon Lease cannot be found.", nil},
+		{"DataWrappedAmountRule", functest.DevHeaders, wrap(body(map[string]any{"amount": 99})), 400, "ValidationError", "The purpose can take an amount in the range of: 100-500, while the amount passed is equal to: 99", []string{"amount"}},
+		{"DataWrappedDuplicateKey", functest.DevHeaders, `{"data": {"amount":200,"amount":300}}`, 400, "ValidationError", "Invalid data. amount is given more than once", []string{"amount"}},
+		{"DataBesideFields", functest.DevHeaders, `{"data": ` + body(nil) + `, "amount": 200}`, 400, "ValidationError", "Invalid data. data must be the only member of the body when it is sent", []string{"data"}},
+		{"DataNotAnObject", functest.DevHeaders, `{"data": 5}`, 400, "ValidationError", `Missing "data" payload in the request body`, []string{"data"}},
+		{"DataNull", functest.DevHeaders, `{"data": null}`, 400, "ValidationError", `Missing "data" payload in the request body`, []string{"data"}},
+		{"DataArray", functest.DevHeaders, `{"data": [` + body(nil) + `]}`, 400, "ValidationError", `Missing "data" payload in the request body`, []string{"data"}},
+		{"DataTwice", functest.DevHeaders, `{"data": ` + body(nil) + `, "data": ` + body(nil) + `}`, 400, "ValidationError", "Invalid data. data is given more than once", []string{"data"}},
+		{"DataUnwrappedOnce", functest.DevHeaders, wrap(wrap(body(nil))), 400, "ValidationError", "Invalid data. amount is a required field; …", nil},
+		{"DataKeyIsCaseSensitive", functest.DevHeaders, `{"Data": ` + body(nil) + `}`, 400, "ValidationError", "Invalid data. amount is a required field; …", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := listOrders(t, s)
@@ -214,6 +230,34 @@ func TestCreateOrder(t *testing.T) {
 					t.Errorf("stored consideration = %d, want %d", got, tc.considerPrice)
 				}
 			})
+		}
+	})
+
+	t.Run("DataWrapped", func(t *testing.T) {
+		id := orderID(t, send(functest.DevHeaders, wrap(body(map[string]any{"purpose": "Affidavit", "amount": 20, "firstPartyName": "Wrapped Party"}))))
+		orders, _, err := s.Env.DB().Orders(s.Env.Table("OrdersTable")).Page(context.Background(), localdb.DevOwner, 1, 1)
+		if err != nil || len(orders) != 1 {
+			t.Fatal(orders, err)
+		}
+		sd := orders[0].StampDuty
+		if orders[0].DocumentID != id || sd.FirstPartyName != "Wrapped Party" || sd.Amount != 20 || sd.StatePurpose.PurposeName != "Affidavit" {
+			t.Errorf("stored order = %+v", orders[0])
+		}
+	})
+
+	t.Run("DataWrappedKeyFingerprintIsTheBytesSent", func(t *testing.T) {
+		b := body(map[string]any{"firstPartyName": "Fingerprint Party"})
+		first := orderID(t, send(withKey("key-wrapped"), wrap(b)))
+		if got := orderID(t, send(withKey("key-wrapped"), wrap(b))); got != first {
+			t.Fatalf("the wrapped body replayed: orderId %s, want %s", got, first)
+		}
+		before := listOrders(t, s)
+		r := send(withKey("key-wrapped"), b)
+		if got, want := r.Status, 409; got != want {
+			t.Fatalf("the bare body under the wrapped body's key: status %d, want %d: %s", got, want, r.Body)
+		}
+		if after := listOrders(t, s); after != before {
+			t.Errorf("orders %d -> %d", before, after)
 		}
 	})
 

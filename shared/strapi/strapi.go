@@ -10,8 +10,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -215,6 +217,37 @@ func DecodeObject(body []byte) ([]jsonobj.Member, error) {
 		return nil, rules.Invalid(repeated)
 	}
 	return members, nil
+}
+
+// missingData is Strapi's own message for a create whose "data" is not an
+// object.
+const missingData = `Missing "data" payload in the request body`
+
+// DecodeData reads a create body with DecodeObject and unwraps Strapi's
+// create shape: a body whose only member is "data" holding an object is
+// read as that object, so its fields, messages and detail paths are those
+// of a body sent bare. "data" that is not an object is Strapi's 400
+// Missing "data" payload; "data" beside other members is 400 on "data".
+// Any other object is returned as it is.
+func DecodeData(body []byte) ([]jsonobj.Member, error) {
+	members, err := DecodeObject(body)
+	if err != nil {
+		return nil, err
+	}
+	at := slices.IndexFunc(members, func(m jsonobj.Member) bool { return m.Key == "data" })
+	switch {
+	case at < 0:
+		return members, nil
+	case len(members) > 1:
+		return nil, rules.Invalid([]rules.FieldError{{Path: "data", Message: "data must be the only member of the body when it is sent"}})
+	case members[0].Value.Kind != jsonobj.Object:
+		return nil, &rules.Error{Code: rules.EINVALID, Message: missingData, Fields: []rules.FieldError{{Path: "data", Message: missingData}}}
+	}
+	var wrapped map[string]json.RawMessage
+	if err := json.Unmarshal(body, &wrapped); err != nil {
+		return nil, rules.Internal(fmt.Errorf("decode data: %w", err))
+	}
+	return DecodeObject(wrapped["data"])
 }
 
 // isJSON reports whether a Content-Type value names JSON: application/json
