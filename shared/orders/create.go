@@ -58,15 +58,9 @@ func CheckKey(k string) error {
 // order — article, fields, amount — then stores the order as owner's (once
 // per key, when key is not nil) and returns its documentId.
 func (c *Creator) Create(ctx context.Context, owner string, body *rules.OrderBody, key *Key) (string, error) {
-	var art rules.Article
-	purpose, state, ok, err := body.PurposeState()
+	art, err := lookUp(ctx, c.Articles, body)
 	if err != nil {
 		return "", err
-	}
-	if ok {
-		if art, err = c.Articles.Get(ctx, purpose, state); err != nil {
-			return "", err
-		}
 	}
 	// When purpose or state is not a string, Validate reports it with the rest.
 	req, err := body.Validate()

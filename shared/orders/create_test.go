@@ -290,3 +290,50 @@ func TestCheckKey(t *testing.T) {
 }
 
 func stringOf(c byte, n int) string { return strings.Repeat(string(c), n) }
+
+// TestQuoteAgreesWithCreate asks for a quote and creates an order with the
+// same purpose, state, amount and consideration price, over every article
+// of the sample catalogue and a range of values: both refuse with the same
+// status and message, or the order stores the amount the quote gave. The
+// quote reads the cached catalogue, the create its own lookup, so this also
+// checks that both find the same article.
+func TestQuoteAgreesWithCreate(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	env := storetest.New(t)
+	functest.Seed(t, env)
+	quoter := &orders.Quoter{Articles: store.NewArticleCache(env.DB().Articles(env.Table("ArticlesTable")), time.Minute).Catalogue()}
+	arts, err := env.DB().Articles(env.Table("ArticlesTable")).All(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := [][2]string{{"Moon Lease", "Karnataka"}, {"Affidavit", "Atlantis"}, {" Affidavit ", "Karnataka"}, {"", "Goa"}}
+	for _, a := range arts {
+		keys = append(keys, [2]string{a.PurposeName, a.State})
+	}
+	owner := "quote-agrees"
+	for _, k := range keys {
+		for _, amount := range []int64{0, 3, 20, 99, 100, 200, 500, 501, 1000, 999999999999999} {
+			for _, price := range []int64{0, 1, 101, 2500000, 999999999999999} {
+				q, qerr := quoter.Quote(ctx, rules.QuoteQuery{Purpose: []string{k[0]}, State: []string{k[1]},
+					Amount: []string{strconv.FormatInt(amount, 10)}, ConsiderationPrice: []string{strconv.FormatInt(price, 10)}})
+				_, cerr := w.creator.Create(ctx, owner, body(t, map[string]any{"purpose": k[0], "state": k[1], "amount": int(amount), "considerationPrice": int(price)}), nil)
+				name := k[0] + "/" + k[1] + " amount " + strconv.FormatInt(amount, 10) + " price " + strconv.FormatInt(price, 10)
+				if rules.ErrorCode(qerr) != rules.ErrorCode(cerr) || rules.ErrorMessage(qerr) != rules.ErrorMessage(cerr) {
+					t.Errorf("%s: quote %v, create %v", name, qerr, cerr)
+					continue
+				}
+				if cerr != nil {
+					continue
+				}
+				newest, _, err := w.orders.Page(ctx, owner, 1, 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if q.Amount == nil || *q.Amount != newest[0].StampDuty.Amount {
+					t.Errorf("%s: quote %+v, the order stored %d", name, q.Amount, newest[0].StampDuty.Amount)
+				}
+			}
+		}
+	}
+}

@@ -131,11 +131,7 @@ func (r *OrderBody) PurposeState() (purpose, state string, ok bool, err error) {
 	if p.Kind != jsonobj.String || s.Kind != jsonobj.String {
 		return "", "", false, nil
 	}
-	purpose, state = strings.TrimSpace(p.Text), s.Text
-	if p.LoneSurrogate || !ValidArticleKey(purpose, state) {
-		return purpose, state, true, NotFoundPurpose(purpose)
-	}
-	return purpose, state, true, nil
+	return articleKey(p.Text, s.Text, p.LoneSurrogate)
 }
 
 // ValidArticleKey reports whether an article could have this purpose and
@@ -167,7 +163,7 @@ func (r *OrderBody) Validate() (OrderRequest, error) {
 	if req.Amount, msg = amountValue(r.fields[fAmount], msgAboveMaxAmount); msg != "" {
 		fail(fAmount, msg)
 	}
-	if req.ConsiderationPrice, msg = amountValue(r.fields[fConsiderationPrice], " must have at most 15 digits"); msg != "" {
+	if req.ConsiderationPrice, msg = amountValue(r.fields[fConsiderationPrice], msgConsiderationTooLong); msg != "" {
 		fail(fConsiderationPrice, msg)
 	}
 	// The string fields in the contract's order: how each is read, then how
@@ -213,23 +209,25 @@ func (r *OrderBody) Validate() (OrderRequest, error) {
 
 // The messages of Validate, after the field name.
 const (
-	msgRequired       = " is a required field"
-	msgMustBeString   = " must be a string"
-	msgMustBeInteger  = " must be an integer"
-	msgNotNegative    = " must be greater than or equal to 0"
-	msgNotEmpty       = " must not be empty"
-	msgState          = " must be one of the states or union territories of India"
-	msgPaidBy         = " must be one of: First Party, Second Party"
-	msgMobile         = " must be exactly 10 digits"
-	msgFreeTextLen    = " must be at most 200 characters"
-	msgUnprintable    = " must not contain control, format, bidirectional, zero-width or line separator characters"
-	msgDescriptionLen = " must be at most 100 characters"
-	msgDescriptionSet = " may only contain letters, digits, spaces and ! # @ $ * ( ) - + ; : , . ? /"
-	msgNameLen        = " must be at most 40 characters"
-	msgNameSet        = " may only contain letters, digits and spaces"
-	msgAddressLen     = " must be at most 120 characters"
-	msgAddressSet     = " may only contain letters, digits, spaces and . / : , - \\"
-	msgPAN            = " must be empty or a PAN: 5 capital letters, 4 digits, 1 capital letter"
+	msgRequired      = " is a required field"
+	msgMustBeString  = " must be a string"
+	msgMustBeInteger = " must be an integer"
+	// msgConsiderationTooLong is the message of a consideration price above MaxAmount.
+	msgConsiderationTooLong = " must have at most 15 digits"
+	msgNotNegative          = " must be greater than or equal to 0"
+	msgNotEmpty             = " must not be empty"
+	msgState                = " must be one of the states or union territories of India"
+	msgPaidBy               = " must be one of: First Party, Second Party"
+	msgMobile               = " must be exactly 10 digits"
+	msgFreeTextLen          = " must be at most 200 characters"
+	msgUnprintable          = " must not contain control, format, bidirectional, zero-width or line separator characters"
+	msgDescriptionLen       = " must be at most 100 characters"
+	msgDescriptionSet       = " may only contain letters, digits, spaces and ! # @ $ * ( ) - + ; : , . ? /"
+	msgNameLen              = " must be at most 40 characters"
+	msgNameSet              = " may only contain letters, digits and spaces"
+	msgAddressLen           = " must be at most 120 characters"
+	msgAddressSet           = " may only contain letters, digits, spaces and . / : , - \\"
+	msgPAN                  = " must be empty or a PAN: 5 capital letters, 4 digits, 1 capital letter"
 )
 
 // requiredString reads a required string field.

@@ -134,3 +134,35 @@ func (c *ArticleCache) All(ctx context.Context) ([]rules.Article, error) {
 	c.mu.Unlock()
 	return all, nil
 }
+
+// CatalogueTTL is how long a function that reads the whole catalogue keeps
+// it: an import is seen everywhere within it.
+const CatalogueTTL = time.Minute
+
+// Catalogue is the whole catalogue of an ArticleCache (All) as an article
+// lookup: a key is found in the cached catalogue, never read on its own, so
+// on a warm instance a lookup costs no DynamoDB call whatever key it names,
+// and nothing is cached per key. It suits a public route, where anyone
+// chooses the keys.
+type Catalogue struct{ cache *ArticleCache }
+
+// Catalogue returns the lookup over c's catalogue.
+func (c *ArticleCache) Catalogue() Catalogue { return Catalogue{cache: c} }
+
+// Get returns the article of (purpose, state), or the ENOTFOUND error of
+// rules.NotFoundPurpose, as Articles.Get does.
+func (c Catalogue) Get(ctx context.Context, purpose, state string) (rules.Article, error) {
+	if !rules.ValidArticleKey(purpose, state) {
+		return rules.Article{}, rules.NotFoundPurpose(purpose)
+	}
+	all, err := c.cache.All(ctx)
+	if err != nil {
+		return rules.Article{}, err
+	}
+	for _, a := range all {
+		if a.PurposeName == purpose && a.State == state {
+			return a, nil
+		}
+	}
+	return rules.Article{}, rules.NotFoundPurpose(purpose)
+}

@@ -1,0 +1,45 @@
+package orders
+
+import (
+	"context"
+
+	"stampduty/shared/rules"
+)
+
+// Quoter answers duty quotes: the create's article lookup and amount rules
+// (the same code: lookUp and rules.Article.Amount), creating nothing.
+type Quoter struct {
+	Articles Articles
+}
+
+// Quote runs the create's checks on a quote query, in its order — article,
+// fields, amount — and returns what an order with these values would store.
+func (q *Quoter) Quote(ctx context.Context, query rules.QuoteQuery) (rules.Quote, error) {
+	art, err := lookUp(ctx, q.Articles, query)
+	if err != nil {
+		return rules.Quote{}, err
+	}
+	req, err := query.Validate()
+	if err != nil {
+		return rules.Quote{}, err
+	}
+	return art.Quote(req.Amount, req.ConsiderationPrice)
+}
+
+// keyed is a request that names an article: a create body, a quote query.
+type keyed interface {
+	PurposeState() (purpose, state string, ok bool, err error)
+}
+
+// lookUp is the article lookup of a create and a quote, before their
+// fields are validated: the article the request names, the ENOTFOUND error
+// when there is none or none can have its key (decided without a lookup),
+// and the zero Article when it does not name one (its validation then
+// says why).
+func lookUp(ctx context.Context, arts Articles, r keyed) (rules.Article, error) {
+	purpose, state, ok, err := r.PurposeState()
+	if err != nil || !ok {
+		return rules.Article{}, err
+	}
+	return arts.Get(ctx, purpose, state)
+}

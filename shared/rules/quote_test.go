@@ -1,0 +1,189 @@
+package rules
+
+import (
+	"fmt"
+	"math/big"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+func TestQuoteQueryValidate(t *testing.T) {
+	one := func(s string) []string { return []string{s} }
+	valid := QuoteQuery{Purpose: one(" Sale Deed "), State: one("Delhi")}
+	for _, tc := range []struct {
+		name  string
+		edit  func(q *QuoteQuery)
+		want  string // the request as %+v with Amount dereferenced, or the error message
+		paths []string
+	}{
+		{"Minimal", func(q *QuoteQuery) {}, "Sale Deed Delhi <nil> 0", nil},
+		{"Integers", func(q *QuoteQuery) { q.Amount, q.ConsiderationPrice = one("200"), one("2500000") }, "Sale Deed Delhi 200 2500000", nil},
+		{"LeadingZeros", func(q *QuoteQuery) { q.Amount, q.ConsiderationPrice = one("007"), one("000") }, "Sale Deed Delhi 7 0", nil},
+		{"AtMax", func(q *QuoteQuery) { q.Amount = one("999999999999999") }, "Sale Deed Delhi 999999999999999 0", nil},
+		{"AboveMax", func(q *QuoteQuery) {
+			q.Amount, q.ConsiderationPrice = one("1000000000000000"), one("99999999999999999999999")
+		},
+			"Invalid data. amount must be at most 999999999999999; considerationPrice must have at most 15 digits", []string{"amount", "considerationPrice"}},
+		{"Negative", func(q *QuoteQuery) { q.Amount = one("-5") }, "Invalid data. amount must be greater than or equal to 0", []string{"amount"}},
+		{"NotIntegers", func(q *QuoteQuery) { q.Amount, q.ConsiderationPrice = one("2e2"), one("") },
+			"Invalid data. amount must be an integer; considerationPrice must be an integer", []string{"amount", "considerationPrice"}},
+		{"Spaces", func(q *QuoteQuery) { q.Amount = one(" 20") }, "Invalid data. amount must be an integer", []string{"amount"}},
+		{"Fraction", func(q *QuoteQuery) { q.Amount = one("20.0") }, "Invalid data. amount must be an integer", []string{"amount"}},
+		{"Sign", func(q *QuoteQuery) { q.Amount = one("+20") }, "Invalid data. amount must be an integer", []string{"amount"}},
+		{"Required", func(q *QuoteQuery) { q.Purpose, q.State = nil, nil },
+			"Invalid data. purpose is a required field; state is a required field", []string{"purpose", "state"}},
+		{"Twice", func(q *QuoteQuery) { q.Amount, q.State = []string{"1", "2"}, []string{"Delhi", "Goa"} },
+			"Invalid data. amount is given more than once; state is given more than once", []string{"amount", "state"}},
+		{"BadStateAndEmptyPurpose", func(q *QuoteQuery) { q.Purpose, q.State = one("  "), one("Atlantis") },
+			"Invalid data. purpose must not be empty; state must be one of the states or union territories of India", []string{"purpose", "state"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q := valid
+			tc.edit(&q)
+			req, err := q.Validate()
+			var got string
+			var paths []string
+			if err != nil {
+				e := asError(err)
+				if e == nil || e.Code != EINVALID {
+					t.Fatalf("error %v, want an EINVALID *Error", err)
+				}
+				got = e.Message
+				for _, f := range e.Fields {
+					paths = append(paths, f.Path)
+				}
+			} else {
+				amount := "<nil>"
+				if req.Amount != nil {
+					amount = fmt.Sprint(*req.Amount)
+				}
+				got = fmt.Sprintf("%s %s %s %d", req.Purpose, req.State, amount, req.ConsiderationPrice)
+			}
+			if got != tc.want {
+				t.Errorf("Validate() = %q\n want %q", got, tc.want)
+			}
+			if fmt.Sprint(paths) != fmt.Sprint(tc.paths) {
+				t.Errorf("paths = %v, want %v", paths, tc.paths)
+			}
+		})
+	}
+}
+
+func TestQuoteQueryPurposeState(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		q              QuoteQuery
+		purpose, state string
+		ok, notFound   bool
+	}{
+		{"Trimmed", QuoteQuery{Purpose: []string{" Affidavit\t"}, State: []string{"Goa"}}, "Affidavit", "Goa", true, false},
+		{"NoPurpose", QuoteQuery{State: []string{"Goa"}}, "", "", false, false},
+		{"PurposeTwice", QuoteQuery{Purpose: []string{"A", "B"}, State: []string{"Goa"}}, "", "", false, false},
+		{"UnknownState", QuoteQuery{Purpose: []string{"Affidavit"}, State: []string{"goa"}}, "Affidavit", "goa", true, true},
+		{"Unprintable", QuoteQuery{Purpose: []string{"Affi\x00davit"}, State: []string{"Goa"}}, "Affi\x00davit", "Goa", true, true},
+		{"NotUTF8", QuoteQuery{Purpose: []string{"Affi\xffdavit"}, State: []string{"Goa"}}, "Affi\xffdavit", "Goa", true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, s, ok, err := tc.q.PurposeState()
+			if p != tc.purpose || s != tc.state || ok != tc.ok {
+				t.Errorf("PurposeState() = %q, %q, %v; want %q, %q, %v", p, s, ok, tc.purpose, tc.state, tc.ok)
+			}
+			if got, want := ErrorCode(err) == ENOTFOUND, tc.notFound; got != want {
+				t.Errorf("not found = %v (%v), want %v", got, err, want)
+			}
+		})
+	}
+}
+
+func TestArticleQuote(t *testing.T) {
+	factor := func(s string) *Decimal {
+		d, err := ParseDecimal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &d
+	}
+	rangeArt := Article{PurposeName: "Rent", State: "Delhi", Min: 100, Max: 500}
+	fixedArt := Article{PurposeName: "Affidavit", State: "Delhi", Max: 1000, Fixed: ptr[int64](20)}
+	saleDeed := Article{PurposeName: "Sale Deed", State: "Delhi", Min: 100, Max: 2500000, FollowsConsideration: true, Factor: factor("0.06")}
+	partnership := Article{PurposeName: "Partnership", State: "Goa", Max: 5000, Fixed: ptr[int64](1000), FollowsConsideration: true, Factor: factor("0.01")}
+	for _, tc := range []struct {
+		name   string
+		art    Article
+		amount *int64
+		price  int64
+		want   string // rule amount exact, or the error message
+	}{
+		{"RangeWithoutAmount", rangeArt, nil, 0, "range <nil> <nil>"},
+		{"RangeWithAmount", rangeArt, ptr[int64](321), 0, "range 321 <nil>"},
+		{"RangeBelow", rangeArt, ptr[int64](99), 0, "The purpose can take an amount in the range of: 100-500, while the amount passed is equal to: 99"},
+		{"RangeIgnoresPrice", rangeArt, ptr[int64](100), 7, "range 100 <nil>"},
+		{"FixedWithoutAmount", fixedArt, nil, 0, "fixed 20 <nil>"},
+		{"FixedEqual", fixedArt, ptr[int64](20), 0, "fixed 20 <nil>"},
+		{"FixedDiffers", fixedArt, ptr[int64](25), 0, "The purpose have a fixed amount of: 20, while the amount passed is equal to: 25"},
+		{"Consideration", saleDeed, nil, 2500000, "consideration 150000 150000"},
+		{"ConsiderationRoundsUp", saleDeed, nil, 2500001, "consideration 150001 150000.06"},
+		{"ConsiderationIgnoresAmount", saleDeed, ptr[int64](3), 2500000, "consideration 150000 150000"},
+		{"ConsiderationClampedToMin", saleDeed, nil, 10, "consideration 100 0.6"},
+		{"ConsiderationClampedToMax", saleDeed, nil, 999999999999999, "consideration 2500000 59999999999999.94"},
+		{"ConsiderationFixedWins", partnership, nil, 5000000, "consideration 1000 50000"},
+		{"ConsiderationZero", saleDeed, nil, 0, msgConsiderationPrice},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q, err := tc.art.Quote(tc.amount, tc.price)
+			var got string
+			if err != nil {
+				got = ErrorMessage(err)
+			} else {
+				amount, exact := "<nil>", "<nil>"
+				if q.Amount != nil {
+					amount = fmt.Sprint(*q.Amount)
+				}
+				if q.Exact != nil {
+					exact = *q.Exact
+				}
+				got = q.Rule + " " + amount + " " + exact
+				if q.PurposeName != tc.art.PurposeName || q.State != tc.art.State || q.Min != tc.art.Min || q.Max != tc.art.Max || q.Fixed != tc.art.Fixed || q.Factor != tc.art.Factor {
+					t.Errorf("quote %+v does not carry the article %+v", q, tc.art)
+				}
+			}
+			if got != tc.want {
+				t.Errorf("Quote = %q, want %q", got, tc.want)
+			}
+			if err == nil && q.Amount != nil {
+				// The quoted amount is the one the create computes.
+				sent := int64(0)
+				if tc.amount != nil {
+					sent = *tc.amount
+				} else if tc.art.Fixed != nil {
+					sent = *tc.art.Fixed
+				}
+				if created, err := tc.art.Amount(sent, tc.price); err != nil || created != *q.Amount {
+					t.Errorf("Amount = %d, %v; the quote says %d", created, err, *q.Amount)
+				}
+			}
+		})
+	}
+}
+
+// TestMulExact compares MulExact with math/big's exact rationals on
+// random factors and prices.
+func TestMulExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(10, 3))
+	for i := 0; i < 5000; i++ {
+		scale := rng.IntN(MaxDecimalScale + 1)
+		coef := rng.Uint64() >> rng.IntN(64)
+		d := NewDecimal(coef, scale)
+		price := uint64(rng.Int64N(MaxAmount + 1))
+		want := new(big.Rat).Mul(new(big.Rat).SetFrac(new(big.Int).SetUint64(coef), new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale)), nil)),
+			new(big.Rat).SetInt(new(big.Int).SetUint64(price)))
+		s := want.FloatString(MaxDecimalScale)
+		if strings.Contains(s, ".") {
+			s = strings.TrimSuffix(strings.TrimRight(s, "0"), ".")
+		}
+		if got := d.MulExact(price); got != s {
+			t.Fatalf("%s × %d = %s, want %s", d, price, got, s)
+		}
+	}
+}
