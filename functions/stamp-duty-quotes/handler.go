@@ -1,0 +1,45 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+
+	"stampduty/shared/function"
+	"stampduty/shared/rules"
+)
+
+// quoter is the quote workflow (orders.Quoter), as the handler calls it.
+type quoter interface {
+	Quote(ctx context.Context, q rules.QuoteQuery) (rules.Quote, error)
+}
+
+// handler translates GET /api/stamp-duty-quotes to the quote workflow and
+// its answer back to HTTP.
+type handler struct {
+	quotes quoter
+}
+
+// quoteResponse is the body of a quote: {"data": <Quote>, "meta": {}}.
+type quoteResponse struct {
+	Data rules.Quote `json:"data"`
+	Meta struct{}    `json:"meta"`
+}
+
+// routes answers a quote from the query's purpose, state, amount and
+// considerationPrice; other parameters are ignored, as Strapi ignores them.
+func (h *handler) routes() http.Handler {
+	return function.Route(http.MethodGet, func(r *http.Request) (quoteResponse, error) {
+		vals, err := url.ParseQuery(r.URL.RawQuery)
+		if err != nil {
+			return quoteResponse{}, rules.Invalid([]rules.FieldError{{Message: "The query string is not valid"}})
+		}
+		q, err := h.quotes.Quote(r.Context(), rules.QuoteQuery{
+			Purpose:            vals["purpose"],
+			State:              vals["state"],
+			Amount:             vals["amount"],
+			ConsiderationPrice: vals["considerationPrice"],
+		})
+		return quoteResponse{Data: q}, err
+	})
+}

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"stampduty/shared/functest"
+)
+
+func TestStampDutyQuotes(t *testing.T) {
+	const route = "/api/stamp-duty-quotes"
+	s := functest.New(t, "StampDutyQuotesFunction", wire)
+	quote := func(query string, headers map[string]string) functest.Response {
+		t.Helper()
+		return s.Invoke(functest.Request("GET", route, query, headers, ""))
+	}
+
+	// The answers for articles of the sample catalogue, byte for byte (the
+	// article ids come from the shared counter, so they are not compared:
+	// a quote does not carry them).
+	for _, tc := range []struct {
+		name, query, want string
+	}{
+		{"Consideration", "purpose=Sale%20Deed&state=Delhi&considerationPrice=2500000",
+			`{"data":{"purpose_name":"Sale Deed","state":"Delhi","rule":"consideration","amount":150000,"exact":"150000","min":100,"max":1000000,"fixed":null,"amountPercentConsideration":0.06},"meta":{}}`},
+		{"ConsiderationClampedToMin", "purpose=Lease+Deed&state=Telangana&considerationPrice=1001",
+			`{"data":{"purpose_name":"Lease Deed","state":"Telangana","rule":"consideration","amount":100,"exact":"4.004","min":100,"max":50000,"fixed":null,"amountPercentConsideration":0.004},"meta":{}}`},
+		{"ConsiderationRoundsUp", "purpose=Gift+Deed&state=Tamil+Nadu&considerationPrice=101",
+			`{"data":{"purpose_name":"Gift Deed","state":"Tamil Nadu","rule":"consideration","amount":8,"exact":"7.07","min":0,"max":25000,"fixed":null,"amountPercentConsideration":0.07},"meta":{}}`},
+		{"ConsiderationFixedWins", "purpose=Partnership%20Deed&state=Karnataka&considerationPrice=5000000&amount=3",
+			`{"data":{"purpose_name":"Partnership Deed","state":"Karnataka","rule":"consideration","amount":1000,"exact":"50000","min":1000,"max":1000,"fixed":1000,"amountPercentConsideration":0.01},"meta":{}}`},
+		{"FixedWithoutAmount", "purpose=Affidavit&state=Karnataka",
+			`{"data":{"purpose_name":"Affidavit","state":"Karnataka","rule":"fixed","amount":20,"exact":null,"min":20,"max":20,"fixed":20,"amountPercentConsideration":null},"meta":{}}`},
+		{"FixedEqual", "purpose=Affidavit&state=Karnataka&amount=20&considerationPrice=9",
+			`{"data":{"purpose_name":"Affidavit","state":"Karnataka","rule":"fixed","amount":20,"exact":null,"min":20,"max":20,"fixed":20,"amountPercentConsideration":null},"meta":{}}`},
+		{"RangeWithoutAmount", "purpose=Rent%20Agreement&state=Karnataka",
+			`{"data":{"purpose_name":"Rent Agreement","state":"Karnataka","rule":"range","amount":null,"exact":null,"min":100,"max":500,"fixed":null,"amountPercentConsideration":null},"meta":{}}`},
+		{"RangeWithAmount", "purpose=Rent%20Agreement&state=Karnataka&amount=0200",
+			`{"data":{"purpose_name":"Rent Agreement","state":"Karnataka","rule":"range","amount":200,"exact":null,"min":100,"max":500,"fixed":null,"amountPercentConsideration":null},"meta":{}}`},
+		{"PurposeTrimmed", "purpose=%20Affidavit%20&state=Karnataka",
+			`{"data":{"purpose_name":"Affidavit","state":"Karnataka","rule":"fixed","amount":20,"exact":null,"min":20,"max":20,"fixed":20,"amountPercentConsideration":null},"meta":{}}`},
+		{"StrapiParametersIgnored", "purpose=Affidavit&state=Karnataka&populate=*&locale=en&fields[0]=amount&status=draft",
+			`{"data":{"purpose_name":"Affidavit","state":"Karnataka","rule":"fixed","amount":20,"exact":null,"min":20,"max":20,"fixed":20,"amountPercentConsideration":null},"meta":{}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := quote(tc.query, nil)
+			if r.Status != 200 {
+				t.Fatalf("status %d: %s", r.Status, r.Body)
+			}
+			if got, want := r.Body, tc.want; got != want {
+				t.Errorf("body\n got %s\nwant %s", got, want)
+			}
+		})
+	}
+
+	// The create's statuses and messages.
+	for _, tc := range []struct {
+		name, query string
+		status      int
+		errName     string
+		message     string
+		paths       []string
+	}{
+		{"UnknownPair", "purpose=Rent%20Agreement&state=Delhi", 404, "NotFoundError", "Purpose with the name: Rent Agreement cannot be found.", nil},
+		{"UnknownPurpose", "purpose=Moon+Lease&state=Karnataka&amount=x", 404, "NotFoundError", "Purpose with the name: Moon Lease cannot be found.", nil},
+		{"UnknownState", "purpose=Affidavit&state=Atlantis", 404, "NotFoundError", "Purpose with the name: Affidavit cannot be found.", nil},
+		{"ConsiderationPriceMissing", "purpose=Sale%20Deed&state=Delhi", 400, "ValidationError",
+			"The consideration price must be greater than 0 for the selected purpose. Please provide a valid consideration price.", []string{"considerationPrice"}},
+		{"FixedDiffers", "purpose=Affidavit&state=Karnataka&amount=25", 400, "ValidationError",
+			"The purpose have a fixed amount of: 20, while the amount passed is equal to: 25", []string{"amount"}},
+		{"RangeAbove", "purpose=Rent%20Agreement&state=Karnataka&amount=501", 400, "ValidationError",
+			"The purpose can take an amount in the range of: 100-500, while the amount passed is equal to: 501", []string{"amount"}},
+		{"StateMissing", "purpose=Affidavit", 400, "ValidationError", "Invalid data. state is a required field", []string{"state"}},
+		{"NotIntegers", "purpose=Affidavit&state=Karnataka&amount=2e1&considerationPrice=-1", 400, "ValidationError",
+			"Invalid data. amount must be an integer; considerationPrice must be greater than or equal to 0", []string{"amount", "considerationPrice"}},
+		{"AmountTwice", "purpose=Affidavit&state=Karnataka&amount=20&amount=20", 400, "ValidationError", "Invalid data. amount is given more than once", []string{"amount"}},
+		{"BadEscape", "purpose=Affi%zzdavit&state=Karnataka", 400, "ValidationError", "Invalid data. The query string is not valid", []string{""}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := quote(tc.query, nil)
+			if r.Status != tc.status {
+				t.Fatalf("status %d, want %d: %s", r.Status, tc.status, r.Body)
+			}
+			e := r.Error(t)
+			if got, want := e.Error.Name, tc.errName; got != want {
+				t.Errorf("name = %q, want %q", got, want)
+			}
+			if got, want := e.Error.Message, tc.message; got != want {
+				t.Errorf("message = %q\n want %q", got, want)
+			}
+			if got, want := strings.Join(e.Paths(), ","), strings.Join(tc.paths, ","); tc.paths != nil && got != want {
+				t.Errorf("paths = %s, want %s", got, want)
+			}
+		})
+	}
+
+	t.Run("PublicWhateverTheAuthorization", func(t *testing.T) {
+		r := quote("purpose=Affidavit&state=Karnataka", map[string]string{"authorization": "Bearer sdt_" + strings.Repeat("A", 43)})
+		if got, want := r.Status, 200; got != want {
+			t.Errorf("status %d, want %d: %s", got, want, r.Body)
+		}
+	})
+
+	t.Run("WarmQuotesReadNothing", func(t *testing.T) {
+		before := len(s.Proxy.All())
+		for _, q := range []string{"purpose=Affidavit&state=Karnataka", "purpose=Made+Up+1&state=Goa", "purpose=Made+Up+2&state=Goa"} {
+			quote(q, nil)
+		}
+		if calls := s.Proxy.All()[before:]; len(calls) != 0 {
+			t.Errorf("warm quotes made %d DynamoDB calls: %+v", len(calls), calls)
+		}
+	})
+
+	t.Run("CreatesNothing", func(t *testing.T) {
+		for _, c := range s.Proxy.All() {
+			if c.Operation != "Scan" {
+				t.Errorf("a quote called %s", c.Operation)
+			}
+		}
+	})
+
+	t.Run("Events", func(t *testing.T) {
+		s.CheckEvents(t, map[string]int{"stamp-duty-quotes": 200, "stamp-duty-quotes-unknown-purpose": 404})
+	})
+
+	t.Run("Template", func(t *testing.T) {
+		s.CheckTemplate(s.Proxy.All())
+		s.CheckRoutes()
+	})
+}

@@ -1,0 +1,10 @@
+package main
+
+import (
+	"testing"
+
+	"stampduty/shared/store/storetest"
+)
+
+// TestMain runs the tests against the local engines (dynalite).
+func TestMain(m *testing.M) { storetest.Main(m) }
