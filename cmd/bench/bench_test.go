@@ -147,7 +147,7 @@ func TestEveryFunctionIsMeasured(t *testing.T) {
 				if r.Function != f.LogicalID {
 					continue
 				}
-				if !slices.ContainsFunc(f.Routes, func(rt samtemplate.Route) bool { return rt.Method+" "+rt.Path == r.ev.RouteKey }) {
+				if !slices.ContainsFunc(f.Routes, func(rt samtemplate.Route) bool { return rt.Key() == r.ev.RouteKey }) {
 					t.Errorf("events/%s.json is %s, no route of %s", r.Event, r.ev.RouteKey, f.LogicalID)
 				}
 				for _, kind := range []string{"warm", "cold"} {
@@ -160,7 +160,7 @@ func TestEveryFunctionIsMeasured(t *testing.T) {
 				}
 			}
 			if !hasRow(cost, func(endpoint string) bool {
-				return slices.ContainsFunc(f.Routes, func(rt samtemplate.Route) bool { return strings.HasPrefix(endpoint, rt.Method+" "+rt.Path+" ") })
+				return slices.ContainsFunc(f.Routes, func(rt samtemplate.Route) bool { return strings.HasPrefix(endpoint, rt.Key()+" ") })
 			}) {
 				t.Errorf("section 5 has no row of %s (named for one of its routes %+v)", f.LogicalID, f.Routes)
 			}

@@ -47,13 +47,16 @@ func TestReadmeDocumentsEveryRoute(t *testing.T) {
 	sections := map[string]string{} // by "METHOD /path"
 	for _, section := range strings.Split(api, "\n### ")[1:] {
 		heading, body, _ := strings.Cut(section, "\n")
-		if f := strings.Fields(heading); len(f) >= 2 {
+		switch f := strings.Fields(heading); {
+		case len(f) >= 1 && f[0] == samtemplate.DefaultRoute:
+			sections[f[0]] = body
+		case len(f) >= 2:
 			sections[f[0]+" "+f[1]] = body
 		}
 	}
 	for _, f := range tmpl.Functions {
 		for _, r := range f.Routes {
-			route := r.Method + " " + r.Path
+			route := r.Key()
 			body, ok := sections[route]
 			switch {
 			case !ok:

@@ -294,6 +294,10 @@ func (s *stack) banner() {
 	}
 	for _, f := range s.tmpl.Functions {
 		for _, r := range f.Routes {
+			if r.Path == samtemplate.DefaultRoute {
+				fmt.Fprintf(w, "  any other request (%s) -> %s\n", r.Path, f.LogicalID)
+				continue
+			}
 			fmt.Fprintf(w, "  %-4s %s%s -> %s\n", r.Method, s.URL, r.Path, f.LogicalID)
 		}
 	}

@@ -292,13 +292,22 @@ func (s *Stack) CheckTemplate(calls []storetest.ProxyCall) {
 }
 
 // CheckRoutes checks that the handler serves each route the template gives
-// the function: the method is accepted (no 405).
+// the function: the method is accepted (no 405). The catch-all route
+// ($default) must answer a path no route has with 404 NotFoundError.
 func (s *Stack) CheckRoutes() {
 	s.t.Helper()
 	if len(s.Function.Routes) == 0 {
 		s.t.Errorf("template.yaml gives %s no route", s.Function.LogicalID)
 	}
 	for _, r := range s.Function.Routes {
+		if r.Path == samtemplate.DefaultRoute {
+			ev := Request(http.MethodGet, "/api/no-such-route", "", nil, "")
+			ev.RouteKey, ev.RequestContext.RouteKey = r.Key(), r.Key()
+			if resp := s.Invoke(ev); resp.Status != http.StatusNotFound || resp.Error(s.t).Error.Name != "NotFoundError" {
+				s.t.Errorf("%s: status %d, the catch-all does not answer 404 NotFoundError: %s", r.Key(), resp.Status, resp.Body)
+			}
+			continue
+		}
 		resp := s.Invoke(Request(r.Method, r.Path, "", nil, ""))
 		if resp.Status == http.StatusMethodNotAllowed || resp.Status == http.StatusNotFound && !strings.Contains(resp.Body, "Purpose") {
 			s.t.Errorf("%s %s: status %d, the handler does not serve the route", r.Method, r.Path, resp.Status)

@@ -39,6 +39,11 @@ type Function struct {
 	Statements []Statement
 }
 
+// DefaultRoute is the Path of the HTTP API's catch-all route, which takes
+// every request no other route takes: an HttpApi event with neither Path
+// nor Method. Its Method is "".
+const DefaultRoute = "$default"
+
 // Route is an HttpApi event of a function.
 type Route struct {
 	Name   string
@@ -46,6 +51,15 @@ type Route struct {
 	Path   string
 	// IAM is set when the route is authorized with AWS_IAM (SigV4).
 	IAM bool
+}
+
+// Key is the route's routeKey as API Gateway names it: "GET /api/x", or
+// "$default" for the catch-all.
+func (r Route) Key() string {
+	if r.Path == DefaultRoute {
+		return DefaultRoute
+	}
+	return r.Method + " " + r.Path
 }
 
 // Statement is one IAM policy statement of a function.
@@ -363,8 +377,12 @@ func parseFunction(id string, globals, props map[string]any) (Function, error) {
 			continue
 		}
 		p := asMap(e["Properties"])
-		f.Routes = append(f.Routes, Route{Name: name, Method: strings.ToUpper(str(p["Method"])), Path: str(p["Path"]),
-			IAM: str(asMap(p["Auth"])["Authorizer"]) == "AWS_IAM"})
+		r := Route{Name: name, Method: strings.ToUpper(str(p["Method"])), Path: str(p["Path"]),
+			IAM: str(asMap(p["Auth"])["Authorizer"]) == "AWS_IAM"}
+		if r.Method == "" && r.Path == "" {
+			r.Path = DefaultRoute
+		}
+		f.Routes = append(f.Routes, r)
 	}
 	for _, pol := range asList(props["Policies"]) {
 		for _, s := range asList(asMap(pol)["Statement"]) {

@@ -223,7 +223,7 @@ func TestFunctions(t *testing.T) {
 				t.Errorf("no HttpApi route")
 			}
 			for _, r := range f.Routes {
-				key := r.Method + " " + r.Path
+				key := r.Key()
 				if other, dup := routes[key]; dup {
 					t.Errorf("route %s served by %s and %s", key, other, f.LogicalID)
 				}
@@ -652,5 +652,33 @@ func TestSamconfigOverrides(t *testing.T) {
 				t.Errorf("samconfig.toml overrides %q, which is not a parameter of template.yaml", kv)
 			}
 		}
+	}
+}
+
+// TestDefaultRoute: an HttpApi event with neither Path nor Method is the
+// API's catch-all, keyed "$default" as API Gateway keys it.
+func TestDefaultRoute(t *testing.T) {
+	tmpl, err := Parse([]byte(`
+Resources:
+  F:
+    Type: AWS::Serverless::Function
+    Properties:
+      Events:
+        Any:
+          Type: HttpApi
+          Properties: {ApiId: !Ref Api}
+        One:
+          Type: HttpApi
+          Properties: {ApiId: !Ref Api, Method: get, Path: /x}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, r := range tmpl.Functions[0].Routes {
+		keys = append(keys, r.Key())
+	}
+	if got, want := strings.Join(keys, ","), "$default,GET /x"; got != want {
+		t.Errorf("route keys = %s, want %s", got, want)
 	}
 }

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+
+	"stampduty/shared/rules"
+	"stampduty/shared/strapi"
+)
+
+// route is one route of the template: a method and a path pattern, whose
+// {name} segments match any one non-empty segment and a last {name+}
+// segment the non-empty rest of the path, as API Gateway matches them.
+type route struct {
+	Method, Path string
+}
+
+// handler answers the requests no route takes.
+type handler struct {
+	routes []route
+}
+
+// serve answers 405 MethodNotAllowedError, with Allow, when the path is a
+// route's with another method, and 404 NotFoundError "Not Found" otherwise
+// (also for a request a route does take, which API Gateway never sends
+// here).
+func (h *handler) serve() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var allow []string
+		for _, rt := range h.routes {
+			if matches(rt.Path, r.URL.Path) {
+				allow = append(allow, rt.Method)
+			}
+		}
+		if len(allow) == 0 || slices.Contains(allow, r.Method) {
+			strapi.WriteError(w, r, rules.Errorf(rules.ENOTFOUND, "Not Found"))
+			return
+		}
+		slices.Sort(allow)
+		w.Header().Set("Allow", strings.Join(slices.Compact(allow), ", "))
+		strapi.WriteError(w, r, rules.Errorf(rules.ENOTALLOWED, "Method %s is not allowed here", r.Method))
+	})
+}
+
+// matches reports whether path is one of pattern's paths.
+func matches(pattern, path string) bool {
+	want := strings.Split(pattern, "/")
+	got := strings.Split(path, "/")
+	for i, seg := range want {
+		switch {
+		case i >= len(got):
+			return false
+		case strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "+}") && i == len(want)-1:
+			return strings.Join(got[i:], "/") != ""
+		case strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}"):
+			if got[i] == "" {
+				return false
+			}
+		case seg != got[i]:
+			return false
+		}
+	}
+	return len(got) == len(want)
+}

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"stampduty/shared/functest"
+)
+
+func TestNotFound(t *testing.T) {
+	s := functest.New(t, "NotFoundFunction", wire)
+	send := func(method, path string) functest.Response {
+		t.Helper()
+		ev := functest.Request(method, path, "", nil, "")
+		ev.RouteKey, ev.RequestContext.RouteKey = "$default", "$default"
+		return s.Invoke(ev)
+	}
+
+	// check sends "METHOD /path" and checks the envelope: its status, name
+	// and message, and the Allow header.
+	check := func(t *testing.T, req string, status int, errName, message, allow string) {
+		t.Helper()
+		method, path, _ := strings.Cut(req, " ")
+		r := send(method, path)
+		if r.Status != status {
+			t.Fatalf("%s: status %d, want %d: %s", req, r.Status, status, r.Body)
+		}
+		e := r.Error(t)
+		if e.Error.Name != errName || e.Error.Message != message || r.Headers["Allow"] != allow {
+			t.Errorf("%s: %s %q, Allow %q; want %s %q, Allow %q", req, e.Error.Name, e.Error.Message, r.Headers["Allow"], errName, message, allow)
+		}
+	}
+	t.Run("PathsTheAPIDoesNotHave", func(t *testing.T) {
+		// Unknown, the root, any method, an extra segment, an empty parameter,
+		// a trailing slash, another case; and a route's own request, which
+		// API Gateway never sends here.
+		for _, req := range []string{"GET /api/nothing", "GET /", "DELETE /api/nothing", "GET /api/live-orders/abc/extra",
+			"PUT /api/live-orders//document", "GET /api/stamp-duty-datas/", "GET /API/live-orders", "GET /api/live-orders/abc"} {
+			check(t, req, 404, "NotFoundError", "Not Found", "")
+		}
+	})
+	t.Run("PathsWithAnotherMethod", func(t *testing.T) {
+		for req, allow := range map[string]string{"DELETE /api/live-orders/abc": "GET", "PUT /api/live-orders": "GET, POST",
+			"POST /api/stamp-duty-datas": "GET", "HEAD /api/stamp-duty-quotes": "GET",
+			"GET /api/ops/live-orders/a/fulfillments/b/certificate": "PUT"} {
+			method, _, _ := strings.Cut(req, " ")
+			check(t, req, 405, "MethodNotAllowedError", "Method "+method+" is not allowed here", allow)
+		}
+	})
+
+	// Every route of the template, asked with a method it does not have.
+	t.Run("EveryRouteWithOtherMethods", func(t *testing.T) {
+		for _, rt := range templateRoutes() {
+			path := strings.NewReplacer("{documentId}", "k3v9xq2m7p4r8t1w5y6z0abc", "{fulfillmentDocumentId}", "f1").Replace(rt.Path)
+			for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
+				if routeHas(rt.Path, m) {
+					continue
+				}
+				if r := send(m, path); r.Status != 405 || r.Error(t).Error.Name != "MethodNotAllowedError" {
+					t.Errorf("%s %s: status %d, want 405: %s", m, path, r.Status, r.Body)
+				}
+			}
+		}
+	})
+
+	t.Run("Events", func(t *testing.T) {
+		s.CheckEvents(t, map[string]int{"not-found": 404, "not-found-method": 405})
+	})
+
+	t.Run("Template", func(t *testing.T) {
+		s.CheckTemplate(s.Proxy.All())
+		s.CheckRoutes()
+		if calls := s.Proxy.All(); len(calls) != 0 {
+			t.Errorf("the catch-all made %d DynamoDB calls", len(calls))
+		}
+	})
+}
+
+// routeHas reports whether the template has a route of path with method.
+func routeHas(path, method string) bool {
+	for _, rt := range templateRoutes() {
+		if rt.Path == path && rt.Method == method {
+			return true
+		}
+	}
+	return false
+}
+
+func TestMatches(t *testing.T) {
+	// Each pattern with the paths it matches, then those it does not.
+	for pattern, paths := range map[string][2][]string{
+		"/api/x":          {{"/api/x"}, {"/api/y", "/api/x/", "/api"}},
+		"/api/x/{id}":     {{"/api/x/1"}, {"/api/x/", "/api/x", "/api/x/1/2"}},
+		"/api/x/{id}/doc": {{"/api/x/1/doc"}, {"/api/x/1/doc/2", "/api/x//doc"}},
+		"/files/{rest+}":  {{"/files/a/b/c", "/files/a"}, {"/files/", "/files"}},
+	} {
+		for i, want := range []bool{true, false} {
+			for _, path := range paths[i] {
+				if got := matches(pattern, path); got != want {
+					t.Errorf("matches(%q, %q) = %v, want %v", pattern, path, got, want)
+				}
+			}
+		}
+	}
+}
