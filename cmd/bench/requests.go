@@ -79,6 +79,8 @@ func requests(lastPage int) []request {
 		{Function: "ListOrdersFunction", Event: "list-orders", Query: query(lastPage), Row: "list-orders %s, " + page(lastPage),
 			Endpoint: "GET /api/live-orders " + page(lastPage), Orders: true},
 		{Function: "ListArticlesFunction", Event: "list-articles", Row: "list-articles %s", Endpoint: "GET /api/stamp-duty-datas (list-articles)"},
+		{Function: "StampDutyQuotesFunction", Event: "stamp-duty-quotes", Row: "stamp-duty-quotes %s", Endpoint: "GET /api/stamp-duty-quotes (stamp-duty-quotes)"},
+		{Function: "NotFoundFunction", Event: "not-found", Row: "not-found %s", Endpoint: "$default (not-found, GET /api/nothing)"},
 		{Function: "GetOrderFunction", Event: "get-order", Row: "get-order %s", Endpoint: "GET /api/live-orders/{documentId} (get-order)",
 			Orders: true, Order: anyOrder},
 		{Function: "UploadDocumentFunction", Event: "upload-document", Row: "upload-document %s, 47-byte PDF",
