@@ -48,3 +48,5 @@ require (
 )
 
 ignore ./cmd/local/dynalite/node_modules
+
+ignore ./cmd/local/strapiclient/node_modules

@@ -86,6 +86,25 @@ func TestLocalStack(t *testing.T) {
 		}
 	})
 
+	t.Run("StrapiClient", func(t *testing.T) {
+		// The API as Strapi's official client sees it: cmd/local/strapiclient's
+		// node --test suite (installed by `make strapiclient`, which make test
+		// runs) against this stack, with the dev token.
+		dir := filepath.Join(moduleRoot(t), "cmd", "local", "strapiclient")
+		if _, err := os.Stat(filepath.Join(dir, "node_modules", "@strapi", "client", "package.json")); err != nil {
+			t.Fatalf("@strapi/client is not installed (run make strapiclient): %v", err)
+		}
+		cmd := exec.Command("node", "--test", "--test-reporter=spec", "client.test.js")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "STAMPDUTY_API_URL="+s.URL, "STAMPDUTY_TOKEN="+localdb.DevToken, "NO_COLOR=1")
+		got, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Errorf("node --test client.test.js: %v\n%s", err, got)
+		} else if !strings.Contains(string(got), "# fail 0") {
+			t.Errorf("node --test client.test.js passed without its summary:\n%s", got)
+		}
+	})
+
 	t.Run("RequestsRunWarm", func(t *testing.T) {
 		pool := s.pools["ListArticlesFunction"]
 		for i := 0; i < 5; i++ {
