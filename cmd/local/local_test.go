@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -99,9 +100,15 @@ func TestLocalStack(t *testing.T) {
 		cmd.Env = append(os.Environ(), "STAMPDUTY_API_URL="+s.URL, "STAMPDUTY_TOKEN="+localdb.DevToken, "NO_COLOR=1")
 		got, err := cmd.CombinedOutput()
 		if err != nil {
-			t.Errorf("node --test client.test.js: %v\n%s", err, got)
-		} else if !strings.Contains(string(got), "# fail 0") {
-			t.Errorf("node --test client.test.js passed without its summary:\n%s", got)
+			t.Fatalf("node --test client.test.js: %v\n%s", err, got)
+		}
+		// The spec reporter's summary: every test ran and none failed.
+		tests := 0
+		if m := regexp.MustCompile(`(?m)^ℹ tests (\d+)$`).FindSubmatch(got); m != nil {
+			tests, _ = strconv.Atoi(string(m[1]))
+		}
+		if tests < 10 || !regexp.MustCompile(`(?m)^ℹ fail 0$`).Match(got) {
+			t.Errorf("node --test client.test.js: want at least 10 tests and none failing:\n%s", got)
 		}
 	})
 
