@@ -47,6 +47,18 @@ $(DYNALITE): $(DYNALITE_DIR)/package.json $(DYNALITE_DIR)/package-lock.json
 
 dynalite: $(DYNALITE) ## install the local DynamoDB engine (pinned in cmd/local/dynalite)
 
+# The real-client test (cmd/local's TestLocalStack runs it with node --test):
+# Strapi's official client and qs, pinned in cmd/local/strapiclient.
+STRAPICLIENT_DIR := cmd/local/strapiclient
+STRAPICLIENT    := $(STRAPICLIENT_DIR)/node_modules/@strapi/client/package.json
+
+$(STRAPICLIENT): $(STRAPICLIENT_DIR)/package.json $(STRAPICLIENT_DIR)/package-lock.json
+	npm ci --prefix $(STRAPICLIENT_DIR) --no-audit --no-fund --loglevel=error
+	@touch $@
+
+.PHONY: strapiclient
+strapiclient: $(STRAPICLIENT) ## install the Strapi client of the real-client test (pinned in cmd/local/strapiclient)
+
 $(VERSITYGW):
 	@echo "installing the local S3 server (versitygw $(VERSITYGW_VERSION)); the first build takes a few minutes"
 	GOBIN=$(abspath .build/tools) CGO_ENABLED=0 $(GO) install github.com/versity/versitygw/cmd/versitygw@$(VERSITYGW_VERSION)
@@ -68,7 +80,7 @@ vet: ## gofmt, go vet, and cfn-lint on template.yaml when cfn-lint is installed
 # cmd/local's tests run last and alone: they start the whole stack and send
 # it 200 concurrent creates, which measure the stack, not whatever other
 # test package shares the machine's cores at that moment.
-test: $(DYNALITE) $(VERSITYGW) vet ## run every test against a local DynamoDB (dynalite) and S3 (versitygw)
+test: $(DYNALITE) $(VERSITYGW) $(STRAPICLIENT) vet ## run every test against a local DynamoDB (dynalite) and S3 (versitygw)
 	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v '/cmd/local$$')
 	$(GO) test -race -count=1 ./cmd/local
 

@@ -202,12 +202,17 @@ type Response struct {
 }
 
 // Invoke runs ev through the function's Lambda entry point, the adapter
-// main hands to lambda.Start.
+// main hands to lambda.Start, and checks the answer against the API's
+// OpenAPI document (CheckOpenAPI): an answer the document does not
+// describe fails the test.
 func (s *Stack) Invoke(ev events.APIGatewayV2HTTPRequest) Response {
 	s.t.Helper()
 	out, err := httpadapter.NewV2(s.Handler).ProxyWithContext(context.Background(), ev)
 	if err != nil {
 		s.t.Fatalf("invoke: %v", err)
+	}
+	if err := CheckOpenAPI(ev, out); err != nil {
+		s.t.Errorf("the answer is not what shared/openapi/openapi.yaml describes: %v", err)
 	}
 	return Response{Status: out.StatusCode, Headers: out.Headers, Body: out.Body}
 }

@@ -1,0 +1,179 @@
+// The API as Strapi's official client (@strapi/client) and qs see it, run
+// by `node --test` against a running stack: cmd/local's TestLocalStack
+// starts one and sets STAMPDUTY_API_URL and STAMPDUTY_TOKEN. Each test
+// checks real values against what the API itself answers unfiltered, so a
+// filter that does not filter or a sort that does not sort fails.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import qs from 'qs';
+import { strapi, HTTPBadRequestError, HTTPNotFoundError } from '@strapi/client';
+
+const base = process.env.STAMPDUTY_API_URL;
+const token = process.env.STAMPDUTY_TOKEN;
+if (!base || !token) {
+  throw new Error('set STAMPDUTY_API_URL (e.g. http://127.0.0.1:3000) and STAMPDUTY_TOKEN');
+}
+const publicClient = strapi({ baseURL: `${base}/api` });
+const client = strapi({ baseURL: `${base}/api`, auth: token });
+const articles = publicClient.collection('stamp-duty-datas');
+const orders = client.collection('live-orders');
+
+const order = (name) => ({
+  amount: 20, considerationPrice: 0, purpose: 'Affidavit', state: 'Karnataka', paidBy: 'First Party',
+  firstPartyMobileNumber: '9876543210', firstPartyName: name, secondPartyName: 'Vikram Shah',
+});
+
+// The whole catalogue, in the API's default order (id ascending), read
+// page by page the way the contract has always allowed.
+async function catalogue() {
+  const all = [];
+  for (let page = 1; ; page++) {
+    const res = await fetch(`${base}/api/stamp-duty-datas?${qs.stringify({ pagination: { page, pageSize: 100 } })}`);
+    assert.equal(res.status, 200);
+    const body = await res.json();
+    all.push(...body.data);
+    if (page >= body.meta.pagination.pageCount) return all;
+  }
+}
+
+// An order created without the client (a plain body), for the tests that
+// read orders.
+async function createPlain(name) {
+  const res = await fetch(`${base}/api/live-orders`, {
+    method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify(order(name)),
+  });
+  const body = await res.json();
+  assert.equal(res.status, 200, JSON.stringify(body));
+  return body.orderId;
+}
+
+// The Strapi error envelope of an HTTPError the client threw.
+async function envelope(err) {
+  const body = await err.response.json();
+  assert.equal(body.data, null);
+  return body.error;
+}
+
+const cmp = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
+
+test('articles: find sorts and pages', async () => {
+  const all = await catalogue();
+  assert.ok(all.length > 5, `the sample catalogue has ${all.length} articles`);
+  const want = [...all].sort((a, b) => cmp(b.purpose_name, a.purpose_name) || a.id - b.id);
+  const page1 = await articles.find({ sort: ['purpose_name:desc'], pagination: { page: 1, pageSize: 4 } });
+  const page2 = await articles.find({ sort: ['purpose_name:desc'], pagination: { page: 2, pageSize: 4 } });
+  assert.deepEqual(page1.meta.pagination, { page: 1, pageSize: 4, pageCount: Math.ceil(all.length / 4), total: all.length });
+  assert.deepEqual([...page1.data, ...page2.data].map((a) => a.id), want.slice(0, 8).map((a) => a.id));
+});
+
+test('articles: find filters with Strapi operators', async () => {
+  const all = await catalogue();
+  const karnataka = await articles.find({ filters: { state: { $eq: 'Karnataka' } }, sort: ['id:asc'] });
+  const want = all.filter((a) => a.state === 'Karnataka');
+  assert.ok(want.length > 0 && want.length < all.length);
+  assert.deepEqual(karnataka.data.map((a) => a.id), want.map((a) => a.id));
+  assert.equal(karnataka.meta.pagination.total, want.length);
+
+  const either = await articles.find({
+    filters: { $or: [{ purpose_name: { $containsi: 'DEED' } }, { fixed: { $null: true } }] },
+    sort: ['id:asc'], pagination: { pageSize: 100 },
+  });
+  const wantEither = all.filter((a) => a.purpose_name.toLowerCase().includes('deed') || a.fixed === null);
+  assert.ok(wantEither.length > 0 && wantEither.length < all.length);
+  assert.deepEqual(either.data.map((a) => a.id), wantEither.map((a) => a.id));
+
+  const between = await articles.find({ filters: { min: { $between: [100, 1000] } }, pagination: { pageSize: 100 } });
+  assert.deepEqual(between.data.map((a) => a.id), all.filter((a) => a.min >= 100 && a.min <= 1000).map((a) => a.id));
+});
+
+test('articles: fields selects, populate=* changes nothing', async () => {
+  const plain = await articles.find({ pagination: { pageSize: 100 } });
+  const populated = await articles.find({ populate: '*', pagination: { pageSize: 100 } });
+  assert.deepEqual(populated, plain);
+  const some = await articles.find({ fields: ['purpose_name', 'state'], pagination: { pageSize: 100 } });
+  assert.deepEqual(some.data, plain.data.map(({ id, documentId, purpose_name, state }) => ({ id, documentId, purpose_name, state })));
+});
+
+test('articles: offset pagination and withCount, as qs writes them', async () => {
+  const all = await catalogue();
+  const res = await publicClient.fetch(`/stamp-duty-datas?${qs.stringify({ pagination: { start: 2, limit: 3 } }, { encodeValuesOnly: true })}`);
+  const body = await res.json();
+  assert.deepEqual(body.meta.pagination, { start: 2, limit: 3, total: all.length });
+  assert.deepEqual(body.data.map((a) => a.id), all.slice(2, 5).map((a) => a.id));
+  const uncounted = await articles.find({ pagination: { page: 1, pageSize: 2, withCount: false } });
+  assert.deepEqual(uncounted.meta.pagination, { page: 1, pageSize: 2 });
+});
+
+test('orders: findOne reads an order', async () => {
+  const id = await createPlain('Findone Party');
+  const { data, meta } = await orders.findOne(id);
+  assert.deepEqual(meta, {});
+  assert.equal(data.documentId, id);
+  assert.equal(data.stamp_duty.first_party_name, 'Findone Party');
+  assert.equal(data.live_order_fulfillments[0].order_status, 'Pending');
+});
+
+test('orders: create through the client, then findOne', async () => {
+  const created = await orders.create(order('Client Party'));
+  assert.equal(created.message, 'Successfully created the order!');
+  assert.match(created.orderId, /^[a-z][0-9a-z]{23}$/);
+  const { data } = await orders.findOne(created.orderId);
+  assert.equal(data.stamp_duty.first_party_name, 'Client Party');
+  assert.equal(data.stamp_duty.amount, 20);
+});
+
+test('orders: find pages newest first and filters by documentId', async () => {
+  const older = await createPlain('Older Party');
+  const newer = await createPlain('Newer Party');
+  const page = await orders.find({ pagination: { page: 1, pageSize: 2 } });
+  assert.deepEqual(page.data.map((o) => o.documentId), [newer, older]);
+  assert.equal(page.pagination.page, 1);
+  assert.equal(page.pagination.pageSize, 2);
+  assert.ok(page.pagination.total >= 2);
+  const both = await orders.find({ filters: { documentId: { $in: [older, newer] } } });
+  assert.deepEqual(both.data.map((o) => o.documentId).sort(), [older, newer].sort());
+  assert.equal(both.pagination.total, 2);
+  const one = await orders.find({ filters: { documentId: { $eq: older } } });
+  assert.deepEqual(one.data.map((o) => o.documentId), [older]);
+});
+
+// The error a request threw (the test fails if it did not throw).
+async function thrown(request) {
+  try {
+    await request;
+  } catch (err) {
+    return err;
+  }
+  assert.fail('the request succeeded, want an error');
+}
+
+test('errors: a 400 is HTTPBadRequestError with the envelope', async () => {
+  const err = await thrown(articles.find({ sort: ['price:asc'] }));
+  assert.ok(err instanceof HTTPBadRequestError, `got ${err}`);
+  assert.equal(err.response.status, 400);
+  const e = await envelope(err);
+  assert.deepEqual([e.status, e.name], [400, 'ValidationError']);
+  assert.match(e.message, /price/);
+});
+
+test('errors: a filter on an unknown field is 400 Invalid key', async () => {
+  const err = await thrown(articles.find({ filters: { price: { $eq: 1 } } }));
+  assert.ok(err instanceof HTTPBadRequestError, `got ${err}`);
+  assert.equal((await envelope(err)).message, 'Invalid key price');
+});
+
+test('errors: a 404 is HTTPNotFoundError with the envelope', async () => {
+  const err = await thrown(orders.findOne('k3v9xq2m7p4r8t1w5y6z0abc'));
+  assert.ok(err instanceof HTTPNotFoundError, `got ${err}`);
+  const e = await envelope(err);
+  assert.deepEqual([e.status, e.name], [404, 'NotFoundError']);
+  assert.equal(e.message, 'Order with the documentId: k3v9xq2m7p4r8t1w5y6z0abc cannot be found.');
+});
+
+test('errors: a path the API does not have is HTTPNotFoundError with the envelope', async () => {
+  const err = await thrown(client.collection('no-such-things').find());
+  assert.ok(err instanceof HTTPNotFoundError, `got ${err}`);
+  const e = await envelope(err);
+  assert.deepEqual([e.status, e.name, e.message], [404, 'NotFoundError', 'Not Found']);
+});

@@ -1,0 +1,183 @@
+// Package openapi holds the API's OpenAPI 3.1 description (openapi.yaml,
+// embedded) and checks HTTP answers against it with pb33f's
+// libopenapi-validator. It is test-side only: shared/functest uses it to
+// check every answer the handler tests get, and no function imports it,
+// so the validator is never linked into a Lambda binary.
+package openapi
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/pb33f/libopenapi"
+	validator "github.com/pb33f/libopenapi-validator"
+	"github.com/pb33f/libopenapi-validator/config"
+	verrors "github.com/pb33f/libopenapi-validator/errors"
+	"github.com/pb33f/libopenapi-validator/schema_validation"
+	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
+)
+
+// Document is openapi.yaml, the API's OpenAPI 3.1 description.
+//
+//go:embed openapi.yaml
+var Document []byte
+
+// Operation is one method and path of the document, with whether it is
+// signed with AWS SigV4 (the operators' routes) and whether it needs no
+// credentials at all.
+type Operation struct {
+	Method string
+	Path   string
+	SigV4  bool
+	Public bool
+}
+
+// Checker checks answers against the document. It is safe for concurrent
+// use.
+type Checker struct {
+	mu        sync.Mutex
+	model     *v3.Document
+	validator validator.Validator
+	schemas   schema_validation.SchemaValidator
+}
+
+// New parses the document and builds its validator.
+func New() (*Checker, error) {
+	doc, err := libopenapi.NewDocument(Document)
+	if err != nil {
+		return nil, fmt.Errorf("openapi.yaml: %w", err)
+	}
+	model, err := doc.BuildV3Model()
+	if err != nil {
+		return nil, fmt.Errorf("openapi.yaml: building the model: %w", err)
+	}
+	v, errs := validator.NewValidator(doc)
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("openapi.yaml: building the validator: %w", errors.Join(errs...))
+	}
+	return &Checker{model: &model.Model, validator: v, schemas: schema_validation.NewSchemaValidator()}, nil
+}
+
+// Version is the document's openapi field.
+func (c *Checker) Version() string { return c.model.Version }
+
+// ValidateDocument checks the document against the OpenAPI 3.1 schema,
+// then compiles the schema of each response as JSON Schema 2020-12 (the
+// OpenAPI schema lets a broken schema object through, e.g. a property
+// that is a string).
+func (c *Checker) ValidateDocument() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ok, errs := c.validator.ValidateDocument(); !ok {
+		return joined("openapi.yaml is not a valid OpenAPI document", errs)
+	}
+	var broken []string
+	opts := config.NewValidationOptions()
+	for path, item := range c.model.Paths.PathItems.FromOldest() {
+		for method, op := range item.GetOperations().FromOldest() {
+			for code, resp := range op.Responses.Codes.FromOldest() {
+				for mediaType, content := range resp.Content.FromOldest() {
+					if content.Schema == nil {
+						continue
+					}
+					if _, err := schema_validation.CompileSchemaForValidation(content.Schema.Schema(), schema_validation.SchemaValidationPurposeResponseBody, opts, 3.1); err != nil {
+						broken = append(broken, fmt.Sprintf("%s %s %s %s: %v", method, path, code, mediaType, err))
+					}
+				}
+			}
+		}
+	}
+	if len(broken) > 0 {
+		return fmt.Errorf("openapi.yaml has response schemas that do not compile:\n  - %s", strings.Join(broken, "\n  - "))
+	}
+	return nil
+}
+
+// Operations lists the document's operations, sorted by path then method.
+func (c *Checker) Operations() []Operation {
+	var out []Operation
+	for path, item := range c.model.Paths.PathItems.FromOldest() {
+		for method, op := range item.GetOperations().FromOldest() {
+			o := Operation{Method: strings.ToUpper(method), Path: path}
+			if op.Security != nil {
+				o.Public = len(op.Security) == 0
+				for _, req := range op.Security {
+					for name := range req.Requirements.KeysFromOldest() {
+						o.SigV4 = o.SigV4 || name == "sigv4"
+					}
+				}
+			}
+			out = append(out, o)
+		}
+	}
+	slices.SortFunc(out, func(a, b Operation) int {
+		return strings.Compare(a.Path+" "+a.Method, b.Path+" "+b.Method)
+	})
+	return out
+}
+
+// CheckResponse checks resp, the answer to req, against the document: the
+// operation's documented status (an undocumented one is an error), its
+// Content-Type, its headers and its body. An answer to a path or method the
+// document does not have must be what API Gateway's $default route answers:
+// 404 NotFoundError for an unknown path, 405 MethodNotAllowedError for a
+// known path with another method, in the envelope.
+func (c *Checker) CheckResponse(req *http.Request, resp *http.Response) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ok, errs := c.validator.ValidateHttpResponse(req, resp)
+	if ok {
+		return nil
+	}
+	if len(errs) > 0 && (errs[0].IsPathMissingError() || errs[0].IsOperationMissingError()) {
+		return c.checkDefaultRoute(req, resp, errs[0].IsOperationMissingError())
+	}
+	return joined(fmt.Sprintf("%s %s answered %d against openapi.yaml", req.Method, req.URL.Path, resp.StatusCode), errs)
+}
+
+// checkDefaultRoute checks the answer to a request no operation of the
+// document matches.
+func (c *Checker) checkDefaultRoute(req *http.Request, resp *http.Response, knownPath bool) error {
+	want := http.StatusNotFound
+	if knownPath {
+		want = http.StatusMethodNotAllowed
+	}
+	what := fmt.Sprintf("%s %s (no operation in openapi.yaml: the $default route)", req.Method, req.URL.Path)
+	if resp.StatusCode != want {
+		return fmt.Errorf("%s answered %d, want %d", what, resp.StatusCode, want)
+	}
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		return fmt.Errorf("%s answered Content-Type %q, want application/json", what, ct)
+	}
+	name := "Error" + strconv.Itoa(want)
+	proxy, found := c.model.Components.Schemas.Get(name)
+	if !found {
+		return fmt.Errorf("openapi.yaml has no components.schemas.%s", name)
+	}
+	body, err := readBody(resp)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if ok, errs := c.schemas.ValidateSchemaBytes(proxy.Schema(), body); !ok {
+		return joined(fmt.Sprintf("%s: body is not %s", what, name), errs)
+	}
+	return nil
+}
+
+func joined(what string, errs []*verrors.ValidationError) error {
+	var b strings.Builder
+	b.WriteString(what)
+	for _, e := range errs {
+		fmt.Fprintf(&b, "\n  - %s: %s", e.Message, e.Reason)
+		for _, s := range e.SchemaValidationErrors {
+			fmt.Fprintf(&b, "\n      %s at %s (%s)", s.Reason, s.FieldPath, s.KeywordLocation)
+		}
+	}
+	return errors.New(b.String())
+}

@@ -1,0 +1,172 @@
+package openapi
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"stampduty/shared/samtemplate"
+)
+
+func checker(t *testing.T) *Checker {
+	t.Helper()
+	c, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// root is the module's top, from this package's folder (where go test
+// runs its tests).
+const root = "../.."
+
+func TestDocumentIsValidOpenAPI31(t *testing.T) {
+	c := checker(t)
+	if got := c.Version(); !strings.HasPrefix(got, "3.1.") {
+		t.Errorf("openapi = %q, want 3.1.x", got)
+	}
+	if err := c.ValidateDocument(); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestDocumentHasEveryRouteOfTheTemplate is the drift test: each route of
+// template.yaml is an operation of the document with the same
+// authorization (SigV4 for AWS_IAM routes), and each operation is a route
+// of the template. The $default route (404/405 for everything else) is the
+// document's x-default-route, not an operation.
+func TestDocumentHasEveryRouteOfTheTemplate(t *testing.T) {
+	tmpl, err := samtemplate.Load(filepath.Join(root, "template.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops := map[string]Operation{}
+	for _, o := range checker(t).Operations() {
+		ops[o.Method+" "+o.Path] = o
+	}
+	routes := map[string]bool{}
+	for _, f := range tmpl.Functions {
+		for _, r := range f.Routes {
+			if r.Path == "$default" {
+				continue
+			}
+			key := r.Method + " " + r.Path
+			routes[key] = true
+			o, ok := ops[key]
+			switch {
+			case !ok:
+				t.Errorf("template.yaml routes %s (%s), which openapi.yaml does not describe", key, f.LogicalID)
+			case o.SigV4 != r.IAM:
+				t.Errorf("%s: openapi.yaml says SigV4 %v, template.yaml says AWS_IAM %v", key, o.SigV4, r.IAM)
+			}
+		}
+	}
+	for key := range ops {
+		if !routes[key] {
+			t.Errorf("openapi.yaml describes %s, which template.yaml does not route", key)
+		}
+	}
+}
+
+func answer(status int, contentType, body string, headers ...string) *http.Response {
+	rec := httptest.NewRecorder()
+	if contentType != "" {
+		rec.Header().Set("Content-Type", contentType)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		rec.Header().Set(headers[i], headers[i+1])
+	}
+	rec.WriteHeader(status)
+	io.WriteString(rec, body)
+	return rec.Result()
+}
+
+const (
+	jsonType = "application/json; charset=utf-8"
+	order    = `{"id":7,"documentId":"k3v9xq2m7p4r8t1w5y6z0abc","createdAt":"2026-11-21T04:09:00.123Z","updatedAt":"2026-11-21T04:09:00.123Z",` +
+		`"live_order_fulfillments":[{"id":8,"documentId":"a3v9xq2m7p4r8t1w5y6z0abc","order_status":"Pending","unique_doc_ref":"","certificate_number":"","certificate_file":null,` +
+		`"status_history":[{"order_status":"Pending","at":"2026-11-21T04:09:00.123Z"}]}],` +
+		`"stamp_duty":{"id":9,"amount":20,"description":"N/A","first_party_name":"Asha Rao","first_party_address":"","first_party_PAN":"","second_party_name":"Vikram Shah",` +
+		`"second_party_address":"","second_party_PAN":"","paid_by":"First Party","purchased_by":"","quantity":1,"state":"Karnataka","consideration_price":0,` +
+		`"mobile_number":"9876543210","uploaded_document":null,"state_purpose":{"id":3,"documentId":"b3v9xq2m7p4r8t1w5y6z0abc","purpose_name":"Affidavit"}}}`
+	envelope404 = `{"data":null,"error":{"status":404,"name":"NotFoundError","message":"Not Found","details":{}}}`
+)
+
+// TestCheckResponse shows the checker refusing what the document does not
+// allow, so that the handler tests' checks can fail.
+func TestCheckResponse(t *testing.T) {
+	c := checker(t)
+	for _, tc := range []struct {
+		name, method, target string
+		resp                 *http.Response
+		wantErr              string // "" when the answer conforms
+	}{
+		{"an order conforms", "GET", "/api/live-orders/k3v9xq2m7p4r8t1w5y6z0abc",
+			answer(200, jsonType, `{"data":`+order+`,"meta":{}}`), ""},
+		{"a field the document lacks fails", "GET", "/api/live-orders/k3v9xq2m7p4r8t1w5y6z0abc",
+			answer(200, jsonType, `{"data":`+strings.Replace(order, `"id":7,`, `"id":7,"secret":1,`, 1)+`,"meta":{}}`), "secret"},
+		{"a missing field fails", "GET", "/api/live-orders/k3v9xq2m7p4r8t1w5y6z0abc",
+			answer(200, jsonType, `{"data":`+strings.Replace(order, `"updatedAt":"2026-11-21T04:09:00.123Z",`, "", 1)+`,"meta":{}}`), "updatedAt"},
+		{"an undocumented status fails", "GET", "/api/stamp-duty-datas",
+			answer(409, jsonType, `{"data":null,"error":{"status":409,"name":"ConflictError","message":"x","details":{}}}`), "409"},
+		{"another Content-Type fails", "GET", "/api/live-orders/k3v9xq2m7p4r8t1w5y6z0abc",
+			answer(404, "text/plain", envelope404), "text/plain"},
+		{"an error name that is not the status's fails", "GET", "/api/live-orders/k3v9xq2m7p4r8t1w5y6z0abc",
+			answer(404, jsonType, strings.Replace(envelope404, "NotFoundError", "ValidationError", 1)), "NotFoundError"},
+		{"a 409 without Retry-After fails", "PUT", "/api/live-orders/k3v9xq2m7p4r8t1w5y6z0abc/document",
+			answer(409, jsonType, `{"data":null,"error":{"status":409,"name":"ConflictError","message":"x","details":{}}}`), "Retry-After"},
+		{"a 409 with Retry-After conforms", "PUT", "/api/live-orders/k3v9xq2m7p4r8t1w5y6z0abc/document",
+			answer(409, jsonType, `{"data":null,"error":{"status":409,"name":"ConflictError","message":"x","details":{}}}`, "Retry-After", "1"), ""},
+		{"offset pagination conforms", "GET", "/api/stamp-duty-datas?pagination[start]=0&pagination[limit]=1",
+			answer(200, jsonType, `{"data":[{"id":1,"documentId":"x"}],"meta":{"pagination":{"start":0,"limit":1,"total":3}}}`), ""},
+		{"mixed pagination blocks fail", "GET", "/api/stamp-duty-datas",
+			answer(200, jsonType, `{"data":[],"meta":{"pagination":{"page":1,"limit":1,"total":3}}}`), "pagination"},
+		{"an unknown path answering the envelope 404 conforms", "GET", "/api/nothing-here",
+			answer(404, jsonType, envelope404), ""},
+		{"an unknown path answering API Gateway's bare 404 fails", "GET", "/api/nothing-here",
+			answer(404, jsonType, `{"message":"Not Found"}`), "Error404"},
+		{"an unknown path answering 200 fails", "GET", "/api/nothing-here",
+			answer(200, jsonType, `{}`), "want 404"},
+		{"another method on a known path answers 405", "DELETE", "/api/live-orders",
+			answer(405, jsonType, `{"data":null,"error":{"status":405,"name":"MethodNotAllowedError","message":"Method DELETE is not allowed here","details":{}}}`), ""},
+		{"another method on a known path answering 404 fails", "DELETE", "/api/live-orders",
+			answer(404, jsonType, envelope404), "want 405"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := c.CheckResponse(httptest.NewRequest(tc.method, tc.target, nil), tc.resp)
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Errorf("want no error, got %v", err)
+			case tc.wantErr != "" && err == nil:
+				t.Errorf("want an error mentioning %q, got none", tc.wantErr)
+			case tc.wantErr != "" && !strings.Contains(err.Error(), tc.wantErr):
+				t.Errorf("error does not mention %q: %v", tc.wantErr, err)
+			}
+		})
+	}
+}
+
+// TestNotLinkedIntoFunctions keeps the validator out of the Lambda
+// binaries: no package a function links may be this one or pb33f's.
+func TestNotLinkedIntoFunctions(t *testing.T) {
+	cmd := exec.Command("go", "list", "-deps", "./functions/...")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -deps ./functions/...: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) < 10 {
+		t.Fatalf("go list -deps ./functions/... listed %d packages", len(deps))
+	}
+	for _, dep := range deps {
+		if dep == "stampduty/shared/openapi" || strings.HasPrefix(dep, "github.com/pb33f/") {
+			t.Errorf("a function links %s", dep)
+		}
+	}
+}
