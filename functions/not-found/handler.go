@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"stampduty/shared/apipath"
 	"stampduty/shared/rules"
 	"stampduty/shared/strapi"
 )
@@ -29,7 +30,7 @@ func (h *handler) serve() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var allow []string
 		for _, rt := range h.routes {
-			if matches(rt.Path, r.URL.Path) {
+			if _, ok := apipath.Parse(rt.Path).Match(r.URL.Path); ok {
 				allow = append(allow, rt.Method)
 			}
 		}
@@ -41,25 +42,4 @@ func (h *handler) serve() http.Handler {
 		w.Header().Set("Allow", strings.Join(slices.Compact(allow), ", "))
 		strapi.WriteError(w, r, rules.Errorf(rules.ENOTALLOWED, "Method %s is not allowed here", r.Method))
 	})
-}
-
-// matches reports whether path is one of pattern's paths.
-func matches(pattern, path string) bool {
-	want := strings.Split(pattern, "/")
-	got := strings.Split(path, "/")
-	for i, seg := range want {
-		switch {
-		case i >= len(got):
-			return false
-		case strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "+}") && i == len(want)-1:
-			return strings.Join(got[i:], "/") != ""
-		case strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}"):
-			if got[i] == "" {
-				return false
-			}
-		case seg != got[i]:
-			return false
-		}
-	}
-	return len(got) == len(want)
 }

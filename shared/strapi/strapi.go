@@ -119,6 +119,12 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	if after := kindOf(err).retryAfter; after != "" {
 		w.Header().Set("Retry-After", after)
 	}
+	if r.Method == http.MethodHead {
+		// A HEAD answer has no body (RFC 9110); its headers are a GET's.
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.WriteHeader(body.Error.Status)
+		return
+	}
 	WriteJSON(w, body.Error.Status, body)
 }
 
