@@ -110,11 +110,12 @@ func TestListArticles(t *testing.T) {
 		{"EmptySortField", "sort=", 400, "sort"},
 		{"BothSortForms", "sort=id&sort[0]=state", 400, "sort"},
 		{"SortIndexTwice", "sort[0]=id&sort[0]=state", 400, "sort[0]"},
-		{"NestedSort", "sort[0][purpose_name]=asc", 400, "sort[0][purpose_name]"},
+		{"NestedSort", "sort[0][purpose_name]=asc", 400, "sort"},
 		{"PageZero", "pagination[page]=0", 400, "pagination[page]"},
 		{"PageSizeNotNumber", "pagination[pageSize]=ten", 400, "pagination[pageSize]"},
-		{"PlainPageRefused", "page=2", 400, "page"},
-		{"UnknownPagination", "pagination[limit]=5", 400, "pagination[limit]"},
+		{"PlainPageIgnored", "page=2&pagination[pageSize]=2", 200, "Affidavit/Karnataka,Affidavit/Maharashtra"},
+		{"UnknownParamsIgnored", "foo=bar&owner=x&populate=*&populate[stamp_duty][fields][0]=x&locale=en&status=published&pagination[pageSize]=1", 200, "Affidavit/Karnataka"},
+		{"OffsetPagination", "pagination[start]=2&pagination[limit]=2", 200, "Power of Attorney/Delhi,Rent Agreement/Karnataka"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r, b := list(tc.query)
@@ -135,6 +136,84 @@ func TestListArticles(t *testing.T) {
 			}
 		})
 	}
+	// Filters: the names of the articles selected (sorted by id, all on
+	// one page) and the total, or the error's message.
+	for _, tc := range []struct {
+		name, query string
+		total       int
+		want        string
+	}{
+		{"FilterEq", "filters[state][$eq]=Karnataka", 3, "Affidavit/Karnataka,Rent Agreement/Karnataka,Partnership Deed/Karnataka"},
+		{"FilterImplicitEq", "filters[state]=Karnataka", 3, "Affidavit/Karnataka,Rent Agreement/Karnataka,Partnership Deed/Karnataka"},
+		{"FilterNullFixed", "filters[fixed][$null]=true&filters[toFollowConsiderationPrice][$eq]=false", 3, "Rent Agreement/Karnataka,Indemnity Bond/West Bengal,Loan Agreement/Gujarat"},
+		{"FilterNeSkipsNull", "filters[fixed][$ne]=20", 3, "Affidavit/Maharashtra,Power of Attorney/Delhi,Partnership Deed/Karnataka"},
+		{"FilterNotSkipsNull", "filters[$not][fixed][$lt]=100", 2, "Affidavit/Maharashtra,Partnership Deed/Karnataka"},
+		{"FilterOr", "filters[$or][0][state][$eq]=Goa&filters[$or][1][purpose_name][$endsWithi]=DEED&filters[max][$lt]=1000000", 3, "Gift Deed/Tamil Nadu,Lease Deed/Telangana,Partnership Deed/Karnataka"},
+		{"FilterIn", "filters[state][$in][0]=Delhi&filters[state][$in][1]=Gujarat", 3, "Power of Attorney/Delhi,Loan Agreement/Gujarat,Sale Deed/Delhi"},
+		{"FilterNotIn", "filters[amountPercentConsideration][$notIn][0]=0.06", 4, "Sale Deed/Maharashtra,Gift Deed/Tamil Nadu,Lease Deed/Telangana,Partnership Deed/Karnataka"},
+		{"FilterBetweenDecimal", "filters[amountPercentConsideration][$between][0]=0.01&filters[amountPercentConsideration][$between][1]=0.06", 3, "Sale Deed/Delhi,Sale Deed/Maharashtra,Partnership Deed/Karnataka"},
+		{"FilterContainsCaseSensitive", "filters[purpose_name][$contains]=deed", 0, ""},
+		{"FilterWithPaging", "filters[state][$eq]=Karnataka&pagination[page]=2&pagination[pageSize]=2", 3, "Partnership Deed/Karnataka"},
+		{"StatusDraftIsEmpty", "status=draft", 0, ""},
+		{"UnknownField", "filters[price][$eq]=1", 0, "Invalid key price"},
+		{"UnknownOperator", "filters[state][$like]=Goa", 0, "Invalid key $like"},
+		{"TypeMismatch", "filters[min][$gt]=ten", 0, "filters[min][$gt] must be a number"},
+		{"UnknownFieldInFields", "fields[0]=price", 0, "Invalid key price"},
+		{"BadWithCount", "pagination[withCount]=maybe", 0, `Invalid withCount parameter. Expected "t","1","true","false","0","f"`},
+		{"PageAndOffset", "pagination[page]=1&pagination[limit]=2", 0, "Cannot use both page & offset pagination in the same query"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			query := tc.query
+			if !strings.Contains(query, "pagination[") {
+				query += "&pagination[pageSize]=100"
+			}
+			r, b := list(query)
+			if strings.HasPrefix(tc.name, "Filter") || strings.HasPrefix(tc.name, "Status") {
+				if r.Status != 200 {
+					t.Fatalf("status %d: %s", r.Status, r.Body)
+				}
+				if got := names(b); got != tc.want {
+					t.Errorf("got  %s\nwant %s", got, tc.want)
+				}
+				if got, want := b.Meta.Pagination["total"], tc.total; got != want {
+					t.Errorf("total = %d, want %d", got, want)
+				}
+				return
+			}
+			if r.Status != 400 {
+				t.Fatalf("status %d, want 400: %s", r.Status, r.Body)
+			}
+			if e := r.Error(t); e.Error.Name != "ValidationError" || e.Error.Message != tc.want {
+				t.Errorf("error = %+v, want a ValidationError %q", e.Error, tc.want)
+			}
+		})
+	}
+	t.Run("Fields", func(t *testing.T) {
+		r := s.Invoke(functest.Request("GET", "/api/stamp-duty-datas", "fields[0]=state&fields[1]=fixed&pagination[pageSize]=1", nil, ""))
+		var raw struct {
+			Data []map[string]json.RawMessage `json:"data"`
+		}
+		json.Unmarshal([]byte(r.Body), &raw)
+		if len(raw.Data) != 1 {
+			t.Fatalf("status %d: %s", r.Status, r.Body)
+		}
+		if got, want := functest.JSONKeys(raw.Data[0]), "documentId,fixed,id,state"; got != want {
+			t.Errorf("keys = %s, want %s", got, want)
+		}
+	})
+	t.Run("WithoutCount", func(t *testing.T) {
+		for query, want := range map[string]string{
+			"pagination[withCount]=false":                     "map[page:1 pageSize:25]",
+			"pagination[withCount]=f&pagination[start]=3":     "map[limit:25 start:3]",
+			"pagination[start]=3&pagination[limit]=-1":        "map[limit:100 start:3 total:11]",
+			"pagination[withCount]=1&pagination[pageSize]=10": "map[page:1 pageCount:2 pageSize:10 total:11]",
+		} {
+			_, b := list(query)
+			if got := fmt.Sprint(b.Meta.Pagination); got != want {
+				t.Errorf("%s: pagination = %s, want %s", query, got, want)
+			}
+		}
+	})
 	t.Run("SizeCapped", func(t *testing.T) {
 		_, b := list("pagination[pageSize]=500")
 		if got, want := fmt.Sprint(b.Meta.Pagination), "map[page:1 pageCount:1 pageSize:100 total:11]"; got != want {
