@@ -12,10 +12,10 @@ import (
 	"stampduty/shared/filter"
 )
 
-// ListParams are the parameters a list endpoint reads, as Strapi v5 with
+// listParams are the parameters a list endpoint reads, as Strapi v5 with
 // strictParams off knows them; any other top-level parameter is ignored.
 // populate and locale change nothing: they are dropped unread.
-var ListParams = []string{"sort", "pagination", "fields", "filters", "populate", "locale", "status"}
+var listParams = []string{"sort", "pagination", "fields", "filters", "populate", "locale", "status"}
 
 // ListSpec is what one list endpoint accepts.
 type ListSpec struct {
@@ -55,7 +55,7 @@ func ParseList(raw string, spec ListSpec) (List, error) {
 		if (top == "page" || top == "pageSize") && spec.TopLevelPage {
 			keep[k] = vs
 		}
-		for _, p := range ListParams {
+		for _, p := range listParams {
 			if top == p && p != "populate" && p != "locale" {
 				keep[k] = vs
 			}
