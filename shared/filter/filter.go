@@ -229,14 +229,40 @@ func cast(kind Kind, s string) (Value, error) {
 	case Bool:
 		return Value{Bool: castBool(s)}, nil
 	}
-	r, ok := new(big.Rat).SetString(strings.TrimSpace(s))
-	if !ok || strings.ContainsAny(s, "/") {
+	s = strings.TrimSpace(s)
+	if !plainNumber(s) {
+		return Value{}, fmt.Errorf("must be a number")
+	}
+	r, ok := new(big.Rat).SetString(s)
+	if !ok {
 		return Value{}, fmt.Errorf("must be a number")
 	}
 	if kind == Int && !r.IsInt() {
 		return Value{}, fmt.Errorf("must be a whole number")
 	}
 	return Value{Num: r}, nil
+}
+
+// plainNumber reports whether s is a decimal number of at most 40
+// characters: an optional sign, digits with an optional fraction, and an
+// optional exponent of at most 3 digits. It keeps big.Rat from building a
+// number like 1e100000000, and refuses hex, fractions and the empty string.
+func plainNumber(s string) bool {
+	if s == "" || len(s) > 40 {
+		return false
+	}
+	mant, exp, hasExp := strings.Cut(strings.ToLower(s), "e")
+	mant = strings.TrimLeft(mant, "+-")
+	whole, frac, _ := strings.Cut(mant, ".")
+	digits := func(d string) bool { return strings.Trim(d, "0123456789") == "" }
+	if whole+frac == "" || !digits(whole) || !digits(frac) {
+		return false
+	}
+	if hasExp {
+		exp = strings.TrimLeft(exp, "+-")
+		return exp != "" && len(exp) <= 3 && digits(exp)
+	}
+	return true
 }
 
 // Match reports whether the row is selected: whether the filter is true

@@ -50,6 +50,7 @@ func TestOperators(t *testing.T) {
 		{"EqText", cond("state", "$eq", "Goa"), "[2 4]"},
 		{"EqIsCaseSensitive", cond("state", "$eq", "goa"), "[]"},
 		{"EqInt", cond("min", "$eq", "100"), "[2 3]"},
+		{"EqIntExponentIsWhole", cond("min", "$eq", "1e2"), "[2 3]"},
 		{"EqIntNeverMatchesNull", cond("fixed", "$eq", "0"), "[]"},
 		{"EqBoolStrapiCast", cond("toFollowConsiderationPrice", "$eq", "t"), "[3]"},
 		{"EqDecimalExact", cond("amountPercentConsideration", "$eq", "0.060"), "[3]"},
@@ -102,6 +103,8 @@ func TestOperators(t *testing.T) {
 		{"DecimalNotNumber", cond("amountPercentConsideration", "$lt", "half"), "filters[amountPercentConsideration][$lt] must be a number"},
 		{"BetweenOneValue", cond("min", "$between", "1"), "filters[min][$between] takes two values, [0] and [1]"},
 		{"NullTwoValues", cond("fixed", "$null", "true", "false"), "filters[fixed][$null] takes one value"},
+		{"IntHugeExponent", filter.Expr{Op: "$or", Args: []filter.Expr{cond("min", "$gt", "1e100000000")}}, "filters[min][$gt] must be a number"},
+		{"IntHex", cond("min", "$gt", "0x10"), "filters[min][$gt] must be a number"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, err := filter.Compile(tc.e, filter.ArticleFields)
