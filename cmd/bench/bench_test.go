@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"net/url"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -205,6 +206,13 @@ func TestOrderRequests(t *testing.T) {
 			var ev events.APIGatewayV2HTTPRequest
 			if err := json.Unmarshal(data, &ev); err != nil {
 				t.Fatal(err)
+			}
+			if strings.Contains(ev.RawQueryString, "documentId") { // the filtered list: the ids are in the query
+				q, err := url.ParseQuery(ev.RawQueryString)
+				if err != nil || len(q) != filteredOrders || ev.PathParameters != nil || !strings.HasPrefix(q.Get("filters[documentId][$in][0]"), "d") {
+					t.Errorf("%s %d: query %s (%v), path parameters %v", r.Row, i, ev.RawQueryString, err, ev.PathParameters)
+				}
+				continue
 			}
 			method, route, _ := strings.Cut(ev.RouteKey, " ")
 			want := strings.ReplaceAll(route, "{documentId}", ev.PathParameters["documentId"])

@@ -34,7 +34,8 @@ type request struct {
 	// Order, if set, makes the request name one of the dev caller's orders:
 	// it returns the path parameters of the request sent i-th (from 0; a
 	// first request, in sections 1 and 4, is always the 0th) given the
-	// caller's orders, oldest first. The path is the route's with them.
+	// caller's orders, oldest first. The path is the route's with them;
+	// the parameter "?", if any, is the query string sent instead.
 	Order func(refs []orderRef, i int) (map[string]string, error)
 	Note  string // said of its section 4 rows
 
@@ -66,6 +67,22 @@ func newOrder(refs []orderRef, i int) (map[string]string, error) {
 	return map[string]string{"documentId": o.Doc, "fulfillmentDocumentId": o.Fulfillment}, nil
 }
 
+// filteredOrders is how many documentIds the filtered order list names.
+const filteredOrders = 10
+
+// byDocument is the Order of the filtered order list: the i-th names
+// filteredOrders of the caller's orders, from the i-th oldest on.
+func byDocument(refs []orderRef, i int) (map[string]string, error) {
+	if len(refs) == 0 {
+		return nil, errors.New("the caller has no orders")
+	}
+	var q []string
+	for k := range filteredOrders {
+		q = append(q, fmt.Sprintf("filters%%5BdocumentId%%5D%%5B%%24in%%5D%%5B%d%%5D=%s", k, refs[(i+k)%len(refs)].Doc))
+	}
+	return map[string]string{"?": strings.Join(q, "&")}, nil
+}
+
 // requests are the requests of the report, grouped by function; the last
 // page of the caller's orders is lastPage.
 func requests(lastPage int) []request {
@@ -78,6 +95,9 @@ func requests(lastPage int) []request {
 			Endpoint: "GET /api/live-orders " + page(1), Orders: true},
 		{Function: "ListOrdersFunction", Event: "list-orders", Query: query(lastPage), Row: "list-orders %s, " + page(lastPage),
 			Endpoint: "GET /api/live-orders " + page(lastPage), Orders: true},
+		{Function: "ListOrdersFunction", Event: "list-orders", Row: fmt.Sprintf("list-orders %%s, filters[documentId][$in] of %d ids", filteredOrders),
+			Endpoint: fmt.Sprintf("GET /api/live-orders?filters[documentId][$in]=… (%d ids)", filteredOrders), Orders: true, Order: byDocument,
+			Note: "one Query of the by-document index per id asked, whatever the caller's order count"},
 		{Function: "ListArticlesFunction", Event: "list-articles", Row: "list-articles %s", Endpoint: "GET /api/stamp-duty-datas (list-articles)"},
 		{Function: "StampDutyQuotesFunction", Event: "stamp-duty-quotes", Row: "stamp-duty-quotes %s", Endpoint: "GET /api/stamp-duty-quotes (stamp-duty-quotes)"},
 		{Function: "NotFoundFunction", Event: "not-found", Row: "not-found %s", Endpoint: "$default (not-found, GET /api/nothing)"},
@@ -160,12 +180,19 @@ func (r request) event(refs []orderRef, i int) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %w", r.rowName("warm"), err)
 	}
 	ev := r.ev
+	if q, ok := params["?"]; ok {
+		ev.RawQueryString, ev.QueryStringParameters = q, nil
+		delete(params, "?")
+	}
 	_, path, _ := strings.Cut(ev.RouteKey, " ")
 	for k, v := range params {
 		path = strings.ReplaceAll(path, "{"+k+"}", v)
 	}
 	if strings.ContainsAny(path, "{}") {
 		return nil, fmt.Errorf("%s: parameters %v leave the path %s unfilled", r.rowName("warm"), params, path)
+	}
+	if len(params) == 0 {
+		params = nil
 	}
 	ev.RawPath, ev.RequestContext.HTTP.Path, ev.PathParameters = path, path, params
 	return json.Marshal(ev)

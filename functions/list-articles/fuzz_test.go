@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"stampduty/shared/fake"
+	"stampduty/shared/filter"
 	"stampduty/shared/functest"
 	"stampduty/shared/rules"
 	"stampduty/shared/strapi"
@@ -48,12 +49,11 @@ func newFuzzCatalogue(tb testing.TB) fake.Articles {
 	return c
 }
 
-// fuzzSortFields are the sortable fields, per the README.
-var fuzzSortFields = []string{"id", "purpose_name", "state", "min", "max", "fixed"}
-
-// fuzzKnownParam reports the article list's parameters, per the README.
-func fuzzKnownParam(k string) bool {
-	return k == "pagination[page]" || k == "pagination[pageSize]" || strapi.IsSortKey(k)
+// fuzzSpec is what the article list accepts, per the README.
+var fuzzSpec = strapi.ListSpec{
+	Sortable: []string{"id", "purpose_name", "state", "min", "max", "fixed"},
+	Fields: []string{"purpose_name", "state", "min", "max", "fixed",
+		"toFollowConsiderationPrice", "amountPercentConsideration"},
 }
 
 // sortValue is an article's value for a sort field, per the README: text
@@ -123,6 +123,11 @@ func FuzzListArticles(f *testing.F) {
 		"pagination[page]=2&pagination[pageSize]=7", "pagination[pageSize]=1000", "pagination[page]=99999999999999999999",
 		"pagination[page]=0", "pagination[pageSize]=-1", "pagination[page]=1&pagination[page]=1", "page=1",
 		"pagination[page]=%", "%zz", "sort=id;min", "sort=%00", "&&&", "=",
+		"filters[state][$eq]=Goa&sort=min:desc", "filters[$or][0][fixed][$null]=true&filters[$or][1][min][$gt]=0",
+		"filters[$not][purpose_name][$containsi]=DEED&pagination[start]=2&pagination[limit]=3",
+		"filters[fixed][$notIn][0]=0&pagination[withCount]=false", "fields[0]=state&populate=*&status=draft",
+		"filters[amountPercentConsideration][$between][0]=0.01&filters[amountPercentConsideration][$between][1]=1",
+		"filters[price][$eq]=1", "filters[min][$gt]=x", "pagination[start]=1&pagination[page]=1",
 	} {
 		f.Add(s)
 	}
@@ -159,42 +164,49 @@ func FuzzListArticles(f *testing.F) {
 }
 
 // checkArticlePage fails unless body is {"data": [...], "meta":
-// {"pagination": {...}}} with data exactly the named page of the catalogue
-// in the order the query's sort parameters give.
+// {"pagination": {...}}} with data exactly the named window of the
+// catalogue, filtered as the query's filters say, in the order its sort
+// parameters give.
 func checkArticlePage(t *testing.T, raw string, arts []rules.Article, body []byte) {
 	t.Helper()
-	got, page, size := functest.CheckPage(t, raw, body, "meta", len(arts))
-	// The sort the query asks for, read as the README says.
-	q, err := strapi.ParseQuery(raw, fuzzKnownParam)
+	// The query, read as the README says.
+	l, err := strapi.ParseList(raw, fuzzSpec)
 	if err != nil {
-		t.Fatalf("query %q: 200, but ParseQuery refuses it: %v", raw, err)
+		t.Fatalf("query %q: 200, but ParseList refuses it: %v", raw, err)
 	}
-	keys, err := q.Sort(fuzzSortFields)
+	f, err := filter.Compile(l.Filters, filter.ArticleFields)
 	if err != nil {
-		t.Fatalf("query %q: 200, but Sort refuses it: %v", raw, err)
+		t.Fatalf("query %q: 200, but its filters are refused: %v", raw, err)
 	}
+	var kept []rules.Article
+	for _, a := range arts {
+		if f.Match(filter.ArticleRow(a)) && !l.Draft {
+			kept = append(kept, a)
+		}
+	}
+	got, start, limit := functest.CheckPage(t, raw, body, "meta", len(kept))
 	if sameSortIndex(raw) {
 		// sort[0] and sort[00] would both be index 0, in no stable order:
 		// such a query must be refused, never answered.
 		t.Fatalf("query %q: 200 with two sort[N] keys of the same N", raw)
 	}
-	order := expectedOrder(arts, keys)
+	order := expectedOrder(kept, l.Sort)
 	var want []int64
-	if start := (page - 1) * size; start < len(order) {
-		want = order[start:min(start+size, len(order))]
+	if start < len(order) {
+		want = order[start:min(start+limit, len(order))]
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Fatalf("query %q: sort %v, page %d of %d: ids %v, want %v", raw, keys, page, size, got, want)
+		t.Fatalf("query %q: sort %v, items %d+%d: ids %v, want %v", raw, l.Sort, start, limit, got, want)
 	}
-	if len(keys) > 0 && len(got) > 1 {
+	if len(l.Sort) > 0 && len(got) > 1 {
 		// The first key alone, in the response as sent.
 		byID := map[int64]rules.Article{}
 		for _, a := range arts {
 			byID[a.ID] = a
 		}
 		for i := 1; i < len(got); i++ {
-			if byKey(keys[0])(byID[got[i-1]], byID[got[i]]) > 0 {
-				t.Fatalf("query %q: ids %d, %d out of %v order", raw, got[i-1], got[i], keys[0])
+			if byKey(l.Sort[0])(byID[got[i-1]], byID[got[i]]) > 0 {
+				t.Fatalf("query %q: ids %d, %d out of %v order", raw, got[i-1], got[i], l.Sort[0])
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"stampduty/shared/filter"
 	"stampduty/shared/function"
 	"stampduty/shared/rules"
 	"stampduty/shared/strapi"
@@ -21,33 +22,35 @@ type handler struct {
 
 // listResponse is the article list: data and meta.pagination.
 type listResponse struct {
-	Data []rules.Article `json:"data"`
-	Meta meta            `json:"meta"`
+	Data any  `json:"data"`
+	Meta meta `json:"meta"`
 }
 
 type meta struct {
-	Pagination strapi.Pagination `json:"pagination"`
+	Pagination strapi.PageBlock `json:"pagination"`
 }
 
-// sortable are the fields the list can be sorted by.
-var sortable = []string{"id", "purpose_name", "state", "min", "max", "fixed"}
+// spec is what the list accepts: sort fields, and every catalogue field
+// for fields.
+var spec = strapi.ListSpec{
+	Sortable: []string{"id", "purpose_name", "state", "min", "max", "fixed"},
+	Fields: []string{"purpose_name", "state", "min", "max", "fixed",
+		"toFollowConsiderationPrice", "amountPercentConsideration"},
+}
 
 // routes answers GET with the requested page.
 func (h *handler) routes() http.Handler { return function.Route(http.MethodGet, h.list) }
 
-// knownParam reports the query parameters of the article list.
-func knownParam(k string) bool {
-	return k == "pagination[page]" || k == "pagination[pageSize]" || strapi.IsSortKey(k)
-}
-
-// list answers with the requested page of the sorted catalogue. The
-// catalogue is small and cached whole, so sorting and slicing happen here.
+// list answers with the requested page of the catalogue as Strapi
+// would: filtered, then sorted, then paged, total counting the filtered
+// articles. The catalogue is small and cached whole, so all of it happens
+// here.
 func (h *handler) list(r *http.Request) (listResponse, error) {
-	q, page, size, err := function.ListQuery(r, knownParam, "pagination[page]", "pagination[pageSize]")
+	l, err := strapi.ParseList(r.URL.RawQuery, spec)
 	if err != nil {
 		return listResponse{}, err
 	}
-	keys, err := q.Sort(sortable)
+	f, err := filter.Compile(l.Filters, filter.ArticleFields)
 	if err != nil {
 		return listResponse{}, err
 	}
@@ -55,9 +58,12 @@ func (h *handler) list(r *http.Request) (listResponse, error) {
 	if err != nil {
 		return listResponse{}, err
 	}
-	sorted := slices.Clone(all)
+	sorted := f.Articles(all) // a new slice: the cached one keeps its order
+	if l.Draft {
+		sorted = sorted[:0]
+	}
 	slices.SortStableFunc(sorted, func(a, b rules.Article) int {
-		for _, k := range keys {
+		for _, k := range l.Sort {
 			c := compare(a, b, k.Field)
 			if k.Desc {
 				c = -c
@@ -68,11 +74,15 @@ func (h *handler) list(r *http.Request) (listResponse, error) {
 		}
 		return cmp.Compare(a.ID, b.ID)
 	})
-	data := []rules.Article{}
-	if start := (page - 1) * size; start < len(sorted) {
-		data = sorted[start:min(start+size, len(sorted))]
+	page := []rules.Article{}
+	if start, limit := l.Paging.Window(); start < len(sorted) {
+		page = sorted[start:min(start+limit, len(sorted))]
 	}
-	return listResponse{Data: data, Meta: meta{Pagination: strapi.NewPagination(page, size, len(sorted))}}, nil
+	data, err := strapi.Select(page, l.Fields)
+	if err != nil {
+		return listResponse{}, err
+	}
+	return listResponse{Data: data, Meta: meta{Pagination: l.Paging.Block(len(sorted))}}, nil
 }
 
 // compare orders two articles by one field. A missing fixed amount sorts

@@ -110,14 +110,38 @@ func TestListArticles(t *testing.T) {
 		{"EmptySortField", "sort=", 400, "sort"},
 		{"BothSortForms", "sort=id&sort[0]=state", 400, "sort"},
 		{"SortIndexTwice", "sort[0]=id&sort[0]=state", 400, "sort[0]"},
-		{"NestedSort", "sort[0][purpose_name]=asc", 400, "sort[0][purpose_name]"},
+		{"NestedSort", "sort[0][purpose_name]=asc", 400, "sort"},
 		{"PageZero", "pagination[page]=0", 400, "pagination[page]"},
 		{"PageSizeNotNumber", "pagination[pageSize]=ten", 400, "pagination[pageSize]"},
-		{"PlainPageRefused", "page=2", 400, "page"},
-		{"UnknownPagination", "pagination[limit]=5", 400, "pagination[limit]"},
+		{"PlainPageIgnored", "page=2&pagination[pageSize]=2", 200, "Affidavit/Karnataka,Affidavit/Maharashtra"},
+		{"UnknownParamsIgnored", "foo=bar&owner=x&populate=*&populate[stamp_duty][fields][0]=x&locale=en&status=published&pagination[pageSize]=1", 200, "Affidavit/Karnataka"},
+		{"OffsetPagination", "pagination[start]=2&pagination[limit]=2", 200, "Power of Attorney/Delhi,Rent Agreement/Karnataka"},
+		// Filters, on one page of 100 sorted by id: total counts what they select.
+		{"FilterEq", "filters[state][$eq]=Karnataka", 200, "Affidavit/Karnataka,Rent Agreement/Karnataka,Partnership Deed/Karnataka"},
+		{"FilterImplicitEq", "filters[state]=Karnataka", 200, "Affidavit/Karnataka,Rent Agreement/Karnataka,Partnership Deed/Karnataka"},
+		{"FilterNullFixed", "filters[fixed][$null]=true&filters[toFollowConsiderationPrice][$eq]=false", 200, "Rent Agreement/Karnataka,Indemnity Bond/West Bengal,Loan Agreement/Gujarat"},
+		{"FilterNeSkipsNull", "filters[fixed][$ne]=20", 200, "Affidavit/Maharashtra,Power of Attorney/Delhi,Partnership Deed/Karnataka"},
+		{"FilterNotSkipsNull", "filters[$not][fixed][$lt]=100", 200, "Affidavit/Maharashtra,Partnership Deed/Karnataka"},
+		{"FilterOr", "filters[$or][0][state][$eq]=Goa&filters[$or][1][purpose_name][$endsWithi]=DEED&filters[max][$lt]=1000000", 200, "Gift Deed/Tamil Nadu,Lease Deed/Telangana,Partnership Deed/Karnataka"},
+		{"FilterIn", "filters[state][$in][0]=Delhi&filters[state][$in][1]=Gujarat", 200, "Power of Attorney/Delhi,Loan Agreement/Gujarat,Sale Deed/Delhi"},
+		{"FilterNotIn", "filters[amountPercentConsideration][$notIn][0]=0.06", 200, "Sale Deed/Maharashtra,Gift Deed/Tamil Nadu,Lease Deed/Telangana,Partnership Deed/Karnataka"},
+		{"FilterBetweenDecimal", "filters[amountPercentConsideration][$between][0]=0.01&filters[amountPercentConsideration][$between][1]=0.06", 200, "Sale Deed/Delhi,Sale Deed/Maharashtra,Partnership Deed/Karnataka"},
+		{"FilterContainsCaseSensitive", "filters[purpose_name][$contains]=deed", 200, ""},
+		{"FilterStatusDraftIsEmpty", "status=draft", 200, ""},
+		{"FilterUnknownField", "filters[price][$eq]=1", 400, "filters"},
+		{"FilterUnknownOperator", "filters[state][$like]=Goa", 400, "filters"},
+		{"FilterTypeMismatch", "filters[min][$gt]=ten", 400, "filters[min][$gt]"},
+		{"FieldsUnknown", "fields[0]=price", 400, "fields"},
+		{"BadWithCount", "pagination[withCount]=maybe", 400, "pagination[withCount]"},
+		{"PageAndOffset", "pagination[page]=1&pagination[limit]=2", 400, "pagination"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r, b := list(tc.query)
+			query, total := tc.query, 11
+			if strings.HasPrefix(tc.name, "Filter") {
+				query += "&pagination[pageSize]=100"
+				total = len(strings.FieldsFunc(tc.want, func(r rune) bool { return r == ',' }))
+			}
+			r, b := list(query)
 			if r.Status != tc.status {
 				t.Fatalf("status %d, want %d: %s", r.Status, tc.status, r.Body)
 			}
@@ -125,16 +149,46 @@ func TestListArticles(t *testing.T) {
 				if e := r.Error(t); e.Error.Name != "ValidationError" || strings.Join(e.Paths(), " ") != tc.want {
 					t.Errorf("error = %+v, want a ValidationError on %s", e.Error, tc.want)
 				}
+				// Strapi's message for a field or operator it does not know.
+				if msg := r.Error(t).Error.Message; (tc.want == "filters" || tc.want == "fields") && !strings.HasPrefix(msg, "Invalid key ") {
+					t.Errorf("message = %q, want Invalid key <key>", msg)
+				}
 				return
 			}
 			if got := names(b); got != tc.want {
 				t.Errorf("got  %s\nwant %s", got, tc.want)
 			}
-			if b.Meta.Pagination["total"] != 11 {
-				t.Errorf("total = %d, want 11", b.Meta.Pagination["total"])
+			if got := b.Meta.Pagination["total"]; got != total {
+				t.Errorf("total = %d, want %d", got, total)
 			}
 		})
 	}
+	t.Run("Fields", func(t *testing.T) {
+		r := s.Invoke(functest.Request("GET", "/api/stamp-duty-datas", "fields[0]=state&fields[1]=fixed&pagination[pageSize]=1", nil, ""))
+		var raw struct {
+			Data []map[string]json.RawMessage `json:"data"`
+		}
+		json.Unmarshal([]byte(r.Body), &raw)
+		if len(raw.Data) != 1 {
+			t.Fatalf("status %d: %s", r.Status, r.Body)
+		}
+		if got, want := functest.JSONKeys(raw.Data[0]), "documentId,fixed,id,state"; got != want {
+			t.Errorf("keys = %s, want %s", got, want)
+		}
+	})
+	t.Run("WithoutCount", func(t *testing.T) {
+		for query, want := range map[string]string{
+			"pagination[withCount]=false":                     "map[page:1 pageSize:25]",
+			"pagination[withCount]=f&pagination[start]=3":     "map[limit:25 start:3]",
+			"pagination[start]=3&pagination[limit]=-1":        "map[limit:100 start:3 total:11]",
+			"pagination[withCount]=1&pagination[pageSize]=10": "map[page:1 pageCount:2 pageSize:10 total:11]",
+		} {
+			_, b := list(query)
+			if got := fmt.Sprint(b.Meta.Pagination); got != want {
+				t.Errorf("%s: pagination = %s, want %s", query, got, want)
+			}
+		}
+	})
 	t.Run("SizeCapped", func(t *testing.T) {
 		_, b := list("pagination[pageSize]=500")
 		if got, want := fmt.Sprint(b.Meta.Pagination), "map[page:1 pageCount:1 pageSize:100 total:11]"; got != want {

@@ -56,7 +56,7 @@ func benchOrders(b *testing.B, n int) []rules.Order {
 // calls: encoding a page of 100 orders as the response body, exactly as the
 // handler writes it.
 func BenchmarkEncodeOrders(b *testing.B) {
-	resp := listResponse{Data: benchOrders(b, 100), Pagination: strapi.NewPagination(1, 100, 10000)}
+	resp := listResponse{Data: benchOrders(b, 100), Pagination: strapi.Paging{Page: 1, PageSize: 100}.Block(10000)}
 	w := &fake.DiscardWriter{}
 	strapi.WriteJSON(w, http.StatusOK, resp)
 	if w.Status != http.StatusOK {

@@ -6,14 +6,17 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"testing"
 	"time"
 
 	"stampduty/shared/auth"
 	"stampduty/shared/fake"
+	"stampduty/shared/filter"
 	"stampduty/shared/functest"
 	"stampduty/shared/rules"
 	"stampduty/shared/store/localdb"
+	"stampduty/shared/strapi"
 )
 
 // fuzzTotal is how many orders the dev owner has.
@@ -59,6 +62,10 @@ func FuzzListOrders(f *testing.F) {
 		"page=1e2", "page=1.0", "page=", "page", "pageSize=0", "page=1&page=1", "page=1&page=2", "pagination[page]=1",
 		"pagination%5Bpage%5D=1", "limit=5", "page=%", "%zz", "page=1;pageSize=2", "page=%00", "page=%EF%BC%91",
 		"&&&", "=", "==", "page==1", "Page=1", "page=1#frag", "sort=id", "page=1&x",
+		"filters[documentId][$eq]=o00000000000000000000005", "filters[documentId][$in][0]=o00000000000000000000003&filters[documentId][$in][1]=o00000000000000000000030&filters[documentId][$in][2]=nope&pageSize=1&page=2",
+		"filters[documentId][$in][0]=o00000000000000000000003&pagination[withCount]=false", "pagination[start]=35&pagination[limit]=5",
+		"status=draft", "sort=createdAt:desc", "sort=createdAt", "fields[0]=createdAt", "filters[state][$eq]=Goa",
+		"page=1&pagination[page]=1",
 	} {
 		f.Add(s)
 	}
@@ -87,17 +94,35 @@ func FuzzListOrders(f *testing.F) {
 	})
 }
 
+// fuzzSpec is what the order list accepts, per the README.
+var fuzzSpec = strapi.ListSpec{Sortable: []string{"createdAt"}, Fields: []string{"createdAt", "updatedAt"}, TopLevelPage: true}
+
 // checkOrderPage fails unless body is {"data": [...], "pagination": {...}}
-// with a pagination block in range for fuzzTotal orders and data exactly
-// the orders of that page, newest first.
+// with a pagination block in range and data exactly the orders of the
+// window it names, newest first: of the documentIds the filters name, when
+// they name some.
 func checkOrderPage(t *testing.T, raw string, body []byte) {
 	t.Helper()
-	got, page, size := functest.CheckPage(t, raw, body, "pagination", fuzzTotal)
+	l, err := strapi.ParseList(raw, fuzzSpec)
+	if err != nil {
+		t.Fatalf("query %q: 200, but ParseList refuses it: %v", raw, err)
+	}
+	docs, filtered, err := filter.DocumentIDs(l.Filters)
+	if err != nil {
+		t.Fatalf("query %q: 200, but its filters are refused: %v", raw, err)
+	}
+	var all []int64 // the ids of the orders the query selects, newest first
+	for seq := int64(fuzzTotal); seq >= 1 && !l.Draft; seq-- {
+		if !filtered || slices.Contains(docs, fmt.Sprintf("o%023d", seq)) {
+			all = append(all, seq)
+		}
+	}
+	got, start, limit := functest.CheckPage(t, raw, body, "pagination", len(all))
 	var want []int64
-	for seq := fuzzTotal - (page-1)*size; seq > max(0, fuzzTotal-page*size); seq-- {
-		want = append(want, int64(seq))
+	if start < len(all) {
+		want = all[start:min(start+limit, len(all))]
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Fatalf("query %q: page %d of %d: ids %v, want %v", raw, page, size, got, want)
+		t.Fatalf("query %q: items %d+%d: ids %v, want %v", raw, start, limit, got, want)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"stampduty/shared/auth"
+	"stampduty/shared/filter"
 	"stampduty/shared/function"
 	"stampduty/shared/orders"
 	"stampduty/shared/rules"
@@ -15,40 +16,77 @@ import (
 type handler struct {
 	auth   *auth.Authenticator
 	orders interface {
-		Page(ctx context.Context, owner string, page, size int) ([]rules.Order, int, error)
+		Slice(ctx context.Context, owner string, start, limit int) ([]rules.Order, int, error)
+		ByDocuments(ctx context.Context, owner string, docs []string) ([]rules.Order, error)
 	}
 	files orders.Files
 }
 
 // listResponse is the order list: data and, at the top level, pagination.
 type listResponse struct {
-	Data       []rules.Order     `json:"data"`
-	Pagination strapi.Pagination `json:"pagination"`
+	Data       any              `json:"data"`
+	Pagination strapi.PageBlock `json:"pagination"`
 }
+
+// spec is what the list accepts: its one order (createdAt:desc), its
+// scalar fields (fulfillments and stamp duty always come), and page and
+// pageSize at the top level.
+var spec = strapi.ListSpec{Sortable: []string{"createdAt"}, Fields: []string{"createdAt", "updatedAt"}, TopLevelPage: true}
+
+// always are the fields an order keeps whatever fields says.
+var always = []string{"live_order_fulfillments", "stamp_duty"}
 
 // routes answers GET with the requested page.
 func (h *handler) routes() http.Handler {
 	return function.Route(http.MethodGet, function.AsCaller(h.auth, h.list))
 }
 
-// knownParam reports the query parameters of the order list.
-func knownParam(k string) bool { return k == "page" || k == "pageSize" }
-
 // list answers with the requested page of the caller's orders: only the
 // caller's, whatever the query says, since the owner comes from the token.
+// With a documentId filter it reads only the orders named.
 func (h *handler) list(r *http.Request, owner string) (listResponse, error) {
-	_, page, size, err := function.ListQuery(r, knownParam, "page", "pageSize")
+	l, err := strapi.ParseList(r.URL.RawQuery, spec)
 	if err != nil {
 		return listResponse{}, err
 	}
-	list, total, err := h.orders.Page(r.Context(), owner, page, size)
+	for _, k := range l.Sort {
+		if !k.Desc {
+			const msg = "The order list is sorted newest first only: sort=createdAt:desc"
+			return listResponse{}, &rules.Error{Code: rules.EINVALID, Message: msg, Fields: []rules.FieldError{{Path: "sort", Message: msg}}}
+		}
+	}
+	docs, filtered, err := filter.DocumentIDs(l.Filters)
 	if err != nil {
 		return listResponse{}, err
+	}
+	start, limit := l.Paging.Window()
+	var list []rules.Order
+	var total int
+	switch {
+	case l.Draft:
+		list = []rules.Order{}
+	case filtered:
+		found, err := h.orders.ByDocuments(r.Context(), owner, docs)
+		if err != nil {
+			return listResponse{}, err
+		}
+		list, total = []rules.Order{}, len(found)
+		if start < total {
+			list = found[start:min(start+limit, total)]
+		}
+	default:
+		if list, total, err = h.orders.Slice(r.Context(), owner, start, limit); err != nil {
+			return listResponse{}, err
+		}
 	}
 	for i := range list {
 		if list[i], err = orders.ForCaller(r.Context(), h.files, list[i]); err != nil {
 			return listResponse{}, err
 		}
 	}
-	return listResponse{Data: list, Pagination: strapi.NewPagination(page, size, total)}, nil
+	data, err := strapi.Select(list, l.Fields, always...)
+	if err != nil {
+		return listResponse{}, err
+	}
+	return listResponse{Data: data, Pagination: l.Paging.Block(total)}, nil
 }

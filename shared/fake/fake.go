@@ -47,6 +47,7 @@ type Created struct {
 type Orders struct {
 	mu      sync.Mutex
 	created []Created
+	lookups int
 }
 
 // Create stores o as owner's newest order and returns its seq: 1 for the
@@ -82,6 +83,44 @@ func (s *Orders) Page(_ context.Context, owner string, page, size int) ([]rules.
 	out := slices.Clone(own[max(0, hi-size):hi])
 	slices.Reverse(out)
 	return out, total, nil
+}
+
+// Slice returns limit of owner's orders, newest first, skipping the start
+// newest, and the total, with the DynamoDB store's rules.
+func (s *Orders) Slice(_ context.Context, owner string, start, limit int) ([]rules.Order, int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	own := s.of(owner)
+	total := len(own)
+	if start < 0 || limit < 1 || start >= total {
+		return []rules.Order{}, total, nil
+	}
+	hi := total - start // the newest seq of the slice
+	out := slices.Clone(own[max(0, hi-limit):hi])
+	slices.Reverse(out)
+	return out, total, nil
+}
+
+// ByDocuments returns owner's orders among the documentIds docs, newest
+// first; it records each id it was asked for (Lookups).
+func (s *Orders) ByDocuments(_ context.Context, owner string, docs []string) ([]rules.Order, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lookups += len(docs)
+	out := []rules.Order{}
+	for _, o := range slices.Backward(s.of(owner)) {
+		if slices.Contains(docs, o.DocumentID) {
+			out = append(out, o)
+		}
+	}
+	return out, nil
+}
+
+// Lookups returns how many documentIds ByDocuments was asked for so far.
+func (s *Orders) Lookups() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lookups
 }
 
 // Created returns every order created so far, oldest first.

@@ -100,9 +100,11 @@ func CheckQueryRefused(tb testing.TB, status int, body []byte) {
 // CheckPage fails unless body, a list route's 200 answer to the query raw,
 // is a JSON object of exactly data, an array, and outer, whose pagination
 // block (outer itself, or outer.pagination when outer is "meta") is
-// {page, pageSize, pageCount, total} in range, for total items. It returns
-// the ids of data in order, and the page and page size.
-func CheckPage(tb testing.TB, raw string, body []byte, outer string, total int) (ids []int64, page, size int) {
+// {page, pageSize, pageCount, total} or {start, limit, total} in range
+// for total items (without total and pageCount when the query does not
+// count). It returns the ids of data in order, and the window the block
+// names: its first item (from 0) and its size.
+func CheckPage(tb testing.TB, raw string, body []byte, outer string, total int) (ids []int64, start, limit int) {
 	tb.Helper()
 	var top map[string]json.RawMessage
 	var data []struct {
@@ -127,23 +129,33 @@ func CheckPage(tb testing.TB, raw string, body []byte, outer string, total int) 
 	if err := json.Unmarshal(block, &p); err != nil {
 		tb.Fatalf("query %q: pagination %s: %v", raw, block, err)
 	}
-	if got, want := fmt.Sprint(slices.Sorted(maps.Keys(p))), "[page pageCount pageSize total]"; got != want {
-		tb.Fatalf("query %q: pagination keys = %s, want %s", raw, got, want)
+	switch keys := fmt.Sprint(slices.Sorted(maps.Keys(p))); keys {
+	case "[page pageCount pageSize total]", "[page pageSize]":
+		page, size := p["page"], p["pageSize"]
+		if page < 1 || page > math.MaxInt32 || size < 1 || size > strapi.MaxPageSize {
+			tb.Fatalf("query %q: pagination %v out of range", raw, p)
+		}
+		if _, counted := p["total"]; counted {
+			if got, want := p["pageCount"], (total+size-1)/size; got != want {
+				tb.Fatalf("query %q: pageCount = %d, want %d", raw, got, want)
+			}
+		}
+		start, limit = (page-1)*size, size
+	case "[limit start total]", "[limit start]":
+		start, limit = p["start"], p["limit"]
+		if start < 0 || start > math.MaxInt32 || limit < 1 || limit > strapi.MaxPageSize {
+			tb.Fatalf("query %q: pagination %v out of range", raw, p)
+		}
+	default:
+		tb.Fatalf("query %q: pagination keys = %s, want a page or an offset block", raw, keys)
 	}
-	page, size = p["page"], p["pageSize"]
-	if page < 1 || page > math.MaxInt32 || size < 1 || size > strapi.MaxPageSize {
-		tb.Fatalf("query %q: pagination %v out of range", raw, p)
-	}
-	if got, want := p["total"], total; got != want {
-		tb.Fatalf("query %q: total = %d, want %d", raw, got, want)
-	}
-	if got, want := p["pageCount"], (total+size-1)/size; got != want {
-		tb.Fatalf("query %q: pageCount = %d, want %d", raw, got, want)
+	if got, counted := p["total"]; counted && got != total {
+		tb.Fatalf("query %q: total = %d, want %d", raw, got, total)
 	}
 	for _, d := range data {
 		ids = append(ids, d.ID)
 	}
-	return ids, page, size
+	return ids, start, limit
 }
 
 // JSONKeys returns the keys of m, sorted and joined by commas.

@@ -69,17 +69,6 @@ func Route[T any](method string, serve func(r *http.Request) (T, error)) http.Ha
 	})))
 }
 
-// ListQuery reads the query of a list route: it refuses any parameter that
-// known does not accept (strapi.ParseQuery), then reads the page and page
-// size under pageKey and sizeKey (strapi.Query.Page).
-func ListQuery(r *http.Request, known func(string) bool, pageKey, sizeKey string) (q strapi.Query, page, size int, err error) {
-	if q, err = strapi.ParseQuery(r.URL.RawQuery, known); err != nil {
-		return q, 0, 0, err
-	}
-	page, size, err = q.Page(pageKey, sizeKey)
-	return q, page, size, err
-}
-
 // Authenticator returns the function's token checker (auth.FromEnv) over
 // the tokens table TOKENS_TABLE names.
 func (d Deps) Authenticator() *auth.Authenticator {

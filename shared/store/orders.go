@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -312,21 +314,32 @@ func (s *Orders) Count(ctx context.Context, owner string) (int, error) {
 }
 
 // Page returns page (from 1) of owner's orders, newest first, size per page,
-// and the exact total. It costs two Queries whatever the page: the count,
-// then the page's seq range. The range is read eventually consistent (half
-// the price); if it comes back short of what the count promises (an order
-// written a moment ago not yet visible), it is read once more, consistently.
+// and the exact total: Slice((page-1)*size, size).
 func (s *Orders) Page(ctx context.Context, owner string, page, size int) ([]rules.Order, int, error) {
+	if page < 1 || size < 1 {
+		total, err := s.Count(ctx, owner)
+		return []rules.Order{}, total, err
+	}
+	return s.Slice(ctx, owner, (page-1)*size, size)
+}
+
+// Slice returns limit of owner's orders, newest first, skipping the start
+// newest, and the exact total. It costs two Queries wherever the slice is:
+// the count, then the slice's seq range. The range is read eventually
+// consistent (half the price); if it comes back short of what the count
+// promises (an order written a moment ago not yet visible), it is read once
+// more, consistently.
+func (s *Orders) Slice(ctx context.Context, owner string, start, limit int) ([]rules.Order, int, error) {
 	total, err := s.Count(ctx, owner)
 	if err != nil {
 		return nil, 0, err
 	}
-	// The newest seq of the page is hi = total-(page-1)*size; past the end when < 1.
-	if page < 1 || size < 1 || (page-1) >= (total+size-1)/size {
+	// The newest seq of the slice is hi = total-start; past the end when < 1.
+	if start < 0 || limit < 1 || start >= total {
 		return []rules.Order{}, total, nil
 	}
-	hi := int64(total) - int64(page-1)*int64(size)
-	lo := max(1, hi-int64(size)+1)
+	hi := int64(total) - int64(start)
+	lo := max(1, hi-int64(limit)+1)
 	orders, err := s.seqRange(ctx, owner, lo, hi, false)
 	if err != nil {
 		return nil, 0, err
@@ -397,6 +410,49 @@ func (s *Orders) ByDocument(ctx context.Context, doc string) (orders.Stored, err
 		return orders.Stored{}, rules.Errorf(rules.ENOTFOUND, "no order %s", doc)
 	}
 	return decodeStored(out.Items[0])
+}
+
+// lookups is how many documentId Queries ByDocuments runs at once.
+const lookups = 10
+
+// ByDocuments returns owner's orders among the documentIds docs, newest
+// first: one Query of the documentId index per id (ByDocument), lookups at
+// a time, so the cost follows len(docs), never the number of owner's
+// orders. An id that is unknown, or another owner's, is left out.
+func (s *Orders) ByDocuments(ctx context.Context, owner string, docs []string) ([]rules.Order, error) {
+	found := make([]orders.Stored, len(docs))
+	errs := make([]error, len(docs))
+	sem := make(chan struct{}, lookups)
+	var wg sync.WaitGroup
+	for i, doc := range docs {
+		if doc == "" { // no order has one, and DynamoDB refuses an empty key
+			errs[i] = rules.Errorf(rules.ENOTFOUND, "no order")
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			found[i], errs[i] = s.ByDocument(ctx, doc)
+		}()
+	}
+	wg.Wait()
+	var own []orders.Stored
+	for i, o := range found {
+		switch err := errs[i]; {
+		case rules.ErrorCode(err) == rules.ENOTFOUND:
+		case err != nil:
+			return nil, err
+		case o.Owner == owner:
+			own = append(own, o)
+		}
+	}
+	slices.SortFunc(own, func(a, b orders.Stored) int { return cmp.Compare(b.Seq, a.Seq) })
+	out := make([]rules.Order, len(own))
+	for i, o := range own {
+		out[i] = o.Order
+	}
+	return out, nil
 }
 
 // Reread returns the order stored at o's key now: a strongly consistent

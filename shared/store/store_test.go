@@ -254,6 +254,59 @@ func TestOrders(t *testing.T) {
 			}
 		}
 	})
+	t.Run("SlicesAtAnyOffset", func(t *testing.T) {
+		for _, tc := range []struct{ start, limit, first, count int }{
+			{0, 3, 60, 3}, {7, 5, 53, 5}, {58, 5, 2, 2}, {59, 1, 1, 1}, {60, 5, 0, 0}, {1000, 5, 0, 0},
+		} {
+			proxy.Take()
+			got, total, err := orders.Slice(ctx, "alice", tc.start, tc.limit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if total != n || len(got) != tc.count {
+				t.Fatalf("slice %d+%d: total %d, %d orders; want %d, %d", tc.start, tc.limit, total, len(got), n, tc.count)
+			}
+			for i, o := range got {
+				if want := fmt.Sprintf("Party %d", tc.first-i); o.StampDuty.FirstPartyName != want {
+					t.Errorf("slice %d+%d item %d = %s, want %s", tc.start, tc.limit, i, o.StampDuty.FirstPartyName, want)
+				}
+			}
+			if calls, want := env.Operations(proxy.Take()), "Query:OrdersTable=2"; tc.count > 0 && calls != want {
+				t.Errorf("slice %d+%d: calls = %s, want %s", tc.start, tc.limit, calls, want)
+			}
+		}
+	})
+	t.Run("ByDocuments", func(t *testing.T) {
+		alice, _, err := orders.Page(ctx, "alice", 1, 60)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bob, _, err := orders.Page(ctx, "bob", 1, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// alice's 60 is alice[0], her 1 is alice[59].
+		docs := []string{alice[59].DocumentID, bob[0].DocumentID, "no-such-order", alice[0].DocumentID, alice[30].DocumentID, ""}
+		proxy.Take()
+		got, err := orders.ByDocuments(ctx, "alice", docs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, o := range got {
+			names = append(names, o.StampDuty.FirstPartyName)
+		}
+		if got, want := strings.Join(names, ","), "Party 60,Party 30,Party 1"; got != want {
+			t.Errorf("orders = %s, want %s (alice's only, newest first)", got, want)
+		}
+		// One index Query per non-empty id: never a Scan, never alice's 60 orders.
+		if got, want := env.Operations(proxy.Take()), "Query:OrdersTable/index/by-document=5"; got != want {
+			t.Errorf("calls = %s, want %s", got, want)
+		}
+		if got, err := orders.ByDocuments(ctx, "bob", nil); err != nil || len(got) != 0 {
+			t.Errorf("no ids: %v, %v; want none", got, err)
+		}
+	})
 	t.Run("OwnersAreSeparate", func(t *testing.T) {
 		got, total, err := orders.Page(ctx, "bob", 1, 25)
 		if err != nil {

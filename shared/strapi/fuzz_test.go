@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"testing"
 
+	"stampduty/shared/filter"
 	"stampduty/shared/rules"
 )
 
@@ -145,4 +146,43 @@ func expectNumber(values []string, def, limit int) (n int, ok bool) {
 		return limit, true
 	}
 	return int(v), true
+}
+
+// FuzzParseList feeds raw query strings to ParseList with both lists'
+// specs. It must never panic; every error is an EINVALID *rules.Error
+// naming a parameter; a query it accepts has a window of at least one and
+// at most MaxPageSize items, only allowed fields, and filters that
+// filter.Compile either accepts or refuses as EINVALID.
+func FuzzParseList(f *testing.F) {
+	for _, s := range []string{
+		"", "filters[state][$eq]=Goa", "filters[$or][0][state][$eq]=Goa&filters[$or][1][min][$gt]=1",
+		"filters[state][$in][]=Goa", "filters[$not][fixed][$null]=1", "fields=state,min", "fields[0]=x",
+		"pagination[start]=1&pagination[limit]=-1", "pagination[withCount]=f", "page=2&pagination[page]=2",
+		"status=draft", "populate[a][b]=c", "filters[a][$eq][0][b]=1", "filters[[", "filters][", "filters[$and]=1",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		for _, spec := range []ListSpec{articleSpec, orderSpec} {
+			l, err := ParseList(raw, spec)
+			if err != nil {
+				requireInvalid(t, "ParseList", raw, err)
+				continue
+			}
+			start, limit := l.Paging.Window()
+			if start < 0 || limit < 1 || limit > MaxPageSize {
+				t.Fatalf("ParseList(%q): window %d+%d out of range", raw, start, limit)
+			}
+			for _, fl := range l.Fields {
+				if !slices.Contains(spec.Fields, fl) {
+					t.Fatalf("ParseList(%q): field %q not allowed", raw, fl)
+				}
+			}
+			if _, err := filter.Compile(l.Filters, filter.ArticleFields); err != nil {
+				if got, want := rules.ErrorCode(err), rules.EINVALID; got != want {
+					t.Fatalf("Compile of %q: code %q, want %q", raw, got, want)
+				}
+			}
+		}
+	})
 }
