@@ -1,7 +1,6 @@
 package main
 
 import (
-	"net/http"
 	"strings"
 	"testing"
 
@@ -50,7 +49,7 @@ func TestNotFound(t *testing.T) {
 	})
 
 	t.Run("HeadWithoutBody", func(t *testing.T) {
-		r := send(http.MethodHead, "/api/stamp-duty-quotes")
+		r := send("HEAD", "/api/stamp-duty-quotes")
 		if r.Status != 405 || r.Body != "" || r.Headers["Allow"] != "GET" {
 			t.Errorf("HEAD: status %d, Allow %q, body %q; want 405, Allow GET, no body", r.Status, r.Headers["Allow"], r.Body)
 		}
