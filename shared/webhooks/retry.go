@@ -72,6 +72,9 @@ type Result struct {
 	Status int
 	// Duration is how long the attempt took.
 	Duration time.Duration
+	// Read is how many bytes of the answer's body were read: all of it up
+	// to MaxAnswerBytes, never more.
+	Read int64
 	// Err is nil when the receiver answered 2xx, else why the attempt
 	// failed: the status answered, a timeout, a refused connection, a TLS
 	// error, a refused address (a *BlockedError), a bad URL.
