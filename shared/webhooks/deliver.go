@@ -47,9 +47,11 @@ type Deliverer struct {
 	TLS *tls.Config
 }
 
-// Deliver POSTs body (the JSON of event eventID) to url, signed with secret.
-// It never returns before the receiver answers or the timeout passes, and
-// reads at most MaxAnswerBytes of the answer.
+// Deliver POSTs body (the JSON of event eventID) to url, signed with secret,
+// and says how the attempt went. It returns within the timeout (or ctx's
+// deadline, when sooner) whatever the receiver does, and reads at most
+// MaxAnswerBytes of the answer. The answer's status decides: a 2xx received
+// in time is a success even when the rest of its body is cut.
 func (d Deliverer) Deliver(ctx context.Context, url, secret, eventID string, body []byte) Result {
 	start := time.Now()
 	r := d.deliver(ctx, url, secret, eventID, body)
