@@ -35,7 +35,7 @@ const (
 // POST of at most Timeout, no redirect followed, no proxy, no connection
 // kept, at most MaxAnswerBytes of the answer read, and every address checked
 // by Guard after resolution, at connect time. The zero Deliverer delivers on
-// AWS's terms.
+// AWS's terms. A Deliverer is safe for concurrent use.
 type Deliverer struct {
 	Guard
 	// Timeout bounds each delivery; zero means Timeout.

@@ -76,11 +76,11 @@ const (
 	testEventID = "evt_k3v9xq2m7p4r8t1w5y6z0abc"
 )
 
-var testBody = []byte(`{"id":"evt_k3v9xq2m7p4r8t1w5y6z0abc","type":"order.created"}`)
+const testBody = `{"id":"evt_k3v9xq2m7p4r8t1w5y6z0abc","type":"order.created"}`
 
 // deliver delivers the test event to u with d.
 func deliver(d Deliverer, u string) Result {
-	return d.Deliver(context.Background(), u, testSecret, testEventID, testBody)
+	return d.Deliver(context.Background(), u, testSecret, testEventID, []byte(testBody))
 }
 
 // assertFailed fails t unless r is a failure with HTTP status code (0: none)
@@ -126,7 +126,7 @@ func TestDeliverAnswers(t *testing.T) {
 		if s.method != http.MethodPost {
 			t.Errorf("method = %s, want POST", s.method)
 		}
-		if string(s.body) != string(testBody) {
+		if string(s.body) != testBody {
 			t.Errorf("body = %s, want %s", s.body, testBody)
 		}
 		for name, want := range map[string]string{
