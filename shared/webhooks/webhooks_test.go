@@ -1,0 +1,192 @@
+package webhooks
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"stampduty/shared/rules"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+func TestWebhookJSON(t *testing.T) {
+	w := Webhook{ID: 7, DocumentID: "k3v9xq2m7p4r8t1w5y6z0abc", URL: "https://example.com/hooks",
+		Events: []string{EventOrderCreated}, Enabled: true, CreatedAt: "2026-11-21T04:09:00.123Z",
+		Secret: "whsec_SECRET", Owner: "acme"}
+	t.Run("NeverShowsSecretOrOwner", func(t *testing.T) {
+		b, err := json.Marshal(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := `{"id":7,"documentId":"k3v9xq2m7p4r8t1w5y6z0abc","url":"https://example.com/hooks","events":["order.created"],"enabled":true,"createdAt":"2026-11-21T04:09:00.123Z"}`
+		if got := string(b); got != want {
+			t.Errorf("json = %s, want %s", got, want)
+		}
+	})
+	t.Run("RegisteredShowsSecretOnce", func(t *testing.T) {
+		b, err := json.Marshal(w.Registered())
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := `{"id":7,"documentId":"k3v9xq2m7p4r8t1w5y6z0abc","url":"https://example.com/hooks","events":["order.created"],"enabled":true,"createdAt":"2026-11-21T04:09:00.123Z","secret":"whsec_SECRET"}`
+		if got := string(b); got != want {
+			t.Errorf("json = %s, want %s", got, want)
+		}
+	})
+	t.Run("Subscribed", func(t *testing.T) {
+		if !w.Subscribed(EventOrderCreated) {
+			t.Error("an enabled webhook is not subscribed to its own event type")
+		}
+		if w.Subscribed(EventOrderStatusChanged) {
+			t.Error("a webhook is subscribed to a type it does not list")
+		}
+		off := w
+		off.Enabled = false
+		if off.Subscribed(EventOrderCreated) {
+			t.Error("a disabled webhook is subscribed")
+		}
+	})
+}
+
+func TestEventJSON(t *testing.T) {
+	at := time.Date(2026, 11, 21, 4, 9, 0, 123e6, time.UTC)
+	t.Run("StatusChanged", func(t *testing.T) {
+		ev, err := NewEvent(EventOrderStatusChanged, at, json.RawMessage(`{"documentId":"k3"}`), ptr("Pending"), ptr("Created"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ValidEventID(ev.ID) {
+			t.Errorf("NewEvent id %q is not a valid event id", ev.ID)
+		}
+		ev.ID = "evt_x"
+		b, err := json.Marshal(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := `{"id":"evt_x","type":"order.status_changed","createdAt":"2026-11-21T04:09:00.123Z","data":{"order":{"documentId":"k3"},"previous_status":"Pending","order_status":"Created"}}`
+		if got := string(b); got != want {
+			t.Errorf("json = %s, want %s", got, want)
+		}
+	})
+	t.Run("NullStatuses", func(t *testing.T) {
+		ev, err := NewEvent(EventOrderCreated, at, json.RawMessage(`{}`), nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal(ev.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := string(b), `{"order":{},"previous_status":null,"order_status":null}`; got != want {
+			t.Errorf("json = %s, want %s", got, want)
+		}
+	})
+	t.Run("UnknownTypeRefused", func(t *testing.T) {
+		if _, err := NewEvent("order.deleted", at, json.RawMessage(`{}`), nil, nil); err == nil {
+			t.Error("NewEvent(order.deleted) = nil error, want one")
+		}
+	})
+}
+
+func TestAttemptJSON(t *testing.T) {
+	a := Attempt{EventID: "evt_x", Type: EventOrderCreated, Attempt: 2, Status: 0, At: "2026-11-21T04:09:30.000Z", DurationMS: 10000}
+	b, err := json.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"event_id":"evt_x","type":"order.created","attempt":2,"status":0,"at":"2026-11-21T04:09:30.000Z","duration_ms":10000,"next_attempt_at":null}`
+	if got := string(b); got != want {
+		t.Errorf("json = %s, want %s", got, want)
+	}
+}
+
+func TestEventIDs(t *testing.T) {
+	t.Run("NewAreValidAndDistinct", func(t *testing.T) {
+		seen := map[string]bool{}
+		for range 100 {
+			id, err := NewEventID()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ValidEventID(id) {
+				t.Fatalf("NewEventID() = %q, not valid", id)
+			}
+			if seen[id] {
+				t.Fatalf("NewEventID() repeated %q", id)
+			}
+			seen[id] = true
+		}
+	})
+	for _, bad := range []string{"", "evt_", "k3v9xq2m7p4r8t1w5y6z0abc", "evt_k3v9xq2m7p4r8t1w5y6z0ab", "evt_k3v9xq2m7p4r8t1w5y6z0abcd",
+		"evt_3k3v9xq2m7p4r8t1w5y6z0ab", "evt_K3v9xq2m7p4r8t1w5y6z0abc", "evt_k3v9xq2m7p4r8t1w5y6z0ab/", "EVT_k3v9xq2m7p4r8t1w5y6z0abc"} {
+		if ValidEventID(bad) {
+			t.Errorf("ValidEventID(%q) = true, want false", bad)
+		}
+	}
+	if !ValidEventID("evt_k3v9xq2m7p4r8t1w5y6z0abc") {
+		t.Error("ValidEventID refuses a well-formed id")
+	}
+}
+
+func TestCheckEvents(t *testing.T) {
+	t.Run("KnownTypes", func(t *testing.T) {
+		for _, typ := range []string{"order.created", "order.status_changed", "order.document_uploaded", "order.certificate_attached"} {
+			if !ValidEventType(typ) {
+				t.Errorf("ValidEventType(%q) = false", typ)
+			}
+		}
+		for _, typ := range []string{"", "order.*", "Order.Created", "order.created "} {
+			if ValidEventType(typ) {
+				t.Errorf("ValidEventType(%q) = true", typ)
+			}
+		}
+	})
+	t.Run("AllFourAccepted", func(t *testing.T) {
+		if err := CheckEvents([]string{EventOrderCertificateAttached, EventOrderCreated, EventOrderDocumentUploaded, EventOrderStatusChanged}); err != nil {
+			t.Errorf("CheckEvents(all four) = %v", err)
+		}
+	})
+	bad := []struct {
+		name   string
+		events []string
+		msg    string
+	}{
+		{"None", nil, "events must list at least one event type"},
+		{"Empty", []string{}, "events must list at least one event type"},
+		{"Unknown", []string{EventOrderCreated, "order.deleted"}, "events[1] must be one of order.created, order.status_changed, order.document_uploaded, order.certificate_attached"},
+		{"Repeated", []string{EventOrderCreated, EventOrderStatusChanged, EventOrderCreated}, "events[2] repeats an event type"},
+	}
+	for _, tc := range bad {
+		t.Run(tc.name, func(t *testing.T) {
+			assertInvalid(t, CheckEvents(tc.events), "events", tc.msg)
+		})
+	}
+}
+
+// assertInvalid fails t unless err is an EINVALID *rules.Error of one field
+// at path with message msg.
+func assertInvalid(t *testing.T, err error, path, msg string) {
+	t.Helper()
+	var e *rules.Error
+	if !errors.As(err, &e) {
+		t.Fatalf("error = %v, want a *rules.Error", err)
+	}
+	if got, want := e.Code, rules.EINVALID; got != want {
+		t.Errorf("code = %s, want %s", got, want)
+	}
+	if len(e.Fields) != 1 {
+		t.Fatalf("fields = %+v, want one", e.Fields)
+	}
+	if got, want := e.Fields[0].Path, path; got != want {
+		t.Errorf("path = %q, want %q", got, want)
+	}
+	if got, want := e.Fields[0].Message, msg; got != want {
+		t.Errorf("message = %q, want %q", got, want)
+	}
+	if !strings.HasPrefix(e.Message, "Invalid data. ") {
+		t.Errorf("message %q does not start with Invalid data.", e.Message)
+	}
+}
