@@ -330,13 +330,9 @@ func TestDeliverHostileReceivers(t *testing.T) {
 		}
 	})
 	t.Run("ConnectionRefused", func(t *testing.T) {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		addr := l.Addr().String()
-		l.Close()
-		res := deliver(localDeliverer(), "http://"+addr+"/hooks")
+		rc := newReceiver(t, false, status(200))
+		rc.Close() // its port now refuses connections
+		res := deliver(localDeliverer(), rc.URL+"/hooks")
 		assertFailed(t, res, 0)
 		if !errors.Is(res.Err, syscall.ECONNREFUSED) {
 			t.Errorf("error = %v, want connection refused", res.Err)
@@ -439,29 +435,36 @@ func TestDeliverAddresses(t *testing.T) {
 		c.Close()
 	})
 	t.Run("ConnectHookChecks", func(t *testing.T) {
-		cases := []struct {
-			local           bool
-			address, scheme string
-			ok              bool
+		// Per guard and scheme, the addresses the connect hook lets through
+		// and those it refuses.
+		cases := map[string]struct {
+			local            bool
+			scheme           string
+			allowed, refused []string
 		}{
-			{false, "93.184.215.14:443", "https", true},
-			{false, "[2606:2800:21f:cb07:6820:80da:af6b:8b2c]:443", "https", true},
-			{false, "10.0.0.1:443", "https", false},
-			{false, "127.0.0.1:443", "https", false},
-			{false, "[::ffff:127.0.0.1]:443", "https", false},
-			{false, "169.254.169.254:80", "https", false},
-			{false, "[fd00:ec2::254]:80", "https", false},
-			{true, "127.0.0.1:8080", "http", true},
-			{true, "[::1]:8080", "http", true},
-			{true, "93.184.215.14:80", "http", false},
-			{true, "10.0.0.1:443", "https", false},
-			{false, "hooks.example.com:443", "https", false},
+			"AWSHTTPSPublicOnly": {scheme: "https",
+				allowed: []string{"93.184.215.14:443", "[2606:2800:21f:cb07:6820:80da:af6b:8b2c]:443"},
+				refused: []string{"10.0.0.1:443", "127.0.0.1:443", "[::ffff:127.0.0.1]:443", "169.254.169.254:80", "[fd00:ec2::254]:80", "hooks.example.com:443"}},
+			"LocalHTTPLoopbackOnly": {local: true, scheme: "http",
+				allowed: []string{"127.0.0.1:8080", "[::1]:8080"},
+				refused: []string{"93.184.215.14:80"}},
+			"LocalHTTPSStillRefusesPrivate": {local: true, scheme: "https",
+				refused: []string{"10.0.0.1:443"}},
 		}
-		for _, tc := range cases {
-			d := Deliverer{Guard: Guard{Local: tc.local}}
-			if err := d.checkDialed(tc.address, tc.scheme); (err == nil) != tc.ok {
-				t.Errorf("local=%v %s to %s: %v, want allowed=%v", tc.local, tc.scheme, tc.address, err, tc.ok)
-			}
+		for name, tc := range cases {
+			t.Run(name, func(t *testing.T) {
+				d := Deliverer{Guard: Guard{Local: tc.local}}
+				for _, address := range tc.allowed {
+					if err := d.checkDialed(address, tc.scheme); err != nil {
+						t.Errorf("local=%v %s to %s: %v, want allowed", tc.local, tc.scheme, address, err)
+					}
+				}
+				for _, address := range tc.refused {
+					if err := d.checkDialed(address, tc.scheme); err == nil {
+						t.Errorf("local=%v %s to %s: allowed, want refused", tc.local, tc.scheme, address)
+					}
+				}
+			})
 		}
 	})
 	t.Run("NoSuchHostFails", func(t *testing.T) {

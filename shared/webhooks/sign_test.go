@@ -7,6 +7,9 @@ import (
 	"time"
 )
 
+// signSecret is the secret TestSign and TestVerify sign with.
+const signSecret = "whsec_test"
+
 func TestNewSecret(t *testing.T) {
 	t.Run("PrefixAnd32BytesOfBase64URL", func(t *testing.T) {
 		s := NewSecret()
@@ -37,14 +40,14 @@ func TestNewSecret(t *testing.T) {
 func TestSign(t *testing.T) {
 	t.Run("StripeSchemeWholeSecretAsKey", func(t *testing.T) {
 		// printf '%s' '1700000000.{"id":"evt_1"}' | openssl dgst -sha256 -hmac 'whsec_test'
-		got := Sign("whsec_test", time.Unix(1700000000, 0), []byte(`{"id":"evt_1"}`))
+		got := Sign(signSecret, time.Unix(1700000000, 0), []byte(`{"id":"evt_1"}`))
 		if want := "t=1700000000,v1=c89214b5b5da833daed6f0b8c5bb6bd58cea9022bd80ccc78230f3942d632925"; got != want {
 			t.Errorf("Sign = %q, want %q", got, want)
 		}
 	})
 	t.Run("SecondsOnly", func(t *testing.T) {
-		a := Sign("whsec_test", time.Unix(1700000000, 0), []byte("x"))
-		b := Sign("whsec_test", time.Unix(1700000000, 999_000_000), []byte("x"))
+		a := Sign(signSecret, time.Unix(1700000000, 0), []byte("x"))
+		b := Sign(signSecret, time.Unix(1700000000, 999_000_000), []byte("x"))
 		if a != b {
 			t.Errorf("signatures within one second differ: %q, %q", a, b)
 		}
@@ -52,10 +55,9 @@ func TestSign(t *testing.T) {
 }
 
 func TestVerify(t *testing.T) {
-	const secret = "whsec_test"
 	body := []byte(`{"id":"evt_1"}`)
 	at := time.Unix(1700000000, 0)
-	header := Sign(secret, at, body)
+	header := Sign(signSecret, at, body)
 	_, v1, _ := strings.Cut(header, ",")
 	other := Sign("whsec_other", at, body)
 	_, otherV1, _ := strings.Cut(other, ",")
@@ -77,7 +79,7 @@ func TestVerify(t *testing.T) {
 	}
 	for _, tc := range ok {
 		t.Run(tc.name, func(t *testing.T) {
-			if err := Verify(tc.header, secret, body, tc.now, tc.tol); err != nil {
+			if err := Verify(tc.header, signSecret, body, tc.now, tc.tol); err != nil {
 				t.Errorf("Verify(%q) = %v, want nil", tc.header, err)
 			}
 		})
@@ -108,7 +110,7 @@ func TestVerify(t *testing.T) {
 	}
 	for _, tc := range bad {
 		t.Run(tc.name, func(t *testing.T) {
-			err := Verify(tc.header, secret, tc.body, tc.now, tc.tol)
+			err := Verify(tc.header, signSecret, tc.body, tc.now, tc.tol)
 			if err == nil {
 				t.Fatalf("Verify(%q) = nil, want an error", tc.header)
 			}

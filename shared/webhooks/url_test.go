@@ -123,25 +123,24 @@ func TestCheckURL(t *testing.T) {
 	local := Guard{Local: true, Resolver: res}
 	long := "https://hooks.example.com/" + strings.Repeat("a", MaxURLLength-len("https://hooks.example.com/"))
 
-	ok := []struct {
-		name  string
+	ok := map[string]struct {
 		guard Guard
 		url   string
 	}{
-		{"HTTPSName", aws, "https://hooks.example.com/stampduty?x=1"},
-		{"HTTPSPublicIPv4", aws, "https://93.184.215.14/hooks"},
-		{"HTTPSPublicIPv6", aws, "https://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]:8443/hooks"},
-		{"UpperCaseScheme", aws, "HTTPS://hooks.example.com/"},
-		{"TrailingDotName", aws, "https://hooks.example.com./"},
-		{"AtTheLengthLimit", aws, long},
-		{"LocalHTTPLoopback", local, "http://127.0.0.1:8080/hooks"},
-		{"LocalHTTPLocalhost", local, "http://localhost:8080/hooks"},
-		{"LocalHTTPIPv6Loopback", local, "http://[::1]:8080/hooks"},
-		{"LocalHTTPSLoopback", local, "https://localhost/hooks"},
-		{"LocalHTTPSPublic", local, "https://hooks.example.com/"},
+		"HTTPSName":             {aws, "https://hooks.example.com/stampduty?x=1"},
+		"HTTPSPublicIPv4":       {aws, "https://93.184.215.14/hooks"},
+		"HTTPSPublicIPv6":       {aws, "https://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]:8443/hooks"},
+		"UpperCaseScheme":       {aws, "HTTPS://hooks.example.com/"},
+		"TrailingDotName":       {aws, "https://hooks.example.com./"},
+		"AtTheLengthLimit":      {aws, long},
+		"LocalHTTPLoopback":     {local, "http://127.0.0.1:8080/hooks"},
+		"LocalHTTPLocalhost":    {local, "http://localhost:8080/hooks"},
+		"LocalHTTPIPv6Loopback": {local, "http://[::1]:8080/hooks"},
+		"LocalHTTPSLoopback":    {local, "https://localhost/hooks"},
+		"LocalHTTPSPublic":      {local, "https://hooks.example.com/"},
 	}
-	for _, tc := range ok {
-		t.Run(tc.name, func(t *testing.T) {
+	for name, tc := range ok {
+		t.Run(name, func(t *testing.T) {
 			if err := tc.guard.CheckURL(context.Background(), tc.url); err != nil {
 				t.Errorf("CheckURL(%q) = %v, want nil", tc.url, err)
 			}
@@ -149,84 +148,92 @@ func TestCheckURL(t *testing.T) {
 	}
 
 	const (
-		msgHTTPS      = "url must use https"
-		msgLocalHTTP  = "url must use https; plain http is allowed only to a loopback address of a local stack"
-		msgNotAURL    = "url must be an absolute URL, e.g. https://example.com/hooks"
-		msgBadHost    = "url must have a valid host: an IP address or a DNS name (international names in their xn-- form)"
-		msgLoopback   = "url must not point to a loopback address"
-		msgPrivate    = "url must not point to a private address"
-		msgMetadata   = "url must not point to a link-local (cloud metadata) address"
-		msgNoResolve  = "url's host name does not resolve"
-		msgUnspecfied = "url must not point to an unspecified address"
+		msgNotAURL     = "url must be an absolute URL, e.g. https://example.com/hooks"
+		msgTooLong     = "url must be at most 2048 characters"
+		msgHTTPS       = "url must use https"
+		msgLocalHTTP   = "url must use https; plain http is allowed only to a loopback address of a local stack"
+		msgUserInfo    = "url must not contain a user name or password"
+		msgFragment    = "url must not have a fragment"
+		msgNoHost      = "url must have a host"
+		msgPort        = "url must have a port from 1 to 65535"
+		msgBadHost     = "url must have a valid host: an IP address or a DNS name (international names in their xn-- form)"
+		msgLoopback    = "url must not point to a loopback address"
+		msgPrivate     = "url must not point to a private address"
+		msgMetadata    = "url must not point to a link-local (cloud metadata) address"
+		msgScoped      = "url must not point to a scoped address"
+		msgCGNAT       = "url must not point to a shared (CGNAT) address"
+		msgUnspecified = "url must not point to an unspecified address"
+		msgMulticast   = "url must not point to a multicast address"
+		msgReserved    = "url must not point to a reserved address"
+		msgNoResolve   = "url's host name does not resolve"
 	)
-	bad := []struct {
-		name  string
+	bad := map[string]struct {
 		guard Guard
 		url   string
 		msg   string
 	}{
-		{"Empty", aws, "", msgNotAURL},
-		{"NotAURL", aws, "hooks.example.com/stampduty", msgNotAURL},
-		{"Relative", aws, "/hooks", msgNotAURL},
-		{"Spaces", aws, " https://hooks.example.com/", msgNotAURL},
-		{"ControlCharacter", aws, "https://hooks.example.com/\n", msgNotAURL},
-		{"Opaque", aws, "https:hooks.example.com", msgNotAURL},
-		{"TooLong", aws, long + "a", "url must be at most 2048 characters"},
-		{"TooLongInCharactersNotBytes", aws, "https://hooks.example.com/" + strings.Repeat("é", MaxURLLength), "url must be at most 2048 characters"},
-		{"PlainHTTPOnAWS", aws, "http://hooks.example.com/", msgHTTPS},
-		{"PlainHTTPLoopbackOnAWS", aws, "http://127.0.0.1:8080/", msgHTTPS},
-		{"OtherScheme", aws, "ftp://hooks.example.com/", msgHTTPS},
-		{"JavaScript", aws, "javascript://hooks.example.com/", msgHTTPS},
-		{"LocalPlainHTTPPublic", local, "http://hooks.example.com/", msgLocalHTTP},
-		{"LocalPlainHTTPPrivate", local, "http://10.0.0.1/", msgLocalHTTP},
-		{"UserInfo", aws, "https://user:pass@hooks.example.com/", "url must not contain a user name or password"},
-		{"UserOnly", aws, "https://user@hooks.example.com/", "url must not contain a user name or password"},
-		{"Fragment", aws, "https://hooks.example.com/#x", "url must not have a fragment"},
-		{"EmptyFragment", aws, "https://hooks.example.com/#", "url must not have a fragment"},
-		{"NoHost", aws, "https:///hooks", "url must have a host"},
-		{"PortOnly", aws, "https://:443/hooks", "url must have a host"},
-		{"PortZero", aws, "https://hooks.example.com:0/", "url must have a port from 1 to 65535"},
-		{"PortTooLarge", aws, "https://hooks.example.com:65536/", "url must have a port from 1 to 65535"},
-		{"ShortIPv4", aws, "https://127.1/", msgBadHost},
-		{"DecimalIPv4", aws, "https://2130706433/", msgBadHost},
-		{"HexIPv4", aws, "https://0x7f.0.0.1/", msgBadHost},
-		{"OctalIPv4", aws, "https://0177.0.0.1/", msgBadHost},
-		{"Underscore", aws, "https://hooks_1.example.com/", msgBadHost},
-		{"Unicode", aws, "https://bücher.example/", msgBadHost},
-		{"EmptyLabel", aws, "https://hooks..example.com/", msgBadHost},
-		{"HyphenLabel", aws, "https://-hooks.example.com/", msgBadHost},
-		{"LongLabel", aws, "https://" + strings.Repeat("a", 64) + ".example.com/", msgBadHost},
-		{"LoopbackIPv4", aws, "https://127.0.0.1/", msgLoopback},
-		{"LoopbackIPv6", aws, "https://[::1]/", msgLoopback},
-		{"Localhost", aws, "https://localhost/", msgLoopback},
-		{"MappedLoopback", aws, "https://[::ffff:127.0.0.1]/", msgLoopback},
-		{"Private10", aws, "https://10.1.2.3/", msgPrivate},
-		{"Private172", aws, "https://172.20.0.1/", msgPrivate},
-		{"Private192", aws, "https://192.168.0.10/", msgPrivate},
-		{"PrivateIPv6", aws, "https://[fd12::1]/", msgPrivate},
-		{"ResolvesPrivate", aws, "https://internal.example.com/", msgPrivate},
-		{"ResolvesPrivateAmongPublic", aws, "https://mixed.example.com/", msgPrivate},
-		{"LocalStillRefusesPrivate", local, "https://internal.example.com/", msgPrivate},
-		{"Metadata", aws, "https://169.254.169.254/latest/meta-data/", msgMetadata},
-		{"MetadataLocal", local, "https://169.254.169.254/", msgMetadata},
-		{"ResolvesMetadata", aws, "https://metadata.example.com/", msgMetadata},
-		{"ResolvesMappedMetadata", aws, "https://mapped.example.com/", msgMetadata},
-		{"MetadataIPv6", aws, "https://[fd00:ec2::254]/", msgPrivate},
-		{"ResolvesMetadataIPv6", aws, "https://v6meta.example.com/", msgPrivate},
-		{"MappedMetadata", aws, "https://[::ffff:a9fe:a9fe]/", msgMetadata},
-		{"LinkLocalIPv6", aws, "https://[fe80::1]/", msgMetadata},
-		{"ScopedIPv6", aws, "https://[fe80::1%25eth0]/", "url must not point to a scoped address"},
-		{"CGNAT", aws, "https://100.64.0.1/", "url must not point to a shared (CGNAT) address"},
-		{"ResolvesCGNAT", aws, "https://cgnat.example.com/", "url must not point to a shared (CGNAT) address"},
-		{"Unspecified", aws, "https://0.0.0.0/", msgUnspecfied},
-		{"UnspecifiedIPv6", aws, "https://[::]/", msgUnspecfied},
-		{"Multicast", aws, "https://224.0.0.1/", "url must not point to a multicast address"},
-		{"Broadcast", aws, "https://255.255.255.255/", "url must not point to a reserved address"},
-		{"NoSuchHost", aws, "https://nowhere.example.com/", msgNoResolve},
-		{"NoAddresses", aws, "https://empty.example.com/", msgNoResolve},
+		"Empty":                       {aws, "", msgNotAURL},
+		"NotAURL":                     {aws, "hooks.example.com/stampduty", msgNotAURL},
+		"Relative":                    {aws, "/hooks", msgNotAURL},
+		"Spaces":                      {aws, " https://hooks.example.com/", msgNotAURL},
+		"ControlCharacter":            {aws, "https://hooks.example.com/\n", msgNotAURL},
+		"Opaque":                      {aws, "https:hooks.example.com", msgNotAURL},
+		"TooLong":                     {aws, long + "a", msgTooLong},
+		"TooLongInCharactersNotBytes": {aws, "https://hooks.example.com/" + strings.Repeat("é", MaxURLLength), msgTooLong},
+		"PlainHTTPOnAWS":              {aws, "http://hooks.example.com/", msgHTTPS},
+		"PlainHTTPLoopbackOnAWS":      {aws, "http://127.0.0.1:8080/", msgHTTPS},
+		"OtherScheme":                 {aws, "ftp://hooks.example.com/", msgHTTPS},
+		"JavaScript":                  {aws, "javascript://hooks.example.com/", msgHTTPS},
+		"LocalPlainHTTPPublic":        {local, "http://hooks.example.com/", msgLocalHTTP},
+		"LocalPlainHTTPPrivate":       {local, "http://10.0.0.1/", msgLocalHTTP},
+		"UserInfo":                    {aws, "https://user:pass@hooks.example.com/", msgUserInfo},
+		"UserOnly":                    {aws, "https://user@hooks.example.com/", msgUserInfo},
+		"Fragment":                    {aws, "https://hooks.example.com/#x", msgFragment},
+		"EmptyFragment":               {aws, "https://hooks.example.com/#", msgFragment},
+		"NoHost":                      {aws, "https:///hooks", msgNoHost},
+		"PortOnly":                    {aws, "https://:443/hooks", msgNoHost},
+		"PortZero":                    {aws, "https://hooks.example.com:0/", msgPort},
+		"PortTooLarge":                {aws, "https://hooks.example.com:65536/", msgPort},
+		"ShortIPv4":                   {aws, "https://127.1/", msgBadHost},
+		"DecimalIPv4":                 {aws, "https://2130706433/", msgBadHost},
+		"HexIPv4":                     {aws, "https://0x7f.0.0.1/", msgBadHost},
+		"OctalIPv4":                   {aws, "https://0177.0.0.1/", msgBadHost},
+		"Underscore":                  {aws, "https://hooks_1.example.com/", msgBadHost},
+		"Unicode":                     {aws, "https://bücher.example/", msgBadHost},
+		"EmptyLabel":                  {aws, "https://hooks..example.com/", msgBadHost},
+		"HyphenLabel":                 {aws, "https://-hooks.example.com/", msgBadHost},
+		"LongLabel":                   {aws, "https://" + strings.Repeat("a", 64) + ".example.com/", msgBadHost},
+		"LoopbackIPv4":                {aws, "https://127.0.0.1/", msgLoopback},
+		"LoopbackIPv6":                {aws, "https://[::1]/", msgLoopback},
+		"Localhost":                   {aws, "https://localhost/", msgLoopback},
+		"MappedLoopback":              {aws, "https://[::ffff:127.0.0.1]/", msgLoopback},
+		"Private10":                   {aws, "https://10.1.2.3/", msgPrivate},
+		"Private172":                  {aws, "https://172.20.0.1/", msgPrivate},
+		"Private192":                  {aws, "https://192.168.0.10/", msgPrivate},
+		"PrivateIPv6":                 {aws, "https://[fd12::1]/", msgPrivate},
+		"ResolvesPrivate":             {aws, "https://internal.example.com/", msgPrivate},
+		"ResolvesPrivateAmongPublic":  {aws, "https://mixed.example.com/", msgPrivate},
+		"LocalStillRefusesPrivate":    {local, "https://internal.example.com/", msgPrivate},
+		"Metadata":                    {aws, "https://169.254.169.254/latest/meta-data/", msgMetadata},
+		"MetadataLocal":               {local, "https://169.254.169.254/", msgMetadata},
+		"ResolvesMetadata":            {aws, "https://metadata.example.com/", msgMetadata},
+		"ResolvesMappedMetadata":      {aws, "https://mapped.example.com/", msgMetadata},
+		"MetadataIPv6":                {aws, "https://[fd00:ec2::254]/", msgPrivate},
+		"ResolvesMetadataIPv6":        {aws, "https://v6meta.example.com/", msgPrivate},
+		"MappedMetadata":              {aws, "https://[::ffff:a9fe:a9fe]/", msgMetadata},
+		"LinkLocalIPv6":               {aws, "https://[fe80::1]/", msgMetadata},
+		"ScopedIPv6":                  {aws, "https://[fe80::1%25eth0]/", msgScoped},
+		"CGNAT":                       {aws, "https://100.64.0.1/", msgCGNAT},
+		"ResolvesCGNAT":               {aws, "https://cgnat.example.com/", msgCGNAT},
+		"Unspecified":                 {aws, "https://0.0.0.0/", msgUnspecified},
+		"UnspecifiedIPv6":             {aws, "https://[::]/", msgUnspecified},
+		"Multicast":                   {aws, "https://224.0.0.1/", msgMulticast},
+		"Broadcast":                   {aws, "https://255.255.255.255/", msgReserved},
+		"NoSuchHost":                  {aws, "https://nowhere.example.com/", msgNoResolve},
+		"NoAddresses":                 {aws, "https://empty.example.com/", msgNoResolve},
 	}
-	for _, tc := range bad {
-		t.Run(tc.name, func(t *testing.T) {
+	for name, tc := range bad {
+		t.Run(name, func(t *testing.T) {
 			err := tc.guard.CheckURL(context.Background(), tc.url)
 			assertInvalid(t, err, "url", tc.msg)
 		})
