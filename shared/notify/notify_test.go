@@ -1,0 +1,635 @@
+package notify_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"stampduty/shared/fake"
+	"stampduty/shared/notify"
+	"stampduty/shared/rules"
+	"stampduty/shared/webhooks"
+)
+
+// clock is a settable clock.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+
+// advance moves the clock on by d.
+func (c *clock) advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
+
+// harness is a dispatcher over fake stores with a settable clock.
+type harness struct {
+	t     *testing.T
+	out   *fake.Outbox
+	hooks *fake.Hooks
+	jobs  *fake.Jobs
+	clock *clock
+	d     *notify.Dispatcher
+}
+
+// newHarness returns a harness whose dispatcher delivers to loopback
+// receivers with a delivery timeout of 200 ms.
+func newHarness(t *testing.T) *harness {
+	h := &harness{t: t, out: &fake.Outbox{}, hooks: &fake.Hooks{}, jobs: &fake.Jobs{},
+		clock: &clock{t: time.Date(2026, 11, 21, 4, 9, 0, 0, time.UTC)}}
+	h.d = h.dispatcher()
+	return h
+}
+
+// dispatcher returns another dispatcher over the harness's stores.
+func (h *harness) dispatcher() *notify.Dispatcher {
+	return &notify.Dispatcher{Outbox: h.out, Hooks: h.hooks, Jobs: h.jobs, Renderer: fake.Renderer{},
+		Deliverer: webhooks.Deliverer{Guard: webhooks.Guard{Local: true}, Timeout: 200 * time.Millisecond},
+		Now:       h.clock.Now}
+}
+
+// hook registers a webhook of owner to url for events.
+func (h *harness) hook(owner, doc, url string, enabled bool, events ...string) {
+	h.hooks.Add(owner, webhooks.Webhook{DocumentID: doc, URL: url, Events: events, Enabled: enabled,
+		Secret: "whsec_" + doc + "-secret-secret-secret-secret"})
+}
+
+// change stores a change of owner's order doc and returns its event id.
+func (h *harness) change(owner, doc, typ string) string {
+	h.t.Helper()
+	id, err := webhooks.NewEventID()
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	st := "Pending"
+	h.out.Change(owner, doc, notify.Change{ID: id, Type: typ, At: rules.FormatTime(h.clock.Now()), Status: &st,
+		Order: map[string]string{"documentId": doc}})
+	return id
+}
+
+// pass relays then delivers once and returns the delivery's report.
+func (h *harness) pass() notify.DeliverReport {
+	h.t.Helper()
+	if _, err := h.d.Relay(context.Background()); err != nil {
+		h.t.Fatalf("Relay: %v", err)
+	}
+	rep, err := h.d.Deliver(context.Background())
+	if err != nil {
+		h.t.Fatalf("Deliver: %v", err)
+	}
+	return rep
+}
+
+// quickPass makes a pass and fails the test if it took over 2 s: what
+// makes the receiver slow (what) is cut at the 200 ms delivery timeout or
+// the 64 KiB answer bound.
+func (h *harness) quickPass(what string) {
+	h.t.Helper()
+	start := time.Now()
+	h.pass()
+	if took := time.Since(start); took > 2*time.Second {
+		h.t.Errorf("%s held the pass %s with a 200 ms timeout", what, took)
+	}
+}
+
+// job returns the job of owner's webhook doc for event id.
+func (h *harness) job(owner, doc, id string) notify.Job {
+	h.t.Helper()
+	for _, j := range h.jobs.All() {
+		if j.Owner == owner && j.Webhook == doc && j.ID == id {
+			return j
+		}
+	}
+	h.t.Fatalf("no job of event %s for webhook %s", id, doc)
+	return notify.Job{}
+}
+
+// got is one request a receiver got.
+type got struct {
+	header string // Stampduty-Event-Id
+	event  webhooks.Event
+	order  string
+}
+
+// receiver is a test receiver that records what it gets and answers with
+// the status its script gives the n-th request (from 0), 200 past its end.
+type receiver struct {
+	*httptest.Server
+	mu     sync.Mutex
+	got    []got
+	script func(n int, w http.ResponseWriter) int
+}
+
+// newReceiver starts a receiver answering the given statuses in turn.
+func newReceiver(t *testing.T, statuses ...int) *receiver {
+	return newScripted(t, func(n int, _ http.ResponseWriter) int {
+		if n < len(statuses) {
+			return statuses[n]
+		}
+		return http.StatusOK
+	})
+}
+
+// newScripted starts a receiver whose answers script gives.
+func newScripted(t *testing.T, script func(n int, w http.ResponseWriter) int) *receiver {
+	r := &receiver{script: script}
+	r.Server = httptest.NewServer(http.HandlerFunc(r.serve))
+	t.Cleanup(r.Close)
+	return r
+}
+
+// serve records a request and answers it.
+func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
+	b, _ := io.ReadAll(req.Body)
+	var ev webhooks.Event
+	json.Unmarshal(b, &ev)
+	var o struct {
+		DocumentID string `json:"documentId"`
+	}
+	json.Unmarshal(ev.Data.Order, &o)
+	r.mu.Lock()
+	n := len(r.got)
+	r.got = append(r.got, got{header: req.Header.Get(webhooks.HeaderEventID), event: ev, order: o.DocumentID})
+	r.mu.Unlock()
+	if code := r.script(n, w); code != 0 {
+		w.WriteHeader(code)
+	}
+}
+
+// ids returns the event ids the receiver got, in order.
+func (r *receiver) ids() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, g := range r.got {
+		out = append(out, g.event.ID)
+	}
+	return out
+}
+
+// requests returns what the receiver got.
+func (r *receiver) requests() []got {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.got)
+}
+
+// assertIDs fails t unless the receiver got exactly want, in that order.
+func assertIDs(t *testing.T, name string, r *receiver, want ...string) {
+	t.Helper()
+	if got := r.ids(); !slices.Equal(got, want) {
+		t.Errorf("%s got events %v, want %v", name, got, want)
+	}
+}
+
+// assertAttempts fails t unless the attempt records of owner's webhook doc
+// have the given statuses, the last with no next attempt when last is set.
+func assertAttempts(t *testing.T, h *harness, owner, doc string, statuses ...int) []webhooks.Attempt {
+	t.Helper()
+	as := h.jobs.Attempts(owner, doc)
+	var codes []int
+	for _, a := range as {
+		codes = append(codes, a.Status)
+	}
+	if !slices.Equal(codes, statuses) {
+		t.Errorf("attempts of %s answered %v, want %v", doc, codes, statuses)
+	}
+	return as
+}
+
+const (
+	created = webhooks.EventOrderCreated
+	changed = webhooks.EventOrderStatusChanged
+)
+
+func TestSeq(t *testing.T) {
+	cases := map[string]struct{ a, b string }{
+		"LaterVersionAfter":         {notify.Seq("ord", 9, 0), notify.Seq("ord", 10, 0)},
+		"LaterEventOfOneWriteAfter": {notify.Seq("ord", 10, 1), notify.Seq("ord", 10, 2)},
+		"LaterVersionAfterAnyIndex": {notify.Seq("ord", 10, 999), notify.Seq("ord", 11, 0)},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if tc.a >= tc.b {
+				t.Errorf("%q sorts at or after %q", tc.a, tc.b)
+			}
+			if got := notify.OrderOf(tc.a); got != "ord" {
+				t.Errorf("OrderOf(%q) = %q, want ord", tc.a, got)
+			}
+		})
+	}
+}
+
+func TestRelayAndDeliver(t *testing.T) {
+	t.Run("OncePerSubscribedWebhookWithTheSameIDAndASignature", func(t *testing.T) {
+		h := newHarness(t)
+		both, onlyChanged, off, other := newReceiver(t), newReceiver(t), newReceiver(t), newReceiver(t)
+		h.hook("acme", "both", both.URL, true, created, changed)
+		h.hook("acme", "changed", onlyChanged.URL, true, changed)
+		h.hook("acme", "off", off.URL, false, created, changed)
+		h.hook("globex", "other", other.URL, true, created, changed)
+		e1 := h.change("acme", "ord1", created)
+		e2 := h.change("acme", "ord1", changed)
+		for range 3 {
+			h.pass()
+		}
+		assertIDs(t, "a webhook of both types", both, e1, e2)
+		assertIDs(t, "a webhook of status changes", onlyChanged, e2)
+		assertIDs(t, "a disabled webhook", off)
+		assertIDs(t, "another caller's webhook", other)
+		for _, g := range both.requests() {
+			if g.header != g.event.ID || g.order != "ord1" {
+				t.Errorf("delivery of %s: header id %q, order %q", g.event.ID, g.header, g.order)
+			}
+		}
+		if n := h.out.Left(); n != 0 {
+			t.Errorf("%d events left in the outbox", n)
+		}
+	})
+	t.Run("SignatureVerifiesUnderTheWebhooksSecret", func(t *testing.T) {
+		h := newHarness(t)
+		var verr atomic.Value
+		rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			b := make([]byte, 1<<16)
+			n, _ := r.Body.Read(b)
+			for n < len(b) {
+				k, err := r.Body.Read(b[n:])
+				n += k
+				if err != nil {
+					break
+				}
+			}
+			verr.Store(errString(webhooks.Verify(r.Header.Get(webhooks.HeaderSignature), "whsec_h-secret-secret-secret-secret", b[:n], time.Now(), 0)))
+		}))
+		t.Cleanup(rc.Close)
+		h.hook("acme", "h", rc.URL, true, created)
+		h.change("acme", "ord1", created)
+		h.pass()
+		if got, _ := verr.Load().(string); got != "ok" {
+			t.Errorf("the receiver's verification: %s", got)
+		}
+	})
+	t.Run("InOrderPerOrderWhenAllSucceed", func(t *testing.T) {
+		h := newHarness(t)
+		rc := newReceiver(t)
+		h.hook("acme", "h", rc.URL, true, created, changed)
+		var want []string
+		for i := range 4 {
+			for _, doc := range []string{"ordA", "ordB"} {
+				typ := changed
+				if i == 0 {
+					typ = created
+				}
+				want = append(want, h.change("acme", doc, typ))
+			}
+			if i%2 == 1 {
+				h.pass() // some changes relayed in one pass, some in the next
+			}
+		}
+		h.pass()
+		perOrder := map[string][]string{}
+		for _, g := range rc.requests() {
+			perOrder[g.order] = append(perOrder[g.order], g.event.ID)
+		}
+		for k, doc := range []string{"ordA", "ordB"} {
+			var w []string
+			for i := k; i < len(want); i += 2 {
+				w = append(w, want[i])
+			}
+			if got := perOrder[doc]; !equal(got, w) {
+				t.Errorf("%s's events arrived as %v, want %v", doc, got, w)
+			}
+		}
+	})
+	t.Run("FailureRetriedAtTheScheduledTimeWithTheSameID", func(t *testing.T) {
+		h := newHarness(t)
+		rc := newReceiver(t, 500)
+		h.hook("acme", "h", rc.URL, true, created)
+		e := h.change("acme", "ord1", created)
+		first := h.clock.Now()
+		h.pass()
+		h.clock.advance(29 * time.Second)
+		if rep := h.pass(); rep.Attempts != 0 {
+			t.Errorf("29 s after the first attempt: %d attempts, want none before the 30 s retry", rep.Attempts)
+		}
+		h.clock.advance(time.Second)
+		h.pass()
+		assertIDs(t, "the receiver", rc, e, e)
+		as := assertAttempts(t, h, "acme", "h", 500, 200)
+		if len(as) == 2 {
+			if as[0].NextAttemptAt == nil || *as[0].NextAttemptAt != "2026-11-21T04:09:30.000Z" {
+				t.Errorf("the failed attempt's next_attempt_at = %v, want 30 s after %s", as[0].NextAttemptAt, first)
+			}
+			if as[1].NextAttemptAt != nil || as[1].Attempt != 2 {
+				t.Errorf("the delivered attempt = %+v, want attempt 2 and no next", as[1])
+			}
+		}
+		if j := h.job("acme", "h", e); j.Done != notify.Delivered {
+			t.Errorf("job done = %q, want delivered", j.Done)
+		}
+	})
+	t.Run("LaterEventOfAnOrderWaitsForTheEarlier", func(t *testing.T) {
+		h := newHarness(t)
+		rc := newReceiver(t, 503)
+		h.hook("acme", "h", rc.URL, true, created, changed)
+		e1 := h.change("acme", "ord1", created)
+		e2 := h.change("acme", "ord1", changed)
+		h.pass()
+		assertIDs(t, "after the first pass", rc, e1)
+		h.clock.advance(30 * time.Second)
+		h.pass()
+		assertIDs(t, "after the retry", rc, e1, e1, e2)
+	})
+	t.Run("HangRetried", func(t *testing.T) {
+		h := newHarness(t)
+		release := make(chan struct{})
+		rc := newScripted(t, func(n int, _ http.ResponseWriter) int {
+			if n == 0 {
+				<-release
+			}
+			return 200
+		})
+		t.Cleanup(func() { close(release) })
+		h.hook("acme", "h", rc.URL, true, created)
+		e := h.change("acme", "ord1", created)
+		h.quickPass("a hanging receiver")
+		h.clock.advance(30 * time.Second)
+		h.pass()
+		assertIDs(t, "the receiver", rc, e, e)
+		assertAttempts(t, h, "acme", "h", 0, 200)
+	})
+	t.Run("RedirectIsAFailure", func(t *testing.T) {
+		h := newHarness(t)
+		target := newReceiver(t)
+		rc := newScripted(t, func(n int, w http.ResponseWriter) int {
+			if n == 0 {
+				w.Header().Set("Location", target.URL)
+				return http.StatusFound
+			}
+			return 200
+		})
+		h.hook("acme", "h", rc.URL, true, created)
+		e := h.change("acme", "ord1", created)
+		h.pass()
+		h.clock.advance(30 * time.Second)
+		h.pass()
+		assertIDs(t, "the receiver", rc, e, e)
+		assertIDs(t, "the redirect's target", target)
+		assertAttempts(t, h, "acme", "h", 302, 200)
+	})
+	t.Run("TenMegabyteAnswerCut", func(t *testing.T) {
+		h := newHarness(t)
+		rc := newScripted(t, func(_ int, w http.ResponseWriter) int {
+			w.WriteHeader(200)
+			chunk := make([]byte, 32<<10)
+			for n := 0; n < 10<<20; n += len(chunk) {
+				if _, err := w.Write(chunk); err != nil {
+					break
+				}
+			}
+			return 0
+		})
+		h.hook("acme", "h", rc.URL, true, created)
+		e := h.change("acme", "ord1", created)
+		h.quickPass("a 10 MB answer")
+		if j := h.job("acme", "h", e); j.Done != notify.Delivered {
+			t.Errorf("job done = %q, want delivered (a 200 in time)", j.Done)
+		}
+	})
+	t.Run("GoneDisablesTheWebhookAndStopsItsJobs", func(t *testing.T) {
+		h := newHarness(t)
+		rc := newReceiver(t, http.StatusGone)
+		h.hook("acme", "h", rc.URL, true, created, changed)
+		e1 := h.change("acme", "ord1", created)
+		e2 := h.change("acme", "ord2", created)
+		h.pass()
+		h.change("acme", "ord1", changed)
+		for range 3 {
+			h.clock.advance(time.Hour)
+			h.pass()
+		}
+		assertIDs(t, "the receiver", rc, e1)
+		hs, _ := h.hooks.Webhooks(context.Background(), "acme")
+		if hs[0].Enabled {
+			t.Error("the webhook is still enabled after a 410")
+		}
+		for _, e := range []string{e1, e2} {
+			if j := h.job("acme", "h", e); j.Done != notify.Disabled {
+				t.Errorf("job of %s done = %q, want disabled", e, j.Done)
+			}
+		}
+		if as := assertAttempts(t, h, "acme", "h", 410); len(as) == 1 && as[0].NextAttemptAt != nil {
+			t.Errorf("the 410's next_attempt_at = %s, want null", *as[0].NextAttemptAt)
+		}
+	})
+	t.Run("GivenUpAfterTheSeventhAttempt", func(t *testing.T) {
+		h := newHarness(t)
+		rc := newScripted(t, func(int, http.ResponseWriter) int { return 500 })
+		h.hook("acme", "h", rc.URL, true, created)
+		e := h.change("acme", "ord1", created)
+		for range 60 { // 60 passes an hour apart: 2.5 days
+			h.pass()
+			h.clock.advance(time.Hour)
+		}
+		if got := len(rc.ids()); got != webhooks.MaxAttempts {
+			t.Errorf("the receiver got %d attempts, want %d", got, webhooks.MaxAttempts)
+		}
+		as := assertAttempts(t, h, "acme", "h", 500, 500, 500, 500, 500, 500, 500)
+		for i, a := range as {
+			if last := i == len(as)-1; (a.NextAttemptAt == nil) != last || a.EventID != e {
+				t.Errorf("attempt %d = %+v, want event %s and next_attempt_at null only on the last", a.Attempt, a, e)
+			}
+		}
+		if j := h.job("acme", "h", e); j.Done != notify.GaveUp || j.N != webhooks.MaxAttempts {
+			t.Errorf("job = done %q after %d attempts, want gave_up after %d", j.Done, j.N, webhooks.MaxAttempts)
+		}
+	})
+	t.Run("ConnectionRefusedRetried", func(t *testing.T) {
+		h := newHarness(t)
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := l.Addr().String()
+		l.Close() // the receiver is down
+		h.hook("acme", "h", "http://"+addr+"/hooks", true, created)
+		e := h.change("acme", "ord1", created)
+		h.pass()
+		rc := &receiver{script: func(int, http.ResponseWriter) int { return 200 }}
+		if l, err = net.Listen("tcp", addr); err != nil {
+			t.Skipf("cannot listen on %s again: %v", addr, err)
+		}
+		rc.Server = &httptest.Server{Listener: l, Config: &http.Server{Handler: http.HandlerFunc(rc.serve)}}
+		rc.Start()
+		t.Cleanup(rc.Close)
+		h.clock.advance(30 * time.Second)
+		h.pass()
+		assertIDs(t, "the receiver, back up", rc, e)
+		assertAttempts(t, h, "acme", "h", 0, 200)
+	})
+	t.Run("DeletedWebhookGetsNothing", func(t *testing.T) {
+		h := newHarness(t)
+		rc := newReceiver(t)
+		h.hook("acme", "h", rc.URL, true, created)
+		e := h.change("acme", "ord1", created)
+		if _, err := h.d.Relay(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		h.hooks.Delete("acme", "h")
+		h.pass()
+		assertIDs(t, "the deleted webhook's receiver", rc)
+		if j := h.job("acme", "h", e); j.Done != notify.Disabled {
+			t.Errorf("job done = %q, want disabled", j.Done)
+		}
+	})
+}
+
+func TestRelayFaults(t *testing.T) {
+	t.Run("DiedBetweenPuttingAndMarking", func(t *testing.T) {
+		h := newHarness(t)
+		rc := newReceiver(t)
+		h.hook("acme", "h", rc.URL, true, created)
+		h.hook("acme", "h2", rc.URL, true, created)
+		e := h.change("acme", "ord1", created)
+		h.out.Deaths = 1
+		rep, err := h.d.Relay(context.Background())
+		if err != nil || rep.Jobs != 2 || rep.Left != 1 || h.out.Left() != 1 {
+			t.Fatalf("the dying pass: %+v, %v, %d left; want 2 jobs put and the outbox left", rep, err, h.out.Left())
+		}
+		rep, err = h.d.Relay(context.Background())
+		if err != nil || rep.Jobs != 0 || rep.Relayed != 1 || h.out.Left() != 0 {
+			t.Errorf("the next pass: %+v, %v, %d left; want no job put twice and the outbox emptied", rep, err, h.out.Left())
+		}
+		h.pass()
+		assertIDs(t, "the receiver of both webhooks", rc, e, e)
+		if n := len(h.jobs.All()); n != 2 {
+			t.Errorf("%d jobs, want 2", n)
+		}
+	})
+	t.Run("VersionConflictOnMarkRetried", func(t *testing.T) {
+		h := newHarness(t)
+		rc := newReceiver(t)
+		h.hook("acme", "h", rc.URL, true, created)
+		e := h.change("acme", "ord1", created)
+		h.out.Conflicts = 2
+		for range 3 {
+			h.pass()
+		}
+		if n := h.out.Left(); n != 0 {
+			t.Errorf("%d events left after the conflicts", n)
+		}
+		assertIDs(t, "the receiver", rc, e)
+	})
+}
+
+func TestOverlappingRuns(t *testing.T) {
+	h := newHarness(t)
+	var mu sync.Mutex
+	inFlight, most := map[string]int{}, 0
+	rc := newScripted(t, func(int, http.ResponseWriter) int { return 200 })
+	slow := rc.Config.Handler
+	rc.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.URL.Path + " " + r.Header.Get(webhooks.HeaderEventID) // one event per webhook
+		mu.Lock()
+		inFlight[id]++
+		most = max(most, inFlight[id])
+		mu.Unlock()
+		time.Sleep(10 * time.Millisecond)
+		slow.ServeHTTP(w, r)
+		mu.Lock()
+		inFlight[id]--
+		mu.Unlock()
+	})
+	h.hook("acme", "h1", rc.URL+"/h1", true, created)
+	h.hook("acme", "h2", rc.URL+"/h2", true, created)
+	var want int
+	for i := range 12 {
+		h.change("acme", string(rune('a'+i%4))+"ord", created)
+		want += 2
+	}
+	if _, err := h.d.Relay(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for range 3 {
+		d := h.dispatcher()
+		wg.Go(func() {
+			for range 3 {
+				if _, err := d.Deliver(context.Background()); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if most != 1 {
+		t.Errorf("an event was attempted %d times at once, want one at a time", most)
+	}
+	seen := map[string]int{}
+	for _, id := range rc.ids() {
+		seen[id]++
+	}
+	if got := len(rc.ids()); got != want {
+		t.Errorf("the receiver got %d deliveries, want %d (12 events × 2 webhooks, once each)", got, want)
+	}
+	for id, n := range seen {
+		if n != 2 {
+			t.Errorf("event %s delivered %d times, want once per webhook", id, n)
+		}
+	}
+}
+
+func TestRun(t *testing.T) {
+	h := newHarness(t)
+	h.d.Now = nil // the real clock: Run polls
+	rc := newReceiver(t)
+	h.hook("acme", "h", rc.URL, true, created)
+	ctx, cancel := context.WithTimeout(context.Background(), 600*time.Millisecond)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- h.d.Run(ctx, 20*time.Millisecond, 300*time.Millisecond) }()
+	time.Sleep(100 * time.Millisecond)
+	e := h.change("acme", "ord1", created)
+	time.Sleep(100 * time.Millisecond)
+	assertIDs(t, "the receiver, 100 ms after the change", rc, e)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Run = %v, want nil when it stops before the deadline", err)
+		}
+		if ctx.Err() != nil {
+			t.Error("Run ran past `until` before the deadline")
+		}
+	case <-time.After(time.Second):
+		t.Fatal("Run did not stop")
+	}
+}
+
+// errString returns "ok" for nil, else err's message.
+func errString(err error) string {
+	if err == nil {
+		return "ok"
+	}
+	return err.Error()
+}
+
+// equal reports whether a and b hold the same strings in the same order.
+func equal(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
