@@ -63,6 +63,18 @@ func TestLocalStack(t *testing.T) {
 	}
 	s, out, _ := startStack(t, nil)
 
+	t.Run("NoSchedulesWithoutScheduleEvents", func(t *testing.T) {
+		n := 0
+		for _, f := range s.tmpl.Functions {
+			n += len(f.Schedules)
+		}
+		if n == 0 && (len(s.schedules) != 0 || s.stopSchedules != nil) {
+			t.Errorf("the template has no Schedule events, yet the stack runs %d schedules", len(s.schedules))
+		}
+		if n > 0 && len(s.schedules) == 0 {
+			t.Errorf("the template has %d Schedule events, yet the stack runs none", n)
+		}
+	})
 	t.Run("ReadmeExamples", func(t *testing.T) {
 		examples := readmeExamples(readme(t))
 		if len(examples) < 8 {

@@ -22,6 +22,7 @@ import (
 	"stampduty/cmd/internal/apigw"
 	"stampduty/cmd/internal/localstack"
 	"stampduty/cmd/internal/runtimeapi"
+	"stampduty/cmd/internal/schedule"
 	"stampduty/shared/files/locals3"
 	"stampduty/shared/samtemplate"
 	"stampduty/shared/store"
@@ -37,20 +38,24 @@ type stack struct {
 	// S3Endpoint is the S3 server's address.
 	S3Endpoint string
 	// IAM is the key pair the operator routes accept, and who it acts as.
-	IAM      apigw.IAM
-	s3Addr   string          // where to run the S3 server; empty when S3_ENDPOINT is given
-	s3       *locals3.Server // nil when S3_ENDPOINT was given
-	root     string
-	tmpl     *samtemplate.Template
-	out      io.Writer       // progress, banner and function logs
-	apiAddr  string          // where to serve the API; empty with -db-only
-	dbAddr   string          // where to run dynalite; empty when DYNAMODB_ENDPOINT is given
-	db       *localdb.Server // nil when DYNAMODB_ENDPOINT was given
-	pools    map[string]*runtimeapi.Pool
-	server   *http.Server
-	tmp      string
-	seeded   int
-	devToken bool
+	IAM     apigw.IAM
+	s3Addr  string          // where to run the S3 server; empty when S3_ENDPOINT is given
+	s3      *locals3.Server // nil when S3_ENDPOINT was given
+	root    string
+	tmpl    *samtemplate.Template
+	out     io.Writer       // progress, banner and function logs
+	apiAddr string          // where to serve the API; empty with -db-only
+	dbAddr  string          // where to run dynalite; empty when DYNAMODB_ENDPOINT is given
+	db      *localdb.Server // nil when DYNAMODB_ENDPOINT was given
+	pools   map[string]*runtimeapi.Pool
+	// schedules are the scheduled functions' jobs it runs (schedule.Run).
+	schedules     []schedule.Job
+	stopSchedules context.CancelFunc // nil until they run
+	schedulesDone chan struct{}
+	server        *http.Server
+	tmp           string
+	seeded        int
+	devToken      bool
 }
 
 // start brings the stack up: database, tables, seed data, function
@@ -80,6 +85,10 @@ func start(ctx context.Context, o options) (*stack, error) {
 		s.s3Addr = cmp.Or(o.getenv("LOCAL_S3_ADDR"), "127.0.0.1:9000")
 	}
 	s.IAM = operatorKeys(o.getenv)
+	every, err := scheduleEvery(o.getenv("LOCAL_SCHEDULE_EVERY"))
+	if err != nil {
+		return nil, err
+	}
 	if err := s.checkAddrs(); err != nil {
 		return nil, err
 	}
@@ -87,7 +96,58 @@ func start(ctx context.Context, o options) (*stack, error) {
 		s.close()
 		return nil, err
 	}
+	if err := s.runSchedules(every); err != nil {
+		s.close()
+		return nil, err
+	}
 	return s, nil
+}
+
+// scheduleEvery reads LOCAL_SCHEDULE_EVERY: a Go duration that overrides
+// the period of every schedule, or "" to keep the template's.
+func scheduleEvery(v string) (time.Duration, error) {
+	if v == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("LOCAL_SCHEDULE_EVERY=%q is not a positive Go duration such as 2s or 1m", v)
+	}
+	return d, nil
+}
+
+// runSchedules starts the template's scheduled functions on their
+// schedules (every, when positive, overriding each), through the same pools
+// as the API's requests, until close.
+func (s *stack) runSchedules(every time.Duration) error {
+	if len(s.pools) == 0 {
+		return nil // -db-only: no function runs
+	}
+	targets := map[string]schedule.Invoker{}
+	for id, p := range s.pools {
+		targets[id] = p
+	}
+	jobs, skipped, err := schedule.Jobs(s.tmpl, every, targets)
+	if err != nil {
+		return err
+	}
+	for _, note := range skipped {
+		fmt.Fprintf(s.out, "local: not scheduled: %s\n", note)
+	}
+	if len(jobs) == 0 {
+		return nil
+	}
+	s.schedules = jobs
+	ctx, cancel := context.WithCancel(context.Background())
+	s.stopSchedules, s.schedulesDone = cancel, make(chan struct{})
+	for _, j := range jobs {
+		fmt.Fprintf(s.out, "local: running %s every %s (%s)\n", j.Function, j.Every, j.Rule)
+	}
+	go func() {
+		defer close(s.schedulesDone)
+		schedule.Run(ctx, jobs, localdb.Region, s.out)
+	}()
+	return nil
 }
 
 // open does start's work once the addresses are known to be free.
@@ -370,6 +430,10 @@ func tableNames(t *samtemplate.Template) string {
 
 // close stops the API, the function instances and the database, and removes the builds.
 func (s *stack) close() {
+	if s.stopSchedules != nil {
+		s.stopSchedules()
+		<-s.schedulesDone
+	}
 	if s.server != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		s.server.Shutdown(ctx)

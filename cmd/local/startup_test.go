@@ -252,6 +252,13 @@ func startupErrors() []startupError {
 		},
 		want:  []string{"DYNAMODB_ENDPOINT", "does not answer"},
 		early: true,
+	}, {
+		name: "BadScheduleEvery",
+		env: func(t *testing.T) map[string]string {
+			return map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "LOCAL_DYNAMODB_ADDR": "127.0.0.1:0", "LOCAL_SCHEDULE_EVERY": "often"}
+		},
+		want:  []string{"LOCAL_SCHEDULE_EVERY", "often"},
+		early: true,
 	}}
 }
 

@@ -34,9 +34,21 @@ type Function struct {
 	MemorySize int
 	Timeout    int
 	// Env is the function's environment: Globals first, then its own variables.
-	Env        map[string]Value
-	Routes     []Route
+	Env    map[string]Value
+	Routes []Route
+	// Schedules are its Schedule events (EventBridge rules), enabled or not.
+	Schedules  []Schedule
 	Statements []Statement
+}
+
+// Schedule is a Schedule event of a function: an EventBridge rule that
+// invokes it on a schedule.
+type Schedule struct {
+	Name string
+	// Expression is the rule's schedule: "rate(1 minute)", "cron(...)".
+	Expression string
+	// Enabled is false when the event says Enabled: false (or State: DISABLED).
+	Enabled bool
 }
 
 // DefaultRoute is the Path of the HTTP API's catch-all route, which takes
@@ -373,10 +385,15 @@ func parseFunction(id string, globals, props map[string]any) (Function, error) {
 	events := asMap(props["Events"])
 	for _, name := range sortedKeys(events) {
 		e := asMap(events[name])
+		p := asMap(e["Properties"])
+		if str(e["Type"]) == "Schedule" {
+			f.Schedules = append(f.Schedules, Schedule{Name: name, Expression: str(p["Schedule"]),
+				Enabled: str(p["Enabled"]) != "false" && str(p["State"]) != "DISABLED"})
+			continue
+		}
 		if str(e["Type"]) != "HttpApi" {
 			continue
 		}
-		p := asMap(e["Properties"])
 		r := Route{Name: name, Method: strings.ToUpper(str(p["Method"])), Path: str(p["Path"]),
 			IAM: str(asMap(p["Auth"])["Authorizer"]) == "AWS_IAM"}
 		if r.Method == "" && r.Path == "" {

@@ -682,3 +682,35 @@ Resources:
 		t.Errorf("route keys = %s, want %s", got, want)
 	}
 }
+
+// TestSchedules: a function's Schedule events are reported with their
+// expression, enabled unless they say otherwise, and are no routes.
+func TestSchedules(t *testing.T) {
+	tmpl, err := Parse([]byte(`
+Resources:
+  Dispatch:
+    Type: AWS::Serverless::Function
+    Properties:
+      Events:
+        Every:
+          Type: Schedule
+          Properties: {Schedule: rate(1 minute)}
+        Nightly:
+          Type: Schedule
+          Properties: {Schedule: "cron(0 3 * * ? *)", Enabled: false}
+        Paused:
+          Type: Schedule
+          Properties: {Schedule: rate(2 hours), State: DISABLED}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := tmpl.Functions[0]
+	want := []Schedule{{"Every", "rate(1 minute)", true}, {"Nightly", "cron(0 3 * * ? *)", false}, {"Paused", "rate(2 hours)", false}}
+	if !slices.Equal(f.Schedules, want) {
+		t.Errorf("schedules = %+v, want %+v", f.Schedules, want)
+	}
+	if len(f.Routes) != 0 {
+		t.Errorf("routes = %+v, want none: a schedule is no route", f.Routes)
+	}
+}

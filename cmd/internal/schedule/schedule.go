@@ -1,0 +1,145 @@
+// Package schedule runs a SAM template's scheduled functions locally, as
+// EventBridge does on AWS: each enabled Schedule event whose expression is a
+// rate(…) invokes its function with a "Scheduled Event" payload, once when
+// the stack is ready and then once a period. cron(…) expressions are not run
+// locally. A run still going when the next is due is not started again
+// (EventBridge would start it: on AWS two runs may overlap, and the
+// functions allow for it), so that a slow local run does not pile up.
+package schedule
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"stampduty/shared/samtemplate"
+)
+
+// Invoker invokes a function with a payload. *runtimeapi.Pool is one.
+type Invoker interface {
+	Invoke(ctx context.Context, payload []byte) ([]byte, error)
+}
+
+// Job is one schedule to run: a rule of a function, its period and the
+// function's invoker.
+type Job struct {
+	Function string
+	Rule     string
+	Every    time.Duration
+	Target   Invoker
+}
+
+// Rate reads a rate expression, "rate(N minute|minutes|hour|hours|day|days)",
+// as its period.
+func Rate(expr string) (time.Duration, error) {
+	inner, ok := strings.CutPrefix(expr, "rate(")
+	if !ok || !strings.HasSuffix(inner, ")") {
+		return 0, fmt.Errorf("schedule %q: only rate(…) is run locally", expr)
+	}
+	n, unit, _ := strings.Cut(strings.TrimSuffix(inner, ")"), " ")
+	v, err := strconv.Atoi(n)
+	if err != nil || v <= 0 {
+		return 0, fmt.Errorf("schedule %q: the rate is not a positive whole number", expr)
+	}
+	units := map[string]time.Duration{"minute": time.Minute, "hour": time.Hour, "day": 24 * time.Hour}
+	d, ok := units[strings.TrimSuffix(unit, "s")]
+	if !ok {
+		return 0, fmt.Errorf("schedule %q: the unit is not minute(s), hour(s) or day(s)", expr)
+	}
+	return time.Duration(v) * d, nil
+}
+
+// Jobs returns the jobs of the template's enabled Schedule events, each
+// invoking targets[function's logical id], every `every` when it is
+// positive, else on its own rate. It also returns a note for each enabled
+// schedule it does not run (a cron expression).
+func Jobs(t *samtemplate.Template, every time.Duration, targets map[string]Invoker) (jobs []Job, skipped []string, err error) {
+	for _, f := range t.Functions {
+		for _, s := range f.Schedules {
+			if !s.Enabled {
+				continue
+			}
+			if strings.HasPrefix(s.Expression, "cron(") {
+				skipped = append(skipped, fmt.Sprintf("%s's %s, %s: cron schedules are not run locally", f.LogicalID, s.Name, s.Expression))
+				continue
+			}
+			d, err := Rate(s.Expression)
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s's %s: %w", f.LogicalID, s.Name, err)
+			}
+			if every > 0 {
+				d = every
+			}
+			target, ok := targets[f.LogicalID]
+			if !ok {
+				return nil, nil, fmt.Errorf("%s's %s: the function is not running", f.LogicalID, s.Name)
+			}
+			jobs = append(jobs, Job{Function: f.LogicalID, Rule: s.Name, Every: d, Target: target})
+		}
+	}
+	return jobs, skipped, nil
+}
+
+// Event returns the payload EventBridge sends a function for a scheduled
+// rule triggered at t, in region and the local account.
+func Event(rule, region string, t time.Time) []byte {
+	id := make([]byte, 16)
+	rand.Read(id)
+	b, _ := json.Marshal(map[string]any{
+		"version":     "0",
+		"id":          fmt.Sprintf("%x-%x-%x-%x-%x", id[:4], id[4:6], id[6:8], id[8:10], id[10:]),
+		"detail-type": "Scheduled Event",
+		"source":      "aws.events",
+		"account":     "000000000000",
+		"time":        t.UTC().Format(time.RFC3339),
+		"region":      region,
+		"resources":   []string{"arn:aws:events:" + region + ":000000000000:rule/" + rule},
+		"detail":      map[string]any{},
+	})
+	return b
+}
+
+// Run runs each job once at once and then every job.Every until ctx ends,
+// skipping a run while the job's previous one is still going, and writing a
+// line to log for each skipped or failed run. It returns once ctx has ended
+// and every run it started has returned.
+func Run(ctx context.Context, jobs []Job, region string, log io.Writer) {
+	var wg sync.WaitGroup
+	for _, j := range jobs {
+		wg.Go(func() { runJob(ctx, j, region, log) })
+	}
+	wg.Wait()
+}
+
+// runJob runs one job until ctx ends.
+func runJob(ctx context.Context, j Job, region string, log io.Writer) {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	busy := make(chan struct{}, 1)
+	t := time.NewTicker(j.Every)
+	defer t.Stop()
+	for {
+		select {
+		case busy <- struct{}{}:
+			wg.Go(func() {
+				defer func() { <-busy }()
+				if _, err := j.Target.Invoke(ctx, Event(j.Rule, region, time.Now())); err != nil && ctx.Err() == nil {
+					fmt.Fprintf(log, "local: scheduled run of %s (%s) failed: %v\n", j.Function, j.Rule, err)
+				}
+			})
+		default:
+			fmt.Fprintf(log, "local: scheduled run of %s (%s) skipped: the previous run is still going\n", j.Function, j.Rule)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
