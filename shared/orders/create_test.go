@@ -23,6 +23,7 @@ func TestMain(m *testing.M) { storetest.Main(m) }
 // world is a Creator over a fresh set of tables with the sample catalogue,
 // and the tables themselves, to look behind the workflow.
 type world struct {
+	env     *storetest.Env
 	creator *orders.Creator
 	orders  *store.Orders
 	keys    *store.Idempotency
@@ -33,7 +34,7 @@ func newWorld(t *testing.T) *world {
 	env := storetest.New(t)
 	functest.Seed(t, env)
 	db := env.DB()
-	w := &world{orders: db.Orders(env.Table("OrdersTable")), keys: db.Idempotency(env.Table("IdempotencyTable"))}
+	w := &world{env: env, orders: db.Orders(env.Table("OrdersTable")), keys: db.Idempotency(env.Table("IdempotencyTable"))}
 	w.creator = &orders.Creator{
 		Articles: db.Articles(env.Table("ArticlesTable")),
 		IDs:      db.IDs(env.Table("CountersTable"), store.IDBlock),
