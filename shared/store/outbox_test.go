@@ -263,17 +263,17 @@ func TestOutboxWriteUnits(t *testing.T) {
 	ids := db.IDs(env.Table("CountersTable"), 30)
 	// put returns the billed write units and the item's size of the one
 	// PutItem among calls.
-	put := func(calls []storetest.ProxyCall) (float64, int) {
+	write := func(op string, calls []storetest.ProxyCall) (float64, int) {
 		t.Helper()
 		for _, c := range calls {
-			if c.Operation == "PutItem" {
+			if c.Operation == op {
 				if !c.Accounted {
 					t.Fatalf("PutItem not accounted: %+v", c)
 				}
-				return c.Billed.Write, c.PutBytes
+				return c.Billed.Write, c.ItemBytes
 			}
 		}
-		t.Fatalf("no PutItem among %s", env.Operations(calls))
+		t.Fatalf("no %s among %s", op, env.Operations(calls))
 		return 0, 0
 	}
 	for _, tc := range []struct {
@@ -283,11 +283,12 @@ func TestOutboxWriteUnits(t *testing.T) {
 		// is within seconds when the dispatcher runs.
 		relayed bool
 		create  float64 // the create's write units
+		relay   float64 // the relay's
 		change  float64 // a status change's
 	}{
-		{"WithoutAnEvent", false, false, 3, 4},
-		{"WithAPendingEvent", true, true, 4, 9},
-		{"WithTheCreatesEventStillPending", true, false, 4, 9},
+		{"WithoutAnEvent", false, false, 3, 0, 4},
+		{"WithAPendingEvent", true, true, 4, 4, 9},
+		{"WithTheCreatesEventStillPending", true, false, 4, 0, 9},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			owner := "owner-" + tc.name
@@ -301,7 +302,7 @@ func TestOutboxWriteUnits(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			units, size := put(proxy.Take())
+			units, size := write("PutItem", proxy.Take())
 			t.Logf("create: %d bytes, %v WCU", size, units)
 			if units != tc.create {
 				t.Errorf("create billed %v WCU, want %v", units, tc.create)
@@ -311,8 +312,14 @@ func TestOutboxWriteUnits(t *testing.T) {
 				t.Fatal(err)
 			}
 			if tc.relayed {
+				proxy.Take()
 				if err := ords.Relayed(ctx, s, eventIDs(s.Outbox)); err != nil {
 					t.Fatal(err)
+				}
+				units, size := write("UpdateItem", proxy.Take())
+				t.Logf("relay: %d bytes, %v WCU", size, units)
+				if units != tc.relay {
+					t.Errorf("relay billed %v WCU, want %v", units, tc.relay)
 				}
 				s.Outbox = nil
 			}
@@ -326,7 +333,7 @@ func TestOutboxWriteUnits(t *testing.T) {
 			if err := ords.Replace(ctx, s, next, evs...); err != nil {
 				t.Fatal(err)
 			}
-			units, size = put(proxy.Take())
+			units, size = write("PutItem", proxy.Take())
 			t.Logf("status change: %d bytes, %v WCU", size, units)
 			if units != tc.change {
 				t.Errorf("status change billed %v WCU, want %v", units, tc.change)
