@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"stampduty/shared/config"
 	"stampduty/shared/orders"
 	"stampduty/shared/rules"
 	"stampduty/shared/store"
@@ -15,32 +14,30 @@ import (
 	"stampduty/shared/webhooks"
 )
 
-// outbox returns the pending events of order doc, read consistently.
-func outbox(t *testing.T, table *store.Orders, doc string) []webhooks.Pending {
+// reread returns order doc as stored now, read consistently.
+func reread(t *testing.T, table *store.Orders, doc string) orders.Stored {
 	t.Helper()
 	ctx := context.Background()
 	s, err := table.ByDocument(ctx, doc)
+	if err == nil {
+		s, err = table.Reread(ctx, s)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s, err = table.Reread(ctx, s); err != nil {
-		t.Fatal(err)
-	}
-	return s.Outbox
+	return s
 }
 
-// stored returns order doc as stored now, read consistently.
+// outbox returns the pending events of order doc.
+func outbox(t *testing.T, table *store.Orders, doc string) []webhooks.Pending {
+	t.Helper()
+	return reread(t, table, doc).Outbox
+}
+
+// stored returns order doc as stored now.
 func stored(t *testing.T, table *store.Orders, doc string) rules.Order {
 	t.Helper()
-	ctx := context.Background()
-	s, err := table.ByDocument(ctx, doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s, err = table.Reread(ctx, s); err != nil {
-		t.Fatal(err)
-	}
-	return s.Order
+	return reread(t, table, doc).Order
 }
 
 // checkEvent checks that ev is an event of type typ between the statuses
@@ -127,8 +124,7 @@ func TestCreateRecordsItsEvent(t *testing.T) {
 func TestCreateWhoseAnswerIsLostRecordsOneEvent(t *testing.T) {
 	w := newWorld(t)
 	env := w.env
-	proxy := env.NewProxy()
-	db := store.Open(config.New(env.Getenv("CreateOrderFunction", nil)))
+	db, proxy := env.ProxiedDB()
 	c := *w.creator
 	c.Orders = db.Orders(env.Table("OrdersTable"))
 	proxy.SetFault(dropFirstPut(env.Table("OrdersTable")))
@@ -137,7 +133,9 @@ func TestCreateWhoseAnswerIsLostRecordsOneEvent(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Create = %v, want success: the retry finds its own order", err)
 	}
-	t.Logf("calls: %s", env.Operations(proxy.Take()))
+	if got, want := env.Operations(proxy.Take()), "PutItem:OrdersTable=2 Query:OrdersTable=1"; got != want {
+		t.Errorf("calls = %s, want %s: the lost answer, then the SDK's retry", got, want)
+	}
 	w.checkCount(t, "dora", 1)
 	if got := outbox(t, w.orders, doc); len(got) != 1 || got[0].Type != webhooks.EventOrderCreated {
 		t.Errorf("outbox %v, want one order.created", types(got))
@@ -323,8 +321,7 @@ func TestChangeWhoseAnswerIsLostRecordsOneEvent(t *testing.T) {
 	w := newFulfilWorld(t, 2)
 	table := w.orders
 	t.Run("SDKRetry", func(t *testing.T) {
-		proxy := w.env.NewProxy()
-		db := store.Open(config.New(w.env.Getenv("CreateOrderFunction", nil)))
+		db, proxy := w.env.ProxiedDB()
 		f := w.fulfiller(db.Orders(w.env.Table("OrdersTable")), w.files())
 		o := w.mine[0]
 		proxy.SetFault(dropFirstPut(w.env.Table("OrdersTable")))

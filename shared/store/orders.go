@@ -91,10 +91,10 @@ type orderBody struct {
 type eventItem struct {
 	ID             string    `dynamodbav:"id"`
 	Type           string    `dynamodbav:"t"`
+	Order          orderBody `dynamodbav:"o"`
 	At             string    `dynamodbav:"at"`
 	PreviousStatus *string   `dynamodbav:"ps,omitempty"`
 	Status         *string   `dynamodbav:"st,omitempty"`
-	Order          orderBody `dynamodbav:"o"`
 }
 
 // outboxPending is the outbox index's partition key on every order with
@@ -173,11 +173,24 @@ func newOrderBody(o rules.Order) orderBody {
 			UploadedDocument: sd.UploadedDocument}}
 }
 
-// decodeOrder reads an order item; an item that is not one is EINTERNAL.
-func decodeOrder(item map[string]types.AttributeValue) (rules.Order, error) {
-	o, err := decodeStored(item)
-	return o.Order, err
+// decodeItems reads order items (decodeStored) and returns what part
+// takes of each.
+func decodeItems[T any](items []map[string]types.AttributeValue, part func(orders.Stored) T) ([]T, error) {
+	out := make([]T, 0, len(items))
+	for _, item := range items {
+		o, err := decodeStored(item)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, part(o))
+	}
+	return out, nil
 }
+
+// theOrder, theOpsOrder and theStored are parts of a stored order, for decodeItems.
+func theOrder(s orders.Stored) rules.Order       { return s.Order }
+func theOpsOrder(s orders.Stored) rules.OpsOrder { return s.OpsOrder }
+func theStored(s orders.Stored) orders.Stored    { return s }
 
 // decodeStored reads an order item with its key and version. An order
 // stored before fulfillment existed reads as one that never changed: its
@@ -448,13 +461,11 @@ func (s *Orders) seqRange(ctx context.Context, owner string, lo, hi int64, consi
 		if err != nil {
 			return nil, fail("Query", err)
 		}
-		for _, item := range out.Items {
-			o, err := decodeOrder(item)
-			if err != nil {
-				return nil, err
-			}
-			orders = append(orders, o)
+		page, err := decodeItems(out.Items, theOrder)
+		if err != nil {
+			return nil, err
 		}
+		orders = append(orders, page...)
 	}
 	return orders, nil
 }
@@ -595,15 +606,7 @@ func (s *Orders) Pending(ctx context.Context, limit int) ([]orders.Stored, error
 	if err != nil {
 		return nil, fail("Query", err)
 	}
-	found := make([]orders.Stored, 0, len(out.Items))
-	for _, item := range out.Items {
-		o, err := decodeStored(item)
-		if err != nil {
-			return nil, err
-		}
-		found = append(found, o)
-	}
-	return found, nil
+	return decodeItems(out.Items, theStored)
 }
 
 // Relayed removes the events ids from the outbox of o, an order as Pending
@@ -689,13 +692,9 @@ func (s *Orders) Queue(ctx context.Context, status, cursor string, size int) ([]
 	if err != nil {
 		return nil, "", fail("Query", err)
 	}
-	page := make([]rules.OpsOrder, 0, len(out.Items))
-	for _, item := range out.Items {
-		o, err := decodeStored(item)
-		if err != nil {
-			return nil, "", err
-		}
-		page = append(page, o.OpsOrder)
+	page, err := decodeItems(out.Items, theOpsOrder)
+	if err != nil {
+		return nil, "", err
 	}
 	next := ""
 	if lek := out.LastEvaluatedKey; len(lek) > 0 {

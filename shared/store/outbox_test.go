@@ -50,15 +50,31 @@ func pendingDocs(t *testing.T, ords *store.Orders) []string {
 	return docs
 }
 
+// checkNoOutbox checks that an order item has no outbox and is not in the
+// outbox index.
+func checkNoOutbox(t *testing.T, item map[string]types.AttributeValue) {
+	t.Helper()
+	for _, name := range []string{"ob", "obp", "obk"} {
+		if v, ok := item[name]; ok {
+			t.Errorf("%s = %s on an order without pending events", name, render(v))
+		}
+	}
+}
+
 // TestOutbox: an order's pending events are stored in the write of its
 // change, found through the outbox index, and removed by the relay without
 // ever making a change of the order fail.
 func TestOutbox(t *testing.T) {
 	ctx := context.Background()
-	env := storetest.New(t)
-	db, proxy := env.ProxiedDB()
+	env, db, proxy, ids := proxiedStore(t, 30)
 	ords := db.Orders(env.Table("OrdersTable"))
-	ids := db.IDs(env.Table("CountersTable"), 30)
+	// checkCalls checks the calls made since the last Take.
+	checkCalls := func(t *testing.T, want string) {
+		t.Helper()
+		if got := env.Operations(proxy.Take()); got != want {
+			t.Errorf("calls = %s, want %s", got, want)
+		}
+	}
 	item := func(s orders.Stored) map[string]types.AttributeValue {
 		return get(t, env, "OrdersTable", map[string]types.AttributeValue{"owner": avS(s.Owner), "seq": avN(strconv.FormatInt(s.Seq, 10))})
 	}
@@ -94,10 +110,8 @@ func TestOutbox(t *testing.T) {
 	t.Run("CreateStoresItsEventInTheSameWrite", func(t *testing.T) {
 		proxy.Take()
 		s, ev := create("alice", 1)
-		if got, want := env.Operations(proxy.Take()), "GetItem:OrdersTable=1 PutItem:OrdersTable=1 Query:OrdersTable=1 UpdateItem:CountersTable=1"; got != want {
-			// the ids, the count, the one PutItem, the Reread
-			t.Errorf("calls = %s, want %s", got, want)
-		}
+		// the ids, the count, the one PutItem, the Reread
+		checkCalls(t, "GetItem:OrdersTable=1 PutItem:OrdersTable=1 Query:OrdersTable=1 UpdateItem:CountersTable=1")
 		if !reflect.DeepEqual(s.Outbox, []webhooks.Pending{ev}) {
 			t.Errorf("outbox = %+v, want %+v", s.Outbox, ev)
 		}
@@ -131,20 +145,14 @@ func TestOutbox(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		it := item(s)
-		for _, name := range []string{"ob", "obp", "obk"} {
-			if v, ok := it[name]; ok {
-				t.Errorf("%s = %s on an order without pending events", name, render(v))
-			}
-		}
+		checkNoOutbox(t, item(s))
 		if docs := pendingDocs(t, ords); slices.Contains(docs, o.DocumentID) {
 			t.Errorf("Pending lists %s, which has no pending events", o.DocumentID)
 		}
 	})
 	t.Run("PendingIsOneQueryOldestFirst", func(t *testing.T) {
-		e2 := storetest.New(t)
-		db2, proxy2 := e2.ProxiedDB()
-		ords2, ids2 := db2.Orders(e2.Table("OrdersTable")), db2.IDs(e2.Table("CountersTable"), 30)
+		e2, db2, proxy2, ids2 := proxiedStore(t, 30)
+		ords2 := db2.Orders(e2.Table("OrdersTable"))
 		var want []string
 		for i, at := range []string{"2026-11-21T04:09:02.000Z", "2026-11-21T04:09:00.000Z", "2026-11-21T04:09:01.000Z"} {
 			o := newOrder(t, ids2, i)
@@ -170,9 +178,7 @@ func TestOutbox(t *testing.T) {
 		if err := ords.Relayed(ctx, s, []string{created.ID}); err != nil {
 			t.Fatal(err)
 		}
-		if got, want := env.Operations(proxy.Take()), "UpdateItem:OrdersTable=1"; got != want {
-			t.Errorf("calls = %s, want %s", got, want)
-		}
+		checkCalls(t, "UpdateItem:OrdersTable=1")
 		now, err := ords.Reread(ctx, s)
 		if err != nil {
 			t.Fatal(err)
@@ -189,12 +195,7 @@ func TestOutbox(t *testing.T) {
 		if err := ords.Relayed(ctx, now, []string{moved.ID}); err != nil {
 			t.Fatal(err)
 		}
-		it := item(now)
-		for _, name := range []string{"ob", "obp", "obk"} {
-			if v, ok := it[name]; ok {
-				t.Errorf("%s = %s once every event is relayed", name, render(v))
-			}
-		}
+		checkNoOutbox(t, item(now))
 		if docs := pendingDocs(t, ords); slices.Contains(docs, s.DocumentID) {
 			t.Errorf("Pending still lists %s", s.DocumentID)
 		}
@@ -256,11 +257,9 @@ func TestOutbox(t *testing.T) {
 // these numbers.
 func TestOutboxWriteUnits(t *testing.T) {
 	ctx := context.Background()
-	env := storetest.New(t)
-	db, proxy := env.ProxiedDB()
+	env, db, proxy, ids := proxiedStore(t, 30)
 	proxy.SetMode(storetest.Account)
 	ords := db.Orders(env.Table("OrdersTable"))
-	ids := db.IDs(env.Table("CountersTable"), 30)
 	// put returns the billed write units and the item's size of the one
 	// PutItem among calls.
 	write := func(op string, calls []storetest.ProxyCall) (float64, int) {
