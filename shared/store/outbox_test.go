@@ -280,14 +280,15 @@ func TestOutboxWriteUnits(t *testing.T) {
 		event bool
 		// relayed: the create's event is relayed before the change, as it
 		// is within seconds when the dispatcher runs.
-		relayed bool
-		create  float64 // the create's write units
-		relay   float64 // the relay's
-		change  float64 // a status change's
+		relayed     bool
+		create      float64 // the create's write units
+		relay       float64 // the relay's of the create's event
+		change      float64 // a status change's
+		relayChange float64 // the relay's of the change's event(s)
 	}{
-		{"WithoutAnEvent", false, false, 3, 0, 4},
-		{"WithAPendingEvent", true, true, 4, 4, 9},
-		{"WithTheCreatesEventStillPending", true, false, 4, 0, 9},
+		{"WithoutAnEvent", false, false, 3, 0, 4, 0},
+		{"WithAPendingEvent", true, true, 4, 4, 9, 8},
+		{"WithTheCreatesEventStillPending", true, false, 4, 0, 9, 8},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			owner := "owner-" + tc.name
@@ -336,6 +337,21 @@ func TestOutboxWriteUnits(t *testing.T) {
 			t.Logf("status change: %d bytes, %v WCU", size, units)
 			if units != tc.change {
 				t.Errorf("status change billed %v WCU, want %v", units, tc.change)
+			}
+			if !tc.event {
+				return
+			}
+			if s, err = ords.Reread(ctx, s); err != nil {
+				t.Fatal(err)
+			}
+			proxy.Take()
+			if err := ords.Relayed(ctx, s, eventIDs(s.Outbox)); err != nil {
+				t.Fatal(err)
+			}
+			units, size = write("UpdateItem", proxy.Take())
+			t.Logf("relay of the change: %d bytes, %v WCU", size, units)
+			if units != tc.relayChange {
+				t.Errorf("relay billed %v WCU, want %v", units, tc.relayChange)
 			}
 		})
 	}
