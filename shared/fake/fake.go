@@ -15,6 +15,7 @@ import (
 
 	"stampduty/shared/auth"
 	"stampduty/shared/rules"
+	"stampduty/shared/webhooks"
 )
 
 // Articles is a catalogue: an orders.Articles, and the article list's
@@ -51,8 +52,8 @@ type Orders struct {
 }
 
 // Create stores o as owner's newest order and returns its seq: 1 for the
-// owner's first order, and so on.
-func (s *Orders) Create(_ context.Context, owner string, o rules.Order) (int64, error) {
+// owner's first order, and so on. Its pending events are not kept.
+func (s *Orders) Create(_ context.Context, owner string, o rules.Order, _ ...webhooks.Pending) (int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.created = append(s.created, Created{Owner: owner, Order: o})

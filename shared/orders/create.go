@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"stampduty/shared/rules"
+	"stampduty/shared/webhooks"
 )
 
 // Idempotency-Key settings.
@@ -80,12 +81,24 @@ func (c *Creator) Create(ctx context.Context, owner string, body *rules.OrderBod
 		return "", err
 	}
 	if key == nil {
-		if _, err := c.Orders.Create(ctx, owner, order); err != nil {
+		if err := c.store(ctx, owner, order); err != nil {
 			return "", err
 		}
 		return order.DocumentID, nil
 	}
 	return c.createOnce(ctx, owner, *key, order)
+}
+
+// store stores order as owner's with its order.created event, in one
+// write. The event's id is made here, before the write, so that every
+// retry of the write carries the same one.
+func (c *Creator) store(ctx context.Context, owner string, order rules.Order) error {
+	ev, err := webhooks.NewPending(webhooks.EventOrderCreated, order.CreatedAt, order, nil, nil)
+	if err != nil {
+		return rules.Internal(err)
+	}
+	_, err = c.Orders.Create(ctx, owner, order, ev)
+	return err
 }
 
 func (c *Creator) now() time.Time {
@@ -148,7 +161,7 @@ func (c *Creator) createOnce(ctx context.Context, owner string, key Key, order r
 // a retry can go ahead at once; if it may have been, the claim stays for a
 // retry to verify after its lease.
 func (c *Creator) createClaimed(ctx context.Context, owner, key string, order rules.Order) (string, error) {
-	if _, err := c.Orders.Create(ctx, owner, order); err != nil {
+	if err := c.store(ctx, owner, order); err != nil {
 		if !errors.Is(err, ErrOutcomeUnknown) {
 			// A fresh context: the request's may be what ran out.
 			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
@@ -182,7 +195,7 @@ func (c *Creator) takeOver(ctx context.Context, owner, key string, rec KeyRecord
 	}
 	if !found {
 		order.DocumentID = rec.OrderID
-		if _, err := c.Orders.Create(ctx, owner, order); err != nil {
+		if err := c.store(ctx, owner, order); err != nil {
 			return "", err
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"stampduty/shared/rules"
 	"stampduty/shared/store"
 	"stampduty/shared/store/storetest"
+	"stampduty/shared/webhooks"
 )
 
 func TestMain(m *testing.M) { storetest.Main(m) }
@@ -22,6 +23,7 @@ func TestMain(m *testing.M) { storetest.Main(m) }
 // world is a Creator over a fresh set of tables with the sample catalogue,
 // and the tables themselves, to look behind the workflow.
 type world struct {
+	env     *storetest.Env
 	creator *orders.Creator
 	orders  *store.Orders
 	keys    *store.Idempotency
@@ -32,7 +34,7 @@ func newWorld(t *testing.T) *world {
 	env := storetest.New(t)
 	functest.Seed(t, env)
 	db := env.DB()
-	w := &world{orders: db.Orders(env.Table("OrdersTable")), keys: db.Idempotency(env.Table("IdempotencyTable"))}
+	w := &world{env: env, orders: db.Orders(env.Table("OrdersTable")), keys: db.Idempotency(env.Table("IdempotencyTable"))}
 	w.creator = &orders.Creator{
 		Articles: db.Articles(env.Table("ArticlesTable")),
 		IDs:      db.IDs(env.Table("CountersTable"), store.IDBlock),
@@ -251,7 +253,7 @@ func TestCreateWithKey(t *testing.T) {
 // unknown, with an outcome the caller cannot know.
 type refusingStore struct{ unknown bool }
 
-func (s refusingStore) Create(context.Context, string, rules.Order) (int64, error) {
+func (s refusingStore) Create(context.Context, string, rules.Order, ...webhooks.Pending) (int64, error) {
 	err := error(&rules.Error{Code: rules.EUNAVAILABLE, Message: "Service Unavailable", Err: errors.New("refused")})
 	if s.unknown {
 		err = &rules.Error{Code: rules.EUNAVAILABLE, Message: "Service Unavailable", Err: orders.ErrOutcomeUnknown}

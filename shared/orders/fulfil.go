@@ -11,14 +11,19 @@ import (
 	"time"
 
 	"stampduty/shared/rules"
+	"stampduty/shared/webhooks"
 )
 
 // Stored is an order as the store holds it: the order and its owner, where
-// it is (its owner's seq) and its version, which each change raises by one.
+// it is (its owner's seq), its version, which each change raises by one,
+// and its outbox: the events of its changes not yet relayed to webhooks,
+// oldest first. A change is stored with the outbox it read, its own event
+// appended, so no pending event is dropped by a later change.
 type Stored struct {
 	rules.OpsOrder
 	Seq     int64
 	Version int64
+	Outbox  []webhooks.Pending
 }
 
 // ErrChanged is the failure of a Replace whose order changed since it was
@@ -32,9 +37,10 @@ type Fulfilments interface {
 	ByDocument(ctx context.Context, doc string) (Stored, error)
 	// Reread returns s's order as it is now (a strongly consistent read).
 	Reread(ctx context.Context, s Stored) (Stored, error)
-	// Replace stores o in place of s on condition that s is still the
-	// stored version; ErrChanged (wrapped) when it is not.
-	Replace(ctx context.Context, s Stored, o rules.Order) error
+	// Replace stores o in place of s, with s.Outbox followed by events as
+	// its pending events, on condition that s is still the stored version;
+	// ErrChanged (wrapped) when it is not.
+	Replace(ctx context.Context, s Stored, o rules.Order, events ...webhooks.Pending) error
 	// Queue returns up to size orders waiting in status, oldest first,
 	// from the position cursor names ("" for the start), and the cursor of
 	// what follows ("" at the end). A cursor it did not make is EINVALID.
@@ -137,14 +143,26 @@ func (f *Fulfiller) Queue(ctx context.Context, status, cursor string, size int) 
 // anything changed, or why it may not change.
 type change func(o rules.Order) (rules.Order, bool, error)
 
+// tell returns the event a stored change from old to next records: its
+// type ("" for none) and, for a status change, the statuses it moved
+// between.
+type tell func(old, next rules.Order) (typ string, previous, status *string)
+
+// told returns the tell of a change that always records an event of type
+// typ, without statuses.
+func told(typ string) tell {
+	return func(rules.Order, rules.Order) (string, *string, *string) { return typ, nil, nil }
+}
+
 // update applies ch to s, the order as read from the index, and stores the
-// result with one conditional write. A refusal read from the eventually
+// result with one conditional write, together with the event tl tells of
+// it (made before the write: a retry of the write carries the same id). A refusal read from the eventually
 // consistent index is checked against a consistent read before it is
 // answered; a write that loses a race to another change is answered from a
 // consistent read: done when what was asked is what is stored now, else
 // ECONFLICT. At most three calls with the index read: it, the write, and one
 // consistent read.
-func (f *Fulfiller) update(ctx context.Context, s Stored, ch change) (Stored, error) {
+func (f *Fulfiller) update(ctx context.Context, s Stored, ch change, tl tell) (Stored, error) {
 	next, changed, err := ch(s.Order)
 	if err != nil {
 		// The index may lag behind the last change: check on the table.
@@ -158,9 +176,18 @@ func (f *Fulfiller) update(ctx context.Context, s Stored, ch change) (Stored, er
 	if !changed {
 		return s, nil
 	}
-	err = f.Orders.Replace(ctx, s, next)
+	var events []webhooks.Pending
+	if typ, previous, status := tl(s.Order, next); typ != "" {
+		ev, err := webhooks.NewPending(typ, next.UpdatedAt, next, previous, status)
+		if err != nil {
+			return Stored{}, rules.Internal(err)
+		}
+		events = append(events, ev)
+	}
+	err = f.Orders.Replace(ctx, s, next, events...)
 	if err == nil {
 		s.Order, s.Version = next, s.Version+1
+		s.Outbox = append(s.Outbox[:len(s.Outbox):len(s.Outbox)], events...)
 		return s, nil
 	}
 	// The write failed, lost a race, or may have landed with its answer
@@ -203,11 +230,24 @@ func (f *Fulfiller) Advance(ctx context.Context, doc, ffDoc string, c rules.Chan
 			return o, false, err
 		}
 		return withFulfillment(o, i, next, at), true, nil
-	})
+	}, statusChanged(ffDoc))
 	if err != nil {
 		return rules.OpsOrder{}, err
 	}
 	return s.OpsOrder, f.Files.Sign(ctx, &s.Order)
+}
+
+// statusChanged tells an order.status_changed when fulfillment ffDoc moved
+// to another status, and nothing for a change that only stored a reference.
+func statusChanged(ffDoc string) tell {
+	return func(old, next rules.Order) (string, *string, *string) {
+		i, j := old.Fulfillment(ffDoc), next.Fulfillment(ffDoc)
+		if i < 0 || j < 0 || old.Fulfillments[i].Status == next.Fulfillments[j].Status {
+			return "", nil, nil
+		}
+		previous, status := old.Fulfillments[i].Status, next.Fulfillments[j].Status
+		return webhooks.EventOrderStatusChanged, &previous, &status
+	}
 }
 
 // withFulfillment returns o with fulfillment i replaced, updated at at.
@@ -222,7 +262,7 @@ func withFulfillment(o rules.Order, i int, ff rules.Fulfillment, at string) rule
 // replacing an earlier one, while every fulfillment is Pending.
 func (f *Fulfiller) UploadDocument(ctx context.Context, owner, doc string, u rules.Upload) (rules.File, error) {
 	var file *rules.File
-	_, err := f.attach(ctx, owner, doc, rules.Document, DocumentPrefix, u,
+	_, err := f.attach(ctx, owner, doc, rules.Document, DocumentPrefix, u, webhooks.EventOrderDocumentUploaded,
 		func(o rules.Order, nf *rules.File, at string) (rules.Order, *rules.File, error) {
 			if err := o.CanUploadDocument(); err != nil {
 				return o, nil, err
@@ -245,7 +285,7 @@ func (f *Fulfiller) UploadDocument(ctx context.Context, owner, doc string, u rul
 // AttachCertificate stores the certificate of fulfillment ffDoc of order
 // doc, replacing an earlier one, while the fulfillment is Procured.
 func (f *Fulfiller) AttachCertificate(ctx context.Context, doc, ffDoc string, u rules.Upload) (rules.OpsOrder, error) {
-	s, err := f.attach(ctx, "", doc, rules.Certificate, CertificatePrefix, u,
+	s, err := f.attach(ctx, "", doc, rules.Certificate, CertificatePrefix, u, webhooks.EventOrderCertificateAttached,
 		func(o rules.Order, nf *rules.File, at string) (rules.Order, *rules.File, error) {
 			i := o.Fulfillment(ffDoc)
 			if i < 0 {
@@ -274,12 +314,12 @@ func pointsAt(o rules.Order, key string) bool {
 // file it replaces, or why it may not.
 type put func(o rules.Order, nf *rules.File, at string) (rules.Order, *rules.File, error)
 
-// attach stores an uploaded file of kind k and points order doc at it: the
-// bytes first, under a key of random ids (prefix, the order's documentId,
+// attach stores an uploaded file of kind k and points order doc at it,
+// recording an event of type typ with the change: the bytes first, under a key of random ids (prefix, the order's documentId,
 // the file's), then the order. The order never points at a file that is not
 // stored: when its write fails, the new object is removed; once it points
 // at the new file, the file it replaced is removed.
-func (f *Fulfiller) attach(ctx context.Context, owner, doc string, k rules.FileKind, prefix string, u rules.Upload, p put) (Stored, error) {
+func (f *Fulfiller) attach(ctx context.Context, owner, doc string, k rules.FileKind, prefix string, u rules.Upload, typ string, p put) (Stored, error) {
 	mime, name, err := k.Check(u)
 	if err != nil {
 		return Stored{}, err
@@ -318,7 +358,7 @@ func (f *Fulfiller) attach(ctx context.Context, owner, doc string, k rules.FileK
 		next, old, err := p(o, nf, at)
 		replaced = old
 		return next, err == nil, err
-	})
+	}, told(typ))
 	// A fresh context: the request's may be what ran out.
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 	defer cancel()

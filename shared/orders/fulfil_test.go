@@ -13,6 +13,7 @@ import (
 	"stampduty/shared/rules"
 	"stampduty/shared/store"
 	"stampduty/shared/store/storetest"
+	"stampduty/shared/webhooks"
 )
 
 // recordingFiles is the real file store with its calls counted, and a
@@ -43,7 +44,9 @@ type failingReplace struct {
 	err error
 }
 
-func (f failingReplace) Replace(context.Context, orders.Stored, rules.Order) error { return f.err }
+func (f failingReplace) Replace(context.Context, orders.Stored, rules.Order, ...webhooks.Pending) error {
+	return f.err
+}
 
 var pdf = []byte("%PDF-1.7\nx\n%%EOF\n")
 
@@ -179,8 +182,8 @@ func TestAdvanceAfterALostRace(t *testing.T) {
 // answer is then lost, as when DynamoDB's answer never arrives.
 type landsThenFails struct{ orders.Fulfilments }
 
-func (l landsThenFails) Replace(ctx context.Context, s orders.Stored, o rules.Order) error {
-	if err := l.Fulfilments.Replace(ctx, s, o); err != nil {
+func (l landsThenFails) Replace(ctx context.Context, s orders.Stored, o rules.Order, events ...webhooks.Pending) error {
+	if err := l.Fulfilments.Replace(ctx, s, o, events...); err != nil {
 		return err
 	}
 	return rules.Unavailable(errors.New("the answer was lost"))

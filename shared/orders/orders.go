@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"stampduty/shared/rules"
+	"stampduty/shared/webhooks"
 )
 
 // Articles finds the article of a (purpose, state), or an ENOTFOUND error.
@@ -24,10 +25,11 @@ type IDs interface {
 
 // Store keeps orders.
 type Store interface {
-	// Create stores o as owner's newest order, at most once whatever the
+	// Create stores o as owner's newest order, with events as its pending
+	// events (its outbox) in the same write, at most once whatever the
 	// network does. An error that may hide a stored order wraps
 	// ErrOutcomeUnknown.
-	Create(ctx context.Context, owner string, o rules.Order) (int64, error)
+	Create(ctx context.Context, owner string, o rules.Order, events ...webhooks.Pending) (int64, error)
 	// Find reports whether owner has an order with documentId doc created
 	// at or after since.
 	Find(ctx context.Context, owner, doc string, since time.Time) (bool, error)

@@ -18,6 +18,7 @@ import (
 	"stampduty/shared/orders"
 	"stampduty/shared/rules"
 	"stampduty/shared/store/storetest"
+	"stampduty/shared/webhooks"
 )
 
 // Attribute values, for items written as literals.
@@ -153,6 +154,45 @@ func TestStoredFormat(t *testing.T) {
 			f.(*types.AttributeValueMemberM).Value["h"] = avL(avM(map[string]types.AttributeValue{"st": avS("Pending"), "at": avS("2026-11-21T04:09:00.123Z")}))
 		}
 		checkSameItem(t, get(t, env, "OrdersTable", map[string]types.AttributeValue{"owner": avS("now"), "seq": avN("1")}), want)
+	})
+	t.Run("OrderWithPendingEventsWritesItsOutbox", func(t *testing.T) {
+		prev, st := "Pending", "Created"
+		events := []webhooks.Pending{
+			{ID: "evt_a00000000000000000000001", Type: webhooks.EventOrderCreated, At: "2026-11-21T04:09:00.123Z", Order: storedOrderValue},
+			{ID: "evt_a00000000000000000000002", Type: webhooks.EventOrderStatusChanged, At: "2026-11-21T04:10:00.000Z",
+				PreviousStatus: &prev, Status: &st, Order: storedOrderValue},
+		}
+		ords := db.Orders(env.Table("OrdersTable"))
+		seq, err := ords.Create(ctx, "outbox", storedOrderValue, events...)
+		if err != nil || seq != 1 {
+			t.Fatalf("Create = %d, %v; want 1", seq, err)
+		}
+		// Each event holds the order as the order's item does, without
+		// its key, version and index keys.
+		snapshot := storedOrder("outbox")
+		delete(snapshot, "owner")
+		delete(snapshot, "seq")
+		for _, f := range snapshot["ff"].(*types.AttributeValueMemberL).Value {
+			f.(*types.AttributeValueMemberM).Value["h"] = avL(avM(map[string]types.AttributeValue{"st": avS("Pending"), "at": avS("2026-11-21T04:09:00.123Z")}))
+		}
+		want := storedOrder("outbox")
+		want["v"], want["qs"], want["qk"] = avN("1"), avS("Pending"), avS("2026-11-21T04:09:00.123Z#o2ZQm3X8pV1nR7tK4wY9sL0c")
+		want["ff"] = snapshot["ff"]
+		want["ob"] = avL(
+			avM(map[string]types.AttributeValue{"id": avS("evt_a00000000000000000000001"), "t": avS("order.created"),
+				"at": avS("2026-11-21T04:09:00.123Z"), "o": avM(snapshot)}),
+			avM(map[string]types.AttributeValue{"id": avS("evt_a00000000000000000000002"), "t": avS("order.status_changed"),
+				"at": avS("2026-11-21T04:10:00.000Z"), "ps": avS("Pending"), "st": avS("Created"), "o": avM(snapshot)}),
+		)
+		want["obp"], want["obk"] = avS("pending"), avS("2026-11-21T04:09:00.123Z#o2ZQm3X8pV1nR7tK4wY9sL0c")
+		checkSameItem(t, get(t, env, "OrdersTable", map[string]types.AttributeValue{"owner": avS("outbox"), "seq": avN("1")}), want)
+		read, err := ords.Reread(ctx, orders.Stored{OpsOrder: rules.OpsOrder{Owner: "outbox"}, Seq: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(read.Outbox, events) {
+			t.Errorf("outbox read back\n%+v\nwant\n%+v", read.Outbox, events)
+		}
 	})
 	t.Run("FilesWrittenWithoutAddresses", func(t *testing.T) {
 		o := storedOrderValue

@@ -20,6 +20,7 @@ import (
 
 	"stampduty/shared/orders"
 	"stampduty/shared/rules"
+	"stampduty/shared/webhooks"
 )
 
 // Orders is the orders table: key (owner, seq). An owner's orders are
@@ -55,19 +56,50 @@ func (db *DB) Orders(table string) *Orders { return &Orders{db: db, table: table
 //	sd                  stamp duty: {id, amt, desc, n1, a1, p1, n2, a2, p2, pb, pu, q,
 //	                    state, cp, mob, aid, adoc, purpose, ud?}; ud is the caller's document
 //	cf, ud              files: {id, doc, name, mime, size, sha, key, at}
+//	ob                  the outbox: the events of its changes not yet relayed, oldest
+//	                    first: list of {id, t, at, ps?, st?, o}; t is the type, ps and st
+//	                    the statuses of an order.status_changed, o the order right after
+//	                    the change as id, doc, at, up?, ff, sd (absent when empty)
+//	obp, obk            while ob is not empty: "pending" and <at of its oldest event>#doc,
+//	                    the keys of the outbox index
 type orderItem struct {
-	Owner        string              `dynamodbav:"owner"`
-	Seq          int64               `dynamodbav:"seq"`
+	Owner string `dynamodbav:"owner"`
+	Seq   int64  `dynamodbav:"seq"`
+	orderBody
+	Version     int64       `dynamodbav:"v,omitempty"`
+	QueueStatus string      `dynamodbav:"qs,omitempty"`
+	QueueKey    string      `dynamodbav:"qk,omitempty"`
+	Outbox      []eventItem `dynamodbav:"ob,omitempty"`
+	OutboxState string      `dynamodbav:"obp,omitempty"`
+	OutboxKey   string      `dynamodbav:"obk,omitempty"`
+}
+
+// orderBody is the order itself as an item stores it, without its key,
+// version and index keys: in the order's item, and in each of its pending
+// events (so that file keys survive and download addresses are made when
+// the event is sent).
+type orderBody struct {
 	ID           int64               `dynamodbav:"id"`
 	DocumentID   string              `dynamodbav:"doc"`
 	CreatedAt    string              `dynamodbav:"at"`
 	UpdatedAt    string              `dynamodbav:"up,omitempty"`
-	Version      int64               `dynamodbav:"v,omitempty"`
-	QueueStatus  string              `dynamodbav:"qs,omitempty"`
-	QueueKey     string              `dynamodbav:"qk,omitempty"`
 	Fulfillments []rules.Fulfillment `dynamodbav:"ff"`
 	StampDuty    *stampDutyItem      `dynamodbav:"sd"`
 }
+
+// eventItem is a webhooks.Pending as an order's outbox stores it.
+type eventItem struct {
+	ID             string    `dynamodbav:"id"`
+	Type           string    `dynamodbav:"t"`
+	Order          orderBody `dynamodbav:"o"`
+	At             string    `dynamodbav:"at"`
+	PreviousStatus *string   `dynamodbav:"ps,omitempty"`
+	Status         *string   `dynamodbav:"st,omitempty"`
+}
+
+// outboxPending is the outbox index's partition key on every order with
+// pending events.
+const outboxPending = "pending"
 
 // stampDutyItem is a rules.StampDuty as stored in an order's sd, its
 // StatePurpose flattened into aid, adoc and purpose.
@@ -97,15 +129,41 @@ type stampDutyItem struct {
 // that the queue is oldest first, ties broken by documentId.
 func queueKey(o rules.Order) string { return o.CreatedAt + "#" + o.DocumentID }
 
-// newOrderItem returns o as owner's order number seq at version v.
-func newOrderItem(owner string, seq int64, o rules.Order, v int64) orderItem {
+// newOrderItem returns o as owner's order number seq at version v, with
+// the pending events outbox.
+func newOrderItem(owner string, seq int64, o rules.Order, v int64, outbox []webhooks.Pending) orderItem {
+	it := orderItem{Owner: owner, Seq: seq, orderBody: newOrderBody(o), Version: v,
+		QueueStatus: o.QueueStatus(), QueueKey: queueKey(o), Outbox: newEventItems(outbox)}
+	if len(outbox) > 0 {
+		it.OutboxState, it.OutboxKey = outboxPending, outboxKey(outbox, o.DocumentID)
+	}
+	return it
+}
+
+// outboxKey is an order's sort key in the outbox index: the time of its
+// oldest pending event, then its documentId, so the relay takes the
+// longest-waiting orders first.
+func outboxKey(outbox []webhooks.Pending, doc string) string { return outbox[0].At + "#" + doc }
+
+// newEventItems returns the outbox's items (nil for none).
+func newEventItems(outbox []webhooks.Pending) []eventItem {
+	var items []eventItem
+	for _, p := range outbox {
+		items = append(items, eventItem{ID: p.ID, Type: p.Type, At: p.At, PreviousStatus: p.PreviousStatus,
+			Status: p.Status, Order: newOrderBody(p.Order)})
+	}
+	return items
+}
+
+// newOrderBody returns o as an item stores it.
+func newOrderBody(o rules.Order) orderBody {
 	sd := o.StampDuty
 	up := o.UpdatedAt
 	if up == o.CreatedAt {
 		up = ""
 	}
-	return orderItem{Owner: owner, Seq: seq, ID: o.ID, DocumentID: o.DocumentID, CreatedAt: o.CreatedAt, UpdatedAt: up,
-		Version: v, QueueStatus: o.QueueStatus(), QueueKey: queueKey(o), Fulfillments: o.Fulfillments,
+	return orderBody{ID: o.ID, DocumentID: o.DocumentID, CreatedAt: o.CreatedAt, UpdatedAt: up,
+		Fulfillments: o.Fulfillments,
 		StampDuty: &stampDutyItem{ID: sd.ID, Amount: sd.Amount, Description: sd.Description,
 			FirstPartyName: sd.FirstPartyName, FirstPartyAddress: sd.FirstPartyAddress, FirstPartyPAN: sd.FirstPartyPAN,
 			SecondPartyName: sd.SecondPartyName, SecondPartyAddress: sd.SecondPartyAddress, SecondPartyPAN: sd.SecondPartyPAN,
@@ -115,11 +173,24 @@ func newOrderItem(owner string, seq int64, o rules.Order, v int64) orderItem {
 			UploadedDocument: sd.UploadedDocument}}
 }
 
-// decodeOrder reads an order item; an item that is not one is EINTERNAL.
-func decodeOrder(item map[string]types.AttributeValue) (rules.Order, error) {
-	o, err := decodeStored(item)
-	return o.Order, err
+// decodeItems reads order items (decodeStored) and returns what part
+// takes of each.
+func decodeItems[T any](items []map[string]types.AttributeValue, part func(orders.Stored) T) ([]T, error) {
+	out := make([]T, 0, len(items))
+	for _, item := range items {
+		o, err := decodeStored(item)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, part(o))
+	}
+	return out, nil
 }
+
+// theOrder, theOpsOrder and theStored are parts of a stored order, for decodeItems.
+func theOrder(s orders.Stored) rules.Order       { return s.Order }
+func theOpsOrder(s orders.Stored) rules.OpsOrder { return s.OpsOrder }
+func theStored(s orders.Stored) orders.Stored    { return s }
 
 // decodeStored reads an order item with its key and version. An order
 // stored before fulfillment existed reads as one that never changed: its
@@ -127,12 +198,29 @@ func decodeOrder(item map[string]types.AttributeValue) (rules.Order, error) {
 // createdAt.
 func decodeStored(item map[string]types.AttributeValue) (orders.Stored, error) {
 	var it orderItem
-	err := attributevalue.UnmarshalMap(item, &it)
-	if err == nil && it.StampDuty == nil {
-		err = errors.New("order without stamp duty")
-	}
-	if err != nil {
+	if err := attributevalue.UnmarshalMap(item, &it); err != nil {
 		return orders.Stored{}, rules.Internal(fmt.Errorf("decode order: %w", err))
+	}
+	o, err := it.order()
+	if err != nil {
+		return orders.Stored{}, err
+	}
+	s := orders.Stored{OpsOrder: rules.OpsOrder{Order: o, Owner: it.Owner}, Seq: it.Seq, Version: it.Version}
+	for _, e := range it.Outbox {
+		eo, err := e.Order.order()
+		if err != nil {
+			return orders.Stored{}, err
+		}
+		s.Outbox = append(s.Outbox, webhooks.Pending{ID: e.ID, Type: e.Type, At: e.At,
+			PreviousStatus: e.PreviousStatus, Status: e.Status, Order: eo})
+	}
+	return s, nil
+}
+
+// order returns the order it stores (see decodeStored).
+func (it orderBody) order() (rules.Order, error) {
+	if it.StampDuty == nil {
+		return rules.Order{}, rules.Internal(errors.New("decode order: order without stamp duty"))
 	}
 	o := rules.Order{ID: it.ID, DocumentID: it.DocumentID, CreatedAt: it.CreatedAt, UpdatedAt: cmp.Or(it.UpdatedAt, it.CreatedAt),
 		Fulfillments: it.Fulfillments}
@@ -148,7 +236,7 @@ func decodeStored(item map[string]types.AttributeValue) (orders.Stored, error) {
 		PaidBy: sd.PaidBy, PurchasedBy: sd.PurchasedBy, Quantity: sd.Quantity, State: sd.State,
 		ConsiderationPrice: sd.ConsiderationPrice, MobileNumber: sd.MobileNumber, UploadedDocument: sd.UploadedDocument,
 		StatePurpose: rules.StatePurpose{ID: sd.ArticleID, DocumentID: sd.ArticleDocumentID, PurposeName: sd.PurposeName}}
-	return orders.Stored{OpsOrder: rules.OpsOrder{Order: o, Owner: it.Owner}, Seq: it.Seq, Version: it.Version}, nil
+	return o, nil
 }
 
 // Create stores o as owner's newest order and returns its seq. It reads the
@@ -158,10 +246,11 @@ func decodeStored(item map[string]types.AttributeValue) (orders.Stored, error) {
 // below it is taken too, so it tries the next one straight away; every few
 // misses it waits a little (jittered) and reads the newest seq again to jump
 // over a run of concurrent creates. It keeps trying while ctx allows, then
-// fails with EUNAVAILABLE. An error that may hide a stored order wraps
+// fails with EUNAVAILABLE. The order's pending events, events, are part of
+// the same PutItem (the outbox). An error that may hide a stored order wraps
 // orders.ErrOutcomeUnknown. Whatever the network does, one Create stores o at most
 // once.
-func (s *Orders) Create(ctx context.Context, owner string, o rules.Order) (int64, error) {
+func (s *Orders) Create(ctx context.Context, owner string, o rules.Order, events ...webhooks.Pending) (int64, error) {
 	if o.DocumentID == "" {
 		// slotFree recognises the order by its documentId: it must have one.
 		return 0, rules.Internal(fmt.Errorf("create order: no documentId"))
@@ -172,7 +261,7 @@ func (s *Orders) Create(ctx context.Context, owner string, o rules.Order) (int64
 	}
 	seq := int64(n) + 1
 	// Encoded once: from one attempt to the next only the seq changes.
-	item, err := attributevalue.MarshalMap(newOrderItem(owner, seq, o, 1))
+	item, err := attributevalue.MarshalMap(newOrderItem(owner, seq, o, 1, events))
 	if err != nil {
 		return 0, rules.Internal(fmt.Errorf("encode order: %w", err))
 	}
@@ -372,13 +461,11 @@ func (s *Orders) seqRange(ctx context.Context, owner string, lo, hi int64, consi
 		if err != nil {
 			return nil, fail("Query", err)
 		}
-		for _, item := range out.Items {
-			o, err := decodeOrder(item)
-			if err != nil {
-				return nil, err
-			}
-			orders = append(orders, o)
+		page, err := decodeItems(out.Items, theOrder)
+		if err != nil {
+			return nil, err
 		}
+		orders = append(orders, page...)
 	}
 	return orders, nil
 }
@@ -391,6 +478,9 @@ const (
 	// QueueIndex is keyed by (qs, qk): the orders waiting in a status,
 	// oldest first.
 	QueueIndex = "queue"
+	// OutboxIndex is keyed by (obp, obk), sparse: the orders with pending
+	// events, the longest-waiting first.
+	OutboxIndex = "outbox"
 )
 
 // ByDocument returns the order with documentId doc from the documentId
@@ -472,13 +562,15 @@ func (s *Orders) Reread(ctx context.Context, o orders.Stored) (orders.Stored, er
 	return decodeStored(out.Item)
 }
 
-// Replace stores next at old's key as version old.Version+1, with one
-// conditional PutItem: the stored version must still be old's (an order
+// Replace stores next at old's key as version old.Version+1, with
+// old.Outbox followed by events as its pending events, with one conditional
+// PutItem: the stored version must still be old's (an order
 // stored before versions existed has none). A change stored in between
 // fails the condition, and Replace returns orders.ErrChanged: no change is
 // ever lost. The queue keys are recomputed from next.
-func (s *Orders) Replace(ctx context.Context, old orders.Stored, next rules.Order) error {
-	item, err := attributevalue.MarshalMap(newOrderItem(old.Owner, old.Seq, next, old.Version+1))
+func (s *Orders) Replace(ctx context.Context, old orders.Stored, next rules.Order, events ...webhooks.Pending) error {
+	outbox := append(old.Outbox[:len(old.Outbox):len(old.Outbox)], events...)
+	item, err := attributevalue.MarshalMap(newOrderItem(old.Owner, old.Seq, next, old.Version+1, outbox))
 	if err != nil {
 		return rules.Internal(fmt.Errorf("encode order: %w", err))
 	}
@@ -494,6 +586,73 @@ func (s *Orders) Replace(ctx context.Context, old orders.Stored, next rules.Orde
 			return fmt.Errorf("replace order %s: %w", old.DocumentID, orders.ErrChanged)
 		}
 		return writeFail("PutItem", err)
+	}
+	return nil
+}
+
+// Pending returns up to limit orders with pending events (their Outbox),
+// the one whose oldest event has waited longest first: one Query of the
+// outbox index, which holds only such orders, eventually consistent (an
+// event shows a moment after its change, and stays a moment after it is
+// relayed: relaying is idempotent, see Relayed).
+func (s *Orders) Pending(ctx context.Context, limit int) ([]orders.Stored, error) {
+	out, err := s.db.client.Query(ctx, &dynamodb.QueryInput{
+		TableName:                 aws.String(s.table),
+		IndexName:                 aws.String(OutboxIndex),
+		KeyConditionExpression:    aws.String("obp = :p"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":p": avS(outboxPending)},
+		Limit:                     aws.Int32(int32(limit)),
+	})
+	if err != nil {
+		return nil, fail("Query", err)
+	}
+	return decodeItems(out.Items, theStored)
+}
+
+// Relayed removes the events ids from the outbox of o, an order as Pending
+// (or a read) returned it, once the relay has handed them on: one
+// UpdateItem that rewrites ob without them (and drops it, with the index
+// keys, when none is left), on condition that o's version and outbox are
+// still the stored ones. The relay never changes the version, so it never
+// makes a change of the order fail; the only writes that change an outbox
+// without changing the version are Relayed's own removals, so the version
+// and the outbox's length and first id being unchanged means the outbox is
+// the one read. A failed condition is orders.ErrChanged (wrapped): read
+// again and retry. A writer who read the order before the relay removed
+// its events writes them back with its change (it stores the outbox it
+// read); the relay then finds them again, which is why relaying an event
+// twice must do nothing the second time.
+func (s *Orders) Relayed(ctx context.Context, o orders.Stored, ids []string) error {
+	if len(o.Outbox) == 0 {
+		return nil
+	}
+	rest := slices.DeleteFunc(slices.Clone(o.Outbox), func(p webhooks.Pending) bool { return slices.Contains(ids, p.ID) })
+	if len(rest) == len(o.Outbox) {
+		return nil
+	}
+	in := &dynamodb.UpdateItemInput{
+		TableName:           aws.String(s.table),
+		Key:                 map[string]types.AttributeValue{"owner": avS(o.Owner), "seq": avN(o.Seq)},
+		ConditionExpression: aws.String("v = :v AND size(ob) = :n AND ob[0].id = :first"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":v": avN(o.Version), ":n": avN(int64(len(o.Outbox))), ":first": avS(o.Outbox[0].ID)},
+	}
+	if len(rest) == 0 {
+		in.UpdateExpression = aws.String("REMOVE ob, obp, obk")
+	} else {
+		ob, err := attributevalue.Marshal(newEventItems(rest))
+		if err != nil {
+			return rules.Internal(fmt.Errorf("encode outbox: %w", err))
+		}
+		in.UpdateExpression = aws.String("SET ob = :ob, obk = :k")
+		in.ExpressionAttributeValues[":ob"] = ob
+		in.ExpressionAttributeValues[":k"] = avS(outboxKey(rest, o.DocumentID))
+	}
+	if _, err := s.db.client.UpdateItem(ctx, in); err != nil {
+		if conditionFailed(err) {
+			return fmt.Errorf("relay the events of order %s: %w", o.DocumentID, orders.ErrChanged)
+		}
+		return writeFail("UpdateItem", err)
 	}
 	return nil
 }
@@ -533,13 +692,9 @@ func (s *Orders) Queue(ctx context.Context, status, cursor string, size int) ([]
 	if err != nil {
 		return nil, "", fail("Query", err)
 	}
-	page := make([]rules.OpsOrder, 0, len(out.Items))
-	for _, item := range out.Items {
-		o, err := decodeStored(item)
-		if err != nil {
-			return nil, "", err
-		}
-		page = append(page, o.OpsOrder)
+	page, err := decodeItems(out.Items, theOpsOrder)
+	if err != nil {
+		return nil, "", err
 	}
 	next := ""
 	if lek := out.LastEvaluatedKey; len(lek) > 0 {

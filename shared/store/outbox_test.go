@@ -1,0 +1,358 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"slices"
+	"strconv"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"stampduty/shared/orders"
+	"stampduty/shared/rules"
+	"stampduty/shared/store"
+	"stampduty/shared/store/storetest"
+	"stampduty/shared/webhooks"
+)
+
+// pending returns a new pending event of type typ about o, made at o's updatedAt.
+func pending(t testing.TB, typ string, o rules.Order, previous, status *string) webhooks.Pending {
+	t.Helper()
+	p, err := webhooks.NewPending(typ, o.UpdatedAt, o, previous, status)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// ids returns the ids of events.
+func eventIDs(events []webhooks.Pending) []string {
+	var out []string
+	for _, e := range events {
+		out = append(out, e.ID)
+	}
+	return out
+}
+
+// pendingDocs returns the documentIds of the orders Pending lists.
+func pendingDocs(t *testing.T, ords *store.Orders) []string {
+	t.Helper()
+	found, err := ords.Pending(context.Background(), 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs []string
+	for _, s := range found {
+		docs = append(docs, s.DocumentID)
+	}
+	return docs
+}
+
+// checkNoOutbox checks that an order item has no outbox and is not in the
+// outbox index.
+func checkNoOutbox(t *testing.T, item map[string]types.AttributeValue) {
+	t.Helper()
+	for _, name := range []string{"ob", "obp", "obk"} {
+		if v, ok := item[name]; ok {
+			t.Errorf("%s = %s on an order without pending events", name, render(v))
+		}
+	}
+}
+
+// TestOutbox: an order's pending events are stored in the write of its
+// change, found through the outbox index, and removed by the relay without
+// ever making a change of the order fail.
+func TestOutbox(t *testing.T) {
+	ctx := context.Background()
+	env, db, proxy, ids := proxiedStore(t, 30)
+	ords := db.Orders(env.Table("OrdersTable"))
+	// checkCalls checks the calls made since the last Take.
+	checkCalls := func(t *testing.T, want string) {
+		t.Helper()
+		if got := env.Operations(proxy.Take()); got != want {
+			t.Errorf("calls = %s, want %s", got, want)
+		}
+	}
+	item := func(s orders.Stored) map[string]types.AttributeValue {
+		return get(t, env, "OrdersTable", map[string]types.AttributeValue{"owner": avS(s.Owner), "seq": avN(strconv.FormatInt(s.Seq, 10))})
+	}
+	// create stores a new order of owner with its order.created event.
+	create := func(owner string, n int) (orders.Stored, webhooks.Pending) {
+		o := newOrder(t, ids, n)
+		ev := pending(t, webhooks.EventOrderCreated, o, nil, nil)
+		seq, err := ords.Create(ctx, owner, o, ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := ords.Reread(ctx, orders.Stored{OpsOrder: rules.OpsOrder{Owner: owner}, Seq: seq})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s, ev
+	}
+	// advance stores s's fulfillment moved to Created with its event.
+	advance := func(s orders.Stored, ref string) (orders.Stored, webhooks.Pending) {
+		next := moved(t, s.Order, ref)
+		prev, st := rules.StatusPending, rules.StatusCreated
+		ev := pending(t, webhooks.EventOrderStatusChanged, next, &prev, &st)
+		if err := ords.Replace(ctx, s, next, ev); err != nil {
+			t.Fatal(err)
+		}
+		now, err := ords.Reread(ctx, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return now, ev
+	}
+
+	t.Run("CreateStoresItsEventInTheSameWrite", func(t *testing.T) {
+		proxy.Take()
+		s, ev := create("alice", 1)
+		// the ids, the count, the one PutItem, the Reread
+		checkCalls(t, "GetItem:OrdersTable=1 PutItem:OrdersTable=1 Query:OrdersTable=1 UpdateItem:CountersTable=1")
+		if !reflect.DeepEqual(s.Outbox, []webhooks.Pending{ev}) {
+			t.Errorf("outbox = %+v, want %+v", s.Outbox, ev)
+		}
+		it := item(s)
+		if got, want := render(it["obp"]), `{S:"pending"}`; got != want {
+			t.Errorf("obp = %s, want %s", got, want)
+		}
+		if got, want := render(it["obk"]), `{S:"`+ev.At+"#"+s.DocumentID+`"}`; got != want {
+			t.Errorf("obk = %s, want %s", got, want)
+		}
+	})
+	t.Run("ReplaceKeepsTheOutboxItReadAndAppends", func(t *testing.T) {
+		s, created := create("bob", 2)
+		s, moved := advance(s, "REF-B")
+		if got, want := eventIDs(s.Outbox), []string{created.ID, moved.ID}; !slices.Equal(got, want) {
+			t.Fatalf("outbox = %v, want %v (oldest first)", got, want)
+		}
+		if got := s.Outbox[1]; !reflect.DeepEqual(got, moved) {
+			t.Errorf("stored event\n%+v\nwant\n%+v", got, moved)
+		}
+		if got, want := render(item(s)["obk"]), `{S:"`+created.At+"#"+s.DocumentID+`"}`; got != want {
+			t.Errorf("obk = %s, want the oldest event's %s", got, want)
+		}
+	})
+	t.Run("OrderWithoutEventsIsNotInTheIndex", func(t *testing.T) {
+		o := newOrder(t, ids, 3)
+		if _, err := ords.Create(ctx, "carol", o); err != nil {
+			t.Fatal(err)
+		}
+		s, err := ords.Reread(ctx, orders.Stored{OpsOrder: rules.OpsOrder{Owner: "carol"}, Seq: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkNoOutbox(t, item(s))
+		if docs := pendingDocs(t, ords); slices.Contains(docs, o.DocumentID) {
+			t.Errorf("Pending lists %s, which has no pending events", o.DocumentID)
+		}
+	})
+	t.Run("PendingIsOneQueryOldestFirst", func(t *testing.T) {
+		e2, db2, proxy2, ids2 := proxiedStore(t, 30)
+		ords2 := db2.Orders(e2.Table("OrdersTable"))
+		var want []string
+		for i, at := range []string{"2026-11-21T04:09:02.000Z", "2026-11-21T04:09:00.000Z", "2026-11-21T04:09:01.000Z"} {
+			o := newOrder(t, ids2, i)
+			o.CreatedAt, o.UpdatedAt = at, at
+			if _, err := ords2.Create(ctx, "dave", o, pending(t, webhooks.EventOrderCreated, o, nil, nil)); err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, o.DocumentID)
+		}
+		want = []string{want[1], want[2], want[0]}
+		proxy2.Take()
+		if got := pendingDocs(t, ords2); !slices.Equal(got, want) {
+			t.Errorf("Pending = %v, want %v (the longest-waiting first)", got, want)
+		}
+		if got, want := e2.Operations(proxy2.Take()), "Query:OrdersTable/index/outbox=1"; got != want {
+			t.Errorf("calls = %s, want %s", got, want)
+		}
+	})
+	t.Run("RelayedRemovesThemWithOneConditionalUpdate", func(t *testing.T) {
+		s, created := create("erin", 4)
+		s, moved := advance(s, "REF-E")
+		proxy.Take()
+		if err := ords.Relayed(ctx, s, []string{created.ID}); err != nil {
+			t.Fatal(err)
+		}
+		checkCalls(t, "UpdateItem:OrdersTable=1")
+		now, err := ords.Reread(ctx, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := eventIDs(now.Outbox), []string{moved.ID}; !slices.Equal(got, want) {
+			t.Errorf("outbox = %v, want %v", got, want)
+		}
+		if now.Version != s.Version {
+			t.Errorf("version %d after relaying, want %d: the relay never changes it", now.Version, s.Version)
+		}
+		if got, want := render(item(now)["obk"]), `{S:"`+moved.At+"#"+s.DocumentID+`"}`; got != want {
+			t.Errorf("obk = %s, want the oldest remaining event's %s", got, want)
+		}
+		if err := ords.Relayed(ctx, now, []string{moved.ID}); err != nil {
+			t.Fatal(err)
+		}
+		checkNoOutbox(t, item(now))
+		if docs := pendingDocs(t, ords); slices.Contains(docs, s.DocumentID) {
+			t.Errorf("Pending still lists %s", s.DocumentID)
+		}
+	})
+	t.Run("ErrRelayedAfterAChangeRemovesNothing", func(t *testing.T) {
+		read, created := create("frank", 5)
+		advance(read, "REF-F")
+		err := ords.Relayed(ctx, read, []string{created.ID})
+		if !errors.Is(err, orders.ErrChanged) {
+			t.Fatalf("Relayed from a stale read = %v, want ErrChanged", err)
+		}
+		now, _ := ords.Reread(ctx, read)
+		if len(now.Outbox) != 2 {
+			t.Errorf("outbox = %v, want both events kept", eventIDs(now.Outbox))
+		}
+	})
+	t.Run("ErrRelayedTwiceFromOneRead", func(t *testing.T) {
+		read, created := create("gina", 6)
+		read, _ = advance(read, "REF-G")
+		if err := ords.Relayed(ctx, read, []string{created.ID}); err != nil {
+			t.Fatal(err)
+		}
+		if err := ords.Relayed(ctx, read, []string{created.ID}); !errors.Is(err, orders.ErrChanged) {
+			t.Errorf("the same relay again = %v, want ErrChanged (its outbox is no longer the one read)", err)
+		}
+	})
+	t.Run("WriterWhoReadBeforeTheRelayWritesItBack", func(t *testing.T) {
+		// Expected: the writer stores the outbox it read. The relay finds
+		// the event again and hands it on once more, which does nothing:
+		// its job per webhook already exists.
+		read, created := create("hank", 7)
+		if err := ords.Relayed(ctx, read, []string{created.ID}); err != nil {
+			t.Fatal(err)
+		}
+		now, moved := advance(read, "REF-H")
+		if got, want := eventIDs(now.Outbox), []string{created.ID, moved.ID}; !slices.Equal(got, want) {
+			t.Errorf("outbox = %v, want %v: the writer's change succeeds, with what it read", got, want)
+		}
+		if docs := pendingDocs(t, ords); !slices.Contains(docs, read.DocumentID) {
+			t.Errorf("Pending does not list %s again", read.DocumentID)
+		}
+	})
+	t.Run("RelayedWithNothingToRemoveWritesNothing", func(t *testing.T) {
+		s, _ := create("ivan", 8)
+		proxy.Take()
+		if err := ords.Relayed(ctx, s, []string{"evt_notinthisoutbox000000000"}); err != nil {
+			t.Fatal(err)
+		}
+		if calls := proxy.Take(); len(calls) != 0 {
+			t.Errorf("calls = %s, want none", env.Operations(calls))
+		}
+	})
+}
+
+// TestOutboxWriteUnits measures what a pending event costs: the write units
+// DynamoDB bills a create and a status change of a typical order (the
+// table and its three indexes, which all project every attribute), with
+// and without the event in the write. The README's table design quotes
+// these numbers.
+func TestOutboxWriteUnits(t *testing.T) {
+	ctx := context.Background()
+	env, db, proxy, ids := proxiedStore(t, 30)
+	proxy.SetMode(storetest.Account)
+	ords := db.Orders(env.Table("OrdersTable"))
+	// put returns the billed write units and the item's size of the one
+	// PutItem among calls.
+	write := func(op string, calls []storetest.ProxyCall) (float64, int) {
+		t.Helper()
+		for _, c := range calls {
+			if c.Operation == op {
+				if !c.Accounted {
+					t.Fatalf("PutItem not accounted: %+v", c)
+				}
+				return c.Billed.Write, c.ItemBytes
+			}
+		}
+		t.Fatalf("no %s among %s", op, env.Operations(calls))
+		return 0, 0
+	}
+	for _, tc := range []struct {
+		name  string
+		event bool
+		// relayed: the create's event is relayed before the change, as it
+		// is within seconds when the dispatcher runs.
+		relayed     bool
+		create      float64 // the create's write units
+		relay       float64 // the relay's of the create's event
+		change      float64 // a status change's
+		relayChange float64 // the relay's of the change's event(s)
+	}{
+		{"WithoutAnEvent", false, false, 3, 0, 4, 0},
+		{"WithAPendingEvent", true, true, 4, 4, 9, 8},
+		{"WithTheCreatesEventStillPending", true, false, 4, 0, 9, 8},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			owner := "owner-" + tc.name
+			o := newOrder(t, ids, 1)
+			var evs []webhooks.Pending
+			if tc.event {
+				evs = append(evs, pending(t, webhooks.EventOrderCreated, o, nil, nil))
+			}
+			proxy.Take()
+			seq, err := ords.Create(ctx, owner, o, evs...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			units, size := write("PutItem", proxy.Take())
+			t.Logf("create: %d bytes, %v WCU", size, units)
+			if units != tc.create {
+				t.Errorf("create billed %v WCU, want %v", units, tc.create)
+			}
+			s, err := ords.Reread(ctx, orders.Stored{OpsOrder: rules.OpsOrder{Owner: owner}, Seq: seq})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.relayed {
+				proxy.Take()
+				if err := ords.Relayed(ctx, s, eventIDs(s.Outbox)); err != nil {
+					t.Fatal(err)
+				}
+				units, size := write("UpdateItem", proxy.Take())
+				t.Logf("relay: %d bytes, %v WCU", size, units)
+				if units != tc.relay {
+					t.Errorf("relay billed %v WCU, want %v", units, tc.relay)
+				}
+				s.Outbox = nil
+			}
+			next := moved(t, s.Order, "REF-1")
+			evs = nil
+			if tc.event {
+				prev, st := rules.StatusPending, rules.StatusCreated
+				evs = append(evs, pending(t, webhooks.EventOrderStatusChanged, next, &prev, &st))
+			}
+			proxy.Take()
+			if err := ords.Replace(ctx, s, next, evs...); err != nil {
+				t.Fatal(err)
+			}
+			units, size = write("PutItem", proxy.Take())
+			t.Logf("status change: %d bytes, %v WCU", size, units)
+			if units != tc.change {
+				t.Errorf("status change billed %v WCU, want %v", units, tc.change)
+			}
+			if !tc.event {
+				return
+			}
+			if s, err = ords.Reread(ctx, s); err != nil {
+				t.Fatal(err)
+			}
+			proxy.Take()
+			if err := ords.Relayed(ctx, s, eventIDs(s.Outbox)); err != nil {
+				t.Fatal(err)
+			}
+			units, size = write("UpdateItem", proxy.Take())
+			t.Logf("relay of the change: %d bytes, %v WCU", size, units)
+			if units != tc.relayChange {
+				t.Errorf("relay billed %v WCU, want %v", units, tc.relayChange)
+			}
+		})
+	}
+}
