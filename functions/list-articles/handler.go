@@ -74,11 +74,7 @@ func (h *handler) list(r *http.Request) (listResponse, error) {
 		}
 		return cmp.Compare(a.ID, b.ID)
 	})
-	page := []rules.Article{}
-	if start, limit := l.Paging.Window(); start < len(sorted) {
-		page = sorted[start:min(start+limit, len(sorted))]
-	}
-	data, err := strapi.Select(page, l.Fields)
+	data, err := strapi.Select(strapi.PageOf(l.Paging, sorted), l.Fields)
 	if err != nil {
 		return listResponse{}, err
 	}

@@ -5,7 +5,6 @@ package main
 
 import (
 	"net/http"
-	"time"
 
 	"stampduty/shared/function"
 	"stampduty/shared/store"
@@ -14,7 +13,7 @@ import (
 // wire serves the articles table, read whole and cached for a minute,
 // to anyone: no token is checked.
 func wire(d function.Deps) http.Handler {
-	return (&handler{articles: store.NewArticleCache(d.Articles(d.Require("ARTICLES_TABLE")), time.Minute)}).routes()
+	return (&handler{articles: store.NewArticleCache(d.Articles(d.Require("ARTICLES_TABLE")), store.CatalogueTTL)}).routes()
 }
 
 func main() { function.Main(wire) }

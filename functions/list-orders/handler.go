@@ -59,7 +59,6 @@ func (h *handler) list(r *http.Request, owner string) (listResponse, error) {
 	if err != nil {
 		return listResponse{}, err
 	}
-	start, limit := l.Paging.Window()
 	var list []rules.Order
 	var total int
 	switch {
@@ -70,11 +69,9 @@ func (h *handler) list(r *http.Request, owner string) (listResponse, error) {
 		if err != nil {
 			return listResponse{}, err
 		}
-		list, total = []rules.Order{}, len(found)
-		if start < total {
-			list = found[start:min(start+limit, total)]
-		}
+		list, total = strapi.PageOf(l.Paging, found), len(found)
 	default:
+		start, limit := l.Paging.Window()
 		if list, total, err = h.orders.Slice(r.Context(), owner, start, limit); err != nil {
 			return listResponse{}, err
 		}

@@ -3,19 +3,18 @@ package strapi
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 
 	"stampduty/shared/filter"
 )
 
 // listParams are the parameters a list endpoint reads, as Strapi v5 with
-// strictParams off knows them; any other top-level parameter is ignored.
-// populate and locale change nothing: they are dropped unread.
-var listParams = []string{"sort", "pagination", "fields", "filters", "populate", "locale", "status"}
+// strictParams off knows them; any other top-level parameter is ignored,
+// and so are populate and locale, which Strapi knows but which change
+// nothing here.
+var listParams = []string{"sort", "pagination", "fields", "filters", "status"}
 
 // ListSpec is what one list endpoint accepts.
 type ListSpec struct {
@@ -55,10 +54,8 @@ func ParseList(raw string, spec ListSpec) (List, error) {
 		if (top == "page" || top == "pageSize") && spec.TopLevelPage {
 			keep[k] = vs
 		}
-		for _, p := range listParams {
-			if top == p && p != "populate" && p != "locale" {
-				keep[k] = vs
-			}
+		if slices.Contains(listParams, top) {
+			keep[k] = vs
 		}
 	}
 	q := Query{values: keep}
@@ -247,21 +244,24 @@ func (q Query) paging(topLevel bool) (Paging, error) {
 	return p, nil
 }
 
-// whole parses a whole number of at least 0 written in ASCII digits; a
-// number too large for an int32 is taken as the largest.
+// whole parses a whole number of at least 0 written in ASCII digits
+// (digits).
 func whole(key, s string) (int, error) {
 	msg := key + " must be a whole number of at least 0"
 	if key == kLimit {
 		msg += ", or -1"
 	}
-	if s == "" || strings.Trim(s, "0123456789") != "" {
-		return 0, paramError(key, msg)
+	return digits(key, s, 0, msg)
+}
+
+// PageOf returns the items of items that p's window holds: none past the
+// end.
+func PageOf[T any](p Paging, items []T) []T {
+	start, limit := p.Window()
+	if start >= len(items) {
+		return []T{}
 	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n > math.MaxInt32 {
-		n = math.MaxInt32 // only digits, so the only failure is the range
-	}
-	return int(n), nil
+	return items[start:min(start+limit, len(items))]
 }
 
 // Select returns items as JSON objects that keep only id, documentId, the

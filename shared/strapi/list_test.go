@@ -3,6 +3,7 @@ package strapi
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -197,5 +198,37 @@ func TestSelect(t *testing.T) {
 	all, _ := Select([]item{{ID: 1}}, nil)
 	if _, ok := all.([]item); !ok {
 		t.Errorf("Select with nil fields = %T, want the items as they are", all)
+	}
+}
+
+// TestBlockPageCount: pageCount is ceil(total / pageSize).
+func TestBlockPageCount(t *testing.T) {
+	for _, tc := range []struct{ page, size, total, count int }{{1, 25, 0, 0}, {1, 25, 25, 1}, {1, 25, 26, 2}, {3, 10, 101, 11}} {
+		b := Paging{Page: tc.page, PageSize: tc.size}.Block(tc.total)
+		if *b.PageCount != tc.count || *b.Total != tc.total || *b.Page != tc.page || *b.PageSize != tc.size {
+			t.Errorf("%+v: pageCount %d, want %d", tc, *b.PageCount, tc.count)
+		}
+	}
+}
+
+// TestPageOf: the window's items, none past the end.
+func TestPageOf(t *testing.T) {
+	items := []int{0, 1, 2, 3, 4}
+	for _, tc := range []struct {
+		name string
+		p    Paging
+		want []int
+	}{
+		{"FirstPage", Paging{Page: 1, PageSize: 2}, []int{0, 1}},
+		{"LastPartialPage", Paging{Page: 3, PageSize: 2}, []int{4}},
+		{"PastTheEnd", Paging{Page: 4, PageSize: 2}, []int{}},
+		{"Offset", Paging{Offset: true, Start: 3, Limit: 10}, []int{3, 4}},
+		{"OffsetAtTheEnd", Paging{Offset: true, Start: 5, Limit: 1}, []int{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := PageOf(tc.p, items); !slices.Equal(got, tc.want) || got == nil {
+				t.Errorf("PageOf = %v, want %v (not nil)", got, tc.want)
+			}
+		})
 	}
 }

@@ -17,19 +17,6 @@ const (
 	MaxPageSize     = 100
 )
 
-// Pagination is the pagination block of a list response.
-type Pagination struct {
-	Page      int `json:"page"`
-	PageSize  int `json:"pageSize"`
-	PageCount int `json:"pageCount"`
-	Total     int `json:"total"`
-}
-
-// NewPagination returns the block for page of size items out of total.
-func NewPagination(page, size, total int) Pagination {
-	return Pagination{Page: page, PageSize: size, PageCount: (total + size - 1) / size, Total: total}
-}
-
 // Query is a parsed query string.
 type Query struct {
 	values url.Values
@@ -98,27 +85,28 @@ func (q Query) Page(pageKey, sizeKey string) (page, size int, err error) {
 	return page, min(size, MaxPageSize), nil
 }
 
-// positive parses a whole number of at least 1 written in ASCII digits.
-// Numbers too large for an int are taken as the largest int: a page that far
-// is past the end, a size that large is capped anyway.
+// positive parses a whole number of at least 1 written in ASCII digits
+// (digits).
 func positive(key, s string) (int, error) {
-	bad := paramError(key, key+" must be a whole number of at least 1")
-	if s == "" {
-		return 0, bad
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return 0, bad
-		}
+	return digits(key, s, 1, key+" must be a whole number of at least 1")
+}
+
+// digits parses a whole number of at least least written in ASCII digits,
+// or answers EINVALID with msg. Numbers too large for an int32 are taken as
+// the largest: a page that far is past the end, a size or a limit that
+// large is capped anyway.
+func digits(key, s string, least int64, msg string) (int, error) {
+	if s == "" || strings.Trim(s, "0123456789") != "" {
+		return 0, paramError(key, msg)
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil {
+	if err != nil || n > math.MaxInt32 {
 		n = math.MaxInt32 // only digits, so the only failure is the range
 	}
-	if n < 1 {
-		return 0, bad
+	if n < least {
+		return 0, paramError(key, msg)
 	}
-	return int(min(n, math.MaxInt32)), nil
+	return int(n), nil
 }
 
 // SortKey is one key of a sort: a field and its direction.

@@ -330,14 +330,6 @@ func TestSort(t *testing.T) {
 	}
 }
 
-func TestNewPagination(t *testing.T) {
-	for _, tc := range []struct{ page, size, total, count int }{{1, 25, 0, 0}, {1, 25, 25, 1}, {1, 25, 26, 2}, {3, 10, 101, 11}} {
-		if got := NewPagination(tc.page, tc.size, tc.total); got.PageCount != tc.count || got.Total != tc.total || got.Page != tc.page || got.PageSize != tc.size {
-			t.Errorf("%+v: pageCount %d, want %d", tc, got.PageCount, tc.count)
-		}
-	}
-}
-
 func TestWriteJSON(t *testing.T) {
 	t.Run("TextIsNotHTMLEscaped", func(t *testing.T) {
 		w := httptest.NewRecorder()
