@@ -115,6 +115,7 @@ func requests(lastPage int) []request {
 		{Function: "OpsFunction", Event: "ops-advance", Row: "ops status change %s, Pending → Created", Orders: true, Order: newOrder,
 			Endpoint: "PATCH /api/ops/live-orders/{documentId}/fulfillments/{fulfillmentDocumentId} (ops, Pending → Created)",
 			Note:     "each request moves the fulfillment of another of the caller's orders, newest first, from Pending to Created with a unique_doc_ref (the same move again would change nothing)"},
+		{Function: "WebhooksFunction", Event: "webhooks-list", Row: "webhooks list %s", Endpoint: "GET /api/webhooks (webhooks)"},
 	}
 }
 

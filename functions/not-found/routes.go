@@ -15,5 +15,10 @@ func templateRoutes() []route {
 		{"PUT", "/api/ops/live-orders/{documentId}/fulfillments/{fulfillmentDocumentId}/certificate"},
 		{"GET", "/api/stamp-duty-datas"},
 		{"GET", "/api/stamp-duty-quotes"},
+		{"POST", "/api/webhook-events/{eventId}/redeliver"},
+		{"GET", "/api/webhooks"},
+		{"POST", "/api/webhooks"},
+		{"DELETE", "/api/webhooks/{documentId}"},
+		{"GET", "/api/webhooks/{documentId}/deliveries"},
 	}
 }

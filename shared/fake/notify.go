@@ -2,38 +2,28 @@ package fake
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"time"
 
 	"stampduty/shared/notify"
+	"stampduty/shared/orders"
 	"stampduty/shared/rules"
 	"stampduty/shared/webhooks"
 )
 
-// ErrConflict is what Outbox.Relayed answers when the order changed since
-// it was read, as the store's conditioned UpdateItem does.
-var ErrConflict = errors.New("the order changed since it was read")
-
 // ErrDied is what Outbox.Relayed answers when told to die before marking.
 var ErrDied = errors.New("the relay died before marking its events relayed")
-
-// outboxItem is one order item's version and pending events.
-type outboxItem struct {
-	owner, doc string
-	v          int64
-	ob         []notify.Change
-}
 
 // Outbox is a notify.Outbox over in-memory order items: each stored change
 // bumps the order's version and appends its event, as the store's order
 // writes do.
 type Outbox struct {
 	mu    sync.Mutex
-	items []*outboxItem
+	items []*orders.Stored
 	// Conflicts makes the next Conflicts calls of Relayed find the order
 	// changed meanwhile (its version bumped, no event added) and fail.
 	Conflicts int
@@ -42,73 +32,68 @@ type Outbox struct {
 	Deaths int
 }
 
-// Change stores a change of owner's order doc with its event and returns
-// the order's new version.
-func (o *Outbox) Change(owner, doc string, c notify.Change) int64 {
+// Change stores a change of owner's order doc with its event p (p.Order
+// gets the documentId doc) and returns the order's new version.
+func (o *Outbox) Change(owner, doc string, p webhooks.Pending) int64 {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	it := o.item(owner, doc)
-	it.v++
-	it.ob = append(it.ob, c)
-	return it.v
+	it.Version++
+	p.Order.DocumentID = doc
+	it.Order = p.Order
+	it.Outbox = append(it.Outbox, p)
+	return it.Version
 }
 
 // item returns the item of owner's order doc, adding it when new.
-func (o *Outbox) item(owner, doc string) *outboxItem {
+func (o *Outbox) item(owner, doc string) *orders.Stored {
 	for _, it := range o.items {
-		if it.owner == owner && it.doc == doc {
+		if it.Owner == owner && it.DocumentID == doc {
 			return it
 		}
 	}
-	it := &outboxItem{owner: owner, doc: doc}
+	it := &orders.Stored{OpsOrder: rules.OpsOrder{Owner: owner, Order: rules.Order{DocumentID: doc}}}
 	o.items = append(o.items, it)
 	return it
 }
 
 // Pending returns up to limit items with pending events, oldest event first.
-func (o *Outbox) Pending(_ context.Context, limit int) ([]notify.Pending, error) {
+func (o *Outbox) Pending(_ context.Context, limit int) ([]orders.Stored, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	var out []notify.Pending
+	var out []orders.Stored
 	for _, it := range o.items {
-		if len(it.ob) > 0 {
-			out = append(out, notify.Pending{Owner: it.owner, Order: it.doc, Version: it.v, Changes: append([]notify.Change(nil), it.ob...)})
+		if len(it.Outbox) > 0 {
+			c := *it
+			c.Outbox = slices.Clone(it.Outbox)
+			out = append(out, c)
 		}
 	}
-	sort.SliceStable(out, func(a, b int) bool { return out[a].Changes[0].At < out[b].Changes[0].At })
+	sort.SliceStable(out, func(a, b int) bool { return out[a].Outbox[0].At < out[b].Outbox[0].At })
 	if len(out) > limit {
 		out = out[:limit]
 	}
 	return out, nil
 }
 
-// Relayed removes ids from p's outbox if its version is still p.Version.
-func (o *Outbox) Relayed(_ context.Context, p notify.Pending, ids []string) error {
+// Relayed removes ids from p's outbox if its version is still p.Version;
+// otherwise it fails with orders.ErrChanged, as the store does.
+func (o *Outbox) Relayed(_ context.Context, p orders.Stored, ids []string) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	it := o.item(p.Owner, p.Order)
+	it := o.item(p.Owner, p.DocumentID)
 	switch {
 	case o.Deaths > 0:
 		o.Deaths--
 		return ErrDied
 	case o.Conflicts > 0:
 		o.Conflicts--
-		it.v++
-		return fmt.Errorf("mark order %s relayed: %w", p.Order, ErrConflict)
-	case it.v != p.Version:
-		return fmt.Errorf("mark order %s relayed: %w", p.Order, ErrConflict)
+		it.Version++
+		return fmt.Errorf("mark order %s relayed: %w", p.DocumentID, orders.ErrChanged)
+	case it.Version != p.Version:
+		return fmt.Errorf("mark order %s relayed: %w", p.DocumentID, orders.ErrChanged)
 	}
-	kept := it.ob[:0]
-	for _, c := range it.ob {
-		found := false
-		for _, id := range ids {
-			found = found || c.ID == id
-		}
-		if !found {
-			kept = append(kept, c)
-		}
-	}
-	it.ob = kept
+	it.Outbox = slices.DeleteFunc(it.Outbox, func(c webhooks.Pending) bool { return slices.Contains(ids, c.ID) })
 	return nil
 }
 
@@ -118,59 +103,63 @@ func (o *Outbox) Left() int {
 	defer o.mu.Unlock()
 	n := 0
 	for _, it := range o.items {
-		n += len(it.ob)
+		n += len(it.Outbox)
 	}
 	return n
 }
 
-// Hooks is a notify.Hooks over in-memory webhooks.
+// Hooks is a notify.Hooks over in-memory sets of webhooks.
 type Hooks struct {
-	mu    sync.Mutex
-	hooks map[string][]webhooks.Webhook
+	mu   sync.Mutex
+	sets map[string]notify.Set
 }
 
 // Add registers w for owner.
 func (h *Hooks) Add(owner string, w webhooks.Webhook) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.hooks == nil {
-		h.hooks = map[string][]webhooks.Webhook{}
+	if h.sets == nil {
+		h.sets = map[string]notify.Set{}
 	}
 	w.Owner = owner
-	h.hooks[owner] = append(h.hooks[owner], w)
+	s := h.sets[owner]
+	s.V++
+	s.Live = append(slices.Clone(s.Live), w)
+	h.sets[owner] = s
 }
 
 // Delete removes owner's webhook doc.
 func (h *Hooks) Delete(owner, doc string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	kept := h.hooks[owner][:0]
-	for _, w := range h.hooks[owner] {
-		if w.DocumentID != doc {
-			kept = append(kept, w)
-		}
-	}
-	h.hooks[owner] = kept
+	s := h.sets[owner]
+	s.V++
+	s.Live = slices.DeleteFunc(slices.Clone(s.Live), func(w webhooks.Webhook) bool { return w.DocumentID == doc })
+	h.sets[owner] = s
 }
 
-// Webhooks returns a copy of owner's webhooks.
-func (h *Hooks) Webhooks(_ context.Context, owner string) ([]webhooks.Webhook, error) {
+// Webhooks returns a copy of owner's set.
+func (h *Hooks) Webhooks(_ context.Context, owner string) (notify.Set, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return append([]webhooks.Webhook(nil), h.hooks[owner]...), nil
+	s := h.sets[owner]
+	s.Live, s.Gone = slices.Clone(s.Live), slices.Clone(s.Gone)
+	return s, nil
 }
 
-// Disable turns owner's webhook doc off.
-func (h *Hooks) Disable(_ context.Context, owner, doc string) error {
+// SaveWebhooks stores s as owner's set if it is still at version v.
+func (h *Hooks) SaveWebhooks(_ context.Context, owner string, s notify.Set, v int64) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for i, w := range h.hooks[owner] {
-		if w.DocumentID == doc {
-			h.hooks[owner][i].Enabled = false
-			return nil
-		}
+	if h.sets[owner].V != v {
+		return fmt.Errorf("save the webhooks of %s: %w", owner, notify.ErrRaced)
 	}
-	return fmt.Errorf("disable webhook %s: no such webhook", doc)
+	if h.sets == nil {
+		h.sets = map[string]notify.Set{}
+	}
+	s.V = v + 1
+	h.sets[owner] = s
+	return nil
 }
 
 // job is a stored job and its lease.
@@ -290,29 +279,50 @@ func (s *Jobs) All() []notify.Job {
 	return out
 }
 
-// Attempts returns the attempt records of owner's webhook doc, oldest first.
-func (s *Jobs) Attempts(owner, doc string) []webhooks.Attempt {
+// Log returns the attempt records of owner's webhook doc, oldest first.
+func (s *Jobs) Log(owner, doc string) []webhooks.Attempt {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]webhooks.Attempt(nil), s.attempts[owner+"#"+doc]...)
+	return slices.Clone(s.attempts[owner+"#"+doc])
 }
 
-// Renderer renders an order snapshot as its JSON, with no file to sign.
-type Renderer struct{}
-
-// Render returns the JSON of o.
-func (Renderer) Render(_ context.Context, o notify.Snapshot) (json.RawMessage, error) {
-	b, err := json.Marshal(o)
-	if err != nil {
-		return nil, fmt.Errorf("render: %w", err)
+// Job returns the job of owner's webhook for event eventID.
+func (s *Jobs) Job(_ context.Context, owner, webhook, eventID string) (notify.Job, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if j := s.find(owner, webhook, eventID); j != nil {
+		return j.Job, true, nil
 	}
-	return b, nil
+	return notify.Job{}, false, nil
+}
+
+// Redeliver makes the job of owner's webhook for event eventID due at now.
+func (s *Jobs) Redeliver(_ context.Context, owner, webhook, eventID string, now time.Time) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	j := s.find(owner, webhook, eventID)
+	if j == nil {
+		return false, nil
+	}
+	j.Done, j.Next = notify.Due, rules.FormatTime(now)
+	return true, nil
+}
+
+// Attempts returns the newest limit attempts of owner's webhook, newest first.
+func (s *Jobs) Attempts(_ context.Context, owner, webhook string, limit int) ([]webhooks.Attempt, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	as := slices.Clone(s.attempts[owner+"#"+webhook])
+	slices.Reverse(as)
+	if len(as) > limit {
+		as = as[:limit]
+	}
+	return as, nil
 }
 
 // The fakes are the notify package's stores.
 var (
-	_ notify.Outbox   = (*Outbox)(nil)
-	_ notify.Hooks    = (*Hooks)(nil)
-	_ notify.Jobs     = (*Jobs)(nil)
-	_ notify.Renderer = Renderer{}
+	_ notify.Outbox = (*Outbox)(nil)
+	_ notify.Hooks  = (*Hooks)(nil)
+	_ notify.Jobs   = (*Jobs)(nil)
 )

@@ -5,8 +5,11 @@ package function
 
 import (
 	"log/slog"
+	"maps"
 	"net/http"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
@@ -55,14 +58,25 @@ func Main(wire Wire) {
 	lambda.Start(httpadapter.NewV2(h).ProxyWithContext)
 }
 
+// Status is an answer with a status other than 200 (202 Accepted, say):
+// Route answers Code with Body as JSON.
+type Status struct {
+	Code int
+	Body any
+}
+
 // Route serves one method with serve: within strapi.Budget's time, it
-// answers 200 with serve's answer as JSON, or serve's error in the Strapi
-// envelope; any other method is answered 405.
+// answers 200 with serve's answer as JSON (a Status: its Code and Body), or
+// serve's error in the Strapi envelope; any other method is answered 405.
 func Route[T any](method string, serve func(r *http.Request) (T, error)) http.Handler {
 	return strapi.Method(method, strapi.Budget(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		resp, err := serve(r)
 		if err != nil {
 			strapi.WriteError(w, r, err)
+			return
+		}
+		if s, ok := any(resp).(Status); ok {
+			strapi.WriteJSON(w, s.Code, s.Body)
 			return
 		}
 		strapi.WriteJSON(w, http.StatusOK, resp)
@@ -100,12 +114,28 @@ type Path struct {
 }
 
 // Routes serves each path as Route serves its one; a request no pattern
-// matches is answered 404 NotFoundError in the Strapi envelope. Each
-// pattern has one method.
+// matches is answered 404 NotFoundError in the Strapi envelope. A pattern
+// may have several methods (one Path each); a method it does not have is
+// answered 405 with an Allow header naming those it has.
 func Routes(paths ...Path) http.Handler {
 	mux := http.NewServeMux()
+	methods := map[string]map[string]http.Handler{}
 	for _, p := range paths {
-		mux.Handle(p.Pattern, Route(p.Method, p.Serve))
+		if methods[p.Pattern] == nil {
+			methods[p.Pattern] = map[string]http.Handler{}
+		}
+		methods[p.Pattern][p.Method] = Route(p.Method, p.Serve)
+	}
+	for pattern, hs := range methods {
+		allow := strings.Join(slices.Sorted(maps.Keys(hs)), ", ")
+		mux.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if h, ok := hs[r.Method]; ok {
+				h.ServeHTTP(w, r)
+				return
+			}
+			w.Header().Set("Allow", allow)
+			strapi.WriteError(w, r, rules.Errorf(rules.ENOTALLOWED, "Method %s is not allowed here", r.Method))
+		}))
 	}
 	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		strapi.WriteError(w, r, rules.Errorf(rules.ENOTFOUND, "Not Found"))

@@ -3,13 +3,16 @@ package notify
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"sync"
 	"time"
 
+	"stampduty/shared/orders"
 	"stampduty/shared/rules"
 	"stampduty/shared/webhooks"
 )
@@ -26,10 +29,11 @@ const (
 
 // Dispatcher relays outboxes into jobs and delivers due jobs.
 type Dispatcher struct {
-	Outbox   Outbox
-	Hooks    Hooks
-	Jobs     Jobs
-	Renderer Renderer
+	Outbox Outbox
+	Hooks  Hooks
+	Jobs   Jobs
+	// Files makes the download addresses of an event's order when it is sent.
+	Files orders.Files
 	// Deliverer sends the events (its Guard checks every address).
 	Deliverer webhooks.Deliverer
 	// Now is the clock; nil means time.Now.
@@ -87,7 +91,7 @@ func (d *Dispatcher) Relay(ctx context.Context) (RelayReport, error) {
 		rep.Jobs += n
 		if err != nil {
 			rep.Left++
-			d.logf("relay order %s of %s: %v (left for the next pass)", p.Order, p.Owner, err)
+			d.logf("relay order %s of %s: %v (left for the next pass)", p.DocumentID, p.Owner, err)
 			if ctx.Err() != nil {
 				errs = append(errs, err)
 				break
@@ -100,25 +104,26 @@ func (d *Dispatcher) Relay(ctx context.Context) (RelayReport, error) {
 }
 
 // relay relays one outbox, reading its owner's webhooks once per pass.
-func (d *Dispatcher) relay(ctx context.Context, p Pending, hooks map[string][]webhooks.Webhook) (int, error) {
+func (d *Dispatcher) relay(ctx context.Context, p orders.Stored, hooks map[string][]webhooks.Webhook) (int, error) {
 	hs, ok := hooks[p.Owner]
 	if !ok {
-		var err error
-		if hs, err = d.Hooks.Webhooks(ctx, p.Owner); err != nil {
+		s, err := d.Hooks.Webhooks(ctx, p.Owner)
+		if err != nil {
 			return 0, err
 		}
+		hs = s.Live
 		hooks[p.Owner] = hs
 	}
 	now := rules.FormatTime(d.now())
 	stored := 0
-	ids := make([]string, 0, len(p.Changes))
-	for i, c := range p.Changes {
+	ids := make([]string, 0, len(p.Outbox))
+	for i, c := range p.Outbox {
 		for _, h := range hs {
-			if !h.Subscribed(c.Type) {
+			if !h.Subscribed(c.Type) || !h.Enabled {
 				continue
 			}
-			put, err := d.Jobs.Put(ctx, Job{Owner: p.Owner, Webhook: h.DocumentID, Change: c,
-				Seq: Seq(p.Order, p.Version, i), Next: now})
+			put, err := d.Jobs.Put(ctx, Job{Owner: p.Owner, Webhook: h.DocumentID, Pending: c,
+				Seq: Seq(p.DocumentID, p.Version, i), Next: now})
 			if err != nil {
 				return stored, fmt.Errorf("put the job of event %s for webhook %s: %w", c.ID, h.DocumentID, err)
 			}
@@ -212,14 +217,14 @@ func (d *Dispatcher) Deliver(ctx context.Context) (DeliverReport, error) {
 // deliverWebhook attempts one webhook's due jobs, in Seq order.
 func (d *Dispatcher) deliverWebhook(ctx context.Context, owner, doc string, jobs []Job) (DeliverReport, error) {
 	var rep DeliverReport
-	hs, err := d.Hooks.Webhooks(ctx, owner)
+	s, err := d.Hooks.Webhooks(ctx, owner)
 	if err != nil {
 		return rep, fmt.Errorf("deliver to webhook %s: %w", doc, err)
 	}
 	var hook *webhooks.Webhook
-	for i := range hs {
-		if hs[i].DocumentID == doc {
-			hook = &hs[i]
+	for i := range s.Live {
+		if s.Live[i].DocumentID == doc {
+			hook = &s.Live[i]
 		}
 	}
 	if hook == nil || !hook.Enabled {
@@ -305,7 +310,7 @@ func (d *Dispatcher) attempt(ctx context.Context, h webhooks.Webhook, j Job) (De
 		return rep, fmt.Errorf("record attempt %d: %w", j.N, err)
 	}
 	if outcome == webhooks.Disable {
-		if err := d.Hooks.Disable(ctx, j.Owner, j.Webhook); err != nil {
+		if err := disable(ctx, d.Hooks, j.Owner, j.Webhook); err != nil {
 			return rep, fmt.Errorf("disable webhook %s: %w", h.DocumentID, err)
 		}
 		if err := d.Jobs.Stop(ctx, j.Owner, j.Webhook); err != nil {
@@ -347,4 +352,36 @@ func (d *Dispatcher) Run(ctx context.Context, every, until time.Duration) error 
 		case <-t.C:
 		}
 	}
+}
+
+// disable turns owner's webhook doc off (its receiver answered 410 Gone);
+// a webhook deleted or disabled meanwhile is left as it is.
+func disable(ctx context.Context, hooks Hooks, owner, doc string) error {
+	return update(ctx, hooks, owner, func(s Set, _ bool) (Set, bool, error) {
+		i := slices.IndexFunc(s.Live, func(w webhooks.Webhook) bool { return w.DocumentID == doc })
+		if i < 0 || !s.Live[i].Enabled {
+			return s, true, nil
+		}
+		s.Live = slices.Clone(s.Live)
+		s.Live[i].Enabled = false
+		return s, false, nil
+	})
+}
+
+// body returns the JSON of j's event, its order as its caller sees it with
+// download addresses signed now.
+func (d *Dispatcher) body(ctx context.Context, j Job) ([]byte, error) {
+	o, err := orders.ForCaller(ctx, d.Files, j.Order)
+	if err != nil {
+		return nil, fmt.Errorf("render the order of event %s: %w", j.ID, err)
+	}
+	order, err := json.Marshal(o)
+	if err != nil {
+		return nil, fmt.Errorf("encode the order of event %s: %w", j.ID, err)
+	}
+	b, err := json.Marshal(j.Event(order))
+	if err != nil {
+		return nil, fmt.Errorf("encode event %s: %w", j.ID, err)
+	}
+	return b, nil
 }

@@ -1,56 +1,25 @@
-// Package notify moves the events of stored changes to the receivers of the
-// webhooks that listen to them (webhooks.md): the relay copies each event
-// an order item's outbox holds into one delivery job per subscribed webhook,
-// and the dispatcher delivers the due jobs, signed, retried on the schedule
-// of shared/webhooks, one at a time per webhook and in order per order. It
-// is pure Go over small interfaces (Outbox, Hooks, Jobs, Renderer) that the
-// store and files adapters satisfy; it imports no AWS package. The
-// scheduled dispatch function runs Dispatcher.Run.
+// Package notify holds the webhook workflows (webhooks.md). A caller's side
+// (Registry): registering a webhook, listing and deleting its webhooks,
+// listing a webhook's delivery attempts and asking for an event to be
+// delivered again. The sending side (Dispatcher): the relay copies each
+// event an order item's outbox holds into one delivery job per subscribed
+// webhook, and the delivery attempts the due jobs, signed, retried on the
+// schedule of package webhooks, one at a time per webhook and in order per
+// order. It is pure Go over small interfaces (Outbox, Hooks, Jobs, IDs and
+// orders.Files) that the store and files adapters satisfy; it knows
+// nothing of HTTP or AWS. The scheduled dispatch function runs
+// Dispatcher.Run.
 package notify
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
+	"stampduty/shared/orders"
 	"stampduty/shared/rules"
 	"stampduty/shared/webhooks"
 )
-
-// Snapshot is the order right after a change in the store's own form (the
-// outbox's and a job's `o`): notify carries it from the outbox to the jobs
-// unchanged and hands it to a Renderer at sending time, so that file URLs
-// are pre-signed then and not when the change was made.
-type Snapshot any
-
-// Change is one pending event of an order's outbox: what changed, when, and
-// the order right after.
-type Change struct {
-	// ID is the event id (webhooks.NewEventID), the same on every attempt.
-	ID string
-	// Type is one of the webhooks event types.
-	Type string
-	// At is when the change was made, in rules.TimeLayout.
-	At string
-	// Previous and Status are the statuses the change moved between; nil
-	// when the event has none.
-	Previous, Status *string
-	// Order is the order right after the change.
-	Order Snapshot
-}
-
-// Pending is an order item whose outbox holds events not yet relayed.
-type Pending struct {
-	Owner string
-	// Order is the order's documentId.
-	Order string
-	// Version is the order item's version `v` when it was read: marking the
-	// events relayed is conditioned on it.
-	Version int64
-	// Changes are the outbox's events, oldest first.
-	Changes []Change
-}
 
 // The values of Job.Done.
 const (
@@ -70,15 +39,17 @@ type Job struct {
 	Owner string
 	// Webhook is the webhook's documentId.
 	Webhook string
-	Change
+	// Pending is the event; its Order is the order right after the change,
+	// with its files' keys: addresses are pre-signed when it is sent.
+	webhooks.Pending
 	// Seq orders the jobs of one webhook: an order's events go out in the
-	// order of Seq (Seq).
+	// order of Seq (see Seq).
 	Seq string
 	// First is when the first attempt was made, "" until it is.
 	First string
 	// N is how many attempts were made.
 	N int
-	// Next is when the next attempt is due (rules.TimeLayout).
+	// Next is when the next attempt is due (rules.TimeLayout), "" when none is.
 	Next string
 	// Done is Due, Delivered, GaveUp or Disabled.
 	Done string
@@ -104,31 +75,45 @@ func Seq(doc string, v int64, i int) string {
 }
 
 // Outbox is where the orders' pending events are (the OrdersTable's
-// `outbox` index and items).
+// `outbox` index and items; store.Orders).
 type Outbox interface {
-	// Pending returns up to limit order items whose outbox is not empty,
-	// oldest pending event first.
-	Pending(ctx context.Context, limit int) ([]Pending, error)
-	// Relayed removes the events ids from p's outbox if the item's version
-	// is still p.Version; a changed version is an error (the events stay
-	// and are relayed again, which puts no job twice).
-	Relayed(ctx context.Context, p Pending, ids []string) error
+	// Pending returns up to limit orders whose outbox is not empty, oldest
+	// pending event first.
+	Pending(ctx context.Context, limit int) ([]orders.Stored, error)
+	// Relayed removes the events ids from o's outbox if the order is still
+	// as read (its version and outbox); otherwise it fails with
+	// orders.ErrChanged (wrapped): the events stay and are relayed again,
+	// which puts no job twice.
+	Relayed(ctx context.Context, o orders.Stored, ids []string) error
 }
 
-// Hooks is where the callers' webhooks are (the WebhooksTable).
+// Hooks keeps each caller's webhooks (the WebhooksTable): one Set per
+// caller, changed only as a whole, conditioned on its version.
 type Hooks interface {
-	// Webhooks returns owner's live webhooks, secrets included.
-	Webhooks(ctx context.Context, owner string) ([]webhooks.Webhook, error)
-	// Disable turns owner's webhook doc off (a receiver answered 410).
-	Disable(ctx context.Context, owner, doc string) error
+	// Webhooks returns owner's set (V 0 and no webhooks when none is stored).
+	Webhooks(ctx context.Context, owner string) (Set, error)
+	// SaveWebhooks stores s as owner's set at version v+1 if the stored one
+	// is still at version v (v 0: none stored); otherwise it fails with
+	// ErrRaced and stores nothing.
+	SaveWebhooks(ctx context.Context, owner string, s Set, v int64) error
 }
 
-// Jobs is where the delivery jobs and attempts are (the DeliveriesTable).
+// Jobs keeps the delivery jobs and attempts of webhooks (the
+// DeliveriesTable), filed under their webhook: owner and documentId.
 type Jobs interface {
-	// Put stores j unless a job of the same webhook and event exists, and
-	// reports whether it stored it.
+	// Put stores j unless the webhook has a job of j's event already, and
+	// reports whether it stored it. A job with Done Due is due at Next.
 	Put(ctx context.Context, j Job) (bool, error)
-	// Due returns up to limit jobs not done whose Next is at or before now.
+	// Job returns the job of event eventID for the webhook, ok false when
+	// there is none.
+	Job(ctx context.Context, owner, webhook, eventID string) (j Job, ok bool, err error)
+	// Redeliver makes the job of event eventID for the webhook due at now,
+	// delivered or given up or not; ok is false when there is no such job.
+	Redeliver(ctx context.Context, owner, webhook, eventID string, now time.Time) (ok bool, err error)
+	// Attempts returns the newest limit attempts of the webhook, newest first.
+	Attempts(ctx context.Context, owner, webhook string, limit int) ([]webhooks.Attempt, error)
+	// Due returns up to limit jobs not done whose Next is at or before now,
+	// soonest first.
 	Due(ctx context.Context, now time.Time, limit int) ([]Job, error)
 	// Waiting reports whether a job of j's webhook and order with a smaller
 	// Seq is not done yet: j must wait for it.
@@ -143,24 +128,9 @@ type Jobs interface {
 	Stop(ctx context.Context, owner, doc string) error
 }
 
-// Renderer renders an order snapshot as the caller sees it, file URLs
-// pre-signed now.
-type Renderer interface {
-	Render(ctx context.Context, o Snapshot) (json.RawMessage, error)
-}
-
-// body returns the JSON of j's event, its order rendered now.
-func (d *Dispatcher) body(ctx context.Context, j Job) ([]byte, error) {
-	order, err := d.Renderer.Render(ctx, j.Order)
-	if err != nil {
-		return nil, fmt.Errorf("render the order of event %s: %w", j.ID, err)
-	}
-	b, err := json.Marshal(webhooks.Event{ID: j.ID, Type: j.Type, CreatedAt: j.At,
-		Data: webhooks.EventData{Order: order, PreviousStatus: j.Previous, OrderStatus: j.Status}})
-	if err != nil {
-		return nil, fmt.Errorf("encode event %s: %w", j.ID, err)
-	}
-	return b, nil
+// IDs hands out unique integer ids: Reserve returns the first of n new ones.
+type IDs interface {
+	Reserve(ctx context.Context, n int64) (int64, error)
 }
 
 // parseTime reads a time in rules.TimeLayout.

@@ -51,7 +51,7 @@ func newHarness(t *testing.T) *harness {
 
 // dispatcher returns another dispatcher over the harness's stores.
 func (h *harness) dispatcher() *notify.Dispatcher {
-	return &notify.Dispatcher{Outbox: h.out, Hooks: h.hooks, Jobs: h.jobs, Renderer: fake.Renderer{},
+	return &notify.Dispatcher{Outbox: h.out, Hooks: h.hooks, Jobs: h.jobs, Files: fake.Files{},
 		Deliverer: webhooks.Deliverer{Guard: webhooks.Guard{Local: true}, Timeout: 200 * time.Millisecond},
 		Now:       h.clock.Now}
 }
@@ -70,8 +70,11 @@ func (h *harness) change(owner, doc, typ string) string {
 		h.t.Fatal(err)
 	}
 	st := "Pending"
-	h.out.Change(owner, doc, notify.Change{ID: id, Type: typ, At: rules.FormatTime(h.clock.Now()), Status: &st,
-		Order: map[string]string{"documentId": doc}})
+	var prev *string
+	if typ == webhooks.EventOrderStatusChanged {
+		prev = &st
+	}
+	h.out.Change(owner, doc, webhooks.Pending{ID: id, Type: typ, At: rules.FormatTime(h.clock.Now()), PreviousStatus: prev, Status: &st})
 	return id
 }
 
@@ -194,7 +197,7 @@ func assertIDs(t *testing.T, name string, r *receiver, want ...string) {
 // have the given statuses, the last with no next attempt when last is set.
 func assertAttempts(t *testing.T, h *harness, owner, doc string, statuses ...int) []webhooks.Attempt {
 	t.Helper()
-	as := h.jobs.Attempts(owner, doc)
+	as := h.jobs.Log(owner, doc)
 	var codes []int
 	for _, a := range as {
 		codes = append(codes, a.Status)
@@ -418,7 +421,7 @@ func TestRelayAndDeliver(t *testing.T) {
 		}
 		assertIDs(t, "the receiver", rc, e1)
 		hs, _ := h.hooks.Webhooks(context.Background(), "acme")
-		if hs[0].Enabled {
+		if hs.Live[0].Enabled {
 			t.Error("the webhook is still enabled after a 410")
 		}
 		for _, e := range []string{e1, e2} {

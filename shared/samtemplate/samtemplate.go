@@ -88,6 +88,8 @@ type Table struct {
 	Attributes    []Attribute
 	KeySchema     []Key
 	GlobalIndexes []Index
+	// LocalIndexes are the LocalSecondaryIndexes.
+	LocalIndexes []Index
 	// TTLAttribute is the TimeToLiveSpecification attribute, "" when none.
 	TTLAttribute string
 }
@@ -427,16 +429,24 @@ func parseTable(id string, props map[string]any) Table {
 		tb.Attributes = append(tb.Attributes, Attribute{Name: str(am["AttributeName"]), Type: str(am["AttributeType"])})
 	}
 	tb.KeySchema = keys(props["KeySchema"])
-	for _, g := range asList(props["GlobalSecondaryIndexes"]) {
+	tb.GlobalIndexes = indexes(props["GlobalSecondaryIndexes"])
+	tb.LocalIndexes = indexes(props["LocalSecondaryIndexes"])
+	return tb
+}
+
+// indexes reads a list of index definitions.
+func indexes(v any) []Index {
+	var ixs []Index
+	for _, g := range asList(v) {
 		gm := asMap(g)
 		pm := asMap(gm["Projection"])
 		ix := Index{Name: str(gm["IndexName"]), KeySchema: keys(gm["KeySchema"]), ProjectionType: str(pm["ProjectionType"])}
 		for _, n := range asList(pm["NonKeyAttributes"]) {
 			ix.NonKeyAttributes = append(ix.NonKeyAttributes, str(n))
 		}
-		tb.GlobalIndexes = append(tb.GlobalIndexes, ix)
+		ixs = append(ixs, ix)
 	}
-	return tb
+	return ixs
 }
 
 func keys(v any) []Key {

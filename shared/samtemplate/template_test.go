@@ -366,7 +366,7 @@ func TestTableGrants(t *testing.T) {
 }
 
 // TestCors: the API states its CORS policy: the methods and headers clients
-// use (PUT for a caller's document; the operator API is not for browsers;
+// use (PUT for a caller's document, DELETE for a caller's webhook; the operator API is not for browsers;
 // Idempotency-Key among the headers), Retry-After readable, no credentials,
 // origins from a parameter.
 func TestCors(t *testing.T) {
@@ -375,7 +375,7 @@ func TestCors(t *testing.T) {
 	if c == nil {
 		t.Fatal("the HttpApi has no CorsConfiguration")
 	}
-	if got, want := strings.Join(c.AllowMethods, ","), "GET,POST,PUT"; got != want {
+	if got, want := strings.Join(c.AllowMethods, ","), "GET,POST,PUT,DELETE"; got != want {
 		t.Errorf("AllowMethods = %s, want %s", got, want)
 	}
 	if got, want := strings.Join(c.AllowHeaders, ","), "Authorization,Content-Type,Idempotency-Key"; got != want {

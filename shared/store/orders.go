@@ -149,10 +149,24 @@ func outboxKey(outbox []webhooks.Pending, doc string) string { return outbox[0].
 func newEventItems(outbox []webhooks.Pending) []eventItem {
 	var items []eventItem
 	for _, p := range outbox {
-		items = append(items, eventItem{ID: p.ID, Type: p.Type, At: p.At, PreviousStatus: p.PreviousStatus,
-			Status: p.Status, Order: newOrderBody(p.Order)})
+		items = append(items, newEventItem(p))
 	}
 	return items
+}
+
+// newEventItem returns p as an outbox (or a delivery job) stores it.
+func newEventItem(p webhooks.Pending) eventItem {
+	return eventItem{ID: p.ID, Type: p.Type, At: p.At, PreviousStatus: p.PreviousStatus,
+		Status: p.Status, Order: newOrderBody(p.Order)}
+}
+
+// pending returns the event e stores.
+func (e eventItem) pending() (webhooks.Pending, error) {
+	o, err := e.Order.order()
+	if err != nil {
+		return webhooks.Pending{}, err
+	}
+	return webhooks.Pending{ID: e.ID, Type: e.Type, At: e.At, PreviousStatus: e.PreviousStatus, Status: e.Status, Order: o}, nil
 }
 
 // newOrderBody returns o as an item stores it.
@@ -207,12 +221,11 @@ func decodeStored(item map[string]types.AttributeValue) (orders.Stored, error) {
 	}
 	s := orders.Stored{OpsOrder: rules.OpsOrder{Order: o, Owner: it.Owner}, Seq: it.Seq, Version: it.Version}
 	for _, e := range it.Outbox {
-		eo, err := e.Order.order()
+		p, err := e.pending()
 		if err != nil {
 			return orders.Stored{}, err
 		}
-		s.Outbox = append(s.Outbox, webhooks.Pending{ID: e.ID, Type: e.Type, At: e.At,
-			PreviousStatus: e.PreviousStatus, Status: e.Status, Order: eo})
+		s.Outbox = append(s.Outbox, p)
 	}
 	return s, nil
 }

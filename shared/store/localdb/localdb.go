@@ -124,6 +124,13 @@ func CreateTables(ctx context.Context, client *dynamodb.Client, tables []samtemp
 				Projection: &types.Projection{ProjectionType: types.ProjectionType(g.ProjectionType), NonKeyAttributes: g.NonKeyAttributes},
 			})
 		}
+		for _, l := range t.LocalIndexes {
+			in.LocalSecondaryIndexes = append(in.LocalSecondaryIndexes, types.LocalSecondaryIndex{
+				IndexName:  aws.String(l.Name),
+				KeySchema:  keySchema(l.KeySchema),
+				Projection: &types.Projection{ProjectionType: types.ProjectionType(l.ProjectionType), NonKeyAttributes: l.NonKeyAttributes},
+			})
+		}
 		_, err := client.CreateTable(ctx, in)
 		var inUse *types.ResourceInUseException
 		if errors.As(err, &inUse) {

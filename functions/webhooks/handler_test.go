@@ -1,0 +1,320 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/netip"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"stampduty/shared/functest"
+	"stampduty/shared/function"
+	"stampduty/shared/notify"
+	"stampduty/shared/rules"
+	"stampduty/shared/store/localdb"
+	"stampduty/shared/store/storetest"
+	"stampduty/shared/webhooks"
+)
+
+func TestMain(m *testing.M) { storetest.Main(m) }
+
+// otherToken is a token of another caller.
+const otherToken = "sdt_OTHERxCALLERxTOKENxFORxTESTSxONLYxxxxxxxxxx"
+
+// resolver answers the names of hosts from a table; any other is not found.
+type resolver map[string][]netip.Addr
+
+func (r resolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
+	if a, ok := r[host]; ok {
+		return a, nil
+	}
+	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+}
+
+// names are the host names the tests' resolver knows.
+var names = resolver{
+	"hooks.example.com":    {netip.MustParseAddr("93.184.216.34")},
+	"internal.example.com": {netip.MustParseAddr("93.184.216.34"), netip.MustParseAddr("10.1.2.3")},
+}
+
+type registered struct {
+	Data webhooks.Registered `json:"data"`
+}
+
+type list struct {
+	Data []webhooks.Webhook `json:"data"`
+}
+
+type attempts struct {
+	Data []webhooks.Attempt `json:"data"`
+}
+
+type redelivered struct {
+	Data notify.Redelivered `json:"data"`
+}
+
+// caller sends requests with one token.
+type caller struct {
+	s     *functest.Stack
+	token string
+}
+
+func (c caller) do(method, path, body string) functest.Response {
+	return c.s.Invoke(functest.Request(method, path, "", map[string]string{"authorization": "Bearer " + c.token, "content-type": "application/json"}, body))
+}
+
+func (c caller) register(t *testing.T, url string, events ...string) functest.Response {
+	t.Helper()
+	b, _ := json.Marshal(map[string]any{"url": url, "events": events})
+	return c.do("POST", "/api/webhooks", string(b))
+}
+
+func (c caller) list(t *testing.T) []webhooks.Webhook {
+	t.Helper()
+	return functest.OK[list](t, c.do("GET", "/api/webhooks", "")).Data
+}
+
+// wantError checks that resp is the error envelope of status with a
+// message containing msg.
+func wantError(t *testing.T, resp functest.Response, status int, msg string) {
+	t.Helper()
+	if resp.Status != status {
+		t.Fatalf("status %d, want %d: %s", resp.Status, status, resp.Body)
+	}
+	if e := resp.Error(t); !strings.Contains(e.Error.Message, msg) {
+		t.Errorf("message %q, want it to say %q", e.Error.Message, msg)
+	}
+}
+
+func TestWebhooks(t *testing.T) {
+	s := functest.New(t, "WebhooksFunction", wire)
+	functest.AddToken(t, s.Env, otherToken, "other")
+	dev, other := caller{s, localdb.DevToken}, caller{s, otherToken}
+	db := s.Env.DB()
+	jobs := db.Deliveries(s.Env.Table("DeliveriesTable"))
+	ctx := context.Background()
+
+	t.Run("ErrWithoutToken", func(t *testing.T) {
+		wantError(t, s.Invoke(functest.Request("GET", "/api/webhooks", "", nil, "")), http.StatusForbidden, "")
+	})
+	t.Run("EventFiles", func(t *testing.T) {
+		s.CheckEvents(t, map[string]int{"webhooks-register": 200, "webhooks-register-private": 400, "webhooks-list": 200,
+			"webhooks-delete": 404, "webhooks-deliveries": 404, "webhooks-redeliver": 404})
+		for _, w := range dev.list(t) { // leave the dev caller with none
+			if resp := dev.do("DELETE", "/api/webhooks/"+w.DocumentID, ""); resp.Status != 200 {
+				t.Fatalf("delete: %d %s", resp.Status, resp.Body)
+			}
+		}
+	})
+
+	var first webhooks.Registered
+	t.Run("RegisterShowsTheSecretOnce", func(t *testing.T) {
+		first = functest.OK[registered](t, dev.register(t, "http://127.0.0.1:9/hook", webhooks.EventOrderCreated, webhooks.EventOrderStatusChanged)).Data
+		if !strings.HasPrefix(first.Secret, webhooks.SecretPrefix) || !first.Enabled || first.ID < 1 || len(first.DocumentID) != rules.DocumentIDLength {
+			t.Errorf("registered %+v", first)
+		}
+		resp := dev.do("GET", "/api/webhooks", "")
+		if strings.Contains(resp.Body, first.Secret) || strings.Contains(resp.Body, "secret") {
+			t.Errorf("the list shows the secret: %s", resp.Body)
+		}
+		got := functest.OK[list](t, resp).Data
+		if len(got) != 1 || got[0].DocumentID != first.DocumentID || got[0].URL != "http://127.0.0.1:9/hook" ||
+			!slices.Equal(got[0].Events, first.Events) {
+			t.Errorf("list = %+v, want the one registered", got)
+		}
+	})
+	t.Run("EachCallerSeesOnlyItsOwn", func(t *testing.T) {
+		if got := other.list(t); len(got) != 0 {
+			t.Errorf("another caller lists %+v", got)
+		}
+		wantError(t, other.do("DELETE", "/api/webhooks/"+first.DocumentID, ""), 404, "Webhook with the documentId: "+first.DocumentID+" cannot be found.")
+		wantError(t, other.do("GET", "/api/webhooks/"+first.DocumentID+"/deliveries", ""), 404, "cannot be found")
+	})
+	t.Run("ErrBadRegistrations", func(t *testing.T) {
+		for _, c := range []struct{ name, body, msg string }{
+			{"PrivateAddress", `{"url":"https://10.0.0.1/x","events":["order.created"]}`, "url must not point to a private address"},
+			{"Metadata", `{"url":"https://169.254.169.254/latest/meta-data","events":["order.created"]}`, "link-local"},
+			{"HTTPToAPublicAddress", `{"url":"http://93.184.216.34/x","events":["order.created"]}`, "url must use https"},
+			{"TooLong", `{"url":"https://a.example.com/` + strings.Repeat("x", 2048) + `","events":["order.created"]}`, "at most 2048 characters"},
+			{"NotAURL", `{"url":"not a url","events":["order.created"]}`, "url must be an absolute URL"},
+			{"UnknownEventType", `{"url":"https://127.0.0.1/x","events":["order.deleted"]}`, "events[0] must be one of"},
+			{"NoEvents", `{"url":"https://127.0.0.1/x","events":[]}`, "events must list at least one event type"},
+			{"EventNotAString", `{"url":"https://127.0.0.1/x","events":[1]}`, "events[0] must be a string"},
+			{"EventsNotAList", `{"url":"https://127.0.0.1/x","events":"order.created"}`, "events must be an array"},
+			{"Missing", `{}`, "url is required"},
+			{"UnknownField", `{"url":"https://127.0.0.1/x","events":["order.created"],"secret":"mine"}`, "secret is not a field of a webhook"},
+			{"NotJSON", `[1]`, "The body must be a JSON object"},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				wantError(t, dev.do("POST", "/api/webhooks", c.body), 400, c.msg)
+			})
+		}
+		if got := dev.list(t); len(got) != 1 {
+			t.Errorf("refused registrations stored something: %+v", got)
+		}
+	})
+	t.Run("ErrEleventh", func(t *testing.T) {
+		for range webhooks.MaxPerCaller - 1 {
+			functest.OK[registered](t, dev.register(t, "https://127.0.0.1:8443/hook", webhooks.EventOrderCreated))
+		}
+		wantError(t, dev.register(t, "https://127.0.0.1:8443/hook", webhooks.EventOrderCreated), 409, "at most 10 webhooks")
+	})
+	t.Run("ConcurrentRegistrationsNeverExceedTen", func(t *testing.T) {
+		const token = "sdt_RACINGxCALLERxTOKENxFORxTESTSxONLYxxxxxxxxx"
+		functest.AddToken(t, s.Env, token, "racer")
+		racer := caller{s, token}
+		var (
+			wg       sync.WaitGroup
+			mu       sync.Mutex
+			statuses = map[int]int{}
+		)
+		for range 20 {
+			wg.Go(func() {
+				resp := racer.register(t, "https://127.0.0.1/hook", webhooks.EventOrderCreated)
+				mu.Lock()
+				statuses[resp.Status]++
+				mu.Unlock()
+			})
+		}
+		wg.Wait()
+		if statuses[200] != 10 || statuses[409] != 10 {
+			t.Errorf("statuses %v, want 10 × 200 and 10 × 409", statuses)
+		}
+		if got := racer.list(t); len(got) != 10 {
+			t.Errorf("the caller has %d webhooks", len(got))
+		}
+	})
+
+	order := functest.AddOrders(t, s.Env, localdb.DevOwner, 1)[0]
+	evt, _ := webhooks.NewEventID()
+	at := rules.FormatTime(time.Now().Add(-time.Hour))
+	t.Run("DeliveriesNewestFirst", func(t *testing.T) {
+		// The first webhook's job of evt: two failed attempts, then delivered.
+		next := rules.FormatTime(time.Now())
+		j := notify.Job{Owner: localdb.DevOwner, Webhook: first.DocumentID, Pending: webhooks.Pending{ID: evt,
+			Type: webhooks.EventOrderCreated, At: at, Order: order}, Seq: notify.Seq(order.DocumentID, 1, 0), Next: at}
+		if ok, err := jobs.Put(ctx, j); !ok || err != nil {
+			t.Fatal(ok, err)
+		}
+		j.First = at
+		for n, st := range []int{500, 0, 200} {
+			a := webhooks.Attempt{EventID: evt, Type: webhooks.EventOrderCreated, Attempt: n + 1, Status: st,
+				At: rules.FormatTime(time.Now().Add(time.Duration(n-10) * time.Minute)), DurationMS: int64(10 * n)}
+			j.N, j.Next = n+1, next
+			if st != 200 {
+				a.NextAttemptAt = &next
+			} else {
+				j.Next, j.Done = "", notify.Delivered
+			}
+			if err := jobs.Attempted(ctx, j, a); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got := functest.OK[attempts](t, dev.do("GET", "/api/webhooks/"+first.DocumentID+"/deliveries", "")).Data
+		if len(got) != 3 || got[0].Attempt != 3 || got[0].Status != 200 || got[0].NextAttemptAt != nil ||
+			got[2].Attempt != 1 || got[2].NextAttemptAt == nil || got[1].Status != 0 || got[1].DurationMS != 10 {
+			t.Errorf("deliveries = %+v", got)
+		}
+		s.Proxy.Take()
+		dev.do("GET", "/api/webhooks/"+first.DocumentID+"/deliveries", "")
+		if got, want := s.Env.Operations(s.Proxy.Take()), "GetItem:WebhooksTable=1 Query:DeliveriesTable=1"; got != want {
+			t.Errorf("a deliveries list costs %s, want %s", got, want)
+		}
+	})
+	t.Run("Redeliver", func(t *testing.T) {
+		// The first webhook delivered the event (above); the others were
+		// registered since: the order.created ones get a job of their own.
+		wantError(t, other.do("POST", "/api/webhook-events/"+evt+"/redeliver", ""), 404, "Event with the id: "+evt+" cannot be found.")
+		wantError(t, dev.do("POST", "/api/webhook-events/evt_nope/redeliver", ""), 404, "cannot be found")
+		unknown, _ := webhooks.NewEventID()
+		wantError(t, dev.do("POST", "/api/webhook-events/"+unknown+"/redeliver", ""), 404, "cannot be found")
+
+		before := time.Now().Add(-time.Second)
+		resp := dev.do("POST", "/api/webhook-events/"+evt+"/redeliver", "")
+		if resp.Status != http.StatusAccepted {
+			t.Fatalf("status %d: %s", resp.Status, resp.Body)
+		}
+		var got redelivered
+		json.Unmarshal([]byte(resp.Body), &got)
+		live := dev.list(t)
+		if got.Data.EventID != evt || len(got.Data.Webhooks) != len(live) || got.Data.Webhooks[0] != first.DocumentID {
+			t.Errorf("redelivered %+v to %d webhooks, want all %d", got.Data, len(got.Data.Webhooks), len(live))
+		}
+		for _, w := range live {
+			j, ok, err := jobs.Job(ctx, localdb.DevOwner, w.DocumentID, evt)
+			if err != nil || !ok {
+				t.Fatalf("%s: no job (%v)", w.DocumentID, err)
+			}
+			next, _ := time.Parse(rules.TimeLayout, j.Next)
+			if j.Done != notify.Due || next.Before(before) || j.ID != evt || j.Order.DocumentID != order.DocumentID {
+				t.Errorf("%s: job %+v is not due now", w.DocumentID, j)
+			}
+			if w.DocumentID == first.DocumentID && (j.N != 3 || j.First != at) {
+				t.Errorf("the redelivered job restarted its count: %+v", j)
+			}
+			if w.DocumentID != first.DocumentID && (j.N != 0 || j.First != "") {
+				t.Errorf("a new job has attempts: %+v", j)
+			}
+		}
+	})
+	t.Run("RedeliverOnlyToSubscribers", func(t *testing.T) {
+		evt2, _ := webhooks.NewEventID()
+		prev, st := rules.StatusPending, rules.StatusCreated
+		ok, err := jobs.Put(ctx, notify.Job{Owner: localdb.DevOwner, Webhook: first.DocumentID, Pending: webhooks.Pending{ID: evt2,
+			Type: webhooks.EventOrderStatusChanged, At: at, PreviousStatus: &prev, Status: &st, Order: order},
+			Seq: notify.Seq(order.DocumentID, 2, 0), First: at, N: 7, Done: notify.GaveUp})
+		if !ok || err != nil {
+			t.Fatal(ok, err)
+		}
+		resp := dev.do("POST", "/api/webhook-events/"+evt2+"/redeliver", "")
+		var got redelivered
+		json.Unmarshal([]byte(resp.Body), &got)
+		if resp.Status != 202 || !slices.Equal(got.Data.Webhooks, []string{first.DocumentID}) {
+			t.Errorf("%d %s, want only the webhook subscribed to order.status_changed", resp.Status, resp.Body)
+		}
+	})
+	t.Run("DeleteKeepsTheDeliveries", func(t *testing.T) {
+		wantError(t, dev.do("DELETE", "/api/webhooks/k3v9xq2m7p4r8t1w5y6z0abc", ""), 404, "cannot be found")
+		resp := dev.do("DELETE", "/api/webhooks/"+first.DocumentID, "")
+		if resp.Status != 200 || strings.Contains(resp.Body, "secret") {
+			t.Fatalf("delete: %d %s", resp.Status, resp.Body)
+		}
+		if slices.ContainsFunc(dev.list(t), func(w webhooks.Webhook) bool { return w.DocumentID == first.DocumentID }) {
+			t.Error("a deleted webhook is still listed")
+		}
+		if got := functest.OK[attempts](t, dev.do("GET", "/api/webhooks/"+first.DocumentID+"/deliveries", "")).Data; len(got) != 3 {
+			t.Errorf("a deleted webhook's deliveries: %+v", got)
+		}
+		wantError(t, dev.do("DELETE", "/api/webhooks/"+first.DocumentID, ""), 404, "cannot be found")
+		functest.OK[registered](t, dev.register(t, "https://127.0.0.1/again", webhooks.EventOrderCreated)) // room for one again
+	})
+	s.CheckTemplate(s.Proxy.All())
+	s.CheckRoutes()
+}
+
+// TestOnAWS: the URL rules of a stack on AWS, through the function: https
+// only, to public addresses, also after resolving.
+func TestOnAWS(t *testing.T) {
+	s := functest.New(t, "WebhooksFunction", func(d function.Deps) http.Handler {
+		return wireGuard(d, webhooks.Guard{Resolver: names})
+	})
+	dev := caller{s, localdb.DevToken}
+	for _, c := range []struct{ name, url, msg string }{
+		{"HTTP", "http://hooks.example.com/x", "url must use https"},
+		{"Loopback", "https://127.0.0.1/x", "loopback"},
+		{"ResolvesToPrivate", "https://internal.example.com/x", "url must not point to a private address"},
+		{"DoesNotResolve", "https://nowhere.example.com/x", "does not resolve"},
+	} {
+		t.Run("Err"+c.name, func(t *testing.T) {
+			wantError(t, dev.register(t, c.url, webhooks.EventOrderCreated), 400, c.msg)
+		})
+	}
+	t.Run("PublicHTTPS", func(t *testing.T) {
+		functest.OK[registered](t, dev.register(t, "https://hooks.example.com/x", webhooks.EventOrderCreated))
+	})
+}

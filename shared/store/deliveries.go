@@ -1,0 +1,368 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"stampduty/shared/notify"
+	"stampduty/shared/rules"
+	"stampduty/shared/webhooks"
+)
+
+// Deliveries is the deliveries table: key pk = "<owner>#<webhook
+// documentId>" (owners never contain '#'), sk. It holds two kinds of item
+// per webhook: a job per event to deliver to it (sk "job#<eventId>"), and a
+// record per attempt made (sk "att#<at>#<eventId>#<attempt, 2 digits>", so
+// that a Query of "att#" reads them in time order). A job not done carries
+// the keys of two sparse indexes: dp = "due" and dk = "<next>#<pk>#<eventId>"
+// of the global index due, which the dispatcher reads soonest due first,
+// and wq = its oseq of the local index waiting, where the dispatcher finds
+// the earlier jobs of an order that a job must wait for.
+type Deliveries struct {
+	db    *DB
+	table string
+}
+
+// Deliveries returns the deliveries table of the given name.
+func (db *DB) Deliveries(table string) *Deliveries { return &Deliveries{db: db, table: table} }
+
+// The deliveries table's indexes.
+const (
+	// DueIndex holds the jobs not done, by when they are due.
+	DueIndex = "due"
+	// WaitingIndex holds the jobs not done of each webhook, by oseq.
+	WaitingIndex = "waiting"
+)
+
+// due is the value of dp on a job not done.
+const due = "due"
+
+// jobItem is a delivery job as stored, through attributevalue: the event
+// as an outbox stores it (id, t, at, ps?, st?, o: the order right after the
+// change with its file keys; addresses are pre-signed when it is sent),
+// flattened into the item. While the job is not done, done is absent (the
+// design's "": dynalite refuses empty strings) and dp, dk and wq are the
+// keys of the indexes; ls is the time a lease holds it until.
+type jobItem struct {
+	PK string `dynamodbav:"pk"` // <owner>#<webhook documentId>
+	SK string `dynamodbav:"sk"` // job#<eventId>
+	eventItem
+	OSeq    string `dynamodbav:"oseq"`            // notify.Seq: the order of an order's events
+	First   string `dynamodbav:"first,omitempty"` // the first attempt's time (absent until made)
+	N       int    `dynamodbav:"n"`               // attempts made
+	Next    string `dynamodbav:"next,omitempty"`  // when the next attempt is due (absent: none is)
+	Done    string `dynamodbav:"done,omitempty"`  // delivered, gave_up or disabled; absent while not done
+	DuePK   string `dynamodbav:"dp,omitempty"`    // "due" while not done
+	DueKey  string `dynamodbav:"dk,omitempty"`    // <next>#<pk>#<eventId> while not done
+	Waiting string `dynamodbav:"wq,omitempty"`    // oseq while not done
+	Lease   string `dynamodbav:"ls,omitempty"`    // until when a dispatcher run holds it
+}
+
+// newJobItem returns j as stored.
+func newJobItem(j notify.Job) jobItem {
+	pk := deliveriesPK(j.Owner, j.Webhook)
+	it := jobItem{PK: pk, SK: jobSK(j.ID), eventItem: newEventItem(j.Pending), OSeq: j.Seq, First: j.First, N: j.N,
+		Next: j.Next, Done: j.Done}
+	if j.Done == notify.Due && j.Next != "" {
+		it.DuePK, it.DueKey, it.Waiting = due, dueKey(j.Next, pk, j.ID), j.Seq
+	}
+	return it
+}
+
+// job returns the job it stores.
+func (it jobItem) job() (notify.Job, error) {
+	p, err := it.pending()
+	if err != nil {
+		return notify.Job{}, err
+	}
+	owner, webhook, _ := strings.Cut(it.PK, "#")
+	return notify.Job{Owner: owner, Webhook: webhook, Pending: p, Seq: it.OSeq, First: it.First, N: it.N,
+		Next: it.Next, Done: it.Done}, nil
+}
+
+// decodeJobs reads job items.
+func decodeJobs(items []map[string]types.AttributeValue) ([]notify.Job, error) {
+	out := make([]notify.Job, 0, len(items))
+	for _, item := range items {
+		var it jobItem
+		if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+			return nil, rules.Internal(fmt.Errorf("decode job: %w", err))
+		}
+		j, err := it.job()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, j)
+	}
+	return out, nil
+}
+
+// attemptItem is one delivery attempt as stored.
+//
+//	pk, sk          <owner>#<webhook documentId>, att#<at>#<eventId>#<n, 2 digits>
+//	id, t, n        the event's id and type, the attempt's number (from 1)
+//	status, at, ms  the receiver's status (0: none), when it started, how long it took
+//	next            when the next attempt is due (absent: none)
+type attemptItem struct {
+	PK     string  `dynamodbav:"pk"`
+	SK     string  `dynamodbav:"sk"`
+	ID     string  `dynamodbav:"id"`
+	Type   string  `dynamodbav:"t"`
+	N      int     `dynamodbav:"n"`
+	Status int     `dynamodbav:"status"`
+	At     string  `dynamodbav:"at"`
+	MS     int64   `dynamodbav:"ms"`
+	Next   *string `dynamodbav:"next,omitempty"`
+}
+
+// deliveriesPK is the partition of owner's webhook doc.
+func deliveriesPK(owner, webhook string) string { return owner + "#" + webhook }
+
+// jobSK is the sort key of an event's job.
+func jobSK(eventID string) string { return "job#" + eventID }
+
+// dueKey is a due job's sort key in the due index: due time first.
+func dueKey(next, pk, eventID string) string { return next + "#" + pk + "#" + eventID }
+
+func keyOfJob(owner, webhook, eventID string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{"pk": avS(deliveriesPK(owner, webhook)), "sk": avS(jobSK(eventID))}
+}
+
+// Put stores j unless its webhook has a job of its event already
+// (attribute_not_exists: each event is delivered once per webhook however
+// often it is relayed); ok is false when it had.
+func (s *Deliveries) Put(ctx context.Context, j notify.Job) (bool, error) {
+	item, err := attributevalue.MarshalMap(newJobItem(j))
+	if err != nil {
+		return false, rules.Internal(fmt.Errorf("encode job: %w", err))
+	}
+	_, err = s.db.client.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:           aws.String(s.table),
+		Item:                item,
+		ConditionExpression: aws.String("attribute_not_exists(sk)"),
+	})
+	return applied("PutItem", err)
+}
+
+// applied is the outcome of a conditional write op that answered err:
+// false when its condition failed, an error when it failed otherwise.
+func applied(op string, err error) (bool, error) {
+	if conditionFailed(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, writeFail(op, err)
+	}
+	return true, nil
+}
+
+// attr is a map of one attribute, for keys and expression values.
+func attr(name string, v types.AttributeValue) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{name: v}
+}
+
+// Job returns the job of event eventID for owner's webhook (a strongly
+// consistent GetItem); ok is false when there is none.
+func (s *Deliveries) Job(ctx context.Context, owner, webhook, eventID string) (notify.Job, bool, error) {
+	out, err := s.db.client.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(s.table),
+		Key:            keyOfJob(owner, webhook, eventID),
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return notify.Job{}, false, fail("GetItem", err)
+	}
+	if out.Item == nil {
+		return notify.Job{}, false, nil
+	}
+	js, err := decodeJobs([]map[string]types.AttributeValue{out.Item})
+	if err != nil {
+		return notify.Job{}, false, err
+	}
+	return js[0], true, nil
+}
+
+// Redeliver makes the job of event eventID for owner's webhook due at now,
+// whatever its state (a delivered or given-up job becomes due again,
+// waiting again for any earlier job of its order not done; its attempts
+// keep counting), with one UpdateItem conditioned on the job
+// existing; ok is false when it does not.
+func (s *Deliveries) Redeliver(ctx context.Context, owner, webhook, eventID string, now time.Time) (bool, error) {
+	pk, next := deliveriesPK(owner, webhook), rules.FormatTime(now)
+	_, err := s.db.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(s.table),
+		Key:                       keyOfJob(owner, webhook, eventID),
+		UpdateExpression:          aws.String("SET #next = :next, dp = :due, dk = :dk, wq = oseq REMOVE done"),
+		ConditionExpression:       aws.String("attribute_exists(sk)"),
+		ExpressionAttributeNames:  map[string]string{"#next": "next"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":next": avS(next), ":due": avS(due), ":dk": avS(dueKey(next, pk, eventID))},
+	})
+	return applied("UpdateItem", err)
+}
+
+// Attempts returns the newest limit attempts of owner's webhook, newest
+// first: one Query of the partition's "att#" items, backwards.
+func (s *Deliveries) Attempts(ctx context.Context, owner, webhook string, limit int) ([]webhooks.Attempt, error) {
+	out, err := s.db.client.Query(ctx, &dynamodb.QueryInput{
+		TableName:              aws.String(s.table),
+		KeyConditionExpression: aws.String("pk = :pk AND begins_with(sk, :att)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk": avS(deliveriesPK(owner, webhook)), ":att": avS("att#")},
+		ScanIndexForward: aws.Bool(false),
+		Limit:            aws.Int32(int32(limit)),
+	})
+	if err != nil {
+		return nil, fail("Query", err)
+	}
+	var items []attemptItem
+	if err := attributevalue.UnmarshalListOfMaps(out.Items, &items); err != nil {
+		return nil, rules.Internal(fmt.Errorf("decode attempts: %w", err))
+	}
+	atts := make([]webhooks.Attempt, 0, len(items))
+	for _, it := range items {
+		atts = append(atts, webhooks.Attempt{EventID: it.ID, Type: it.Type, Attempt: it.N, Status: it.Status,
+			At: it.At, DurationMS: it.MS, NextAttemptAt: it.Next})
+	}
+	return atts, nil
+}
+
+// Due returns up to limit jobs not done whose next attempt is due at or
+// before now, soonest first: one Query of the due index.
+func (s *Deliveries) Due(ctx context.Context, now time.Time, limit int) ([]notify.Job, error) {
+	out, err := s.db.client.Query(ctx, &dynamodb.QueryInput{
+		TableName:              aws.String(s.table),
+		IndexName:              aws.String(DueIndex),
+		KeyConditionExpression: aws.String("dp = :due AND dk < :after"),
+		// '$' sorts right after '#': every dk of a job due at now.
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":due": avS(due), ":after": avS(rules.FormatTime(now) + "$")},
+		Limit: aws.Int32(int32(limit)),
+	})
+	if err != nil {
+		return nil, fail("Query", err)
+	}
+	return decodeJobs(out.Items)
+}
+
+// Waiting reports whether j's webhook has a job of j's order with an
+// earlier oseq that is not done: one strongly consistent Query of the
+// waiting index, which holds only jobs not done, for one key.
+func (s *Deliveries) Waiting(ctx context.Context, j notify.Job) (bool, error) {
+	out, err := s.db.client.Query(ctx, &dynamodb.QueryInput{
+		TableName:              aws.String(s.table),
+		IndexName:              aws.String(WaitingIndex),
+		KeyConditionExpression: aws.String("pk = :pk AND wq BETWEEN :from AND :to"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk": avS(deliveriesPK(j.Owner, j.Webhook)), ":from": avS(notify.OrderOf(j.Seq) + "#"), ":to": avS(j.Seq)},
+		ConsistentRead: aws.Bool(true),
+		Limit:          aws.Int32(1),
+	})
+	if err != nil {
+		return false, fail("Query", err)
+	}
+	for _, item := range out.Items {
+		if sk, ok := item["sk"].(*types.AttributeValueMemberS); ok && sk.Value != jobSK(j.ID) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// Lease claims j until until for this run: one UpdateItem on condition
+// that the job has made j.N attempts, is not done, and holds no lease
+// unexpired at now. false: another run has it, or it moved on.
+func (s *Deliveries) Lease(ctx context.Context, j notify.Job, now, until time.Time) (bool, error) {
+	_, err := s.db.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:           aws.String(s.table),
+		Key:                 keyOfJob(j.Owner, j.Webhook, j.ID),
+		UpdateExpression:    aws.String("SET ls = :until"),
+		ConditionExpression: aws.String("n = :n AND attribute_not_exists(done) AND (attribute_not_exists(ls) OR ls <= :now)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":until": avS(rules.FormatTime(until)), ":n": avN(int64(j.N)), ":now": avS(rules.FormatTime(now))},
+	})
+	return applied("UpdateItem", err)
+}
+
+// Attempted records attempt a of job j, then stores j as it is after it
+// (its attempts, first, next or done, and its index keys) and releases the
+// lease: a PutItem and an UpdateItem, the record first, so that no attempt
+// goes unrecorded; if the run dies between them, the lease runs out and the
+// attempt is made again, as delivery at least once allows.
+func (s *Deliveries) Attempted(ctx context.Context, j notify.Job, a webhooks.Attempt) error {
+	pk := deliveriesPK(j.Owner, j.Webhook)
+	item, err := attributevalue.MarshalMap(attemptItem{PK: pk,
+		SK: fmt.Sprintf("att#%s#%s#%02d", a.At, a.EventID, a.Attempt), ID: a.EventID, Type: a.Type, N: a.Attempt,
+		Status: a.Status, At: a.At, MS: a.DurationMS, Next: a.NextAttemptAt})
+	if err != nil {
+		return rules.Internal(fmt.Errorf("encode attempt: %w", err))
+	}
+	if _, err := s.db.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: item}); err != nil {
+		return writeFail("PutItem", err)
+	}
+	in := &dynamodb.UpdateItemInput{
+		TableName:                aws.String(s.table),
+		Key:                      keyOfJob(j.Owner, j.Webhook, j.ID),
+		ExpressionAttributeNames: map[string]string{"#next": "next", "#first": "first"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":n": avN(int64(j.N)), ":first": avS(j.First)},
+	}
+	if j.Done == notify.Due {
+		in.UpdateExpression = aws.String("SET n = :n, #first = :first, #next = :next, dk = :dk REMOVE ls")
+		in.ExpressionAttributeValues[":next"] = avS(j.Next)
+		in.ExpressionAttributeValues[":dk"] = avS(dueKey(j.Next, pk, j.ID))
+	} else {
+		in.UpdateExpression = aws.String("SET n = :n, #first = :first, done = :done REMOVE #next, dp, dk, wq, ls")
+		in.ExpressionAttributeValues[":done"] = avS(j.Done)
+	}
+	if _, err := s.db.client.UpdateItem(ctx, in); err != nil {
+		return writeFail("UpdateItem", err)
+	}
+	return nil
+}
+
+// Stop marks every job of owner's webhook doc that is not done disabled:
+// Queries of the waiting index (which holds exactly those), then an
+// UpdateItem per job, each on condition that it is still not done.
+func (s *Deliveries) Stop(ctx context.Context, owner, doc string) error {
+	pk := deliveriesPK(owner, doc)
+	p := dynamodb.NewQueryPaginator(s.db.client, &dynamodb.QueryInput{
+		TableName:                 aws.String(s.table),
+		IndexName:                 aws.String(WaitingIndex),
+		KeyConditionExpression:    aws.String("pk = :pk"),
+		ExpressionAttributeValues: attr(":pk", avS(pk)),
+	})
+	for p.HasMorePages() {
+		out, err := p.NextPage(ctx)
+		if err != nil {
+			return fail("Query", err)
+		}
+		for _, item := range out.Items {
+			_, err := s.db.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+				TableName:                 aws.String(s.table),
+				Key:                       map[string]types.AttributeValue{"pk": item["pk"], "sk": item["sk"]},
+				UpdateExpression:          aws.String("SET done = :done REMOVE #next, dp, dk, wq, ls"),
+				ConditionExpression:       aws.String("attribute_not_exists(done)"),
+				ExpressionAttributeNames:  map[string]string{"#next": "next"},
+				ExpressionAttributeValues: attr(":done", avS(notify.Disabled)),
+			})
+			if _, err := applied("UpdateItem", err); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// The store is the notify package's jobs and webhooks.
+var (
+	_ notify.Jobs   = (*Deliveries)(nil)
+	_ notify.Hooks  = (*Webhooks)(nil)
+	_ notify.Outbox = (*Orders)(nil)
+)

@@ -1,0 +1,124 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"stampduty/shared/notify"
+	"stampduty/shared/rules"
+	"stampduty/shared/webhooks"
+)
+
+// Webhooks is the webhooks table: key owner, one item per caller holding
+// all of the caller's webhooks, live and deleted, with a version v. Every
+// change rewrites the item with a PutItem conditioned on v, so the limit of
+// webhooks.MaxPerCaller holds under concurrent registrations without a
+// transaction, and a caller's webhooks are one GetItem.
+type Webhooks struct {
+	db    *DB
+	table string
+}
+
+// Webhooks returns the webhooks table of the given name.
+func (db *DB) Webhooks(table string) *Webhooks { return &Webhooks{db: db, table: table} }
+
+// hooksItem is a caller's webhooks as stored, through attributevalue.
+//
+//	owner   the caller (key)
+//	v       version: 1 when first stored, +1 per save
+//	hooks   the live webhooks, oldest first: [{id, doc, url, ev, on, at, sec}]
+//	gone    the deleted ones, newest first, at most notify.MaxGone: [{id, doc, url, ev, on, at, del}]
+type hooksItem struct {
+	Owner string     `dynamodbav:"owner"`
+	V     int64      `dynamodbav:"v"`
+	Hooks []hookItem `dynamodbav:"hooks,omitempty"`
+	Gone  []hookItem `dynamodbav:"gone,omitempty"`
+}
+
+// hookItem is one webhook in a hooksItem.
+type hookItem struct {
+	ID        int64    `dynamodbav:"id"`
+	Doc       string   `dynamodbav:"doc"`
+	URL       string   `dynamodbav:"url"`
+	Events    []string `dynamodbav:"ev"`
+	Enabled   bool     `dynamodbav:"on"`
+	CreatedAt string   `dynamodbav:"at"`
+	Secret    string   `dynamodbav:"sec,omitempty"`
+	Deleted   string   `dynamodbav:"del,omitempty"`
+}
+
+func newHookItem(w webhooks.Webhook) hookItem {
+	return hookItem{ID: w.ID, Doc: w.DocumentID, URL: w.URL, Events: w.Events, Enabled: w.Enabled, CreatedAt: w.CreatedAt, Secret: w.Secret}
+}
+
+func (h hookItem) webhook(owner string) webhooks.Webhook {
+	return webhooks.Webhook{ID: h.ID, DocumentID: h.Doc, URL: h.URL, Events: h.Events, Enabled: h.Enabled,
+		CreatedAt: h.CreatedAt, Secret: h.Secret, Owner: owner}
+}
+
+// Webhooks returns owner's webhooks (one strongly consistent GetItem): V 0
+// and none when the caller has never had any.
+func (s *Webhooks) Webhooks(ctx context.Context, owner string) (notify.Set, error) {
+	out, err := s.db.client.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(s.table),
+		Key:            attr("owner", avS(owner)),
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return notify.Set{}, fail("GetItem", err)
+	}
+	if out.Item == nil {
+		return notify.Set{}, nil
+	}
+	var it hooksItem
+	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
+		return notify.Set{}, rules.Internal(fmt.Errorf("decode webhooks of a caller: %w", err))
+	}
+	set := notify.Set{V: it.V}
+	for _, h := range it.Hooks {
+		set.Live = append(set.Live, h.webhook(owner))
+	}
+	for _, h := range it.Gone {
+		set.Gone = append(set.Gone, notify.Gone{Webhook: h.webhook(owner), Deleted: h.Deleted})
+	}
+	return set, nil
+}
+
+// SaveWebhooks stores set as owner's webhooks at version v+1, with one
+// PutItem conditioned on the stored version being v (on there being none
+// when v is 0). A stored version other than v fails with notify.ErrRaced
+// and changes nothing.
+func (s *Webhooks) SaveWebhooks(ctx context.Context, owner string, set notify.Set, v int64) error {
+	it := hooksItem{Owner: owner, V: v + 1}
+	for _, w := range set.Live {
+		it.Hooks = append(it.Hooks, newHookItem(w))
+	}
+	for _, g := range set.Gone {
+		h := newHookItem(g.Webhook)
+		h.Secret, h.Deleted = "", g.Deleted
+		it.Gone = append(it.Gone, h)
+	}
+	item, err := attributevalue.MarshalMap(it)
+	if err != nil {
+		return rules.Internal(fmt.Errorf("encode webhooks of a caller: %w", err))
+	}
+	in := &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: item}
+	if v == 0 {
+		in.ConditionExpression = aws.String("attribute_not_exists(#o)")
+		in.ExpressionAttributeNames = map[string]string{"#o": "owner"}
+	} else {
+		in.ConditionExpression = aws.String("v = :v")
+		in.ExpressionAttributeValues = attr(":v", avN(v))
+	}
+	if _, err := s.db.client.PutItem(ctx, in); err != nil {
+		if conditionFailed(err) {
+			return fmt.Errorf("save webhooks at version %d: %w", v, notify.ErrRaced)
+		}
+		return writeFail("PutItem", err)
+	}
+	return nil
+}

@@ -1,0 +1,240 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"stampduty/shared/notify"
+	"stampduty/shared/rules"
+	"stampduty/shared/store/storetest"
+	"stampduty/shared/webhooks"
+)
+
+func TestWebhooksItem(t *testing.T) {
+	ctx := context.Background()
+	env := storetest.New(t)
+	hooks := env.DB().Webhooks(env.Table("WebhooksTable"))
+	hook := webhooks.Webhook{ID: 7, DocumentID: "k3v9xq2m7p4r8t1w5y6z0abc", URL: "https://hooks.example.com/x",
+		Events: []string{webhooks.EventOrderCreated}, Enabled: true, CreatedAt: "2026-11-23T10:00:00.000Z", Secret: webhooks.NewSecret(), Owner: "acme"}
+
+	t.Run("NoneStored", func(t *testing.T) {
+		s, err := hooks.Webhooks(ctx, "acme")
+		if err != nil || s.V != 0 || s.Live != nil || s.Gone != nil {
+			t.Errorf("Webhooks = %+v, %v, want the empty set at version 0", s, err)
+		}
+	})
+	t.Run("SavedAsReadBack", func(t *testing.T) {
+		gone := hook
+		gone.DocumentID, gone.Secret = "a000000000000000000000000", "whsec_must_not_be_kept"
+		if err := hooks.SaveWebhooks(ctx, "acme", notify.Set{Live: []webhooks.Webhook{hook}, Gone: []notify.Gone{{Webhook: gone, Deleted: "2026-11-23T11:00:00.000Z"}}}, 0); err != nil {
+			t.Fatal(err)
+		}
+		s, err := hooks.Webhooks(ctx, "acme")
+		if err != nil {
+			t.Fatal(err)
+		}
+		gone.Secret = ""
+		want := notify.Set{V: 1, Live: []webhooks.Webhook{hook}, Gone: []notify.Gone{{Webhook: gone, Deleted: "2026-11-23T11:00:00.000Z"}}}
+		if !reflect.DeepEqual(s, want) {
+			t.Errorf("read back %+v, want %+v", s, want)
+		}
+	})
+	t.Run("ErrLostRace", func(t *testing.T) {
+		for _, v := range []int64{0, 2} { // none stored: the first save's; a version not stored
+			if err := hooks.SaveWebhooks(ctx, "acme", notify.Set{}, v); !errors.Is(err, notify.ErrRaced) {
+				t.Errorf("save at version %d: %v, want ErrRaced", v, err)
+			}
+		}
+		if err := hooks.SaveWebhooks(ctx, "acme", notify.Set{}, 1); err != nil {
+			t.Fatal(err)
+		}
+		if s, _ := hooks.Webhooks(ctx, "acme"); s.V != 2 || len(s.Live) != 0 {
+			t.Errorf("after the save at version 1: %+v", s)
+		}
+	})
+}
+
+func TestDeliveries(t *testing.T) {
+	ctx := context.Background()
+	env := storetest.New(t)
+	db := env.DB()
+	del := db.Deliveries(env.Table("DeliveriesTable"))
+	order := newOrder(t, db.IDs(env.Table("CountersTable"), 30), 1)
+	order.StampDuty.UploadedDocument = &rules.File{ID: 9, DocumentID: "f000000000000000000000000", Name: "lease.pdf", Mime: rules.MimePDF,
+		Size: 47, SHA256: "00", Key: "documents/x/f", CreatedAt: order.CreatedAt}
+	status := rules.StatusPending
+	job := notify.Job{Owner: "acme", Webhook: "w000000000000000000000000", Pending: webhooks.Pending{ID: "evt_e00000000000000000000000",
+		Type: webhooks.EventOrderCreated, At: order.CreatedAt, Status: &status, Order: order},
+		Seq: notify.Seq(order.DocumentID, 3, 0), Next: "2026-11-23T10:00:00.000Z"}
+	ids := func(js []notify.Job) []string {
+		var out []string
+		for _, j := range js {
+			out = append(out, j.ID)
+		}
+		return out
+	}
+	dueAt := func(t *testing.T, at string) []string {
+		t.Helper()
+		now, err := time.Parse(rules.TimeLayout, at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		js, err := del.Due(ctx, now, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ids(js)
+	}
+	later := "2099-01-01T00:00:00.000Z"
+
+	t.Run("OneJobPerEventAndWebhook", func(t *testing.T) {
+		for i, want := range []bool{true, false} {
+			if ok, err := del.Put(ctx, job); ok != want || err != nil {
+				t.Errorf("Put #%d = %v, %v, want %v", i+1, ok, err, want)
+			}
+		}
+		got, ok, err := del.Job(ctx, "acme", job.Webhook, job.ID)
+		if err != nil || !ok {
+			t.Fatal(ok, err)
+		}
+		if !reflect.DeepEqual(got, job) {
+			t.Errorf("Job = %+v\nwant %+v", got, job)
+		}
+	})
+	t.Run("DueFromItsNext", func(t *testing.T) {
+		if got := dueAt(t, "2026-11-23T09:59:59.999Z"); len(got) != 0 {
+			t.Errorf("due a moment before its next: %v", got)
+		}
+		js, err := del.Due(ctx, time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC), 100)
+		if err != nil || len(js) != 1 || !reflect.DeepEqual(js[0], job) {
+			t.Errorf("due at its next: %+v, %v; want the job as put", js, err)
+		}
+	})
+	t.Run("ADoneJobIsNotDue", func(t *testing.T) {
+		j := job
+		j.ID, j.Seq, j.Done, j.N, j.First = "evt_e00000000000000000000001", notify.Seq(order.DocumentID, 4, 0), notify.GaveUp, 7, job.Next
+		if ok, err := del.Put(ctx, j); !ok || err != nil {
+			t.Fatal(ok, err)
+		}
+		if got := dueAt(t, later); len(got) != 1 {
+			t.Errorf("due = %v, want only the first job", got)
+		}
+		now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+		if ok, err := del.Redeliver(ctx, "acme", j.Webhook, j.ID, now); !ok || err != nil {
+			t.Fatal(ok, err)
+		}
+		got, _, _ := del.Job(ctx, "acme", j.Webhook, j.ID)
+		if got.Done != notify.Due || got.Next != "2026-11-23T12:00:00.000Z" || got.N != 7 || got.First != j.First {
+			t.Errorf("redelivered job %+v: want due now, its attempts kept", got)
+		}
+		if got := dueAt(t, later); len(got) != 2 {
+			t.Errorf("due = %v, want both jobs", got)
+		}
+		if w, err := del.Waiting(ctx, got); !w || err != nil {
+			t.Errorf("Waiting of the redelivered later event = %v, %v; want true behind the first", w, err)
+		}
+		if ok, err := del.Redeliver(ctx, "acme", "w000000000000000000000001", j.ID, now); ok || err != nil {
+			t.Errorf("Redeliver of no job = %v, %v, want false", ok, err)
+		}
+		if _, ok, err := del.Job(ctx, "acme", "w000000000000000000000001", j.ID); ok || err != nil {
+			t.Errorf("Job under another webhook = %v, %v", ok, err)
+		}
+	})
+	t.Run("WaitingForAnEarlierEventOfTheOrder", func(t *testing.T) {
+		if w, err := del.Waiting(ctx, job); w || err != nil {
+			t.Errorf("Waiting of the order's first event = %v, %v", w, err)
+		}
+		other := job
+		other.ID, other.Seq = "evt_e00000000000000000000002", notify.Seq("o999999999999999999999999", 1, 0)
+		if ok, err := del.Put(ctx, other); !ok || err != nil {
+			t.Fatal(ok, err)
+		}
+		if w, err := del.Waiting(ctx, other); w || err != nil {
+			t.Errorf("Waiting of another order's event = %v, %v; want false", w, err)
+		}
+	})
+	t.Run("OneLeaseAtATime", func(t *testing.T) {
+		now := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+		until := now.Add(15 * time.Second)
+		for i, c := range []struct {
+			j    notify.Job
+			at   time.Time
+			want bool
+		}{{job, now, true}, {job, now.Add(time.Second), false}, {job, until, true}} {
+			if ok, err := del.Lease(ctx, c.j, c.at, c.at.Add(15*time.Second)); ok != c.want || err != nil {
+				t.Errorf("Lease #%d at %s = %v, %v; want %v", i+1, c.at, ok, err, c.want)
+			}
+		}
+		stale := job
+		stale.N = 1
+		if ok, err := del.Lease(ctx, stale, now.Add(time.Hour), now.Add(time.Hour)); ok || err != nil {
+			t.Errorf("Lease of a job read with another attempt count = %v, %v; want false", ok, err)
+		}
+	})
+	t.Run("AttemptedMovesTheJob", func(t *testing.T) {
+		j, next := job, "2026-11-23T10:00:30.000Z"
+		j.N, j.First, j.Next = 1, job.Next, next
+		a := webhooks.Attempt{EventID: j.ID, Type: j.Type, Attempt: 1, Status: 500, At: job.Next, DurationMS: 12, NextAttemptAt: &next}
+		if err := del.Attempted(ctx, j, a); err != nil {
+			t.Fatal(err)
+		}
+		got, _, _ := del.Job(ctx, "acme", j.Webhook, j.ID)
+		if !reflect.DeepEqual(got, j) {
+			t.Errorf("after a failed attempt: %+v\nwant %+v", got, j)
+		}
+		if got := dueAt(t, "2026-11-23T10:00:29.999Z"); slices.Contains(got, j.ID) {
+			t.Errorf("due before its retry: %v", got)
+		}
+		if ok, err := del.Lease(ctx, j, time.Date(2026, 11, 23, 10, 0, 30, 0, time.UTC), time.Date(2026, 11, 23, 10, 0, 45, 0, time.UTC)); !ok || err != nil {
+			t.Errorf("the lease was not released: %v, %v", ok, err)
+		}
+		j.N, j.Next, j.Done = 2, "", notify.Delivered
+		a.Attempt, a.Status, a.At, a.NextAttemptAt = 2, 204, next, nil
+		if err := del.Attempted(ctx, j, a); err != nil {
+			t.Fatal(err)
+		}
+		if got, _, _ := del.Job(ctx, "acme", j.Webhook, j.ID); !reflect.DeepEqual(got, j) {
+			t.Errorf("after delivery: %+v\nwant %+v", got, j)
+		}
+		if got := dueAt(t, later); len(got) != 2 || got[0] == job.ID || got[1] == job.ID {
+			t.Errorf("due = %v, want the delivered job gone", got)
+		}
+		redelivered, _, _ := del.Job(ctx, "acme", job.Webhook, "evt_e00000000000000000000001")
+		if w, err := del.Waiting(ctx, redelivered); w || err != nil {
+			t.Errorf("Waiting once the earlier event is delivered = %v, %v", w, err)
+		}
+	})
+	t.Run("AttemptsNewestFirst", func(t *testing.T) {
+		got, err := del.Attempts(ctx, "acme", job.Webhook, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 || got[0].Attempt != 2 || got[0].Status != 204 || got[0].NextAttemptAt != nil {
+			t.Errorf("Attempts(1) = %+v, want attempt 2", got)
+		}
+		if got, _ := del.Attempts(ctx, "acme", job.Webhook, 100); len(got) != 2 || got[1].Attempt != 1 || got[1].DurationMS != 12 {
+			t.Errorf("Attempts = %+v, want attempts 2 and 1", got)
+		}
+		if got, _ := del.Attempts(ctx, "acme", "w000000000000000000000001", 100); len(got) != 0 {
+			t.Errorf("another webhook's attempts: %+v", got)
+		}
+	})
+	t.Run("StopDisablesWhatIsNotDone", func(t *testing.T) {
+		if err := del.Stop(ctx, "acme", job.Webhook); err != nil {
+			t.Fatal(err)
+		}
+		if got := dueAt(t, later); len(got) != 0 {
+			t.Errorf("due after Stop: %v", got)
+		}
+		for id, want := range map[string]string{job.ID: notify.Delivered, "evt_e00000000000000000000001": notify.Disabled,
+			"evt_e00000000000000000000002": notify.Disabled} {
+			if j, _, _ := del.Job(ctx, "acme", job.Webhook, id); j.Done != want || j.Next != "" {
+				t.Errorf("%s: done %q next %q after Stop, want %q", id, j.Done, j.Next, want)
+			}
+		}
+	})
+}
