@@ -8,7 +8,7 @@ GO              ?= go
 ARTIFACTS_DIR   ?= .build/$(@:build-%=%)
 LAMBDA_ENV      := GOOS=linux GOARCH=arm64 CGO_ENABLED=0
 LAMBDA_FLAGS    := -tags lambda.norpc -trimpath -ldflags "-s -w"
-FUNCTIONS       := CreateOrderFunction ListOrdersFunction ListArticlesFunction GetOrderFunction UploadDocumentFunction OpsFunction StampDutyQuotesFunction NotFoundFunction WebhooksFunction
+FUNCTIONS       := CreateOrderFunction ListOrdersFunction ListArticlesFunction GetOrderFunction UploadDocumentFunction OpsFunction StampDutyQuotesFunction NotFoundFunction WebhooksFunction WebhookDispatchFunction
 DYNALITE_DIR    := cmd/local/dynalite
 DYNALITE        := $(DYNALITE_DIR)/node_modules/dynalite/cli.js
 # The local S3 server: Versity's S3 gateway, built from the Go module proxy
@@ -40,6 +40,8 @@ build-NotFoundFunction:
 	$(LAMBDA_ENV) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/not-found
 build-WebhooksFunction:
 	$(LAMBDA_ENV) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/webhooks
+build-WebhookDispatchFunction:
+	$(LAMBDA_ENV) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/webhook-dispatch
 
 build: $(addprefix build-,$(FUNCTIONS)) ## build every function's bootstrap into .build/<LogicalId>/
 

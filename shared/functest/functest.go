@@ -95,6 +95,27 @@ func New(t testing.TB, logicalID string, wire function.Wire) *Stack {
 	return s
 }
 
+// NewScheduled is New for a scheduled function: it builds the function's
+// run with wire (no handler) from its template environment, pointed at a
+// recording proxy.
+func NewScheduled(t testing.TB, logicalID string, wire func(function.Deps) function.Run) (*Stack, function.Run) {
+	t.Helper()
+	env := storetest.New(t)
+	s := &Stack{t: t, Env: env, Read: map[string]bool{}, Logs: &SyncBuffer{}}
+	Seed(t, env)
+	s.Proxy = env.NewProxy()
+	f, ok := env.Template.Function(logicalID)
+	if !ok {
+		t.Fatalf("template.yaml has no function %s", logicalID)
+	}
+	s.Function = f
+	run, err := function.BuildRun(wire, env.Getenv(logicalID, s.Read))
+	if err != nil {
+		t.Fatalf("wire %s: %v", logicalID, err)
+	}
+	return s, run
+}
+
 // Seed loads the sample catalogue and registers the dev token for the dev
 // owner, in env's tables, as the local stack does (localdb.Seed).
 func Seed(t testing.TB, env *storetest.Env) {

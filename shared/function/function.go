@@ -4,6 +4,8 @@
 package function
 
 import (
+	"context"
+	"encoding/json"
 	"log/slog"
 	"maps"
 	"net/http"
@@ -141,4 +143,31 @@ func Routes(paths ...Path) http.Handler {
 		strapi.WriteError(w, r, rules.Errorf(rules.ENOTFOUND, "Not Found"))
 	}))
 	return mux
+}
+
+// Run is the work of a scheduled function: one invocation.
+type Run func(ctx context.Context) error
+
+// BuildRun is Build for a scheduled function: it reads the environment
+// through getenv, opens the store and builds the run with wire.
+func BuildRun(wire func(d Deps) Run, getenv func(string) string) (Run, error) {
+	env := config.New(getenv)
+	run := wire(Deps{Env: env, DB: store.Open(env)})
+	if err := env.Err(); err != nil {
+		return nil, err
+	}
+	return run, nil
+}
+
+// Scheduled is Main for a function that EventBridge invokes on a schedule
+// rather than API Gateway: it builds the run (BuildRun) from the process
+// environment (a missing or unusable setting fails the init, as in Main)
+// and serves each invocation, whatever its payload, with it.
+func Scheduled(wire func(d Deps) Run) {
+	run, err := BuildRun(wire, os.Getenv)
+	if err != nil {
+		slog.New(slog.NewJSONHandler(os.Stdout, nil)).Error("init failed", "err", err.Error())
+		os.Exit(1)
+	}
+	lambda.Start(func(ctx context.Context, _ json.RawMessage) error { return run(ctx) })
 }

@@ -105,10 +105,13 @@ func Event(rule, region string, t time.Time) []byte {
 	return b
 }
 
-// Run runs each job once at once and then every job.Every until ctx ends,
-// skipping a run while the job's previous one is still going, and writing a
-// line to log for each skipped or failed run. It returns once ctx has ended
-// and every run it started has returned.
+// Run runs each job once at once and then every job.Every until ctx ends.
+// A job runs once at a time: a period that ends while its previous run is
+// still going starts the next run as soon as that one returns (so a
+// function that polls for about its period, as the webhook dispatch does,
+// polls without a gap, as overlapping runs on AWS would), and any further
+// period missed meanwhile is skipped, with a line to log, as is each failed
+// run. It returns once ctx has ended and every run it started has returned.
 func Run(ctx context.Context, jobs []Job, region string, log io.Writer) {
 	var wg sync.WaitGroup
 	for _, j := range jobs {
@@ -121,25 +124,39 @@ func Run(ctx context.Context, jobs []Job, region string, log io.Writer) {
 func runJob(ctx context.Context, j Job, region string, log io.Writer) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	busy := make(chan struct{}, 1)
+	ended := make(chan struct{}, 1)
+	start := func() {
+		wg.Go(func() {
+			defer func() { ended <- struct{}{} }()
+			if _, err := j.Target.Invoke(ctx, Event(j.Rule, region, time.Now())); err != nil && ctx.Err() == nil {
+				fmt.Fprintf(log, "local: scheduled run of %s (%s) failed: %v\n", j.Function, j.Rule, err)
+			}
+		})
+	}
 	t := time.NewTicker(j.Every)
 	defer t.Stop()
+	running, due := true, false
+	start()
 	for {
-		select {
-		case busy <- struct{}{}:
-			wg.Go(func() {
-				defer func() { <-busy }()
-				if _, err := j.Target.Invoke(ctx, Event(j.Rule, region, time.Now())); err != nil && ctx.Err() == nil {
-					fmt.Fprintf(log, "local: scheduled run of %s (%s) failed: %v\n", j.Function, j.Rule, err)
-				}
-			})
-		default:
-			fmt.Fprintf(log, "local: scheduled run of %s (%s) skipped: the previous run is still going\n", j.Function, j.Rule)
-		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+			switch {
+			case !running:
+				running = true
+				start()
+			case !due:
+				due = true
+			default:
+				fmt.Fprintf(log, "local: scheduled run of %s (%s) skipped: the previous run is still going\n", j.Function, j.Rule)
+			}
+		case <-ended:
+			running = false
+			if due {
+				running, due = true, false
+				start()
+			}
 		}
 	}
 }

@@ -14,7 +14,10 @@ import (
 
 // invoker is a fake function: it records each payload and takes `takes`.
 type invoker struct {
-	takes    time.Duration
+	takes time.Duration
+	// hold, if set, keeps the first run going until it is closed.
+	hold     chan struct{}
+	started  []time.Time
 	mu       sync.Mutex
 	payloads [][]byte
 	running  int
@@ -25,9 +28,14 @@ type invoker struct {
 func (i *invoker) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 	i.mu.Lock()
 	i.payloads = append(i.payloads, payload)
+	i.started = append(i.started, time.Now())
 	i.running++
 	i.most = max(i.most, i.running)
+	first := len(i.payloads) == 1
 	i.mu.Unlock()
+	if first && i.hold != nil {
+		<-i.hold
+	}
 	select {
 	case <-time.After(i.takes):
 	case <-ctx.Done():
@@ -153,6 +161,27 @@ func TestRun(t *testing.T) {
 		}
 		if !strings.Contains(log.String(), "skipped: the previous run is still going") {
 			t.Errorf("log = %q, want the skipped runs said", log)
+		}
+	})
+	t.Run("APeriodMissedRunsWhenThePreviousRunEnds", func(t *testing.T) {
+		// Periods of 200 ms; the first run is held past the first period
+		// and released at 250 ms: the next starts then, not at 400 ms.
+		fn := &invoker{hold: make(chan struct{})}
+		ctx, cancel := context.WithTimeout(context.Background(), 390*time.Millisecond)
+		defer cancel()
+		begin := time.Now()
+		time.AfterFunc(250*time.Millisecond, func() { close(fn.hold) })
+		Run(ctx, []Job{{Function: "Dispatch", Rule: "EveryMinute", Every: 200 * time.Millisecond, Target: fn}}, "us-east-1", &functest.SyncBuffer{})
+		fn.mu.Lock()
+		defer fn.mu.Unlock()
+		if len(fn.started) < 2 {
+			t.Fatalf("%d runs, want the held one and the one due meanwhile", len(fn.started))
+		}
+		if at := fn.started[1].Sub(begin); at > 350*time.Millisecond {
+			t.Errorf("the second run started at %s, want right after the first ended at 250 ms", at)
+		}
+		if fn.most != 1 {
+			t.Errorf("%d runs at once, want 1", fn.most)
 		}
 	})
 	t.Run("ReturnsWhenTheRunsHave", func(t *testing.T) {

@@ -1,0 +1,217 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"stampduty/shared/functest"
+	"stampduty/shared/notify"
+	"stampduty/shared/rules"
+	"stampduty/shared/store/localdb"
+	"stampduty/shared/store/storetest"
+	"stampduty/shared/webhooks"
+)
+
+func TestMain(m *testing.M) { storetest.Main(m) }
+
+// delivery is one request a receiver got.
+type delivery struct {
+	path, id string // the URL path, the Stampduty-Event-Id header
+	body         []byte
+	signature    string
+}
+
+// receiver is a loopback webhook receiver: /gone answers 410, anything
+// else 204.
+type receiver struct {
+	*httptest.Server
+	mu  sync.Mutex
+	got []delivery
+}
+
+func newReceiver(t *testing.T) *receiver {
+	r := &receiver{}
+	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		b, _ := io.ReadAll(req.Body)
+		r.mu.Lock()
+		r.got = append(r.got, delivery{req.URL.Path, req.Header.Get(webhooks.HeaderEventID), b, req.Header.Get(webhooks.HeaderSignature)})
+		r.mu.Unlock()
+		if req.URL.Path == "/gone" {
+			w.WriteHeader(http.StatusGone)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(r.Close)
+	return r
+}
+
+// at returns what path got, in order.
+func (r *receiver) at(path string) []delivery {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.DeleteFunc(slices.Clone(r.got), func(d delivery) bool { return d.path != path })
+}
+
+// createOrder stores a new order of owner with its order.created event, as
+// the create-order function does, and returns it.
+func createOrder(t *testing.T, env *storetest.Env, owner string) rules.Order {
+	t.Helper()
+	ctx := context.Background()
+	db := env.DB()
+	first, err := db.IDs(env.Table("CountersTable"), 10).Reserve(ctx, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	art, err := db.Articles(env.Table("ArticlesTable")).Get(ctx, "Affidavit", "Karnataka")
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := rules.OrderRequest{Amount: 20, Purpose: art.PurposeName, State: art.State, PaidBy: rules.SecondParty, Description: "N/A",
+		FirstPartyMobileNumber: "9876543210", FirstPartyName: "Asha Rao", SecondPartyName: "Bank", FirstPartyPan: "ABCDE1234F"}
+	o, err := rules.NewOrder(req, art, 20, rules.OrderIDs{Order: first, Fulfillment: first + 1, StampDuty: first + 2}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := webhooks.NewPending(webhooks.EventOrderCreated, o.CreatedAt, o, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Orders(env.Table("OrdersTable")).Create(ctx, owner, o, ev); err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+// TestDispatch runs the function once over changes made through the
+// workflows: each subscribed receiver gets each event of its caller's
+// orders, signed, in the order of the changes, its order rendered for the
+// caller with fresh download addresses; a 410 disables its webhook; and the
+// function uses exactly the permissions the template grants it.
+func TestDispatch(t *testing.T) {
+	s, run := functest.NewScheduled(t, "WebhookDispatchFunction", wire)
+	env, ctx := s.Env, context.Background()
+	db := env.DB()
+	reg := &notify.Registry{Hooks: db.Webhooks(env.Table("WebhooksTable")), Jobs: db.Deliveries(env.Table("DeliveriesTable")),
+		IDs: db.IDs(env.Table("CountersTable"), 10), Guard: webhooks.Guard{Local: true}, Now: time.Now}
+	rc := newReceiver(t)
+	register := func(owner, path string, events ...string) webhooks.Registered {
+		t.Helper()
+		w, err := reg.Register(ctx, owner, notify.Registration{URL: rc.URL + path, Events: events})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	all := register(localdb.DevOwner, "/all", webhooks.EventOrderCreated, webhooks.EventOrderStatusChanged,
+		webhooks.EventOrderDocumentUploaded, webhooks.EventOrderCertificateAttached)
+	register(localdb.DevOwner, "/changed", webhooks.EventOrderStatusChanged)
+	gone := register(localdb.DevOwner, "/gone", webhooks.EventOrderCreated)
+	register("someone-else", "/other", webhooks.EventOrderCreated)
+
+	o := createOrder(t, env, localdb.DevOwner)
+	f := functest.Fulfiller(env)
+	if _, err := f.UploadDocument(ctx, localdb.DevOwner, o.DocumentID, rules.Upload{ContentType: rules.MimePDF,
+		Body: []byte("%PDF-1.7\nx\n%%EOF\n")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Advance(ctx, o.DocumentID, o.Fulfillments[0].DocumentID,
+		rules.Change{Status: rules.StatusCreated, UniqueDocRef: "IN-KA-1"}, functest.Operator); err != nil {
+		t.Fatal(err)
+	}
+
+	// One run that polls for about two seconds.
+	runCtx, cancel := context.WithTimeout(ctx, Margin+2*time.Second)
+	defer cancel()
+	if err := run(runCtx); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+
+	t.Run("EveryEventInOrderSigned", func(t *testing.T) {
+		got := rc.at("/all")
+		var types []string
+		for _, d := range got {
+			var ev webhooks.Event
+			if err := json.Unmarshal(d.body, &ev); err != nil {
+				t.Fatal(err)
+			}
+			types = append(types, ev.Type)
+			if ev.ID != d.id || !webhooks.ValidEventID(ev.ID) {
+				t.Errorf("event id %q, header %q", ev.ID, d.id)
+			}
+			if err := webhooks.Verify(d.signature, all.Secret, d.body, time.Now(), time.Minute); err != nil {
+				t.Errorf("%s: the signature does not verify: %v", ev.Type, err)
+			}
+			var order rules.Order
+			if err := json.Unmarshal(ev.Data.Order, &order); err != nil || order.DocumentID != o.DocumentID {
+				t.Errorf("%s: order %s, %v", ev.Type, ev.Data.Order, err)
+			}
+			if strings.Contains(string(ev.Data.Order), functest.Operator) {
+				t.Errorf("%s: the caller's order names the operator: %s", ev.Type, ev.Data.Order)
+			}
+			switch ev.Type {
+			case webhooks.EventOrderDocumentUploaded:
+				doc := order.StampDuty.UploadedDocument
+				if doc == nil || doc.URL == "" {
+					t.Fatalf("the document event's order has no document address: %s", ev.Data.Order)
+				}
+				if r := functest.Download(t, doc.URL); r.Status != http.StatusOK || !strings.HasPrefix(r.Body, "%PDF") {
+					t.Errorf("the event's document address answers %d", r.Status)
+				}
+			case webhooks.EventOrderStatusChanged:
+				if ev.Data.PreviousStatus == nil || *ev.Data.PreviousStatus != rules.StatusPending ||
+					ev.Data.OrderStatus == nil || *ev.Data.OrderStatus != rules.StatusCreated {
+					t.Errorf("status change %v → %v", ev.Data.PreviousStatus, ev.Data.OrderStatus)
+				}
+			default:
+				if ev.Data.PreviousStatus != nil || ev.Data.OrderStatus != nil {
+					t.Errorf("%s has statuses", ev.Type)
+				}
+			}
+		}
+		want := []string{webhooks.EventOrderCreated, webhooks.EventOrderDocumentUploaded, webhooks.EventOrderStatusChanged}
+		if !slices.Equal(types, want) {
+			t.Errorf("/all got %v, want %v", types, want)
+		}
+	})
+	t.Run("OnlyTheSubscribedTypes", func(t *testing.T) {
+		if got := rc.at("/changed"); len(got) != 1 || !strings.Contains(string(got[0].body), webhooks.EventOrderStatusChanged) {
+			t.Errorf("/changed got %d events, want the status change", len(got))
+		}
+		if got := rc.at("/other"); len(got) != 0 {
+			t.Errorf("another caller's webhook got %d events of this caller's order", len(got))
+		}
+	})
+	t.Run("GoneDisables", func(t *testing.T) {
+		if got := rc.at("/gone"); len(got) != 1 {
+			t.Errorf("/gone got %d requests, want one", len(got))
+		}
+		hooks, err := reg.List(ctx, localdb.DevOwner)
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(hooks, func(w webhooks.Webhook) bool { return w.DocumentID == gone.DocumentID })
+		if i < 0 || hooks[i].Enabled {
+			t.Errorf("the webhook that answered 410 is not disabled: %+v", hooks)
+		}
+		atts, err := reg.Deliveries(ctx, localdb.DevOwner, gone.DocumentID)
+		if err != nil || len(atts) != 1 || atts[0].Status != http.StatusGone || atts[0].NextAttemptAt != nil {
+			t.Errorf("deliveries of /gone: %+v, %v", atts, err)
+		}
+	})
+	t.Run("OutboxesEmptied", func(t *testing.T) {
+		pending, err := db.Orders(env.Table("OrdersTable")).Pending(ctx, 10)
+		if err != nil || len(pending) != 0 {
+			t.Errorf("%d orders still have pending events (%v)", len(pending), err)
+		}
+	})
+	s.CheckTemplate(s.Proxy.All())
+}
