@@ -78,16 +78,8 @@ func (s *SyncBuffer) String() string {
 // function logicalID, pointed at a recording proxy, logging into Logs.
 func New(t testing.TB, logicalID string, wire function.Wire) *Stack {
 	t.Helper()
-	env := storetest.New(t)
-	s := &Stack{t: t, Env: env, Read: map[string]bool{}, Logs: &SyncBuffer{}}
-	Seed(t, env)
-	s.Proxy = env.NewProxy()
-	f, ok := env.Template.Function(logicalID)
-	if !ok {
-		t.Fatalf("template.yaml has no function %s", logicalID)
-	}
-	s.Function = f
-	h, err := function.Build(wire, env.Getenv(logicalID, s.Read), slog.New(slog.NewJSONHandler(s.Logs, nil)))
+	s := newStack(t, logicalID)
+	h, err := function.Build(wire, s.Env.Getenv(logicalID, s.Read), slog.New(slog.NewJSONHandler(s.Logs, nil)))
 	if err != nil {
 		t.Fatalf("wire %s: %v", logicalID, err)
 	}
@@ -95,10 +87,9 @@ func New(t testing.TB, logicalID string, wire function.Wire) *Stack {
 	return s
 }
 
-// NewScheduled is New for a scheduled function: it builds the function's
-// run with wire (no handler) from its template environment, pointed at a
-// recording proxy.
-func NewScheduled(t testing.TB, logicalID string, wire func(function.Deps) function.Run) (*Stack, function.Run) {
+// newStack creates the tables of a Stack of function logicalID, seeded,
+// behind a recording proxy.
+func newStack(t testing.TB, logicalID string) *Stack {
 	t.Helper()
 	env := storetest.New(t)
 	s := &Stack{t: t, Env: env, Read: map[string]bool{}, Logs: &SyncBuffer{}}
@@ -109,7 +100,16 @@ func NewScheduled(t testing.TB, logicalID string, wire func(function.Deps) funct
 		t.Fatalf("template.yaml has no function %s", logicalID)
 	}
 	s.Function = f
-	run, err := function.BuildRun(wire, env.Getenv(logicalID, s.Read))
+	return s
+}
+
+// NewScheduled is New for a scheduled function: it builds the function's
+// run with wire (no handler) from its template environment, pointed at a
+// recording proxy.
+func NewScheduled(t testing.TB, logicalID string, wire func(function.Deps) function.Run) (*Stack, function.Run) {
+	t.Helper()
+	s := newStack(t, logicalID)
+	run, err := function.BuildRun(wire, s.Env.Getenv(logicalID, s.Read))
 	if err != nil {
 		t.Fatalf("wire %s: %v", logicalID, err)
 	}
