@@ -214,17 +214,34 @@ func (s *Jobs) Due(_ context.Context, now time.Time, limit int) ([]notify.Job, e
 	return out, nil
 }
 
-// Waiting reports whether an earlier job of j's webhook and order is not done.
-func (s *Jobs) Waiting(_ context.Context, j notify.Job) (bool, error) {
+// Waiting returns the Next of the earliest job of j's webhook and order
+// before j that is not done, "" when none.
+func (s *Jobs) Waiting(_ context.Context, j notify.Job) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	var first *job
 	for _, o := range s.jobs {
 		if o.Owner == j.Owner && o.Webhook == j.Webhook && o.Done == notify.Due &&
-			notify.OrderOf(o.Seq) == notify.OrderOf(j.Seq) && o.Seq < j.Seq {
-			return true, nil
+			notify.OrderOf(o.Seq) == notify.OrderOf(j.Seq) && o.Seq < j.Seq && (first == nil || o.Seq < first.Seq) {
+			first = o
 		}
 	}
-	return false, nil
+	if first == nil {
+		return "", nil
+	}
+	return first.Next, nil
+}
+
+// Postpone makes j due at next if it is as read.
+func (s *Jobs) Postpone(_ context.Context, j notify.Job, next string) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	o := s.find(j.Owner, j.Webhook, j.ID)
+	if o == nil || o.N != j.N || o.Done != notify.Due {
+		return false, nil
+	}
+	o.Next = next
+	return true, nil
 }
 
 // Lease claims j until until if it is as read and not leased at now.

@@ -258,12 +258,21 @@ func (d *Dispatcher) deliverWebhook(ctx context.Context, owner, doc string, jobs
 // an earlier job of its order and this run gets its lease.
 func (d *Dispatcher) attempt(ctx context.Context, h webhooks.Webhook, j Job) (DeliverReport, error) {
 	var rep DeliverReport
-	waiting, err := d.Jobs.Waiting(ctx, j)
+	behind, err := d.Jobs.Waiting(ctx, j)
 	if err != nil {
 		return rep, err
 	}
-	if waiting {
+	if behind != "" {
+		// j cannot go before the job it waits for: make it due then, so
+		// that a long wait (a receiver failing an order's first event for
+		// hours) does not keep it at the head of the due jobs, where a
+		// batch of such jobs would crowd every other webhook out.
 		rep.Skipped++
+		if behind > j.Next {
+			if _, err := d.Jobs.Postpone(ctx, j, behind); err != nil {
+				return rep, fmt.Errorf("postpone event %s: %w", j.ID, err)
+			}
+		}
 		return rep, nil
 	}
 	timeout := cmp.Or(d.Deliverer.Timeout, webhooks.Timeout)

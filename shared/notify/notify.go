@@ -115,9 +115,13 @@ type Jobs interface {
 	// Due returns up to limit jobs not done whose Next is at or before now,
 	// soonest first.
 	Due(ctx context.Context, now time.Time, limit int) ([]Job, error)
-	// Waiting reports whether a job of j's webhook and order with a smaller
-	// Seq is not done yet: j must wait for it.
-	Waiting(ctx context.Context, j Job) (bool, error)
+	// Waiting returns the Next of the earliest job of j's webhook and
+	// order with a smaller Seq that is not done yet, which j must wait for;
+	// "" when there is none.
+	Waiting(ctx context.Context, j Job) (string, error)
+	// Postpone makes j, still as read (same N, not done), due at next
+	// instead; false when it moved on meanwhile.
+	Postpone(ctx context.Context, j Job, next string) (bool, error)
 	// Lease claims j until until, if it is still as read (same N, not done)
 	// and no unexpired lease holds it; false when another run has it.
 	Lease(ctx context.Context, j Job, now, until time.Time) (bool, error)

@@ -351,6 +351,33 @@ func TestRelayAndDeliver(t *testing.T) {
 		h.pass()
 		assertIDs(t, "after the retry", rc, e1, e1, e2)
 	})
+	t.Run("WaitingJobsDoNotCrowdOutOtherWebhooks", func(t *testing.T) {
+		// A batch of 3: one order's first event fails at a dead receiver and
+		// three later events of that order wait behind it; another webhook's
+		// event must still go on the next pass, not after the retry.
+		h := newHarness(t)
+		h.d.Batch = 3
+		dead, up := newReceiver(t, 500, 500, 500, 500, 500, 500, 500), newReceiver(t)
+		h.hook("acme", "dead", dead.URL, true, created, changed)
+		h.hook("other", "up", up.URL, true, created)
+		e1 := h.change("acme", "ord1", created)
+		for range 3 {
+			h.change("acme", "ord1", changed)
+		}
+		h.clock.advance(time.Millisecond)
+		e5 := h.change("other", "ord2", created)
+		for range 2 {
+			h.clock.advance(time.Second)
+			h.pass()
+		}
+		assertIDs(t, "the dead receiver", dead, e1)
+		assertIDs(t, "the other webhook", up, e5)
+		for _, j := range h.jobs.All() {
+			if j.Webhook == "dead" && j.ID != e1 && j.Next != h.job("acme", "dead", e1).Next {
+				t.Errorf("waiting job %s is due at %s, want with the job it waits for", j.ID, j.Next)
+			}
+		}
+	})
 	t.Run("HangRetried", func(t *testing.T) {
 		h := newHarness(t)
 		release := make(chan struct{})

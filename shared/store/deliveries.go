@@ -251,10 +251,11 @@ func (s *Deliveries) Due(ctx context.Context, now time.Time, limit int) ([]notif
 	return decodeJobs(out.Items)
 }
 
-// Waiting reports whether j's webhook has a job of j's order with an
-// earlier oseq that is not done: one strongly consistent Query of the
-// waiting index, which holds only jobs not done, for one key.
-func (s *Deliveries) Waiting(ctx context.Context, j notify.Job) (bool, error) {
+// Waiting returns the next of the earliest job of j's webhook and order
+// before j that is not done ("" when none): one strongly consistent Query
+// of the waiting index, which holds only jobs not done (with their next),
+// for one item.
+func (s *Deliveries) Waiting(ctx context.Context, j notify.Job) (string, error) {
 	out, err := s.db.client.Query(ctx, &dynamodb.QueryInput{
 		TableName:              aws.String(s.table),
 		IndexName:              aws.String(WaitingIndex),
@@ -265,14 +266,37 @@ func (s *Deliveries) Waiting(ctx context.Context, j notify.Job) (bool, error) {
 		Limit:          aws.Int32(1),
 	})
 	if err != nil {
-		return false, fail("Query", err)
+		return "", fail("Query", err)
 	}
 	for _, item := range out.Items {
-		if sk, ok := item["sk"].(*types.AttributeValueMemberS); ok && sk.Value != jobSK(j.ID) {
-			return true, nil
+		var it struct {
+			SK   string `dynamodbav:"sk"`
+			Next string `dynamodbav:"next"`
+		}
+		if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+			return "", rules.Internal(fmt.Errorf("decode waiting job: %w", err))
+		}
+		if it.SK != jobSK(j.ID) {
+			return it.Next, nil
 		}
 	}
-	return false, nil
+	return "", nil
+}
+
+// Postpone makes j due at next instead (its next and its due index key),
+// with one UpdateItem on condition that it has made j.N attempts and is
+// not done; false when it moved on.
+func (s *Deliveries) Postpone(ctx context.Context, j notify.Job, next string) (bool, error) {
+	_, err := s.db.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                aws.String(s.table),
+		Key:                      keyOfJob(j.Owner, j.Webhook, j.ID),
+		UpdateExpression:         aws.String("SET #next = :next, dk = :dk"),
+		ConditionExpression:      aws.String("n = :n AND attribute_not_exists(done)"),
+		ExpressionAttributeNames: map[string]string{"#next": "next"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":next": avS(next), ":dk": avS(dueKey(next, deliveriesPK(j.Owner, j.Webhook), j.ID)), ":n": avN(int64(j.N))},
+	})
+	return applied("UpdateItem", err)
 }
 
 // Lease claims j until until for this run: one UpdateItem on condition

@@ -134,8 +134,8 @@ func TestDeliveries(t *testing.T) {
 		if got := dueAt(t, later); len(got) != 2 {
 			t.Errorf("due = %v, want both jobs", got)
 		}
-		if w, err := del.Waiting(ctx, got); !w || err != nil {
-			t.Errorf("Waiting of the redelivered later event = %v, %v; want true behind the first", w, err)
+		if w, err := del.Waiting(ctx, got); w != job.Next || err != nil {
+			t.Errorf("Waiting of the redelivered later event = %q, %v; want behind the first, due at %s", w, err, job.Next)
 		}
 		if ok, err := del.Redeliver(ctx, "acme", "w000000000000000000000001", j.ID, now); ok || err != nil {
 			t.Errorf("Redeliver of no job = %v, %v, want false", ok, err)
@@ -145,7 +145,7 @@ func TestDeliveries(t *testing.T) {
 		}
 	})
 	t.Run("WaitingForAnEarlierEventOfTheOrder", func(t *testing.T) {
-		if w, err := del.Waiting(ctx, job); w || err != nil {
+		if w, err := del.Waiting(ctx, job); w != "" || err != nil {
 			t.Errorf("Waiting of the order's first event = %v, %v", w, err)
 		}
 		other := job
@@ -153,7 +153,7 @@ func TestDeliveries(t *testing.T) {
 		if ok, err := del.Put(ctx, other); !ok || err != nil {
 			t.Fatal(ok, err)
 		}
-		if w, err := del.Waiting(ctx, other); w || err != nil {
+		if w, err := del.Waiting(ctx, other); w != "" || err != nil {
 			t.Errorf("Waiting of another order's event = %v, %v; want false", w, err)
 		}
 	})
@@ -204,7 +204,7 @@ func TestDeliveries(t *testing.T) {
 			t.Errorf("due = %v, want the delivered job gone", got)
 		}
 		redelivered, _, _ := del.Job(ctx, "acme", job.Webhook, "evt_e00000000000000000000001")
-		if w, err := del.Waiting(ctx, redelivered); w || err != nil {
+		if w, err := del.Waiting(ctx, redelivered); w != "" || err != nil {
 			t.Errorf("Waiting once the earlier event is delivered = %v, %v", w, err)
 		}
 	})
@@ -221,6 +221,23 @@ func TestDeliveries(t *testing.T) {
 		}
 		if got, _ := del.Attempts(ctx, "acme", "w000000000000000000000001", 100); len(got) != 0 {
 			t.Errorf("another webhook's attempts: %+v", got)
+		}
+	})
+	t.Run("PostponeMovesADueJob", func(t *testing.T) {
+		j, _, _ := del.Job(ctx, "acme", job.Webhook, "evt_e00000000000000000000002")
+		if ok, err := del.Postpone(ctx, j, "2026-11-24T10:00:00.000Z"); !ok || err != nil {
+			t.Fatal(ok, err)
+		}
+		if got := dueAt(t, "2026-11-24T09:59:59.999Z"); slices.Contains(got, j.ID) {
+			t.Errorf("due before the time it was postponed to: %v", got)
+		}
+		if got := dueAt(t, "2026-11-24T10:00:00.000Z"); !slices.Contains(got, j.ID) {
+			t.Errorf("not due at the time it was postponed to: %v", got)
+		}
+		stale := j
+		stale.N = 5
+		if ok, err := del.Postpone(ctx, stale, later); ok || err != nil {
+			t.Errorf("Postpone of a job read with another attempt count = %v, %v; want false", ok, err)
 		}
 	})
 	t.Run("StopDisablesWhatIsNotDone", func(t *testing.T) {
