@@ -15,11 +15,10 @@ import (
 // tables and checks what `webhooks failing` prints: nothing failing, then
 // the failing and the disabled webhooks as a table and as JSON.
 func TestWebhooksFailing(t *testing.T) {
-	ctx := context.Background()
 	h := newHarness(t)
-	h.vars["WEBHOOKS_TABLE"] = h.env.Table("WebhooksTable")
-	h.vars["DELIVERIES_TABLE"] = h.env.Table("DeliveriesTable")
+	h.vars["WEBHOOKS_TABLE"], h.vars["DELIVERIES_TABLE"] = h.env.Table("WebhooksTable"), h.env.Table("DeliveriesTable")
 	hooks, del := h.db.Webhooks(h.vars["WEBHOOKS_TABLE"]), h.db.Deliveries(h.vars["DELIVERIES_TABLE"])
+	ctx := context.Background()
 
 	t.Run("NoneSaysSo", func(t *testing.T) {
 		if r := h.mustRun(t, "", "webhooks", "failing"); r.stdout != "no webhook is failing: no event waits after 1 or more attempts, and no webhook is disabled\n" {

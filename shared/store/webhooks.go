@@ -137,21 +137,16 @@ func (s *Webhooks) Disabled(ctx context.Context) ([]webhooks.Webhook, error) {
 	for i := range conds {
 		conds[i] = fmt.Sprintf("hooks[%d].#on = :off", i)
 	}
-	p := dynamodb.NewScanPaginator(s.db.client, &dynamodb.ScanInput{
+	var out []webhooks.Webhook
+	err := s.db.scanWith(ctx, &dynamodb.ScanInput{
 		TableName:                 aws.String(s.table),
 		FilterExpression:          aws.String(strings.Join(conds, " OR ")),
 		ExpressionAttributeNames:  map[string]string{"#on": "on"},
 		ExpressionAttributeValues: attr(":off", &types.AttributeValueMemberBOOL{Value: false}),
-	})
-	var out []webhooks.Webhook
-	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
-		if err != nil {
-			return nil, fail("Scan", err)
-		}
+	}, func(page []map[string]types.AttributeValue) error {
 		var items []hooksItem
-		if err := attributevalue.UnmarshalListOfMaps(page.Items, &items); err != nil {
-			return nil, rules.Internal(fmt.Errorf("decode webhooks of a caller: %w", err))
+		if err := attributevalue.UnmarshalListOfMaps(page, &items); err != nil {
+			return rules.Internal(fmt.Errorf("decode webhooks of a caller: %w", err))
 		}
 		for _, it := range items {
 			for _, h := range it.Hooks {
@@ -162,6 +157,10 @@ func (s *Webhooks) Disabled(ctx context.Context) ([]webhooks.Webhook, error) {
 				}
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	slices.SortFunc(out, func(a, b webhooks.Webhook) int {
 		return cmp.Or(cmp.Compare(a.Owner, b.Owner), cmp.Compare(a.ID, b.ID))
