@@ -1,7 +1,8 @@
 // Command stampctl is the operator's tool of the stamp-duty service: it
-// issues, lists and revokes API tokens and imports and exports the articles
-// catalogue, straight in the service's DynamoDB tables, with the operator's
-// own AWS credentials.
+// issues, lists and revokes API tokens, imports and exports the articles
+// catalogue and lists the webhooks that keep failing, straight in the
+// service's DynamoDB tables, with the operator's own AWS credentials; its
+// orders commands call the operator API.
 //
 // Run `stampctl help` for the commands and the environment it reads.
 package main
@@ -67,16 +68,26 @@ your AWS credentials; the API decides what is allowed and says why not):
         stored before it into the queue (straight in ORDERS_TABLE; running
         it again changes nothing)
 
+Webhooks (straight in WEBHOOKS_TABLE and DELIVERIES_TABLE):
+  stampctl webhooks failing [-min-attempts N] [-json]
+        across all callers, each webhook with events still waiting after at
+        least N failed attempts (default 1), and each one a receiver's 410
+        disabled: owner, documentId, URL, enabled, events waiting, the
+        oldest waiting event's time, the most attempts one has had, the
+        last attempt (status, when) and when the next is due; -json prints
+        them as a JSON list. Says so when there are none.
+
 Environment:
   STAMPDUTY_API_URL
         the API for the orders commands: the stack's ApiUrl output; by
         default the local stack's, http://127.0.0.1:3000
-  ARTICLES_TABLE, TOKENS_TABLE, COUNTERS_TABLE, ORDERS_TABLE
-        the tables; by default ArticlesTable, TokensTable, CountersTable and
-        OrdersTable,
-        the names the local stack gives them. On AWS set them from the
-        stack's outputs ArticlesTableName, TokensTableName and
-        CountersTableName, e.g.
+  ARTICLES_TABLE, TOKENS_TABLE, COUNTERS_TABLE, ORDERS_TABLE,
+  WEBHOOKS_TABLE, DELIVERIES_TABLE
+        the tables; by default ArticlesTable, TokensTable, CountersTable,
+        OrdersTable, WebhooksTable and DeliveriesTable, the names the local
+        stack gives them. On AWS set them from the stack's outputs
+        ArticlesTableName, TokensTableName, CountersTableName,
+        OrdersTableName, WebhooksTableName and DeliveriesTableName, e.g.
           aws cloudformation describe-stacks --stack-name STACK \
             --query 'Stacks[0].Outputs' --output table
   DYNAMODB_ENDPOINT
@@ -139,6 +150,7 @@ var commands = []command{
 	{"orders attach-certificate", (*cli).ordersAttachCertificate},
 	{"orders download", (*cli).ordersDownload},
 	{"orders backfill", (*cli).ordersBackfill},
+	{"webhooks failing", (*cli).webhooksFailing},
 }
 
 func main() {

@@ -493,6 +493,8 @@ func TestEnvironment(t *testing.T) {
 			{c.articlesTable(), "ARTICLES_TABLE", "ArticlesTable"},
 			{c.tokensTable(), "TOKENS_TABLE", "TokensTable"},
 			{c.countersTable(), "COUNTERS_TABLE", "CountersTable"},
+			{c.webhooksTable(), "WEBHOOKS_TABLE", "WebhooksTable"},
+			{c.deliveriesTable(), "DELIVERIES_TABLE", "DeliveriesTable"},
 		} {
 			if tc.got != (table{tc.envVar, tc.table}) {
 				t.Errorf("got %v, want %s=%s", tc.got, tc.envVar, tc.table)
@@ -533,6 +535,7 @@ func TestUsage(t *testing.T) {
 		{"ExtraArgument", []string{"token", "revoke", "abcdef012345", "more"}, `unexpected argument "more"`},
 		{"MissingArgument", []string{"articles", "import"}, "missing argument"},
 		{"OwnerWithoutValue", []string{"token", "create", "--owner"}, "flag needs an argument"},
+		{"NegativeMinAttempts", []string{"webhooks", "failing", "-min-attempts", "-1"}, "-min-attempts must be 0 or more"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var h *harness // usage errors never reach DynamoDB

@@ -251,6 +251,34 @@ func (s *Deliveries) Due(ctx context.Context, now time.Time, limit int) ([]notif
 	return decodeJobs(out.Items)
 }
 
+// Failing returns the jobs not done that have had at least minAttempts
+// attempts, across every webhook: a paginated Query of the due index
+// (which holds exactly the jobs not done) with the FilterExpression
+// n >= :min; never a Scan of the table. Eventually consistent; the filter
+// does not lower the units: every job not done is read.
+func (s *Deliveries) Failing(ctx context.Context, minAttempts int) ([]notify.Job, error) {
+	p := dynamodb.NewQueryPaginator(s.db.client, &dynamodb.QueryInput{
+		TableName:                 aws.String(s.table),
+		IndexName:                 aws.String(DueIndex),
+		KeyConditionExpression:    aws.String("dp = :due"),
+		FilterExpression:          aws.String("n >= :min"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":due": avS(due), ":min": avN(int64(minAttempts))},
+	})
+	var out []notify.Job
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, fail("Query", err)
+		}
+		js, err := decodeJobs(page.Items)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, js...)
+	}
+	return out, nil
+}
+
 // Waiting returns the next of the earliest job of j's webhook and order
 // before j that is not done ("" when none): one strongly consistent Query
 // of the waiting index, which holds only jobs not done (with their next),
@@ -389,4 +417,7 @@ var (
 	_ notify.Jobs   = (*Deliveries)(nil)
 	_ notify.Hooks  = (*Webhooks)(nil)
 	_ notify.Outbox = (*Orders)(nil)
+
+	_ notify.FailingJobs   = (*Deliveries)(nil)
+	_ notify.DisabledHooks = (*Webhooks)(nil)
 )

@@ -84,7 +84,13 @@ func avN(v int64) types.AttributeValue {
 // scan reads every item of table with a paginated Scan (for the small tables
 // read whole) and hands each page's items to f, stopping at f's first error.
 func (db *DB) scan(ctx context.Context, table string, f func(items []map[string]types.AttributeValue) error) error {
-	p := dynamodb.NewScanPaginator(db.client, &dynamodb.ScanInput{TableName: aws.String(table)})
+	return db.scanWith(ctx, &dynamodb.ScanInput{TableName: aws.String(table)}, f)
+}
+
+// scanWith is scan with the request in (its table, and a filter or
+// projection if it has one).
+func (db *DB) scanWith(ctx context.Context, in *dynamodb.ScanInput, f func(items []map[string]types.AttributeValue) error) error {
+	p := dynamodb.NewScanPaginator(db.client, in)
 	for p.HasMorePages() {
 		out, err := p.NextPage(ctx)
 		if err != nil {

@@ -1,12 +1,16 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"stampduty/shared/notify"
 	"stampduty/shared/rules"
@@ -121,4 +125,45 @@ func (s *Webhooks) SaveWebhooks(ctx context.Context, owner string, set notify.Se
 		return writeFail("PutItem", err)
 	}
 	return nil
+}
+
+// Disabled returns every caller's live webhooks that are disabled (a
+// receiver answered 410), by owner: a paginated Scan of the table with a
+// filter on the hooks' on flags. A Scan, because nothing indexes a
+// disabled webhook; the table is one small item per caller, and only
+// operators (stampctl webhooks failing) call it.
+func (s *Webhooks) Disabled(ctx context.Context) ([]webhooks.Webhook, error) {
+	conds := make([]string, webhooks.MaxPerCaller)
+	for i := range conds {
+		conds[i] = fmt.Sprintf("hooks[%d].#on = :off", i)
+	}
+	var out []webhooks.Webhook
+	err := s.db.scanWith(ctx, &dynamodb.ScanInput{
+		TableName:                 aws.String(s.table),
+		FilterExpression:          aws.String(strings.Join(conds, " OR ")),
+		ExpressionAttributeNames:  map[string]string{"#on": "on"},
+		ExpressionAttributeValues: attr(":off", &types.AttributeValueMemberBOOL{Value: false}),
+	}, func(page []map[string]types.AttributeValue) error {
+		var items []hooksItem
+		if err := attributevalue.UnmarshalListOfMaps(page, &items); err != nil {
+			return rules.Internal(fmt.Errorf("decode webhooks of a caller: %w", err))
+		}
+		for _, it := range items {
+			for _, h := range it.Hooks {
+				if !h.Enabled {
+					w := h.webhook(it.Owner)
+					w.Secret = ""
+					out = append(out, w)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(out, func(a, b webhooks.Webhook) int {
+		return cmp.Or(cmp.Compare(a.Owner, b.Owner), cmp.Compare(a.ID, b.ID))
+	})
+	return out, nil
 }
