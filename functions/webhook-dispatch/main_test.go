@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -29,29 +30,53 @@ type delivery struct {
 	signature string
 }
 
-// receiver is a loopback webhook receiver: /gone answers 410, anything
-// else 204.
+// receiver is a loopback webhook receiver: a path given an answer (on)
+// answers with it; else /gone answers 410, anything else 204.
 type receiver struct {
 	*httptest.Server
-	mu  sync.Mutex
-	got []delivery
+	mu      sync.Mutex
+	got     []delivery
+	answers map[string]answer
 }
 
-func newReceiver(t *testing.T) *receiver {
-	r := &receiver{}
-	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+// answer is how a receiver answers the n-th request (from 1) to its path.
+type answer func(w http.ResponseWriter, req *http.Request, n int)
+
+func newReceiver(t *testing.T) *receiver { return newReceiverOn(t, nil) }
+
+// newReceiverOn is newReceiver listening on l (nil: a new loopback port).
+func newReceiverOn(t *testing.T, l net.Listener) *receiver {
+	r := &receiver{answers: map[string]answer{}}
+	r.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		b, _ := io.ReadAll(req.Body)
 		r.mu.Lock()
 		r.got = append(r.got, delivery{req.URL.Path, req.Header.Get(webhooks.HeaderEventID), b, req.Header.Get(webhooks.HeaderSignature)})
+		n := len(slices.DeleteFunc(slices.Clone(r.got), func(d delivery) bool { return d.path != req.URL.Path }))
+		a := r.answers[req.URL.Path]
 		r.mu.Unlock()
-		if req.URL.Path == "/gone" {
+		switch {
+		case a != nil:
+			a(w, req, n)
+		case req.URL.Path == "/gone":
 			w.WriteHeader(http.StatusGone)
-			return
+		default:
+			w.WriteHeader(http.StatusNoContent)
 		}
-		w.WriteHeader(http.StatusNoContent)
 	}))
+	if l != nil {
+		r.Listener.Close()
+		r.Listener = l
+	}
+	r.Start()
 	t.Cleanup(r.Close)
 	return r
+}
+
+// on makes path answer with a.
+func (r *receiver) on(path string, a answer) {
+	r.mu.Lock()
+	r.answers[path] = a
+	r.mu.Unlock()
 }
 
 // at returns what path got, in order.
@@ -64,6 +89,16 @@ func (r *receiver) at(path string) []delivery {
 // createOrder stores a new order of owner with its order.created event, as
 // the create-order function does, and returns it.
 func createOrder(t *testing.T, env *storetest.Env, owner string) rules.Order {
+	t.Helper()
+	o, ev := newOrder(t, env)
+	if _, err := env.DB().Orders(env.Table("OrdersTable")).Create(context.Background(), owner, o, ev); err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+// newOrder returns a new order, not stored, and its order.created event.
+func newOrder(t *testing.T, env *storetest.Env) (rules.Order, webhooks.Pending) {
 	t.Helper()
 	ctx := context.Background()
 	db := env.DB()
@@ -85,10 +120,7 @@ func createOrder(t *testing.T, env *storetest.Env, owner string) rules.Order {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Orders(env.Table("OrdersTable")).Create(ctx, owner, o, ev); err != nil {
-		t.Fatal(err)
-	}
-	return o
+	return o, ev
 }
 
 // TestDispatch runs the function once over changes made through the
