@@ -75,8 +75,12 @@ func TestLocalStack(t *testing.T) {
 			t.Errorf("the template has %d Schedule events, yet the stack runs none", n)
 		}
 	})
+	// The webhooks walk-through waits about 30 s for a retry: it runs
+	// beside the README's other examples, under its own caller.
+	walk := startWalkthrough(t, s)
 	t.Run("ReadmeExamples", func(t *testing.T) {
-		examples := readmeExamples(readme(t))
+		rest, _ := splitWalkthrough(readme(t))
+		examples := readmeExamples(rest)
 		if len(examples) < 8 {
 			t.Fatalf("found %d README examples with an expectation, want at least 8", len(examples))
 		}
@@ -98,6 +102,8 @@ func TestLocalStack(t *testing.T) {
 			}
 		}
 	})
+
+	t.Run("WebhooksWalkthrough", walk.check)
 
 	t.Run("StrapiClient", func(t *testing.T) {
 		// The API as Strapi's official client sees it: cmd/local/strapiclient's

@@ -1,0 +1,204 @@
+// Command webhook-receiver is a tiny webhook receiver for trying the
+// service's webhooks on this machine (the README's "Webhooks, step by
+// step"): it listens on a loopback address, checks each delivery's
+// Stampduty-Signature with the webhook's secret (webhooks.Verify, as a
+// receiver written in Go would), and prints one line per delivery:
+//
+//	delivery=1 at=2026-11-23T16:50:01.123Z id=evt_… type=order.created order=k3v9… previous=- status=- seen=1 signature=ok answer=500
+//
+// seen counts the deliveries of that event id so far (a retry or a
+// redelivery brings the same id again). It answers 204, or 400 when the
+// signature does not verify, or 500 to the first -fail deliveries (to watch
+// a retry). -log appends the lines to a file as well, and -save keeps each
+// delivery's body and signature header as <n>.json and <n>.sig in a folder,
+// for checking a signature with other code. It is a tool of the walk-through,
+// not part of the service: no function imports it.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"stampduty/shared/webhooks"
+)
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:4567", "where to listen (keep it on loopback: the local stack delivers only there)")
+	secret := flag.String("secret", os.Getenv("WEBHOOK_SECRET"), "the webhook's secret, whsec_… (default $WEBHOOK_SECRET)")
+	fail := flag.Int("fail", 0, "answer 500 to the first `n` deliveries")
+	logFile := flag.String("log", "", "also append each delivery's line to this `file`")
+	save := flag.String("save", "", "keep each delivery's body and signature header as <n>.json and <n>.sig in this `folder`")
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, *addr, &receiver{secret: *secret, fail: *fail, logFile: *logFile, save: *save, out: os.Stdout}); err != nil {
+		fmt.Fprintln(os.Stderr, "webhook-receiver:", err)
+		os.Exit(1)
+	}
+}
+
+// run serves r on addr until ctx ends.
+func run(ctx context.Context, addr string, r *receiver) error {
+	if r.secret == "" {
+		return errors.New("no secret: pass -secret whsec_… or set WEBHOOK_SECRET")
+	}
+	if r.save != "" {
+		if err := os.MkdirAll(r.save, 0o700); err != nil {
+			return fmt.Errorf("the -save folder: %w", err)
+		}
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	fmt.Fprintf(r.out, "webhook-receiver: listening on http://%s, failing the first %d deliveries\n", l.Addr(), r.fail)
+	srv := &http.Server{Handler: r, ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		<-ctx.Done()
+		srv.Close()
+	}()
+	if err := srv.Serve(l); !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve: %w", err)
+	}
+	return nil
+}
+
+// receiver answers deliveries and writes a line for each.
+type receiver struct {
+	secret  string
+	fail    int
+	logFile string // "" for none
+	save    string // "" for none
+	out     io.Writer
+	now     func() time.Time // nil means time.Now
+
+	mu   sync.Mutex
+	n    int
+	seen map[string]int
+}
+
+// maxBody bounds the body read (an event is a few KiB).
+const maxBody = 1 << 20
+
+// delivery is what a line shows of an event.
+type delivery struct {
+	ID   string `json:"id"`
+	Type string `json:"type"`
+	Data struct {
+		Order struct {
+			DocumentID string `json:"documentId"`
+		} `json:"order"`
+		PreviousStatus *string `json:"previous_status"`
+		OrderStatus    *string `json:"order_status"`
+	} `json:"data"`
+}
+
+// ServeHTTP answers one delivery.
+func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	now := time.Now
+	if r.now != nil {
+		now = r.now
+	}
+	at := now()
+	if req.Method != http.MethodPost {
+		// Not a delivery (a reader's curl checking that it is up): not counted.
+		w.Header().Set("Allow", http.MethodPost)
+		http.Error(w, "deliveries are POSTs", http.StatusMethodNotAllowed)
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(req.Body, maxBody))
+	if err != nil {
+		http.Error(w, "cannot read the body", http.StatusBadRequest)
+		return
+	}
+	sig := req.Header.Get(webhooks.HeaderSignature)
+	verified := "ok"
+	if err := webhooks.Verify(sig, r.secret, body, at, 0); err != nil {
+		verified = "bad"
+		fmt.Fprintf(os.Stderr, "webhook-receiver: %v\n", err)
+	}
+	var d delivery
+	if err := json.Unmarshal(body, &d); err != nil || d.ID == "" || d.ID != req.Header.Get(webhooks.HeaderEventID) {
+		verified = "bad"
+		fmt.Fprintln(os.Stderr, "webhook-receiver: the body is not an event with the id of the Stampduty-Event-Id header")
+	}
+
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.n++
+	if r.seen == nil {
+		r.seen = map[string]int{}
+	}
+	r.seen[d.ID]++
+	answer := http.StatusNoContent
+	switch {
+	case verified != "ok":
+		answer = http.StatusBadRequest
+	case r.n <= r.fail:
+		answer = http.StatusInternalServerError
+	}
+	line := fmt.Sprintf("delivery=%d at=%s id=%s type=%s order=%s previous=%s status=%s seen=%d signature=%s answer=%d\n",
+		r.n, at.UTC().Format("2006-01-02T15:04:05.000Z"), orDash(d.ID), orDash(d.Type), orDash(d.Data.Order.DocumentID),
+		orDash(deref(d.Data.PreviousStatus)), orDash(deref(d.Data.OrderStatus)), r.seen[d.ID], verified, answer)
+	fmt.Fprint(r.out, line)
+	if err := r.keep(line, body, sig); err != nil {
+		fmt.Fprintf(os.Stderr, "webhook-receiver: %v\n", err)
+	}
+	w.WriteHeader(answer)
+}
+
+// keep appends line to the log file and saves the delivery, as asked.
+func (r *receiver) keep(line string, body []byte, sig string) error {
+	if r.logFile != "" {
+		f, err := os.OpenFile(r.logFile, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+		if err != nil {
+			return fmt.Errorf("log: %w", err)
+		}
+		_, err = f.WriteString(line)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("log: %w", err)
+		}
+	}
+	if r.save != "" {
+		name := filepath.Join(r.save, strconv.Itoa(r.n))
+		if err := os.WriteFile(name+".json", body, 0o600); err != nil {
+			return fmt.Errorf("save: %w", err)
+		}
+		if err := os.WriteFile(name+".sig", []byte(sig), 0o600); err != nil {
+			return fmt.Errorf("save: %w", err)
+		}
+	}
+	return nil
+}
+
+// deref returns *s, or "" for nil.
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// orDash returns s, or "-" when it is empty, so a line's fields stay one word each.
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
