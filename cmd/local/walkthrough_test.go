@@ -172,6 +172,14 @@ func (w *walkthrough) check(t *testing.T) {
 		}
 	})
 
+	t.Run("OperatorsSeeTheWebhookFailing", func(t *testing.T) {
+		for _, line := range strings.Split(out, "\n") {
+			if f := strings.Fields(line); len(f) > 7 && f[0] == "webhook-demo" && f[2] == "true" && strings.Contains(line, " 500 at ") {
+				return
+			}
+		}
+		t.Errorf("stampctl webhooks failing showed no row of webhook-demo's webhook, enabled, its last attempt 500:\n%s", out)
+	})
 	t.Run("TheSignaturesVerifyWithTheREADMEsCodeAndAForgeryDoesNot", func(t *testing.T) {
 		for _, want := range []string{"delivery 1: signature verified", "delivery 2: signature verified", "delivery 3: signature verified",
 			"delivery 1 with one word changed: signature does not match"} {
