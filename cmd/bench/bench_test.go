@@ -18,6 +18,8 @@ import (
 	"stampduty/shared/store/storetest"
 )
 
+func TestMain(m *testing.M) { storetest.Main(m) }
+
 func TestCost(t *testing.T) {
 	warm := usEast1.perMillion(3420*time.Microsecond, storetest.Capacity{Read: 1, Write: 1.1})
 	if warm.BilledMs != 4 {
@@ -169,7 +171,7 @@ func TestEveryFunctionIsMeasured(t *testing.T) {
 				if !ok || len(f.Schedules) == 0 {
 					t.Fatalf("a function without routes, with schedules %v, that the bench does not measure (scheduledLabels)", f.Schedules)
 				}
-				if ev, err := scheduledEvent(f); err != nil || !strings.Contains(string(ev), `"Scheduled Event"`) {
+				if ev, err := b.scheduledEvent(f.LogicalID); err != nil || !strings.Contains(string(ev), `"Scheduled Event"`) {
 					t.Errorf("section 1's event of %s: %s, %v", f.LogicalID, ev, err)
 				}
 				if !hasRow(scheduled[0], func(name string) bool { return name == f.LogicalID }) {

@@ -22,7 +22,6 @@ import (
 	"stampduty/shared/notify"
 	"stampduty/shared/orders"
 	"stampduty/shared/rules"
-	"stampduty/shared/samtemplate"
 	"stampduty/shared/store"
 	"stampduty/shared/store/localdb"
 	"stampduty/shared/store/storetest"
@@ -63,10 +62,12 @@ const (
 // that the changes fall anywhere in the dispatcher's 1 s poll.
 var latencyGap = [2]time.Duration{100 * time.Millisecond, 400 * time.Millisecond}
 
-// scheduledEvent returns the Scheduled Event payload of f's first schedule.
-func scheduledEvent(f samtemplate.Function) ([]byte, error) {
-	if len(f.Schedules) == 0 {
-		return nil, fmt.Errorf("%s has no schedule", f.LogicalID)
+// scheduledEvent returns the Scheduled Event payload of the first schedule
+// of the function name.
+func (b *bench) scheduledEvent(name string) ([]byte, error) {
+	f, ok := b.tmpl.Function(name)
+	if !ok || len(f.Schedules) == 0 {
+		return nil, fmt.Errorf("template.yaml has no scheduled %s", name)
 	}
 	return schedule.Event(f.Schedules[0].Name, localdb.Region, time.Now()), nil
 }
@@ -95,6 +96,17 @@ func (b *bench) freshTables(prefix string) (map[string]string, error) {
 		return nil, fmt.Errorf("tables %s*: %w", prefix, err)
 	}
 	return names, nil
+}
+
+// freshProxied is freshTables behind a new proxy that accounts their
+// writes by their indexes; the caller closes the proxy.
+func (b *bench) freshProxied(prefix string) (map[string]string, *storetest.Proxy, error) {
+	names, err := b.freshTables(prefix)
+	if err != nil {
+		return nil, nil, err
+	}
+	proxy, err := storetest.StartProxy(b.endpoint, storetest.Schemas(b.tmpl, names))
+	return names, proxy, err
 }
 
 // withTables returns env with each variable that names a table by its
@@ -207,6 +219,11 @@ type dispatchResults struct {
 	Wall map[string]time.Duration
 	// Events is how many events each step measured.
 	Events int
+	// OrderBytes is the size of the steps' order item with its event
+	// pending, and OrderWrite its create's write units (the item and its
+	// index entries).
+	OrderBytes int
+	OrderWrite float64
 	// Latency holds section 8's times from a change to its first attempt.
 	Latency durations
 	// PollsPerSecond is how many outbox Queries the scheduled binary made
@@ -382,6 +399,9 @@ func (e *eventBench) measure(ctx context.Context, r *dispatchResults) error {
 	r.Steps[stepRelay], r.Steps[stepDeliver] = got[0].relay, got[0].deliver
 	r.Steps[stepRelayExtra], r.Steps[stepDeliverExtra] = got[1].relay.minus(got[0].relay), got[1].deliver.minus(got[0].deliver)
 	r.Steps[stepRetry] = got[2].deliver
+	if err := e.orderSize(ctx, r); err != nil {
+		return err
+	}
 	// An empty pass: every pending outbox and due job is done (the retries
 	// are due in 30 s).
 	e.proxy.Take()
@@ -407,16 +427,40 @@ func (e *eventBench) measure(ctx context.Context, r *dispatchResults) error {
 	return err
 }
 
+// orderSize measures the order item of the steps with its event pending:
+// one more create through the proxy (its PutItem's size and units), whose
+// event is then relayed (to no webhook) around the measurement.
+func (e *eventBench) orderSize(ctx context.Context, r *dispatchResults) error {
+	creator := &orders.Creator{Articles: e.direct.Articles(e.table("ArticlesTable")), IDs: e.direct.IDs(e.table("CountersTable"), store.IDBlock),
+		Orders: e.db.Orders(e.table("OrdersTable"))}
+	e.proxy.Take()
+	e.proxy.SetMode(storetest.Account)
+	_, err := creator.Create(ctx, "bench-webhooks-size", e.body, nil)
+	calls := e.proxy.Take()
+	e.proxy.SetMode(storetest.Record)
+	if err != nil {
+		return fmt.Errorf("order size: %w", err)
+	}
+	for _, c := range calls {
+		if c.Operation == "PutItem" && c.Accounted {
+			r.OrderBytes, r.OrderWrite = c.PutBytes, c.Billed.Write
+		}
+	}
+	if r.OrderBytes == 0 {
+		return fmt.Errorf("order size: no PutItem accounted among %d calls", len(calls))
+	}
+	if rep, err := e.dispatcher().Relay(ctx); err != nil || rep.Relayed != 1 {
+		return fmt.Errorf("order size: relay %+v: %v", rep, err)
+	}
+	return nil
+}
+
 // measureEvents is section 6: the dispatcher's calls over fresh tables
 // behind a proxy that accounts them by DynamoDB's rules over the
 // template's indexes, with orders of the create-order request.
 func (b *bench) measureEvents() error {
 	fmt.Fprintln(b.status, "webhook dispatch: calls and units per event…")
-	names, err := b.freshTables("events-")
-	if err != nil {
-		return err
-	}
-	proxy, err := storetest.StartProxy(b.endpoint, storetest.Schemas(b.tmpl, names))
+	names, proxy, err := b.freshProxied("events-")
 	if err != nil {
 		return err
 	}
@@ -486,11 +530,7 @@ func (b *bench) measureLatency() error {
 	if !ok {
 		return fmt.Errorf("template.yaml has no %s", dispatchID)
 	}
-	names, err := b.freshTables("latency-")
-	if err != nil {
-		return err
-	}
-	proxy, err := storetest.StartProxy(b.endpoint, storetest.Schemas(b.tmpl, names))
+	names, proxy, err := b.freshProxied("latency-")
 	if err != nil {
 		return err
 	}
@@ -512,10 +552,11 @@ func (b *bench) measureLatency() error {
 	fn.Env = withTables(fn.Env, names)
 	pool := runtimeapi.NewPool(fn)
 	defer pool.Close()
-	jobs, _, err := schedule.Jobs(&samtemplate.Template{Functions: []samtemplate.Function{f}}, 0, map[string]schedule.Invoker{dispatchID: pool})
-	if err != nil || len(jobs) == 0 {
-		return fmt.Errorf("latency: the schedule of %s: %v", dispatchID, err)
+	every, err := schedule.Rate(f.Schedules[0].Expression)
+	if err != nil {
+		return fmt.Errorf("latency: %w", err)
 	}
+	jobs := []schedule.Job{{Function: dispatchID, Rule: f.Schedules[0].Name, Every: every, Target: pool}}
 	ctx, cancel := context.WithCancel(b.ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() { schedule.Run(ctx, jobs, localdb.Region, b.logs[dispatchID]) })
@@ -591,15 +632,6 @@ func (b *bench) measureLatency() error {
 	return nil
 }
 
-// dispatchFunction returns the webhook dispatch function of the template.
-func (b *bench) dispatchFunction() (samtemplate.Function, error) {
-	f, ok := b.tmpl.Function(dispatchID)
-	if !ok || len(f.Schedules) == 0 {
-		return f, fmt.Errorf("template.yaml has no scheduled %s", dispatchID)
-	}
-	return f, nil
-}
-
 // eventTable is section 6.
 func (b *bench) eventTable() (*table, error) {
 	label := scheduledLabels[dispatchID]
@@ -621,6 +653,7 @@ func (b *bench) eventTable() (*table, error) {
 		t.add(label+": "+s, "all", num(u.Calls, 3), num(u.Read, 3), num(u.Write, 3))
 	}
 	t.note("the dispatcher's passes (notify.Dispatcher Relay, then Deliver, as each poll of %s makes them), in process, over a fresh copy of the template's tables behind the measuring proxy; each step relays and delivers %d events (one outbox Query's worth), each the order.created event of an order of the create-order request above, to loopback receivers answering 204 (or 500)", dispatchID, b.dispatch.Events)
+	t.note("the order item with its order.created event pending: %d bytes (DynamoDB's formula; the event carries the order's snapshot), created for %s WCU with its index entries; its relay rewrites the item and its three index entries", b.dispatch.OrderBytes, num(b.dispatch.OrderWrite, 3))
 	t.note("means per event: the Queries and the webhooks GetItem are shared by the events of a pass (a pass reads up to %d outboxes and %d due jobs, and a caller's webhooks once per pass for the relay and once per webhook for the delivery); alone in its pass, an event bears them whole", notify.DefaultBatch, notify.DefaultBatch)
 	t.note("each extra webhook: the same events with 2 webhooks minus with 1; a failed attempt: the receiver answers 500 and the job is due again 30 s later (the same units for each retry); an empty pass: what every poll costs when nothing is pending")
 	t.note("units by DynamoDB's rules over the template's indexes: OrdersTable's outbox, by-document and queue entries (projection ALL) are rewritten with the item; DeliveriesTable's due entry (global, ALL) with the job while it is not done, its waiting entry (local, KEYS_ONLY) only when the job joins or leaves it")
@@ -639,9 +672,9 @@ func (p prices) eventCost(u usage, ms, memGB float64) (dynamo, lambda float64) {
 // eventCostTable is section 7: a million events, and the poller's month.
 func (b *bench) eventCostTable() (*table, error) {
 	p, label := usEast1, scheduledLabels[dispatchID]
-	f, err := b.dispatchFunction()
-	if err != nil {
-		return nil, err
+	f, ok := b.tmpl.Function(dispatchID)
+	if !ok || len(f.Schedules) == 0 {
+		return nil, fmt.Errorf("template.yaml has no scheduled %s", dispatchID)
 	}
 	every, err := schedule.Rate(f.Schedules[0].Expression)
 	if err != nil {

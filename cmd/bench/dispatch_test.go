@@ -10,8 +10,6 @@ import (
 	"stampduty/shared/store/storetest"
 )
 
-func TestMain(m *testing.M) { storetest.Main(m) }
-
 // TestWebhookEventUnits measures section 6 over dynalite with 10 events a
 // step and checks each step's calls and units against the access pattern of
 // the README's table design: a change in how the dispatcher reads or
@@ -91,6 +89,13 @@ func TestWebhookEventUnits(t *testing.T) {
 			}
 		})
 	}
+	t.Run("OrderSizeMeasured", func(t *testing.T) {
+		// The create writes the item and its three index entries, each
+		// under 1 KB for this order with its event.
+		if r.OrderBytes < 500 || r.OrderBytes > 1024 || r.OrderWrite != 4 {
+			t.Errorf("the order with its event: %d bytes, %v WCU; want 500–1024 bytes, 4 WCU", r.OrderBytes, r.OrderWrite)
+		}
+	})
 	t.Run("EveryStepTimed", func(t *testing.T) {
 		for _, s := range []string{stepRelay, stepDeliver, stepRetry} {
 			if r.Wall[s] <= 0 {

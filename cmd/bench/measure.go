@@ -193,9 +193,9 @@ func (b *bench) coldStarts() error {
 		for k := range b.names {
 			name := b.names[(k+max(round, 0))%len(b.names)]
 			ev := []byte(helloEvent)
-			if f, ok := b.tmpl.Function(name); ok && b.isScheduled(name) {
+			if b.isScheduled(name) {
 				var err error
-				if ev, err = scheduledEvent(f); err != nil {
+				if ev, err = b.scheduledEvent(name); err != nil {
 					return err
 				}
 			} else if name != helloID {
