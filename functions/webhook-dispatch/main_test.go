@@ -24,9 +24,9 @@ func TestMain(m *testing.M) { storetest.Main(m) }
 
 // delivery is one request a receiver got.
 type delivery struct {
-	path, id string // the URL path, the Stampduty-Event-Id header
-	body         []byte
-	signature    string
+	path, id  string // the URL path, the Stampduty-Event-Id header
+	body      []byte
+	signature string
 }
 
 // receiver is a loopback webhook receiver: /gone answers 410, anything
