@@ -381,8 +381,9 @@ func (e *eventBench) measure(ctx context.Context, r *dispatchResults) error {
 				case 0:
 					r.Wall[stepRelay], r.Wall[stepDeliver] = rw/time.Duration(e.n), dw/time.Duration(e.n)
 				case 1:
-					r.Wall[stepRelayExtra] = (rw/time.Duration(e.n) - r.Wall[stepRelay]).Abs()
-					r.Wall[stepDeliverExtra] = (dw/time.Duration(e.n) - r.Wall[stepDeliver]).Abs()
+					// Differences of two timings: 0 when noise makes them negative.
+					r.Wall[stepRelayExtra] = max(0, rw/time.Duration(e.n)-r.Wall[stepRelay])
+					r.Wall[stepDeliverExtra] = max(0, dw/time.Duration(e.n)-r.Wall[stepDeliver])
 				case 2:
 					r.Wall[stepRetry] = dw / time.Duration(e.n)
 				}
@@ -610,8 +611,11 @@ func (b *bench) measureLatency() error {
 			return b.withLog(fmt.Errorf("latency: %d of %d events did not reach the receiver within 20 s of the last change", missing, len(docs)), dispatchID)
 		}
 	}
-	if arr.bad != nil {
-		return fmt.Errorf("latency: %w", arr.bad)
+	arr.mu.Lock()
+	bad := arr.bad
+	arr.mu.Unlock()
+	if bad != nil {
+		return fmt.Errorf("latency: %w", bad)
 	}
 	polls := 0
 	for _, c := range proxy.Take() {
