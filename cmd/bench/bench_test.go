@@ -18,6 +18,8 @@ import (
 	"stampduty/shared/store/storetest"
 )
 
+func TestMain(m *testing.M) { storetest.Main(m) }
+
 func TestCost(t *testing.T) {
 	warm := usEast1.perMillion(3420*time.Microsecond, storetest.Capacity{Read: 1, Write: 1.1})
 	if warm.BilledMs != 4 {
@@ -108,11 +110,13 @@ func TestTable(t *testing.T) {
 	})
 }
 
-// TestEveryFunctionIsMeasured: each function of template.yaml has a request
-// in the bench (an event of events/ that is one of its routes), a warm and a
-// cold row in section 4 and a row in section 5 of the report, as step 6 of
-// the README's "Adding an endpoint" asks. No build and no database: the
-// sections are made of made-up figures.
+// TestEveryFunctionIsMeasured: each function of template.yaml with routes
+// has a request in the bench (an event of events/ that is one of its
+// routes), a warm and a cold row in section 4 and a row in section 5 of the
+// report, as step 6 of the README's "Adding an endpoint" asks; each
+// scheduled function (no route) has a label in scheduledLabels, a cold start
+// in section 1 and rows in sections 6, 7 and 8. No build and no database:
+// the sections are made of made-up figures.
 func TestEveryFunctionIsMeasured(t *testing.T) {
 	root, err := filepath.Abs("../..")
 	if err != nil {
@@ -141,8 +145,45 @@ func TestEveryFunctionIsMeasured(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	b.names = append(b.names, helloID)
+	for _, f := range b.tmpl.Functions {
+		b.names = append(b.names, f.LogicalID)
+		b.init[f.LogicalID], b.first[f.LogicalID] = durations{time.Millisecond}, durations{time.Millisecond}
+	}
+	b.init[helloID], b.first[helloID] = durations{time.Millisecond}, durations{time.Millisecond}
+	one := perEvent{Kinds: []string{"GetItem T"}, By: map[string]usage{"GetItem T": {1, 1, 0}}}
+	b.dispatch = dispatchResults{Steps: map[string]perEvent{}, Wall: map[string]time.Duration{}, Events: 1, Latency: durations{time.Second}, PollsPerSecond: 1}
+	for _, s := range stepOrder {
+		b.dispatch.Steps[s] = one
+	}
+	var scheduled []*table // sections 1, 6, 7, 8
+	for _, section := range []func() (*table, error){b.coldTable, b.eventTable, b.eventCostTable, b.latencyTable} {
+		tb, err := section()
+		if err != nil {
+			t.Fatal(err)
+		}
+		scheduled = append(scheduled, tb)
+	}
 	for _, f := range b.tmpl.Functions {
 		t.Run(f.LogicalID, func(t *testing.T) {
+			if len(f.Routes) == 0 {
+				label, ok := scheduledLabels[f.LogicalID]
+				if !ok || len(f.Schedules) == 0 {
+					t.Fatalf("a function without routes, with schedules %v, that the bench does not measure (scheduledLabels)", f.Schedules)
+				}
+				if ev, err := b.scheduledEvent(f.LogicalID); err != nil || !strings.Contains(string(ev), `"Scheduled Event"`) {
+					t.Errorf("section 1's event of %s: %s, %v", f.LogicalID, ev, err)
+				}
+				if !hasRow(scheduled[0], func(name string) bool { return name == f.LogicalID }) {
+					t.Errorf("section 1 has no cold start of %s", f.LogicalID)
+				}
+				for _, tb := range scheduled[1:] {
+					if !hasRow(tb, func(name string) bool { return strings.HasPrefix(name, label+": ") }) {
+						t.Errorf("%s has no row of %s (%q)", tb.Title, f.LogicalID, label)
+					}
+				}
+				return
+			}
 			rows := map[string][]string{} // the names of its warm and cold rows
 			for _, r := range b.reqs {
 				if r.Function != f.LogicalID {

@@ -10,7 +10,12 @@
 //     measured at the wire by a proxy in front of dynalite, as dynalite
 //     reports them and by DynamoDB's rules;
 //  5. the cost per million requests of each endpoint at us-east-1 list
-//     prices.
+//     prices;
+//  6. the webhook dispatch's DynamoDB calls and units per event (relaying,
+//     delivering, retrying), measured the same way;
+//  7. its cost per million events, and the poller's fixed monthly cost;
+//  8. the time from a stored change to its receiver's first delivery
+//     attempt, with the dispatch binary run by the local schedule.
 //
 // The requests are the samples of events/ (see requests). It prints the
 // sections as aligned text, then as Markdown for the README (also written
@@ -94,6 +99,10 @@ type bench struct {
 	gobench     map[string]map[string]float64 // section 3: values by benchmark and unit
 	goTest      string                        // section 3: the command
 	rows        []row                         // section 4
+	dispatch    dispatchResults               // sections 6 to 8
+	// quiet are the tables the scheduled functions' cold starts of section
+	// 1 read: empty copies, so that a start's one pass finds nothing to do.
+	quiet map[string]string
 	// typicalOrderBytes and maxOrderBytes are order item sizes by
 	// DynamoDB's formula, measured on the PutItem at the wire; filled says
 	// how the caller's orders were made.
@@ -158,13 +167,17 @@ func (b *bench) run(md string, out io.Writer) error {
 	if err := b.seed(); err != nil {
 		return err
 	}
-	for _, measure := range []func() error{b.coldStarts, b.measureDynamo, b.runGoBenchmarks} {
+	if b.quiet, err = b.freshTables("quiet-"); err != nil {
+		return err
+	}
+	for _, measure := range []func() error{b.coldStarts, b.measureDynamo, b.measureEvents, b.measureLatency, b.runGoBenchmarks} {
 		if err := measure(); err != nil {
 			return err
 		}
 	}
 	var tables []*table
-	for _, section := range []func() (*table, error){b.coldTable, b.sizeTable, b.goBenchTable, b.dynamoTable, b.costTable} {
+	for _, section := range []func() (*table, error){b.coldTable, b.sizeTable, b.goBenchTable, b.dynamoTable, b.costTable,
+		b.eventTable, b.eventCostTable, b.latencyTable} {
 		t, err := section()
 		if err != nil {
 			return err

@@ -130,15 +130,22 @@ func (b *bench) start(name, endpoint string) (*runtimeapi.Instance, error) {
 		if fn, err = localstack.Function(b.tmpl, f, b.bins[name], localstack.Engines{DynamoDB: endpoint, S3: b.s3Endpoint}, b.logs[name]); err != nil {
 			return nil, err
 		}
+		if b.isScheduled(name) {
+			fn.Env, fn.Timeout = withTables(fn.Env, b.quiet), onePass
+		}
 	}
 	inst, err := runtimeapi.Start(b.ctx, fn)
 	return inst, b.withLog(err, name)
 }
 
 // invoke sends ev to inst, an instance of name, and checks that it answered
-// 200, or 404 for the catch-all ($default), whose work is to answer it.
+// 200, or 404 for the catch-all ($default), whose work is to answer it; a
+// scheduled function, that it returned no error.
 func (b *bench) invoke(inst *runtimeapi.Instance, name string, ev []byte) error {
 	out, err := inst.Invoke(b.ctx, ev)
+	if b.isScheduled(name) {
+		return b.withLog(err, name)
+	}
 	want := 200
 	if f, ok := b.tmpl.Function(name); ok && len(f.Routes) == 1 && f.Routes[0].Path == samtemplate.DefaultRoute {
 		want = 404
@@ -186,7 +193,12 @@ func (b *bench) coldStarts() error {
 		for k := range b.names {
 			name := b.names[(k+max(round, 0))%len(b.names)]
 			ev := []byte(helloEvent)
-			if name != helloID {
+			if b.isScheduled(name) {
+				var err error
+				if ev, err = b.scheduledEvent(name); err != nil {
+					return err
+				}
+			} else if name != helloID {
 				var err error
 				if ev, err = first[name].event(b.refs, 0); err != nil {
 					return err

@@ -132,7 +132,7 @@ func (b *bench) coldTable() (*table, error) {
 	}
 	t.note("milliseconds; %d fresh starts per binary, round-robin over the binaries after one unrecorded warm-up round", b.starts)
 	t.note("init = process start → first /invocation/next (Lambda's Init Duration); 1st invoke = wall time of the first request through the local Runtime API, against dynalite")
-	t.note("requests: create-order Affidavit/Karnataka amount 20 with the dev token; list-orders page 1; list-articles page 1; get-order and upload-document (a 47-byte PDF) of an order the dev caller is given before this section; the ops queue, status Pending, pageSize %d; hello any event", listPageSize)
+	t.note("requests: create-order Affidavit/Karnataka amount 20 with the dev token; list-orders page 1; list-articles page 1; get-order and upload-document (a 47-byte PDF) of an order the dev caller is given before this section; the ops queue, status Pending, pageSize %d; %s its Scheduled Event, with a deadline that leaves room for one pass (its 1st invoke: one relay and delivery pass over empty tables); hello any event", listPageSize, dispatchID)
 	return t, nil
 }
 

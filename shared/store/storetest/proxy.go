@@ -95,11 +95,17 @@ type Fault struct {
 }
 
 // Schema is what the proxy must know of a table to account its writes:
-// its key attribute names, and the key attribute names of each of its
-// global secondary indexes (which project every attribute).
+// its key attribute names, and the key attribute names of its secondary
+// indexes, global or local, by what they project.
 type Schema struct {
-	Keys    []string
+	Keys []string
+	// Indexes project every attribute (ALL; an INCLUDE index is counted as
+	// one, an upper bound): an entry is the whole item.
 	Indexes [][]string
+	// KeysOnly project only keys (KEYS_ONLY): an entry is the item's table
+	// and index key attributes, so a write rewrites it only when it puts,
+	// removes or changes one of them.
+	KeysOnly [][]string
 }
 
 // Schemas returns the schema of each table of tmpl under its name in names
@@ -111,12 +117,16 @@ func Schemas(tmpl *samtemplate.Template, names map[string]string) map[string]Sch
 		for _, k := range tb.KeySchema {
 			sc.Keys = append(sc.Keys, k.Name)
 		}
-		for _, ix := range tb.GlobalIndexes {
+		for _, ix := range append(slices.Clone(tb.GlobalIndexes), tb.LocalIndexes...) {
 			var keys []string
 			for _, k := range ix.KeySchema {
 				keys = append(keys, k.Name)
 			}
-			sc.Indexes = append(sc.Indexes, keys)
+			if ix.ProjectionType == "KEYS_ONLY" {
+				sc.KeysOnly = append(sc.KeysOnly, keys)
+			} else {
+				sc.Indexes = append(sc.Indexes, keys)
+			}
 		}
 		out[cmp.Or(names[tb.LogicalID], tb.LogicalID)] = sc
 	}
@@ -512,41 +522,69 @@ func (p *Proxy) current(ctx context.Context, h http.Header, table string, req ma
 
 // indexUnits returns the write units of the index entries a write makes,
 // from the item before and after it (nil when there is none), by DynamoDB's
-// rules for indexes that project every attribute: an index holds the items
-// that have all its key attributes; an item that changes is written there
-// again (ceil(size / 1 KB), at least 1); one whose index key changes is
-// deleted there and put again (both billed); one that leaves or joins the
-// index is deleted or put. An unchanged item writes no index.
+// rules: an index holds the items that have all its key attributes; an
+// entry that changes is written there again (ceil(size / 1 KB), at least
+// 1); one whose index key changes is deleted there and put again (both
+// billed); one that leaves or joins the index is deleted or put. An
+// unchanged entry (an unchanged item; for a KEYS_ONLY index, unchanged
+// keys) writes nothing.
 func (sc Schema) indexUnits(old, new map[string]any) float64 {
 	if reflect.DeepEqual(old, new) {
 		return 0
 	}
-	oldBytes, _ := itemSize(old)
-	newBytes, _ := itemSize(new)
 	units := 0.0
 	for _, keys := range sc.Indexes {
-		in := func(item map[string]any) bool {
-			for _, k := range keys {
-				if _, ok := item[k]; !ok {
-					return false
-				}
-			}
-			return item != nil
-		}
-		sameKey := true
+		units += entryUnits(keys, nil, old, new)
+	}
+	for _, keys := range sc.KeysOnly {
+		units += entryUnits(keys, append(slices.Clone(sc.Keys), keys...), old, new)
+	}
+	return units
+}
+
+// entryUnits returns the write units of one index's entry, whose key
+// attributes are keys and which projects the attributes projected (every
+// attribute when nil), for a write from old to new.
+func entryUnits(keys, projected []string, old, new map[string]any) float64 {
+	in := func(item map[string]any) bool {
 		for _, k := range keys {
-			sameKey = sameKey && reflect.DeepEqual(old[k], new[k])
+			if _, ok := item[k]; !ok {
+				return false
+			}
 		}
-		switch {
-		case in(old) && in(new) && sameKey:
+		return item != nil
+	}
+	entry := func(item map[string]any) map[string]any {
+		if projected == nil || item == nil {
+			return item
+		}
+		e := map[string]any{}
+		for _, k := range projected {
+			if v, ok := item[k]; ok {
+				e[k] = v
+			}
+		}
+		return e
+	}
+	oldEntry, newEntry := entry(old), entry(new)
+	oldBytes, _ := itemSize(oldEntry)
+	newBytes, _ := itemSize(newEntry)
+	sameKey := true
+	for _, k := range keys {
+		sameKey = sameKey && reflect.DeepEqual(old[k], new[k])
+	}
+	units := 0.0
+	switch {
+	case in(old) && in(new) && sameKey:
+		if !reflect.DeepEqual(oldEntry, newEntry) {
 			units += writeUnits(max(oldBytes, newBytes))
-		default:
-			if in(old) {
-				units += writeUnits(oldBytes)
-			}
-			if in(new) {
-				units += writeUnits(newBytes)
-			}
+		}
+	default:
+		if in(old) {
+			units += writeUnits(oldBytes)
+		}
+		if in(new) {
+			units += writeUnits(newBytes)
 		}
 	}
 	return units

@@ -286,11 +286,18 @@ func TestIndexUnits(t *testing.T) {
 		{"LegacyJoinsTheQueue", item(""), item("Pending"), 2},                    // by-document rewritten; queue put
 		{"DeleteRemovesBoth", item("Pending"), nil, 2},
 		{"NoIndexes", nil, item("Pending"), 0},
+		{"KeysOnlyUnchangedKeysWriteNone", item("Pending"), item("Pending", "ref"), 0},
+		{"KeysOnlyKeyChangeDeletesAndPuts", item("Pending"), item("Created"), 2},
+		{"KeysOnlyEntryIsKeysSized", nil, item("Pending", "ref"), 1}, // a 1.5 KB item, a small entry
+		{"KeysOnlyLeaving", item("Pending"), item(""), 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			schema := sc
-			if tc.name == "NoIndexes" {
+			switch {
+			case tc.name == "NoIndexes":
 				schema.Indexes = nil
+			case strings.HasPrefix(tc.name, "KeysOnly"): // the queue index, projecting keys only
+				schema.Indexes, schema.KeysOnly = nil, [][]string{{"qs", "qk"}}
 			}
 			if got := schema.indexUnits(tc.old, tc.new); got != tc.want {
 				t.Errorf("indexUnits = %v, want %v", got, tc.want)

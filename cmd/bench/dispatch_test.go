@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"math"
+	"path/filepath"
+	"testing"
+
+	"stampduty/shared/store/localdb"
+	"stampduty/shared/store/storetest"
+)
+
+// TestWebhookEventUnits measures section 6 over dynalite with 10 events a
+// step and checks each step's calls and units against the access pattern of
+// the README's table design: a change in how the dispatcher reads or
+// writes shows here.
+func TestWebhookEventUnits(t *testing.T) {
+	env := storetest.New(t)
+	ctx := context.Background()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := localdb.Seed(ctx, env.DB(), env.Table, filepath.Join(root, localdb.SampleCatalogue), false); err != nil {
+		t.Fatal(err)
+	}
+	body, err := orderBody(`{"amount": 20, "considerationPrice": 0, "purpose": "Affidavit", "state": "Karnataka", "paidBy": "First Party",
+		"firstPartyMobileNumber": "9876543210", "firstPartyName": "Asha Rao", "secondPartyName": "Vikram Shah"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	direct := env.DB()
+	db, proxy := env.ProxiedDB()
+	const n = 10
+	e := &eventBench{db: db, direct: direct, proxy: proxy, table: env.Table, body: body, n: n}
+	var r dispatchResults
+	if err := e.measure(ctx, &r); err != nil {
+		t.Fatal(err)
+	}
+	// The expected calls per event and units by DynamoDB's rules, by step
+	// and kind of call (Read -1: a Query's share, which depends on sizes).
+	// Kinds with no calls and no writes (an extra webhook's share of the
+	// same Query) are left out.
+	share := 1.0 / n
+	relay := map[string]usage{
+		"Query OrdersTable outbox": {share, -1, 0},
+		"GetItem WebhooksTable":    {share, share, 0}, // consistent: 1 RCU
+		"PutItem DeliveriesTable":  {1, 0, 3},         // the job, its due and waiting entries
+		"UpdateItem OrdersTable":   {1, 0, 4},         // the order and its three index entries
+	}
+	deliver := map[string]usage{
+		"Query DeliveriesTable due":     {share, -1, 0},
+		"GetItem WebhooksTable":         {share, share, 0},
+		"Query DeliveriesTable waiting": {1, 1, 0},
+		// The lease (the job and its due entry: 2) and the job after the
+		// attempt (done: the job, its due and waiting entries removed: 3;
+		// due again: the job, its due entry moved: 3).
+		"UpdateItem DeliveriesTable": {2, 0, 5},
+		"PutItem DeliveriesTable":    {1, 0, 1}, // the attempt record
+	}
+	want := map[string]map[string]usage{
+		stepRelay:      relay,
+		stepRelayExtra: {"PutItem DeliveriesTable": {1, 0, 3}},
+		stepDeliver:    deliver,
+		stepDeliverExtra: {"GetItem WebhooksTable": {share, share, 0}, "Query DeliveriesTable waiting": {1, 1, 0},
+			"UpdateItem DeliveriesTable": {2, 0, 5}, "PutItem DeliveriesTable": {1, 0, 1}},
+		stepRetry: deliver,
+		stepEmpty: {"Query OrdersTable outbox": {1, 0.5, 0}, "Query DeliveriesTable due": {1, 0.5, 0}},
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+	for _, s := range stepOrder {
+		t.Run(s, func(t *testing.T) {
+			got := map[string]usage{}
+			for _, k := range r.Steps[s].Kinds {
+				if u := r.Steps[s].By[k]; u.Calls != 0 || u.Write != 0 {
+					got[k] = u
+				}
+			}
+			for k, w := range want[s] {
+				g, ok := got[k]
+				if !ok || !near(g.Calls, w.Calls) || !near(g.Write, w.Write) || (w.Read >= 0 && !near(g.Read, w.Read)) || (w.Read < 0 && g.Read <= 0) {
+					t.Errorf("%s: got %+v, want %+v", k, g, w)
+				}
+			}
+			for k, g := range got {
+				if _, ok := want[s][k]; !ok {
+					t.Errorf("%s: %+v, a call the access pattern does not have", k, g)
+				}
+			}
+		})
+	}
+	t.Run("OrderSizeMeasured", func(t *testing.T) {
+		// The create writes the item and its three index entries, each
+		// under 1 KB for this order with its event.
+		if r.OrderBytes < 500 || r.OrderBytes > 1024 || r.OrderWrite != 4 {
+			t.Errorf("the order with its event: %d bytes, %v WCU; want 500–1024 bytes, 4 WCU", r.OrderBytes, r.OrderWrite)
+		}
+	})
+	t.Run("EveryStepTimed", func(t *testing.T) {
+		for _, s := range []string{stepRelay, stepDeliver, stepRetry} {
+			if r.Wall[s] <= 0 {
+				t.Errorf("%s: wall time %v", s, r.Wall[s])
+			}
+		}
+	})
+}
