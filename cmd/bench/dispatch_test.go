@@ -53,8 +53,7 @@ func TestWebhookEventUnits(t *testing.T) {
 		"GetItem WebhooksTable":         {share, share, 0},
 		"Query DeliveriesTable waiting": {1, 1, 0},
 		// The lease (the job and its due entry: 2) and the job after the
-		// attempt (done: the job, its due and waiting entries removed: 3;
-		// due again: the job, its due entry moved: 3).
+		// attempt (done: the job, its due and waiting entries removed: 3).
 		"UpdateItem DeliveriesTable": {2, 0, 5},
 		"PutItem DeliveriesTable":    {1, 0, 1}, // the attempt record
 	}
@@ -64,7 +63,10 @@ func TestWebhookEventUnits(t *testing.T) {
 		stepDeliver:    deliver,
 		stepDeliverExtra: {"GetItem WebhooksTable": {share, share, 0}, "Query DeliveriesTable waiting": {1, 1, 0},
 			"UpdateItem DeliveriesTable": {2, 0, 5}, "PutItem DeliveriesTable": {1, 0, 1}},
-		stepRetry: deliver,
+		// A failed attempt also moves the job's next, which the waiting
+		// index includes: its entry is rewritten (1 more).
+		stepRetry: {"Query DeliveriesTable due": {share, -1, 0}, "GetItem WebhooksTable": {share, share, 0},
+			"Query DeliveriesTable waiting": {1, 1, 0}, "UpdateItem DeliveriesTable": {2, 0, 6}, "PutItem DeliveriesTable": {1, 0, 1}},
 		stepEmpty: {"Query OrdersTable outbox": {1, 0.5, 0}, "Query DeliveriesTable due": {1, 0.5, 0}},
 	}
 	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }

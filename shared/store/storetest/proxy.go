@@ -99,13 +99,21 @@ type Fault struct {
 // indexes, global or local, by what they project.
 type Schema struct {
 	Keys []string
-	// Indexes project every attribute (ALL; an INCLUDE index is counted as
-	// one, an upper bound): an entry is the whole item.
+	// Indexes project every attribute (ALL): an entry is the whole item.
 	Indexes [][]string
-	// KeysOnly project only keys (KEYS_ONLY): an entry is the item's table
-	// and index key attributes, so a write rewrites it only when it puts,
-	// removes or changes one of them.
-	KeysOnly [][]string
+	// Partial project only some attributes (KEYS_ONLY, INCLUDE): an entry
+	// is the item's table and index key attributes and the included ones,
+	// so a write rewrites it only when it puts, removes or changes one of
+	// them.
+	Partial []Partial
+}
+
+// Partial is an index that projects the keys (and, for INCLUDE, some more
+// attributes) only.
+type Partial struct {
+	// Keys are the index's key attribute names; Include the other
+	// attributes it projects besides the table's keys.
+	Keys, Include []string
 }
 
 // Schemas returns the schema of each table of tmpl under its name in names
@@ -122,8 +130,8 @@ func Schemas(tmpl *samtemplate.Template, names map[string]string) map[string]Sch
 			for _, k := range ix.KeySchema {
 				keys = append(keys, k.Name)
 			}
-			if ix.ProjectionType == "KEYS_ONLY" {
-				sc.KeysOnly = append(sc.KeysOnly, keys)
+			if ix.ProjectionType == "KEYS_ONLY" || ix.ProjectionType == "INCLUDE" {
+				sc.Partial = append(sc.Partial, Partial{Keys: keys, Include: ix.NonKeyAttributes})
 			} else {
 				sc.Indexes = append(sc.Indexes, keys)
 			}
@@ -526,8 +534,8 @@ func (p *Proxy) current(ctx context.Context, h http.Header, table string, req ma
 // entry that changes is written there again (ceil(size / 1 KB), at least
 // 1); one whose index key changes is deleted there and put again (both
 // billed); one that leaves or joins the index is deleted or put. An
-// unchanged entry (an unchanged item; for a KEYS_ONLY index, unchanged
-// keys) writes nothing.
+// unchanged entry (an unchanged item; for a KEYS_ONLY or INCLUDE index,
+// unchanged keys and included attributes) writes nothing.
 func (sc Schema) indexUnits(old, new map[string]any) float64 {
 	if reflect.DeepEqual(old, new) {
 		return 0
@@ -536,8 +544,8 @@ func (sc Schema) indexUnits(old, new map[string]any) float64 {
 	for _, keys := range sc.Indexes {
 		units += entryUnits(keys, nil, old, new)
 	}
-	for _, keys := range sc.KeysOnly {
-		units += entryUnits(keys, append(slices.Clone(sc.Keys), keys...), old, new)
+	for _, p := range sc.Partial {
+		units += entryUnits(p.Keys, slices.Concat(sc.Keys, p.Keys, p.Include), old, new)
 	}
 	return units
 }

@@ -290,6 +290,8 @@ func TestIndexUnits(t *testing.T) {
 		{"KeysOnlyKeyChangeDeletesAndPuts", item("Pending"), item("Created"), 2},
 		{"KeysOnlyEntryIsKeysSized", nil, item("Pending", "ref"), 1}, // a 1.5 KB item, a small entry
 		{"KeysOnlyLeaving", item("Pending"), item(""), 1},
+		{"IncludeChangedAttributeRewrites", item("Pending"), item("Pending", "ref"), 2}, // ref is included: a 1.5 KB entry
+		{"IncludeOtherAttributeWritesNone", item("Pending"), item("Pending", "other"), 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			schema := sc
@@ -297,7 +299,9 @@ func TestIndexUnits(t *testing.T) {
 			case tc.name == "NoIndexes":
 				schema.Indexes = nil
 			case strings.HasPrefix(tc.name, "KeysOnly"): // the queue index, projecting keys only
-				schema.Indexes, schema.KeysOnly = nil, [][]string{{"qs", "qk"}}
+				schema.Indexes, schema.Partial = nil, []Partial{{Keys: []string{"qs", "qk"}}}
+			case strings.HasPrefix(tc.name, "Include"): // the queue index, projecting ref too
+				schema.Indexes, schema.Partial = nil, []Partial{{Keys: []string{"qs", "qk"}, Include: []string{"ref"}}}
 			}
 			if got := schema.indexUnits(tc.old, tc.new); got != tc.want {
 				t.Errorf("indexUnits = %v, want %v", got, tc.want)
