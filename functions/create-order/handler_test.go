@@ -456,8 +456,9 @@ func TestCreateOrder(t *testing.T) {
 	})
 }
 
-// TestWarmCreateCalls: a warm instance creates an order with one Query and
-// one PutItem: the token, the article and the ids come from memory.
+// TestWarmCreateCalls: a warm instance creates an order with one GetItem
+// (does the caller listen to order.created?), one Query and one PutItem:
+// the token, the article and the ids come from memory.
 func TestWarmCreateCalls(t *testing.T) {
 	s := functest.New(t, "CreateOrderFunction", wire)
 	send := func() {
@@ -468,7 +469,7 @@ func TestWarmCreateCalls(t *testing.T) {
 	send()
 	s.Proxy.Take()
 	send()
-	if got, want := s.Env.Operations(s.Proxy.Take()), "PutItem:OrdersTable=1 Query:OrdersTable=1"; got != want {
+	if got, want := s.Env.Operations(s.Proxy.Take()), "GetItem:WebhooksTable=1 PutItem:OrdersTable=1 Query:OrdersTable=1"; got != want {
 		t.Errorf("warm create calls = %s, want %s", got, want)
 	}
 }

@@ -70,7 +70,7 @@ func TestLogsHoldNoPersonalData(t *testing.T) {
 			t.Errorf("line %d has no caller: %s", i, line)
 		}
 	}
-	if !strings.Contains(lines[5], `"cause":"Service Unavailable: dynamodb Query: InternalServerError"`) || !strings.Contains(lines[5], `"level":"ERROR"`) {
+	if !strings.Contains(lines[5], `"cause":"Service Unavailable: dynamodb GetItem: InternalServerError"`) || !strings.Contains(lines[5], `"level":"ERROR"`) {
 		t.Errorf("the 503 line has no cause: %s", lines[5])
 	}
 	secrets := []string{localdb.DevToken, "sdt_" + strings.Repeat("Q", 43), "log-key"}

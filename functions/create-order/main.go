@@ -21,7 +21,9 @@ func wire(d function.Deps) http.Handler {
 			IDs:      d.IDs(d.Require("COUNTERS_TABLE"), store.IDBlock),
 			Orders:   d.Orders(d.Require("ORDERS_TABLE")),
 			Keys:     d.Idempotency(d.Require("IDEMPOTENCY_TABLE")),
-			Now:      time.Now,
+			// The order.created event is recorded when the caller listens.
+			Listeners: d.Webhooks(d.Require("WEBHOOKS_TABLE")),
+			Now:       time.Now,
 		},
 	}).routes()
 }

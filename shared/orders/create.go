@@ -29,6 +29,9 @@ type Creator struct {
 	IDs      IDs
 	Orders   Store
 	Keys     Keys
+	// Listeners decides whether the order.created event is recorded; nil
+	// records it always.
+	Listeners Listeners
 	// Now is the clock; time.Now unless a test sets another.
 	Now func() time.Time
 }
@@ -89,15 +92,17 @@ func (c *Creator) Create(ctx context.Context, owner string, body *rules.OrderBod
 	return c.createOnce(ctx, owner, *key, order)
 }
 
-// store stores order as owner's with its order.created event, in one
-// write. The event's id is made here, before the write, so that every
-// retry of the write carries the same one.
+// store stores order as owner's with its order.created event, when owner
+// listens to it, in one write. The event's id is made here, before the
+// write, so that every retry of the write carries the same one.
 func (c *Creator) store(ctx context.Context, owner string, order rules.Order) error {
-	ev, err := webhooks.NewPending(webhooks.EventOrderCreated, order.CreatedAt, order, nil, nil)
+	events, err := record(ctx, c.Listeners, owner, webhooks.EventOrderCreated, func() (webhooks.Pending, error) {
+		return webhooks.NewPending(webhooks.EventOrderCreated, order.CreatedAt, order, nil, nil)
+	})
 	if err != nil {
-		return rules.Internal(err)
+		return err
 	}
-	_, err = c.Orders.Create(ctx, owner, order, ev)
+	_, err = c.Orders.Create(ctx, owner, order, events...)
 	return err
 }
 

@@ -352,3 +352,73 @@ func TestChangeWhoseAnswerIsLostRecordsOneEvent(t *testing.T) {
 		}
 	})
 }
+
+// TestOnlyListenedEventsAreRecorded: with the webhooks table as Listeners,
+// a change records its event only when the order's owner has an enabled
+// webhook subscribed to the event's type (read just before the write); an
+// event nobody listens to is not written, so the change costs no outbox
+// entry and no relay.
+func TestOnlyListenedEventsAreRecorded(t *testing.T) {
+	ctx := context.Background()
+	w := newFulfilWorld(t, 1) // "owner" has one order, stored without events
+	hooks := w.env.DB().Webhooks(w.env.Table("WebhooksTable"))
+	listen := func(hooks *store.Webhooks, owner string, enabled bool, events ...string) {
+		t.Helper()
+		s, err := hooks.Webhooks(ctx, owner)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Live = append(s.Live, webhooks.Webhook{ID: int64(len(s.Live) + 1), DocumentID: "w" + owner + "00000000000000000000", URL: "https://hooks.example.com/x",
+			Events: events, Enabled: enabled, Secret: "whsec_x"})
+		if err := hooks.SaveWebhooks(ctx, owner, s, s.V); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cw := newWorld(t)
+	createHooks := cw.env.DB().Webhooks(cw.env.Table("WebhooksTable"))
+	cw.creator.Listeners = createHooks
+	for _, c := range []struct {
+		name, owner string
+		enabled     bool
+		events      []string
+		want        int
+	}{
+		{"NoWebhookNoEvent", "nobody", false, nil, 0},
+		{"AnotherTypeNoEvent", "changes-only", true, []string{webhooks.EventOrderStatusChanged}, 0},
+		{"DisabledNoEvent", "disabled", false, []string{webhooks.EventOrderCreated}, 0},
+		{"SubscribedEvent", "listener", true, []string{webhooks.EventOrderCreated}, 1},
+	} {
+		t.Run("Create"+c.name, func(t *testing.T) {
+			if c.events != nil {
+				listen(createHooks, c.owner, c.enabled, c.events...)
+			}
+			doc := cw.create(t, c.owner, nil)
+			if got := outbox(t, cw.orders, doc); len(got) != c.want {
+				t.Errorf("outbox %v, want %d order.created", types(got), c.want)
+			}
+		})
+	}
+
+	f := w.fulfiller(w.orders, w.files())
+	f.Listeners = hooks
+	o := w.mine[0]
+	t.Run("ChangeNobodyListensToNoEvent", func(t *testing.T) {
+		if _, err := f.Advance(ctx, o.DocumentID, o.Fulfillments[0].DocumentID, rules.Change{Status: rules.StatusCreated, UniqueDocRef: "REF-1"}, "op-1"); err != nil {
+			t.Fatal(err)
+		}
+		if got := outbox(t, w.orders, o.DocumentID); len(got) != 0 {
+			t.Errorf("outbox %v, want none", types(got))
+		}
+	})
+	t.Run("ChangeListenedToEvent", func(t *testing.T) {
+		listen(hooks, "owner", true, webhooks.EventOrderStatusChanged)
+		if _, err := f.Advance(ctx, o.DocumentID, o.Fulfillments[0].DocumentID, rules.Change{Status: rules.StatusProcured, CertificateNumber: "IN-KA12345678901234A"}, "op-1"); err != nil {
+			t.Fatal(err)
+		}
+		got := outbox(t, w.orders, o.DocumentID)
+		if len(got) != 1 {
+			t.Fatalf("outbox %v, want one order.status_changed", types(got))
+		}
+		checkEvent(t, got[0], webhooks.EventOrderStatusChanged, rules.StatusCreated, rules.StatusProcured, stored(t, w.orders, o.DocumentID))
+	})
+}

@@ -70,7 +70,10 @@ type Fulfiller struct {
 	Files  Files
 	// IDs gives files their numeric ids.
 	IDs IDs
-	Now func() time.Time
+	// Listeners decides whether a change's event is recorded; nil records
+	// every one.
+	Listeners Listeners
+	Now       func() time.Time
 }
 
 func (f *Fulfiller) now() time.Time {
@@ -178,11 +181,11 @@ func (f *Fulfiller) update(ctx context.Context, s Stored, ch change, tl tell) (S
 	}
 	var events []webhooks.Pending
 	if typ, previous, status := tl(s.Order, next); typ != "" {
-		ev, err := webhooks.NewPending(typ, next.UpdatedAt, next, previous, status)
-		if err != nil {
-			return Stored{}, rules.Internal(err)
+		if events, err = record(ctx, f.Listeners, s.Owner, typ, func() (webhooks.Pending, error) {
+			return webhooks.NewPending(typ, next.UpdatedAt, next, previous, status)
+		}); err != nil {
+			return Stored{}, err
 		}
-		events = append(events, ev)
 	}
 	err = f.Orders.Replace(ctx, s, next, events...)
 	if err == nil {

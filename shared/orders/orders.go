@@ -35,6 +35,32 @@ type Store interface {
 	Find(ctx context.Context, owner, doc string, since time.Time) (bool, error)
 }
 
+// Listeners tells whether a caller listens to an event type: whether it
+// has an enabled webhook subscribed to it.
+type Listeners interface {
+	Listens(ctx context.Context, owner, typ string) (bool, error)
+}
+
+// record returns the event of a change that l says owner listens to, or
+// none: an event no webhook listens to could never be delivered, asked
+// again (a redelivery needs a job of it) or seen, so it is not written. A
+// nil l records every event. The check is read just before the change's
+// write, so a webhook registered before a change starts gets its event; one
+// registered while the change is being made may or may not.
+func record(ctx context.Context, l Listeners, owner, typ string, ev func() (webhooks.Pending, error)) ([]webhooks.Pending, error) {
+	if l != nil {
+		listens, err := l.Listens(ctx, owner, typ)
+		if err != nil || !listens {
+			return nil, err
+		}
+	}
+	p, err := ev()
+	if err != nil {
+		return nil, rules.Internal(err)
+	}
+	return []webhooks.Pending{p}, nil
+}
+
 // ErrOutcomeUnknown marks the failure of a write that may nevertheless have
 // been applied: the request may have reached the store before the
 // connection or the time ran out. errors.Is finds it in a store's errors.

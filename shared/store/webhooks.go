@@ -167,3 +167,19 @@ func (s *Webhooks) Disabled(ctx context.Context) ([]webhooks.Webhook, error) {
 	})
 	return out, nil
 }
+
+// Listens reports whether owner has an enabled webhook subscribed to event
+// type typ (orders.Listeners): the strongly consistent GetItem of Webhooks,
+// so that a webhook registered before a change is seen by it.
+func (s *Webhooks) Listens(ctx context.Context, owner, typ string) (bool, error) {
+	set, err := s.Webhooks(ctx, owner)
+	if err != nil {
+		return false, err
+	}
+	for _, w := range set.Live {
+		if w.Subscribed(typ) {
+			return true, nil
+		}
+	}
+	return false, nil
+}

@@ -13,13 +13,16 @@ import (
 )
 
 // Wire returns the fulfillment workflow over the orders table ORDERS_TABLE
-// names, the files bucket (files.Open) and the id counter COUNTERS_TABLE
-// names (file ids).
+// names, the files bucket (files.Open), the id counter COUNTERS_TABLE
+// names (file ids) and the webhooks table WEBHOOKS_TABLE names (whether a
+// change's event is recorded).
 func Wire(d function.Deps) *orders.Fulfiller {
 	return &orders.Fulfiller{
 		Orders: d.Orders(d.Require("ORDERS_TABLE")),
 		Files:  files.Open(d.Env),
 		IDs:    d.IDs(d.Require("COUNTERS_TABLE"), store.IDBlock),
-		Now:    time.Now,
+		// A change's event is recorded when the order's owner listens.
+		Listeners: d.Webhooks(d.Require("WEBHOOKS_TABLE")),
+		Now:       time.Now,
 	}
 }
