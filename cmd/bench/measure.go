@@ -85,7 +85,10 @@ func (b *bench) seed() error {
 	if err != nil {
 		return err
 	}
-	creator := &orders.Creator{Articles: db.Articles("ArticlesTable"), IDs: db.IDs("CountersTable", store.IDBlock), Orders: db.Orders("OrdersTable")}
+	// As the function does: the order.created event only when the caller
+	// listens (the dev caller has no webhook).
+	creator := &orders.Creator{Articles: db.Articles("ArticlesTable"), IDs: db.IDs("CountersTable", store.IDBlock), Orders: db.Orders("OrdersTable"),
+		Listeners: db.Webhooks("WebhooksTable")}
 	if _, err := creator.Create(b.ctx, localdb.DevOwner, body, nil); err != nil {
 		return fmt.Errorf("seed: %w", err)
 	}
@@ -376,7 +379,8 @@ func (b *bench) measureMaxOrder() error {
 	if err != nil {
 		return err
 	}
-	creator := &orders.Creator{Articles: maxBounds{}, IDs: maxBounds{}, Orders: store.New(localdb.Client(b.proxy.URL)).Orders("OrdersTable")}
+	proxied := store.New(localdb.Client(b.proxy.URL))
+	creator := &orders.Creator{Articles: maxBounds{}, IDs: maxBounds{}, Orders: proxied.Orders("OrdersTable"), Listeners: proxied.Webhooks("WebhooksTable")}
 	calls, err := b.calls(storetest.Account, func() error {
 		_, err := creator.Create(b.ctx, "bench-max-length", body, nil)
 		return err
@@ -413,7 +417,8 @@ func (b *bench) fill(r request) error {
 	if err != nil {
 		return err
 	}
-	creator := &orders.Creator{Articles: db.Articles("ArticlesTable"), IDs: db.IDs("CountersTable", store.IDBlock), Orders: table}
+	creator := &orders.Creator{Articles: db.Articles("ArticlesTable"), IDs: db.IDs("CountersTable", store.IDBlock), Orders: table,
+		Listeners: db.Webhooks("WebhooksTable")}
 	for i := have; i < n; i++ {
 		if _, err := creator.Create(b.ctx, localdb.DevOwner, body, nil); err != nil {
 			return fmt.Errorf("fill: %w", err)
