@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -467,4 +468,22 @@ func TestHelp(t *testing.T) {
 			t.Errorf("exit %d\n%s", r.code, r.stdout)
 		}
 	})
+}
+
+// TestCloudFormationNotLinkedIntoFunctions keeps the CloudFormation client,
+// which only stampctl's --stack uses, out of the Lambda binaries.
+func TestCloudFormationNotLinkedIntoFunctions(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "../../functions/...").Output()
+	if err != nil {
+		t.Fatalf("go list -deps ./functions/...: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) < 10 {
+		t.Fatalf("go list -deps ./functions/... listed %d packages", len(deps))
+	}
+	for _, dep := range deps {
+		if strings.HasPrefix(dep, "github.com/aws/aws-sdk-go-v2/service/cloudformation") || dep == "stampduty/cmd/stampctl" {
+			t.Errorf("a function links %s", dep)
+		}
+	}
 }
