@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -64,13 +63,10 @@ func (c *cli) hasher() (*auth.Hasher, error) {
 		key = localdb.TokenHashKey
 	}
 	if key == "" {
-		name := strings.TrimSpace(c.getenv("TOKEN_HASH_KEY_PARAMETER"))
-		if st, err := c.stack(); err != nil {
+		name, err := c.hashKeyParameter()
+		if err != nil {
 			return nil, err
-		} else if st != nil && name == "" {
-			name = st.params[hashKeyParam]
 		}
-		name = cmp.Or(name, auth.DefaultKeyParameter)
 		cfg, _, err := c.dbConfig()
 		if err != nil {
 			return nil, err
@@ -87,6 +83,23 @@ func (c *cli) hasher() (*auth.Hasher, error) {
 		return nil, fmt.Errorf("token hashing key: %w", err)
 	}
 	return h, nil
+}
+
+// hashKeyParameter returns the SSM parameter that holds the token hashing
+// key: TOKEN_HASH_KEY_PARAMETER, else the stack's TokenHashKeyParameter
+// parameter (with --stack), else auth.DefaultKeyParameter.
+func (c *cli) hashKeyParameter() (string, error) {
+	if name := strings.TrimSpace(c.getenv("TOKEN_HASH_KEY_PARAMETER")); name != "" {
+		return name, nil
+	}
+	st, err := c.stack()
+	if err != nil {
+		return "", err
+	}
+	if st != nil && st.params[hashKeyParam] != "" {
+		return st.params[hashKeyParam], nil
+	}
+	return auth.DefaultKeyParameter, nil
 }
 
 // retrievable reports whether creds yield credentials.

@@ -310,10 +310,19 @@ func TestStack(t *testing.T) {
 		}
 	})
 	t.Run("TheTokenKeyIsTheStacksParameter", func(t *testing.T) {
-		c := &cli{ctx: context.Background(), getenv: func(k string) string { return with()[k] }, stackFlag: "demo"}
-		st, err := c.stack()
-		if err != nil || st.params[hashKeyParam] != "/demo/token-hash-key" {
-			t.Errorf("stack %+v, %v; want the TokenHashKeyParameter parameter", st, err)
+		for _, tc := range []struct {
+			stack, variable, want string
+		}{
+			{"demo", "", "/demo/token-hash-key"},
+			{"demo", "/mine", "/mine"},
+			{"old", "", "/stamp-duty/token-hash-key"}, // a stack without the parameter: the template's default
+			{"", "", "/stamp-duty/token-hash-key"},
+		} {
+			c := &cli{ctx: context.Background(), getenv: func(k string) string { return with("TOKEN_HASH_KEY_PARAMETER", tc.variable)[k] },
+				stackFlag: tc.stack}
+			if got, err := c.hashKeyParameter(); err != nil || got != tc.want {
+				t.Errorf("stack %q, TOKEN_HASH_KEY_PARAMETER=%q: %q, %v; want %s", tc.stack, tc.variable, got, err, tc.want)
+			}
 		}
 	})
 	t.Run("OrdersCallTheStacksApiUrl", func(t *testing.T) {
