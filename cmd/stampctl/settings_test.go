@@ -496,3 +496,37 @@ func TestCloudFormationNotLinkedIntoFunctions(t *testing.T) {
 		}
 	}
 }
+
+// TestReadmeSection checks the README's stampctl section: the messages it
+// quotes are what stampctl prints without settings, the help it expects
+// is the command's, and its stampctl lines write flags with two dashes.
+func TestReadmeSection(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(b), "\n## Operator CLI: stampctl\n")
+	if !ok {
+		t.Fatal("README.md has no section ## Operator CLI: stampctl")
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	var h *harness
+	for _, args := range [][]string{{"orders", "queue"}, {"token", "list"}} {
+		r := h.run(t, "", nil, args...)
+		if quoted := "$ go run ./cmd/stampctl " + strings.Join(args, " ") + "\n" + r.stderr; !strings.Contains(section, quoted) {
+			t.Errorf("the README does not quote what stampctl %s prints without settings:\n%s", strings.Join(args, " "), quoted)
+		}
+	}
+	if r := h.run(t, "", nil, "orders", "queue", "--help"); !strings.Contains(section, "# expect: "+lines(r.stdout)[0]+"\n") {
+		t.Errorf("the README does not expect the help's first line %q", lines(r.stdout)[0])
+	}
+	singleDash := regexp.MustCompile(`(^|[\s\[(` + "`" + `])-[a-z][a-z-]+`)
+	for _, l := range lines(section) {
+		if _, after, ok := strings.Cut(l, "stampctl "); ok {
+			after, _, _ = strings.Cut(after, "|") // what other commands take is theirs
+			if m := singleDash.FindString(after); m != "" && !strings.Contains(after, "curl") {
+				t.Errorf("a stampctl flag with one dash, %q, in: %s", m, l)
+			}
+		}
+	}
+}
