@@ -54,7 +54,8 @@ func overview(group string) string {
 			ordersSpec, webhooksSpec, deliveriesSpec}, hashKey: true}) {
 			b.WriteString(e)
 		}
-		b.WriteString("\nFlags may come before, between or after the arguments, with two dashes or one.\n" +
+		b.WriteString("\nFlags may come before, between or after the arguments, with two dashes or one;\n" +
+			"--stack and --api-url also before the command.\n" +
 			"Exit status: 0 on success, 1 when a command fails, 2 on bad usage.\n")
 	}
 	return b.String()

@@ -4,7 +4,11 @@
 // service's DynamoDB tables, with the operator's own AWS credentials; its
 // orders commands call the operator API.
 //
-// Run `stampctl help` for the commands and the environment it reads.
+// It works on a deployed stack named with --stack (whose outputs, read
+// with CloudFormation DescribeStacks, give the API's address and the table
+// names) or on the local stack (make local), and says which settings each
+// needs when it has none. Run `stampctl help` for the commands, and
+// `stampctl COMMAND --help` for one command's flags and environment.
 package main
 
 import (
@@ -178,6 +182,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // --help" that command's help; a group's first word with --help the
 // group's part of the overview.
 func (c *cli) dispatch(args []string) error {
+	args = commonFlagsLast(args)
 	if len(args) == 0 {
 		return usagef("no command given")
 	}
@@ -222,6 +227,25 @@ func (c *cli) dispatch(args []string) error {
 		}
 	}
 	return usagef("unknown command %q", name)
+}
+
+// commonFlagsLast moves the common flags given before the command
+// (`stampctl --stack S token list`) after it, where the command's flag set
+// parses them.
+func commonFlagsLast(args []string) []string {
+	var moved []string
+	for len(args) > 0 {
+		name, _, hasValue := strings.Cut(strings.TrimLeft(args[0], "-"), "=")
+		if !strings.HasPrefix(args[0], "-") || !slices.Contains(commonFlagNames, name) {
+			break
+		}
+		n := 2
+		if hasValue || len(args) == 1 {
+			n = 1
+		}
+		moved, args = append(moved, args[:n]...), args[n:]
+	}
+	return append(slices.Clone(args), moved...)
 }
 
 // isHelp reports whether arg asks for help.

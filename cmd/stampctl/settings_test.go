@@ -308,6 +308,11 @@ func TestStack(t *testing.T) {
 		if r := h.run(t, "", with("STAMPDUTY_STACK", "demo"), "token", "list"); r.code != 0 || !strings.Contains(r.stdout, "stacked") {
 			t.Errorf("STAMPDUTY_STACK: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 		}
+		for _, args := range [][]string{{"--stack", "demo", "token", "list"}, {"-stack=demo", "token", "list"}} {
+			if r := h.run(t, "", with(), args...); r.code != 0 || !strings.Contains(r.stdout, "stacked") {
+				t.Errorf("%s: exit %d\n%s%s", strings.Join(args, " "), r.code, r.stdout, r.stderr)
+			}
+		}
 	})
 	t.Run("TheTokenKeyIsTheStacksParameter", func(t *testing.T) {
 		for _, tc := range []struct {
