@@ -363,8 +363,7 @@ func (s *stack) banner() {
 	}
 	fmt.Fprintf(w, "S3 (local): %s — bucket %s\n", s.S3Endpoint, strings.Join(bucketNames(s.tmpl), ", "))
 	fmt.Fprintf(w, "Operator API (/api/ops/, AWS_IAM): sign for execute-api in %s as %s with\n", s.IAM.Region, s.IAM.Principal)
-	fmt.Fprintf(w, "  export AWS_ACCESS_KEY_ID=%s AWS_SECRET_ACCESS_KEY=%s AWS_REGION=%s STAMPDUTY_API_URL=%s\n",
-		s.IAM.Credentials.AccessKeyID, s.IAM.Credentials.SecretAccessKey, s.IAM.Region, s.URL)
+	fmt.Fprintf(w, "  %s\n", localdb.OperatorExports(s.IAM.Credentials.AccessKeyID, s.IAM.Credentials.SecretAccessKey, s.IAM.Region, s.URL))
 	fmt.Fprintf(w, "API: %s  (try: curl -s %s/api/stamp-duty-datas)  Ctrl-C stops everything.\n", s.URL, s.URL)
 }
 
@@ -380,9 +379,9 @@ func bucketNames(t *samtemplate.Template) []string {
 // none: fixed, printed by the stack and named in the README, valid nowhere
 // but here.
 const (
-	LocalOperatorKeyID  = "AKIALOCALOPERATOR000"
-	LocalOperatorSecret = "local-operator-secret-not-valid-on-aws"
-	LocalOperatorARN    = "arn:aws:iam::000000000000:user/local-operator"
+	LocalOperatorKeyID  = localdb.OperatorKeyID
+	LocalOperatorSecret = localdb.OperatorSecret
+	LocalOperatorARN    = localdb.OperatorARN
 )
 
 // operatorKeys returns what the operator routes check signatures against:

@@ -32,11 +32,18 @@ func (c *cli) articlesImport(fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return c.reportInvalid(name, data, err)
 	}
+	articles, err := c.table(articlesSpec)
+	if err != nil {
+		return err
+	}
+	counters, err := c.table(countersSpec)
+	if err != nil {
+		return err
+	}
 	db, err := c.openDB()
 	if err != nil {
 		return err
 	}
-	articles, counters := c.articlesTable(), c.countersTable()
 	created, updated, err := db.Articles(articles.name).Upsert(c.ctx, db.IDs(counters.name, idBlock), arts)
 	if err != nil {
 		return storeErr(fmt.Sprintf("import %s stopped after %d created, %d updated of %d articles", name, created, updated, len(arts)),
@@ -102,7 +109,7 @@ func (c *cli) articlesExport(fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
-	arts, err := storeCall(c, c.articlesTable(), "read the articles", func(db *store.DB, name string) ([]rules.Article, error) {
+	arts, err := storeCall(c, articlesSpec, "read the articles", func(db *store.DB, name string) ([]rules.Article, error) {
 		return db.Articles(name).All(c.ctx)
 	})
 	if err != nil {

@@ -1,16 +1,12 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/feature/ec2/imds"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
@@ -21,69 +17,15 @@ import (
 	"stampduty/shared/store/localdb"
 )
 
-// table is one of the service's tables as stampctl finds it: the variable
-// that names it and the name it resolved to.
-type table struct {
-	envVar string
-	name   string
-}
-
-// String returns "VAR=name", for messages.
-func (t table) String() string { return t.envVar + "=" + t.name }
-
-// table returns the table named by the variable envVar, or def (the
-// template's logical id, which is the local stack's name for it) when the
-// variable is unset.
-func (c *cli) table(envVar, def string) table {
-	return table{envVar: envVar, name: cmp.Or(strings.TrimSpace(c.getenv(envVar)), def)}
-}
-
-// articlesTable returns the articles table.
-func (c *cli) articlesTable() table { return c.table("ARTICLES_TABLE", "ArticlesTable") }
-
-// tokensTable returns the tokens table.
-func (c *cli) tokensTable() table { return c.table("TOKENS_TABLE", "TokensTable") }
-
-// countersTable returns the counters table.
-func (c *cli) countersTable() table { return c.table("COUNTERS_TABLE", "CountersTable") }
-
-// ordersTable returns the orders table.
-func (c *cli) ordersTable() table { return c.table("ORDERS_TABLE", "OrdersTable") }
-
-// awsConfig loads the AWS SDK's default chain (profiles, SSO, environment,
-// container and instance roles). When DYNAMODB_ENDPOINT is set instance
-// credentials are not looked up (off EC2 that lookup costs seconds), and
-// when no region or no usable credentials are configured it uses localdb's
-// region and dummy credentials, which a local engine accepts.
-func (c *cli) awsConfig() (aws.Config, string, error) {
-	endpoint := strings.TrimSpace(c.getenv("DYNAMODB_ENDPOINT"))
-	var opts []func(*config.LoadOptions) error
-	if endpoint != "" {
-		opts = append(opts, config.WithEC2IMDSClientEnableState(imds.ClientDisabled))
-	}
-	cfg, err := config.LoadDefaultConfig(c.ctx, opts...)
-	if err != nil {
-		return cfg, "", fmt.Errorf("load AWS configuration: %w", err)
-	}
-	if endpoint != "" {
-		if cfg.Region == "" {
-			cfg.Region = localdb.Region
-		}
-		if cfg.Credentials == nil || !retrievable(c.ctx, cfg.Credentials) {
-			cfg.Credentials = credentials.NewStaticCredentialsProvider(localdb.AccessKeyID, localdb.SecretAccessKey, "")
-		}
-	} else if cfg.Region == "" {
-		return cfg, "", errors.New("no AWS region configured: set AWS_REGION, or a profile with a region (AWS_PROFILE), " +
-			"or DYNAMODB_ENDPOINT for a local engine")
-	}
-	return cfg, endpoint, nil
-}
-
-// storeCall opens the store (openDB) and makes the one store call of a
-// command, f, on table t (f gets the table's name); an error of f is
-// reported with storeErr(what, err, t).
-func storeCall[R any](c *cli, t table, what string, f func(db *store.DB, name string) (R, error)) (R, error) {
+// storeCall resolves the table of spec, opens the store (openDB) and makes
+// the one store call of a command, f, on that table (f gets the table's
+// name); an error of f is reported with storeErr(what, err, t).
+func storeCall[R any](c *cli, spec tableSpec, what string, f func(db *store.DB, name string) (R, error)) (R, error) {
 	var r R
+	t, err := c.table(spec)
+	if err != nil {
+		return r, err
+	}
 	db, err := c.openDB()
 	if err != nil {
 		return r, err
@@ -94,10 +36,10 @@ func storeCall[R any](c *cli, t table, what string, f func(db *store.DB, name st
 	return r, nil
 }
 
-// openDB returns a store over DynamoDB (see awsConfig), or over the engine
+// openDB returns a store over DynamoDB (see dbConfig), or over the engine
 // at DYNAMODB_ENDPOINT when it is set.
 func (c *cli) openDB() (*store.DB, error) {
-	cfg, endpoint, err := c.awsConfig()
+	cfg, endpoint, err := c.dbConfig()
 	if err != nil {
 		return nil, err
 	}
@@ -111,17 +53,21 @@ func (c *cli) openDB() (*store.DB, error) {
 
 // hasher returns the token hasher the functions use. Its key is
 // TOKEN_HASH_KEY when set; against a local engine (DYNAMODB_ENDPOINT) the
-// local stacks' key; otherwise the SSM parameter TOKEN_HASH_KEY_PARAMETER
-// (default auth.DefaultKeyParameter), which the stack resolves for the
+// local stacks' key; otherwise the SSM parameter TOKEN_HASH_KEY_PARAMETER,
+// else the stack's TokenHashKeyParameter parameter (with --stack), else
+// auth.DefaultKeyParameter: the parameter the stack resolves for the
 // functions at deploy time.
 func (c *cli) hasher() (*auth.Hasher, error) {
 	key := c.getenv("TOKEN_HASH_KEY")
-	if key == "" && strings.TrimSpace(c.getenv("DYNAMODB_ENDPOINT")) != "" {
+	if key == "" && c.dynamoEndpoint() != "" {
 		key = localdb.TokenHashKey
 	}
 	if key == "" {
-		name := cmp.Or(strings.TrimSpace(c.getenv("TOKEN_HASH_KEY_PARAMETER")), auth.DefaultKeyParameter)
-		cfg, _, err := c.awsConfig()
+		name, err := c.hashKeyParameter()
+		if err != nil {
+			return nil, err
+		}
+		cfg, _, err := c.dbConfig()
 		if err != nil {
 			return nil, err
 		}
@@ -139,6 +85,23 @@ func (c *cli) hasher() (*auth.Hasher, error) {
 	return h, nil
 }
 
+// hashKeyParameter returns the SSM parameter that holds the token hashing
+// key: TOKEN_HASH_KEY_PARAMETER, else the stack's TokenHashKeyParameter
+// parameter (with --stack), else auth.DefaultKeyParameter.
+func (c *cli) hashKeyParameter() (string, error) {
+	if name := strings.TrimSpace(c.getenv("TOKEN_HASH_KEY_PARAMETER")); name != "" {
+		return name, nil
+	}
+	st, err := c.stack()
+	if err != nil {
+		return "", err
+	}
+	if st != nil && st.params[hashKeyParam] != "" {
+		return st.params[hashKeyParam], nil
+	}
+	return auth.DefaultKeyParameter, nil
+}
+
 // retrievable reports whether creds yield credentials.
 func retrievable(ctx context.Context, creds aws.CredentialsProvider) bool {
 	_, err := creds.Retrieve(ctx)
@@ -146,9 +109,9 @@ func retrievable(ctx context.Context, creds aws.CredentialsProvider) bool {
 }
 
 // storeErr wraps an error of the store, from the operation what on tables,
-// for the operator. A missing table names the variables that chose the
-// tables; a DynamoDB failure shows its cause rather than the caller-safe
-// text ("Internal Server Error") the store gives API clients.
+// for the operator. A missing table names the tables and where their names
+// came from; a DynamoDB failure shows its cause rather than the
+// caller-safe text ("Internal Server Error") the store gives API clients.
 func storeErr(what string, err error, tables ...table) error {
 	var nf *types.ResourceNotFoundException
 	if errors.As(err, &nf) {
@@ -156,8 +119,8 @@ func storeErr(what string, err error, tables ...table) error {
 		for i, t := range tables {
 			names[i] = t.String()
 		}
-		return fmt.Errorf("%s: table not found (%s; on AWS set the variables from the stack outputs, see stampctl help): %w",
-			what, strings.Join(names, ", "), nf)
+		return fmt.Errorf("%s: table not found: %s; on AWS use --stack NAME (or the variables from its outputs), "+
+			"locally DYNAMODB_ENDPOINT (see stampctl help): %w", what, strings.Join(names, ", "), nf)
 	}
 	var e *rules.Error
 	if errors.As(err, &e) && e.Err != nil && (e.Code == rules.EINTERNAL || e.Code == rules.EUNAVAILABLE) {

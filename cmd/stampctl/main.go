@@ -4,7 +4,11 @@
 // service's DynamoDB tables, with the operator's own AWS credentials; its
 // orders commands call the operator API.
 //
-// Run `stampctl help` for the commands and the environment it reads.
+// It works on a deployed stack named with --stack (whose outputs, read
+// with CloudFormation DescribeStacks, give the API's address and the table
+// names) or on the local stack (make local), and says which settings each
+// needs when it has none. Run `stampctl help` for the commands, and
+// `stampctl COMMAND --help` for one command's flags and environment.
 package main
 
 import (
@@ -20,97 +24,13 @@ import (
 	"time"
 )
 
-// usageText is what `stampctl help` and every usage error print.
-const usageText = `usage: stampctl <command> [arguments]
-
-Tokens (the API's bearer credentials; a token is shown once, when it is made,
-and only its HMAC-SHA256 under the deployment's hashing key is stored):
-  stampctl token create --owner NAME
-        issue a token for NAME (1 to 64 letters, digits, '.', '_' or '-');
-        the token is printed alone on the last line of the output
-  stampctl token list
-        list every token: ID, owner, creation time, status
-  stampctl token revoke ID
-        revoke the token whose ID (12 hex digits, from the list) is ID; it
-        stops working everywhere within 5 seconds (functions cache a token
-        that long)
-
-Articles (the purpose x state catalogue that prices orders):
-  stampctl articles import FILE
-        check every article of FILE (- for stdin) and, when all are valid,
-        create or update each one by (purpose_name, state), keeping the id
-        and documentId of existing ones; articles not in FILE are left as
-        they are. If any article is invalid nothing is written and every
-        error is printed.
-  stampctl articles export [FILE]
-        write the whole catalogue to FILE (default stdout) in the format
-        import reads, sorted by purpose_name and state
-
-Orders (the operator API under /api/ops/, called with requests signed by
-your AWS credentials; the API decides what is allowed and says why not):
-  stampctl orders queue [--status S] [--page-size N] [--cursor C]
-        the orders waiting in status S (Pending by default), oldest first
-        across all callers; prints the command for the next page
-  stampctl orders show DOC
-        one order as operators see it (with its owner and who changed it)
-  stampctl orders advance DOC --to STATUS [--ref R] [--certificate-number N]
-        [--fulfillment F]
-        move the order's fulfillment one step: Created needs --ref (the
-        unique_doc_ref), Procured --certificate-number, Printed an attached
-        certificate
-  stampctl orders attach-certificate DOC FILE [--name NAME] [--fulfillment F]
-        upload the certificate PDF of a Procured fulfillment
-  stampctl orders download DOC [--out FILE] [--fulfillment F]
-        save the certificate through its pre-signed address, checking its
-        SHA-256
-  stampctl orders backfill
-        once, after the first deploy with the work queue: put the orders
-        stored before it into the queue (straight in ORDERS_TABLE; running
-        it again changes nothing)
-
-Webhooks (straight in WEBHOOKS_TABLE and DELIVERIES_TABLE):
-  stampctl webhooks failing [-min-attempts N] [-json]
-        across all callers, each webhook with events still waiting after at
-        least N failed attempts (default 1), and each one a receiver's 410
-        disabled: owner, documentId, URL, enabled, events waiting, the
-        oldest waiting event's time, the most attempts one has had, the
-        last attempt (status, when) and when the next is due; -json prints
-        them as a JSON list. Says so when there are none.
-
-Environment:
-  STAMPDUTY_API_URL
-        the API for the orders commands: the stack's ApiUrl output; by
-        default the local stack's, http://127.0.0.1:3000
-  ARTICLES_TABLE, TOKENS_TABLE, COUNTERS_TABLE, ORDERS_TABLE,
-  WEBHOOKS_TABLE, DELIVERIES_TABLE
-        the tables; by default ArticlesTable, TokensTable, CountersTable,
-        OrdersTable, WebhooksTable and DeliveriesTable, the names the local
-        stack gives them. On AWS set them from the stack's outputs
-        ArticlesTableName, TokensTableName, CountersTableName,
-        OrdersTableName, WebhooksTableName and DeliveriesTableName, e.g.
-          aws cloudformation describe-stacks --stack-name STACK \
-            --query 'Stacks[0].Outputs' --output table
-  DYNAMODB_ENDPOINT
-        a local DynamoDB engine instead of AWS, e.g. http://127.0.0.1:8000
-        (the local stack's). With it, EC2 instance credentials are not
-        looked up, and when no AWS credentials or region are configured
-        stampctl uses region us-east-1 and dummy credentials.
-  TOKEN_HASH_KEY, TOKEN_HASH_KEY_PARAMETER
-        token create hashes the new token with the key the functions use:
-        TOKEN_HASH_KEY if set; with DYNAMODB_ENDPOINT the local stacks' key;
-        otherwise the SSM parameter TOKEN_HASH_KEY_PARAMETER (default
-        /stamp-duty/token-hash-key, the stack's TokenHashKeyParameter).
-  AWS credentials and region come from the AWS SDK's default chain:
-  AWS_PROFILE and the shared config files (including SSO), AWS_REGION,
-  AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY/AWS_SESSION_TOKEN, web identity,
-  container and instance roles.
-
-Exit status: 0 on success, 1 when a command fails, 2 on bad usage.
-`
-
 // usageError is a command line stampctl cannot run: it prints the message
-// (if any) and the usage text, and exits with status 2.
-type usageError struct{ msg string }
+// (if any) and the usage of the command (cmd) or, when there is none, the
+// overview, and exits with status 2.
+type usageError struct {
+	msg string
+	cmd *command
+}
 
 // Error returns the message.
 func (e usageError) Error() string { return e.msg }
@@ -120,7 +40,12 @@ func usagef(format string, args ...any) error {
 	return usageError{msg: fmt.Sprintf(format, args...)}
 }
 
-// cli is one run of stampctl: its input, output and environment.
+// errHelp is what parse returns for --help (or -h): the command's help is
+// printed to stdout, and stampctl exits with status 0.
+var errHelp = errors.New("help requested")
+
+// cli is one run of stampctl: its input, output and environment, and
+// the settings its flags and the stack it names give.
 type cli struct {
 	ctx    context.Context
 	stdin  io.Reader
@@ -128,29 +53,84 @@ type cli struct {
 	stderr io.Writer
 	getenv func(string) string
 	now    func() time.Time
+
+	// stackFlag and apiURLFlag are --stack and --api-url.
+	stackFlag, apiURLFlag string
+	// stackRead says whether the stack was read; stackInfo and stackErr are
+	// what reading it gave (see stack).
+	stackRead bool
+	stackInfo *stackInfo
+	stackErr  error
 }
 
-// command is a subcommand: its two words ("token create") and what runs it
-// with a flag set of that name and the arguments after them.
+// command is a subcommand: its two words ("token create"), what its help
+// says of it, what it reads besides its arguments, and what runs it with a
+// flag set of that name and the arguments after them.
 type command struct {
 	name string
-	run  func(c *cli, fs *flag.FlagSet, args []string) error
+	// args is the synopsis after the name: the positional arguments and the
+	// command's own flags, e.g. "DOC --to STATUS [--ref R]".
+	args string
+	// about is what the command does, one paragraph.
+	about string
+	reads reads
+	run   func(c *cli, fs *flag.FlagSet, args []string) error
 }
 
-// commands are every subcommand of stampctl.
+// reads is what a command reads besides its arguments: the operator API,
+// tables (by spec) or the token hashing key. It decides the common flags
+// the command takes and the environment its help lists.
+type reads struct {
+	api     bool
+	tables  []tableSpec
+	hashKey bool
+}
+
+// commands are every subcommand of stampctl, in the order help lists them.
 var commands = []command{
-	{"token create", (*cli).tokenCreate},
-	{"token list", (*cli).tokenList},
-	{"token revoke", (*cli).tokenRevoke},
-	{"articles import", (*cli).articlesImport},
-	{"articles export", (*cli).articlesExport},
-	{"orders queue", (*cli).ordersQueue},
-	{"orders show", (*cli).ordersShow},
-	{"orders advance", (*cli).ordersAdvance},
-	{"orders attach-certificate", (*cli).ordersAttachCertificate},
-	{"orders download", (*cli).ordersDownload},
-	{"orders backfill", (*cli).ordersBackfill},
-	{"webhooks failing", (*cli).webhooksFailing},
+	{"token create", "--owner NAME",
+		"issue a token for NAME (1 to 64 letters, digits, '.', '_' or '-'); the token is printed alone on the last line of the output",
+		reads{tables: []tableSpec{tokensSpec}, hashKey: true}, (*cli).tokenCreate},
+	{"token list", "",
+		"list every token: ID, owner, creation time, status",
+		reads{tables: []tableSpec{tokensSpec}}, (*cli).tokenList},
+	{"token revoke", "ID",
+		"revoke the token whose ID (12 hex digits, from the list) is ID; it stops working everywhere within 5 seconds (functions cache a token that long)",
+		reads{tables: []tableSpec{tokensSpec}}, (*cli).tokenRevoke},
+	{"articles import", "FILE",
+		"check every article of FILE (- for stdin) and, when all are valid, create or update each one by (purpose_name, state), " +
+			"keeping the id and documentId of existing ones; articles not in FILE are left as they are. " +
+			"If any article is invalid nothing is written and every error is printed.",
+		reads{tables: []tableSpec{articlesSpec, countersSpec}}, (*cli).articlesImport},
+	{"articles export", "[FILE]",
+		"write the whole catalogue to FILE (default stdout) in the format import reads, sorted by purpose_name and state",
+		reads{tables: []tableSpec{articlesSpec}}, (*cli).articlesExport},
+	{"orders queue", "[--status S] [--page-size N] [--cursor C]",
+		"the orders waiting in status S (Pending by default), oldest first across all callers; prints the command for the next page",
+		reads{api: true}, (*cli).ordersQueue},
+	{"orders show", "DOC",
+		"one order as operators see it (with its owner and who changed it)",
+		reads{api: true}, (*cli).ordersShow},
+	{"orders advance", "DOC --to STATUS [--ref R] [--certificate-number N] [--fulfillment F]",
+		"move the order's fulfillment one step: Created needs --ref (the unique_doc_ref), Procured --certificate-number, " +
+			"Printed an attached certificate",
+		reads{api: true}, (*cli).ordersAdvance},
+	{"orders attach-certificate", "DOC FILE [--name NAME] [--fulfillment F]",
+		"upload the certificate PDF of a Procured fulfillment",
+		reads{api: true}, (*cli).ordersAttachCertificate},
+	{"orders download", "DOC [--out FILE] [--fulfillment F]",
+		"save the certificate through its pre-signed address, checking its SHA-256",
+		reads{api: true}, (*cli).ordersDownload},
+	{"orders backfill", "",
+		"once, after the first deploy with the work queue: put the orders stored before it into the queue " +
+			"(straight in the orders table; running it again changes nothing)",
+		reads{tables: []tableSpec{ordersSpec}}, (*cli).ordersBackfill},
+	{"webhooks failing", "[--min-attempts N] [--json]",
+		"across all callers, each webhook with events still waiting after at least N failed attempts (default 1), " +
+			"and each one a receiver's 410 disabled: owner, documentId, URL, enabled, events waiting, the oldest waiting event's time, " +
+			"the most attempts one has had, the last attempt (status, when) and when the next is due; --json prints them as a JSON list. " +
+			"Says so when there are none.",
+		reads{tables: []tableSpec{webhooksSpec, deliveriesSpec}}, (*cli).webhooksFailing},
 }
 
 func main() {
@@ -163,9 +143,9 @@ func main() {
 // run executes stampctl with args (the command line without the program
 // name) and returns its exit status: 0 on success, 1 when the command
 // failed, 2 on bad usage. getenv supplies stampctl's own variables
-// (DYNAMODB_ENDPOINT and the *_TABLE names); the AWS SDK reads its own
-// (AWS_PROFILE, AWS_REGION, ...) from the process environment and the
-// shared config files, as every AWS tool does.
+// (DYNAMODB_ENDPOINT, STAMPDUTY_API_URL, the *_TABLE names, ...); the AWS
+// SDK reads its own (AWS_PROFILE, AWS_REGION, ...) from the process
+// environment and the shared config files, as every AWS tool does.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) (code int) {
 	defer func() {
 		// A bug must not print a stack trace that could hold a token.
@@ -184,7 +164,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		if ue.msg != "" {
 			fmt.Fprintf(stderr, "stampctl: %s\n\n", ue.msg)
 		}
-		fmt.Fprint(stderr, usageText)
+		if ue.cmd != nil {
+			fmt.Fprintf(stderr, "%s\nRun 'stampctl %s --help' for its flags and environment.\n", ue.cmd.usageLine(), ue.cmd.name)
+		} else {
+			fmt.Fprint(stderr, overview(""))
+		}
 		return 2
 	default:
 		fmt.Fprintf(stderr, "stampctl: %s\n", err)
@@ -194,44 +178,113 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 // dispatch finds the subcommand named by the first two words of args and
 // runs it with the rest; a failure is prefixed with the subcommand's name.
+// "help", -h and --help print the overview; "help COMMAND" and "COMMAND
+// --help" that command's help; a group's first word with --help the
+// group's part of the overview.
 func (c *cli) dispatch(args []string) error {
+	args = commonFlagsLast(args)
 	if len(args) == 0 {
 		return usagef("no command given")
 	}
-	switch args[0] {
-	case "help", "-h", "-help", "--help":
-		return usageError{}
+	if isHelp(args[0]) {
+		if len(args) == 1 {
+			fmt.Fprint(c.stdout, overview(""))
+			return nil
+		}
+		return c.dispatch(append(slices.Clone(args[1:]), "--help"))
 	}
-	if !slices.ContainsFunc(commands, func(cmd command) bool { return strings.HasPrefix(cmd.name, args[0]+" ") }) {
-		return usagef("unknown command %q", args[0])
+	group := args[0]
+	if !slices.ContainsFunc(commands, func(cmd command) bool { return strings.HasPrefix(cmd.name, group+" ") }) {
+		return usagef("unknown command %q", group)
 	}
-	if len(args) < 2 {
-		return usagef("%s: which command? (see below)", args[0])
+	if len(args) < 2 || isHelp(args[1]) {
+		if len(args) >= 2 {
+			fmt.Fprint(c.stdout, overview(group))
+			return nil
+		}
+		return usagef("%s: which command? (see below)", group)
 	}
-	name := args[0] + " " + args[1]
-	for _, cmd := range commands {
-		if cmd.name == name {
-			err := cmd.run(c, flag.NewFlagSet(name, flag.ContinueOnError), args[2:])
-			if ue := (usageError{}); err == nil || errors.As(err, &ue) {
-				return err
+	name := group + " " + args[1]
+	for i := range commands {
+		if cmd := &commands[i]; cmd.name == name {
+			fs := flag.NewFlagSet(name, flag.ContinueOnError)
+			c.commonFlags(fs, cmd)
+			err := cmd.run(c, fs, args[2:])
+			var ue usageError
+			switch {
+			case errors.Is(err, errHelp):
+				fmt.Fprint(c.stdout, commandHelp(cmd, fs))
+				return nil
+			case errors.As(err, &ue):
+				if ue.cmd == nil {
+					ue.cmd = cmd
+				}
+				return ue
+			case err != nil:
+				return fmt.Errorf("%s: %w", name, err)
 			}
-			return fmt.Errorf("%s: %w", name, err)
+			return nil
 		}
 	}
 	return usagef("unknown command %q", name)
 }
 
+// commonFlagsLast moves the common flags given before the command
+// (`stampctl --stack S token list`) after it, where the command's flag set
+// parses them.
+func commonFlagsLast(args []string) []string {
+	var moved []string
+	for len(args) > 0 {
+		name, _, hasValue := strings.Cut(strings.TrimLeft(args[0], "-"), "=")
+		if !strings.HasPrefix(args[0], "-") || !slices.Contains(commonFlagNames, name) {
+			break
+		}
+		n := 2
+		if hasValue || len(args) == 1 {
+			n = 1
+		}
+		moved, args = append(moved, args[:n]...), args[n:]
+	}
+	return append(slices.Clone(args), moved...)
+}
+
+// isHelp reports whether arg asks for help.
+func isHelp(arg string) bool {
+	switch arg {
+	case "help", "-h", "-help", "--help":
+		return true
+	}
+	return false
+}
+
+// commonFlags defines the flags every command of its kind takes: --stack,
+// and --api-url for the commands that call the API.
+func (c *cli) commonFlags(fs *flag.FlagSet, cmd *command) {
+	fs.StringVar(&c.stackFlag, "stack", "",
+		"the deployed stack `NAME` (default $STAMPDUTY_STACK): stampctl reads "+cmd.reads.fromStack()+
+			" from its outputs with CloudFormation DescribeStacks, using your AWS credentials and region")
+	if cmd.reads.api {
+		fs.StringVar(&c.apiURLFlag, "api-url", "",
+			"the API to call, at `URL`: e.g. the stack's ApiUrl output or the local stack's "+localAPIURL+
+				" (default $STAMPDUTY_API_URL, else the stack's ApiUrl)")
+	}
+}
+
+// commonFlagNames are the flags commonFlags defines.
+var commonFlagNames = []string{"api-url", "stack"}
+
 // parse parses the flags of args into fs (named for its subcommand) and
 // returns the positional arguments, checking there are between min and max
 // of them. Flags may come before, between or after the positional
-// arguments. Flag errors, -h and a wrong count are usage errors.
+// arguments, as --flag or -flag. --help (or -h) is errHelp; flag errors
+// and a wrong count are usage errors.
 func parse(fs *flag.FlagSet, args []string, min, max int) ([]string, error) {
 	fs.SetOutput(io.Discard)
 	var rest []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				return nil, usageError{}
+				return nil, errHelp
 			}
 			return nil, usagef("%s: %v", fs.Name(), err)
 		}

@@ -29,20 +29,19 @@ import (
 // execute-api with the AWS SDK's default credentials, as API Gateway's
 // AWS_IAM authorization requires.
 
-// apiURL returns the API's base address: STAMPDUTY_API_URL (the stack's
-// ApiUrl output), or the local stack's.
-func (c *cli) apiURL() string {
-	return strings.TrimRight(cmp.Or(strings.TrimSpace(c.getenv("STAMPDUTY_API_URL")), "http://127.0.0.1:3000"), "/")
-}
-
-// apiError is an error answer of the API: its status and Strapi envelope.
+// apiError is an error answer of the API: its status and Strapi envelope,
+// and what stampctl can say about it.
 type apiError struct {
 	Status  int
 	Name    string
 	Message string
+	Hint    string
 }
 
 func (e *apiError) Error() string {
+	if e.Hint != "" {
+		return fmt.Sprintf("%d %s: %s\n%s", e.Status, e.Name, e.Message, e.Hint)
+	}
 	return fmt.Sprintf("%d %s: %s", e.Status, e.Name, e.Message)
 }
 
@@ -50,11 +49,15 @@ func (e *apiError) Error() string {
 // answer's body into out (unless out is nil); any other answer is an
 // *apiError.
 func (c *cli) call(method, path string, query url.Values, contentType string, body []byte, out any) error {
-	cfg, _, err := c.awsConfig()
+	base, err := c.apiURL()
 	if err != nil {
 		return err
 	}
-	u := c.apiURL() + path
+	cfg, err := c.apiConfig(base)
+	if err != nil {
+		return err
+	}
+	u := base + path
 	if len(query) > 0 {
 		u += "?" + query.Encode()
 	}
@@ -88,8 +91,12 @@ func (c *cli) call(method, path string, query url.Values, contentType string, bo
 			Message string // API Gateway's own answers: {"message": "Forbidden"}
 		}
 		json.Unmarshal(raw, &env)
-		return &apiError{Status: resp.StatusCode, Name: cmp.Or(env.Error.Name, http.StatusText(resp.StatusCode)),
+		e := &apiError{Status: resp.StatusCode, Name: cmp.Or(env.Error.Name, http.StatusText(resp.StatusCode)),
 			Message: cmp.Or(env.Error.Message, env.Message, strings.TrimSpace(string(raw)))}
+		if resp.StatusCode == http.StatusForbidden && env.Error.Name == "" {
+			e.Hint = c.forbiddenHint(base, creds.AccessKeyID, cfg.Region)
+		}
+		return e
 	}
 	if out == nil {
 		return nil
@@ -98,6 +105,14 @@ func (c *cli) call(method, path string, query url.Values, contentType string, bo
 		return fmt.Errorf("%s %s: the answer is not what stampctl expects: %w", method, path, err)
 	}
 	return nil
+}
+
+// forbiddenHint explains API Gateway's own 403 (not the API's envelope):
+// the gateway refused the signature of keyID for region before any
+// function ran.
+func (c *cli) forbiddenHint(base, keyID, region string) string {
+	return fmt.Sprintf("The API refused the request's signature (key %s, region %s). On AWS, sign as an identity that may "+
+		"execute-api:Invoke the API, in the API's region. %s", keyID, region, c.localAPIHint(base))
 }
 
 // opsOrder is the data of an operator answer about one order.
@@ -330,7 +345,7 @@ func (c *cli) ordersBackfill(fs *flag.FlagSet, args []string) error {
 	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
 	}
-	n, err := storeCall(c, c.ordersTable(), "backfill the work queue", func(db *store.DB, name string) (int, error) {
+	n, err := storeCall(c, ordersSpec, "backfill the work queue", func(db *store.DB, name string) (int, error) {
 		return db.Orders(name).Backfill(c.ctx)
 	})
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 	"stampduty/cmd/internal/apigw"
 	"stampduty/shared/functest"
 	"stampduty/shared/rules"
+	"stampduty/shared/store/localdb"
 )
 
 // opsAPI is an operator API that checks signatures as the local stack
@@ -63,16 +64,14 @@ func (a *opsAPI) Invoke(_ context.Context, payload []byte) ([]byte, error) {
 	}
 }
 
-func TestOrdersCommands(t *testing.T) {
-	cert := []byte("%PDF-1.7\ncertificate\n%%EOF\n")
-	sum := sha256.Sum256(cert)
-	files := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(cert) }))
-	defer files.Close()
-	api := &opsAPI{order: rules.OpsOrder{Owner: "alice", Order: rules.Order{DocumentID: "o1", CreatedAt: "2026-11-21T04:09:00.123Z",
-		Fulfillments: []rules.Fulfillment{{DocumentID: "f1", Status: rules.StatusPending,
-			CertificateFile: &rules.File{Name: "certificate.pdf", SHA256: hex.EncodeToString(sum[:]), URL: files.URL + "/c"}}}}}}
-	iam := apigw.IAM{Credentials: aws.Credentials{AccessKeyID: "AKIAOPS", SecretAccessKey: "ops-secret"}, Region: "us-east-1",
-		Account: "000000000000", Principal: functest.Operator}
+// opsIAM is the key pair the operator API of TestOrdersCommands accepts.
+var opsIAM = apigw.IAM{Credentials: aws.Credentials{AccessKeyID: "AKIAOPS", SecretAccessKey: "ops-secret"}, Region: "us-east-1",
+	Account: "000000000000", Principal: functest.Operator}
+
+// newOpsServer serves api's operator routes on loopback behind the local
+// API Gateway (apigw), which checks signatures against iam as the local
+// stack does. It is closed when the test ends.
+func newOpsServer(t *testing.T, api *opsAPI, iam apigw.IAM) *httptest.Server {
 	var routes []apigw.Route
 	for _, r := range []struct{ method, path string }{
 		{"GET", "/api/ops/live-orders"}, {"GET", "/api/ops/live-orders/{documentId}"},
@@ -81,7 +80,26 @@ func TestOrdersCommands(t *testing.T) {
 		routes = append(routes, apigw.Route{Method: r.method, Path: r.path, Target: api, IAM: true})
 	}
 	srv := httptest.NewServer(apigw.NewHandler(routes, apigw.Options{IAM: &iam}))
-	defer srv.Close()
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// count returns how many requests a has had.
+func (a *opsAPI) count() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.requests)
+}
+
+func TestOrdersCommands(t *testing.T) {
+	cert := []byte("%PDF-1.7\ncertificate\n%%EOF\n")
+	sum := sha256.Sum256(cert)
+	files := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(cert) }))
+	defer files.Close()
+	api := &opsAPI{order: rules.OpsOrder{Owner: "alice", Order: rules.Order{DocumentID: "o1", CreatedAt: "2026-11-21T04:09:00.123Z",
+		Fulfillments: []rules.Fulfillment{{DocumentID: "f1", Status: rules.StatusPending,
+			CertificateFile: &rules.File{Name: "certificate.pdf", SHA256: hex.EncodeToString(sum[:]), URL: files.URL + "/c"}}}}}}
+	srv := newOpsServer(t, api, opsIAM)
 	vars := map[string]string{"STAMPDUTY_API_URL": srv.URL, "AWS_ACCESS_KEY_ID": "AKIAOPS", "AWS_SECRET_ACCESS_KEY": "ops-secret", "AWS_REGION": "us-east-1"}
 	for k, v := range vars {
 		t.Setenv(k, v) // the AWS SDK reads its own variables from the process
@@ -148,6 +166,13 @@ func TestOrdersCommands(t *testing.T) {
 		r := h.run(t, "", wrong, "orders", "show", "o1")
 		if r.code != 1 || !strings.Contains(r.stderr, "403 Forbidden: Forbidden") {
 			t.Errorf("exit %d %s", r.code, r.stderr)
+		}
+		// What to do about it: the key it signed with, and the pair the local stack takes.
+		for _, want := range []string{"key AKIAOPS, region us-east-1", "execute-api:Invoke",
+			localdb.OperatorExports(localdb.OperatorKeyID, localdb.OperatorSecret, localdb.Region, srv.URL)} {
+			if !strings.Contains(r.stderr, want) {
+				t.Errorf("the 403 does not say %q:\n%s", want, r.stderr)
+			}
 		}
 	})
 }

@@ -484,30 +484,30 @@ func TestEnvironment(t *testing.T) {
 			t.Errorf("credentials %q, %v; want the local ones", creds.AccessKeyID, err)
 		}
 	})
-	t.Run("TablesDefaultToTheLogicalIDs", func(t *testing.T) {
-		c := &cli{getenv: func(string) string { return "" }}
-		for _, tc := range []struct {
-			got           table
-			envVar, table string
-		}{
-			{c.articlesTable(), "ARTICLES_TABLE", "ArticlesTable"},
-			{c.tokensTable(), "TOKENS_TABLE", "TokensTable"},
-			{c.countersTable(), "COUNTERS_TABLE", "CountersTable"},
-			{c.webhooksTable(), "WEBHOOKS_TABLE", "WebhooksTable"},
-			{c.deliveriesTable(), "DELIVERIES_TABLE", "DeliveriesTable"},
-		} {
-			if tc.got != (table{tc.envVar, tc.table}) {
-				t.Errorf("got %v, want %s=%s", tc.got, tc.envVar, tc.table)
+	t.Run("LocallyTablesDefaultToTheLogicalIDs", func(t *testing.T) {
+		c := &cli{getenv: func(k string) string { return map[string]string{"DYNAMODB_ENDPOINT": localDynamoDB}[k] }}
+		for _, spec := range []tableSpec{articlesSpec, tokensSpec, countersSpec, ordersSpec, webhooksSpec, deliveriesSpec} {
+			got, err := c.table(spec)
+			if err != nil || got.name != spec.logicalID {
+				t.Errorf("%s: got %v, %v; want %s", spec.envVar, got, err, spec.logicalID)
 			}
-			if _, ok := h.env.Names[tc.table]; !ok {
-				t.Errorf("template.yaml has no table %s", tc.table)
+			if _, ok := h.env.Names[spec.logicalID]; !ok {
+				t.Errorf("template.yaml has no table %s", spec.logicalID)
 			}
+		}
+	})
+	t.Run("ATableVariableWins", func(t *testing.T) {
+		c := &cli{getenv: func(k string) string {
+			return map[string]string{"DYNAMODB_ENDPOINT": localDynamoDB, "TOKENS_TABLE": "mine"}[k]
+		}}
+		if got, err := c.table(tokensSpec); err != nil || got.name != "mine" || got.from != "TOKENS_TABLE" {
+			t.Errorf("got %+v, %v; want mine from TOKENS_TABLE", got, err)
 		}
 	})
 	t.Run("MissingTableNamesTheVariable", func(t *testing.T) {
 		r := h.run(t, "", map[string]string{"TOKENS_TABLE": "NoSuchTable"}, "token", "list")
-		if r.code != 1 || !strings.Contains(r.stderr, "TOKENS_TABLE=NoSuchTable") {
-			t.Errorf("exit %d, stderr %q; want 1 and TOKENS_TABLE=NoSuchTable", r.code, r.stderr)
+		if r.code != 1 || !strings.Contains(r.stderr, "NoSuchTable (TOKENS_TABLE)") || !strings.Contains(r.stderr, "--stack") {
+			t.Errorf("exit %d, stderr %q; want 1, NoSuchTable (TOKENS_TABLE) and --stack", r.code, r.stderr)
 		}
 	})
 	t.Run("AWSWithoutARegionFails", func(t *testing.T) {
@@ -523,25 +523,31 @@ func TestUsage(t *testing.T) {
 		name string
 		args []string
 		want string
+		// cmd is the command whose usage line follows the message; "" for
+		// the overview.
+		cmd string
 	}{
-		{"NoCommand", nil, "no command"},
-		{"Help", []string{"help"}, ""},
-		{"DashH", []string{"-h"}, ""},
-		{"UnknownCommand", []string{"frobnicate"}, `unknown command "frobnicate"`},
-		{"UnknownSubcommand", []string{"token", "frobnicate"}, `unknown command "token frobnicate"`},
-		{"GroupWithoutCommand", []string{"articles"}, "which command"},
-		{"UnknownFlag", []string{"token", "list", "-x"}, "flag provided but not defined"},
-		{"SubcommandHelp", []string{"token", "create", "-h"}, ""},
-		{"ExtraArgument", []string{"token", "revoke", "abcdef012345", "more"}, `unexpected argument "more"`},
-		{"MissingArgument", []string{"articles", "import"}, "missing argument"},
-		{"OwnerWithoutValue", []string{"token", "create", "--owner"}, "flag needs an argument"},
-		{"NegativeMinAttempts", []string{"webhooks", "failing", "-min-attempts", "-1"}, "-min-attempts must be 0 or more"},
+		{"NoCommand", nil, "no command", ""},
+		{"UnknownCommand", []string{"frobnicate"}, `unknown command "frobnicate"`, ""},
+		{"UnknownSubcommand", []string{"token", "frobnicate"}, `unknown command "token frobnicate"`, ""},
+		{"HelpOfAnUnknownCommand", []string{"help", "token", "frobnicate"}, `unknown command "token frobnicate"`, ""},
+		{"GroupWithoutCommand", []string{"articles"}, "which command", ""},
+		{"UnknownFlag", []string{"token", "list", "-x"}, "flag provided but not defined", "token list"},
+		{"ExtraArgument", []string{"token", "revoke", "abcdef012345", "more"}, `unexpected argument "more"`, "token revoke"},
+		{"MissingArgument", []string{"articles", "import"}, "missing argument", "articles import"},
+		{"OwnerWithoutValue", []string{"token", "create", "--owner"}, "flag needs an argument", "token create"},
+		{"NegativeMinAttempts", []string{"webhooks", "failing", "--min-attempts", "-1"}, "--min-attempts must be 0 or more", "webhooks failing"},
+		{"NotAnAPIURL", []string{"orders", "show", "o1", "--api-url", "127.0.0.1:3000"}, `"127.0.0.1:3000" is not an http(s) URL`, "orders show"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var h *harness // usage errors never reach DynamoDB
 			r := h.run(t, "", nil, tc.args...)
-			if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, tc.want) || !strings.Contains(r.stderr, usageText) {
-				t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant 2 and usage with %q", r.code, r.stdout, r.stderr, tc.want)
+			want := overview("")
+			if tc.cmd != "" {
+				want = "usage: stampctl " + tc.cmd
+			}
+			if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, tc.want) || !strings.Contains(r.stderr, want) {
+				t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant 2 and %q with %q", r.code, r.stdout, r.stderr, want, tc.want)
 			}
 		})
 	}
@@ -551,11 +557,11 @@ func TestUsage(t *testing.T) {
 // code does: keyed hashes, and how long a revocation takes.
 func TestUsageTellsTheTruth(t *testing.T) {
 	for _, want := range []string{"HMAC-SHA256", "within 5 seconds"} {
-		if !strings.Contains(usageText, want) {
+		if !strings.Contains(overview(""), want) {
 			t.Errorf("usage does not say %q", want)
 		}
 	}
-	if strings.Contains(usageText, "only its SHA-256") {
+	if strings.Contains(overview(""), "only its SHA-256") {
 		t.Error("usage says tokens are stored as plain SHA-256 hashes; they are HMACs")
 	}
 	if got, want := auth.CacheTTL, 5*time.Second; got != want {

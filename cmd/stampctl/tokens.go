@@ -26,6 +26,10 @@ func (c *cli) tokenCreate(fs *flag.FlagSet, args []string) error {
 	if !auth.ValidOwner(*owner) {
 		return fmt.Errorf("invalid owner %s: use 1 to 64 ASCII letters, digits, '.', '_' or '-'", strconv.Quote(*owner))
 	}
+	tokens, err := c.table(tokensSpec)
+	if err != nil {
+		return err
+	}
 	db, err := c.openDB()
 	if err != nil {
 		return err
@@ -39,7 +43,6 @@ func (c *cli) tokenCreate(fs *flag.FlagSet, args []string) error {
 		return fmt.Errorf("make a token: %w", err)
 	}
 	t := auth.Token{Hash: hash, Owner: *owner, CreatedAt: c.now().UTC()}
-	tokens := c.tokensTable()
 	if err := db.Tokens(tokens.name).Create(c.ctx, t); err != nil {
 		return storeErr("store the token", err, tokens)
 	}
@@ -54,7 +57,7 @@ func (c *cli) tokenList(fs *flag.FlagSet, args []string) error {
 	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
 	}
-	ts, err := storeCall(c, c.tokensTable(), "list tokens", func(db *store.DB, name string) ([]auth.Token, error) {
+	ts, err := storeCall(c, tokensSpec, "list tokens", func(db *store.DB, name string) ([]auth.Token, error) {
 		return db.Tokens(name).List(c.ctx)
 	})
 	if err != nil {
@@ -87,7 +90,7 @@ func (c *cli) tokenRevoke(fs *flag.FlagSet, args []string) error {
 		return fmt.Errorf("invalid token id %s: use the 12 hex digits of the ID column of `stampctl token list`", strconv.Quote(rest[0]))
 	}
 	now := c.now().UTC()
-	t, err := storeCall(c, c.tokensTable(), "revoke token "+id, func(db *store.DB, name string) (auth.Token, error) {
+	t, err := storeCall(c, tokensSpec, "revoke token "+id, func(db *store.DB, name string) (auth.Token, error) {
 		return db.Tokens(name).Revoke(c.ctx, id, now)
 	})
 	if err != nil {

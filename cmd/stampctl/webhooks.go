@@ -8,15 +8,9 @@ import (
 	"stampduty/shared/notify"
 )
 
-// webhooksTable returns the webhooks table.
-func (c *cli) webhooksTable() table { return c.table("WEBHOOKS_TABLE", "WebhooksTable") }
-
-// deliveriesTable returns the webhook deliveries table.
-func (c *cli) deliveriesTable() table { return c.table("DELIVERIES_TABLE", "DeliveriesTable") }
-
 // webhooksFailing lists, across all callers, the webhooks whose events
 // wait after failed attempts and those a 410 disabled (notify.Failures):
-// an aligned table, or JSON with -json.
+// an aligned table, or JSON with --json.
 func (c *cli) webhooksFailing(fs *flag.FlagSet, args []string) error {
 	min := fs.Int("min-attempts", 1, "list events waiting after at least this many attempts")
 	asJSON := fs.Bool("json", false, "print JSON (a list of objects) instead of the table")
@@ -24,9 +18,16 @@ func (c *cli) webhooksFailing(fs *flag.FlagSet, args []string) error {
 		return err
 	}
 	if *min < 0 {
-		return usagef("webhooks failing: -min-attempts must be 0 or more")
+		return usagef("webhooks failing: --min-attempts must be 0 or more")
 	}
-	hooks, deliveries := c.webhooksTable(), c.deliveriesTable()
+	hooks, err := c.table(webhooksSpec)
+	if err != nil {
+		return err
+	}
+	deliveries, err := c.table(deliveriesSpec)
+	if err != nil {
+		return err
+	}
 	db, err := c.openDB()
 	if err != nil {
 		return err

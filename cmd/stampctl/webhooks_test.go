@@ -97,13 +97,13 @@ func TestWebhooksFailing(t *testing.T) {
 		if !strings.Contains(r.stdout, "wacme2") || len(lines(r.stdout)) != 4 {
 			t.Errorf("stdout:\n%s\nwant wacme2's event, not yet tried, too", r.stdout)
 		}
-		r = h.mustRun(t, "", "webhooks", "failing", "-min-attempts", "2")
+		r = h.mustRun(t, "", "webhooks", "failing", "--min-attempts", "2")
 		if f := strings.Fields(lines(r.stdout)[1]); f[1] != "wacme1" || f[3] != "1" {
 			t.Errorf("stdout:\n%s\nwant only wacme1's event of 3 attempts waiting", r.stdout)
 		}
 	})
 	t.Run("JSON", func(t *testing.T) {
-		r := h.mustRun(t, "", "webhooks", "failing", "-json")
+		r := h.mustRun(t, "", "webhooks", "failing", "--json")
 		var got []map[string]any
 		if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
 			t.Fatalf("%v:\n%s", err, r.stdout)

@@ -179,6 +179,25 @@ const DevOwner = "dev"
 // this published, worthless value.
 const TokenHashKey = "local-only-token-hash-key-not-a-secret-0001"
 
+// The key pair the local stack's operator API (the AWS_IAM routes, under
+// /api/ops/) accepts when its environment names none, and who requests
+// signed with it act as: fixed, printed by the stack (OperatorExports) and
+// named by stampctl when it has nowhere to go, valid nowhere but there.
+const (
+	OperatorKeyID  = "AKIALOCALOPERATOR000"
+	OperatorSecret = "local-operator-secret-not-valid-on-aws"
+	OperatorARN    = "arn:aws:iam::000000000000:user/local-operator"
+)
+
+// OperatorExports is the shell line that points stampctl (and any AWS
+// tool) at a local operator API at apiURL which accepts the key pair
+// keyID, secret signed for region: the line the local stack prints and
+// stampctl repeats, so that the two never differ.
+func OperatorExports(keyID, secret, region, apiURL string) string {
+	return fmt.Sprintf("export AWS_ACCESS_KEY_ID=%s AWS_SECRET_ACCESS_KEY=%s AWS_REGION=%s STAMPDUTY_API_URL=%s",
+		keyID, secret, region, apiURL)
+}
+
 // Params are the template parameters of a local stack whose DynamoDB is at
 // endpoint, with the local values of the SSM parameters the template
 // resolves (as "ssm:NAME"), for samtemplate.Template.Resolve.

@@ -1,0 +1,344 @@
+package main
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/feature/ec2/imds"
+	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
+	"github.com/aws/smithy-go"
+
+	"stampduty/shared/store/localdb"
+)
+
+// Where stampctl works. A command works either on a deployed stack, with
+// the operator's AWS credentials, or on the local stack (make local):
+//
+//   - --stack NAME (or STAMPDUTY_STACK) reads the stack's outputs with
+//     CloudFormation DescribeStacks: ApiUrl, the *TableName outputs and the
+//     TokenHashKeyParameter parameter. A variable set explicitly
+//     (STAMPDUTY_API_URL, ARTICLES_TABLE, ...) wins over the stack's value,
+//     and --api-url over both.
+//   - DYNAMODB_ENDPOINT points the table commands at a local engine, whose
+//     tables have the template's logical ids as names.
+//   - The orders commands call the API at --api-url, STAMPDUTY_API_URL or
+//     the stack's ApiUrl, signed with the AWS credentials of the SDK's
+//     default chain, which for the local stack is the operator pair it
+//     prints.
+//
+// With none of these, a command does not guess: it fails, naming what to
+// set for AWS and, exactly as the local stack prints them, for the local
+// one. (Before, the API defaulted to the local stack's address and the
+// tables to the local names even on AWS, and the dummy credentials of the
+// local engine signed API requests, which the local API refuses.)
+
+// The local stack's default addresses (cmd/local's LOCAL_ADDR and
+// LOCAL_DYNAMODB_ADDR), which stampctl names when it has nowhere to go.
+const (
+	localAPIURL   = "http://127.0.0.1:3000"
+	localDynamoDB = "http://127.0.0.1:8000"
+)
+
+// tableSpec is one of the service's tables as stampctl finds it: the
+// variable that names it, its logical id in template.yaml (the local
+// stack's name for it) and the stack output that gives its name on AWS.
+type tableSpec struct {
+	envVar, logicalID, output string
+}
+
+// The tables stampctl reads or writes.
+var (
+	articlesSpec   = tableSpec{"ARTICLES_TABLE", "ArticlesTable", "ArticlesTableName"}
+	tokensSpec     = tableSpec{"TOKENS_TABLE", "TokensTable", "TokensTableName"}
+	countersSpec   = tableSpec{"COUNTERS_TABLE", "CountersTable", "CountersTableName"}
+	ordersSpec     = tableSpec{"ORDERS_TABLE", "OrdersTable", "OrdersTableName"}
+	webhooksSpec   = tableSpec{"WEBHOOKS_TABLE", "WebhooksTable", "WebhooksTableName"}
+	deliveriesSpec = tableSpec{"DELIVERIES_TABLE", "DeliveriesTable", "DeliveriesTableName"}
+)
+
+// apiURLOutput and hashKeyParam are the stack's output that gives the
+// API's address and its parameter that names the token key's SSM parameter.
+const (
+	apiURLOutput = "ApiUrl"
+	hashKeyParam = "TokenHashKeyParameter"
+)
+
+// table is a table as stampctl resolved it: its name and where the name
+// came from, for messages.
+type table struct {
+	name string
+	from string // e.g. "TOKENS_TABLE", or "stack S's output TokensTableName"
+}
+
+// String returns "name (from)", for messages.
+func (t table) String() string { return t.name + " (" + t.from + ")" }
+
+// table resolves the table of spec: its variable when set, else the
+// stack's output when a stack is named, else the logical id against a
+// local engine (DYNAMODB_ENDPOINT); otherwise it says what to set.
+func (c *cli) table(spec tableSpec) (table, error) {
+	if v := strings.TrimSpace(c.getenv(spec.envVar)); v != "" {
+		return table{name: v, from: spec.envVar}, nil
+	}
+	st, err := c.stack()
+	if err != nil {
+		return table{}, err
+	}
+	if st != nil {
+		v, err := st.output(spec.output)
+		return table{name: v, from: fmt.Sprintf("stack %s's output %s", st.name, spec.output)}, err
+	}
+	if c.dynamoEndpoint() != "" {
+		return table{name: spec.logicalID, from: "the local stack's name; set " + spec.envVar + " for another"}, nil
+	}
+	return table{}, fmt.Errorf("which tables? stampctl has no stack, table name or local engine.\n%s",
+		c.whereTables(spec))
+}
+
+// dynamoEndpoint returns DYNAMODB_ENDPOINT, "" when unset.
+func (c *cli) dynamoEndpoint() string { return strings.TrimSpace(c.getenv("DYNAMODB_ENDPOINT")) }
+
+// stackName returns the stack named by --stack, else by STAMPDUTY_STACK.
+func (c *cli) stackName() string {
+	return cmp.Or(strings.TrimSpace(c.stackFlag), strings.TrimSpace(c.getenv("STAMPDUTY_STACK")))
+}
+
+// stackInfo is what DescribeStacks says of the named stack.
+type stackInfo struct {
+	name    string
+	region  string
+	outputs map[string]string
+	params  map[string]string
+}
+
+// output returns the stack's output key, or an error when the stack has
+// none (a stack deployed from an older template, say).
+func (s *stackInfo) output(key string) (string, error) {
+	if v := s.outputs[key]; v != "" {
+		return v, nil
+	}
+	return "", fmt.Errorf("stack %s (%s) has no output %s: deploy the current template.yaml, or set the variable stampctl help names for it",
+		s.name, s.region, key)
+}
+
+// stack returns the stack --stack (or STAMPDUTY_STACK) names, read once
+// per run with CloudFormation DescribeStacks; nil when none is named.
+func (c *cli) stack() (*stackInfo, error) {
+	name := c.stackName()
+	if name == "" {
+		return nil, nil
+	}
+	if c.stackRead {
+		return c.stackInfo, c.stackErr
+	}
+	c.stackRead = true
+	c.stackInfo, c.stackErr = c.describeStack(name)
+	return c.stackInfo, c.stackErr
+}
+
+// describeStack reads stack name's outputs and parameters.
+func (c *cli) describeStack(name string) (*stackInfo, error) {
+	cfg, err := c.loadAWS(false)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.checkAWS(cfg, "read stack "+name+"'s outputs (CloudFormation DescribeStacks)"); err != nil {
+		return nil, err
+	}
+	out, err := cloudformation.NewFromConfig(cfg).DescribeStacks(c.ctx, &cloudformation.DescribeStacksInput{StackName: aws.String(name)})
+	var ae smithy.APIError
+	switch {
+	case errors.As(err, &ae) && ae.ErrorCode() == "ValidationError" && strings.Contains(ae.ErrorMessage(), "does not exist"):
+		return nil, fmt.Errorf("stack %s does not exist in region %s (the region is AWS_REGION's or your profile's): %w", name, cfg.Region, err)
+	case err != nil:
+		return nil, fmt.Errorf("read stack %s's outputs in region %s (CloudFormation DescribeStacks): %w", name, cfg.Region, err)
+	case len(out.Stacks) != 1:
+		return nil, fmt.Errorf("read stack %s's outputs in region %s: CloudFormation described %d stacks", name, cfg.Region, len(out.Stacks))
+	}
+	st := &stackInfo{name: name, region: cfg.Region, outputs: map[string]string{}, params: map[string]string{}}
+	for _, o := range out.Stacks[0].Outputs {
+		st.outputs[aws.ToString(o.OutputKey)] = aws.ToString(o.OutputValue)
+	}
+	for _, p := range out.Stacks[0].Parameters {
+		st.params[aws.ToString(p.ParameterKey)] = aws.ToString(p.ParameterValue)
+	}
+	return st, nil
+}
+
+// loadAWS loads the AWS SDK's default chain (profiles, SSO, environment,
+// web identity, container and instance roles). For a local target (local)
+// instance credentials are not looked up: off EC2 that lookup costs
+// seconds, and the local stack accepts none of them anyway.
+func (c *cli) loadAWS(local bool) (aws.Config, error) {
+	var opts []func(*config.LoadOptions) error
+	if local {
+		opts = append(opts, config.WithEC2IMDSClientEnableState(imds.ClientDisabled))
+	}
+	cfg, err := config.LoadDefaultConfig(c.ctx, opts...)
+	if err != nil {
+		return cfg, fmt.Errorf("load AWS configuration: %w", err)
+	}
+	return cfg, nil
+}
+
+// checkAWS checks that cfg has a region and credentials for the AWS call
+// what, and otherwise says how to give them.
+func (c *cli) checkAWS(cfg aws.Config, what string) error {
+	const regionHelp = "set AWS_REGION, or use a profile with a region (AWS_PROFILE)"
+	noCreds := cfg.Credentials == nil || !retrievable(c.ctx, cfg.Credentials)
+	switch {
+	case noCreds && cfg.Region == "":
+		return fmt.Errorf("no AWS credentials and no region to %s: %s; %s", what, awsCredentialsHelp, regionHelp)
+	case noCreds:
+		return fmt.Errorf("no AWS credentials to %s: %s", what, awsCredentialsHelp)
+	case cfg.Region == "":
+		return fmt.Errorf("no AWS region to %s: %s", what, regionHelp)
+	}
+	return nil
+}
+
+// awsCredentialsHelp says where the AWS SDK finds credentials.
+const awsCredentialsHelp = "use a profile (AWS_PROFILE, aws configure or aws sso login), " +
+	"or set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary ones)"
+
+// dbConfig returns the AWS configuration and endpoint for DynamoDB: the
+// engine at DYNAMODB_ENDPOINT when set, where a missing region or missing
+// credentials fall back to localdb's region and dummy credentials (a
+// local engine accepts any); otherwise AWS, which needs both.
+func (c *cli) dbConfig() (aws.Config, string, error) {
+	endpoint := c.dynamoEndpoint()
+	if endpoint != "" && c.stackName() != "" {
+		return aws.Config{}, "", usagef("--stack (or STAMPDUTY_STACK) reads a deployed stack and DYNAMODB_ENDPOINT names a local engine: use one of them")
+	}
+	cfg, err := c.loadAWS(endpoint != "")
+	if err != nil {
+		return cfg, "", err
+	}
+	if endpoint != "" {
+		if cfg.Region == "" {
+			cfg.Region = localdb.Region
+		}
+		if cfg.Credentials == nil || !retrievable(c.ctx, cfg.Credentials) {
+			cfg.Credentials = credentials.NewStaticCredentialsProvider(localdb.AccessKeyID, localdb.SecretAccessKey, "")
+		}
+		return cfg, endpoint, nil
+	}
+	if err := c.checkAWS(cfg, "reach DynamoDB"); err != nil {
+		return cfg, "", fmt.Errorf("%w\nAgainst the local stack instead: export DYNAMODB_ENDPOINT=%s (its DynamoDB, as make local prints it)", err, localDynamoDB)
+	}
+	return cfg, "", nil
+}
+
+// apiURL returns the API's base address: --api-url, else STAMPDUTY_API_URL,
+// else the stack's ApiUrl output; otherwise it says what to set.
+func (c *cli) apiURL() (string, error) {
+	raw := cmp.Or(strings.TrimSpace(c.apiURLFlag), strings.TrimSpace(c.getenv("STAMPDUTY_API_URL")))
+	if raw == "" {
+		st, err := c.stack()
+		if err != nil {
+			return "", err
+		}
+		if st == nil {
+			return "", fmt.Errorf("which API? stampctl has no stack or API address.\n%s", c.whereAPI(localAPIURL))
+		}
+		if raw, err = st.output(apiURLOutput); err != nil {
+			return "", err
+		}
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return "", usagef("the API's address %q is not an http(s) URL, e.g. %s or the stack's ApiUrl output", raw, localAPIURL)
+	}
+	return strings.TrimRight(raw, "/"), nil
+}
+
+// apiConfig returns the AWS configuration to sign requests to the API at
+// base with: the SDK's default chain, never the local engine's dummy
+// credentials (the local API accepts only its operator pair). The region
+// is the configured one, else the one in an execute-api address.
+func (c *cli) apiConfig(base string) (aws.Config, error) {
+	local := isLoopback(base)
+	cfg, err := c.loadAWS(local)
+	if err != nil {
+		return cfg, err
+	}
+	if cfg.Region == "" {
+		cfg.Region = executeAPIRegion(base)
+	}
+	if err := c.checkAWS(cfg, "sign requests to "+base+" with"); err != nil {
+		hint := c.localAPIHint(base)
+		if !local {
+			hint = "On AWS, the identity needs execute-api:Invoke on the API. " + hint
+		}
+		return cfg, fmt.Errorf("%w\n%s", err, hint)
+	}
+	return cfg, nil
+}
+
+// whereAPI says what to set for an orders command, on AWS and locally
+// (with the local API at localURL).
+func (c *cli) whereAPI(localURL string) string {
+	return "On AWS:    --stack NAME (stampctl reads the API's address from its ApiUrl output), or --api-url URL,\n" +
+		"           with your AWS credentials and region (AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY; AWS_REGION).\n" +
+		"Locally:   the local stack's address and operator pair, as make local prints them:\n" + localAPIExport(localURL)
+}
+
+// localAPIHint says how to sign for the local stack at apiURL (the
+// default local address when apiURL is not on this machine).
+func (c *cli) localAPIHint(apiURL string) string {
+	return "Against the local stack (make local), sign with the operator pair it prints:\n" + localAPIExport(apiURL)
+}
+
+// localAPIExport is the local stack's operator line, as it prints it, for
+// its API at apiURL (the default local address when apiURL is not on this
+// machine).
+func localAPIExport(apiURL string) string {
+	if !isLoopback(apiURL) {
+		apiURL = localAPIURL
+	}
+	return "  " + localdb.OperatorExports(localdb.OperatorKeyID, localdb.OperatorSecret, localdb.Region, apiURL) + "\n" +
+		"(or the AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY make local itself ran with, if it had them)"
+}
+
+// whereTables says what to set for a table command needing spec's table.
+func (c *cli) whereTables(spec tableSpec) string {
+	return "On AWS:    --stack NAME (stampctl reads the table names from its outputs), or " + spec.envVar + " (the stack's " + spec.output + " output),\n" +
+		"           with your AWS credentials and region (AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY; AWS_REGION).\n" +
+		"Locally:   the local stack's DynamoDB, as make local prints it:\n" +
+		"  export DYNAMODB_ENDPOINT=" + localDynamoDB
+}
+
+// isLoopback reports whether the address raw is on this machine.
+func isLoopback(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return false
+	}
+	host := u.Hostname()
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// executeAPIRegion returns the region of an API Gateway address
+// (https://ID.execute-api.REGION.amazonaws.com), "" for any other.
+func executeAPIRegion(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	parts := strings.Split(u.Hostname(), ".")
+	if len(parts) >= 4 && parts[1] == "execute-api" {
+		return parts[2]
+	}
+	return ""
+}
