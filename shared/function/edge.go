@@ -81,7 +81,7 @@ func Lambda(h http.Handler, logger *slog.Logger) Handler {
 //     host, a body marked base64 that is not base64 — none of which API
 //     Gateway sends;
 //
-// the last two kinds are 400 ValidationError: the request, not a resource,
+// the other two kinds are 400 ValidationError: the request, not a resource,
 // is at fault. Headers, cookies and other parameters cannot make the
 // adapter fail and are not looked at.
 func CheckEvent(ev events.APIGatewayV2HTTPRequest) error {

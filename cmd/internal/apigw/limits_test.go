@@ -64,7 +64,9 @@ func TestLimits(t *testing.T) {
 		raw := strings.Repeat("filters=abcdefgh&", 20_000)
 		start := time.Now()
 		params := queryParameters(raw)
-		if d := time.Since(start); d > 250*time.Millisecond {
+		d := time.Since(start)
+		t.Logf("20,000 repeats of one key joined in %s", d)
+		if d > 250*time.Millisecond {
 			t.Errorf("20,000 repeats of one key took %s", d)
 		}
 		if got, want := len(params["filters"]), 20_000*9-1; got != want {
