@@ -230,6 +230,8 @@ func TestLocalStack(t *testing.T) {
 		}
 	})
 
+	t.Run("HostileRequests", func(t *testing.T) { checkHostile(t, s, out) })
+
 	t.Run("FunctionLogsShown", func(t *testing.T) {
 		logs := out.String()
 		for _, want := range []string{`[CreateOrderFunction] {"time"`, `"msg":"request"`, `"route":"POST /api/live-orders"`, `"caller":"dev"`, "Dev token", "GET  " + s.URL + "/api/live-orders -> ListOrdersFunction"} {

@@ -25,7 +25,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"stampduty/shared/auth"
 	"stampduty/shared/files"
@@ -46,6 +45,9 @@ type Stack struct {
 	Function samtemplate.Function
 	// Handler is the function's handler as its wire function built it.
 	Handler http.Handler
+	// Lambda is the function's Lambda handler over Handler, the one main
+	// hands to lambda.Start (function.Lambda), logging into Logs.
+	Lambda function.Handler
 	// Read holds every environment variable the function read.
 	Read map[string]bool
 	// Logs holds everything the function logged.
@@ -79,11 +81,12 @@ func (s *SyncBuffer) String() string {
 func New(t testing.TB, logicalID string, wire function.Wire) *Stack {
 	t.Helper()
 	s := newStack(t, logicalID)
-	h, err := function.Build(wire, s.Env.Getenv(logicalID, s.Read), slog.New(slog.NewJSONHandler(s.Logs, nil)))
+	logger := slog.New(slog.NewJSONHandler(s.Logs, nil))
+	h, err := function.Build(wire, s.Env.Getenv(logicalID, s.Read), logger)
 	if err != nil {
 		t.Fatalf("wire %s: %v", logicalID, err)
 	}
-	s.Handler = h
+	s.Handler, s.Lambda = h, function.Lambda(h, logger)
 	return s
 }
 
@@ -222,13 +225,13 @@ type Response struct {
 	Body    string
 }
 
-// Invoke runs ev through the function's Lambda entry point, the adapter
-// main hands to lambda.Start, and checks the answer against the API's
-// OpenAPI document (CheckOpenAPI): an answer the document does not
-// describe fails the test.
+// Invoke runs ev through the function's Lambda entry point, the handler
+// main hands to lambda.Start (Stack.Lambda), and checks the answer against
+// the API's OpenAPI document (CheckOpenAPI): an answer the document does
+// not describe fails the test.
 func (s *Stack) Invoke(ev events.APIGatewayV2HTTPRequest) Response {
 	s.t.Helper()
-	out, err := httpadapter.NewV2(s.Handler).ProxyWithContext(context.Background(), ev)
+	out, err := s.Lambda(context.Background(), ev)
 	if err != nil {
 		s.t.Fatalf("invoke: %v", err)
 	}

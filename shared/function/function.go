@@ -14,7 +14,6 @@ import (
 	"strings"
 
 	"github.com/aws/aws-lambda-go/lambda"
-	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"stampduty/shared/auth"
 	"stampduty/shared/config"
@@ -60,7 +59,8 @@ func build[T any](wire func(d Deps) T, getenv func(string) string) (T, error) {
 
 // Main builds the handler (Build) from the process environment, logging
 // JSON lines to standard output, and serves the Lambda runtime's events with
-// it until the runtime ends the process. When wiring fails it logs why and
+// it (through Lambda, which answers itself the events the adapter cannot
+// take) until the runtime ends the process. When wiring fails it logs why and
 // exits with status 1, which Lambda reports as a failed init.
 func Main(wire Wire) {
 	logger := slog.New(slog.NewJSONHandler(os.Stdout, nil))
@@ -69,7 +69,7 @@ func Main(wire Wire) {
 		logger.Error("init failed", "err", err.Error())
 		os.Exit(1)
 	}
-	lambda.Start(httpadapter.NewV2(h).ProxyWithContext)
+	lambda.Start(Lambda(h, logger))
 }
 
 // Status is an answer with a status other than 200 (202 Accepted, say):

@@ -35,6 +35,40 @@ const (
 	DefaultMaxBody = 10 << 20
 	// DefaultTimeout is API Gateway's integration timeout.
 	DefaultTimeout = 30 * time.Second
+	// MaxRequestHeader is the HTTP API quota "Total combined size of
+	// request line and header values": 10,240 bytes, not adjustable. The
+	// request line is the method, the target (path and query, as sent) and
+	// the protocol; header values count, their names do not. See
+	// headerTooLarge for AWS's answer to a request over it.
+	MaxRequestHeader = 10240
+)
+
+// AWS's answers to requests it refuses before any route is chosen or
+// function invoked. AWS documents the quotas, not these answers; they are
+// what clients of deployed APIs report, and the status is what matters to
+// a client:
+//
+//   - over MaxRequestHeader: 431 and the text "HTTP header is larger than
+//     10240 bytes." (reported from an API Gateway-fronted Lambda,
+//     https://ntsblog.homedev.com.au/index.php/2021/03/09/aws-api-gateway-http-header-is-larger-than-10240-bytes/,
+//     and 431 from "AWS API gateway" at
+//     http://Backbencher.dev/solved-431-status-code-with-request-header-fields-too-large);
+//     its Content-Type is that of API Gateway's other front-end refusal
+//     seen on the wire, "HTTP content length exceeded 10485760 bytes."
+//     (github.com/koki-develop/lgtm-generator issue 10): "text; charset=utf-8";
+//   - an event over Lambda's synchronous invoke payload (6,291,456 bytes,
+//     runtimeapi.MaxPayload), which Lambda refuses with
+//     RequestEntityTooLargeException before the function runs: 413
+//     {"message":"Request Too Long"} — the same issue shows API Gateway
+//     answering a Lambda proxy request whose event passed the limit
+//     413 {"message": "Request Too Long"} (a REST API there), and an AWS
+//     answer on re:Post calls the decompressed-body refusal "413 Request
+//     Too Long". No HTTP API capture was found; its JSON messages are
+//     written without the space ({"message":"Not Found"}), so this one is
+//     too. The status, 413, is the part every report agrees on.
+const (
+	headerTooLargeText = "HTTP header is larger than 10240 bytes."
+	payloadTooLarge    = "Request Too Long"
 )
 
 // Invoker runs one Lambda invocation.
@@ -106,6 +140,9 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // serve answers r and returns the status it sent, with the reason when the
 // function was not reached or failed.
 func (h *handler) serve(w http.ResponseWriter, r *http.Request, requestID string, now time.Time) (int, error) {
+	if n := headerSize(r); n > MaxRequestHeader {
+		return headerTooLarge(w), fmt.Errorf("request line and header values of %d bytes exceed the limit of %d bytes", n, MaxRequestHeader)
+	}
 	rt, params := find(h.routes, r.Method, r.URL.Path)
 	if rt == nil {
 		return writeMessage(w, http.StatusNotFound, "Not Found"), nil
@@ -135,6 +172,12 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request, requestID string
 	if err != nil {
 		return writeMessage(w, http.StatusInternalServerError, "Internal Server Error"), fmt.Errorf("marshal event: %w", err)
 	}
+	if len(payload) > runtimeapi.MaxPayload {
+		// Lambda refuses the invoke; API Gateway answers for it, and the
+		// function never runs.
+		return writeMessage(w, http.StatusRequestEntityTooLarge, payloadTooLarge),
+			fmt.Errorf("%s: event of %d bytes exceeds Lambda's limit of %d bytes", rt.key, len(payload), runtimeapi.MaxPayload)
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
 	defer cancel()
 	out, err := rt.target.Invoke(ctx, payload)
@@ -151,6 +194,28 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request, requestID string
 		return writeMessage(w, http.StatusInternalServerError, "Internal Server Error"), err
 	}
 	return status, nil
+}
+
+// headerSize is what counts against MaxRequestHeader: the request line as
+// sent ("GET /path?query HTTP/1.1") and every header value, Host's
+// included.
+func headerSize(r *http.Request) int {
+	n := len(r.Method) + 1 + len(r.RequestURI) + 1 + len(r.Proto) + len(r.Host)
+	for _, values := range r.Header {
+		for _, v := range values {
+			n += len(v)
+		}
+	}
+	return n
+}
+
+// headerTooLarge sends AWS's answer to a request over MaxRequestHeader.
+func headerTooLarge(w http.ResponseWriter) int {
+	w.Header().Set("Content-Type", "text; charset=utf-8")
+	w.Header().Set("Content-Length", strconv.Itoa(len(headerTooLargeText)))
+	w.WriteHeader(http.StatusRequestHeaderFieldsTooLarge)
+	_, _ = io.WriteString(w, headerTooLargeText)
+	return http.StatusRequestHeaderFieldsTooLarge
 }
 
 // newEvent builds the payload 2.0 event API Gateway sends for r.
@@ -244,19 +309,22 @@ func cookies(h http.Header) []string {
 }
 
 // queryParameters decodes a raw query string the way API Gateway does:
-// repeated keys joined with commas, nil when there are no parameters.
+// repeated keys joined with commas, nil when there are no parameters. Each
+// key's values are joined once, so its time is linear in the query's
+// length however often a key repeats.
 func queryParameters(raw string) map[string]string {
-	params := map[string]string{}
+	values := map[string][]string{}
 	for pair := range strings.SplitSeq(raw, "&") {
 		if pair == "" {
 			continue
 		}
 		k, v, _ := strings.Cut(pair, "=")
-		k, v = unescape(k), unescape(v)
-		if old, ok := params[k]; ok {
-			v = old + "," + v
-		}
-		params[k] = v
+		k = unescape(k)
+		values[k] = append(values[k], unescape(v))
+	}
+	params := make(map[string]string, len(values))
+	for k, vs := range values {
+		params[k] = strings.Join(vs, ",")
 	}
 	return nilIfEmpty(params)
 }
