@@ -28,15 +28,16 @@ func main() { function.Scheduled(wire) }
 
 // wire dispatches the outboxes of the orders table to the webhooks of the
 // webhooks table through the deliveries table. The stack is local (plain
-// http to loopback receivers allowed) exactly when DYNAMODB_ENDPOINT names
-// a local engine, as for registration.
+// http to loopback receivers allowed) exactly when a local Lambda runtime
+// says so (config.LocalSignal), as for registration; the Lambda Runtime API
+// is refused even then.
 func wire(d function.Deps) function.Run {
 	disp := &notify.Dispatcher{
 		Outbox:    d.Orders(d.Require("ORDERS_TABLE")),
 		Hooks:     d.Webhooks(d.Require("WEBHOOKS_TABLE")),
 		Jobs:      d.Deliveries(d.Require("DELIVERIES_TABLE")),
 		Files:     files.Open(d.Env),
-		Deliverer: webhooks.Deliverer{Guard: webhooks.Guard{Local: d.Get("DYNAMODB_ENDPOINT") != ""}},
+		Deliverer: webhooks.Deliverer{Guard: webhooks.Guard{Local: d.Local(), RuntimeAPI: d.Get("AWS_LAMBDA_RUNTIME_API")}},
 		Log:       os.Stdout,
 	}
 	return func(ctx context.Context) error { return disp.Run(ctx, Poll, Margin) }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"stampduty/shared/config"
 	"stampduty/shared/functest"
 	"stampduty/shared/function"
 	"stampduty/shared/notify"
@@ -316,5 +318,34 @@ func TestOnAWS(t *testing.T) {
 	}
 	t.Run("PublicHTTPS", func(t *testing.T) {
 		functest.OK[registered](t, dev.register(t, "https://hooks.example.com/x", webhooks.EventOrderCreated))
+	})
+}
+
+// TestLocalModeIsTheRuntimes: local mode (plain http to loopback) is the
+// local runtime's to turn on (config.LocalSignal), not DYNAMODB_ENDPOINT's:
+// a function whose environment points at a local engine without the signal
+// fails its init, naming both; with it, loopback is allowed but the Lambda
+// Runtime API (AWS_LAMBDA_RUNTIME_API) is not.
+func TestLocalModeIsTheRuntimes(t *testing.T) {
+	t.Run("EndpointWithoutTheSignalFailsInit", func(t *testing.T) {
+		getenv := storetest.New(t).Getenv("WebhooksFunction", nil)
+		deployed := func(name string) string {
+			if name == config.LocalSignal {
+				return "" // as on AWS, whatever the template's parameters
+			}
+			return getenv(name)
+		}
+		_, err := function.Build(wire, deployed, slog.New(slog.DiscardHandler))
+		if err == nil || !strings.Contains(err.Error(), "DYNAMODB_ENDPOINT") || !strings.Contains(err.Error(), config.LocalSignal) {
+			t.Errorf("init with DYNAMODB_ENDPOINT set and no %s = %v, want it to fail naming both", config.LocalSignal, err)
+		}
+	})
+	t.Run("SignalAllowsLoopbackButNotTheRuntimeAPI", func(t *testing.T) {
+		s := functest.New(t, "WebhooksFunction", wire)
+		dev := caller{s, localdb.DevToken}
+		api := s.Env.Getenv("WebhooksFunction", nil)("AWS_LAMBDA_RUNTIME_API")
+		functest.OK[registered](t, dev.register(t, "http://127.0.0.1:8080/hooks", webhooks.EventOrderCreated))
+		wantError(t, dev.register(t, "http://"+api+"/2018-06-01/runtime/invocation/next", webhooks.EventOrderCreated),
+			http.StatusBadRequest, "url must not point to a Lambda Runtime API address")
 	})
 }

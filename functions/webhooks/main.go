@@ -17,10 +17,11 @@ import (
 
 // wire serves the webhook workflows over the webhooks and deliveries
 // tables. The stack is local (plain http to loopback addresses allowed)
-// exactly when DYNAMODB_ENDPOINT names a local engine: the template leaves
-// it empty on AWS.
+// exactly when a local Lambda runtime says so (config.LocalSignal), which
+// no deployed function's environment does; the Lambda Runtime API is
+// refused even then.
 func wire(d function.Deps) http.Handler {
-	return wireGuard(d, webhooks.Guard{Local: d.Get("DYNAMODB_ENDPOINT") != ""})
+	return wireGuard(d, webhooks.Guard{Local: d.Local(), RuntimeAPI: d.Get("AWS_LAMBDA_RUNTIME_API")})
 }
 
 // wireGuard is wire with the URL rules of g.

@@ -35,6 +35,39 @@ func (e *Env) Require(name string) string {
 	return v
 }
 
+// LocalSignal is the variable that says a function runs in a local Lambda
+// runtime, set to "true": SAM CLI sets it in every function it runs (`sam
+// local start-api`, `sam local invoke`), and so do the local stack
+// (cmd/local) and the tests. Lambda never sets it, and template.yaml sets
+// it for no function (a test checks), so a deployed function never has it,
+// whatever the stack's parameters say.
+const LocalSignal = "AWS_SAM_LOCAL"
+
+// LocalEndpoints are the variables that point a function at a local engine
+// instead of AWS's: template.yaml declares them empty, for `sam local` to
+// fill (its --env-vars file sets only variables the template declares), and
+// no template parameter reaches them (a test checks).
+var LocalEndpoints = [...]string{"DYNAMODB_ENDPOINT", "S3_ENDPOINT"}
+
+// Local reports whether the function runs in a local Lambda runtime
+// (LocalSignal is "true"): only then may it use local engines, and its
+// webhooks reach loopback addresses.
+func (e *Env) Local() bool { return e.getenv(LocalSignal) == "true" }
+
+// Endpoint returns the local engine address the variable name (one of
+// LocalEndpoints) gives, "" when it is empty. Set outside a local runtime,
+// the setting is unusable (Fail): a function whose environment points at a
+// local engine but which does not run locally fails its init rather than
+// talk to an engine that is not AWS's.
+func (e *Env) Endpoint(name string) string {
+	v := e.getenv(name)
+	if v != "" && !e.Local() {
+		e.Fail(fmt.Errorf("%s is set (%s) but this is not a local Lambda runtime (%s is not true): local engines are for sam local and make local only; leave it empty on AWS", name, v, LocalSignal))
+		return ""
+	}
+	return v
+}
+
 // Fail records a setting that is present but unusable (a key too short,
 // say), to be reported by Err with the missing ones.
 func (e *Env) Fail(err error) { e.errs = append(e.errs, err) }

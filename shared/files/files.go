@@ -44,7 +44,8 @@ type Store struct {
 
 // Open returns the bucket named by FILES_BUCKET, reached with the Lambda
 // environment's region and credentials, or at S3_ENDPOINT (path-style
-// addresses, for a local S3-compatible server) when that is set.
+// addresses, for a local S3-compatible server) when that is set in a local
+// Lambda runtime (set elsewhere, it fails the init: config.Env.Endpoint).
 func Open(env *config.Env) *Store {
 	opts := s3.Options{
 		Region: env.Require("AWS_REGION"),
@@ -60,7 +61,7 @@ func Open(env *config.Env) *Store {
 		RequestChecksumCalculation: aws.RequestChecksumCalculationWhenRequired,
 		ResponseChecksumValidation: aws.ResponseChecksumValidationWhenRequired,
 	}
-	if ep := env.Get("S3_ENDPOINT"); ep != "" {
+	if ep := env.Endpoint("S3_ENDPOINT"); ep != "" {
 		opts.BaseEndpoint = aws.String(ep)
 		opts.UsePathStyle = true
 	}

@@ -61,7 +61,7 @@ func open(t *testing.T, key, sec string) *files.Store {
 	t.Helper()
 	env := config.New(func(k string) string {
 		return map[string]string{"AWS_REGION": region, "AWS_ACCESS_KEY_ID": key, "AWS_SECRET_ACCESS_KEY": sec,
-			"S3_ENDPOINT": endpoint, "FILES_BUCKET": bucket}[k]
+			"S3_ENDPOINT": endpoint, "FILES_BUCKET": bucket, config.LocalSignal: "true"}[k]
 	})
 	s := files.Open(env)
 	if err := env.Err(); err != nil {
@@ -140,7 +140,7 @@ func TestStore(t *testing.T) {
 		// A store whose endpoint does not exist still pre-signs.
 		env := config.New(func(k string) string {
 			return map[string]string{"AWS_REGION": region, "AWS_ACCESS_KEY_ID": accessKey, "AWS_SECRET_ACCESS_KEY": secret,
-				"S3_ENDPOINT": "http://127.0.0.1:1", "FILES_BUCKET": bucket}[k]
+				"S3_ENDPOINT": "http://127.0.0.1:1", "FILES_BUCKET": bucket, config.LocalSignal: "true"}[k]
 		})
 		start := time.Now()
 		if _, err := files.Open(env).URL(ctx, key, "a.pdf", rules.MimePDF); err != nil {
@@ -174,7 +174,7 @@ func TestStore(t *testing.T) {
 	t.Run("ErrS3DownIsUnavailable", func(t *testing.T) {
 		env := config.New(func(k string) string {
 			return map[string]string{"AWS_REGION": region, "AWS_ACCESS_KEY_ID": accessKey, "AWS_SECRET_ACCESS_KEY": secret,
-				"S3_ENDPOINT": "http://127.0.0.1:1", "FILES_BUCKET": bucket}[k]
+				"S3_ENDPOINT": "http://127.0.0.1:1", "FILES_BUCKET": bucket, config.LocalSignal: "true"}[k]
 		})
 		err := files.Open(env).Put(ctx, orders.DocumentPrefix+"o1/f5", rules.MimePDF, body, sum)
 		if rules.ErrorCode(err) != rules.EUNAVAILABLE || rules.ErrorMessage(err) != "Service Unavailable" {

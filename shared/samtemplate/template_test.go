@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"stampduty/shared/config"
 )
 
 // The project's template, checked against the repository. What each
@@ -240,7 +242,8 @@ func TestFunctions(t *testing.T) {
 			}
 			for name, v := range f.Env {
 				secret := strings.HasPrefix(v.Sub, "{{resolve:ssm:${") && strings.HasSuffix(v.Sub, "}}}")
-				if v.Ref == "" && !secret {
+				local := slices.Contains(config.LocalEndpoints[:], name) // empty: TestNoParameterTurnsOnLocalMode
+				if v.Ref == "" && !secret && !local {
 					t.Errorf("env %s = %s: settings come from !Ref, secrets from an SSM dynamic reference", name, v)
 				}
 			}
@@ -310,11 +313,11 @@ func TestResolve(t *testing.T) {
 	}
 	got, err = tmpl.Resolve(f.Env["DYNAMODB_ENDPOINT"], nil, nil)
 	if err != nil || got != "" {
-		t.Errorf("DYNAMODB_ENDPOINT default = %q, %v; want empty", got, err)
+		t.Errorf("DYNAMODB_ENDPOINT = %q, %v; want empty", got, err)
 	}
-	got, _ = tmpl.Resolve(f.Env["DYNAMODB_ENDPOINT"], map[string]string{"DynamoDBEndpoint": "http://x"}, nil)
-	if got != "http://x" {
-		t.Errorf("parameter override = %q", got)
+	got, err = tmpl.Resolve(f.Env["TOKEN_HASH_KEY"], map[string]string{"TokenHashKeyParameter": "/other", "ssm:/other": "k"}, nil)
+	if err != nil || got != "k" {
+		t.Errorf("parameter override = %q, %v; want the SSM parameter it names", got, err)
 	}
 	if _, err := tmpl.Resolve(Value{Ref: "Nope"}, nil, nil); err == nil {
 		t.Error("unresolvable !Ref resolved")
@@ -648,14 +651,33 @@ func TestSamconfigOverrides(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := regexp.MustCompile(`(?m)^parameter_overrides\s*=\s*"([^"]*)"`).FindAllSubmatch(conf, -1)
-	if len(lines) == 0 {
-		t.Fatal("samconfig.toml has no parameter_overrides (sam local needs DynamoDBEndpoint)")
-	}
 	for _, l := range lines {
 		for _, kv := range strings.Fields(string(l[1])) {
 			name, _, ok := strings.Cut(kv, "=")
 			if _, known := sp.ParameterSpecs[name]; !ok || !known {
 				t.Errorf("samconfig.toml overrides %q, which is not a parameter of template.yaml", kv)
+			}
+		}
+	}
+}
+
+// TestNoParameterTurnsOnLocalMode: a deployed function can never run in
+// local mode (webhooks to loopback, where the Lambda Runtime API answers)
+// or use a local engine, whatever the stack's parameters say: no function's
+// environment, Globals included, sets the local signal, and the variables
+// that point at local engines are absent or literally empty, so that no
+// parameter, reference or substitution can reach them. (`sam local` fills
+// them from its --env-vars file; the functions refuse them outside a local
+// runtime: config.Env.Endpoint.)
+func TestNoParameterTurnsOnLocalMode(t *testing.T) {
+	tmpl, _, _ := load(t)
+	for _, f := range tmpl.Functions {
+		if v, ok := f.Env[config.LocalSignal]; ok {
+			t.Errorf("%s sets %s (%s): only a local runtime may", f.LogicalID, config.LocalSignal, v)
+		}
+		for _, name := range config.LocalEndpoints {
+			if v, ok := f.Env[name]; ok && v != (Value{}) {
+				t.Errorf("%s sets %s to %s, want it empty (a deploy must not point a function at a local engine)", f.LogicalID, name, v)
 			}
 		}
 	}

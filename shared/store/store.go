@@ -44,8 +44,9 @@ type DB struct {
 // Lambda environment (AWS_REGION and the AWS_ACCESS_KEY_ID,
 // AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN credentials the runtime sets), not
 // from the SDK's default chain, which would add seconds of work and megabytes
-// of STS and SSO clients a function never needs. DYNAMODB_ENDPOINT, when set,
-// points it at a local engine.
+// of STS and SSO clients a function never needs. DYNAMODB_ENDPOINT, when set
+// in a local Lambda runtime, points it at a local engine (set elsewhere, it
+// fails the init: config.Env.Endpoint).
 func Open(env *config.Env) *DB {
 	creds := credentials.NewStaticCredentialsProvider(
 		env.Require("AWS_ACCESS_KEY_ID"), env.Require("AWS_SECRET_ACCESS_KEY"), env.Get("AWS_SESSION_TOKEN"))
@@ -61,7 +62,7 @@ func Open(env *config.Env) *DB {
 		}),
 		HTTPClient: &http.Client{Timeout: AttemptTimeout},
 	}
-	if ep := env.Get("DYNAMODB_ENDPOINT"); ep != "" {
+	if ep := env.Endpoint("DYNAMODB_ENDPOINT"); ep != "" {
 		opts.BaseEndpoint = aws.String(ep)
 	}
 	return New(dynamodb.New(opts))

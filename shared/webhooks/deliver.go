@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"strconv"
 	"syscall"
 	"time"
 )
@@ -133,12 +134,16 @@ func (d Deliverer) dialer(scheme string) func(ctx context.Context, network, addr
 		if err != nil {
 			return nil, fmt.Errorf("dial %s: %w", address, err)
 		}
+		p, err := strconv.ParseUint(port, 10, 16)
+		if err != nil {
+			return nil, fmt.Errorf("dial %s: port: %w", address, err)
+		}
 		addrs, err := d.resolve(ctx, host)
 		if err != nil {
 			return nil, fmt.Errorf("dial %s: %w", address, err)
 		}
 		for _, a := range addrs {
-			if err := d.allowed(a, scheme); err != nil {
+			if err := d.allowed(netip.AddrPortFrom(a, uint16(p)), scheme); err != nil {
 				return nil, fmt.Errorf("dial %s: %w", address, err)
 			}
 		}
@@ -173,7 +178,7 @@ func (d Deliverer) checkDialed(address, scheme string) error {
 	if err != nil {
 		return fmt.Errorf("connect to %s: not an IP address: %w", address, err)
 	}
-	if err := d.allowed(ap.Addr(), scheme); err != nil {
+	if err := d.allowed(ap, scheme); err != nil {
 		return fmt.Errorf("connect to %s: %w", address, err)
 	}
 	return nil

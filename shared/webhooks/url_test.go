@@ -3,6 +3,7 @@ package webhooks
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/netip"
 	"strings"
@@ -44,18 +45,12 @@ func (f *fakeResolver) count() int {
 	return f.lookups
 }
 
-func TestAddrKind(t *testing.T) {
+// TestKind: the range a refused address is named by in the caller's
+// message, and that every address named is one the guard refuses.
+func TestKind(t *testing.T) {
 	cases := []struct {
 		addr, kind string
 	}{
-		{"93.184.215.14", ""},
-		{"8.8.8.8", ""},
-		{"2606:2800:21f:cb07:6820:80da:af6b:8b2c", ""},
-		{"64:ff9b::808:808", ""}, // NAT64 of 8.8.8.8
-		{"2002:808:808::1", ""},  // 6to4 of 8.8.8.8
-		{"100.63.255.255", ""},   // just below CGNAT
-		{"100.128.0.0", ""},      // just above CGNAT
-		{"172.32.0.1", ""},       // just above 172.16/12
 		{"0.0.0.0", "unspecified"},
 		{"0.1.2.3", "unspecified"},
 		{"::", "unspecified"},
@@ -66,7 +61,6 @@ func TestAddrKind(t *testing.T) {
 		{"fc00::1", "private"},
 		{"fd12:3456::1", "private"},
 		{"fd00:ec2::254", "private"}, // AWS's IPv6 metadata address
-		{"64:ff9b:1::a00:1", "private"},
 		{"127.0.0.1", "loopback"},
 		{"127.255.255.254", "loopback"},
 		{"::1", "loopback"},
@@ -83,28 +77,117 @@ func TestAddrKind(t *testing.T) {
 		{"240.0.0.1", "reserved"},
 		{"192.0.0.170", "reserved"},
 		{"198.18.0.1", "reserved"},
-		{"192.0.2.1", "documentation"},
-		{"2001:db8::1", "documentation"},
-		{"2001::1", "reserved"}, // Teredo
+		{"192.0.2.1", "reserved"},
+		{"2001:db8::1", "reserved"},
 		{"fec0::1", "reserved"},
-		{"::7f00:1", "reserved"}, // IPv4-compatible 127.0.0.1
-		// IPv4-mapped IPv6 forms are their IPv4 address.
-		{"::ffff:127.0.0.1", "loopback"},
-		{"::ffff:10.0.0.1", "private"},
-		{"::ffff:169.254.169.254", "link-local (cloud metadata)"},
-		{"::ffff:100.64.0.1", "shared (CGNAT)"},
-		{"::ffff:8.8.8.8", ""},
-		// NAT64 and 6to4 forms are checked by the IPv4 address they carry.
-		{"64:ff9b::a9fe:a9fe", "link-local (cloud metadata)"},
-		{"64:ff9b::7f00:1", "loopback"},
-		{"2002:a00:1::1", "private"},
-		{"2002:a9fe:a9fe::", "link-local (cloud metadata)"},
+		{"100::1", "reserved"},
+		{"::7f00:1", "IPv4-embedding IPv6"},
+		{"::ffff:0:7f00:1", "IPv4-embedding IPv6"},
+		{"64:ff9b::808:808", "IPv4-embedding IPv6"},
+		{"64:ff9b:1::a00:1", "IPv4-embedding IPv6"},
+		{"2002:808:808::1", "IPv4-embedding IPv6"},
+		{"2001::1", "IPv4-embedding IPv6"},
 	}
 	for _, tc := range cases {
-		if got := addrKind(netip.MustParseAddr(tc.addr)); got != tc.kind {
-			t.Errorf("addrKind(%s) = %q, want %q", tc.addr, got, tc.kind)
+		a := netip.MustParseAddr(tc.addr)
+		if got := kind(a); got != tc.kind {
+			t.Errorf("kind(%s) = %q, want %q", tc.addr, got, tc.kind)
+		}
+		if tc.kind != "loopback" && awsGuardian.SafeAddr(a.Unmap()) == nil && a.Zone() == "" {
+			t.Errorf("%s is named %q but the guard allows it", tc.addr, tc.kind)
 		}
 	}
+}
+
+// embedded are the IPv6 forms that carry an IPv4 address: each makes the
+// form's address carrying v4.
+var embedded = map[string]func(v4 [4]byte) string{
+	"Mapped":        func(b [4]byte) string { return fmt.Sprintf("::ffff:%d.%d.%d.%d", b[0], b[1], b[2], b[3]) },
+	"Translated":    func(b [4]byte) string { return fmt.Sprintf("::ffff:0:%02x%02x:%02x%02x", b[0], b[1], b[2], b[3]) },
+	"Compatible":    func(b [4]byte) string { return fmt.Sprintf("::%02x%02x:%02x%02x", b[0], b[1], b[2], b[3]) },
+	"NAT64":         func(b [4]byte) string { return fmt.Sprintf("64:ff9b::%02x%02x:%02x%02x", b[0], b[1], b[2], b[3]) },
+	"NAT64LocalUse": func(b [4]byte) string { return fmt.Sprintf("64:ff9b:1::%02x%02x:%02x%02x", b[0], b[1], b[2], b[3]) },
+	"6to4":          func(b [4]byte) string { return fmt.Sprintf("2002:%02x%02x:%02x%02x::1", b[0], b[1], b[2], b[3]) },
+	// Teredo: 2001:0:<server IPv4>:<flags>:<port ^ ffff>:<client IPv4 ^ ffffffff>.
+	"TeredoServer": func(b [4]byte) string {
+		return fmt.Sprintf("2001:0:%02x%02x:%02x%02x::f7f7:f7f7", b[0], b[1], b[2], b[3])
+	},
+	"TeredoClient": func(b [4]byte) string {
+		return fmt.Sprintf("2001:0:808:808:0:fffe:%02x%02x:%02x%02x", ^b[0], ^b[1], ^b[2], ^b[3])
+	},
+}
+
+// TestEmbeddedIPv4: every IPv6 form that carries an IPv4 address is
+// refused when a loopback, link-local (metadata) or private address is
+// inside, at registration and at connect time, on AWS and locally (where
+// only the IPv4-mapped form of loopback, which is loopback, is allowed).
+// The forms other than IPv4-mapped are refused whatever is inside: no
+// Lambda outside a VPC can reach them (see awsGuardian).
+func TestEmbeddedIPv4(t *testing.T) {
+	inside := map[string][4]byte{
+		"Loopback": {127, 0, 0, 1},
+		"Metadata": {169, 254, 169, 254},
+		"Private":  {10, 0, 0, 1},
+		"Public":   {8, 8, 8, 8},
+	}
+	for form, embed := range embedded {
+		for what, v4 := range inside {
+			addr := netip.MustParseAddr(embed(v4))
+			t.Run(form+what, func(t *testing.T) {
+				mappedPublic := form == "Mapped" && what == "Public"
+				mappedLoopback := form == "Mapped" && what == "Loopback"
+				res := &fakeResolver{hosts: map[string][]string{"hooks.example.com": {addr.String()}}}
+				for _, g := range []Guard{{Resolver: res}, {Local: true, Resolver: res}} {
+					wantOK := mappedPublic || (mappedLoopback && g.Local)
+					for _, u := range []string{"https://[" + addr.String() + "]/hooks", "https://hooks.example.com/hooks"} {
+						err := g.CheckURL(context.Background(), u)
+						if wantOK {
+							if err != nil {
+								t.Errorf("local=%v CheckURL(%s) for %s = %v, want allowed", g.Local, u, addr, err)
+							}
+							continue
+						}
+						var b *BlockedError
+						if got := rules.ErrorCode(err); got != rules.EINVALID || !errors.As(err, &b) {
+							t.Errorf("local=%v CheckURL(%s) for %s = %v, want an EINVALID refusal of the address", g.Local, u, addr, err)
+						}
+					}
+					err := Deliverer{Guard: g}.checkDialed(netip.AddrPortFrom(addr, 443).String(), "https")
+					if wantOK != (err == nil) {
+						t.Errorf("local=%v connect to %s: %v, want allowed %v", g.Local, addr, err, wantOK)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestRuntimeAPI: the Lambda Runtime API is refused even where loopback is
+// allowed, by any loopback address at its port, at registration and at
+// connect time; other loopback ports are not.
+func TestRuntimeAPI(t *testing.T) {
+	res := &fakeResolver{hosts: map[string][]string{"localhost": {"127.0.0.1", "::1"}}}
+	for _, api := range []string{"127.0.0.1:9001", "localhost:9001", "[::1]:9001"} {
+		g := Guard{Local: true, Resolver: res, RuntimeAPI: api}
+		for _, u := range []string{"http://127.0.0.1:9001/2018-06-01/runtime/invocation/next", "http://127.0.0.2:9001/", "http://localhost:9001/", "http://[::1]:9001/", "https://127.0.0.1:9001/"} {
+			assertInvalid(t, g.CheckURL(context.Background(), u), "url", "url must not point to a Lambda Runtime API address")
+		}
+		for _, address := range []string{"127.0.0.1:9001", "[::1]:9001", "[::ffff:127.0.0.1]:9001"} {
+			var b *BlockedError
+			if err := (Deliverer{Guard: g}).checkDialed(address, "http"); !errors.As(err, &b) || b.Kind != kindRuntimeAPI {
+				t.Errorf("runtime API %s: connect to %s = %v, want refused as the Runtime API", api, address, err)
+			}
+		}
+		if err := g.CheckURL(context.Background(), "http://127.0.0.1:9002/"); err != nil {
+			t.Errorf("runtime API %s: another loopback port refused: %v", api, err)
+		}
+	}
+	t.Run("Unreadable", func(t *testing.T) {
+		g := Guard{Local: true, RuntimeAPI: "nonsense"}
+		if err := g.CheckURL(context.Background(), "http://127.0.0.1:8080/"); err == nil {
+			t.Error("an unreadable runtime API address allowed loopback")
+		}
+	})
 }
 
 func TestCheckURL(t *testing.T) {
@@ -165,6 +248,7 @@ func TestCheckURL(t *testing.T) {
 		msgUnspecified = "url must not point to an unspecified address"
 		msgMulticast   = "url must not point to a multicast address"
 		msgReserved    = "url must not point to a reserved address"
+		msgEmbedding   = "url must not point to an IPv4-embedding IPv6 address"
 		msgNoResolve   = "url's host name does not resolve"
 	)
 	bad := map[string]struct {
@@ -221,6 +305,10 @@ func TestCheckURL(t *testing.T) {
 		"MetadataIPv6":                {aws, "https://[fd00:ec2::254]/", msgPrivate},
 		"ResolvesMetadataIPv6":        {aws, "https://v6meta.example.com/", msgPrivate},
 		"MappedMetadata":              {aws, "https://[::ffff:a9fe:a9fe]/", msgMetadata},
+		"TranslatedMetadata":          {aws, "https://[::ffff:0:a9fe:a9fe]/", msgEmbedding},
+		"TranslatedLoopback":          {aws, "https://[::ffff:0:7f00:1]/", msgEmbedding},
+		"TranslatedLoopbackLocal":     {local, "http://[::ffff:0:7f00:1]:8080/", msgLocalHTTP},
+		"NAT64LoopbackLocal":          {local, "https://[64:ff9b::7f00:1]/", msgEmbedding},
 		"LinkLocalIPv6":               {aws, "https://[fe80::1]/", msgMetadata},
 		"ScopedIPv6":                  {aws, "https://[fe80::1%25eth0]/", msgScoped},
 		"CGNAT":                       {aws, "https://100.64.0.1/", msgCGNAT},

@@ -9,9 +9,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -62,14 +64,16 @@ type Engines struct{ DynamoDB, S3 string }
 func BucketName(logicalID string) string { return strings.ToLower(logicalID) }
 
 // Env is a function's environment locally: the template's variables,
-// resolved with tables named by their logical ids, buckets by BucketName,
-// and the DynamoDBEndpoint and S3Endpoint parameters set to the engines,
-// plus the region and (local) credentials the Lambda service would set.
+// resolved with tables named by their logical ids and buckets by
+// BucketName, completed as a local Lambda runtime completes them
+// (localdb.LocalRuntime: the local signal, the engines), plus the region
+// and (local) credentials the Lambda service would set.
 func Env(tmpl *samtemplate.Template, f samtemplate.Function, eng Engines) ([]string, error) {
 	env := []string{
 		"AWS_REGION=" + localdb.Region, "AWS_DEFAULT_REGION=" + localdb.Region,
 		"AWS_ACCESS_KEY_ID=" + localdb.AccessKeyID, "AWS_SECRET_ACCESS_KEY=" + localdb.SecretAccessKey,
 	}
+	vars := map[string]string{}
 	names := map[string]string{}
 	for _, t := range tmpl.Tables {
 		names[t.LogicalID] = t.LogicalID
@@ -77,14 +81,16 @@ func Env(tmpl *samtemplate.Template, f samtemplate.Function, eng Engines) ([]str
 	for _, b := range tmpl.Buckets {
 		names[b] = BucketName(b)
 	}
-	params := localdb.Params(eng.DynamoDB)
-	params["S3Endpoint"] = eng.S3
 	for name, v := range f.Env {
-		val, err := tmpl.Resolve(v, params, names)
+		val, err := tmpl.Resolve(v, localdb.Params(), names)
 		if err != nil {
 			return nil, fmt.Errorf("%s env %s: %w", f.LogicalID, name, err)
 		}
-		env = append(env, name+"="+val)
+		vars[name] = val
+	}
+	localdb.LocalRuntime(vars, eng.DynamoDB, eng.S3)
+	for _, name := range slices.Sorted(maps.Keys(vars)) {
+		env = append(env, name+"="+vars[name])
 	}
 	return env, nil
 }

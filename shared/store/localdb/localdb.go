@@ -21,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"stampduty/shared/auth"
+	"stampduty/shared/config"
 	"stampduty/shared/localserver"
 	"stampduty/shared/samtemplate"
 )
@@ -198,11 +199,27 @@ func OperatorExports(keyID, secret, region, apiURL string) string {
 		keyID, secret, region, apiURL)
 }
 
-// Params are the template parameters of a local stack whose DynamoDB is at
-// endpoint, with the local values of the SSM parameters the template
-// resolves (as "ssm:NAME"), for samtemplate.Template.Resolve.
-func Params(endpoint string) map[string]string {
-	return map[string]string{"DynamoDBEndpoint": endpoint, "ssm:" + auth.DefaultKeyParameter: TokenHashKey}
+// Params are the template parameters of a local stack: the local values of
+// the SSM parameters the template resolves (as "ssm:NAME"), for
+// samtemplate.Template.Resolve. No parameter points a function at a local
+// engine (LocalRuntime does).
+func Params() map[string]string {
+	return map[string]string{"ssm:" + auth.DefaultKeyParameter: TokenHashKey}
+}
+
+// LocalRuntime completes env, a function's environment as template.yaml
+// resolves it, as a local Lambda runtime does (`sam local` with its
+// --env-vars file, the local stack, the tests): config.LocalSignal is
+// "true", and each local-engine variable the template declares empty for
+// it (config.LocalEndpoints) is given the engine's address,
+// DYNAMODB_ENDPOINT dynamodb's and S3_ENDPOINT s3's.
+func LocalRuntime(env map[string]string, dynamodb, s3 string) {
+	env[config.LocalSignal] = "true"
+	for name, addr := range map[string]string{"DYNAMODB_ENDPOINT": dynamodb, "S3_ENDPOINT": s3} {
+		if _, declared := env[name]; declared {
+			env[name] = addr
+		}
+	}
 }
 
 // Hasher returns the token hasher of local stacks and tests (TokenHashKey).

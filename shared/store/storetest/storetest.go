@@ -31,10 +31,11 @@ import (
 // runtimeVars are the variables the Lambda runtime sets in every function;
 // the template does not list them.
 var runtimeVars = map[string]string{
-	"AWS_REGION":            localdb.Region,
-	"AWS_ACCESS_KEY_ID":     localdb.AccessKeyID,
-	"AWS_SECRET_ACCESS_KEY": localdb.SecretAccessKey,
-	"AWS_SESSION_TOKEN":     "",
+	"AWS_REGION":             localdb.Region,
+	"AWS_ACCESS_KEY_ID":      localdb.AccessKeyID,
+	"AWS_SECRET_ACCESS_KEY":  localdb.SecretAccessKey,
+	"AWS_SESSION_TOKEN":      "",
+	"AWS_LAMBDA_RUNTIME_API": "127.0.0.1:9001",
 }
 
 var (
@@ -125,12 +126,8 @@ func (e *Env) S3() *s3.Client {
 	return locals3.Client(e.S3Endpoint, localdb.AccessKeyID, localdb.SecretAccessKey, localdb.Region)
 }
 
-// Params are the template parameters of this test's engines.
-func (e *Env) Params() map[string]string {
-	p := localdb.Params(e.Endpoint)
-	p["S3Endpoint"] = e.S3Endpoint
-	return p
-}
+// Params are the template parameters of a local stack (localdb.Params).
+func (e *Env) Params() map[string]string { return localdb.Params() }
 
 // DB returns a store straight over this test's engine, around any proxy.
 // To watch a store's calls, give it the endpoint of a Proxy (ProxiedDB).
@@ -154,8 +151,9 @@ func (e *Env) Table(logicalID string) string {
 }
 
 // Getenv returns the environment function fn gets from the template (its
-// variables, resolved to this test's tables and engine) plus the Lambda
-// runtime's own variables. Every name read is recorded in read; reading a
+// variables, resolved to this test's tables) plus the Lambda runtime's own
+// variables, completed as a local runtime completes them
+// (localdb.LocalRuntime: the local signal, this test's engines). Every name read is recorded in read; reading a
 // name the template does not set fails the test.
 func (e *Env) Getenv(fn string, read map[string]bool) func(string) string {
 	e.t.Helper()
@@ -171,6 +169,7 @@ func (e *Env) Getenv(fn string, read map[string]bool) func(string) string {
 		}
 		vals[k] = s
 	}
+	localdb.LocalRuntime(vals, e.Endpoint, e.S3Endpoint)
 	var mu sync.Mutex
 	return func(name string) string {
 		mu.Lock()
