@@ -79,7 +79,7 @@ $(VERSITYGW):
 	@dir=$$(cd "$${TMPDIR:-/tmp}" && $(GO) mod download -json github.com/versity/versitygw@$(VERSITYGW_VERSION) | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",*$$/\1/p'); \
 	  total=$$(cd "$$dir" 2>/dev/null && CGO_ENABLED=0 $(GO) list -deps ./cmd/versitygw 2>/dev/null | wc -l); \
 	  GOBIN=$(abspath .build/tools) CGO_ENABLED=0 $(PROGRESS) -hide $${total:+-n $$total} "building versitygw" -- \
-	    $(GO) install -v github.com/versity/versitygw/cmd/versitygw@$(VERSITYGW_VERSION)
+	    $(GO) install -trimpath -v github.com/versity/versitygw/cmd/versitygw@$(VERSITYGW_VERSION)
 
 versitygw: $(VERSITYGW) ## install the local S3 server (Versity's S3 gateway, pinned)
 
@@ -121,8 +121,13 @@ test: $(DYNALITE) $(VERSITYGW) $(STRAPICLIENT) ## run every test against a local
 # same Ctrl-C, then ends quietly.
 LOCAL_BIN       ?= .build/local
 
+# cmd/local is built with the functions' CGO_ENABLED=0 and -trimpath (as
+# versitygw is), so that their builds find the standard library and the AWS
+# SDK already compiled: measured with an empty Go cache, the first function
+# then builds in 4 s instead of 93, and the second in 2 s instead of 33.
 # cmd/local prints its ready line counted from MAKE_STARTED: the whole wait.
-LOCAL_BUILD     = $(PROGRESS) -hide -n $$($(GO) list -deps ./cmd/local | wc -l) "local: building cmd/local" -- $(GO) build -v -o $(LOCAL_BIN) ./cmd/local
+LOCAL_BUILD     = CGO_ENABLED=0 $(PROGRESS) -hide -n $$(CGO_ENABLED=0 $(GO) list -deps ./cmd/local | wc -l) "local: building cmd/local" -- \
+	$(GO) build -trimpath -v -o $(LOCAL_BIN) ./cmd/local
 
 local: $(DYNALITE) $(VERSITYGW) ## run the API on http://127.0.0.1:3000 with a local DynamoDB
 	@echo "local: building cmd/local (with an empty Go cache: about 3 min on 2 busy cores)"
