@@ -216,7 +216,7 @@ func TestMakefileLongStepsReport(t *testing.T) {
 	}
 	local := dryRun("local")
 	for _, re := range []string{`CGO_ENABLED=0 scripts/progress -hide -n \$\(CGO_ENABLED=0 go list -deps ./cmd/local \| wc -l\) "local: building cmd/local" -- go build -trimpath -v -o /nonexistent/local ./cmd/local`,
-		`LOCAL_STARTED_AT=\d{10,} /nonexistent/local`} {
+		`LOCAL_STARTED_AT=\d{10,} exec /nonexistent/local`} {
 		if !regexp.MustCompile(re).MatchString(local) {
 			t.Errorf("make -n local does not match %s:\n%s", re, local)
 		}
