@@ -304,7 +304,7 @@ func TestGivenEngineAndCatalogue(t *testing.T) {
 	defer db.Stop()
 	file := filepath.Join(t.TempDir(), "one.json")
 	os.WriteFile(file, []byte(`[{"purpose_name":"Will","state":"Goa","min":5,"max":5,"fixed":5,"toFollowConsiderationPrice":false,"amountPercentConsideration":null}]`), 0o600)
-	s, _, stop := startStack(t, map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "DYNAMODB_ENDPOINT": db.Endpoint, "ARTICLES": file})
+	s, _, stop := startStack(t, map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "DYNAMODB_ENDPOINT": db.Endpoint, "LOCAL_S3_ADDR": "127.0.0.1:0", "ARTICLES": file})
 	defer stop()
 	if s.db != nil || s.Endpoint != db.Endpoint {
 		t.Errorf("stack started its own engine (%s), want the given %s", s.Endpoint, db.Endpoint)
