@@ -26,7 +26,7 @@ import (
 func startStack(t *testing.T, env map[string]string) (s *stack, out *functest.SyncBuffer, stop func()) {
 	t.Helper()
 	if env == nil {
-		env = map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "LOCAL_DYNAMODB_ADDR": "127.0.0.1:0"}
+		env = map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "LOCAL_DYNAMODB_ADDR": "127.0.0.1:0", "LOCAL_S3_ADDR": "127.0.0.1:0"}
 	}
 	out = &functest.SyncBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -85,13 +85,14 @@ func TestLocalStack(t *testing.T) {
 			t.Fatalf("found %d README examples with an expectation, want at least 8", len(examples))
 		}
 		root := moduleRoot(t)
+		env := exampleEnv(s, t.TempDir())
 		for _, ex := range examples {
-			// As a reader runs them: from the repository's top, against the
-			// stack's API and database.
-			script := strings.ReplaceAll(ex[1], "http://127.0.0.1:3000", s.URL)
-			script = strings.ReplaceAll(script, "http://127.0.0.1:8000", s.Endpoint)
-			cmd := exec.Command("bash", "-euo", "pipefail", "-c", script)
-			cmd.Dir = root
+			// As a reader runs them: from the repository's top, with API, DB
+			// and WORK set as the README says, to this stack (on ports
+			// that are not the defaults) and a folder of the test's. The
+			// examples are run as written: nothing in them is replaced.
+			cmd := exec.Command("bash", "-euo", "pipefail", "-c", ex[1])
+			cmd.Dir, cmd.Env = root, env
 			got, err := cmd.CombinedOutput()
 			if err != nil {
 				t.Errorf("example failed: %v\n%s\n%s", err, ex[1], got)
@@ -255,6 +256,21 @@ func TestLocalStack(t *testing.T) {
 	})
 }
 
+// exampleEnv is the environment the README's examples run in: this
+// process's, with API, DB and WORK set, as the README's API section has a
+// reader set them, to the stack s and the folder work.
+func exampleEnv(s *stack, work string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		switch k, _, _ := strings.Cut(kv, "="); k {
+		case "API", "DB", "WORK", "HOOK_ADDR", "DYNAMODB_ENDPOINT", "STAMPDUTY_API_URL":
+		default:
+			env = append(env, kv)
+		}
+	}
+	return append(env, "API="+s.URL, "DB="+s.Endpoint, "WORK="+work)
+}
+
 // TestStopsEverything: when the stack stops, no function instance or
 // database process is left.
 func TestStopsEverything(t *testing.T) {
@@ -290,7 +306,7 @@ func TestGivenEngineAndCatalogue(t *testing.T) {
 	defer db.Stop()
 	file := filepath.Join(t.TempDir(), "one.json")
 	os.WriteFile(file, []byte(`[{"purpose_name":"Will","state":"Goa","min":5,"max":5,"fixed":5,"toFollowConsiderationPrice":false,"amountPercentConsideration":null}]`), 0o600)
-	s, _, stop := startStack(t, map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "DYNAMODB_ENDPOINT": db.Endpoint, "ARTICLES": file})
+	s, _, stop := startStack(t, map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "DYNAMODB_ENDPOINT": db.Endpoint, "LOCAL_S3_ADDR": "127.0.0.1:0", "ARTICLES": file})
 	defer stop()
 	if s.db != nil || s.Endpoint != db.Endpoint {
 		t.Errorf("stack started its own engine (%s), want the given %s", s.Endpoint, db.Endpoint)

@@ -205,14 +205,14 @@ func startupErrors() []startupError {
 	return []startupError{{
 		name: "APIAddressInUse",
 		env: func(t *testing.T) map[string]string {
-			return map[string]string{"LOCAL_ADDR": occupy(t), "LOCAL_DYNAMODB_ADDR": "127.0.0.1:0"}
+			return map[string]string{"LOCAL_ADDR": occupy(t), "LOCAL_DYNAMODB_ADDR": "127.0.0.1:0", "LOCAL_S3_ADDR": "127.0.0.1:0"}
 		},
 		want:  []string{"in use", "LOCAL_ADDR"},
 		early: true,
 	}, {
 		name: "DatabaseAddressInUse",
 		env: func(t *testing.T) map[string]string {
-			return map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "LOCAL_DYNAMODB_ADDR": occupy(t)}
+			return map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "LOCAL_DYNAMODB_ADDR": occupy(t), "LOCAL_S3_ADDR": "127.0.0.1:0"}
 		},
 		want:  []string{"in use", "LOCAL_DYNAMODB_ADDR"},
 		early: true,
@@ -220,7 +220,7 @@ func startupErrors() []startupError {
 		// A second `make local` beside a first one: both variables are named at once.
 		name: "BothAddressesInUse",
 		env: func(t *testing.T) map[string]string {
-			return map[string]string{"LOCAL_ADDR": occupy(t), "LOCAL_DYNAMODB_ADDR": occupy(t)}
+			return map[string]string{"LOCAL_ADDR": occupy(t), "LOCAL_DYNAMODB_ADDR": occupy(t), "LOCAL_S3_ADDR": "127.0.0.1:0"}
 		},
 		want:  []string{"LOCAL_ADDR", "LOCAL_DYNAMODB_ADDR"},
 		early: true,
@@ -229,33 +229,33 @@ func startupErrors() []startupError {
 		env: func(t *testing.T) map[string]string {
 			file := filepath.Join(t.TempDir(), "articles.json")
 			os.WriteFile(file, []byte("some invalid json"), 0o600)
-			return map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "LOCAL_DYNAMODB_ADDR": "127.0.0.1:0", "ARTICLES": file}
+			return map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "LOCAL_DYNAMODB_ADDR": "127.0.0.1:0", "LOCAL_S3_ADDR": "127.0.0.1:0", "ARTICLES": file}
 		},
 		want: []string{"ARTICLES", "articles.json"},
 	}, {
 		name: "MissingArticlesFile",
 		env: func(t *testing.T) map[string]string {
-			return map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "LOCAL_DYNAMODB_ADDR": "127.0.0.1:0", "ARTICLES": filepath.Join(t.TempDir(), "none.json")}
+			return map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "LOCAL_DYNAMODB_ADDR": "127.0.0.1:0", "LOCAL_S3_ADDR": "127.0.0.1:0", "ARTICLES": filepath.Join(t.TempDir(), "none.json")}
 		},
 		want: []string{"ARTICLES", "none.json", "no such file"},
 	}, {
 		name: "DynamoDBEndpointRefuses",
 		env: func(t *testing.T) map[string]string {
-			return map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "DYNAMODB_ENDPOINT": "http://" + freeAddr(t)}
+			return map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "DYNAMODB_ENDPOINT": "http://" + freeAddr(t), "LOCAL_S3_ADDR": "127.0.0.1:0"}
 		},
 		want:  []string{"DYNAMODB_ENDPOINT", "does not answer", "connection refused"},
 		early: true,
 	}, {
 		name: "DynamoDBEndpointSilent",
 		env: func(t *testing.T) map[string]string {
-			return map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "DYNAMODB_ENDPOINT": "http://" + occupy(t)}
+			return map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "DYNAMODB_ENDPOINT": "http://" + occupy(t), "LOCAL_S3_ADDR": "127.0.0.1:0"}
 		},
 		want:  []string{"DYNAMODB_ENDPOINT", "does not answer"},
 		early: true,
 	}, {
 		name: "BadScheduleEvery",
 		env: func(t *testing.T) map[string]string {
-			return map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "LOCAL_DYNAMODB_ADDR": "127.0.0.1:0", "LOCAL_SCHEDULE_EVERY": "often"}
+			return map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "LOCAL_DYNAMODB_ADDR": "127.0.0.1:0", "LOCAL_S3_ADDR": "127.0.0.1:0", "LOCAL_SCHEDULE_EVERY": "often"}
 		},
 		want:  []string{"LOCAL_SCHEDULE_EVERY", "often"},
 		early: true,
@@ -359,7 +359,7 @@ func TestSecondStackLeavesTheFirstAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	started, out, err := tryStart(t, map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "LOCAL_DYNAMODB_ADDR": strings.TrimPrefix(first.Endpoint, "http://")}, options{})
+	started, out, err := tryStart(t, map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "LOCAL_DYNAMODB_ADDR": strings.TrimPrefix(first.Endpoint, "http://"), "LOCAL_S3_ADDR": "127.0.0.1:0"}, options{})
 	if started {
 		t.Errorf("the second stack started on the first one's engine\n%s", out)
 	}
@@ -376,8 +376,8 @@ func TestSecondStackLeavesTheFirstAlone(t *testing.T) {
 }
 
 // TestListensOnlyWhenReady: the API address refuses connections until every
-// function is built, and the output says what is being built before the
-// banner.
+// function is built, and the output lists every phase before the banner,
+// with each build numbered and, while one lasts, how long it has taken.
 func TestListensOnlyWhenReady(t *testing.T) {
 	addr := freeAddr(t)
 	out := &functest.SyncBuffer{}
@@ -387,9 +387,11 @@ func TestListensOnlyWhenReady(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, options{
-			getenv: vars{"LOCAL_ADDR": addr, "LOCAL_DYNAMODB_ADDR": "127.0.0.1:0"}.getenv,
+			getenv: vars{"LOCAL_ADDR": addr, "LOCAL_DYNAMODB_ADDR": "127.0.0.1:0", "LOCAL_S3_ADDR": "127.0.0.1:0"}.getenv,
 			out:    out,
 			ready:  func(*stack) { close(ready) },
+			// every build (make, then go build from the cache) lasts longer
+			progressEvery: 100 * time.Millisecond,
 		})
 	}()
 
@@ -428,18 +430,31 @@ probe:
 		t.Fatalf("not ready in 3 minutes\n%s", out)
 	}
 
+	// Every phase, in order, before the banner; each build numbered, the
+	// first with the warning that it is slow with an empty cache, and a
+	// build that lasts says so while it runs.
 	text := out.String()
-	banner := strings.Index(text, "DynamoDB (local):")
-	for _, line := range []string{"local: building CreateOrderFunction", "local: building ListOrdersFunction", "local: building ListArticlesFunction", "local: built"} {
-		if i := strings.Index(text, line); i < 0 || i > banner {
-			t.Errorf("%q is not in the output before the banner:\n%s", line, text)
+	fns := startTemplate(t).Functions
+	n := len(fns)
+	phases := []string{"local: starting DynamoDB (dynalite)", "local: creating ", "local: starting S3 (versitygw)",
+		fmt.Sprintf("local: building 1/%d %s… (%s)", n, fns[0].LogicalID, firstBuildHint),
+		fmt.Sprintf("local: building 1/%d %s: still going, ", n, fns[0].LogicalID),
+		fmt.Sprintf("local: building 2/%d %s…", n, fns[1].LogicalID),
+		fmt.Sprintf("local: building %d/%d %s…", n, n, fns[n-1].LogicalID),
+		fmt.Sprintf("local: built %d functions in ", n),
+		"DynamoDB (local):", "The README's examples, in another terminal: export API=http://" + addr + " DB=http://",
+		"local: ready in "}
+	at := 0
+	for _, p := range phases {
+		i := strings.Index(text[at:], p)
+		if i < 0 {
+			t.Errorf("the output lacks %q after byte %d:\n%s", p, at, text)
+			continue
 		}
+		at += i + len(p)
 	}
-	if !strings.Contains(text, "first run may take a minute") {
-		t.Errorf("the output does not warn that the first run is slow:\n%s", text)
-	}
-	if i := strings.Index(text, "local: ready"); i < banner {
-		t.Errorf("no ready line after the banner:\n%s", text)
+	if !strings.Contains(text, "s since this program started") {
+		t.Errorf("the ready line does not say what its figure covers:\n%s", text)
 	}
 	cancel()
 	if err := <-done; err != nil {
@@ -533,7 +548,7 @@ func TestInterrupt(t *testing.T) {
 				env = append(env, kv)
 			}
 		}
-		return append(env, "TMPDIR="+tmp, "LOCAL_ADDR=127.0.0.1:0", "LOCAL_DYNAMODB_ADDR=127.0.0.1:0")
+		return append(env, "TMPDIR="+tmp, "LOCAL_ADDR=127.0.0.1:0", "LOCAL_DYNAMODB_ADDR=127.0.0.1:0", "LOCAL_S3_ADDR=127.0.0.1:0")
 	}
 
 	t.Run("CommandExitsZero", func(t *testing.T) {
@@ -560,7 +575,7 @@ func TestInterrupt(t *testing.T) {
 		defer cancel()
 		done := make(chan error, 1)
 		go func() {
-			done <- run(ctx, options{getenv: vars{"LOCAL_ADDR": "127.0.0.1:0", "LOCAL_DYNAMODB_ADDR": "127.0.0.1:0"}.getenv, out: out})
+			done <- run(ctx, options{getenv: vars{"LOCAL_ADDR": "127.0.0.1:0", "LOCAL_DYNAMODB_ADDR": "127.0.0.1:0", "LOCAL_S3_ADDR": "127.0.0.1:0"}.getenv, out: out})
 		}()
 		for len(processes(func(_ []string, cmdline string) bool {
 			return strings.HasPrefix(cmdline, "go build") && strings.Contains(cmdline, tmp)

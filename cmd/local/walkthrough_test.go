@@ -35,7 +35,7 @@ func splitWalkthrough(text string) (rest, section string) {
 type walkthrough struct {
 	blocks []string // each block's code
 	wants  []string // each block's expectation
-	dir    string   // the receiver's folder, for /tmp/webhook…
+	dir    string   // WORK: the receiver's folder
 	out    functest.SyncBuffer
 	err    error
 	done   chan struct{}
@@ -43,8 +43,8 @@ type walkthrough struct {
 
 // startWalkthrough runs the walk-through's blocks as one bash script
 // against s, as a reader does in one shell, in the background: its retry
-// wait overlaps the other subtests. The receiver gets a free port and a
-// folder of the test's; the script and whatever it started are killed when
+// wait overlaps the other subtests. The receiver gets a free port
+// (HOOK_ADDR) and a folder of the test's (WORK); the script and whatever it started are killed when
 // the test ends.
 func startWalkthrough(t *testing.T, s *stack) *walkthrough {
 	t.Helper()
@@ -60,14 +60,11 @@ func startWalkthrough(t *testing.T, s *stack) *walkthrough {
 	}
 	port := l.Addr().String()
 	l.Close()
-	local := strings.NewReplacer("http://127.0.0.1:3000", s.URL, "http://127.0.0.1:8000", s.Endpoint,
-		"127.0.0.1:4567", port, "/tmp/webhook", filepath.Join(w.dir, "webhook"))
-	for i := range w.wants {
-		w.wants[i] = local.Replace(w.wants[i])
-	}
-	script := local.Replace(strings.Join(w.blocks, "\n"))
-	cmd := exec.Command("bash", "-euo", "pipefail", "-c", script)
+	// As written, with the README's variables set: API and DB to the
+	// stack, WORK to the test's folder, HOOK_ADDR to a free port.
+	cmd := exec.Command("bash", "-euo", "pipefail", "-c", strings.Join(w.blocks, "\n"))
 	cmd.Dir = moduleRoot(t)
+	cmd.Env = append(exampleEnv(s, w.dir), "HOOK_ADDR="+port)
 	cmd.Stdout, cmd.Stderr = &w.out, &w.out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.WaitDelay = 5 * time.Second
