@@ -134,7 +134,7 @@ func free(port int) bool {
 // returns its output and exit status.
 func progress(t *testing.T, args ...string) (string, int) {
 	t.Helper()
-	cmd := exec.Command(filepath.Join(moduleRoot(t), "scripts", "progress"), args...)
+	cmd := exec.Command(filepath.Join(moduleRoot(t), "cmd", "progress", "progress"), args...)
 	cmd.Env = append(os.Environ(), "PROGRESS_EVERY=1")
 	out, err := cmd.CombinedOutput()
 	var exit *exec.ExitError
