@@ -20,9 +20,10 @@ import (
 // fault to inject into Put.
 type recordingFiles struct {
 	*files.Store
-	putErr  error
-	puts    []string
-	deletes []string
+	putErr   error
+	purgeErr error
+	puts     []string
+	deletes  []string
 }
 
 func (r *recordingFiles) Put(ctx context.Context, key, mime string, body []byte, sum [32]byte) error {
@@ -35,6 +36,9 @@ func (r *recordingFiles) Put(ctx context.Context, key, mime string, body []byte,
 
 func (r *recordingFiles) Purge(ctx context.Context, key string) error {
 	r.deletes = append(r.deletes, key)
+	if r.purgeErr != nil {
+		return r.purgeErr
+	}
 	return r.Store.Purge(ctx, key)
 }
 
