@@ -101,7 +101,7 @@ func newOpsServer(t *testing.T, api *opsAPI, iam apigw.IAM) *httptest.Server {
 		api.staged = b
 		api.mu.Unlock()
 	}))
-	defer api.bucket.Close()
+	t.Cleanup(api.bucket.Close)
 	srv := httptest.NewServer(apigw.NewHandler(routes, apigw.Options{IAM: &iam}))
 	t.Cleanup(srv.Close)
 	return srv
