@@ -8,7 +8,7 @@ GO              ?= go
 ARTIFACTS_DIR   ?= .build/$(@:build-%=%)
 LAMBDA_ENV      := GOOS=linux GOARCH=arm64 CGO_ENABLED=0
 LAMBDA_FLAGS    := -tags lambda.norpc -trimpath -ldflags "-s -w"
-FUNCTIONS       := CreateOrderFunction ListOrdersFunction ListArticlesFunction GetOrderFunction UploadDocumentFunction OpsFunction StampDutyQuotesFunction NotFoundFunction WebhooksFunction WebhookDispatchFunction
+FUNCTIONS       := CreateOrderFunction ListOrdersFunction ListArticlesFunction GetOrderFunction UploadDocumentFunction OpsFunction StampDutyQuotesFunction NotFoundFunction WebhooksFunction WebhookDispatchFunction FileSweeperFunction
 DYNALITE_DIR    := cmd/local/dynalite
 DYNALITE        := $(DYNALITE_DIR)/node_modules/dynalite/cli.js
 # The local S3 server: Versity's S3 gateway, built from the Go module proxy
@@ -48,6 +48,8 @@ build-WebhooksFunction:
 	$(LAMBDA_ENV) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/webhooks
 build-WebhookDispatchFunction:
 	$(LAMBDA_ENV) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/webhook-dispatch
+build-FileSweeperFunction:
+	$(LAMBDA_ENV) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/file-sweeper
 
 build: $(addprefix build-,$(FUNCTIONS)) ## build every function's bootstrap into .build/<LogicalId>/
 

@@ -42,6 +42,12 @@ const dispatchID = "WebhookDispatchFunction"
 // rows of its own (TestEveryFunctionIsMeasured).
 var scheduledLabels = map[string]string{dispatchID: "webhook dispatch"}
 
+// coldOnly names the scheduled functions the bench measures by their cold
+// start (section 1) only: the file sweeper, whose runs find nothing due on
+// the bench's quiet tables; its cost per upload is the uploads' own
+// (shared/orders TestUploadCosts).
+var coldOnly = map[string]bool{"FileSweeperFunction": true}
+
 // onePass is the timeout the scheduled instances of section 1 get: their
 // run's deadline has passed its last-pass margin already, so the first
 // invocation is the init's first pass (the template's run polls for about

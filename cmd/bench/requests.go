@@ -138,14 +138,14 @@ func firsts(reqs []request) map[string]request {
 
 // load reads each request's event from root/events; every function of tmpl
 // must have a request, or be a scheduled function without routes that
-// scheduledLabels names.
+// scheduledLabels or coldOnly names.
 func load(root string, tmpl *samtemplate.Template, reqs []request) error {
 	first := firsts(reqs)
 	for _, f := range tmpl.Functions {
 		if _, ok := first[f.LogicalID]; ok {
 			continue
 		}
-		if _, ok := scheduledLabels[f.LogicalID]; ok && len(f.Routes) == 0 && len(f.Schedules) > 0 {
+		if _, ok := scheduledLabels[f.LogicalID]; (ok || coldOnly[f.LogicalID]) && len(f.Routes) == 0 && len(f.Schedules) > 0 {
 			continue
 		}
 		return fmt.Errorf("template.yaml has a function %s the bench has no request (or, scheduled, no measurement) for", f.LogicalID)

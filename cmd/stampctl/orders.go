@@ -272,13 +272,64 @@ func (c *cli) ordersAttachCertificate(fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
-	q := url.Values{"name": {cmp.Or(*name, filepath.Base(rest[1]))}}
-	f, err := c.changeFulfillment(http.MethodPut, rest[0], *ffFlag, "/certificate", q, "application/pdf", pdf)
+	fileName := cmp.Or(*name, filepath.Base(rest[1]))
+	var f rules.Fulfillment
+	if len(pdf) > rules.MaxFileSize {
+		// Too large for a request's body: straight to the bucket.
+		f, err = c.attachStaged(rest[0], *ffFlag, fileName, pdf)
+	} else {
+		f, err = c.changeFulfillment(http.MethodPut, rest[0], *ffFlag, "/certificate", url.Values{"name": {fileName}}, "application/pdf", pdf)
+	}
 	if err == nil && f.CertificateFile != nil {
 		fmt.Fprintf(c.stdout, "attached %s (%d bytes, sha256 %s) to order %s fulfillment %s\n",
 			f.CertificateFile.Name, f.CertificateFile.Size, f.CertificateFile.SHA256, rest[0], f.DocumentID)
 	}
 	return err
+}
+
+// attachStaged attaches pdf, a certificate over the 4 MiB a body carries,
+// through the pre-signed path (lifecycle.md "Large files: straight to
+// S3"): it asks for an upload, sends the file to the bucket as the answer
+// says, then attaches the upload by its id.
+func (c *cli) attachStaged(doc, ff, name string, pdf []byte) (rules.Fulfillment, error) {
+	ff, err := c.fulfillment(doc, ff)
+	if err != nil {
+		return rules.Fulfillment{}, err
+	}
+	path := "/api/ops/live-orders/" + url.PathEscape(doc) + "/fulfillments/" + url.PathEscape(ff) + "/certificate"
+	declared, _ := json.Marshal(map[string]any{"name": name, "mime": rules.MimePDF, "size": len(pdf)})
+	var up struct {
+		Data struct {
+			Upload, Method, URL string
+			Headers             map[string]string
+		}
+	}
+	if err := c.call(http.MethodPost, path+"/upload", nil, "application/json", declared, &up); err != nil {
+		return rules.Fulfillment{}, err
+	}
+	req, err := http.NewRequestWithContext(c.ctx, up.Data.Method, up.Data.URL, bytes.NewReader(pdf))
+	if err != nil {
+		return rules.Fulfillment{}, fmt.Errorf("the upload's request: %w", err)
+	}
+	for k, v := range up.Data.Headers {
+		if !strings.EqualFold(k, "Content-Length") { // set from the body
+			req.Header.Set(k, v)
+		}
+	}
+	resp, err := (&http.Client{Timeout: 5 * time.Minute}).Do(req)
+	if err != nil {
+		return rules.Fulfillment{}, fmt.Errorf("send the file to the bucket: %w", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return rules.Fulfillment{}, fmt.Errorf("send the file to the bucket: it answered %s", resp.Status)
+	}
+	attach, _ := json.Marshal(map[string]string{"upload": up.Data.Upload})
+	var o opsOrder
+	if err := c.call(http.MethodPut, path, nil, "application/json", attach, &o); err != nil {
+		return rules.Fulfillment{}, err
+	}
+	return pick(o.Data, ff)
 }
 
 // ordersDownload saves the certificate of an order's fulfillment, fetched
@@ -330,7 +381,7 @@ func download(file *rules.File) ([]byte, error) {
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("the file store answered %s", resp.Status)
 	}
-	b, err := io.ReadAll(io.LimitReader(resp.Body, rules.MaxFileSize+1))
+	b, err := io.ReadAll(io.LimitReader(resp.Body, rules.MaxDirectCertificateSize+1))
 	if err != nil {
 		return nil, err
 	}

@@ -5,10 +5,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -33,6 +35,9 @@ type opsAPI struct {
 	order    rules.OpsOrder
 	cert     []byte
 	files    *httptest.Server
+	// bucket is where a pre-signed upload is sent; staged what it got.
+	bucket *httptest.Server
+	staged []byte
 }
 
 func (a *opsAPI) Invoke(_ context.Context, payload []byte) ([]byte, error) {
@@ -56,6 +61,12 @@ func (a *opsAPI) Invoke(_ context.Context, payload []byte) ([]byte, error) {
 		o.Fulfillments = []rules.Fulfillment{o.Fulfillments[0]}
 		o.Fulfillments[0].Status = rules.StatusCreated
 		return answer(200, map[string]any{"data": o})
+	case strings.HasSuffix(ev.RawPath, "/certificate/upload"):
+		var d struct{ Size int }
+		json.Unmarshal([]byte(ev.Body), &d)
+		return answer(200, map[string]any{"data": map[string]any{"upload": "up1", "method": "PUT", "url": a.bucket.URL + "/uploads/up1",
+			"headers": map[string]string{"Content-Type": "application/pdf", "Content-Length": strconv.Itoa(d.Size)}, "fields": map[string]string{},
+			"expiresAt": "2026-11-21T04:24:00.123Z"}})
 	case ev.RawPath == "/api/ops/live-orders":
 		next := "CURSOR"
 		return answer(200, map[string]any{"data": []rules.OpsOrder{a.order}, "meta": map[string]any{"pagination": map[string]any{"pageSize": 25, "next": next}}})
@@ -79,6 +90,18 @@ func newOpsServer(t *testing.T, api *opsAPI, iam apigw.IAM) *httptest.Server {
 	} {
 		routes = append(routes, apigw.Route{Method: r.method, Path: r.path, Target: api, IAM: true})
 	}
+	routes = append(routes, apigw.Route{Method: "POST", Path: "/api/ops/live-orders/{documentId}/fulfillments/{f}/certificate/upload", Target: api, IAM: true})
+	api.bucket = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		if r.Method != http.MethodPut || r.Header.Get("Content-Type") != "application/pdf" || r.ContentLength != int64(len(b)) {
+			w.WriteHeader(http.StatusForbidden)
+			return
+		}
+		api.mu.Lock()
+		api.staged = b
+		api.mu.Unlock()
+	}))
+	t.Cleanup(api.bucket.Close)
 	srv := httptest.NewServer(apigw.NewHandler(routes, apigw.Options{IAM: &iam}))
 	t.Cleanup(srv.Close)
 	return srv
@@ -147,6 +170,31 @@ func TestOrdersCommands(t *testing.T) {
 		ev := last()
 		if ev.RawPath != "/api/ops/live-orders/o1/fulfillments/f1/certificate" || ev.Headers["content-type"] != "application/pdf" || ev.RawQueryString != "name=cert%201.pdf" {
 			t.Errorf("request %s?%s %v", ev.RawPath, ev.RawQueryString, ev.Headers["content-type"])
+		}
+	})
+	t.Run("AttachCertificateOverTheBodyLimit", func(t *testing.T) {
+		big := make([]byte, rules.MaxDirectCertificateSize)
+		copy(big, cert)
+		file := filepath.Join(t.TempDir(), "scan.pdf")
+		os.WriteFile(file, big, 0o600)
+		r := h.run(t, "", vars, "orders", "attach-certificate", "o1", file)
+		if r.code != 0 {
+			t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+		}
+		api.mu.Lock()
+		n := len(api.requests)
+		upload, attach, staged := api.requests[n-2], api.requests[n-1], api.staged
+		api.mu.Unlock()
+		if upload.RawPath != "/api/ops/live-orders/o1/fulfillments/f1/certificate/upload" ||
+			upload.Body != `{"mime":"application/pdf","name":"scan.pdf","size":10485760}` {
+			t.Errorf("upload request %s %s", upload.RawPath, upload.Body)
+		}
+		if len(staged) != len(big) {
+			t.Errorf("the bucket got %d bytes, want %d", len(staged), len(big))
+		}
+		if attach.RawPath != "/api/ops/live-orders/o1/fulfillments/f1/certificate" || attach.Body != `{"upload":"up1"}` ||
+			attach.Headers["content-type"] != "application/json" {
+			t.Errorf("attach request %s %s %v", attach.RawPath, attach.Body, attach.Headers["content-type"])
 		}
 	})
 	t.Run("DownloadChecksTheSum", func(t *testing.T) {

@@ -9,7 +9,9 @@ import (
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
 
 	"stampduty/shared/function"
+	"stampduty/shared/function/fulfil"
 	"stampduty/shared/jsonobj"
+	"stampduty/shared/orders"
 	"stampduty/shared/rules"
 	"stampduty/shared/strapi"
 )
@@ -21,6 +23,8 @@ type handler struct {
 		OpsGet(ctx context.Context, doc string) (rules.OpsOrder, error)
 		Advance(ctx context.Context, doc, ffDoc string, c rules.Change, by string) (rules.OpsOrder, error)
 		AttachCertificate(ctx context.Context, doc, ffDoc string, u rules.Upload) (rules.OpsOrder, error)
+		AttachStagedCertificate(ctx context.Context, doc, ffDoc, id string) (rules.OpsOrder, error)
+		NewCertificateUpload(ctx context.Context, doc, ffDoc string, d rules.Declared) (orders.Upload, error)
 	}
 }
 
@@ -46,13 +50,14 @@ const (
 	fulfillmentPath = orderPath + "/fulfillments/{fulfillmentDocumentId}"
 )
 
-// routes answers the four operator routes.
+// routes answers the five operator routes.
 func (h *handler) routes() http.Handler {
 	return function.Routes(
 		function.Path{Method: http.MethodGet, Pattern: "/api/ops/live-orders", Serve: h.queue},
 		function.Path{Method: http.MethodGet, Pattern: orderPath, Serve: h.get},
 		function.Path{Method: http.MethodPatch, Pattern: fulfillmentPath, Serve: h.advance},
 		function.Path{Method: http.MethodPut, Pattern: fulfillmentPath + "/certificate", Serve: h.attach},
+		function.Path{Method: http.MethodPost, Pattern: fulfillmentPath + "/certificate/upload", Serve: h.upload},
 	)
 }
 
@@ -173,18 +178,48 @@ func (h *handler) advance(r *http.Request) (any, error) {
 	return orderResponse{Data: o}, nil
 }
 
-// attach stores the body, a PDF, as the fulfillment's certificate.
+// attach stores the body, a PDF, as the fulfillment's certificate; a JSON
+// body {"upload": "<id>"} attaches the file of that upload instead.
 func (h *handler) attach(r *http.Request) (any, error) {
 	if _, err := operator(r); err != nil {
 		return nil, err
 	}
-	u, err := strapi.ReadUpload(r)
-	if err != nil {
-		return nil, err
+	doc, ffDoc := r.PathValue("documentId"), r.PathValue("fulfillmentDocumentId")
+	var (
+		o   rules.OpsOrder
+		err error
+	)
+	if strapi.IsJSON(r) {
+		var id string
+		if id, err = strapi.ReadAttach(r); err != nil {
+			return nil, err
+		}
+		o, err = h.orders.AttachStagedCertificate(r.Context(), doc, ffDoc, id)
+	} else {
+		var u rules.Upload
+		if u, err = strapi.ReadUpload(r); err != nil {
+			return nil, err
+		}
+		o, err = h.orders.AttachCertificate(r.Context(), doc, ffDoc, u)
 	}
-	o, err := h.orders.AttachCertificate(r.Context(), r.PathValue("documentId"), r.PathValue("fulfillmentDocumentId"), u)
 	if err != nil {
 		return nil, err
 	}
 	return orderResponse{Data: o}, nil
+}
+
+// upload makes a pre-signed upload of the fulfillment's certificate.
+func (h *handler) upload(r *http.Request) (any, error) {
+	if _, err := operator(r); err != nil {
+		return nil, err
+	}
+	d, err := strapi.ReadDeclared(r)
+	if err != nil {
+		return nil, err
+	}
+	u, err := h.orders.NewCertificateUpload(r.Context(), r.PathValue("documentId"), r.PathValue("fulfillmentDocumentId"), d)
+	if err != nil {
+		return nil, err
+	}
+	return fulfil.Answer(u), nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -169,6 +170,47 @@ func TestOps(t *testing.T) {
 		}
 		if got := functest.Download(t, first.URL).Status; got != http.StatusNotFound {
 			t.Errorf("the replaced certificate: GET %d, want 404", got)
+		}
+		// A 10 MiB certificate, sent straight to the bucket, replaces it.
+		const max = 10 << 20
+		newUpload := func(body string) functest.Response {
+			return invoke(functest.Request("POST", path(o)+"/certificate/upload", "", map[string]string{"content-type": "application/json"}, body))
+		}
+		if resp := newUpload(fmt.Sprintf(`{"mime":"application/pdf","size":%d}`, max+1)); resp.Status != http.StatusRequestEntityTooLarge {
+			t.Errorf("a certificate over 10 MiB: status %d, want 413", resp.Status)
+		}
+		if resp := newUpload(`{"mime":"image/png","size":10}`); resp.Status != http.StatusUnsupportedMediaType {
+			t.Errorf("a PNG certificate: status %d, want 415", resp.Status)
+		}
+		var u struct {
+			Data struct {
+				Upload, Method, URL string
+				Headers             map[string]string
+			}
+		}
+		if err := json.Unmarshal([]byte(newUpload(fmt.Sprintf(`{"name":"cert-scan.pdf","mime":"application/pdf","size":%d}`, max)).Body), &u); err != nil || u.Data.Method != http.MethodPut {
+			t.Fatalf("upload %+v: %v", u, err)
+		}
+		big := bytes.Repeat([]byte{' '}, max)
+		copy(big, pdf)
+		req, _ := http.NewRequest(u.Data.Method, u.Data.URL, bytes.NewReader(big))
+		req.Header.Set("Content-Type", u.Data.Headers["Content-Type"])
+		if r, err := http.DefaultClient.Do(req); err != nil || r.StatusCode != http.StatusOK {
+			t.Fatalf("PUT to S3: %v %v", r, err)
+		}
+		attachUpload := func(id string) functest.Response {
+			return invoke(functest.Request("PUT", path(o)+"/certificate", "", map[string]string{"content-type": "application/json"}, `{"upload":"`+id+`"}`))
+		}
+		if resp := attachUpload(u.Data.Upload); resp.Status != http.StatusOK {
+			t.Fatalf("attach: %d %s", resp.Status, resp.Body)
+		} else if c := order(resp).Fulfillments[0].CertificateFile; c == nil || c.Size != max || c.Name != "cert-scan.pdf" {
+			t.Errorf("certificate_file = %+v", c)
+		}
+		if resp := attachUpload(u.Data.Upload); resp.Status != http.StatusNotFound {
+			t.Errorf("the same upload again: status %d, want 404", resp.Status)
+		}
+		if got := functest.Download(t, second.URL).Status; got != http.StatusNotFound {
+			t.Errorf("the certificate it replaced: GET %d, want 404", got)
 		}
 		got := order(patch(o, `{"order_status":"Printed"}`))
 		f := got.Fulfillments[0]

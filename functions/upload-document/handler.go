@@ -6,15 +6,21 @@ import (
 
 	"stampduty/shared/auth"
 	"stampduty/shared/function"
+	"stampduty/shared/function/fulfil"
+	"stampduty/shared/orders"
 	"stampduty/shared/rules"
 	"stampduty/shared/strapi"
 )
 
-// handler stores the caller's document of one of its orders.
+// handler stores the caller's document of one of its orders: sent as the
+// body, or sent straight to the bucket with a pre-signed upload and then
+// attached by its id.
 type handler struct {
 	auth   *auth.Authenticator
 	orders interface {
 		UploadDocument(ctx context.Context, owner, doc string, u rules.Upload) (rules.File, error)
+		AttachDocument(ctx context.Context, owner, doc, id string) (rules.File, error)
+		NewDocumentUpload(ctx context.Context, owner, doc string, d rules.Declared) (orders.Upload, error)
 	}
 }
 
@@ -23,20 +29,51 @@ type fileResponse struct {
 	Data rules.File `json:"data"`
 }
 
-// routes answers PUT /api/live-orders/{documentId}/document.
+// routes answers PUT /api/live-orders/{documentId}/document and POST
+// /api/live-orders/{documentId}/document/upload.
 func (h *handler) routes() http.Handler {
-	return function.Routes(function.Path{Method: http.MethodPut, Pattern: "/api/live-orders/{documentId}/document", Serve: function.AsCaller(h.auth, h.put)})
+	const path = "/api/live-orders/{documentId}/document"
+	return function.Routes(
+		function.Path{Method: http.MethodPut, Pattern: path, Serve: function.AsCaller(h.auth, h.put)},
+		function.Path{Method: http.MethodPost, Pattern: path + "/upload", Serve: function.AsCaller(h.auth, h.upload)},
+	)
 }
 
-// put stores the body, the file itself, as the order's document.
+// put stores the body, the file itself, as the order's document; a JSON
+// body {"upload": "<id>"} attaches the file of that upload instead.
 func (h *handler) put(r *http.Request, owner string) (any, error) {
+	doc := r.PathValue("documentId")
+	if strapi.IsJSON(r) {
+		id, err := strapi.ReadAttach(r)
+		if err != nil {
+			return nil, err
+		}
+		f, err := h.orders.AttachDocument(r.Context(), owner, doc, id)
+		if err != nil {
+			return nil, err
+		}
+		return fileResponse{Data: f}, nil
+	}
 	u, err := strapi.ReadUpload(r)
 	if err != nil {
 		return nil, err
 	}
-	f, err := h.orders.UploadDocument(r.Context(), owner, r.PathValue("documentId"), u)
+	f, err := h.orders.UploadDocument(r.Context(), owner, doc, u)
 	if err != nil {
 		return nil, err
 	}
 	return fileResponse{Data: f}, nil
+}
+
+// upload makes a pre-signed upload of the order's document.
+func (h *handler) upload(r *http.Request, owner string) (any, error) {
+	d, err := strapi.ReadDeclared(r)
+	if err != nil {
+		return nil, err
+	}
+	u, err := h.orders.NewDocumentUpload(r.Context(), owner, r.PathValue("documentId"), d)
+	if err != nil {
+		return nil, err
+	}
+	return fulfil.Answer(u), nil
 }

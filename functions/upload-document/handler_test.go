@@ -5,7 +5,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"net/http"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -124,10 +128,162 @@ func TestUploadDocument(t *testing.T) {
 			t.Errorf("the order got a document: %+v", f)
 		}
 	})
+	t.Run("PresignedUpload", func(t *testing.T) {
+		testPresigned(t, s, mine[0].DocumentID, theirs[0].DocumentID)
+	})
 	t.Run("EventFile", func(t *testing.T) {
 		// events/upload-document.json names an order no one has: 404.
 		s.CheckEvents(t, map[string]int{"upload-document": http.StatusNotFound})
 	})
 	s.CheckRoutes()
 	s.CheckTemplate(s.Proxy.All())
+}
+
+type uploadBody struct {
+	Data struct {
+		Upload    string            `json:"upload"`
+		Method    string            `json:"method"`
+		URL       string            `json:"url"`
+		Headers   map[string]string `json:"headers"`
+		Fields    map[string]string `json:"fields"`
+		ExpiresAt string            `json:"expiresAt"`
+	} `json:"data"`
+}
+
+// send sends body to the pre-signed upload u as a client would: its method,
+// its headers, except those overridden. S3 refusing the request answers
+// 403, or (for a large body it refuses before reading) resets the
+// connection: both are 403 here.
+func send(t *testing.T, u uploadBody, body []byte, override map[string]string) int {
+	t.Helper()
+	req, err := http.NewRequest(u.Data.Method, u.Data.URL, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range u.Data.Headers {
+		if k != "Content-Length" { // net/http sets it from the body
+			req.Header.Set(k, v)
+		}
+	}
+	for k, v := range override {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
+		return http.StatusForbidden
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// largePDF is a PDF of exactly n bytes.
+func largePDF(n int) []byte {
+	b := bytes.Repeat([]byte{' '}, n)
+	copy(b, pdf)
+	return b
+}
+
+// testPresigned drives the pre-signed path of a caller's document: a 20 MiB
+// document sent straight to the bucket and attached, and every refusal.
+func testPresigned(t *testing.T, s *functest.Stack, mine, theirs string) {
+	newUpload := func(doc, body string) functest.Response {
+		return s.Invoke(functest.Request("POST", "/api/live-orders/"+doc+"/document/upload", "", functest.DevHeaders, body))
+	}
+	attach := func(doc, body string) functest.Response {
+		return s.Invoke(functest.Request("PUT", "/api/live-orders/"+doc+"/document", "", functest.DevHeaders, body))
+	}
+	const max = 20 << 20
+	file := largePDF(max)
+	var u uploadBody
+	t.Run("TwentyMiBStraightToS3", func(t *testing.T) {
+		u = functest.OK[uploadBody](t, newUpload(mine, fmt.Sprintf(`{"name":"scan.pdf","mime":"application/pdf","size":%d}`, max)))
+		if u.Data.Method != http.MethodPut || u.Data.Upload == "" || u.Data.Headers["Content-Type"] != rules.MimePDF ||
+			u.Data.Headers["Content-Length"] != fmt.Sprint(max) || len(u.Data.Fields) != 0 {
+			t.Fatalf("upload = %+v", u.Data)
+		}
+		if exp, err := time.Parse(rules.TimeLayout, u.Data.ExpiresAt); err != nil || time.Until(exp) > 15*time.Minute || time.Until(exp) < 14*time.Minute {
+			t.Errorf("expiresAt %s, want 15 minutes from now", u.Data.ExpiresAt)
+		}
+		if got := attach(mine, `{"upload":"`+u.Data.Upload+`"}`); got.Status != http.StatusConflict {
+			t.Errorf("attach before sending: %d, want 409: %s", got.Status, got.Body)
+		}
+		// S3 itself refuses another size or type.
+		if got := send(t, u, file[:max-1], nil); got != http.StatusForbidden {
+			t.Errorf("one byte short: S3 answered %d, want 403", got)
+		}
+		if got := send(t, u, file, map[string]string{"Content-Type": rules.MimePNG}); got != http.StatusForbidden {
+			t.Errorf("another type: S3 answered %d, want 403", got)
+		}
+		if got := send(t, u, file, nil); got != http.StatusOK {
+			t.Fatalf("the declared file: S3 answered %d", got)
+		}
+		// Another caller cannot attach it, to its order or to this one.
+		token := "sdt_" + strings.Repeat("O", 43)
+		other := map[string]string{"authorization": "Bearer " + token, "content-type": "application/json"}
+		functest.AddToken(t, s.Env, token, "someone-else")
+		for name, resp := range map[string]functest.Response{
+			"AnotherCaller":       s.Invoke(functest.Request("PUT", "/api/live-orders/"+mine+"/document", "", other, `{"upload":"`+u.Data.Upload+`"}`)),
+			"AnotherCallersOrder": s.Invoke(functest.Request("PUT", "/api/live-orders/"+theirs+"/document", "", other, `{"upload":"`+u.Data.Upload+`"}`)),
+			"UnknownUpload":       attach(mine, `{"upload":"nosuchupload000000000000"}`),
+		} {
+			if resp.Status != http.StatusNotFound {
+				t.Errorf("%s: status %d, want 404: %s", name, resp.Status, resp.Body)
+			}
+		}
+		got := functest.OK[fileBody](t, attach(mine, `{"upload":"`+u.Data.Upload+`"}`)).Data
+		sum := sha256.Sum256(file)
+		if got.Name != "scan.pdf" || got.Size != max || got.SHA256 != hex.EncodeToString(sum[:]) || got.Mime != rules.MimePDF {
+			t.Errorf("file = %+v", got)
+		}
+		if d := functest.Download(t, got.URL); d.Status != http.StatusOK || len(d.Body) != max {
+			t.Errorf("download: %d, %d bytes", d.Status, len(d.Body))
+		}
+	})
+	t.Run("ErrUsedTwice", func(t *testing.T) {
+		if got := attach(mine, `{"upload":"`+u.Data.Upload+`"}`); got.Status != http.StatusNotFound {
+			t.Errorf("a used upload: status %d, want 404", got.Status)
+		}
+	})
+	t.Run("ErrNotTheDeclaredType", func(t *testing.T) {
+		png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+		v := functest.OK[uploadBody](t, newUpload(mine, fmt.Sprintf(`{"mime":"application/pdf","size":%d}`, len(png))))
+		if got := send(t, v, png, nil); got != http.StatusOK {
+			t.Fatalf("S3 answered %d", got)
+		}
+		if got := attach(mine, `{"upload":"`+v.Data.Upload+`"}`); got.Status != http.StatusUnsupportedMediaType {
+			t.Errorf("a PNG declared as PDF: status %d, want 415: %s", got.Status, got.Body)
+		}
+	})
+	t.Run("ErrRefused", func(t *testing.T) {
+		for name, tc := range map[string]struct {
+			doc, body string
+			status    int
+		}{
+			"TooLarge":     {mine, fmt.Sprintf(`{"mime":"application/pdf","size":%d}`, max+1), http.StatusRequestEntityTooLarge},
+			"Text":         {mine, `{"mime":"text/plain","size":10}`, http.StatusUnsupportedMediaType},
+			"NoSize":       {mine, `{"mime":"application/pdf"}`, http.StatusBadRequest},
+			"ZeroSize":     {mine, `{"mime":"application/pdf","size":0}`, http.StatusBadRequest},
+			"FractionSize": {mine, `{"mime":"application/pdf","size":1.5}`, http.StatusBadRequest},
+			"BadName":      {mine, `{"name":"a/b.pdf","mime":"application/pdf","size":10}`, http.StatusBadRequest},
+			"UnknownField": {mine, `{"mime":"application/pdf","size":10,"key":"x"}`, http.StatusBadRequest},
+			"AnotherOrder": {theirs, `{"mime":"application/pdf","size":10}`, http.StatusNotFound},
+			"AttachNoId":   {mine, `{}`, http.StatusBadRequest},
+		} {
+			t.Run(name, func(t *testing.T) {
+				var resp functest.Response
+				if name == "AttachNoId" {
+					resp = attach(tc.doc, tc.body)
+				} else {
+					resp = newUpload(tc.doc, tc.body)
+				}
+				if resp.Status != tc.status {
+					t.Errorf("status %d, want %d: %s", resp.Status, tc.status, resp.Body)
+				}
+				resp.Error(t)
+			})
+		}
+	})
 }

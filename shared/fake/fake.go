@@ -196,8 +196,8 @@ type Files struct{}
 // Put accepts the file and keeps nothing.
 func (Files) Put(context.Context, string, string, []byte, [32]byte) error { return nil }
 
-// Delete accepts and does nothing.
-func (Files) Delete(context.Context, string) error { return nil }
+// Purge accepts and does nothing.
+func (Files) Purge(context.Context, string) error { return nil }
 
 // Sign sets each file's URL to https://files.example/<key>.
 func (Files) Sign(_ context.Context, o *rules.Order) error {

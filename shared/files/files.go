@@ -12,25 +12,30 @@ package files
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
 
 	"stampduty/shared/config"
+	"stampduty/shared/orders"
 	"stampduty/shared/rules"
 )
 
 // URLLifetime is how long a pre-signed download address works.
-const URLLifetime = 15 * time.Minute
+const URLLifetime = orders.URLLifetime
 
 // attemptTimeout bounds one S3 call: a 4 MiB upload within Lambda's network.
 const attemptTimeout = 5 * time.Second
@@ -118,24 +123,123 @@ func (s *Store) Sign(ctx context.Context, o *rules.Order) error {
 	return nil
 }
 
-// Delete removes the object under key (its current version; the bucket is
-// versioned, so an operator can still restore it).
-func (s *Store) Delete(ctx context.Context, key string) error {
-	_, err := s.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)})
+// Purge removes the object under key for good: every version of it and
+// every delete marker (the bucket is versioned; a person's document must
+// not linger as an old version). Removing a key that holds nothing does
+// nothing. It lists the versions under key as a prefix and removes those
+// of key itself.
+func (s *Store) Purge(ctx context.Context, key string) error {
+	in := &s3.ListObjectVersionsInput{Bucket: aws.String(s.bucket), Prefix: aws.String(key)}
+	for {
+		out, err := s.client.ListObjectVersions(ctx, in)
+		if err != nil {
+			return fail("ListObjectVersions", err)
+		}
+		var ids []*string
+		for _, v := range out.Versions {
+			if aws.ToString(v.Key) == key {
+				ids = append(ids, v.VersionId)
+			}
+		}
+		for _, m := range out.DeleteMarkers {
+			if aws.ToString(m.Key) == key {
+				ids = append(ids, m.VersionId)
+			}
+		}
+		for _, id := range ids {
+			if _, err := s.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key), VersionId: id}); err != nil {
+				return fail("DeleteObject", err)
+			}
+		}
+		if !aws.ToBool(out.IsTruncated) {
+			return nil
+		}
+		in.KeyMarker, in.VersionIdMarker = out.NextKeyMarker, out.NextVersionIdMarker
+	}
+}
+
+// PresignPut returns a PUT request (its method, address and the headers it
+// must carry, all of them signed), valid for URLLifetime, that stores a
+// file of media type mime and exactly size bytes under key. Content-Type
+// and Content-Length are signed headers, so S3 refuses the request
+// (403 SignatureDoesNotMatch) when either differs; a request after the
+// lifetime is refused too. It makes no network call.
+func (s *Store) PresignPut(ctx context.Context, key, mime string, size int64) (orders.Presigned, error) {
+	req, err := s.presign.PresignPutObject(ctx, &s3.PutObjectInput{
+		Bucket:        aws.String(s.bucket),
+		Key:           aws.String(key),
+		ContentType:   aws.String(mime),
+		ContentLength: aws.Int64(size),
+	}, s3.WithPresignExpires(URLLifetime))
 	if err != nil {
-		return fail("DeleteObject", err)
+		return orders.Presigned{}, rules.Internal(fmt.Errorf("presign upload %s: %w", key, err))
+	}
+	return orders.Presigned{Method: req.Method, URL: req.URL,
+		Headers: map[string]string{"Content-Type": mime, "Content-Length": strconv.FormatInt(size, 10)}}, nil
+}
+
+// Stat returns the size and media type of the object under key, or
+// ENOTFOUND when there is none.
+func (s *Store) Stat(ctx context.Context, key string) (int64, string, error) {
+	out, err := s.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)})
+	if err != nil {
+		return 0, "", fail("HeadObject", err)
+	}
+	return aws.ToInt64(out.ContentLength), aws.ToString(out.ContentType), nil
+}
+
+// Copy stores a copy of the object under from under to, as media type
+// mime: a copy inside S3, the bytes never pass through the function.
+func (s *Store) Copy(ctx context.Context, from, to, mime string) error {
+	_, err := s.client.CopyObject(ctx, &s3.CopyObjectInput{
+		Bucket:            aws.String(s.bucket),
+		Key:               aws.String(to),
+		CopySource:        aws.String(s.bucket + "/" + from),
+		ContentType:       aws.String(mime),
+		MetadataDirective: types.MetadataDirectiveReplace,
+	})
+	if err != nil {
+		return fail("CopyObject", err)
 	}
 	return nil
 }
 
-// fail wraps an S3 error of operation op as a rules error: an answer S3
-// gives for the request itself (access denied, no such bucket) is
-// EINTERNAL; throttling, server faults, timeouts and the network are
+// Digest reads the object under key once, as a stream (never whole in
+// memory), and returns its first rules.SniffLength bytes (fewer for a
+// shorter file), its size and its SHA-256. ENOTFOUND when there is none.
+func (s *Store) Digest(ctx context.Context, key string) (head []byte, size int64, sum [32]byte, err error) {
+	out, err := s.client.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)})
+	if err != nil {
+		return nil, 0, sum, fail("GetObject", err)
+	}
+	defer out.Body.Close()
+	h := sha256.New()
+	head = make([]byte, rules.SniffLength)
+	n, err := io.ReadFull(out.Body, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return nil, 0, sum, fail("GetObject", err)
+	}
+	head = head[:n]
+	h.Write(head)
+	rest, err := io.Copy(h, out.Body)
+	if err != nil {
+		return nil, 0, sum, fail("GetObject", err)
+	}
+	copy(sum[:], h.Sum(nil))
+	return head, int64(n) + rest, sum, nil
+}
+
+// fail wraps an S3 error of operation op as a rules error: no such key is
+// ENOTFOUND; an answer S3 gives for the request itself (access denied, no
+// such bucket) is EINTERNAL; throttling, server faults, timeouts and the network are
 // EUNAVAILABLE, which a retry may cure. Callers see neither cause; keys are
 // random ids, so the logged error quotes no personal data.
 func fail(op string, err error) error {
 	err = fmt.Errorf("s3 %s: %w", op, err)
 	var api smithy.APIError
+	if errors.As(err, &api) && (api.ErrorCode() == "NoSuchKey" || api.ErrorCode() == "NotFound") {
+		return &rules.Error{Code: rules.ENOTFOUND, Message: "Not Found", Err: err}
+	}
 	if errors.As(err, &api) && api.ErrorFault() != smithy.FaultServer && api.ErrorCode() != "SlowDown" {
 		return rules.Internal(err)
 	}

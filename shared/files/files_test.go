@@ -1,6 +1,7 @@
 package files_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"fmt"
@@ -181,19 +182,134 @@ func TestStore(t *testing.T) {
 			t.Errorf("Put with S3 down = %v (%s), want EUNAVAILABLE", err, rules.ErrorCode(err))
 		}
 	})
-	t.Run("DeleteRemoves", func(t *testing.T) {
+	t.Run("PurgeRemovesEveryVersion", func(t *testing.T) {
 		k := orders.CertificatePrefix + "o1/f6"
-		if err := s.Put(ctx, k, rules.MimePDF, body, sum); err != nil {
+		neighbour := k + "0" // shares k as a prefix: must be kept
+		for _, key := range []string{k, k, neighbour} {
+			if err := s.Put(ctx, key, rules.MimePDF, body, sum); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := versions(t, k); got != 2 {
+			t.Fatalf("%d versions before, want 2", got)
+		}
+		if err := s.Purge(ctx, k); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Delete(ctx, k); err != nil {
-			t.Fatal(err)
+		if got := versions(t, k); got != 0 {
+			t.Errorf("%d versions or delete markers left, want 0", got)
 		}
-		u, _ := s.URL(ctx, k, "a.pdf", rules.MimePDF)
-		if status, _, _ := get(t, u); status != http.StatusNotFound {
-			t.Errorf("deleted object: GET = %d, want 404", status)
+		if got := versions(t, neighbour); got != 1 {
+			t.Errorf("the neighbour has %d versions, want 1", got)
+		}
+		if err := s.Purge(ctx, k); err != nil {
+			t.Errorf("purging nothing: %v", err)
 		}
 	})
+}
+
+// TestPresignPut: S3 itself refuses a pre-signed upload of any other type
+// or size than the one signed, or after its lifetime; the right one is
+// stored, and Stat, Copy and Digest see it.
+func TestPresignPut(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, accessKey, secret)
+	body := []byte("%PDF-1.7\n" + strings.Repeat("x", 1000) + "\n%%EOF\n")
+	key := orders.StagingPrefix + "u1"
+	req, err := s.PresignPut(ctx, key, rules.MimePDF, int64(len(body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if req.Method != http.MethodPut || req.Headers["Content-Type"] != rules.MimePDF || req.Headers["Content-Length"] != fmt.Sprint(len(body)) {
+		t.Fatalf("presigned = %+v", req)
+	}
+	q, _ := url.ParseQuery(strings.SplitN(req.URL, "?", 2)[1])
+	if got, want := q.Get("X-Amz-Expires"), "900"; got != want {
+		t.Errorf("X-Amz-Expires = %s, want %s (15 minutes)", got, want)
+	}
+	send := func(u string, b []byte, contentType string) int {
+		t.Helper()
+		r, _ := http.NewRequest(req.Method, u, bytes.NewReader(b))
+		if contentType != "" {
+			r.Header.Set("Content-Type", contentType)
+		}
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for name, tc := range map[string]struct {
+		body        []byte
+		contentType string
+	}{
+		"OneByteMore":   {append(append([]byte(nil), body...), 'x'), rules.MimePDF},
+		"OneByteLess":   {body[:len(body)-1], rules.MimePDF},
+		"OtherType":     {body, rules.MimePNG},
+		"NoType":        {body, ""},
+		"Empty":         {nil, rules.MimePDF},
+		"TwentyMiBMore": {bytes.Repeat([]byte{'x'}, 20<<20), rules.MimePDF},
+	} {
+		if got := send(req.URL, tc.body, tc.contentType); got != http.StatusForbidden {
+			t.Errorf("%s: PUT = %d, want 403 from S3", name, got)
+		}
+	}
+	if _, _, err := s.Stat(ctx, key); rules.ErrorCode(err) != rules.ENOTFOUND {
+		t.Fatalf("Stat after refused uploads = %v, want ENOTFOUND", err)
+	}
+	t.Run("ErrExpired", func(t *testing.T) {
+		client := locals3.Client(endpoint, accessKey, secret, region)
+		p := s3.NewPresignClient(client, func(o *s3.PresignOptions) { o.Presigner = earlier{16 * time.Minute} })
+		old, err := p.PresignPutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(key),
+			ContentType: aws.String(rules.MimePDF), ContentLength: aws.Int64(int64(len(body)))}, s3.WithPresignExpires(files.URLLifetime))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := send(old.URL, body, rules.MimePDF); got != http.StatusForbidden {
+			t.Errorf("expired: PUT = %d, want 403", got)
+		}
+	})
+	if got := send(req.URL, body, rules.MimePDF); got != http.StatusOK {
+		t.Fatalf("the declared file: PUT = %d, want 200", got)
+	}
+	size, mime, err := s.Stat(ctx, key)
+	if err != nil || size != int64(len(body)) || mime != rules.MimePDF {
+		t.Errorf("Stat = %d %q %v", size, mime, err)
+	}
+	final := orders.DocumentPrefix + "o9/f1"
+	if err := s.Copy(ctx, key, final, rules.MimePDF); err != nil {
+		t.Fatal(err)
+	}
+	head, n, sum, err := s.Digest(ctx, final)
+	if err != nil || n != int64(len(body)) || sum != sha256.Sum256(body) || string(head) != string(body[:rules.SniffLength]) {
+		t.Errorf("Digest = %d bytes, %x, %v", n, sum, err)
+	}
+	if _, _, _, err := s.Digest(ctx, orders.DocumentPrefix+"o9/none"); rules.ErrorCode(err) != rules.ENOTFOUND {
+		t.Errorf("Digest of nothing = %v, want ENOTFOUND", err)
+	}
+}
+
+// versions counts the versions and delete markers of key.
+func versions(t *testing.T, key string) int {
+	t.Helper()
+	out, err := locals3.Client(endpoint, accessKey, secret, region).ListObjectVersions(context.Background(),
+		&s3.ListObjectVersionsInput{Bucket: aws.String(bucket), Prefix: aws.String(key)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, v := range out.Versions {
+		if aws.ToString(v.Key) == key {
+			n++
+		}
+	}
+	for _, m := range out.DeleteMarkers {
+		if aws.ToString(m.Key) == key {
+			n++
+		}
+	}
+	return n
 }
 
 // earlier is a presigner that signs as if it were d ago.

@@ -380,8 +380,9 @@ func AddOrders(t testing.TB, env *storetest.Env, owner string, n int) []rules.Or
 // and files bucket: what puts an order in the states operators move it to.
 func Fulfiller(env *storetest.Env) *orders.Fulfiller {
 	db := env.DB()
-	return &orders.Fulfiller{Orders: db.Orders(env.Table("OrdersTable")), Files: files.New(env.S3(), env.Table("FilesBucket")),
-		IDs: db.IDs(env.Table("CountersTable"), 10), Now: time.Now}
+	bucket := files.New(env.S3(), env.Table("FilesBucket"))
+	return &orders.Fulfiller{Orders: db.Orders(env.Table("OrdersTable")), Files: bucket, Direct: bucket,
+		Watches: db.Uploads(env.Table("UploadsTable")), IDs: db.IDs(env.Table("CountersTable"), 10), Now: time.Now}
 }
 
 // Operator is the IAM identity of the operator in tests.

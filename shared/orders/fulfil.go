@@ -51,10 +51,30 @@ type Fulfilments interface {
 type Files interface {
 	// Put stores body under key; sum is its SHA-256.
 	Put(ctx context.Context, key, mime string, body []byte, sum [32]byte) error
-	// Delete removes what key holds.
-	Delete(ctx context.Context, key string) error
+	// Purge removes what key holds, every version of it.
+	Purge(ctx context.Context, key string) error
 	// Sign fills in the download address of each file of o.
 	Sign(ctx context.Context, o *rules.Order) error
+}
+
+// Direct is what the pre-signed path needs of the bucket besides Files.
+type Direct interface {
+	// PresignPut returns a request that stores exactly size bytes of type
+	// mime under key, which the bucket refuses for any other type or size.
+	PresignPut(ctx context.Context, key, mime string, size int64) (Presigned, error)
+	// Stat returns the size and type of what key holds, or ENOTFOUND.
+	Stat(ctx context.Context, key string) (int64, string, error)
+	// Copy copies what from holds to to, as type mime, inside the bucket.
+	Copy(ctx context.Context, from, to, mime string) error
+	// Digest reads what key holds once, streaming: its first
+	// rules.SniffLength bytes, its size and its SHA-256.
+	Digest(ctx context.Context, key string) (head []byte, size int64, sum [32]byte, err error)
+}
+
+// Presigned is a request that sends a file straight to the bucket.
+type Presigned struct {
+	Method, URL string
+	Headers     map[string]string
 }
 
 // The key prefixes of files: each function may write under its own only.
@@ -68,6 +88,10 @@ const (
 type Fulfiller struct {
 	Orders Fulfilments
 	Files  Files
+	// Direct is the bucket for the pre-signed path (the same as Files in
+	// production); Watches records the files in flight (see Watch).
+	Direct  Direct
+	Watches Watches
 	// IDs gives files their numeric ids.
 	IDs IDs
 	// Listeners decides whether a change's event is recorded; nil records
@@ -166,6 +190,12 @@ func told(typ string) tell {
 // ECONFLICT. At most three calls with the index read: it, the write, and one
 // consistent read.
 func (f *Fulfiller) update(ctx context.Context, s Stored, ch change, tl tell) (Stored, error) {
+	return f.updateWith(ctx, s, ch, tl, nil)
+}
+
+// updateWith is update that calls before, when not nil, right before the
+// write (after ch made the order to write), and gives up with its error.
+func (f *Fulfiller) updateWith(ctx context.Context, s Stored, ch change, tl tell, before func() error) (Stored, error) {
 	next, changed, err := ch(s.Order)
 	if err != nil {
 		// The index may lag behind the last change: check on the table.
@@ -184,6 +214,11 @@ func (f *Fulfiller) update(ctx context.Context, s Stored, ch change, tl tell) (S
 		if events, err = record(ctx, f.Listeners, s.Owner, typ, func() (webhooks.Pending, error) {
 			return webhooks.NewPending(typ, next.UpdatedAt, next, previous, status)
 		}); err != nil {
+			return Stored{}, err
+		}
+	}
+	if before != nil {
+		if err := before(); err != nil {
 			return Stored{}, err
 		}
 	}
@@ -264,48 +299,145 @@ func withFulfillment(o rules.Order, i int, ff rules.Fulfillment, at string) rule
 // UploadDocument stores the caller's document of owner's order doc,
 // replacing an earlier one, while every fulfillment is Pending.
 func (f *Fulfiller) UploadDocument(ctx context.Context, owner, doc string, u rules.Upload) (rules.File, error) {
-	var file *rules.File
-	_, err := f.attach(ctx, owner, doc, rules.Document, DocumentPrefix, u, webhooks.EventOrderDocumentUploaded,
-		func(o rules.Order, nf *rules.File, at string) (rules.Order, *rules.File, error) {
-			if err := o.CanUploadDocument(); err != nil {
-				return o, nil, err
-			}
-			old := o.StampDuty.UploadedDocument
-			o.StampDuty.UploadedDocument, o.UpdatedAt = nf, at
-			file = nf
-			return o, old, nil
-		})
+	return f.document(ctx, owner, doc, source{body: &u})
+}
+
+// AttachDocument attaches the file of the staged upload id (sent straight
+// to the bucket) as the caller's document of owner's order doc, as
+// UploadDocument stores one.
+func (f *Fulfiller) AttachDocument(ctx context.Context, owner, doc, id string) (rules.File, error) {
+	return f.document(ctx, owner, doc, source{upload: id})
+}
+
+// document stores the caller's document from src.
+func (f *Fulfiller) document(ctx context.Context, owner, doc string, src source) (rules.File, error) {
+	s, err := f.attach(ctx, target{owner: owner, doc: doc, kind: rules.Document}, DocumentPrefix, src, webhooks.EventOrderDocumentUploaded, putDocument)
 	if err != nil {
 		return rules.File{}, err
 	}
-	signed := rules.Order{StampDuty: rules.StampDuty{UploadedDocument: file}}
+	signed := rules.Order{StampDuty: rules.StampDuty{UploadedDocument: s.StampDuty.UploadedDocument}}
 	if err := f.Files.Sign(ctx, &signed); err != nil {
 		return rules.File{}, err
 	}
-	return *file, nil
+	return *signed.StampDuty.UploadedDocument, nil
 }
 
 // AttachCertificate stores the certificate of fulfillment ffDoc of order
 // doc, replacing an earlier one, while the fulfillment is Procured.
 func (f *Fulfiller) AttachCertificate(ctx context.Context, doc, ffDoc string, u rules.Upload) (rules.OpsOrder, error) {
-	s, err := f.attach(ctx, "", doc, rules.Certificate, CertificatePrefix, u, webhooks.EventOrderCertificateAttached,
-		func(o rules.Order, nf *rules.File, at string) (rules.Order, *rules.File, error) {
-			i := o.Fulfillment(ffDoc)
-			if i < 0 {
-				return o, nil, rules.Errorf(rules.ENOTFOUND, "Fulfillment with the documentId: %s cannot be found.", ffDoc)
-			}
-			if err := o.Fulfillments[i].CanAttachCertificate(); err != nil {
-				return o, nil, err
-			}
-			ff := o.Fulfillments[i]
-			old := ff.CertificateFile
-			ff.CertificateFile = nf
-			return withFulfillment(o, i, ff, at), old, nil
-		})
+	return f.certificate(ctx, doc, ffDoc, source{body: &u})
+}
+
+// AttachStagedCertificate attaches the file of the staged upload id as the
+// certificate of fulfillment ffDoc of order doc, as AttachCertificate
+// stores one.
+func (f *Fulfiller) AttachStagedCertificate(ctx context.Context, doc, ffDoc, id string) (rules.OpsOrder, error) {
+	return f.certificate(ctx, doc, ffDoc, source{upload: id})
+}
+
+// certificate stores a certificate from src.
+func (f *Fulfiller) certificate(ctx context.Context, doc, ffDoc string, src source) (rules.OpsOrder, error) {
+	s, err := f.attach(ctx, target{doc: doc, ffDoc: ffDoc, kind: rules.Certificate}, CertificatePrefix, src, webhooks.EventOrderCertificateAttached,
+		putCertificate(ffDoc))
 	if err != nil {
 		return rules.OpsOrder{}, err
 	}
 	return s.OpsOrder, f.Files.Sign(ctx, &s.Order)
+}
+
+// putCertificate places a certificate in fulfillment ffDoc.
+func putCertificate(ffDoc string) put {
+	return func(o rules.Order, nf *rules.File, at string) (rules.Order, *rules.File, error) {
+		i := o.Fulfillment(ffDoc)
+		if i < 0 {
+			return o, nil, rules.Errorf(rules.ENOTFOUND, "Fulfillment with the documentId: %s cannot be found.", ffDoc)
+		}
+		if err := o.Fulfillments[i].CanAttachCertificate(); err != nil {
+			return o, nil, err
+		}
+		ff := o.Fulfillments[i]
+		old := ff.CertificateFile
+		ff.CertificateFile = nf
+		return withFulfillment(o, i, ff, at), old, nil
+	}
+}
+
+// putDocument places the caller's document.
+func putDocument(o rules.Order, nf *rules.File, at string) (rules.Order, *rules.File, error) {
+	if err := o.CanUploadDocument(); err != nil {
+		return o, nil, err
+	}
+	old := o.StampDuty.UploadedDocument
+	o.StampDuty.UploadedDocument, o.UpdatedAt = nf, at
+	return o, old, nil
+}
+
+// Upload is the answer to a request for a pre-signed upload.
+type Upload struct {
+	ID string
+	Presigned
+	ExpiresAt string
+}
+
+// NewDocumentUpload makes an upload of the caller's document of owner's
+// order doc, sent straight to the bucket (lifecycle.md "Large files").
+func (f *Fulfiller) NewDocumentUpload(ctx context.Context, owner, doc string, d rules.Declared) (Upload, error) {
+	return f.newUpload(ctx, target{owner: owner, doc: doc, kind: rules.Document}, d, putDocument)
+}
+
+// NewCertificateUpload makes an upload of the certificate of fulfillment
+// ffDoc of order doc, sent straight to the bucket.
+func (f *Fulfiller) NewCertificateUpload(ctx context.Context, doc, ffDoc string, d rules.Declared) (Upload, error) {
+	return f.newUpload(ctx, target{doc: doc, ffDoc: ffDoc, kind: rules.Certificate}, d, putCertificate(ffDoc))
+}
+
+// newUpload checks what the client declares and the order's state (as a
+// body upload would), records the staged upload (one PutItem) and
+// pre-signs its request (no network call).
+func (f *Fulfiller) newUpload(ctx context.Context, t target, d rules.Declared, p put) (Upload, error) {
+	mime, name, err := t.kind.CheckDeclared(d)
+	if err != nil {
+		return Upload{}, err
+	}
+	s, err := f.takes(ctx, t, p)
+	if err != nil {
+		return Upload{}, err
+	}
+	id, err := rules.NewDocumentID()
+	if err != nil {
+		return Upload{}, rules.Internal(err)
+	}
+	now := f.now()
+	key := StagingPrefix + id
+	until := now.Add(UploadLifetime)
+	w := Watch{ID: key, Owner: s.Owner, Seq: s.Seq, Keys: []string{key}, Due: until,
+		Upload: &Staged{Kind: t.kind, Caller: t.owner, Order: t.doc, Fulfillment: t.ffDoc, Name: name, Mime: mime, Size: d.Size, Until: until}}
+	if err := f.Watches.Watch(ctx, w); err != nil {
+		return Upload{}, err
+	}
+	req, err := f.Direct.PresignPut(ctx, key, mime, d.Size)
+	if err != nil {
+		return Upload{}, err
+	}
+	return Upload{ID: id, Presigned: req, ExpiresAt: rules.FormatTime(now.Add(URLLifetime))}, nil
+}
+
+// URLLifetime is how long a pre-signed upload request works (as the
+// download addresses: files.URLLifetime).
+const URLLifetime = 15 * time.Minute
+
+// target is the file an attach stores: the caller's document of owner's
+// order doc, or (owner "") the certificate of fulfillment ffDoc of order doc.
+type target struct {
+	owner, doc, ffDoc string
+	kind              rules.FileKind
+}
+
+// source is where an attach takes the file from: a request's body, or a
+// staged upload's id.
+type source struct {
+	body   *rules.Upload
+	upload string
 }
 
 // pointsAt reports whether a file of o is stored under key.
@@ -317,18 +449,10 @@ func pointsAt(o rules.Order, key string) bool {
 // file it replaces, or why it may not.
 type put func(o rules.Order, nf *rules.File, at string) (rules.Order, *rules.File, error)
 
-// attach stores an uploaded file of kind k and points order doc at it,
-// recording an event of type typ with the change: the bytes first, under a key of random ids (prefix, the order's documentId,
-// the file's), then the order. The order never points at a file that is not
-// stored: when its write fails, the new object is removed; once it points
-// at the new file, the file it replaced is removed.
-func (f *Fulfiller) attach(ctx context.Context, owner, doc string, k rules.FileKind, prefix string, u rules.Upload, typ string, p put) (Stored, error) {
-	mime, name, err := k.Check(u)
-	if err != nil {
-		return Stored{}, err
-	}
-	// Refuse early what the order's state refuses, before any upload.
-	s, err := f.find(ctx, owner, doc)
+// takes returns t's order when it takes a file now (p accepts one), read
+// again consistently before a refusal is answered.
+func (f *Fulfiller) takes(ctx context.Context, t target, p put) (Stored, error) {
+	s, err := f.find(ctx, t.owner, t.doc)
 	if err != nil {
 		return Stored{}, err
 	}
@@ -340,6 +464,64 @@ func (f *Fulfiller) attach(ctx context.Context, owner, doc string, k rules.FileK
 			return Stored{}, err
 		}
 	}
+	return s, nil
+}
+
+// noUpload is the answer for an upload id that may not be attached here.
+func noUpload(id string) error {
+	return rules.Errorf(rules.ENOTFOUND, "Upload with the id: %s cannot be found.", id)
+}
+
+// attach stores a file of t from src and points t's order at it, recording
+// an event of type typ with the change. The order never points at a file
+// that is not stored, and no stored file outlives the order's pointing at
+// it (see Watch):
+//
+//  1. a watch of the new key, the staging key (an upload) and the key of
+//     the file the order holds now is stored (for an upload, by its claim,
+//     which also makes it single-use) — before any byte is stored;
+//  2. the bytes are stored under a new key of random ids (prefix, the
+//     order's documentId, the file's): written from the body, or copied
+//     from the staging key and read back once to sniff, size and hash;
+//  3. the order is written (one conditional write), the watch first
+//     extended if the order now holds another file than was read;
+//  4. what the order does not point at is removed, and the watch dropped.
+//
+// A failure or a kill anywhere leaves the watch, and the Sweeper removes
+// what the order does not point at once it is due.
+func (f *Fulfiller) attach(ctx context.Context, t target, prefix string, src source, typ string, p put) (Stored, error) {
+	var (
+		mime, name string
+		staged     *Staged
+		err        error
+	)
+	if src.body != nil {
+		if mime, name, err = t.kind.Check(*src.body); err != nil {
+			return Stored{}, err
+		}
+	} else {
+		// Refuse early, without using it up, an upload that is not this
+		// target's or has no file yet.
+		w, err := f.Watches.Get(ctx, StagingPrefix+src.upload)
+		if rules.ErrorCode(err) == rules.ENOTFOUND || err == nil && !mayAttach(w, t, f.now()) {
+			return Stored{}, noUpload(src.upload)
+		}
+		if err != nil {
+			return Stored{}, err
+		}
+		staged = w.Upload
+		if _, _, err := f.Direct.Stat(ctx, w.ID); rules.ErrorCode(err) == rules.ENOTFOUND {
+			return Stored{}, rules.Errorf(rules.ECONFLICT, "Nothing has been uploaded with the id: %s yet: send the file to its url first.", src.upload)
+		} else if err != nil {
+			return Stored{}, err
+		}
+		mime, name = staged.Mime, staged.Name
+	}
+	// Refuse early what the order's state refuses, before any upload.
+	s, err := f.takes(ctx, t, p)
+	if err != nil {
+		return Stored{}, err
+	}
 	id, err := f.IDs.Reserve(ctx, 1)
 	if err != nil {
 		return Stored{}, err
@@ -348,36 +530,132 @@ func (f *Fulfiller) attach(ctx context.Context, owner, doc string, k rules.FileK
 	if err != nil {
 		return Stored{}, rules.Internal(err)
 	}
-	sum := sha256.Sum256(u.Body)
-	at := rules.FormatTime(f.now())
-	nf := &rules.File{ID: id, DocumentID: fileDoc, Name: name, Mime: mime, Size: int64(len(u.Body)),
-		SHA256: hex.EncodeToString(sum[:]), CreatedAt: at, Key: prefix + doc + "/" + fileDoc}
-	if err := f.Files.Put(ctx, nf.Key, mime, u.Body, sum); err != nil {
-		return Stored{}, err
+	now := f.now()
+	at := rules.FormatTime(now)
+	nf := &rules.File{ID: id, DocumentID: fileDoc, Name: name, Mime: mime, CreatedAt: at, Key: prefix + t.doc + "/" + fileDoc}
+	keys := []string{nf.Key}
+	if _, old, _ := p(s.Order, nf, at); old != nil && old.Key != "" {
+		keys = append(keys, old.Key)
+	}
+	var w Watch
+	if staged == nil {
+		body := src.body.Body
+		sum := sha256.Sum256(body)
+		nf.Size, nf.SHA256 = int64(len(body)), hex.EncodeToString(sum[:])
+		w = Watch{ID: nf.Key, Owner: s.Owner, Seq: s.Seq, Keys: keys, Due: now.Add(WatchDelay)}
+		if err := f.Watches.Watch(ctx, w); err != nil {
+			return Stored{}, err
+		}
+		if err := f.Files.Put(ctx, nf.Key, mime, body, sum); err != nil {
+			return Stored{}, f.abandon(ctx, w, err, false)
+		}
+	} else {
+		staging := StagingPrefix + src.upload
+		want := Staged{Kind: t.kind, Caller: t.owner, Order: t.doc, Fulfillment: t.ffDoc}
+		if w, err = f.Watches.Claim(ctx, staging, want, append([]string{staging}, keys...), now, now.Add(WatchDelay)); err != nil {
+			if rules.ErrorCode(err) == rules.ENOTFOUND {
+				return Stored{}, noUpload(src.upload)
+			}
+			return Stored{}, err
+		}
+		if err := f.copyStaged(ctx, staging, nf, t.kind, staged.Size); err != nil {
+			return Stored{}, f.abandon(ctx, w, err, false)
+		}
 	}
 	var replaced *rules.File
 	read := s
-	s, err = f.update(ctx, read, func(o rules.Order) (rules.Order, bool, error) {
+	s, err = f.updateWith(ctx, read, func(o rules.Order) (rules.Order, bool, error) {
 		next, old, err := p(o, nf, at)
 		replaced = old
 		return next, err == nil, err
-	}, told(typ))
+	}, told(typ), func() error {
+		// The order holds another file than was read: watch it too before
+		// the order lets go of it.
+		if replaced == nil || replaced.Key == "" || slices.Contains(w.Keys, replaced.Key) {
+			return nil
+		}
+		w.Keys = append(slices.Clip(w.Keys), replaced.Key)
+		return f.Watches.Watch(ctx, w)
+	})
+	if err != nil {
+		return Stored{}, f.abandon(ctx, w, err, staged == nil)
+	}
+	// A staged upload's URL may still work for a while: its watch stays
+	// (due after the URL expires) so that the Sweeper removes whatever is
+	// sent to it after this.
+	f.settle(ctx, w, s.Order, staged == nil)
+	return s, nil
+}
+
+// mayAttach reports whether w is a staged upload t may attach at now.
+func mayAttach(w Watch, t target, now time.Time) bool {
+	u := w.Upload
+	return u != nil && u.Used == "" && now.Before(u.Until) && u.Kind == t.kind && u.Order == t.doc &&
+		(t.kind == rules.Document && u.Caller == t.owner || t.kind == rules.Certificate && u.Fulfillment == t.ffDoc)
+}
+
+// copyStaged copies the staged file to nf's key and reads the copy once
+// (the staging key could still be written to while its URL works; the copy
+// cannot): its type must be the declared one (EUNSUPPORTED), its size at
+// most the kind's limit; nf gets its size and SHA-256.
+func (f *Fulfiller) copyStaged(ctx context.Context, staging string, nf *rules.File, k rules.FileKind, declared int64) error {
+	if err := f.Direct.Copy(ctx, staging, nf.Key, nf.Mime); err != nil {
+		if rules.ErrorCode(err) == rules.ENOTFOUND {
+			return rules.Errorf(rules.ECONFLICT, "The uploaded file is gone; make a new upload.")
+		}
+		return err
+	}
+	head, size, sum, err := f.Direct.Digest(ctx, nf.Key)
+	if err != nil {
+		return err
+	}
+	if size > k.MaxDirect() || size != declared {
+		return rules.Errorf(rules.EUNSUPPORTED, "The file is not the %d bytes its upload declared.", declared)
+	}
+	if err := k.Sniff(head, nf.Mime); err != nil {
+		return err
+	}
+	nf.Size, nf.SHA256 = size, hex.EncodeToString(sum[:])
+	return nil
+}
+
+// abandon answers err for an attach that failed after its watch w was
+// stored: what the order (read again) does not point at among w's keys is
+// removed now, within a couple of seconds, and w is dropped when drop says
+// so and all went well. After a failed write to S3, drop is false: that
+// write may still land after the removal (a stalled S3 finishing it
+// later), so the Sweeper looks again once w is due.
+func (f *Fulfiller) abandon(ctx context.Context, w Watch, err error, drop bool) error {
 	// A fresh context: the request's may be what ran out.
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 	defer cancel()
-	if err != nil {
-		// Remove the new object only once the order is known not to point
-		// at it: an unused object costs storage, a missing one breaks the order.
-		if now, rerr := f.Orders.Reread(cctx, read); rerr == nil && !pointsAt(now.Order, nf.Key) {
-			if derr := f.Files.Delete(cctx, nf.Key); derr != nil {
-				return Stored{}, errors.Join(err, fmt.Errorf("remove the unused upload: %w", derr))
+	now, rerr := f.Orders.Reread(cctx, Stored{OpsOrder: rules.OpsOrder{Owner: w.Owner}, Seq: w.Seq})
+	if rerr != nil {
+		return err // the Sweeper will see
+	}
+	f.settle(cctx, w, now.Order, drop)
+	return err
+}
+
+// settle removes each key of w that o does not point at and, with drop,
+// drops w; best effort: when any of it fails, w stays for the Sweeper.
+func (f *Fulfiller) settle(ctx context.Context, w Watch, o rules.Order, drop bool) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	if purge(cctx, f.Files, w, o) == nil && drop {
+		f.Watches.Unwatch(cctx, w.ID)
+	}
+}
+
+// purge removes each key of w that o does not point at.
+func purge(ctx context.Context, files Files, w Watch, o rules.Order) error {
+	var errs []error
+	for _, k := range w.Keys {
+		if !pointsAt(o, k) {
+			if err := files.Purge(ctx, k); err != nil {
+				errs = append(errs, fmt.Errorf("remove %s: %w", k, err))
 			}
 		}
-		return Stored{}, err
 	}
-	if replaced != nil && replaced.Key != "" && replaced.Key != nf.Key {
-		// Best effort: the bucket keeps the old version either way.
-		f.Files.Delete(cctx, replaced.Key)
-	}
-	return s, nil
+	return errors.Join(errs...)
 }

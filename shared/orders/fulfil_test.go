@@ -20,9 +20,10 @@ import (
 // fault to inject into Put.
 type recordingFiles struct {
 	*files.Store
-	putErr  error
-	puts    []string
-	deletes []string
+	putErr   error
+	purgeErr error
+	puts     []string
+	deletes  []string
 }
 
 func (r *recordingFiles) Put(ctx context.Context, key, mime string, body []byte, sum [32]byte) error {
@@ -33,9 +34,12 @@ func (r *recordingFiles) Put(ctx context.Context, key, mime string, body []byte,
 	return r.Store.Put(ctx, key, mime, body, sum)
 }
 
-func (r *recordingFiles) Delete(ctx context.Context, key string) error {
+func (r *recordingFiles) Purge(ctx context.Context, key string) error {
 	r.deletes = append(r.deletes, key)
-	return r.Store.Delete(ctx, key)
+	if r.purgeErr != nil {
+		return r.purgeErr
+	}
+	return r.Store.Purge(ctx, key)
 }
 
 // failingReplace is an orders store whose writes fail as DynamoDB's may.
@@ -73,8 +77,9 @@ func (w *fulfilWorld) files() *recordingFiles {
 
 // fulfiller returns a Fulfiller over o (w's orders table, or one wrapping
 // it) and f.
-func (w *fulfilWorld) fulfiller(o orders.Fulfilments, f orders.Files) *orders.Fulfiller {
-	return &orders.Fulfiller{Orders: o, Files: f, IDs: w.env.DB().IDs(w.env.Table("CountersTable"), 10), Now: time.Now}
+func (w *fulfilWorld) fulfiller(o orders.Fulfilments, f *recordingFiles) *orders.Fulfiller {
+	return &orders.Fulfiller{Orders: o, Files: f, Direct: f.Store, Watches: w.env.DB().Uploads(w.env.Table("UploadsTable")),
+		IDs: w.env.DB().IDs(w.env.Table("CountersTable"), 10), Now: time.Now}
 }
 
 // TestUploadNeverPointsAtAMissingFile: whatever fails, an order points only

@@ -14,6 +14,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -294,4 +295,92 @@ func Method(method string, h http.Handler) http.Handler {
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// IsJSON reports whether r's body is declared JSON (Content-Type
+// application/json, parameters aside): how a file's PUT tells an attach by
+// upload id ({"upload": "<id>"}) from a file sent as the body, which is
+// never JSON.
+func IsJSON(r *http.Request) bool { return isJSON(r.Header.Get("Content-Type")) }
+
+// ReadDeclared reads the body of a request for a pre-signed upload:
+// {"name": "lease.pdf", "mime": "application/pdf", "size": 10485760}, name
+// optional; any other member, or a member of the wrong type, is EINVALID.
+// What the values must be is rules.FileKind.CheckDeclared's.
+func ReadDeclared(r *http.Request) (rules.Declared, error) {
+	var d rules.Declared
+	members, err := readObject(r)
+	if err != nil {
+		return d, err
+	}
+	var bad []rules.FieldError
+	seen := map[string]bool{}
+	for _, m := range members {
+		seen[m.Key] = true
+		switch {
+		case m.Key == "name" && m.Value.Kind == jsonobj.String:
+			name := m.Value.Text
+			d.Name = &name
+		case m.Key == "mime" && m.Value.Kind == jsonobj.String:
+			d.Mime = m.Value.Text
+		case m.Key == "size" && m.Value.Kind == jsonobj.Number:
+			n, err := strconv.ParseInt(string(m.Value.Number), 10, 64)
+			if err != nil || n < 1 {
+				bad = append(bad, rules.FieldError{Path: "size", Message: "size must be a whole number of bytes, at least 1"})
+			}
+			d.Size = n
+		case m.Key == "name" || m.Key == "mime":
+			bad = append(bad, rules.FieldError{Path: m.Key, Message: m.Key + " must be a string"})
+		case m.Key == "size":
+			bad = append(bad, rules.FieldError{Path: "size", Message: "size must be a whole number of bytes, at least 1"})
+		default:
+			bad = append(bad, rules.FieldError{Path: m.Key, Message: m.Key + " is not a field of an upload"})
+		}
+	}
+	for _, k := range []string{"mime", "size"} {
+		if !seen[k] {
+			bad = append(bad, rules.FieldError{Path: k, Message: k + " is required"})
+		}
+	}
+	if bad != nil {
+		return d, rules.Invalid(bad)
+	}
+	return d, nil
+}
+
+// ReadAttach reads the body of an attach by upload id: {"upload": "<id>"}
+// and nothing else (EINVALID otherwise).
+func ReadAttach(r *http.Request) (string, error) {
+	members, err := readObject(r)
+	if err != nil {
+		return "", err
+	}
+	var id string
+	var bad []rules.FieldError
+	for _, m := range members {
+		switch {
+		case m.Key == "upload" && m.Value.Kind == jsonobj.String && m.Value.Text != "":
+			id = m.Value.Text
+		case m.Key == "upload":
+			bad = append(bad, rules.FieldError{Path: "upload", Message: "upload must be the id of an upload"})
+		default:
+			bad = append(bad, rules.FieldError{Path: m.Key, Message: m.Key + " is not a field of an attach"})
+		}
+	}
+	if id == "" && bad == nil {
+		bad = append(bad, rules.FieldError{Path: "upload", Message: "upload is required"})
+	}
+	if bad != nil {
+		return "", rules.Invalid(bad)
+	}
+	return id, nil
+}
+
+// readObject reads r's JSON body as one object's members.
+func readObject(r *http.Request) ([]jsonobj.Member, error) {
+	body, err := ReadJSONBody(r)
+	if err != nil {
+		return nil, err
+	}
+	return DecodeObject(body)
 }

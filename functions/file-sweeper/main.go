@@ -1,0 +1,40 @@
+// Command file-sweeper is the Lambda function that removes the files no
+// order points at (lifecycle.md "Large files: straight to S3"; see
+// orders.Watch): EventBridge starts it every hour; each run settles every
+// watch that is due — files of uploads that failed or were killed half-way,
+// replaced files a request could not remove, staged uploads never attached.
+package main
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"time"
+
+	"stampduty/shared/files"
+	"stampduty/shared/function"
+	"stampduty/shared/orders"
+)
+
+func main() { function.Scheduled(wire) }
+
+// wire sweeps the watches of the uploads table against the orders table
+// and the files bucket, logging one line per run.
+func wire(d function.Deps) function.Run {
+	sw := &orders.Sweeper{
+		Watches: d.Uploads(d.Require("UPLOADS_TABLE")),
+		Orders:  d.Orders(d.Require("ORDERS_TABLE")),
+		Files:   files.Open(d.Env),
+		Now:     time.Now,
+	}
+	log := slog.New(slog.NewJSONHandler(os.Stdout, nil))
+	return func(ctx context.Context) error {
+		done, err := sw.Sweep(ctx)
+		level := slog.LevelInfo
+		if err != nil {
+			level = slog.LevelError
+		}
+		log.Log(ctx, level, "sweep", "settled", done.Settled, "removed", done.Removed, "failed", done.Failed)
+		return err
+	}
+}

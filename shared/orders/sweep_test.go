@@ -1,0 +1,395 @@
+package orders_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"stampduty/shared/files"
+	"stampduty/shared/files/locals3"
+	"stampduty/shared/orders"
+	"stampduty/shared/rules"
+	"stampduty/shared/store"
+	"stampduty/shared/store/localdb"
+	"stampduty/shared/store/storetest"
+	"stampduty/shared/webhooks"
+)
+
+// objects returns every version and delete marker in w's bucket, by key.
+func (w *fulfilWorld) objects(t *testing.T) map[string]int {
+	t.Helper()
+	out := map[string]int{}
+	p := s3.NewListObjectVersionsPaginator(w.env.S3(), &s3.ListObjectVersionsInput{Bucket: aws.String(w.env.Table("FilesBucket"))})
+	for p.HasMorePages() {
+		page, err := p.NextPage(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range page.Versions {
+			out[aws.ToString(v.Key)]++
+		}
+		for _, m := range page.DeleteMarkers {
+			out[aws.ToString(m.Key)]++
+		}
+	}
+	return out
+}
+
+// orphans counts the versions (and delete markers) in the bucket of keys
+// no order of w points at, and of keys an order points at, all but one.
+func (w *fulfilWorld) orphans(t *testing.T) int {
+	t.Helper()
+	referenced := map[string]bool{}
+	for _, o := range w.mine {
+		s, err := w.orders.ByDocument(context.Background(), o.DocumentID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s, err = w.orders.Reread(context.Background(), s); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range s.Files() {
+			referenced[f.Key] = true
+		}
+	}
+	n := 0
+	for key, versions := range w.objects(t) {
+		if referenced[key] {
+			versions--
+		}
+		n += versions
+	}
+	return n
+}
+
+// sweep runs the sweeper as its scheduled function does, at after from now.
+func (w *fulfilWorld) sweep(t *testing.T, after time.Duration) orders.Swept {
+	t.Helper()
+	db := w.env.DB()
+	sw := &orders.Sweeper{Watches: db.Uploads(w.env.Table("UploadsTable")), Orders: w.orders,
+		Files: files.New(w.env.S3(), w.env.Table("FilesBucket")), Now: func() time.Time { return time.Now().Add(after) }}
+	done, err := sw.Sweep(context.Background())
+	if err != nil {
+		t.Fatalf("Sweep = %+v, %v", done, err)
+	}
+	return done
+}
+
+// killedAtReplace is an orders store whose order write never happens: the
+// function is killed right before it (runtime.Goexit ends the request's
+// goroutine there, running nothing more of it).
+type killedAtReplace struct{ orders.Fulfilments }
+
+func (killedAtReplace) Replace(context.Context, orders.Stored, rules.Order, ...webhooks.Pending) error {
+	runtime.Goexit()
+	return nil
+}
+
+// killed runs f as a request the function is killed in: it returns when
+// f returns or its goroutine is ended.
+func killed(f func()) {
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		f()
+	}()
+	wg.Wait()
+}
+
+// putStaged sends body straight to the bucket through u.
+func putStaged(t *testing.T, u orders.Upload, body []byte) {
+	t.Helper()
+	req, _ := http.NewRequest(u.Method, u.URL, bytes.NewReader(body))
+	req.Header.Set("Content-Type", u.Headers["Content-Type"])
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("PUT to S3: %v %v", resp, err)
+	}
+	resp.Body.Close()
+}
+
+// TestNoOrphanedFiles: whatever happens to a request that stores a file —
+// S3 stalled, the function killed between the object and the order — every
+// object in the bucket is pointed at by an order once the sweeper has run,
+// replaced files are gone with every version, and the sweeper never removes
+// a file an order points at. Orphans are counted by listing the bucket.
+func TestNoOrphanedFiles(t *testing.T) {
+	ctx := context.Background()
+	upload := rules.Upload{ContentType: rules.MimePDF, Body: pdf}
+
+	t.Run("S3StalledDuringAPut", func(t *testing.T) {
+		w := newFulfilWorld(t, 1)
+		proxy := w.env.NewS3Proxy()
+		rf := &recordingFiles{Store: files.New(locals3.Client(proxy.URL, localdb.AccessKeyID, localdb.SecretAccessKey, localdb.Region), w.env.Table("FilesBucket"))}
+		f := w.fulfiller(w.orders, rf)
+		proxy.Stall(4 * time.Second)
+		rctx, cancel := context.WithTimeout(ctx, 3*time.Second) // the request's budget runs out first
+		_, err := f.UploadDocument(rctx, "owner", w.mine[0].DocumentID, upload)
+		cancel()
+		if err == nil {
+			t.Fatal("UploadDocument succeeded with S3 stalled")
+		}
+		proxy.Stall(0)
+		proxy.Wait() // S3 resumes: the stalled PUT is stored now
+		before := w.orphans(t)
+		t.Logf("orphans after the stall: %d (before sweeping)", before)
+		if before == 0 {
+			t.Fatal("the stall left no orphan: the fault was not reproduced")
+		}
+		if done := w.sweep(t, 30*time.Minute); done.Settled != 0 {
+			t.Errorf("a sweep before the watch is due settled %d", done.Settled)
+		}
+		w.sweep(t, orders.WatchDelay+time.Minute)
+		if got := w.orphans(t); got != 0 {
+			t.Errorf("orphans after sweeping: %d, want 0 (%v)", got, w.objects(t))
+		}
+	})
+	t.Run("KilledBetweenTheObjectAndTheOrder", func(t *testing.T) {
+		w := newFulfilWorld(t, 1)
+		f := w.fulfiller(killedAtReplace{w.orders}, w.files())
+		killed(func() { f.UploadDocument(ctx, "owner", w.mine[0].DocumentID, upload) })
+		if got := w.orphans(t); got != 1 {
+			t.Fatalf("orphans after the kill: %d, want 1: the fault was not reproduced", got)
+		}
+		w.sweep(t, orders.WatchDelay+time.Minute)
+		if got := w.orphans(t); got != 0 {
+			t.Errorf("orphans after sweeping: %d, want 0 (%v)", got, w.objects(t))
+		}
+	})
+	t.Run("KilledAttachingAStagedUpload", func(t *testing.T) {
+		w := newFulfilWorld(t, 1)
+		f := w.fulfiller(w.orders, w.files())
+		u, err := f.NewDocumentUpload(ctx, "owner", w.mine[0].DocumentID, rules.Declared{Mime: rules.MimePDF, Size: int64(len(pdf))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		putStaged(t, u, pdf)
+		k := w.fulfiller(killedAtReplace{w.orders}, w.files())
+		killed(func() { k.AttachDocument(ctx, "owner", w.mine[0].DocumentID, u.ID) })
+		if got := w.orphans(t); got != 2 {
+			t.Fatalf("orphans after the kill: %d, want 2 (the staged file and its copy)", got)
+		}
+		w.sweep(t, orders.WatchDelay+time.Minute)
+		if got := w.orphans(t); got != 0 {
+			t.Errorf("orphans after sweeping: %d, want 0 (%v)", got, w.objects(t))
+		}
+	})
+	t.Run("ReplacedFileGoneWithEveryVersion", func(t *testing.T) {
+		w := newFulfilWorld(t, 1)
+		rf := w.files()
+		rf.purgeErr = rules.Unavailable(nil) // the request cannot remove the replaced file
+		f := w.fulfiller(w.orders, rf)
+		first, err := f.UploadDocument(ctx, "owner", w.mine[0].DocumentID, upload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.UploadDocument(ctx, "owner", w.mine[0].DocumentID, rules.Upload{ContentType: rules.MimePNG, Body: pngFile}); err != nil {
+			t.Fatal(err)
+		}
+		if got := w.orphans(t); got != 1 {
+			t.Fatalf("orphans after the replace: %d, want 1 (the replaced file)", got)
+		}
+		w.sweep(t, orders.WatchDelay+time.Minute)
+		if got := w.orphans(t); got != 0 {
+			t.Errorf("orphans after sweeping: %d, want 0 (%v)", got, w.objects(t))
+		}
+		if got := w.objects(t)[orders.DocumentPrefix+w.mine[0].DocumentID+"/"+first.DocumentID]; got != 0 {
+			t.Errorf("the replaced file has %d versions left, want 0", got)
+		}
+	})
+	t.Run("ReplacedFileGoneAtOnce", func(t *testing.T) {
+		w := newFulfilWorld(t, 1)
+		f := w.fulfiller(w.orders, w.files())
+		for _, u := range []rules.Upload{upload, {ContentType: rules.MimePNG, Body: pngFile}} {
+			if _, err := f.UploadDocument(ctx, "owner", w.mine[0].DocumentID, u); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := w.orphans(t); got != 0 {
+			t.Errorf("orphans right after a replace: %d, want 0 (%v)", got, w.objects(t))
+		}
+	})
+	t.Run("AttachedFilesNeverRemoved", func(t *testing.T) {
+		w := newFulfilWorld(t, 2)
+		f := w.fulfiller(w.orders, w.files())
+		if _, err := f.UploadDocument(ctx, "owner", w.mine[0].DocumentID, upload); err != nil {
+			t.Fatal(err)
+		}
+		u, err := f.NewDocumentUpload(ctx, "owner", w.mine[1].DocumentID, rules.Declared{Mime: rules.MimePDF, Size: int64(len(pdf))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		putStaged(t, u, pdf)
+		file, err := f.AttachDocument(ctx, "owner", w.mine[1].DocumentID, u.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The staged upload's URL still works: what is sent to it after the
+		// attach is removed by the sweeper, not the attached file.
+		putStaged(t, u, pdf)
+		for _, after := range []time.Duration{0, orders.WatchDelay + time.Minute, 48 * time.Hour} {
+			w.sweep(t, after)
+		}
+		if got := w.orphans(t); got != 0 {
+			t.Errorf("orphans: %d, want 0 (%v)", got, w.objects(t))
+		}
+		for i, o := range w.mine {
+			s, _ := w.orders.ByDocument(ctx, o.DocumentID)
+			d := s.StampDuty.UploadedDocument
+			if d == nil || w.objects(t)[d.Key] != 1 {
+				t.Errorf("order %d: its document %+v is not stored", i, d)
+			}
+		}
+		if got := functest200(t, file.URL); got != http.StatusOK {
+			t.Errorf("the attached file: GET %d", got)
+		}
+	})
+	t.Run("StagedUploadNeverAttached", func(t *testing.T) {
+		w := newFulfilWorld(t, 1)
+		f := w.fulfiller(w.orders, w.files())
+		u, err := f.NewDocumentUpload(ctx, "owner", w.mine[0].DocumentID, rules.Declared{Mime: rules.MimePDF, Size: int64(len(pdf))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		putStaged(t, u, pdf)
+		w.sweep(t, orders.UploadLifetime-time.Minute)
+		if got := w.objects(t)[orders.StagingPrefix+u.ID]; got != 1 {
+			t.Errorf("an upload still attachable was removed (%d versions)", got)
+		}
+		w.sweep(t, orders.UploadLifetime+time.Minute)
+		if got := w.orphans(t); got != 0 {
+			t.Errorf("orphans: %d, want 0 (%v)", got, w.objects(t))
+		}
+		if _, err := f.AttachDocument(ctx, "owner", w.mine[0].DocumentID, u.ID); rules.ErrorCode(err) != rules.ENOTFOUND {
+			t.Errorf("attaching a swept upload: %v, want ENOTFOUND", err)
+		}
+	})
+	t.Run("OneAttachOfAnUploadWins", func(t *testing.T) {
+		w := newFulfilWorld(t, 1)
+		f := w.fulfiller(w.orders, w.files())
+		u, err := f.NewDocumentUpload(ctx, "owner", w.mine[0].DocumentID, rules.Declared{Mime: rules.MimePDF, Size: int64(len(pdf))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		putStaged(t, u, pdf)
+		const n = 6
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, errs[i] = f.AttachDocument(ctx, "owner", w.mine[0].DocumentID, u.ID)
+			}()
+		}
+		wg.Wait()
+		won := 0
+		for _, err := range errs {
+			switch {
+			case err == nil:
+				won++
+			case rules.ErrorCode(err) != rules.ENOTFOUND:
+				t.Errorf("a losing attach: %v, want ENOTFOUND", err)
+			}
+		}
+		if won != 1 {
+			t.Errorf("%d attaches of one upload succeeded, want exactly 1", won)
+		}
+		w.sweep(t, orders.WatchDelay+time.Minute)
+		if got := w.orphans(t); got != 0 {
+			t.Errorf("orphans: %d, want 0 (%v)", got, w.objects(t))
+		}
+	})
+}
+
+// pngFile is a minimal PNG.
+var pngFile = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00")
+
+// functest200 GETs u and returns the status.
+func functest200(t *testing.T, u string) int {
+	t.Helper()
+	resp, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// TestUploadCosts measures, at the wire, the DynamoDB calls and units of
+// each step of an upload, and bounds what the watches add: a body upload
+// two writes to the uploads table (its watch, then dropping it), a
+// pre-signed upload one write to make it, one read and one write to attach
+// it; a sweeper run two Queries of each shard and three calls per watch.
+func TestUploadCosts(t *testing.T) {
+	ctx := context.Background()
+	w := newFulfilWorld(t, 1)
+	db, proxy := w.env.ProxiedDB()
+	proxy.SetMode(storetest.Account)
+	bucket := files.New(w.env.S3(), w.env.Table("FilesBucket"))
+	f := &orders.Fulfiller{Orders: db.Orders(w.env.Table("OrdersTable")), Files: bucket, Direct: bucket,
+		Watches: db.Uploads(w.env.Table("UploadsTable")), IDs: db.IDs(w.env.Table("CountersTable"), 10), Now: time.Now}
+	doc := w.mine[0].DocumentID
+	measure := func(step string, maxUploadsCalls int, do func() error) {
+		t.Helper()
+		proxy.Take()
+		if err := do(); err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+		calls := proxy.Take()
+		var all, uploads storetest.Capacity
+		n := 0
+		for _, c := range calls {
+			all = all.Add(c.Billed)
+			if c.Table == w.env.Table("UploadsTable") {
+				uploads = uploads.Add(c.Billed)
+				n++
+			}
+		}
+		t.Logf("%s: %s; %.1f RCU %.1f WCU in all, of which the uploads table %d calls %.1f RCU %.1f WCU",
+			step, w.env.Operations(calls), all.Read, all.Write, n, uploads.Read, uploads.Write)
+		if n > maxUploadsCalls {
+			t.Errorf("%s: %d calls to the uploads table, want at most %d", step, n, maxUploadsCalls)
+		}
+		if err := proxy.Err(); err != nil {
+			t.Error(err)
+		}
+	}
+	measure("body upload", 2, func() error {
+		_, err := f.UploadDocument(ctx, "owner", doc, rules.Upload{ContentType: rules.MimePDF, Body: pdf})
+		return err
+	})
+	measure("body upload replacing a file", 2, func() error {
+		_, err := f.UploadDocument(ctx, "owner", doc, rules.Upload{ContentType: rules.MimePNG, Body: pngFile})
+		return err
+	})
+	var u orders.Upload
+	measure("pre-signed upload made", 1, func() (err error) {
+		u, err = f.NewDocumentUpload(ctx, "owner", doc, rules.Declared{Mime: rules.MimePDF, Size: int64(len(pdf))})
+		return err
+	})
+	putStaged(t, u, pdf)
+	measure("pre-signed upload attached", 2, func() error {
+		_, err := f.AttachDocument(ctx, "owner", doc, u.ID)
+		return err
+	})
+	sw := &orders.Sweeper{Watches: f.Watches, Orders: f.Orders, Files: bucket, Now: func() time.Time { return time.Now().Add(2 * time.Hour) }}
+	// A pass reads each shard of the due index; the run stops after a pass
+	// that settles nothing.
+	measure("sweeper run settling the attached upload's watch", 2*store.DueShards+3, func() error {
+		done, err := sw.Sweep(ctx)
+		if err == nil && done.Settled != 1 {
+			err = fmt.Errorf("settled %d, want 1", done.Settled)
+		}
+		return err
+	})
+}
