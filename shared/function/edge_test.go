@@ -1,52 +1,24 @@
-package function
+package function_test
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
 	"io"
-	"log"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
+	"stampduty/shared/functest"
+	"stampduty/shared/function"
 	"stampduty/shared/rules"
 	"stampduty/shared/strapi"
 )
-
-// capture runs f and returns what it wrote to the process's standard
-// output and through the standard library's log: what Lambda would turn into
-// log lines besides the service's own. Not for parallel tests.
-func capture(t testing.TB, f func()) string {
-	t.Helper()
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var logged bytes.Buffer
-	stdout, logOut := os.Stdout, log.Writer()
-	os.Stdout = w
-	log.SetOutput(&logged)
-	done := make(chan []byte)
-	go func() { b, _ := io.ReadAll(r); done <- b }()
-	func() {
-		defer func() {
-			os.Stdout = stdout
-			log.SetOutput(logOut)
-		}()
-		f()
-	}()
-	w.Close()
-	out := <-done
-	r.Close()
-	return string(out) + logged.String()
-}
 
 // event is an API Gateway event for a request, as API Gateway builds it:
 // the path percent-decoded in both rawPath and requestContext.http.path.
@@ -84,7 +56,7 @@ func checkLog(t testing.TB, logs string) {
 // line of its exact curl, on a route of each kind.
 func TestLambdaHostilePaths(t *testing.T) {
 	served := false
-	h := Routes(Path{Method: "GET", Pattern: "GET /api/things/{id}", Serve: func(r *http.Request) (any, error) {
+	h := function.Routes(function.Path{Method: "GET", Pattern: "GET /api/things/{id}", Serve: func(r *http.Request) (any, error) {
 		served = true
 		return map[string]string{"id": r.PathValue("id")}, nil
 	}})
@@ -92,10 +64,10 @@ func TestLambdaHostilePaths(t *testing.T) {
 	for _, seg := range []string{"x\n{\"level\":\"INFO\",\"msg\":\"FORGED\"}\n", "x\x00", "x\x01", "x\r", "x\x7f", "x%zz", "x%41", "x?a=b", "x#frag"} {
 		for _, method := range []string{"GET", "POST", "HEAD"} {
 			var logs bytes.Buffer
-			handler := Lambda(Logged(h, &logs), slog.New(slog.NewJSONHandler(&logs, nil)))
+			handler := function.Lambda(logged(h, &logs), slog.New(slog.NewJSONHandler(&logs, nil)))
 			var resp events.APIGatewayV2HTTPResponse
 			var err error
-			out := capture(t, func() { resp, err = handler(context.Background(), event(method, "/api/things/"+seg, "")) })
+			out := functest.Printed(t, func() { resp, err = handler(context.Background(), event(method, "/api/things/"+seg, "")) })
 			if err != nil {
 				t.Errorf("%s %q: the handler returned %v", method, seg, err)
 			}
@@ -120,8 +92,8 @@ func TestLambdaHostilePaths(t *testing.T) {
 	}
 }
 
-// Logged is strapi.Logged over a JSON logger writing to w.
-func Logged(h http.Handler, w io.Writer) http.Handler {
+// logged is strapi.Logged over a JSON logger writing to w.
+func logged(h http.Handler, w io.Writer) http.Handler {
 	return strapi.Logged(slog.New(slog.NewJSONHandler(w, nil)), h)
 }
 
@@ -147,7 +119,9 @@ func TestLambdaRefusesWhatTheAdapterCannotRead(t *testing.T) {
 			var logs bytes.Buffer
 			var resp events.APIGatewayV2HTTPResponse
 			var err error
-			out := capture(t, func() { resp, err = Lambda(h, slog.New(slog.NewJSONHandler(&logs, nil)))(context.Background(), ev) })
+			out := functest.Printed(t, func() {
+				resp, err = function.Lambda(h, slog.New(slog.NewJSONHandler(&logs, nil)))(context.Background(), ev)
+			})
 			if err != nil {
 				t.Errorf("the handler returned %v", err)
 			}
@@ -166,7 +140,7 @@ func TestLambdaNeverReturnsAnError(t *testing.T) {
 	t.Run("HandlerPanics", func(t *testing.T) {
 		h := http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("boom\n{\"msg\":\"FORGED\"}") })
 		var logs bytes.Buffer
-		resp, err := Lambda(h, slog.New(slog.NewJSONHandler(&logs, nil)))(context.Background(), event("GET", "/api/things/1", ""))
+		resp, err := function.Lambda(h, slog.New(slog.NewJSONHandler(&logs, nil)))(context.Background(), event("GET", "/api/things/1", ""))
 		if err != nil {
 			t.Errorf("the handler returned %v", err)
 		}
@@ -184,8 +158,8 @@ func TestLambdaNeverReturnsAnError(t *testing.T) {
 		var logs bytes.Buffer
 		var resp events.APIGatewayV2HTTPResponse
 		var err error
-		capture(t, func() {
-			resp, err = Lambda(h, slog.New(slog.NewJSONHandler(&logs, nil)))(context.Background(), event("GET", "/api/things/1", ""))
+		functest.Printed(t, func() {
+			resp, err = function.Lambda(h, slog.New(slog.NewJSONHandler(&logs, nil)))(context.Background(), event("GET", "/api/things/1", ""))
 		})
 		if err != nil || resp.StatusCode != 500 {
 			t.Errorf("%d, %v; want 500 and no error", resp.StatusCode, err)
@@ -208,17 +182,17 @@ func FuzzLambda(f *testing.F) {
 	f.Add("/x", "", "get", "a:b", "aGk=", true, "host", "", "")
 	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	adapter := httpadapter.NewV2(ok)
-	handler := Lambda(ok, slog.New(slog.NewJSONHandler(io.Discard, nil)))
+	handler := function.Lambda(ok, slog.New(slog.NewJSONHandler(io.Discard, nil)))
 	f.Fuzz(func(t *testing.T, path, query, method, domain, body string, b64 bool, header, value, cookie string) {
 		ev := event(method, path, query)
 		ev.RequestContext.DomainName = domain
 		ev.Body, ev.IsBase64Encoded = body, b64
 		ev.Headers[header] = value
 		ev.Cookies = []string{cookie}
-		admitted := CheckEvent(ev) == nil
+		admitted := function.CheckEvent(ev) == nil
 		var resp events.APIGatewayV2HTTPResponse
 		var err error
-		out := capture(t, func() {
+		out := functest.Printed(t, func() {
 			if admitted {
 				resp, err = adapter.ProxyWithContext(context.Background(), ev)
 			} else {
