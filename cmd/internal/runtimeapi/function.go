@@ -12,21 +12,24 @@
 // B ./bootstrap`, it starts the bootstrap on the first invoke, answers
 // /2015-03-31/functions/function/invocations and keeps that one process warm.
 // It was measured against this package on functions/not-found (host build,
-// 2-core machine, scratch test, one run):
+// 2-core shared machine, a scratch test run three times; ranges are over
+// the runs):
 //   - Concurrency: one RIE serves one invocation at a time and does not queue
 //     the next. Two concurrent invokes on a warm RIE crashed it in 8–10 trials
 //     of 10 (nil pointer panic in rapidcore.(*Server).Invoke after
 //     "ReserveFailed: AlreadyReserved"), losing both requests. The local stack
 //     therefore needs one RIE per instance, i.e. this package's Pool anyway.
 //   - Parallel starts: 100 cold starts at once, one request each: all
-//     answered after 0.44 s here, 1.7 s with 100 RIEs; in one of three runs an
-//     RIE was lost, because an RIE takes a port number (picked, released,
-//     then bound) where Start listens first and hands the address over.
+//     answered after 0.36–0.44 s here, 1.7 s with 100 RIEs. In one run
+//     an RIE never answered (connection refused for 10 s): an RIE must be
+//     given port numbers, picked free and released before it binds them, so
+//     parallel starts can collide, where Start listens first and hands the
+//     address over.
 //   - Cold start, start to first response, median of 20: 4.6–6.6 ms here,
 //     17–21 ms with the RIE. Warm invoke, median of 200: 0.35–0.45 ms here,
 //     1.0–1.4 ms through the RIE.
 //   - Memory: each RIE is a second process of 13 MB RSS beside its 8.3 MB
-//     bootstrap; 100 instances (TestLocalStack/ConcurrentCreates) add 1.3 GB.
+//     bootstrap: 100 instances (TestLocalStack/ConcurrentCreates) would add 1.3 GB.
 //   - Init duration, which make bench reports: the RIE's REPORT line says
 //     "Init Duration: 0.02 ms" whatever the init took; the true figure
 //     (4.3–5.3 ms, as InitDuration's 3.6–5.1 ms) is only in its debug log,
