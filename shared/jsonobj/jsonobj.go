@@ -7,6 +7,22 @@
 // their exact literal (json.Number), repeated keys, a nesting limit, and
 // strings that escape a lone UTF-16 surrogate. It imports only the standard
 // library, so the domain (package rules) can use it.
+//
+// Why encoding/json and not encoding/json/jsontext, which has token kinds,
+// StackDepth and SkipValue. In go1.26.8 jsontext is built only with
+// GOEXPERIMENT=jsonv2: without it `go doc encoding/json/jsontext` cannot
+// find the package and importing it fails with "build constraints exclude
+// all Go files". Every build of a function (the Makefile, sam build, go test)
+// would have to set the experiment, for an API the Go team may still change;
+// github.com/go-json-experiment/json, its module twin, says the same of
+// itself. Tested with the experiment on, jsontext would not remove the
+// code that matters here either: by default it refuses {"a":1,"a":2}
+// ("duplicate object member name") and "\ud800" ("invalid surrogate pair"),
+// where the API answers a repeated key or a lone surrogate with the field's
+// own message, so both must be allowed (AllowDuplicateNames,
+// AllowInvalidUTF8); it then decodes "\ud800" to U+FFFD as encoding/json
+// does, so loneSurrogate stays, as do Occurrence and the order of
+// precedence of the errors. Revisit when jsontext leaves the experiment.
 package jsonobj
 
 import (
