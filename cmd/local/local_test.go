@@ -94,6 +94,7 @@ func TestLocalStack(t *testing.T) {
 		if len(examples) < 8 {
 			t.Fatalf("found %d examples with an expectation, want at least 8", len(examples))
 		}
+		t.Logf("running %d examples of %v", len(examples), exampleDocs(t))
 		root := moduleRoot(t)
 		env := exampleEnv(s, t.TempDir())
 		for _, ex := range examples {
