@@ -12,7 +12,7 @@ import (
 
 // TestWebhookEventUnits measures section 6 over dynalite with 10 events a
 // step and checks each step's calls and units against the access pattern of
-// the README's table design: a change in how the dispatcher reads or
+// the table design (shared/store/README.md): a change in how the dispatcher reads or
 // writes shows here.
 func TestWebhookEventUnits(t *testing.T) {
 	env := storetest.New(t)

@@ -18,14 +18,15 @@
 //     attempt, with the dispatch binary run by the local schedule.
 //
 // The requests are the samples of events/ (see requests). It prints the
-// sections as aligned text, then as Markdown for the README (also written
-// to the file given with -md). Everything it starts (dynalite, the local S3
+// sections as aligned text, then as Markdown, which it also puts in
+// cmd/bench/README.md between its marks (-readme names another file, -readme ""
+// none) and writes to the file given with -md. Everything it starts (dynalite, the local S3
 // server, function instances, the proxy) it stops, and its builds are
 // removed.
 //
 // Usage:
 //
-//	go run ./cmd/bench [-starts 15] [-orders 10000] [-md FILE]
+//	go run ./cmd/bench [-starts 15] [-orders 10000] [-readme FILE] [-md FILE]
 package main
 
 import (
@@ -58,6 +59,7 @@ func main() {
 	flag.IntVar(&b.starts, "starts", minStarts, fmt.Sprintf("fresh starts per binary for the cold-start section (at least %d)", minStarts))
 	flag.IntVar(&b.orders, "orders", 10000, "orders of the caller whose list is measured (the last page of 25 is measured too)")
 	md := flag.String("md", "", "also write the Markdown report to this file")
+	readme := flag.String("readme", readmeFile, "put the Markdown report between the marks of this file (relative to the module root; \"\": none)")
 	flag.Parse()
 	bad := ""
 	switch {
@@ -72,7 +74,7 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	b.ctx = ctx
-	err := b.run(*md, os.Stdout)
+	err := b.run(*md, *readme, os.Stdout)
 	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "\nbench:", err)
@@ -115,8 +117,8 @@ type bench struct {
 }
 
 // run measures everything and writes the report to out, and its Markdown to
-// the file md unless it is "".
-func (b *bench) run(md string, out io.Writer) error {
+// the file md and between the marks of the file readme, each unless it is "".
+func (b *bench) run(md, readme string, out io.Writer) error {
 	began := time.Now()
 	wd, err := os.Getwd()
 	if err == nil {
@@ -193,7 +195,13 @@ func (b *bench) run(md string, out io.Writer) error {
 	for _, t := range tables {
 		t.write(&text, &markdown)
 	}
-	fmt.Fprintf(out, "%sMarkdown (for the README):\n\n%s", text.String(), markdown.String())
+	fmt.Fprintf(out, "%sMarkdown (for %s):\n\n%s", text.String(), readmeFile, markdown.String())
+	if readme != "" {
+		if err := writeReadme(b.root, readme, markdown.Bytes()); err != nil {
+			return err
+		}
+		fmt.Fprintf(b.status, "bench: wrote the report into %s\n", readme)
+	}
 	if md != "" {
 		return os.WriteFile(md, markdown.Bytes(), 0o644)
 	}

@@ -76,14 +76,25 @@ func TestLocalStack(t *testing.T) {
 		}
 	})
 	// The webhooks walk-through waits about 30 s for a retry: it runs
-	// beside the README's other examples, under its own caller.
+	// beside the other examples, under its own caller.
 	walk := startWalkthrough(t, s)
 	t.Run("ReadmeExamples", func(t *testing.T) {
-		rest, _ := splitWalkthrough(readme(t))
-		examples := readmeExamples(rest)
-		if len(examples) < 8 {
-			t.Fatalf("found %d README examples with an expectation, want at least 8", len(examples))
+		// The examples of every document that has some (README.md first),
+		// but the walk-through's, which runs as one script above.
+		type example struct{ doc, want, code string }
+		var examples []example
+		for _, d := range exampleDocs(t) {
+			if d == walkthroughDoc {
+				continue
+			}
+			for _, ex := range readmeExamples(doc(t, d)) {
+				examples = append(examples, example{d, ex[0], ex[1]})
+			}
 		}
+		if len(examples) < 8 {
+			t.Fatalf("found %d examples with an expectation, want at least 8", len(examples))
+		}
+		t.Logf("running %d examples of %v", len(examples), exampleDocs(t))
 		root := moduleRoot(t)
 		env := exampleEnv(s, t.TempDir())
 		for _, ex := range examples {
@@ -91,15 +102,15 @@ func TestLocalStack(t *testing.T) {
 			// and WORK set as the README says, to this stack (on ports
 			// that are not the defaults) and a folder of the test's. The
 			// examples are run as written: nothing in them is replaced.
-			cmd := exec.Command("bash", "-euo", "pipefail", "-c", ex[1])
+			cmd := exec.Command("bash", "-euo", "pipefail", "-c", ex.code)
 			cmd.Dir, cmd.Env = root, env
 			got, err := cmd.CombinedOutput()
 			if err != nil {
-				t.Errorf("example failed: %v\n%s\n%s", err, ex[1], got)
+				t.Errorf("an example of %s failed: %v\n%s\n%s", ex.doc, err, ex.code, got)
 				continue
 			}
-			if !strings.Contains(string(got), ex[0]) {
-				t.Errorf("example answered\n%s\nwant it to contain %s\n(example: %s)", got, ex[0], ex[1])
+			if !strings.Contains(string(got), ex.want) {
+				t.Errorf("an example of %s answered\n%s\nwant it to contain %s\n(example: %s)", ex.doc, got, ex.want, ex.code)
 			}
 		}
 	})
@@ -256,7 +267,7 @@ func TestLocalStack(t *testing.T) {
 	})
 }
 
-// exampleEnv is the environment the README's examples run in: this
+// exampleEnv is the environment the examples run in: this
 // process's, with API, DB and WORK set, as the README's API section has a
 // reader set them, to the stack s and the folder work.
 func exampleEnv(s *stack, work string) []string {

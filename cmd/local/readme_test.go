@@ -1,23 +1,83 @@
 package main
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
-
-	"stampduty/shared/samtemplate"
 )
 
 // readme returns README.md.
 func readme(t *testing.T) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(moduleRoot(t), "README.md"))
+	return doc(t, "README.md")
+}
+
+// doc returns the document at path, relative to the module root.
+func doc(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(moduleRoot(t), path))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// walkthroughDoc is the webhooks walk-through, which
+// TestLocalStack/WebhooksWalkthrough runs as one script (its blocks share a
+// shell), apart from the other examples.
+const walkthroughDoc = "cmd/webhook-receiver/README.md"
+
+// exampleDocs returns the Markdown documents of the module (paths relative
+// to its root, README.md first, then in lexical order) that hold an
+// example: a ```sh block whose first line is "# expect: …". They are found,
+// not listed, so an example runs wherever it is written.
+func exampleDocs(t *testing.T) []string {
+	t.Helper()
+	root := moduleRoot(t)
+	var docs []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			switch d.Name() {
+			case "node_modules", ".build", ".git", "testdata":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(d.Name(), ".md") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if len(readmeExamples(string(b))) > 0 {
+			rel, _ := filepath.Rel(root, path)
+			docs = append(docs, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.SortFunc(docs, func(a, b string) int {
+		switch {
+		case a == b:
+			return 0
+		case a == "README.md":
+			return -1
+		case b == "README.md":
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	return docs
 }
 
 // readmeExamples returns the shell examples of text that say what they
@@ -34,52 +94,42 @@ func readmeExamples(text string) [][2]string {
 	return examples
 }
 
-// TestReadmeDocumentsEveryRoute checks step 7 of the README's "Adding an
-// endpoint": each route of template.yaml has a "### METHOD /path" heading
-// in the README's API section, with an example under it that says
-// "# expect:" (which TestLocalStack/ReadmeExamples runs).
-func TestReadmeDocumentsEveryRoute(t *testing.T) {
-	tmpl, err := samtemplate.Load(filepath.Join(moduleRoot(t), "template.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, api, _ := strings.Cut(readme(t), "\n## API\n")
-	api, _, _ = strings.Cut(api, "\n## ")
-	sections := map[string]string{} // by "METHOD /path"
-	for _, section := range strings.Split(api, "\n### ")[1:] {
-		heading, body, _ := strings.Cut(section, "\n")
-		switch f := strings.Fields(heading); {
-		case len(f) >= 1 && f[0] == samtemplate.DefaultRoute:
-			sections[f[0]] = body
-		case len(f) >= 2:
-			sections[f[0]+" "+f[1]] = body
+// TestExampleDocs: the examples are found where they are written: the
+// README's, the route-by-route API's and the webhooks walk-through's, and
+// no document of tooling (node_modules) or test data.
+func TestExampleDocs(t *testing.T) {
+	docs := exampleDocs(t)
+	for _, want := range []string{"README.md", "docs/api.md", walkthroughDoc} {
+		if !slices.Contains(docs, want) {
+			t.Errorf("%s holds no example that says # expect: (found %v)", want, docs)
 		}
 	}
-	for _, f := range tmpl.Functions {
-		for _, r := range f.Routes {
-			route := r.Key()
-			body, ok := sections[route]
-			switch {
-			case !ok:
-				t.Errorf("README's API section has no heading ### %s (route of %s)", route, f.LogicalID)
-			case len(readmeExamples(body)) == 0:
-				t.Errorf("README's ### %s has no example that says # expect:", route)
-			}
+	if docs[0] != "README.md" {
+		t.Errorf("the README's examples do not run first: %v", docs)
+	}
+	for _, d := range docs {
+		if strings.Contains(d, "node_modules") || strings.Contains(d, "testdata") {
+			t.Errorf("examples found in %s", d)
 		}
 	}
 }
 
-// readmeShellBlocks returns the code of the README's ```sh blocks that a
-// reader runs against `make local`: all but the deploy recipe and the
+// shellBlocks returns the code of the ```sh blocks of text that a reader
+// runs against `make local`: all but the README's deploy recipe and its
 // `sam local` section's, which are about AWS and Docker.
-func readmeShellBlocks(text string) []string {
+func shellBlocks(text string) []string {
 	deploy := strings.Index(text, "\n## Deploy with SAM\n")
-	tables := strings.Index(text, "\n## Table design\n")
+	end := -1
+	if deploy >= 0 {
+		if n := strings.Index(text[deploy+1:], "\n## "); n >= 0 {
+			end = deploy + 1 + n
+		}
+	}
 	var blocks []string
 	at := 0
 	for _, block := range strings.Split(text, "```sh\n")[1:] {
 		at = strings.Index(text[at:], "```sh\n"+block) + at + 1
-		if deploy >= 0 && tables > deploy && at > deploy && at < tables {
+		if deploy >= 0 && at > deploy && (end < 0 || at < end) {
 			continue
 		}
 		code, _, _ := strings.Cut(block, "```")
@@ -92,12 +142,14 @@ func readmeShellBlocks(text string) []string {
 // API is $API, the local DynamoDB $DB and files go under $WORK (set once,
 // in the README's API section): a stack moved to other ports, or a reader
 // without /tmp, runs them unchanged (TestLocalStack runs them on ports
-// that are not the defaults).
+// that are not the defaults). Every document with examples is checked.
 func TestReadmeExamplesUseVariables(t *testing.T) {
-	text := readme(t)
-	blocks := readmeShellBlocks(text)
+	var blocks []string
+	for _, d := range exampleDocs(t) {
+		blocks = append(blocks, shellBlocks(doc(t, d))...)
+	}
 	if len(blocks) < 20 {
-		t.Fatalf("found %d shell blocks in the README, want at least 20", len(blocks))
+		t.Fatalf("found %d shell blocks in the documents, want at least 20", len(blocks))
 	}
 	defaults := regexp.MustCompile(`\$\{[A-Z_]+:-[^}]*\}`) // ${API:-http://127.0.0.1:3000}
 	for _, code := range blocks {
@@ -107,12 +159,12 @@ func TestReadmeExamplesUseVariables(t *testing.T) {
 		rest := defaults.ReplaceAllString(code, "")
 		for _, fixed := range []string{"127.0.0.1:3000", "127.0.0.1:8000", "127.0.0.1:9000", "localhost:", "/tmp/", "127.0.0.1:4567"} {
 			if strings.Contains(rest, fixed) {
-				t.Errorf("a README example uses %s other than as a variable's default; use $API, $DB, $WORK (or $HOOK_ADDR):\n%s", fixed, code)
+				t.Errorf("an example uses %s other than as a variable's default; use $API, $DB, $WORK (or $HOOK_ADDR):\n%s", fixed, code)
 			}
 		}
 	}
-	// The API section sets the variables once, each with its default.
-	_, api, _ := strings.Cut(text, "\n## API\n")
+	// The README's API section sets the variables once, each with its default.
+	_, api, _ := strings.Cut(readme(t), "\n## API\n")
 	intro, _, _ := strings.Cut(api, "\n### ")
 	for _, want := range []string{"API=${API:-http://127.0.0.1:3000}", "DB=${DB:-http://127.0.0.1:8000}", "WORK=${WORK:-$(mktemp -d)}"} {
 		if !strings.Contains(intro, want) {
@@ -121,14 +173,15 @@ func TestReadmeExamplesUseVariables(t *testing.T) {
 	}
 }
 
-// TestReadmeSecondStack: the README's sample message for a taken address is
-// the one the stack prints when all three of its addresses are taken, and
-// its recipe for a second stack moves every one of the three.
+// TestReadmeSecondStack: the sample message for a taken address in
+// cmd/local/README.md is the one the stack prints when all three of its
+// addresses are taken, and its recipe for a second stack moves every one of
+// the three; the README's own recipe is the same.
 func TestReadmeSecondStack(t *testing.T) {
-	text := readme(t)
+	text := doc(t, "cmd/local/README.md")
 	_, after, ok := strings.Cut(text, "If an address is taken")
 	if !ok {
-		t.Fatal(`the README has no "If an address is taken"`)
+		t.Fatal(`cmd/local/README.md has no "If an address is taken"`)
 	}
 	_, sample, _ := strings.Cut(after, "```text\n")
 	sample, _, _ = strings.Cut(sample, "```")
@@ -140,26 +193,35 @@ func TestReadmeSecondStack(t *testing.T) {
 	s := &stack{apiAddr: defaults.api, dbAddr: defaults.db, s3Addr: defaults.s3}
 	want := "local: " + s.inUse(s.apiBusy(), s.dbBusy(), s.s3Busy()).Error() + "\n"
 	if sample != want {
-		t.Errorf("the README's sample message is\n%s\nthe stack prints\n%s", sample, want)
+		t.Errorf("the sample message is\n%s\nthe stack prints\n%s", sample, want)
 	}
 
 	// "`VAR=value … make local` then runs a second stack beside the first"
 	m := regexp.MustCompile("`((?:[A-Z_]+=\\S+ )+)make local`\\s+then runs a second stack").FindStringSubmatch(after)
 	if m == nil {
-		t.Fatal("the README has no recipe `VAR=value make local` for a second stack")
+		t.Fatal("cmd/local/README.md has no recipe `VAR=value make local` for a second stack")
 	}
-	env := vars{}
-	for _, kv := range strings.Fields(m[1]) {
-		k, v, _ := strings.Cut(kv, "=")
-		env[k] = v
+	recipes := []string{m[1]}
+	// The README's Set up: "a second stack beside the first (`VAR=value make local`)".
+	if m := regexp.MustCompile("second stack beside the first \\(`((?:[A-Z_]+=\\S+ )+)make local`\\)").FindStringSubmatch(readme(t)); m != nil {
+		recipes = append(recipes, m[1])
+	} else {
+		t.Error("the README's Set up has no recipe `VAR=value make local` for a second stack beside the first")
 	}
-	second, err := localAddrs(env.getenv)
-	if err != nil {
-		t.Fatalf("the recipe %q: %v", m[1], err)
-	}
-	for _, pair := range [][2]string{{defaults.api, second.api}, {defaults.db, second.db}, {defaults.s3, second.s3}} {
-		if pair[0] == pair[1] {
-			t.Errorf("the recipe %q leaves %s where the first stack listens", m[1], pair[0])
+	for _, recipe := range recipes {
+		env := vars{}
+		for _, kv := range strings.Fields(recipe) {
+			k, v, _ := strings.Cut(kv, "=")
+			env[k] = v
+		}
+		second, err := localAddrs(env.getenv)
+		if err != nil {
+			t.Fatalf("the recipe %q: %v", recipe, err)
+		}
+		for _, pair := range [][2]string{{defaults.api, second.api}, {defaults.db, second.db}, {defaults.s3, second.s3}} {
+			if pair[0] == pair[1] {
+				t.Errorf("the recipe %q leaves %s where the first stack listens", recipe, pair[0])
+			}
 		}
 	}
 }

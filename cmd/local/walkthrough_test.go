@@ -15,23 +15,7 @@ import (
 	"stampduty/shared/functest"
 )
 
-// walkthroughHeading starts the README's webhooks walk-through, which
-// TestLocalStack/WebhooksWalkthrough runs as one script (its blocks share a
-// shell), apart from the other examples.
-const walkthroughHeading = "\n## Webhooks, step by step\n"
-
-// splitWalkthrough returns the README without the walk-through's section,
-// and that section.
-func splitWalkthrough(text string) (rest, section string) {
-	before, after, ok := strings.Cut(text, walkthroughHeading)
-	if !ok {
-		return text, ""
-	}
-	section, tail, _ := strings.Cut(after, "\n## ")
-	return before + "\n## " + tail, section
-}
-
-// walkthrough is a run of the README's webhooks walk-through.
+// walkthrough is a run of the webhooks walk-through (walkthroughDoc).
 type walkthrough struct {
 	blocks []string // each block's code
 	wants  []string // each block's expectation
@@ -49,8 +33,7 @@ type walkthrough struct {
 func startWalkthrough(t *testing.T, s *stack) *walkthrough {
 	t.Helper()
 	w := &walkthrough{dir: t.TempDir(), done: make(chan struct{})}
-	_, section := splitWalkthrough(readme(t))
-	for _, ex := range readmeExamples(section) {
+	for _, ex := range readmeExamples(doc(t, walkthroughDoc)) {
 		w.wants = append(w.wants, ex[0])
 		w.blocks = append(w.blocks, ex[1])
 	}
@@ -60,7 +43,7 @@ func startWalkthrough(t *testing.T, s *stack) *walkthrough {
 	}
 	port := l.Addr().String()
 	l.Close()
-	// As written, with the README's variables set: API and DB to the
+	// As written, with the examples' variables set: API and DB to the
 	// stack, WORK to the test's folder, HOOK_ADDR to a free port.
 	cmd := exec.Command("bash", "-euo", "pipefail", "-c", strings.Join(w.blocks, "\n"))
 	cmd.Dir = moduleRoot(t)
@@ -86,7 +69,7 @@ func startWalkthrough(t *testing.T, s *stack) *walkthrough {
 // showed and what its receiver got.
 func (w *walkthrough) check(t *testing.T) {
 	if len(w.blocks) < 5 {
-		t.Fatalf("the README's walk-through has %d blocks that say # expect:, want at least 5", len(w.blocks))
+		t.Fatalf("the walk-through (%s) has %d blocks that say # expect:, want at least 5", walkthroughDoc, len(w.blocks))
 	}
 	select {
 	case <-w.done:

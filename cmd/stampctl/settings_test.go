@@ -502,9 +502,10 @@ func TestCloudFormationNotLinkedIntoFunctions(t *testing.T) {
 	}
 }
 
-// TestReadmeSection checks the README's stampctl section: the messages it
-// quotes are what stampctl prints without settings, the help it expects
-// is the command's, and its stampctl lines write flags with two dashes.
+// TestReadmeSection checks what the docs say of stampctl, the README's
+// section and cmd/stampctl/README.md together: the messages they quote are
+// what stampctl prints without settings, the help they expect is the
+// command's, and their stampctl lines write flags with two dashes.
 func TestReadmeSection(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	if err != nil {
@@ -515,15 +516,20 @@ func TestReadmeSection(t *testing.T) {
 		t.Fatal("README.md has no section ## Operator CLI: stampctl")
 	}
 	section, _, _ = strings.Cut(section, "\n## ")
+	own, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	section += "\n" + string(own)
 	var h *harness
 	for _, args := range [][]string{{"orders", "queue"}, {"token", "list"}} {
 		r := h.run(t, "", nil, args...)
 		if quoted := "$ go run ./cmd/stampctl " + strings.Join(args, " ") + "\n" + r.stderr; !strings.Contains(section, quoted) {
-			t.Errorf("the README does not quote what stampctl %s prints without settings:\n%s", strings.Join(args, " "), quoted)
+			t.Errorf("the docs do not quote what stampctl %s prints without settings:\n%s", strings.Join(args, " "), quoted)
 		}
 	}
 	if r := h.run(t, "", nil, "orders", "queue", "--help"); !strings.Contains(section, "# expect: "+lines(r.stdout)[0]+"\n") {
-		t.Errorf("the README does not expect the help's first line %q", lines(r.stdout)[0])
+		t.Errorf("the docs do not expect the help's first line %q", lines(r.stdout)[0])
 	}
 	singleDash := regexp.MustCompile(`(^|[\s\[(` + "`" + `])-[a-z][a-z-]+`)
 	for _, l := range lines(section) {

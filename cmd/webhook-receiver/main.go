@@ -1,5 +1,5 @@
 // Command webhook-receiver is a tiny webhook receiver for trying the
-// service's webhooks on this machine (the README's "Webhooks, step by
+// service's webhooks on this machine (README.md beside it: "Webhooks, step by
 // step"): it listens on a loopback address, checks each delivery's
 // Stampduty-Signature with the webhook's secret (webhooks.Verify, as a
 // receiver written in Go would), and prints one line per delivery:

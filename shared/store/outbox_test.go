@@ -253,7 +253,7 @@ func TestOutbox(t *testing.T) {
 // TestOutboxWriteUnits measures what a pending event costs: the write units
 // DynamoDB bills a create and a status change of a typical order (the
 // table and its three indexes, which all project every attribute), with
-// and without the event in the write. The README's table design quotes
+// and without the event in the write. The table design (README.md) quotes
 // these numbers.
 func TestOutboxWriteUnits(t *testing.T) {
 	ctx := context.Background()

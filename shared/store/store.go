@@ -1,6 +1,7 @@
 // Package store is the DynamoDB access layer: the only code of the functions
 // that talks to DynamoDB. It keeps articles, orders, tokens and id counters,
-// each in its own table (see template.yaml and the README's table design), and
+// each in its own table (see template.yaml and the table design, README.md
+// beside this file: keys, indexes, each access pattern and its units), and
 // turns DynamoDB failures into rules errors: EUNAVAILABLE for what a retry may
 // cure (throttling, timeouts, network), EINTERNAL for the rest. Each table's
 // items are a tagged struct read and written with attributevalue. The store
