@@ -99,7 +99,7 @@ func readmeExamples(text string) [][2]string {
 // no document of tooling (node_modules) or test data.
 func TestExampleDocs(t *testing.T) {
 	docs := exampleDocs(t)
-	for _, want := range []string{"README.md", "docs/api.md", walkthroughDoc} {
+	for _, want := range []string{"README.md", "shared/apidoc/api.md", walkthroughDoc} {
 		if !slices.Contains(docs, want) {
 			t.Errorf("%s holds no example that says # expect: (found %v)", want, docs)
 		}
