@@ -236,7 +236,7 @@ func (s *Stack) Invoke(ev events.APIGatewayV2HTTPRequest) Response {
 		s.t.Fatalf("invoke: %v", err)
 	}
 	if err := CheckOpenAPI(ev, out); err != nil {
-		s.t.Errorf("the answer is not what shared/openapi/openapi.yaml describes: %v", err)
+		s.t.Errorf("the answer is not what openapi.yaml describes: %v", err)
 	}
 	return Response{Status: out.StatusCode, Headers: out.Headers, Body: out.Body}
 }
