@@ -2,7 +2,7 @@
 // functions, routes, tables and grants), openapi.yaml is the API's OpenAPI
 // 3.1 description, the contract's answers as a machine reads them. Both
 // are documents a newcomer edits to add an endpoint; this package only
-// embeds the second for the tests' answer checker (shared/openapi). No
+// embeds the second for the tests' answer checker (shared/testkit/openapi). No
 // function imports it (TestNotLinkedIntoFunctions fails if one does).
 package stampduty
 

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"stampduty/shared/functest"
-	"stampduty/shared/samtemplate"
+	"stampduty/shared/testkit/functest"
+	"stampduty/shared/testkit/samtemplate"
 )
 
 // startTemplate returns template.yaml, as the stack reads it.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"stampduty/shared/samtemplate"
+	"stampduty/shared/testkit/samtemplate"
 )
 
 // readme returns README.md.

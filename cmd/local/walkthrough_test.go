@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"stampduty/shared/functest"
+	"stampduty/shared/testkit/functest"
 )
 
 // walkthroughHeading starts the README's webhooks walk-through, which

@@ -21,9 +21,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"stampduty/cmd/internal/apigw"
-	"stampduty/shared/functest"
 	"stampduty/shared/rules"
-	"stampduty/shared/store/localdb"
+	"stampduty/shared/testkit/functest"
+	"stampduty/shared/testkit/localdb"
 )
 
 // opsAPI is an operator API that checks signatures as the local stack

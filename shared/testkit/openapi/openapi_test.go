@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"stampduty/shared/samtemplate"
+	"stampduty/shared/testkit/samtemplate"
 )
 
 func checker(t *testing.T) *Checker {
@@ -23,7 +23,7 @@ func checker(t *testing.T) *Checker {
 
 // root is the module's top, from this package's folder (where go test
 // runs its tests).
-const root = "../.."
+const root = "../../.."
 
 func TestDocumentIsValidOpenAPI31(t *testing.T) {
 	c := checker(t)
@@ -166,7 +166,7 @@ func TestNotLinkedIntoFunctions(t *testing.T) {
 		t.Fatalf("go list -deps ./functions/... listed %d packages", len(deps))
 	}
 	for _, dep := range deps {
-		if dep == "stampduty/shared/openapi" || dep == "stampduty" || strings.HasPrefix(dep, "github.com/pb33f/") {
+		if dep == "stampduty/shared/testkit/openapi" || dep == "stampduty" || strings.HasPrefix(dep, "github.com/pb33f/") {
 			t.Errorf("a function links %s", dep)
 		}
 	}

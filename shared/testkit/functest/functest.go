@@ -31,9 +31,9 @@ import (
 	"stampduty/shared/function"
 	"stampduty/shared/orders"
 	"stampduty/shared/rules"
-	"stampduty/shared/samtemplate"
-	"stampduty/shared/store/localdb"
-	"stampduty/shared/store/storetest"
+	"stampduty/shared/testkit/localdb"
+	"stampduty/shared/testkit/samtemplate"
+	"stampduty/shared/testkit/storetest"
 )
 
 // Stack is one test's function, its tables and the proxy that watches its

@@ -1,9 +1,9 @@
 // Package openapi checks HTTP answers against the API's OpenAPI 3.1
 // description (openapi.yaml at the module's root, embedded by package
 // stampduty) with pb33f's libopenapi-validator. It is test-side only:
-// shared/functest uses it to check every answer the handler tests get, and
-// no function imports it, so the validator is never linked into a Lambda
-// binary.
+// shared/testkit/functest uses it to check every answer the handler tests
+// get, and no function imports it, so the validator is never linked into a
+// Lambda binary.
 package openapi
 
 import (
