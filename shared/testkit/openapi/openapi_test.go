@@ -4,7 +4,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -148,26 +147,5 @@ func TestCheckResponse(t *testing.T) {
 				t.Errorf("error does not mention %q: %v", tc.wantErr, err)
 			}
 		})
-	}
-}
-
-// TestNotLinkedIntoFunctions keeps the validator out of the Lambda
-// binaries: no package a function links may be this one, the root package
-// that embeds the document, or pb33f's.
-func TestNotLinkedIntoFunctions(t *testing.T) {
-	cmd := exec.Command("go", "list", "-deps", "./functions/...")
-	cmd.Dir = root
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list -deps ./functions/...: %v", err)
-	}
-	deps := strings.Fields(string(out))
-	if len(deps) < 10 {
-		t.Fatalf("go list -deps ./functions/... listed %d packages", len(deps))
-	}
-	for _, dep := range deps {
-		if dep == "stampduty/shared/testkit/openapi" || dep == "stampduty" || strings.HasPrefix(dep, "github.com/pb33f/") {
-			t.Errorf("a function links %s", dep)
-		}
 	}
 }
