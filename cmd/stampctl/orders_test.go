@@ -33,8 +33,6 @@ type opsAPI struct {
 	mu       sync.Mutex
 	requests []events.APIGatewayV2HTTPRequest
 	order    rules.OpsOrder
-	cert     []byte
-	files    *httptest.Server
 	// bucket is where a pre-signed upload is sent; staged what it got.
 	bucket *httptest.Server
 	staged []byte

@@ -145,8 +145,9 @@ func QueryCorpus(tb testing.TB) []string {
 			tb.Fatal(err)
 		}
 		head, value, _ := strings.Cut(strings.TrimSpace(string(data)), "\n")
-		quoted, ok := strings.CutPrefix(value, "string(")
-		if quoted, ok = strings.CutSuffix(quoted, ")"); !ok || head != "go test fuzz v1" {
+		quoted, prefixed := strings.CutPrefix(value, "string(")
+		quoted, suffixed := strings.CutSuffix(quoted, ")")
+		if !prefixed || !suffixed || head != "go test fuzz v1" {
 			tb.Fatalf("%s: not one string in go test's corpus format", f.Name())
 		}
 		s, err := strconv.Unquote(quoted)
