@@ -85,16 +85,52 @@ $(VERSITYGW):
 
 versitygw: $(VERSITYGW) ## install the local S3 server (Versity's S3 gateway, pinned)
 
+# The linters of make vet, pinned, built from the Go module proxy with this
+# machine's Go (both need go 1.26.0 or later) into a directory per version
+# under .build/tools, so that changing a version here builds the new one.
+# staticcheck v0.8.2 is release 2026.2.2; deadcode is golang.org/x/tools's.
+STATICCHECK_VERSION := v0.8.2
+DEADCODE_VERSION := v0.52.0
+STATICCHECK     := .build/tools/staticcheck-$(STATICCHECK_VERSION)/staticcheck
+DEADCODE        := .build/tools/deadcode-$(DEADCODE_VERSION)/deadcode
+
+# go-tool builds command $(2) of module $(1) at version $(3) into the
+# target's directory, counting its packages against the command's own
+# `go list -deps`, run in the module cache (as versitygw's build does).
+define go-tool
+	@echo "installing $(notdir $(2)) $(3) ($(1)), built from source"
+	@dir=$$(cd "$${TMPDIR:-/tmp}" && $(GO) mod download -json $(1)@$(3) | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",*$$/\1/p'); \
+	  total=$$(cd "$$dir" 2>/dev/null && $(GO) list -deps ./$(2) 2>/dev/null | wc -l); \
+	  GOBIN=$(abspath $(dir $@)) $(PROGRESS) -hide $${total:+-n $$total} "building $(notdir $(2))" -- \
+	    $(GO) install -trimpath -v $(1)/$(2)@$(3)
+endef
+
+$(STATICCHECK):
+	$(call go-tool,honnef.co/go/tools,cmd/staticcheck,$(STATICCHECK_VERSION))
+
+$(DEADCODE):
+	$(call go-tool,golang.org/x/tools,cmd/deadcode,$(DEADCODE_VERSION))
+
+.PHONY: linters
+linters: $(STATICCHECK) $(DEADCODE) ## install staticcheck and deadcode (pinned) into .build/tools
+
 # cfn-lint (Python: pip install cfn-lint) is optional: a machine with only Go
 # and Node skips it with a note, and CI passes there. go vet compiles every
 # package and its dependencies first (minutes with an empty Go cache): -v
-# lists them, which cmd/progress/progress counts.
-vet: ## gofmt, go vet, and cfn-lint on template.yaml when cfn-lint is installed
+# lists them, which cmd/progress/progress counts. deadcode -test lists the
+# functions no program or test reaches; it exits 0 either way, so any line
+# it prints fails the step.
+vet: $(STATICCHECK) $(DEADCODE) ## gofmt, go vet, staticcheck, deadcode -test, and cfn-lint on template.yaml when cfn-lint is installed
 	@echo "vet: gofmt -l"
 	@out=$$(gofmt -l $$(find . -name '*.go' -not -path './cmd/local/dynalite/*')); \
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	@echo "vet: go vet ./... (with an empty Go cache it compiles every package first: minutes)"
 	@$(PROGRESS) -hide -n $$($(GO) list -deps -test ./... | wc -l) "vet: go vet ./..." -- $(GO) vet -v ./...
+	@echo "vet: staticcheck ./... ($(STATICCHECK_VERSION))"
+	@$(PROGRESS) "vet: staticcheck" -- $(STATICCHECK) ./...
+	@echo "vet: deadcode -test ./... ($(DEADCODE_VERSION)): no function unreachable from a program or a test"
+	@$(PROGRESS) "vet: deadcode" -- sh -c 'out=$$($(DEADCODE) -test ./...) || exit 1; \
+	  if [ -n "$$out" ]; then echo "deadcode: unreachable functions:"; echo "$$out"; exit 1; fi'
 	@if command -v cfn-lint >/dev/null 2>&1; then \
 	  echo "vet: cfn-lint template.yaml"; cfn-lint template.yaml; \
 	else \
@@ -108,7 +144,7 @@ vet: ## gofmt, go vet, and cfn-lint on template.yaml when cfn-lint is installed
 TEST_PACKAGES    = $$($(GO) list ./... | grep -v '/cmd/local$$')
 
 test: $(DYNALITE) $(VERSITYGW) $(STRAPICLIENT) ## run every test against a local DynamoDB (dynalite) and S3 (versitygw)
-	@echo "test: 1/3 vet: gofmt, go vet, cfn-lint"
+	@echo "test: 1/3 vet: gofmt, go vet, staticcheck, deadcode, cfn-lint"
 	@$(MAKE) --no-print-directory vet
 	@echo "test: 2/3 the package tests: go test -race of $$($(GO) list ./... | grep -vc '/cmd/local$$') packages, all but cmd/local"
 	@$(PROGRESS) -n $$($(GO) list ./... | grep -vc '/cmd/local$$') "test: package tests" -- $(GO) test -race -count=1 $(TEST_PACKAGES)

@@ -23,8 +23,8 @@ import (
 	"stampduty/shared/orders"
 	"stampduty/shared/rules"
 	"stampduty/shared/store"
-	"stampduty/shared/store/localdb"
-	"stampduty/shared/store/storetest"
+	"stampduty/shared/testkit/localdb"
+	"stampduty/shared/testkit/storetest"
 	"stampduty/shared/webhooks"
 )
 

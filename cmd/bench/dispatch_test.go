@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"stampduty/shared/store/localdb"
-	"stampduty/shared/store/storetest"
+	"stampduty/shared/testkit/localdb"
+	"stampduty/shared/testkit/storetest"
 )
 
 // TestWebhookEventUnits measures section 6 over dynalite with 10 events a

@@ -45,10 +45,10 @@ import (
 	"time"
 
 	"stampduty/cmd/internal/localstack"
-	"stampduty/shared/functest"
-	"stampduty/shared/samtemplate"
-	"stampduty/shared/store/localdb"
-	"stampduty/shared/store/storetest"
+	"stampduty/shared/testkit/functest"
+	"stampduty/shared/testkit/localdb"
+	"stampduty/shared/testkit/samtemplate"
+	"stampduty/shared/testkit/storetest"
 )
 
 // minStarts is the least number of fresh starts per binary.

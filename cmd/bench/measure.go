@@ -17,14 +17,14 @@ import (
 
 	"stampduty/cmd/internal/localstack"
 	"stampduty/cmd/internal/runtimeapi"
-	"stampduty/shared/files/locals3"
 	"stampduty/shared/orders"
 	"stampduty/shared/rules"
-	"stampduty/shared/samtemplate"
 	"stampduty/shared/store"
-	"stampduty/shared/store/localdb"
-	"stampduty/shared/store/storetest"
 	"stampduty/shared/strapi"
+	"stampduty/shared/testkit/localdb"
+	"stampduty/shared/testkit/locals3"
+	"stampduty/shared/testkit/samtemplate"
+	"stampduty/shared/testkit/storetest"
 )
 
 // How many requests each row of section 4 measures: warm requests timed

@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 
 	"stampduty/shared/store"
-	"stampduty/shared/store/storetest"
+	"stampduty/shared/testkit/storetest"
 )
 
 // table is one section of the report: a title, a header, rows of cells and

@@ -10,7 +10,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"stampduty/shared/samtemplate"
+	"stampduty/shared/testkit/samtemplate"
 )
 
 // listPageSize is the page size of the list-orders rows.

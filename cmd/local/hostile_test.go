@@ -14,8 +14,8 @@ import (
 
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 
-	"stampduty/shared/functest"
-	"stampduty/shared/store/localdb"
+	"stampduty/shared/testkit/functest"
+	"stampduty/shared/testkit/localdb"
 )
 
 // checkHostile sends the local stack, through its API Gateway, what issue

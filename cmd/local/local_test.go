@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"stampduty/shared/functest"
-	"stampduty/shared/store/localdb"
+	"stampduty/shared/testkit/functest"
+	"stampduty/shared/testkit/localdb"
 )
 
 // startStack runs the local stack as `make local` does, with env as its

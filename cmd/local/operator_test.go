@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"stampduty/shared/samtemplate"
-	"stampduty/shared/store/localdb"
+	"stampduty/shared/testkit/localdb"
+	"stampduty/shared/testkit/samtemplate"
 )
 
 // TestBannerPrintsTheOperatorLine checks that the banner prints the

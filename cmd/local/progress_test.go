@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"stampduty/shared/functest"
-	"stampduty/shared/samtemplate"
+	"stampduty/shared/testkit/functest"
+	"stampduty/shared/testkit/samtemplate"
 )
 
 // startTemplate returns template.yaml, as the stack reads it.
@@ -188,8 +188,10 @@ func TestProgressScript(t *testing.T) {
 }
 
 // TestMakefileLongStepsReport: `make test` announces its three phases in
-// order and runs each long command under cmd/progress/progress; `make local`
-// builds cmd/local under it and gives the stack make's start time.
+// order and runs each long command under cmd/progress/progress (vet's
+// staticcheck and deadcode -test, which fails on any line, among them);
+// `make local` builds cmd/local under it and gives the stack make's start
+// time.
 func TestMakefileLongStepsReport(t *testing.T) {
 	dryRun := func(target string) string {
 		cmd := exec.Command("make", "-n", "--no-print-directory", target, "LOCAL_BIN=/nonexistent/local")
@@ -204,6 +206,8 @@ func TestMakefileLongStepsReport(t *testing.T) {
 	test := dryRun("test")
 	at := 0
 	for _, want := range []string{`echo "test: 1/3 vet`, "cmd/progress/progress -hide -n ", `"vet: go vet ./..." -- go vet -v ./...`,
+		`"vet: staticcheck" -- .build/tools/staticcheck-v`, `/staticcheck ./...`,
+		`"vet: deadcode" -- sh -c 'out=$(.build/tools/deadcode-v`, `/deadcode -test ./...) || exit 1;`, `exit 1; fi'`,
 		`echo "test: 2/3 the package tests`, `cmd/progress/progress -n `, `"test: package tests" -- go test -race`,
 		`echo "test: 3/3 cmd/local's stack tests`, `"test: cmd/local" -- go test -race -count=1 ./cmd/local`,
 		`echo "test: passed, `} {

@@ -23,10 +23,10 @@ import (
 	"stampduty/cmd/internal/localstack"
 	"stampduty/cmd/internal/runtimeapi"
 	"stampduty/cmd/internal/schedule"
-	"stampduty/shared/files/locals3"
-	"stampduty/shared/samtemplate"
 	"stampduty/shared/store"
-	"stampduty/shared/store/localdb"
+	"stampduty/shared/testkit/localdb"
+	"stampduty/shared/testkit/locals3"
+	"stampduty/shared/testkit/samtemplate"
 )
 
 // stack is a running local service.

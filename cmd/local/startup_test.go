@@ -21,9 +21,9 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"stampduty/shared/functest"
-	"stampduty/shared/samtemplate"
-	"stampduty/shared/store/localdb"
+	"stampduty/shared/testkit/functest"
+	"stampduty/shared/testkit/localdb"
+	"stampduty/shared/testkit/samtemplate"
 )
 
 // commandDir holds the cmd/local binary the tests build (see command).

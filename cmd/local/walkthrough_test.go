@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"stampduty/shared/functest"
+	"stampduty/shared/testkit/functest"
 )
 
 // walkthrough is a run of the webhooks walk-through (walkthroughDoc).

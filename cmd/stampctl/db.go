@@ -14,7 +14,7 @@ import (
 	"stampduty/shared/auth"
 	"stampduty/shared/rules"
 	"stampduty/shared/store"
-	"stampduty/shared/store/localdb"
+	"stampduty/shared/testkit/localdb"
 )
 
 // storeCall resolves the table of spec, opens the store (openDB) and makes

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"stampduty/shared/store/localdb"
+	"stampduty/shared/testkit/localdb"
 )
 
 // The help: `stampctl help` (or --help) prints the overview, `stampctl

@@ -21,9 +21,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"stampduty/cmd/internal/apigw"
-	"stampduty/shared/functest"
 	"stampduty/shared/rules"
-	"stampduty/shared/store/localdb"
+	"stampduty/shared/testkit/functest"
+	"stampduty/shared/testkit/localdb"
 )
 
 // opsAPI is an operator API that checks signatures as the local stack
@@ -33,8 +33,6 @@ type opsAPI struct {
 	mu       sync.Mutex
 	requests []events.APIGatewayV2HTTPRequest
 	order    rules.OpsOrder
-	cert     []byte
-	files    *httptest.Server
 	// bucket is where a pre-signed upload is sent; staged what it got.
 	bucket *httptest.Server
 	staged []byte

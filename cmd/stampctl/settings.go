@@ -15,7 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 	"github.com/aws/smithy-go"
 
-	"stampduty/shared/store/localdb"
+	"stampduty/shared/testkit/localdb"
 )
 
 // Where stampctl works. A command works either on a deployed stack, with

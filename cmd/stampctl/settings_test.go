@@ -22,9 +22,9 @@ import (
 
 	"stampduty/cmd/internal/apigw"
 	"stampduty/shared/rules"
-	"stampduty/shared/samtemplate"
-	"stampduty/shared/store/localdb"
-	"stampduty/shared/store/storetest"
+	"stampduty/shared/testkit/localdb"
+	"stampduty/shared/testkit/samtemplate"
+	"stampduty/shared/testkit/storetest"
 )
 
 // exports returns the variables of the first "export A=x B=y" line of s.

@@ -17,8 +17,8 @@ import (
 	"stampduty/shared/auth"
 	"stampduty/shared/rules"
 	"stampduty/shared/store"
-	"stampduty/shared/store/localdb"
-	"stampduty/shared/store/storetest"
+	"stampduty/shared/testkit/localdb"
+	"stampduty/shared/testkit/storetest"
 )
 
 // TestMain runs the tests against dynalite, in a process with no AWS

@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"stampduty/shared/functest"
 	"stampduty/shared/store"
-	"stampduty/shared/store/localdb"
-	"stampduty/shared/store/storetest"
+	"stampduty/shared/testkit/functest"
+	"stampduty/shared/testkit/localdb"
+	"stampduty/shared/testkit/storetest"
 )
 
 // TestDynamoDBFaults: with DynamoDB unreachable, hanging or throttling, a

@@ -12,12 +12,12 @@ import (
 	"time"
 
 	"stampduty/shared/auth"
-	"stampduty/shared/fake"
-	"stampduty/shared/functest"
 	"stampduty/shared/orders"
 	"stampduty/shared/rules"
-	"stampduty/shared/store/localdb"
 	"stampduty/shared/strapi"
+	"stampduty/shared/testkit/fake"
+	"stampduty/shared/testkit/functest"
+	"stampduty/shared/testkit/localdb"
 )
 
 // fuzzAuthHeaders are the Authorization headers a fuzz input chooses from;

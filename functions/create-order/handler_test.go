@@ -15,13 +15,13 @@ import (
 
 	"stampduty/shared/auth"
 	"stampduty/shared/config"
-	"stampduty/shared/fake"
-	"stampduty/shared/functest"
 	"stampduty/shared/orders"
 	"stampduty/shared/rules"
 	"stampduty/shared/store"
-	"stampduty/shared/store/localdb"
-	"stampduty/shared/store/storetest"
+	"stampduty/shared/testkit/fake"
+	"stampduty/shared/testkit/functest"
+	"stampduty/shared/testkit/localdb"
+	"stampduty/shared/testkit/storetest"
 )
 
 func TestMain(m *testing.M) { storetest.Main(m) }

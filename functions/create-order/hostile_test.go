@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"stampduty/shared/functest"
 	"stampduty/shared/strapi"
+	"stampduty/shared/testkit/functest"
 )
 
 // hostileFields are the members of a valid order for Rent Agreement in

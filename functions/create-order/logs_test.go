@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"stampduty/shared/functest"
-	"stampduty/shared/store/localdb"
-	"stampduty/shared/store/storetest"
+	"stampduty/shared/testkit/functest"
+	"stampduty/shared/testkit/localdb"
+	"stampduty/shared/testkit/storetest"
 )
 
 // TestLogsHoldNoPersonalData: a create, a refused create, a conflict and a

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"stampduty/shared/functest"
+	"stampduty/shared/testkit/functest"
 )
 
 // TestPurposeFloodKeepsMemoryBounded is the attack of a caller with a token

@@ -10,11 +10,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"stampduty/shared/files"
-	"stampduty/shared/functest"
 	"stampduty/shared/orders"
 	"stampduty/shared/rules"
-	"stampduty/shared/store/localdb"
-	"stampduty/shared/store/storetest"
+	"stampduty/shared/testkit/functest"
+	"stampduty/shared/testkit/localdb"
+	"stampduty/shared/testkit/storetest"
 )
 
 func TestMain(m *testing.M) { storetest.Main(m) }

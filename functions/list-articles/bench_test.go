@@ -5,8 +5,8 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"stampduty/shared/fake"
 	"stampduty/shared/rules"
+	"stampduty/shared/testkit/fake"
 )
 
 // benchArticles returns n articles: fixed amounts, ranges and articles

@@ -13,11 +13,11 @@ import (
 	"strings"
 	"testing"
 
-	"stampduty/shared/fake"
 	"stampduty/shared/filter"
-	"stampduty/shared/functest"
 	"stampduty/shared/rules"
 	"stampduty/shared/strapi"
+	"stampduty/shared/testkit/fake"
+	"stampduty/shared/testkit/functest"
 )
 
 // newFuzzCatalogue returns 20 articles, not stored in id order, with ties on

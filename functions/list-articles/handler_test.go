@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"stampduty/shared/functest"
-	"stampduty/shared/store/storetest"
+	"stampduty/shared/testkit/functest"
+	"stampduty/shared/testkit/storetest"
 )
 
 func TestMain(m *testing.M) { storetest.Main(m) }

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"stampduty/shared/fake"
 	"stampduty/shared/rules"
 	"stampduty/shared/strapi"
+	"stampduty/shared/testkit/fake"
 )
 
 // benchOrders returns n realistic orders, every free-text field near its

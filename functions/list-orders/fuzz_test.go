@@ -11,12 +11,12 @@ import (
 	"time"
 
 	"stampduty/shared/auth"
-	"stampduty/shared/fake"
 	"stampduty/shared/filter"
-	"stampduty/shared/functest"
 	"stampduty/shared/rules"
-	"stampduty/shared/store/localdb"
 	"stampduty/shared/strapi"
+	"stampduty/shared/testkit/fake"
+	"stampduty/shared/testkit/functest"
+	"stampduty/shared/testkit/localdb"
 )
 
 // fuzzTotal is how many orders the dev owner has.

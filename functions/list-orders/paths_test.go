@@ -3,7 +3,7 @@ package main
 import (
 	"testing"
 
-	"stampduty/shared/functest"
+	"stampduty/shared/testkit/functest"
 )
 
 // A path API Gateway delivers with a control character in it (issue 17:

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"stampduty/shared/auth"
-	"stampduty/shared/functest"
-	"stampduty/shared/store/localdb"
+	"stampduty/shared/testkit/functest"
+	"stampduty/shared/testkit/localdb"
 )
 
 // TestRevocationTakesEffectWithin5Seconds revokes a token that a warm

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"stampduty/shared/functest"
 	"stampduty/shared/rules"
 	"stampduty/shared/strapi"
+	"stampduty/shared/testkit/functest"
 )
 
 // largestOrderBody is a create-order body with every field at the bound

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"stampduty/shared/functest"
+	"stampduty/shared/testkit/functest"
 )
 
 func TestNotFound(t *testing.T) {

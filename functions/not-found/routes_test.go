@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"stampduty/shared/samtemplate"
-	"stampduty/shared/store/storetest"
+	"stampduty/shared/testkit/samtemplate"
+	"stampduty/shared/testkit/storetest"
 )
 
 // TestMain runs the tests against the local engines (dynalite), which

@@ -12,10 +12,10 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"stampduty/shared/functest"
 	"stampduty/shared/rules"
-	"stampduty/shared/store/localdb"
-	"stampduty/shared/store/storetest"
+	"stampduty/shared/testkit/functest"
+	"stampduty/shared/testkit/localdb"
+	"stampduty/shared/testkit/storetest"
 )
 
 func TestMain(m *testing.M) { storetest.Main(m) }

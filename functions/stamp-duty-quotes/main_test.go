@@ -3,7 +3,7 @@ package main
 import (
 	"testing"
 
-	"stampduty/shared/store/storetest"
+	"stampduty/shared/testkit/storetest"
 )
 
 // TestMain runs the tests against the local engines (dynalite).

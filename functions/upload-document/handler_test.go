@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"stampduty/shared/functest"
 	"stampduty/shared/rules"
-	"stampduty/shared/store/localdb"
-	"stampduty/shared/store/storetest"
+	"stampduty/shared/testkit/functest"
+	"stampduty/shared/testkit/localdb"
+	"stampduty/shared/testkit/storetest"
 )
 
 func TestMain(m *testing.M) { storetest.Main(m) }

@@ -14,14 +14,14 @@ import (
 	"time"
 
 	"stampduty/shared/files"
-	"stampduty/shared/functest"
 	"stampduty/shared/function"
 	"stampduty/shared/notify"
 	"stampduty/shared/orders"
 	"stampduty/shared/rules"
 	"stampduty/shared/store"
-	"stampduty/shared/store/localdb"
-	"stampduty/shared/store/storetest"
+	"stampduty/shared/testkit/functest"
+	"stampduty/shared/testkit/localdb"
+	"stampduty/shared/testkit/storetest"
 	"stampduty/shared/webhooks"
 )
 

@@ -13,11 +13,11 @@ import (
 	"testing"
 	"time"
 
-	"stampduty/shared/functest"
 	"stampduty/shared/notify"
 	"stampduty/shared/rules"
-	"stampduty/shared/store/localdb"
-	"stampduty/shared/store/storetest"
+	"stampduty/shared/testkit/functest"
+	"stampduty/shared/testkit/localdb"
+	"stampduty/shared/testkit/storetest"
 	"stampduty/shared/webhooks"
 )
 

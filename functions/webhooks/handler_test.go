@@ -14,12 +14,12 @@ import (
 	"time"
 
 	"stampduty/shared/config"
-	"stampduty/shared/functest"
 	"stampduty/shared/function"
 	"stampduty/shared/notify"
 	"stampduty/shared/rules"
-	"stampduty/shared/store/localdb"
-	"stampduty/shared/store/storetest"
+	"stampduty/shared/testkit/functest"
+	"stampduty/shared/testkit/localdb"
+	"stampduty/shared/testkit/storetest"
 	"stampduty/shared/webhooks"
 )
 

@@ -19,10 +19,10 @@ import (
 
 	"stampduty/shared/config"
 	"stampduty/shared/files"
-	"stampduty/shared/files/locals3"
 	"stampduty/shared/orders"
 	"stampduty/shared/rules"
-	"stampduty/shared/store/localdb"
+	"stampduty/shared/testkit/localdb"
+	"stampduty/shared/testkit/locals3"
 )
 
 const (

@@ -81,19 +81,6 @@ var compareOps = map[string]func(c int) bool{
 	"$gte": func(c int) bool { return c >= 0 },
 }
 
-// Operators returns every attribute operator, sorted.
-func Operators() []string {
-	ops := []string{"$in", "$notIn", "$between", "$null", "$notNull"}
-	for op := range likeOps {
-		ops = append(ops, op)
-	}
-	for op := range compareOps {
-		ops = append(ops, op)
-	}
-	slices.Sort(ops)
-	return ops
-}
-
 // Value is a row's value of a field: NULL, or a value of the field's kind.
 type Value struct {
 	Null bool
@@ -268,14 +255,6 @@ func plainNumber(s string) bool {
 // Match reports whether the row is selected: whether the filter is true
 // for it (unknown is not true, as in a WHERE clause).
 func (f *Filter) Match(row Row) bool { return f == nil || f.root.eval(row) == True }
-
-// Eval returns the filter's truth value for the row.
-func (f *Filter) Eval(row Row) Truth {
-	if f == nil {
-		return True
-	}
-	return f.root.eval(row)
-}
 
 func (n node) eval(row Row) Truth {
 	switch n.op {

@@ -14,10 +14,10 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
-	"stampduty/shared/functest"
 	"stampduty/shared/function"
 	"stampduty/shared/rules"
 	"stampduty/shared/strapi"
+	"stampduty/shared/testkit/functest"
 )
 
 // event is an API Gateway event for a request, as API Gateway builds it:

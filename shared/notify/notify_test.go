@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"stampduty/shared/fake"
 	"stampduty/shared/notify"
 	"stampduty/shared/rules"
+	"stampduty/shared/testkit/fake"
 	"stampduty/shared/webhooks"
 )
 

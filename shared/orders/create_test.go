@@ -9,12 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"stampduty/shared/functest"
 	"stampduty/shared/jsonobj"
 	"stampduty/shared/orders"
 	"stampduty/shared/rules"
 	"stampduty/shared/store"
-	"stampduty/shared/store/storetest"
+	"stampduty/shared/testkit/functest"
+	"stampduty/shared/testkit/storetest"
 	"stampduty/shared/webhooks"
 )
 

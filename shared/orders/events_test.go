@@ -10,7 +10,7 @@ import (
 	"stampduty/shared/orders"
 	"stampduty/shared/rules"
 	"stampduty/shared/store"
-	"stampduty/shared/store/storetest"
+	"stampduty/shared/testkit/storetest"
 	"stampduty/shared/webhooks"
 )
 

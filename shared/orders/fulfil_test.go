@@ -8,11 +8,11 @@ import (
 	"time"
 
 	"stampduty/shared/files"
-	"stampduty/shared/functest"
 	"stampduty/shared/orders"
 	"stampduty/shared/rules"
 	"stampduty/shared/store"
-	"stampduty/shared/store/storetest"
+	"stampduty/shared/testkit/functest"
+	"stampduty/shared/testkit/storetest"
 	"stampduty/shared/webhooks"
 )
 

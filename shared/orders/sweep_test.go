@@ -14,12 +14,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"stampduty/shared/files"
-	"stampduty/shared/files/locals3"
 	"stampduty/shared/orders"
 	"stampduty/shared/rules"
 	"stampduty/shared/store"
-	"stampduty/shared/store/localdb"
-	"stampduty/shared/store/storetest"
+	"stampduty/shared/testkit/localdb"
+	"stampduty/shared/testkit/locals3"
+	"stampduty/shared/testkit/storetest"
 	"stampduty/shared/webhooks"
 )
 

@@ -52,15 +52,7 @@ var stateSet = func() map[string]struct{} {
 	return m
 }()
 
-// States returns the predefined state enumeration: the 28 states of India,
-// then the 8 union territories. The slice is a fresh copy.
-func States() []string {
-	out := make([]string, len(states))
-	copy(out, states[:])
-	return out
-}
-
-// ValidState reports whether s is exactly (case-sensitively) one of States.
+// ValidState reports whether s is exactly (case-sensitively) one of states.
 func ValidState(s string) bool {
 	_, ok := stateSet[s]
 	return ok

@@ -16,6 +16,14 @@ var wantStates = []string{
 	"Delhi", "Jammu and Kashmir", "Ladakh", "Lakshadweep", "Puducherry",
 }
 
+// States returns the predefined state enumeration: the 28 states of India,
+// then the 8 union territories. The slice is a fresh copy.
+func States() []string {
+	out := make([]string, len(states))
+	copy(out, states[:])
+	return out
+}
+
 func TestStates(t *testing.T) {
 	t.Run("Count", func(t *testing.T) {
 		if got, want := len(States()), 36; got != want {

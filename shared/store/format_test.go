@@ -17,7 +17,7 @@ import (
 	"stampduty/shared/auth"
 	"stampduty/shared/orders"
 	"stampduty/shared/rules"
-	"stampduty/shared/store/storetest"
+	"stampduty/shared/testkit/storetest"
 	"stampduty/shared/webhooks"
 )
 

@@ -10,7 +10,7 @@ import (
 
 	"stampduty/shared/orders"
 	"stampduty/shared/rules"
-	"stampduty/shared/store/storetest"
+	"stampduty/shared/testkit/storetest"
 )
 
 // moved returns o with its fulfillment moved to Created (reference ref).

@@ -14,7 +14,7 @@ import (
 	"stampduty/shared/orders"
 	"stampduty/shared/rules"
 	"stampduty/shared/store"
-	"stampduty/shared/store/storetest"
+	"stampduty/shared/testkit/storetest"
 )
 
 // claimBudget bounds each Claim of these tests, so that one that loops fails

@@ -10,7 +10,7 @@ import (
 	"stampduty/shared/orders"
 	"stampduty/shared/rules"
 	"stampduty/shared/store"
-	"stampduty/shared/store/storetest"
+	"stampduty/shared/testkit/storetest"
 )
 
 // openThroughProxy returns a store opened the way a function opens it

@@ -12,8 +12,8 @@ import (
 	"stampduty/shared/auth"
 	"stampduty/shared/rules"
 	"stampduty/shared/store"
-	"stampduty/shared/store/localdb"
-	"stampduty/shared/store/storetest"
+	"stampduty/shared/testkit/localdb"
+	"stampduty/shared/testkit/storetest"
 )
 
 func TestMain(m *testing.M) { storetest.Main(m) }

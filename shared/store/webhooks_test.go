@@ -11,7 +11,7 @@ import (
 
 	"stampduty/shared/notify"
 	"stampduty/shared/rules"
-	"stampduty/shared/store/storetest"
+	"stampduty/shared/testkit/storetest"
 	"stampduty/shared/webhooks"
 )
 

@@ -91,15 +91,14 @@ type DetailError struct {
 // carry only a generic message: no cause, table name or address.
 func NewErrorBody(err error) ErrorBody {
 	k := kindOf(err)
-	info := ErrorInfo{Status: k.status, Name: k.name}
+	info := ErrorInfo{Status: k.status, Name: k.name, Message: rules.ErrorMessage(err)}
 	var e *rules.Error
 	switch {
-	case !errors.As(err, &e):
-		info.Message = "Internal Server Error"
 	case k.status >= 500:
+		// Whatever the error says, the caller gets the status's text (an
+		// error that is no *rules.Error is a 500).
 		info.Message = http.StatusText(k.status)
-	default:
-		info.Message = e.Message
+	case errors.As(err, &e):
 		for _, f := range e.Fields {
 			path := []string{}
 			if f.Path != "" {

@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
 
 	"stampduty/shared/rules"
 )
@@ -95,20 +94,6 @@ type EventData struct {
 	PreviousStatus *string `json:"previous_status"`
 	// OrderStatus is the status after the change, nil when the event has none.
 	OrderStatus *string `json:"order_status"`
-}
-
-// NewEvent returns an event of type typ with a new id, created at t, about
-// order (its JSON as the caller sees it). previous and status may be nil.
-func NewEvent(typ string, t time.Time, order json.RawMessage, previous, status *string) (Event, error) {
-	if !ValidEventType(typ) {
-		return Event{}, fmt.Errorf("new event: unknown type %q", typ)
-	}
-	id, err := NewEventID()
-	if err != nil {
-		return Event{}, err
-	}
-	return Event{ID: id, Type: typ, CreatedAt: rules.FormatTime(t),
-		Data: EventData{Order: order, PreviousStatus: previous, OrderStatus: status}}, nil
 }
 
 // NewEventID returns a new event id: "evt_" and a random documentId (24

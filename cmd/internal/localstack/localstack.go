@@ -19,8 +19,8 @@ import (
 	"time"
 
 	"stampduty/cmd/internal/runtimeapi"
-	"stampduty/shared/samtemplate"
-	"stampduty/shared/store/localdb"
+	"stampduty/shared/testkit/localdb"
+	"stampduty/shared/testkit/samtemplate"
 )
 
 // Build builds a function's bootstrap with its own Makefile target (the one

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"stampduty/shared/functest"
+	"stampduty/shared/testkit/functest"
 )
 
 // testBinary is this test binary, which is also the test function (see

@@ -18,7 +18,7 @@ import (
 	"sync"
 	"time"
 
-	"stampduty/shared/samtemplate"
+	"stampduty/shared/testkit/samtemplate"
 )
 
 // Invoker invokes a function with a payload. *runtimeapi.Pool is one.

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"stampduty/shared/functest"
-	"stampduty/shared/samtemplate"
+	"stampduty/shared/testkit/functest"
+	"stampduty/shared/testkit/samtemplate"
 )
 
 // invoker is a fake function: it records each payload and takes `takes`.

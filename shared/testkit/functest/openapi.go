@@ -12,7 +12,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"stampduty/shared/openapi"
+	"stampduty/shared/testkit/openapi"
 )
 
 // document is the API's OpenAPI description with its validator, parsed once
@@ -20,7 +20,7 @@ import (
 // milliseconds; the checker is safe for concurrent use).
 var document = sync.OnceValues(openapi.New)
 
-// CheckOpenAPI checks the answer out to ev against shared/openapi's
+// CheckOpenAPI checks the answer out to ev against shared/testkit/openapi's
 // document: the operation the request matches, its documented status,
 // Content-Type, headers and body (or, for a path or method the document
 // does not have, the $default route's 404/405 envelope).

@@ -22,10 +22,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
-	"stampduty/shared/files/locals3"
-	"stampduty/shared/samtemplate"
 	"stampduty/shared/store"
-	"stampduty/shared/store/localdb"
+	"stampduty/shared/testkit/localdb"
+	"stampduty/shared/testkit/locals3"
+	"stampduty/shared/testkit/samtemplate"
 )
 
 // runtimeVars are the variables the Lambda runtime sets in every function;

@@ -6,10 +6,10 @@ import (
 	"testing"
 
 	"stampduty/shared/auth"
-	"stampduty/shared/fake"
 	"stampduty/shared/orders"
 	"stampduty/shared/rules"
 	"stampduty/shared/strapi"
+	"stampduty/shared/testkit/fake"
 )
 
 // body decodes a valid order for the article, with the given amount.

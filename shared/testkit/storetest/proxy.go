@@ -18,7 +18,7 @@ import (
 	"sync"
 	"time"
 
-	"stampduty/shared/samtemplate"
+	"stampduty/shared/testkit/samtemplate"
 )
 
 // Proxy stands between the code it watches (a test's store or functions,

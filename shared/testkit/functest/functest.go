@@ -31,9 +31,9 @@ import (
 	"stampduty/shared/function"
 	"stampduty/shared/orders"
 	"stampduty/shared/rules"
-	"stampduty/shared/samtemplate"
-	"stampduty/shared/store/localdb"
-	"stampduty/shared/store/storetest"
+	"stampduty/shared/testkit/localdb"
+	"stampduty/shared/testkit/samtemplate"
+	"stampduty/shared/testkit/storetest"
 )
 
 // Stack is one test's function, its tables and the proxy that watches its
@@ -145,8 +145,9 @@ func QueryCorpus(tb testing.TB) []string {
 			tb.Fatal(err)
 		}
 		head, value, _ := strings.Cut(strings.TrimSpace(string(data)), "\n")
-		quoted, ok := strings.CutPrefix(value, "string(")
-		if quoted, ok = strings.CutSuffix(quoted, ")"); !ok || head != "go test fuzz v1" {
+		quoted, prefixed := strings.CutPrefix(value, "string(")
+		quoted, suffixed := strings.CutSuffix(quoted, ")")
+		if !prefixed || !suffixed || head != "go test fuzz v1" {
 			tb.Fatalf("%s: not one string in go test's corpus format", f.Name())
 		}
 		s, err := strconv.Unquote(quoted)
@@ -236,7 +237,7 @@ func (s *Stack) Invoke(ev events.APIGatewayV2HTTPRequest) Response {
 		s.t.Fatalf("invoke: %v", err)
 	}
 	if err := CheckOpenAPI(ev, out); err != nil {
-		s.t.Errorf("the answer is not what shared/openapi/openapi.yaml describes: %v", err)
+		s.t.Errorf("the answer is not what openapi.yaml describes: %v", err)
 	}
 	return Response{Status: out.StatusCode, Headers: out.Headers, Body: out.Body}
 }

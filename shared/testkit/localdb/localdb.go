@@ -22,8 +22,8 @@ import (
 
 	"stampduty/shared/auth"
 	"stampduty/shared/config"
-	"stampduty/shared/localserver"
-	"stampduty/shared/samtemplate"
+	"stampduty/shared/testkit/localserver"
+	"stampduty/shared/testkit/samtemplate"
 )
 
 // DynalitePath is where `make dynalite` installs dynalite's entry point,

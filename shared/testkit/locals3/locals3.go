@@ -22,7 +22,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
-	"stampduty/shared/localserver"
+	"stampduty/shared/testkit/localserver"
 )
 
 // GatewayPath is where `make versitygw` installs the gateway, relative to

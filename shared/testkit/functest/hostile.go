@@ -17,8 +17,8 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"stampduty/shared/rules"
-	"stampduty/shared/samtemplate"
 	"stampduty/shared/strapi"
+	"stampduty/shared/testkit/samtemplate"
 )
 
 // Forged is the log line issue 17's attacker wrote into the log through a

@@ -1,12 +1,12 @@
-// Package openapi holds the API's OpenAPI 3.1 description (openapi.yaml,
-// embedded) and checks HTTP answers against it with pb33f's
-// libopenapi-validator. It is test-side only: shared/functest uses it to
-// check every answer the handler tests get, and no function imports it,
-// so the validator is never linked into a Lambda binary.
+// Package openapi checks HTTP answers against the API's OpenAPI 3.1
+// description (openapi.yaml at the module's root, embedded by package
+// stampduty) with pb33f's libopenapi-validator. It is test-side only:
+// shared/testkit/functest uses it to check every answer the handler tests
+// get, and no function imports it, so the validator is never linked into a
+// Lambda binary.
 package openapi
 
 import (
-	_ "embed"
 	"errors"
 	"fmt"
 	"net/http"
@@ -22,13 +22,9 @@ import (
 	"github.com/pb33f/libopenapi-validator/schema_validation"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 
+	"stampduty"
 	"stampduty/shared/apipath"
 )
-
-// Document is openapi.yaml, the API's OpenAPI 3.1 description.
-//
-//go:embed openapi.yaml
-var Document []byte
 
 // Operation is one method and path of the document, with whether it is
 // signed with AWS SigV4 (the operators' routes) and whether it needs no
@@ -51,7 +47,7 @@ type Checker struct {
 
 // New parses the document and builds its validator.
 func New() (*Checker, error) {
-	doc, err := libopenapi.NewDocument(Document)
+	doc, err := libopenapi.NewDocument(stampduty.OpenAPI)
 	if err != nil {
 		return nil, fmt.Errorf("openapi.yaml: %w", err)
 	}

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"stampduty/shared/samtemplate"
 	"stampduty/shared/store"
+	"stampduty/shared/testkit/samtemplate"
 )
 
 func TestSeed(t *testing.T) {

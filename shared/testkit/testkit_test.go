@@ -1,0 +1,89 @@
+package testkit
+
+import (
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// tooling reports whether pkg is tooling that no Lambda function may link,
+// and why.
+func tooling(pkg string) (string, bool) {
+	switch {
+	case pkg == "stampduty/shared/testkit" || strings.HasPrefix(pkg, "stampduty/shared/testkit/"):
+		return "the test kit", true
+	case strings.HasPrefix(pkg, "stampduty/cmd/"):
+		return "a tool of cmd/", true
+	case pkg == "stampduty":
+		return "the root package, which embeds openapi.yaml", true
+	case strings.HasPrefix(pkg, "github.com/pb33f/"):
+		return "the OpenAPI validator", true
+	case strings.Contains(pkg, "yaml"):
+		return "a YAML library", true
+	case pkg == "testing" || strings.HasPrefix(pkg, "testing/") || pkg == "net/http/httptest":
+		return "a testing package of the standard library", true
+	}
+	return "", false
+}
+
+// TestNotLinkedIntoFunctions keeps tooling out of the Lambda binaries: no
+// package a function links, as the Makefile builds it (linux/arm64, no
+// cgo, -tags lambda.norpc), may be one tooling reports. A failure names
+// the function and the chain of imports that reaches the package.
+func TestNotLinkedIntoFunctions(t *testing.T) {
+	cmd := exec.Command("go", "list", "-deps", "-tags", "lambda.norpc",
+		"-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}", "./functions/...")
+	cmd.Dir = "../.."
+	cmd.Env = append(os.Environ(), "GOOS=linux", "GOARCH=arm64", "CGO_ENABLED=0")
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -deps ./functions/...: %v", err)
+	}
+	imports := map[string][]string{}
+	var functions []string
+	for line := range strings.Lines(string(out)) {
+		fields := strings.Fields(line)
+		if len(fields) == 0 {
+			continue
+		}
+		imports[fields[0]] = fields[1:]
+		if strings.HasPrefix(fields[0], "stampduty/functions/") {
+			functions = append(functions, fields[0])
+		}
+	}
+	if len(functions) < 10 || len(imports) < 100 {
+		t.Fatalf("go list -deps ./functions/... listed %d functions and %d packages", len(functions), len(imports))
+	}
+	slices.Sort(functions)
+	for _, fn := range functions {
+		// Breadth first from the function: via[p] is the package that
+		// first imported p, so the chain to each package is its shortest.
+		via := map[string]string{fn: ""}
+		queue := []string{fn}
+		for len(queue) > 0 {
+			p := queue[0]
+			queue = queue[1:]
+			if why, ok := tooling(p); ok {
+				chain := []string{p}
+				for q := via[p]; q != ""; q = via[q] {
+					chain = append(chain, q)
+				}
+				slices.Reverse(chain)
+				t.Errorf("%s links %s, %s: %s", strings.TrimPrefix(fn, "stampduty/"), p, why, strings.Join(chain, " → "))
+				continue
+			}
+			for _, q := range imports[p] {
+				if _, seen := via[q]; !seen {
+					via[q] = p
+					queue = append(queue, q)
+				}
+			}
+		}
+		if _, ok := via["stampduty/shared/function"]; !ok {
+			t.Errorf("%s does not link stampduty/shared/function: the import graph is not what go list gave", fn)
+		}
+	}
+}
