@@ -14,7 +14,7 @@
 //   - samtemplate reads template.yaml.
 //
 // TestNotLinkedIntoFunctions fails when a function's dependencies reach
-// this tree or any other tooling: cmd/, the root package (which embeds
+// this tree or any other tooling: cmd/, shared/apidoc (which embeds
 // openapi.yaml), pb33f's OpenAPI libraries, a YAML library or the testing
 // packages of the standard library.
 package testkit

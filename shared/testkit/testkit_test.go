@@ -16,8 +16,8 @@ func tooling(pkg string) (string, bool) {
 		return "the test kit", true
 	case strings.HasPrefix(pkg, "stampduty/cmd/"):
 		return "a tool of cmd/", true
-	case pkg == "stampduty":
-		return "the root package, which embeds openapi.yaml", true
+	case pkg == "stampduty/shared/apidoc":
+		return "the API's documents (apidoc embeds openapi.yaml)", true
 	case strings.HasPrefix(pkg, "github.com/pb33f/"):
 		return "the OpenAPI validator", true
 	case strings.Contains(pkg, "yaml"):

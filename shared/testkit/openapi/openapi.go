@@ -1,6 +1,6 @@
 // Package openapi checks HTTP answers against the API's OpenAPI 3.1
-// description (openapi.yaml at the module's root, embedded by package
-// stampduty) with pb33f's libopenapi-validator. It is test-side only:
+// description (shared/apidoc/openapi.yaml, embedded by package
+// apidoc) with pb33f's libopenapi-validator. It is test-side only:
 // shared/testkit/functest uses it to check every answer the handler tests
 // get, and no function imports it, so the validator is never linked into a
 // Lambda binary.
@@ -22,7 +22,7 @@ import (
 	"github.com/pb33f/libopenapi-validator/schema_validation"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 
-	"stampduty"
+	"stampduty/shared/apidoc"
 	"stampduty/shared/apipath"
 )
 
@@ -47,7 +47,7 @@ type Checker struct {
 
 // New parses the document and builds its validator.
 func New() (*Checker, error) {
-	doc, err := libopenapi.NewDocument(stampduty.OpenAPI)
+	doc, err := libopenapi.NewDocument(apidoc.OpenAPI)
 	if err != nil {
 		return nil, fmt.Errorf("openapi.yaml: %w", err)
 	}
