@@ -130,8 +130,7 @@ func (b *bench) run(md, readme string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	b.reqs = requests((b.orders + listPageSize - 1) / listPageSize)
-	if err := load(b.root, b.tmpl, b.reqs); err != nil {
+	if b.reqs, err = load(b.root, b.tmpl, requests((b.orders+listPageSize-1)/listPageSize)); err != nil {
 		return err
 	}
 	for _, f := range b.tmpl.Functions {
