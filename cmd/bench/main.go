@@ -45,17 +45,17 @@ import (
 	"time"
 
 	"stampduty/cmd/internal/localstack"
-	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/localdb"
 	"stampduty/shared/testkit/samtemplate"
 	"stampduty/shared/testkit/storetest"
+	"stampduty/shared/testkit/syncbuf"
 )
 
 // minStarts is the least number of fresh starts per binary.
 const minStarts = 15
 
 func main() {
-	b := &bench{logs: map[string]*functest.SyncBuffer{}, init: map[string]durations{}, first: map[string]durations{}, status: os.Stderr}
+	b := &bench{logs: map[string]*syncbuf.Buffer{}, init: map[string]durations{}, first: map[string]durations{}, status: os.Stderr}
 	flag.IntVar(&b.starts, "starts", minStarts, fmt.Sprintf("fresh starts per binary for the cold-start section (at least %d)", minStarts))
 	flag.IntVar(&b.orders, "orders", 10000, "orders of the caller whose list is measured (the last page of 25 is measured too)")
 	md := flag.String("md", "", "also write the Markdown report to this file")
@@ -90,12 +90,12 @@ type bench struct {
 	root           string    // the module root
 	tmpl           *samtemplate.Template
 	reqs           []request
-	names          []string                        // the functions' logical ids, then helloID
-	bins, arm      map[string]string               // the host and linux/arm64 builds, by name
-	endpoint       string                          // the local DynamoDB
-	s3Endpoint     string                          // the local S3
-	proxy          *storetest.Proxy                // section 4's, in front of it
-	logs           map[string]*functest.SyncBuffer // what each binary logged
+	names          []string                   // the functions' logical ids, then helloID
+	bins, arm      map[string]string          // the host and linux/arm64 builds, by name
+	endpoint       string                     // the local DynamoDB
+	s3Endpoint     string                     // the local S3
+	proxy          *storetest.Proxy           // section 4's, in front of it
+	logs           map[string]*syncbuf.Buffer // what each binary logged
 
 	init, first map[string]durations          // section 1: each start's init and first invocation, by name
 	gobench     map[string]map[string]float64 // section 3: values by benchmark and unit
@@ -138,7 +138,7 @@ func (b *bench) run(md, readme string, out io.Writer) error {
 	}
 	b.names = append(b.names, helloID)
 	for _, n := range b.names {
-		b.logs[n] = &functest.SyncBuffer{}
+		b.logs[n] = &syncbuf.Buffer{}
 	}
 	tmp, err := os.MkdirTemp("", "stampduty-bench-")
 	if err != nil {
