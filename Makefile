@@ -177,6 +177,14 @@ local-db: $(DYNALITE) $(VERSITYGW) ## run only the local DynamoDB on 127.0.0.1:8
 	@$(LOCAL_BUILD)
 	@LOCAL_STARTED_AT=$(MAKE_STARTED) exec $(LOCAL_BIN) -db-only
 
+# cmd/bench is built as cmd/local is (CGO_ENABLED=0, -trimpath), which are
+# also the flags of the functions' host builds and of the go test -bench it
+# runs: the standard library and the AWS SDK are compiled once for all of
+# them, not once more for a `go run` with cgo.
+BENCH_BIN       ?= .build/bench
+
 .PHONY: bench
 bench: $(DYNALITE) $(VERSITYGW) ## measure cold start, size, warm cost, DynamoDB units and cost per million requests
-	$(GO) run ./cmd/bench $(BENCH_FLAGS)
+	@CGO_ENABLED=0 $(PROGRESS) -hide -n $$(CGO_ENABLED=0 $(GO) list -deps ./cmd/bench | wc -l) "bench: building cmd/bench" -- \
+	  $(GO) build -trimpath -v -o $(BENCH_BIN) ./cmd/bench
+	$(BENCH_BIN) $(BENCH_FLAGS)

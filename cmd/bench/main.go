@@ -24,9 +24,10 @@
 // server, function instances, the proxy) it stops, and its builds are
 // removed.
 //
-// Usage:
+// Usage (make bench builds it with the functions' host flags first, and
+// passes BENCH_FLAGS):
 //
-//	go run ./cmd/bench [-starts 15] [-orders 10000] [-readme FILE] [-md FILE]
+//	make bench BENCH_FLAGS="[-starts 15] [-orders 10000] [-readme FILE] [-md FILE]"
 package main
 
 import (
