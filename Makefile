@@ -8,7 +8,6 @@ GO              ?= go
 ARTIFACTS_DIR   ?= .build/$(@:build-%=%)
 LAMBDA_ENV      := GOOS=linux GOARCH=arm64 CGO_ENABLED=0
 LAMBDA_FLAGS    := -tags lambda.norpc -trimpath -ldflags "-s -w"
-FUNCTIONS       := CreateOrderFunction ListOrdersFunction ListArticlesFunction GetOrderFunction UploadDocumentFunction OpsFunction StampDutyQuotesFunction NotFoundFunction WebhooksFunction WebhookDispatchFunction FileSweeperFunction
 DYNALITE_DIR    := cmd/local/dynalite
 DYNALITE        := $(DYNALITE_DIR)/node_modules/dynalite/cli.js
 # The local S3 server: Versity's S3 gateway, built from the Go module proxy
@@ -22,36 +21,28 @@ VERSITYGW       := .build/tools/versitygw
 PROGRESS        := cmd/progress/progress
 MAKE_STARTED    := $(shell date +%s)
 
-.PHONY: help build test vet local local-db deploy dynalite versitygw clean $(addprefix build-,$(FUNCTIONS))
+# FUNCTIONS and FUNCTION_DIR_<LogicalId>, generated from template.yaml.
+include functions.mk
+
+.PHONY: help build generate test vet local local-db deploy dynalite versitygw clean $(addprefix build-,$(FUNCTIONS))
 
 help: ## list the targets
-	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
+	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
 
-# One target per function of template.yaml: the release build for provided.al2023 on arm64.
-build-CreateOrderFunction:
-	$(LAMBDA_ENV) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/create-order
-build-ListOrdersFunction:
-	$(LAMBDA_ENV) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/list-orders
-build-ListArticlesFunction:
-	$(LAMBDA_ENV) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/list-articles
-build-GetOrderFunction:
-	$(LAMBDA_ENV) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/get-order
-build-UploadDocumentFunction:
-	$(LAMBDA_ENV) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/upload-document
-build-OpsFunction:
-	$(LAMBDA_ENV) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/ops
-build-StampDutyQuotesFunction:
-	$(LAMBDA_ENV) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/stamp-duty-quotes
-build-NotFoundFunction:
-	$(LAMBDA_ENV) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/not-found
-build-WebhooksFunction:
-	$(LAMBDA_ENV) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/webhooks
-build-WebhookDispatchFunction:
-	$(LAMBDA_ENV) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/webhook-dispatch
-build-FileSweeperFunction:
-	$(LAMBDA_ENV) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/file-sweeper
+# One target per function of template.yaml: the release build for
+# provided.al2023 on arm64 of its directory under functions/. FUNCTIONS and
+# each one's FUNCTION_DIR_<LogicalId> come from functions.mk, which
+# `make generate` (go generate ./...) writes from template.yaml.
+$(addprefix build-,$(FUNCTIONS)): build-%:
+	$(LAMBDA_ENV) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/$(FUNCTION_DIR_$*)
 
 build: $(addprefix build-,$(FUNCTIONS)) ## build every function's bootstrap into .build/<LogicalId>/
+
+# What restates template.yaml (the catch-all's routes, functions.mk, the
+# bench's requests) is written by cmd/internal/generate; its
+# TestGeneratedFilesAreCurrent fails when they are stale.
+generate: ## rewrite the files generated from template.yaml and events/ (go generate ./...)
+	$(GO) generate ./...
 
 $(DYNALITE): $(DYNALITE_DIR)/package.json $(DYNALITE_DIR)/package-lock.json
 	@echo "installing the local DynamoDB (dynalite, pinned in $(DYNALITE_DIR)) with npm ci"
@@ -186,6 +177,14 @@ local-db: $(DYNALITE) $(VERSITYGW) ## run only the local DynamoDB on 127.0.0.1:8
 	@$(LOCAL_BUILD)
 	@LOCAL_STARTED_AT=$(MAKE_STARTED) exec $(LOCAL_BIN) -db-only
 
+# cmd/bench is built as cmd/local is (CGO_ENABLED=0, -trimpath), which are
+# also the flags of the functions' host builds and of the go test -bench it
+# runs: the standard library and the AWS SDK are compiled once for all of
+# them, not once more for a `go run` with cgo.
+BENCH_BIN       ?= .build/bench
+
 .PHONY: bench
 bench: $(DYNALITE) $(VERSITYGW) ## measure cold start, size, warm cost, DynamoDB units and cost per million requests
-	$(GO) run ./cmd/bench $(BENCH_FLAGS)
+	@CGO_ENABLED=0 $(PROGRESS) -hide -n $$(CGO_ENABLED=0 $(GO) list -deps ./cmd/bench | wc -l) "bench: building cmd/bench" -- \
+	  $(GO) build -trimpath -v -o $(BENCH_BIN) ./cmd/bench
+	$(BENCH_BIN) $(BENCH_FLAGS)

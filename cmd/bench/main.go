@@ -24,9 +24,10 @@
 // server, function instances, the proxy) it stops, and its builds are
 // removed.
 //
-// Usage:
+// Usage (make bench builds it with the functions' host flags first, and
+// passes BENCH_FLAGS):
 //
-//	go run ./cmd/bench [-starts 15] [-orders 10000] [-readme FILE] [-md FILE]
+//	make bench BENCH_FLAGS="[-starts 15] [-orders 10000] [-readme FILE] [-md FILE]"
 package main
 
 import (
@@ -45,17 +46,17 @@ import (
 	"time"
 
 	"stampduty/cmd/internal/localstack"
-	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/localdb"
 	"stampduty/shared/testkit/samtemplate"
 	"stampduty/shared/testkit/storetest"
+	"stampduty/shared/testkit/syncbuf"
 )
 
 // minStarts is the least number of fresh starts per binary.
 const minStarts = 15
 
 func main() {
-	b := &bench{logs: map[string]*functest.SyncBuffer{}, init: map[string]durations{}, first: map[string]durations{}, status: os.Stderr}
+	b := &bench{logs: map[string]*syncbuf.Buffer{}, init: map[string]durations{}, first: map[string]durations{}, status: os.Stderr}
 	flag.IntVar(&b.starts, "starts", minStarts, fmt.Sprintf("fresh starts per binary for the cold-start section (at least %d)", minStarts))
 	flag.IntVar(&b.orders, "orders", 10000, "orders of the caller whose list is measured (the last page of 25 is measured too)")
 	md := flag.String("md", "", "also write the Markdown report to this file")
@@ -90,12 +91,12 @@ type bench struct {
 	root           string    // the module root
 	tmpl           *samtemplate.Template
 	reqs           []request
-	names          []string                        // the functions' logical ids, then helloID
-	bins, arm      map[string]string               // the host and linux/arm64 builds, by name
-	endpoint       string                          // the local DynamoDB
-	s3Endpoint     string                          // the local S3
-	proxy          *storetest.Proxy                // section 4's, in front of it
-	logs           map[string]*functest.SyncBuffer // what each binary logged
+	names          []string                   // the functions' logical ids, then helloID
+	bins, arm      map[string]string          // the host and linux/arm64 builds, by name
+	endpoint       string                     // the local DynamoDB
+	s3Endpoint     string                     // the local S3
+	proxy          *storetest.Proxy           // section 4's, in front of it
+	logs           map[string]*syncbuf.Buffer // what each binary logged
 
 	init, first map[string]durations          // section 1: each start's init and first invocation, by name
 	gobench     map[string]map[string]float64 // section 3: values by benchmark and unit
@@ -130,8 +131,7 @@ func (b *bench) run(md, readme string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	b.reqs = requests((b.orders + listPageSize - 1) / listPageSize)
-	if err := load(b.root, b.tmpl, b.reqs); err != nil {
+	if b.reqs, err = load(b.root, b.tmpl, requests((b.orders+listPageSize-1)/listPageSize)); err != nil {
 		return err
 	}
 	for _, f := range b.tmpl.Functions {
@@ -139,7 +139,7 @@ func (b *bench) run(md, readme string, out io.Writer) error {
 	}
 	b.names = append(b.names, helloID)
 	for _, n := range b.names {
-		b.logs[n] = &functest.SyncBuffer{}
+		b.logs[n] = &syncbuf.Buffer{}
 	}
 	tmp, err := os.MkdirTemp("", "stampduty-bench-")
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -451,9 +452,12 @@ func (b *bench) runGoBenchmarks() error {
 		names, pkgs = append(names, g.Name), append(pkgs, g.Pkg)
 	}
 	pattern := strings.Join(names, "|")
-	b.goTest = fmt.Sprintf("go test -run '^$' -bench '%s' -benchmem -count 1 %s", pattern, strings.Join(pkgs, " "))
-	cmd := exec.CommandContext(b.ctx, "go", append([]string{"test", "-run", "^$", "-bench", pattern, "-benchmem", "-count", "1"}, pkgs...)...)
+	// The flags of the functions' host builds (make build-X with
+	// CGO_ENABLED=0, -trimpath): their compiled packages serve here too.
+	b.goTest = fmt.Sprintf("CGO_ENABLED=0 go test -trimpath -run '^$' -bench '%s' -benchmem -count 1 %s", pattern, strings.Join(pkgs, " "))
+	cmd := exec.CommandContext(b.ctx, "go", append([]string{"test", "-trimpath", "-run", "^$", "-bench", pattern, "-benchmem", "-count", "1"}, pkgs...)...)
 	cmd.Dir = b.root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	out, err := cmd.CombinedOutput()
 	if err == nil {
 		b.gobench, err = parseGoBench(string(out))

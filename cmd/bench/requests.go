@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"stampduty/shared/testkit/localdb"
 	"stampduty/shared/testkit/samtemplate"
 )
 
@@ -19,10 +21,16 @@ const listPageSize = 25
 // request is a kind of request the report measures: its rows in section 4
 // (warm; and cold for the first request of its function) and in section 5.
 // The first request of each function is also its first invocation in
-// section 1. A new function of template.yaml needs one (TestEveryFunctionIsMeasured).
+// section 1. A function of template.yaml that requests() does not name is
+// sent its default request (defaultRequests, generated from template.yaml
+// and events/ by cmd/internal/generate).
 type request struct {
-	Function string // logical id in template.yaml
-	Event    string // events/<Event>.json, the request sent
+	// Function is the logical id in template.yaml of the function whose
+	// route Event is (load fills it in from eventFunctions).
+	Function string
+	// Event names events/<Event>.json, the request sent; without one, the
+	// request is Route's, with the dev caller's token.
+	Event string
 	// Route is the route key sent instead of the event's, if any (the
 	// event's headers, body and authorizer are kept); its query string is
 	// then Query only.
@@ -90,32 +98,32 @@ func requests(lastPage int) []request {
 	query := func(n int) string { return fmt.Sprintf("page=%d&pageSize=%d", n, listPageSize) }
 	queue := fmt.Sprintf("status Pending, pageSize %d", listPageSize)
 	return []request{
-		{Function: "CreateOrderFunction", Event: "create-order", Row: "create-order %s", Endpoint: "POST /api/live-orders (create-order)"},
-		{Function: "ListOrdersFunction", Event: "list-orders", Query: query(1), Row: "list-orders %s, " + page(1),
+		{Event: "create-order", Row: "create-order %s", Endpoint: "POST /api/live-orders (create-order)"},
+		{Event: "list-orders", Query: query(1), Row: "list-orders %s, " + page(1),
 			Endpoint: "GET /api/live-orders " + page(1), Orders: true},
-		{Function: "ListOrdersFunction", Event: "list-orders", Query: query(lastPage), Row: "list-orders %s, " + page(lastPage),
+		{Event: "list-orders", Query: query(lastPage), Row: "list-orders %s, " + page(lastPage),
 			Endpoint: "GET /api/live-orders " + page(lastPage), Orders: true},
-		{Function: "ListOrdersFunction", Event: "list-orders", Row: fmt.Sprintf("list-orders %%s, filters[documentId][$in] of %d ids", filteredOrders),
+		{Event: "list-orders", Row: fmt.Sprintf("list-orders %%s, filters[documentId][$in] of %d ids", filteredOrders),
 			Endpoint: fmt.Sprintf("GET /api/live-orders?filters[documentId][$in]=… (%d ids)", filteredOrders), Orders: true, Order: byDocument,
 			Note: "one Query of the by-document index per id asked, whatever the caller's order count"},
-		{Function: "ListArticlesFunction", Event: "list-articles", Row: "list-articles %s", Endpoint: "GET /api/stamp-duty-datas (list-articles)"},
-		{Function: "StampDutyQuotesFunction", Event: "stamp-duty-quotes", Row: "stamp-duty-quotes %s", Endpoint: "GET /api/stamp-duty-quotes (stamp-duty-quotes)"},
-		{Function: "NotFoundFunction", Event: "not-found", Row: "not-found %s", Endpoint: "$default (not-found, GET /api/nothing)"},
-		{Function: "GetOrderFunction", Event: "get-order", Row: "get-order %s", Endpoint: "GET /api/live-orders/{documentId} (get-order)",
+		{Event: "list-articles", Row: "list-articles %s", Endpoint: "GET /api/stamp-duty-datas (list-articles)"},
+		{Event: "stamp-duty-quotes", Row: "stamp-duty-quotes %s", Endpoint: "GET /api/stamp-duty-quotes (stamp-duty-quotes)"},
+		{Event: "not-found", Row: "not-found %s", Endpoint: "$default (not-found, GET /api/nothing)"},
+		{Event: "get-order", Row: "get-order %s", Endpoint: "GET /api/live-orders/{documentId} (get-order)",
 			Orders: true, Order: anyOrder},
-		{Function: "UploadDocumentFunction", Event: "upload-document", Row: "upload-document %s, 47-byte PDF",
+		{Event: "upload-document", Row: "upload-document %s, 47-byte PDF",
 			Endpoint: "PUT /api/live-orders/{documentId}/document (upload-document, 47-byte PDF)", Orders: true, Order: anyOrder,
 			Note: "the file is also stored in S3 (a PutObject, and a DeleteObject of the document it replaces if the order had one), " +
 				"which the proxy does not see: these rows are DynamoDB calls only, and section 5 counts no S3 requests or storage; " +
 				"each warm request uploads to another of the caller's orders, oldest first, the cold ones to the oldest"},
-		{Function: "OpsFunction", Event: "ops-queue", Query: fmt.Sprintf("status=Pending&pagination%%5BpageSize%%5D=%d", listPageSize),
+		{Event: "ops-queue", Query: fmt.Sprintf("status=Pending&pagination%%5BpageSize%%5D=%d", listPageSize),
 			Row: "ops queue %s, " + queue, Endpoint: "GET /api/ops/live-orders " + queue + " (ops)", Orders: true},
-		{Function: "OpsFunction", Event: "ops-queue", Route: "GET /api/ops/live-orders/{documentId}", Row: "ops get-order %s",
+		{Event: "ops-queue", Route: "GET /api/ops/live-orders/{documentId}", Row: "ops get-order %s",
 			Endpoint: "GET /api/ops/live-orders/{documentId} (ops)", Orders: true, Order: anyOrder},
-		{Function: "OpsFunction", Event: "ops-advance", Row: "ops status change %s, Pending → Created", Orders: true, Order: newOrder,
+		{Event: "ops-advance", Row: "ops status change %s, Pending → Created", Orders: true, Order: newOrder,
 			Endpoint: "PATCH /api/ops/live-orders/{documentId}/fulfillments/{fulfillmentDocumentId} (ops, Pending → Created)",
 			Note:     "each request moves the fulfillment of another of the caller's orders, newest first, from Pending to Created with a unique_doc_ref (the same move again would change nothing)"},
-		{Function: "WebhooksFunction", Event: "webhooks-list", Row: "webhooks list %s", Endpoint: "GET /api/webhooks (webhooks)"},
+		{Event: "webhooks-list", Row: "webhooks list %s", Endpoint: "GET /api/webhooks (webhooks)"},
 	}
 }
 
@@ -136,11 +144,27 @@ func firsts(reqs []request) map[string]request {
 	return m
 }
 
-// load reads each request's event from root/events; every function of tmpl
-// must have a request, or be a scheduled function without routes that
-// scheduledLabels or coldOnly names.
-func load(root string, tmpl *samtemplate.Template, reqs []request) error {
+// load completes reqs, the requests requests() returns, into the bench's
+// requests: each function of tmpl with routes that reqs does not measure
+// is given its default request (defaultRequests), and each request its
+// function and the event it sends, read from root/events (or made from its
+// route). Every function of tmpl must have a request, or be a scheduled
+// function without routes that scheduledLabels or coldOnly names.
+func load(root string, tmpl *samtemplate.Template, reqs []request) ([]request, error) {
+	reqs = slices.Clone(reqs)
+	for i, r := range reqs {
+		if r.Function == "" {
+			if reqs[i].Function = eventFunctions[r.Event]; reqs[i].Function == "" {
+				return nil, fmt.Errorf("events/%s.json is no route of template.yaml (go generate ./... after changing events/)", r.Event)
+			}
+		}
+	}
 	first := firsts(reqs)
+	for _, d := range defaultRequests {
+		if _, ok := first[d.Function]; !ok {
+			reqs, first[d.Function] = append(reqs, d), d
+		}
+	}
 	for _, f := range tmpl.Functions {
 		if _, ok := first[f.LogicalID]; ok {
 			continue
@@ -148,16 +172,20 @@ func load(root string, tmpl *samtemplate.Template, reqs []request) error {
 		if _, ok := scheduledLabels[f.LogicalID]; (ok || coldOnly[f.LogicalID]) && len(f.Routes) == 0 && len(f.Schedules) > 0 {
 			continue
 		}
-		return fmt.Errorf("template.yaml has a function %s the bench has no request (or, scheduled, no measurement) for", f.LogicalID)
+		return nil, fmt.Errorf("template.yaml has a function %s the bench has no request (or, scheduled, no measurement) for (go generate ./... after changing template.yaml)", f.LogicalID)
 	}
 	for i := range reqs {
 		r := &reqs[i]
-		data, err := os.ReadFile(filepath.Join(root, "events", r.Event+".json"))
-		if err != nil {
-			return err
-		}
-		if err := json.Unmarshal(data, &r.ev); err != nil {
-			return fmt.Errorf("events/%s.json: %w", r.Event, err)
+		if r.Event == "" {
+			r.ev = routeEvent(r.Route)
+		} else {
+			data, err := os.ReadFile(filepath.Join(root, "events", r.Event+".json"))
+			if err != nil {
+				return nil, err
+			}
+			if err := json.Unmarshal(data, &r.ev); err != nil {
+				return nil, fmt.Errorf("events/%s.json: %w", r.Event, err)
+			}
 		}
 		if r.Route != "" {
 			method, path, _ := strings.Cut(r.Route, " ")
@@ -168,11 +196,25 @@ func load(root string, tmpl *samtemplate.Template, reqs []request) error {
 		if r.Query != "" { // the functions read the raw query string
 			r.ev.RawQueryString, r.ev.QueryStringParameters = r.Query, nil
 		}
+		var err error
 		if r.payload, err = json.Marshal(r.ev); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return reqs, nil
+}
+
+// routeEvent is the request of a route without an event in events/: no
+// body, the dev caller's token (load sets the route).
+func routeEvent(route string) events.APIGatewayV2HTTPRequest {
+	return events.APIGatewayV2HTTPRequest{
+		Version: "2.0",
+		Headers: map[string]string{"host": "api.example.com", "user-agent": "stampduty-bench", "authorization": "Bearer " + localdb.DevToken},
+		RequestContext: events.APIGatewayV2HTTPRequestContext{
+			DomainName: "api.example.com", RequestID: "bench", Stage: "$default",
+			HTTP: events.APIGatewayV2HTTPRequestContextHTTPDescription{Protocol: "HTTP/1.1", SourceIP: "127.0.0.1"},
+		},
+	}
 }
 
 // event returns the request sent i-th (from 0) when the dev caller's orders

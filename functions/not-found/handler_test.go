@@ -5,7 +5,12 @@ import (
 	"testing"
 
 	"stampduty/shared/testkit/functest"
+	"stampduty/shared/testkit/storetest"
 )
+
+// TestMain runs the tests against the local engines (dynalite), which
+// functest needs.
+func TestMain(m *testing.M) { storetest.Main(m) }
 
 func TestNotFound(t *testing.T) {
 	s := functest.New(t, "NotFoundFunction", wire)

@@ -12,6 +12,8 @@
 //     runs either as a child process.
 //   - fake holds in-memory stand-ins of the store interfaces.
 //   - samtemplate reads template.yaml.
+//   - syncbuf is the log buffer of concurrent writers that functest and
+//     the bench share (apart, so the bench links no OpenAPI validator).
 //
 // TestNotLinkedIntoFunctions fails when a function's dependencies reach
 // this tree or any other tooling: cmd/, shared/apidoc (which embeds

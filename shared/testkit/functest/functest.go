@@ -7,7 +7,6 @@
 package functest
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -20,7 +19,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -34,6 +32,7 @@ import (
 	"stampduty/shared/testkit/localdb"
 	"stampduty/shared/testkit/samtemplate"
 	"stampduty/shared/testkit/storetest"
+	"stampduty/shared/testkit/syncbuf"
 )
 
 // Stack is one test's function, its tables and the proxy that watches its
@@ -55,24 +54,7 @@ type Stack struct {
 }
 
 // SyncBuffer is a bytes.Buffer safe for concurrent writers.
-type SyncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-// Write appends p.
-func (s *SyncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-// String returns everything written so far.
-func (s *SyncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+type SyncBuffer = syncbuf.Buffer
 
 // New creates fresh tables, seeds them with the sample catalogue
 // (cmd/local/articles.json) and the local dev token, and builds the

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -189,6 +190,7 @@ func TestFunctions(t *testing.T) {
 		t.Errorf("%d functions in template.yaml, %d directories in functions/", got, want)
 	}
 	routes := map[string]string{}
+	built := map[string]string{} // the LogicalId whose target builds each functions/ directory
 	for _, f := range tmpl.Functions {
 		t.Run(f.LogicalID, func(t *testing.T) {
 			x := sp.Functions[f.LogicalID]
@@ -208,23 +210,28 @@ func TestFunctions(t *testing.T) {
 			if f.Timeout < 1 || f.Timeout > limit || f.MemorySize < 128 {
 				t.Errorf("timeout %d s (at most %d), memory %d MB", f.Timeout, limit, f.MemorySize)
 			}
-			// The Makefile target SAM runs builds this function's directory with the release flags.
-			re := regexp.MustCompile(`(?m)^build-` + f.LogicalID + `:\n\t(.*)$`)
-			m := re.FindSubmatch(makefile)
-			if m == nil {
-				t.Fatalf("Makefile has no build-%s target", f.LogicalID)
+			// The Makefile target SAM runs (make build-<LogicalId> with
+			// ARTIFACTS_DIR set) builds this function's directory with the
+			// release flags.
+			out, err := exec.Command("make", "-C", root, "-n", "-s", "--no-print-directory", "build-"+f.LogicalID, "ARTIFACTS_DIR=/artifacts").CombinedOutput()
+			if err != nil {
+				t.Fatalf("make -n build-%s: %v\n%s", f.LogicalID, err, out)
 			}
-			recipe := string(m[1])
-			dir := regexp.MustCompile(`\./functions/([a-z-]+)`).FindStringSubmatch(recipe)
+			recipe := strings.TrimSpace(string(out))
+			dir := regexp.MustCompile(`\./functions/([a-z-]+)$`).FindStringSubmatch(recipe)
 			if dir == nil {
 				t.Fatalf("build-%s does not build a functions/ directory: %s", f.LogicalID, recipe)
 			}
 			if _, err := os.Stat(filepath.Join(root, "functions", dir[1], "main.go")); err != nil {
 				t.Errorf("build-%s builds ./functions/%s, which has no main.go", f.LogicalID, dir[1])
 			}
-			for _, want := range []string{"$(LAMBDA_ENV)", "$(LAMBDA_FLAGS)", "$(ARTIFACTS_DIR)/bootstrap"} {
+			if other, dup := built[dir[1]]; dup {
+				t.Errorf("build-%s and build-%s both build ./functions/%s", other, f.LogicalID, dir[1])
+			}
+			built[dir[1]] = f.LogicalID
+			for _, want := range []string{"GOOS=linux GOARCH=arm64 CGO_ENABLED=0 ", `-tags lambda.norpc -trimpath -ldflags "-s -w"`, "-o /artifacts/bootstrap"} {
 				if !strings.Contains(recipe, want) {
-					t.Errorf("build-%s recipe lacks %s", f.LogicalID, want)
+					t.Errorf("build-%s recipe lacks %s: %s", f.LogicalID, want, recipe)
 				}
 			}
 			if len(f.Routes) == 0 && len(f.Schedules) == 0 {
