@@ -22,7 +22,7 @@ PROGRESS        := cmd/progress/progress
 MAKE_STARTED    := $(shell date +%s)
 
 # FUNCTIONS and FUNCTION_DIR_<LogicalId>, generated from template.yaml.
-include functions.mk
+include functions/functions.mk
 
 .PHONY: help build generate test vet local local-db deploy dynalite versitygw clean $(addprefix build-,$(FUNCTIONS))
 
@@ -31,14 +31,14 @@ help: ## list the targets
 
 # One target per function of template.yaml: the release build for
 # provided.al2023 on arm64 of its directory under functions/. FUNCTIONS and
-# each one's FUNCTION_DIR_<LogicalId> come from functions.mk, which
+# each one's FUNCTION_DIR_<LogicalId> come from functions/functions.mk, which
 # `make generate` (go generate ./...) writes from template.yaml.
 $(addprefix build-,$(FUNCTIONS)): build-%:
 	$(LAMBDA_ENV) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/$(FUNCTION_DIR_$*)
 
 build: $(addprefix build-,$(FUNCTIONS)) ## build every function's bootstrap into .build/<LogicalId>/
 
-# What restates template.yaml (the catch-all's routes, functions.mk, the
+# What restates template.yaml (the catch-all's routes, functions/functions.mk, the
 # bench's requests) is written by cmd/internal/generate; its
 # TestGeneratedFilesAreCurrent fails when they are stale.
 generate: ## rewrite the files generated from template.yaml and events/ (go generate ./...)

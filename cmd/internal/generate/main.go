@@ -5,7 +5,7 @@
 //
 //   - functions/not-found/routes.go: the catch-all's table of every route
 //     but its own (the function knows them without reading the template);
-//   - functions.mk: the functions (FUNCTIONS) and the directory under
+//   - functions/functions.mk: the functions (FUNCTIONS) and the directory under
 //     functions/ that `make build-<LogicalId>` builds for each;
 //   - cmd/bench/requests_gen.go: which function each event of events/ is
 //     for, and the request the bench sends a function requests() does not
@@ -100,7 +100,7 @@ func generate(root string) (map[string][]byte, error) {
 	}
 	return map[string][]byte{
 		"functions/not-found/routes.go": routes,
-		"functions.mk":                  makefile(tmpl, dirs),
+		"functions/functions.mk":        makefile(tmpl, dirs),
 		"cmd/bench/requests_gen.go":     bench,
 	}, nil
 }
@@ -172,7 +172,7 @@ func notFoundRoutes(tmpl *samtemplate.Template) ([]byte, error) {
 	return format.Source(src.Bytes())
 }
 
-// makefile is functions.mk, which the Makefile includes: FUNCTIONS, the
+// makefile is functions/functions.mk, which the Makefile includes: FUNCTIONS, the
 // logical ids, and FUNCTION_DIR_<LogicalId>, each one's directory.
 func makefile(tmpl *samtemplate.Template, dirs map[string]string) []byte {
 	var b bytes.Buffer
