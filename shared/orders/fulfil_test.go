@@ -13,7 +13,6 @@ import (
 	"stampduty/shared/store"
 	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/storetest"
-	"stampduty/shared/webhooks"
 )
 
 // recordingFiles is the real file store with its calls counted, and a
@@ -48,7 +47,7 @@ type failingReplace struct {
 	err error
 }
 
-func (f failingReplace) Replace(context.Context, orders.Stored, rules.Order, ...webhooks.Pending) error {
+func (f failingReplace) Replace(context.Context, orders.Stored, rules.Order, ...rules.Pending) error {
 	return f.err
 }
 
@@ -187,7 +186,7 @@ func TestAdvanceAfterALostRace(t *testing.T) {
 // answer is then lost, as when DynamoDB's answer never arrives.
 type landsThenFails struct{ orders.Fulfilments }
 
-func (l landsThenFails) Replace(ctx context.Context, s orders.Stored, o rules.Order, events ...webhooks.Pending) error {
+func (l landsThenFails) Replace(ctx context.Context, s orders.Stored, o rules.Order, events ...rules.Pending) error {
 	if err := l.Fulfilments.Replace(ctx, s, o, events...); err != nil {
 		return err
 	}

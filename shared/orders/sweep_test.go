@@ -20,7 +20,6 @@ import (
 	"stampduty/shared/testkit/localdb"
 	"stampduty/shared/testkit/locals3"
 	"stampduty/shared/testkit/storetest"
-	"stampduty/shared/webhooks"
 )
 
 // objects returns every version and delete marker in w's bucket, by key.
@@ -88,7 +87,7 @@ func (w *fulfilWorld) sweep(t *testing.T, after time.Duration) orders.Swept {
 // goroutine there, running nothing more of it).
 type killedAtReplace struct{ orders.Fulfilments }
 
-func (killedAtReplace) Replace(context.Context, orders.Stored, rules.Order, ...webhooks.Pending) error {
+func (killedAtReplace) Replace(context.Context, orders.Stored, rules.Order, ...rules.Pending) error {
 	runtime.Goexit()
 	return nil
 }
