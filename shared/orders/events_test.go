@@ -159,7 +159,7 @@ func dropFirstPut(table string) func(storetest.ProxyCall) *storetest.Fault {
 // records nothing.
 func TestChangesRecordTheirEvents(t *testing.T) {
 	ctx := context.Background()
-	w := newFulfilWorld(t, 4)
+	w := newFulfillmentWorld(t, 4)
 	table := w.orders
 	f := w.fulfiller(table, w.files())
 	advance := func(o rules.Order, c rules.Change) error {
@@ -306,7 +306,7 @@ func TestChangesRecordTheirEvents(t *testing.T) {
 // staleReads is an orders store whose index read returns an old read of
 // the order, as a request that lost a race has.
 type staleReads struct {
-	orders.Fulfilments
+	orders.Fulfillments
 	stale orders.Stored
 }
 
@@ -318,7 +318,7 @@ func (s staleReads) ByDocument(context.Context, string) (orders.Stored, error) {
 // stored once, with the id it was made with.
 func TestChangeWhoseAnswerIsLostRecordsOneEvent(t *testing.T) {
 	ctx := context.Background()
-	w := newFulfilWorld(t, 2)
+	w := newFulfillmentWorld(t, 2)
 	table := w.orders
 	t.Run("SDKRetry", func(t *testing.T) {
 		db, proxy := w.env.ProxiedDB()
@@ -360,7 +360,7 @@ func TestChangeWhoseAnswerIsLostRecordsOneEvent(t *testing.T) {
 // entry and no relay.
 func TestOnlyListenedEventsAreRecorded(t *testing.T) {
 	ctx := context.Background()
-	w := newFulfilWorld(t, 1) // "owner" has one order, stored without events
+	w := newFulfillmentWorld(t, 1) // "owner" has one order, stored without events
 	hooks := w.env.DB().Webhooks(w.env.Table("WebhooksTable"))
 	listen := func(hooks *store.Webhooks, owner string, enabled bool, events ...string) {
 		t.Helper()

@@ -29,8 +29,8 @@ type Stored struct {
 // read: another request's change was stored first.
 var ErrChanged = errors.New("the order changed since it was read")
 
-// Fulfilments reads and changes stored orders for their fulfillment.
-type Fulfilments interface {
+// Fulfillments reads and changes stored orders for their fulfillment.
+type Fulfillments interface {
 	// ByDocument returns the order with documentId doc, read eventually
 	// consistent (a moment's lag after a change), or ENOTFOUND.
 	ByDocument(ctx context.Context, doc string) (Stored, error)
@@ -85,7 +85,7 @@ const (
 // Fulfiller is the fulfillment workflow: reading one order, the operators'
 // queue and status changes, and the files of an order.
 type Fulfiller struct {
-	Orders Fulfilments
+	Orders Fulfillments
 	Files  Files
 	// Direct is the bucket for the pre-signed path (the same as Files in
 	// production); Watches records the files in flight (see Watch).
@@ -147,7 +147,7 @@ func (f *Fulfiller) OpsGet(ctx context.Context, doc string) (rules.OpsOrder, err
 	return s.OpsOrder, f.Files.Sign(ctx, &s.Order)
 }
 
-// Queue returns a page of the operators' work queue (see Fulfilments.Queue),
+// Queue returns a page of the operators' work queue (see Fulfillments.Queue),
 // with fresh download addresses.
 func (f *Fulfiller) Queue(ctx context.Context, status, cursor string, size int) ([]rules.OpsOrder, string, error) {
 	if rules.StatusRank(status) < 0 {
