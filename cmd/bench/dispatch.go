@@ -19,7 +19,6 @@ import (
 	"stampduty/cmd/internal/localstack"
 	"stampduty/cmd/internal/runtimeapi"
 	"stampduty/cmd/internal/schedule"
-	"stampduty/shared/notify"
 	"stampduty/shared/orders"
 	"stampduty/shared/rules"
 	"stampduty/shared/store"
@@ -57,8 +56,8 @@ const onePass = time.Second
 // Sizes of sections 6 and 8.
 const (
 	// stepEvents is how many events each step of section 6 relays and
-	// delivers: one outbox Query's worth (notify.DefaultBatch).
-	stepEvents = notify.DefaultBatch
+	// delivers: one outbox Query's worth (webhooks.DefaultBatch).
+	stepEvents = webhooks.DefaultBatch
 	// latencyChanges is how many changes section 8 times, each made
 	// latencyGap (uniformly random) after the previous one.
 	latencyChanges = 100
@@ -262,8 +261,8 @@ func (e *eventBench) logical(name string) string {
 
 // dispatcher returns a dispatcher over the proxied store, delivering to
 // loopback receivers.
-func (e *eventBench) dispatcher() *notify.Dispatcher {
-	return &notify.Dispatcher{
+func (e *eventBench) dispatcher() *webhooks.Dispatcher {
+	return &webhooks.Dispatcher{
 		Outbox:    e.db.Orders(e.table("OrdersTable")),
 		Hooks:     e.db.Webhooks(e.table("WebhooksTable")),
 		Jobs:      e.db.Deliveries(e.table("DeliveriesTable")),
@@ -273,7 +272,7 @@ func (e *eventBench) dispatcher() *notify.Dispatcher {
 }
 
 // allEvents are the four event types.
-var allEvents = []string{webhooks.EventOrderCreated, webhooks.EventOrderStatusChanged, webhooks.EventOrderDocumentUploaded, webhooks.EventOrderCertificateAttached}
+var allEvents = []string{rules.EventOrderCreated, rules.EventOrderStatusChanged, rules.EventOrderDocumentUploaded, rules.EventOrderCertificateAttached}
 
 // receiver starts a loopback receiver answering status to every request.
 func receiver(status int) *httptest.Server {
@@ -286,10 +285,10 @@ func receiver(status int) *httptest.Server {
 // setUp gives owner hooks webhooks (every event type) at url and e.n new
 // orders, each with its order.created event pending, around the proxy.
 func (e *eventBench) setUp(ctx context.Context, owner, url string, hooks int) error {
-	reg := &notify.Registry{Hooks: e.direct.Webhooks(e.table("WebhooksTable")), Jobs: e.direct.Deliveries(e.table("DeliveriesTable")),
+	reg := &webhooks.Registry{Hooks: e.direct.Webhooks(e.table("WebhooksTable")), Jobs: e.direct.Deliveries(e.table("DeliveriesTable")),
 		IDs: e.direct.IDs(e.table("CountersTable"), store.IDBlock), Guard: webhooks.Guard{Local: true}, Now: time.Now}
 	for i := range hooks {
-		if _, err := reg.Register(ctx, owner, notify.Registration{URL: fmt.Sprintf("%s/%d", url, i), Events: allEvents}); err != nil {
+		if _, err := reg.Register(ctx, owner, webhooks.Registration{URL: fmt.Sprintf("%s/%d", url, i), Events: allEvents}); err != nil {
 			return fmt.Errorf("register a webhook: %w", err)
 		}
 	}
@@ -347,11 +346,11 @@ func (e *eventBench) scenario(ctx context.Context, owner string, hooks, status i
 	if err != nil {
 		return nil, nil, 0, 0, fmt.Errorf("%s: %w", owner, err)
 	}
-	want := notify.DeliverReport{Attempts: e.n * hooks, Delivered: e.n * hooks}
+	want := webhooks.DeliverReport{Attempts: e.n * hooks, Delivered: e.n * hooks}
 	if status >= 300 {
-		want = notify.DeliverReport{Attempts: e.n * hooks, Retried: e.n * hooks}
+		want = webhooks.DeliverReport{Attempts: e.n * hooks, Retried: e.n * hooks}
 	}
-	var got notify.DeliverReport
+	var got webhooks.DeliverReport
 	deliver, deliverWall, _, err = e.passes(mode, func() (int, error) {
 		rep, err := d.Deliver(ctx)
 		got.Attempts, got.Delivered, got.Retried = got.Attempts+rep.Attempts, got.Delivered+rep.Delivered, got.Retried+rep.Retried
@@ -418,7 +417,7 @@ func (e *eventBench) measure(ctx context.Context, r *dispatchResults) error {
 	if err == nil && rep.Relayed+rep.Left > 0 {
 		err = fmt.Errorf("the empty pass relayed %+v", rep)
 	}
-	var drep notify.DeliverReport
+	var drep webhooks.DeliverReport
 	if err == nil {
 		drep, err = d.Deliver(ctx)
 	}
@@ -547,9 +546,9 @@ func (b *bench) measureLatency() error {
 	defer rc.Close()
 	direct := store.New(localdb.Client(b.endpoint))
 	const owner = "bench-latency"
-	reg := &notify.Registry{Hooks: direct.Webhooks(names["WebhooksTable"]), Jobs: direct.Deliveries(names["DeliveriesTable"]),
+	reg := &webhooks.Registry{Hooks: direct.Webhooks(names["WebhooksTable"]), Jobs: direct.Deliveries(names["DeliveriesTable"]),
 		IDs: direct.IDs(names["CountersTable"], store.IDBlock), Guard: webhooks.Guard{Local: true}, Now: time.Now}
-	if _, err := reg.Register(b.ctx, owner, notify.Registration{URL: rc.URL + "/hook", Events: []string{webhooks.EventOrderCreated}}); err != nil {
+	if _, err := reg.Register(b.ctx, owner, webhooks.Registration{URL: rc.URL + "/hook", Events: []string{rules.EventOrderCreated}}); err != nil {
 		return fmt.Errorf("latency: register: %w", err)
 	}
 	fn, err := localstack.Function(b.tmpl, f, b.bins[dispatchID], localstack.Engines{DynamoDB: proxy.URL, S3: b.s3Endpoint}, b.logs[dispatchID])
@@ -662,9 +661,9 @@ func (b *bench) eventTable() (*table, error) {
 		u := p.total()
 		t.add(label+": "+s, "all", num(u.Calls, 3), num(u.Read, 3), num(u.Write, 3))
 	}
-	t.note("the dispatcher's passes (notify.Dispatcher Relay, then Deliver, as each poll of %s makes them), in process, over a fresh copy of the template's tables behind the measuring proxy; each step relays and delivers %d events (one outbox Query's worth), each the order.created event of an order of the create-order request above, to loopback receivers answering 204 (or 500)", dispatchID, b.dispatch.Events)
+	t.note("the dispatcher's passes (webhooks.Dispatcher Relay, then Deliver, as each poll of %s makes them), in process, over a fresh copy of the template's tables behind the measuring proxy; each step relays and delivers %d events (one outbox Query's worth), each the order.created event of an order of the create-order request above, to loopback receivers answering 204 (or 500)", dispatchID, b.dispatch.Events)
 	t.note("the order item with its order.created event pending: %d bytes (DynamoDB's formula; the event carries the order's snapshot), created for %s WCU with its index entries; its relay rewrites the item and its three index entries", b.dispatch.OrderBytes, num(b.dispatch.OrderWrite, 3))
-	t.note("means per event: the Queries and the webhooks GetItem are shared by the events of a pass (a pass reads up to %d outboxes and %d due jobs, and a caller's webhooks once per pass for the relay and once per webhook for the delivery); alone in its pass, an event bears them whole", notify.DefaultBatch, notify.DefaultBatch)
+	t.note("means per event: the Queries and the webhooks GetItem are shared by the events of a pass (a pass reads up to %d outboxes and %d due jobs, and a caller's webhooks once per pass for the relay and once per webhook for the delivery); alone in its pass, an event bears them whole", webhooks.DefaultBatch, webhooks.DefaultBatch)
 	t.note("each extra webhook: the same events with 2 webhooks minus with 1; a failed attempt: the receiver answers 500 and the job is due again 30 s later (the same units for each retry); an empty pass: what every poll costs when nothing is pending")
 	t.note("units by DynamoDB's rules over the template's indexes: OrdersTable's outbox, by-document and queue entries (projection ALL) are rewritten with the item; DeliveriesTable's due entry (global, ALL) with the job while it is not done, its waiting entry (local, keys and next) when the job joins or leaves it or its next moves (a retry, a postponement)")
 	return t, nil

@@ -3,13 +3,12 @@ package main
 import (
 	"flag"
 	"fmt"
+	"stampduty/shared/webhooks"
 	"text/tabwriter"
-
-	"stampduty/shared/notify"
 )
 
 // webhooksFailing lists, across all callers, the webhooks whose events
-// wait after failed attempts and those a 410 disabled (notify.Failures):
+// wait after failed attempts and those a 410 disabled (webhooks.Failures):
 // an aligned table, or JSON with --json.
 func (c *cli) webhooksFailing(fs *flag.FlagSet, args []string) error {
 	min := fs.Int("min-attempts", 1, "list events waiting after at least this many attempts")
@@ -32,7 +31,7 @@ func (c *cli) webhooksFailing(fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
-	list, err := notify.Failures(c.ctx, db.Deliveries(deliveries.name), db.Webhooks(hooks.name), *min)
+	list, err := webhooks.Failures(c.ctx, db.Deliveries(deliveries.name), db.Webhooks(hooks.name), *min)
 	if err != nil {
 		return storeErr("list the failing webhooks", err, hooks, deliveries)
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"stampduty/shared/notify"
+	"stampduty/shared/rules"
 	"stampduty/shared/webhooks"
 )
 
@@ -30,13 +30,13 @@ func TestWebhooksFailing(t *testing.T) {
 	})
 
 	hook := func(doc, url string, enabled bool) webhooks.Webhook {
-		return webhooks.Webhook{ID: 1, DocumentID: doc, URL: url, Events: []string{webhooks.EventOrderCreated}, Enabled: enabled,
+		return webhooks.Webhook{ID: 1, DocumentID: doc, URL: url, Events: []string{rules.EventOrderCreated}, Enabled: enabled,
 			CreatedAt: "2026-11-23T09:00:00.000Z", Secret: webhooks.NewSecret()}
 	}
-	for owner, set := range map[string]notify.Set{
+	for owner, set := range map[string]webhooks.Set{
 		"acme": {Live: []webhooks.Webhook{hook("wacme1", "https://acme.example.com/hooks", true), hook("wacme2", "https://acme.example.com/quiet", true)}},
 		"bolt": {Live: []webhooks.Webhook{hook("wbolt1", "https://bolt.example.com/gone", false)}},
-		"carl": {Gone: []notify.Gone{{Webhook: hook("wcarl1", "https://carl.example.com/deleted", true), Deleted: "2026-11-23T09:30:00.000Z"}}},
+		"carl": {Gone: []webhooks.Gone{{Webhook: hook("wcarl1", "https://carl.example.com/deleted", true), Deleted: "2026-11-23T09:30:00.000Z"}}},
 	} {
 		if err := hooks.SaveWebhooks(ctx, owner, set, 0); err != nil {
 			t.Fatal(err)
@@ -48,8 +48,8 @@ func TestWebhooksFailing(t *testing.T) {
 	job := func(owner, doc, at string, attempts int, next, done string, status int) {
 		t.Helper()
 		n++
-		j := notify.Job{Owner: owner, Webhook: doc, Pending: webhooks.Pending{ID: "evt_" + strings.Repeat("e", 21) + string(rune('a'+n)) + "00",
-			Type: webhooks.EventOrderCreated, At: at}, Seq: notify.Seq("o"+strings.Repeat("0", 23), int64(n), 0), Next: next, Done: done}
+		j := webhooks.Job{Owner: owner, Webhook: doc, Pending: rules.Pending{ID: "evt_" + strings.Repeat("e", 21) + string(rune('a'+n)) + "00",
+			Type: rules.EventOrderCreated, At: at}, Seq: webhooks.Seq("o"+strings.Repeat("0", 23), int64(n), 0), Next: next, Done: done}
 		if ok, err := del.Put(ctx, j); !ok || err != nil {
 			t.Fatal(ok, err)
 		}
@@ -57,7 +57,7 @@ func TestWebhooksFailing(t *testing.T) {
 			j.N, j.First = i, at
 			tried := at[:17] + "0" + string(rune('0'+i)) + at[19:] // at + i seconds
 			a := webhooks.Attempt{EventID: j.ID, Type: j.Type, Attempt: i, Status: status, At: tried, DurationMS: 3}
-			if i < attempts || done == notify.Due {
+			if i < attempts || done == webhooks.JobDue {
 				a.NextAttemptAt = &next
 			}
 			if err := del.Attempted(ctx, j, a); err != nil {
@@ -65,12 +65,12 @@ func TestWebhooksFailing(t *testing.T) {
 			}
 		}
 	}
-	job("acme", "wacme1", "2026-11-23T10:05:00.000Z", 1, "2026-11-23T10:05:30.000Z", notify.Due, 503)
-	job("acme", "wacme1", "2026-11-23T10:00:00.000Z", 3, "2026-11-23T10:10:00.000Z", notify.Due, 0)
-	job("acme", "wacme1", "2026-11-23T09:00:00.000Z", 1, "", notify.Delivered, 204)
-	job("acme", "wacme2", "2026-11-23T10:07:00.000Z", 0, "2026-11-23T10:07:00.000Z", notify.Due, 0)
-	job("bolt", "wbolt1", "2026-11-23T08:00:00.000Z", 2, "", notify.Disabled, 410)
-	job("carl", "wcarl1", "2026-11-23T07:00:00.000Z", 4, "2026-11-23T08:00:00.000Z", notify.Due, 500)
+	job("acme", "wacme1", "2026-11-23T10:05:00.000Z", 1, "2026-11-23T10:05:30.000Z", webhooks.JobDue, 503)
+	job("acme", "wacme1", "2026-11-23T10:00:00.000Z", 3, "2026-11-23T10:10:00.000Z", webhooks.JobDue, 0)
+	job("acme", "wacme1", "2026-11-23T09:00:00.000Z", 1, "", webhooks.JobDelivered, 204)
+	job("acme", "wacme2", "2026-11-23T10:07:00.000Z", 0, "2026-11-23T10:07:00.000Z", webhooks.JobDue, 0)
+	job("bolt", "wbolt1", "2026-11-23T08:00:00.000Z", 2, "", webhooks.JobDisabled, 410)
+	job("carl", "wcarl1", "2026-11-23T07:00:00.000Z", 4, "2026-11-23T08:00:00.000Z", webhooks.JobDue, 500)
 
 	t.Run("TheFailingAndTheDisabledAsATable", func(t *testing.T) {
 		r := h.mustRun(t, "", "webhooks", "failing")

@@ -9,7 +9,7 @@ import (
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
 
 	"stampduty/shared/function"
-	"stampduty/shared/function/fulfil"
+	"stampduty/shared/function/fulfillment"
 	"stampduty/shared/jsonobj"
 	"stampduty/shared/orders"
 	"stampduty/shared/rules"
@@ -221,5 +221,5 @@ func (h *handler) upload(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return fulfil.Answer(u), nil
+	return fulfillment.Answer(u), nil
 }

@@ -6,7 +6,7 @@ import (
 
 	"stampduty/shared/auth"
 	"stampduty/shared/function"
-	"stampduty/shared/function/fulfil"
+	"stampduty/shared/function/fulfillment"
 	"stampduty/shared/orders"
 	"stampduty/shared/rules"
 	"stampduty/shared/strapi"
@@ -75,5 +75,5 @@ func (h *handler) upload(r *http.Request, owner string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return fulfil.Answer(u), nil
+	return fulfillment.Answer(u), nil
 }

@@ -7,7 +7,7 @@ import (
 	"net/http"
 
 	"stampduty/shared/function"
-	"stampduty/shared/function/fulfil"
+	"stampduty/shared/function/fulfillment"
 )
 
 func main() { function.Main(wire) }
@@ -15,5 +15,5 @@ func main() { function.Main(wire) }
 // wire stores documents in the files bucket and points the caller's orders
 // at them.
 func wire(d function.Deps) http.Handler {
-	return (&handler{auth: d.Authenticator(), orders: fulfil.Wire(d)}).routes()
+	return (&handler{auth: d.Authenticator(), orders: fulfillment.Wire(d)}).routes()
 }

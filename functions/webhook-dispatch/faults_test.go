@@ -15,7 +15,6 @@ import (
 
 	"stampduty/shared/files"
 	"stampduty/shared/function"
-	"stampduty/shared/notify"
 	"stampduty/shared/orders"
 	"stampduty/shared/rules"
 	"stampduty/shared/store"
@@ -64,7 +63,7 @@ type world struct {
 	env   *storetest.Env
 	db    *store.DB
 	f     *orders.Fulfiller
-	reg   *notify.Registry
+	reg   *webhooks.Registry
 	clock *clock
 	rc    *receiver
 	start time.Time
@@ -78,7 +77,7 @@ func newWorld(t *testing.T) *world {
 	f.Orders = db.Orders(env.Table("OrdersTable"))
 	start := time.Now().UTC().Truncate(time.Second)
 	w := &world{t: t, s: s, run: run, env: env, db: db, f: f, clock: &clock{t: start}, rc: newReceiver(t), start: start,
-		reg: &notify.Registry{Hooks: env.DB().Webhooks(env.Table("WebhooksTable")), Jobs: env.DB().Deliveries(env.Table("DeliveriesTable")),
+		reg: &webhooks.Registry{Hooks: env.DB().Webhooks(env.Table("WebhooksTable")), Jobs: env.DB().Deliveries(env.Table("DeliveriesTable")),
 			IDs: env.DB().IDs(env.Table("CountersTable"), 10), Guard: webhooks.Guard{Local: true}, Now: time.Now}}
 	return w
 }
@@ -91,7 +90,7 @@ func (w *world) register(owner, path string, events ...string) webhooks.Register
 
 func (w *world) registerURL(owner, url string, events ...string) webhooks.Registered {
 	w.t.Helper()
-	h, err := w.reg.Register(context.Background(), owner, notify.Registration{URL: url, Events: events})
+	h, err := w.reg.Register(context.Background(), owner, webhooks.Registration{URL: url, Events: events})
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -99,15 +98,15 @@ func (w *world) registerURL(owner, url string, events ...string) webhooks.Regist
 }
 
 // allTypes are the four event types.
-var allTypes = []string{webhooks.EventOrderCreated, webhooks.EventOrderStatusChanged,
-	webhooks.EventOrderDocumentUploaded, webhooks.EventOrderCertificateAttached}
+var allTypes = []string{rules.EventOrderCreated, rules.EventOrderStatusChanged,
+	rules.EventOrderDocumentUploaded, rules.EventOrderCertificateAttached}
 
 // dispatcher returns a dispatcher over the real adapters, through the
 // proxy, on the world's clock, with deliveries cut after timeout (0: the
 // real 10 s).
-func (w *world) dispatcher(timeout time.Duration) *notify.Dispatcher {
+func (w *world) dispatcher(timeout time.Duration) *webhooks.Dispatcher {
 	env := w.env
-	return &notify.Dispatcher{
+	return &webhooks.Dispatcher{
 		Outbox:    w.db.Orders(env.Table("OrdersTable")),
 		Hooks:     w.db.Webhooks(env.Table("WebhooksTable")),
 		Jobs:      w.db.Deliveries(env.Table("DeliveriesTable")),
@@ -119,7 +118,7 @@ func (w *world) dispatcher(timeout time.Duration) *notify.Dispatcher {
 }
 
 // pass runs one pass of d at start+at, as Run does: relay, then deliver.
-func (w *world) pass(ctx context.Context, d *notify.Dispatcher, at time.Duration) (notify.RelayReport, notify.DeliverReport, error) {
+func (w *world) pass(ctx context.Context, d *webhooks.Dispatcher, at time.Duration) (webhooks.RelayReport, webhooks.DeliverReport, error) {
 	w.clock.set(w.start, at)
 	rr, err1 := d.Relay(ctx)
 	dr, err2 := d.Deliver(ctx)
@@ -129,7 +128,7 @@ func (w *world) pass(ctx context.Context, d *notify.Dispatcher, at time.Duration
 // storedEvent is an event the orders table holds, with its order's owner.
 type storedEvent struct {
 	owner, order string
-	webhooks.Pending
+	rules.Pending
 }
 
 // stored returns the events pending in the orders' outboxes (read past
@@ -150,7 +149,7 @@ func (w *world) stored() []storedEvent {
 }
 
 // job returns the job of event id for owner's webhook doc.
-func (w *world) job(owner, doc, id string) notify.Job {
+func (w *world) job(owner, doc, id string) webhooks.Job {
 	w.t.Helper()
 	j, ok, err := w.env.DB().Deliveries(w.env.Table("DeliveriesTable")).Job(context.Background(), owner, doc, id)
 	if err != nil || !ok {
@@ -300,7 +299,7 @@ func (w *world) advance(o rules.Order) error {
 // /created (order.created only), other's /other (every type).
 func (w *world) subscribers() {
 	w.register(localdb.DevOwner, "/all", allTypes...)
-	w.register(localdb.DevOwner, "/created", webhooks.EventOrderCreated)
+	w.register(localdb.DevOwner, "/created", rules.EventOrderCreated)
 	w.register(other, "/other", allTypes...)
 }
 
@@ -308,7 +307,7 @@ func (w *world) subscribers() {
 func (w *world) expectAll(evs []storedEvent) {
 	w.t.Helper()
 	w.expect("/all", localdb.DevOwner, allTypes, evs, true)
-	w.expect("/created", localdb.DevOwner, []string{webhooks.EventOrderCreated}, evs, true)
+	w.expect("/created", localdb.DevOwner, []string{rules.EventOrderCreated}, evs, true)
 	w.expect("/other", other, allTypes, evs, true)
 }
 
@@ -367,9 +366,9 @@ func TestDispatchDiesMidAttempt(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		// die makes the pass at start die after the POST.
-		die func(w *world, d *notify.Dispatcher)
+		die func(w *world, d *webhooks.Dispatcher)
 	}{
-		{"RunCancelledAfterThePOST", func(w *world, d *notify.Dispatcher) {
+		{"RunCancelledAfterThePOST", func(w *world, d *webhooks.Dispatcher) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			w.rc.on("/all", func(rw http.ResponseWriter, req *http.Request, n int) {
@@ -382,7 +381,7 @@ func TestDispatchDiesMidAttempt(t *testing.T) {
 			})
 			w.pass(ctx, d, 0)
 		}},
-		{"RecordRefused", func(w *world, d *notify.Dispatcher) {
+		{"RecordRefused", func(w *world, d *webhooks.Dispatcher) {
 			if _, err := d.Relay(context.Background()); err != nil {
 				w.t.Fatal(err)
 			}
@@ -422,7 +421,7 @@ func TestDispatchDiesMidAttempt(t *testing.T) {
 				atts[0].EventID != evs[0].ID || atts[0].NextAttemptAt != nil {
 				t.Errorf("attempts %+v, want the one delivery recorded", atts)
 			}
-			if j := w.job(localdb.DevOwner, all.DocumentID, evs[0].ID); j.Done != notify.Delivered {
+			if j := w.job(localdb.DevOwner, all.DocumentID, evs[0].ID); j.Done != webhooks.JobDelivered {
 				t.Errorf("the job is %q, want delivered", j.Done)
 			}
 		})
@@ -524,7 +523,7 @@ func TestHostileReceivers(t *testing.T) {
 	t.Run("FailingIsRetriedOnScheduleThenGivenUp", func(t *testing.T) {
 		w := newWorld(t)
 		w.subscribers()
-		fail := w.register(localdb.DevOwner, "/fail", webhooks.EventOrderCreated)
+		fail := w.register(localdb.DevOwner, "/fail", rules.EventOrderCreated)
 		w.rc.on("/fail", func(rw http.ResponseWriter, _ *http.Request, _ int) { rw.WriteHeader(http.StatusInternalServerError) })
 		evs := w.changes()
 		d := w.dispatcher(0)
@@ -551,7 +550,7 @@ func TestHostileReceivers(t *testing.T) {
 				t.Errorf("attempts carry the ids %s and %s", got[0].id, r.id)
 			}
 		}
-		w.expect("/fail", localdb.DevOwner, []string{webhooks.EventOrderCreated}, evs, false)
+		w.expect("/fail", localdb.DevOwner, []string{rules.EventOrderCreated}, evs, false)
 		atts := w.attempts(localdb.DevOwner, fail.DocumentID)
 		if len(atts) != len(schedule) {
 			t.Fatalf("%d attempts recorded, want %d", len(atts), len(schedule))
@@ -566,7 +565,7 @@ func TestHostileReceivers(t *testing.T) {
 				t.Errorf("attempt %d: %+v, want status 500 at %v, next %q", i+1, a, schedule[i], next)
 			}
 		}
-		if j := w.job(localdb.DevOwner, fail.DocumentID, got[0].id); j.Done != notify.GaveUp || j.N != len(schedule) {
+		if j := w.job(localdb.DevOwner, fail.DocumentID, got[0].id); j.Done != webhooks.JobGaveUp || j.N != len(schedule) {
 			t.Errorf("the job: %q after %d attempts, want given up after %d", j.Done, j.N, len(schedule))
 		}
 		w.expectAll(evs)
@@ -576,7 +575,7 @@ func TestHostileReceivers(t *testing.T) {
 	// to the next, makes the changes, and checks that the first attempt
 	// failed (check) and the retry, 30 s later, delivered the same event.
 	retried := func(t *testing.T, w *world, timeout time.Duration, path string, bad answer, check func(a webhooks.Attempt, took time.Duration)) {
-		h := w.register(localdb.DevOwner, path, webhooks.EventOrderCreated)
+		h := w.register(localdb.DevOwner, path, rules.EventOrderCreated)
 		w.rc.on(path, func(rw http.ResponseWriter, req *http.Request, n int) {
 			if n == 1 {
 				bad(rw, req, n)
@@ -603,7 +602,7 @@ func TestHostileReceivers(t *testing.T) {
 		if len(got) != 2 || got[0].id != got[1].id {
 			t.Fatalf("%s got %+v, want one event twice", path, got)
 		}
-		w.expect(path, localdb.DevOwner, []string{webhooks.EventOrderCreated}, evs, false)
+		w.expect(path, localdb.DevOwner, []string{rules.EventOrderCreated}, evs, false)
 		if atts := w.attempts(localdb.DevOwner, h.DocumentID); len(atts) != 2 || atts[1].Status != http.StatusNoContent || atts[1].NextAttemptAt != nil {
 			t.Errorf("attempts %+v, want the retry delivered", atts)
 		}
@@ -673,7 +672,7 @@ func TestHostileReceivers(t *testing.T) {
 		w.subscribers()
 		away := newReceiver(t)
 		addr := away.Listener.Addr().String()
-		h := w.registerURL(localdb.DevOwner, away.URL+"/back", webhooks.EventOrderCreated)
+		h := w.registerURL(localdb.DevOwner, away.URL+"/back", rules.EventOrderCreated)
 		away.Close()
 		evs := w.changes()
 		d := w.dispatcher(0)
@@ -692,7 +691,7 @@ func TestHostileReceivers(t *testing.T) {
 		w.pass(ctx, d, schedule[2])
 		w.expectAll(evs)
 		w.rc = back
-		w.expect("/back", localdb.DevOwner, []string{webhooks.EventOrderCreated}, evs, true)
+		w.expect("/back", localdb.DevOwner, []string{rules.EventOrderCreated}, evs, true)
 		if atts := w.attempts(localdb.DevOwner, h.DocumentID); len(atts) != 3 || atts[2].Status != http.StatusNoContent || atts[2].NextAttemptAt != nil {
 			t.Errorf("attempts %+v, want the third delivered", atts)
 		}
@@ -720,7 +719,7 @@ func TestHostileReceivers(t *testing.T) {
 		}
 		for _, ev := range evs {
 			if ev.owner == localdb.DevOwner {
-				if j := w.job(localdb.DevOwner, gone.DocumentID, ev.ID); j.Done != notify.Disabled {
+				if j := w.job(localdb.DevOwner, gone.DocumentID, ev.ID); j.Done != webhooks.JobDisabled {
 					t.Errorf("the job of %s is %q, want disabled", ev.Type, j.Done)
 				}
 			}

@@ -13,7 +13,6 @@ import (
 
 	"stampduty/shared/files"
 	"stampduty/shared/function"
-	"stampduty/shared/notify"
 	"stampduty/shared/webhooks"
 )
 
@@ -32,7 +31,7 @@ func main() { function.Scheduled(wire) }
 // says so (config.LocalSignal), as for registration; the Lambda Runtime API
 // is refused even then.
 func wire(d function.Deps) function.Run {
-	disp := &notify.Dispatcher{
+	disp := &webhooks.Dispatcher{
 		Outbox:    d.Orders(d.Require("ORDERS_TABLE")),
 		Hooks:     d.Webhooks(d.Require("WEBHOOKS_TABLE")),
 		Jobs:      d.Deliveries(d.Require("DELIVERIES_TABLE")),

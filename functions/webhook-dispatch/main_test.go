@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"stampduty/shared/notify"
 	"stampduty/shared/rules"
 	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/localdb"
@@ -98,7 +97,7 @@ func createOrder(t *testing.T, env *storetest.Env, owner string) rules.Order {
 }
 
 // newOrder returns a new order, not stored, and its order.created event.
-func newOrder(t *testing.T, env *storetest.Env) (rules.Order, webhooks.Pending) {
+func newOrder(t *testing.T, env *storetest.Env) (rules.Order, rules.Pending) {
 	t.Helper()
 	ctx := context.Background()
 	db := env.DB()
@@ -116,7 +115,7 @@ func newOrder(t *testing.T, env *storetest.Env) (rules.Order, webhooks.Pending) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev, err := webhooks.NewPending(webhooks.EventOrderCreated, o.CreatedAt, o, nil, nil)
+	ev, err := rules.NewPending(rules.EventOrderCreated, o.CreatedAt, o, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,22 +131,22 @@ func TestDispatch(t *testing.T) {
 	s, run := functest.NewScheduled(t, "WebhookDispatchFunction", wire)
 	env, ctx := s.Env, context.Background()
 	db := env.DB()
-	reg := &notify.Registry{Hooks: db.Webhooks(env.Table("WebhooksTable")), Jobs: db.Deliveries(env.Table("DeliveriesTable")),
+	reg := &webhooks.Registry{Hooks: db.Webhooks(env.Table("WebhooksTable")), Jobs: db.Deliveries(env.Table("DeliveriesTable")),
 		IDs: db.IDs(env.Table("CountersTable"), 10), Guard: webhooks.Guard{Local: true}, Now: time.Now}
 	rc := newReceiver(t)
 	register := func(owner, path string, events ...string) webhooks.Registered {
 		t.Helper()
-		w, err := reg.Register(ctx, owner, notify.Registration{URL: rc.URL + path, Events: events})
+		w, err := reg.Register(ctx, owner, webhooks.Registration{URL: rc.URL + path, Events: events})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return w
 	}
-	all := register(localdb.DevOwner, "/all", webhooks.EventOrderCreated, webhooks.EventOrderStatusChanged,
-		webhooks.EventOrderDocumentUploaded, webhooks.EventOrderCertificateAttached)
-	register(localdb.DevOwner, "/changed", webhooks.EventOrderStatusChanged)
-	gone := register(localdb.DevOwner, "/gone", webhooks.EventOrderCreated)
-	register("someone-else", "/other", webhooks.EventOrderCreated)
+	all := register(localdb.DevOwner, "/all", rules.EventOrderCreated, rules.EventOrderStatusChanged,
+		rules.EventOrderDocumentUploaded, rules.EventOrderCertificateAttached)
+	register(localdb.DevOwner, "/changed", rules.EventOrderStatusChanged)
+	gone := register(localdb.DevOwner, "/gone", rules.EventOrderCreated)
+	register("someone-else", "/other", rules.EventOrderCreated)
 
 	o := createOrder(t, env, localdb.DevOwner)
 	f := functest.Fulfiller(env)
@@ -176,7 +175,7 @@ func TestDispatch(t *testing.T) {
 				t.Fatal(err)
 			}
 			types = append(types, ev.Type)
-			if ev.ID != d.id || !webhooks.ValidEventID(ev.ID) {
+			if ev.ID != d.id || !rules.ValidEventID(ev.ID) {
 				t.Errorf("event id %q, header %q", ev.ID, d.id)
 			}
 			if err := webhooks.Verify(d.signature, all.Secret, d.body, time.Now(), time.Minute); err != nil {
@@ -190,7 +189,7 @@ func TestDispatch(t *testing.T) {
 				t.Errorf("%s: the caller's order names the operator: %s", ev.Type, ev.Data.Order)
 			}
 			switch ev.Type {
-			case webhooks.EventOrderDocumentUploaded:
+			case rules.EventOrderDocumentUploaded:
 				doc := order.StampDuty.UploadedDocument
 				if doc == nil || doc.URL == "" {
 					t.Fatalf("the document event's order has no document address: %s", ev.Data.Order)
@@ -198,7 +197,7 @@ func TestDispatch(t *testing.T) {
 				if r := functest.Download(t, doc.URL); r.Status != http.StatusOK || !strings.HasPrefix(r.Body, "%PDF") {
 					t.Errorf("the event's document address answers %d", r.Status)
 				}
-			case webhooks.EventOrderStatusChanged:
+			case rules.EventOrderStatusChanged:
 				if ev.Data.PreviousStatus == nil || *ev.Data.PreviousStatus != rules.StatusPending ||
 					ev.Data.OrderStatus == nil || *ev.Data.OrderStatus != rules.StatusCreated {
 					t.Errorf("status change %v → %v", ev.Data.PreviousStatus, ev.Data.OrderStatus)
@@ -209,13 +208,13 @@ func TestDispatch(t *testing.T) {
 				}
 			}
 		}
-		want := []string{webhooks.EventOrderCreated, webhooks.EventOrderDocumentUploaded, webhooks.EventOrderStatusChanged}
+		want := []string{rules.EventOrderCreated, rules.EventOrderDocumentUploaded, rules.EventOrderStatusChanged}
 		if !slices.Equal(types, want) {
 			t.Errorf("/all got %v, want %v", types, want)
 		}
 	})
 	t.Run("OnlyTheSubscribedTypes", func(t *testing.T) {
-		if got := rc.at("/changed"); len(got) != 1 || !strings.Contains(string(got[0].body), webhooks.EventOrderStatusChanged) {
+		if got := rc.at("/changed"); len(got) != 1 || !strings.Contains(string(got[0].body), rules.EventOrderStatusChanged) {
 			t.Errorf("/changed got %d events, want the status change", len(got))
 		}
 		if got := rc.at("/other"); len(got) != 0 {

@@ -9,7 +9,6 @@ import (
 	"stampduty/shared/auth"
 	"stampduty/shared/function"
 	"stampduty/shared/jsonobj"
-	"stampduty/shared/notify"
 	"stampduty/shared/rules"
 	"stampduty/shared/strapi"
 	"stampduty/shared/webhooks"
@@ -19,11 +18,11 @@ import (
 type handler struct {
 	auth  *auth.Authenticator
 	hooks interface {
-		Register(ctx context.Context, owner string, reg notify.Registration) (webhooks.Registered, error)
+		Register(ctx context.Context, owner string, reg webhooks.Registration) (webhooks.Registered, error)
 		List(ctx context.Context, owner string) ([]webhooks.Webhook, error)
 		Delete(ctx context.Context, owner, doc string) (webhooks.Webhook, error)
 		Deliveries(ctx context.Context, owner, doc string) ([]webhooks.Attempt, error)
-		Redeliver(ctx context.Context, owner, eventID string) (notify.Redelivered, error)
+		Redeliver(ctx context.Context, owner, eventID string) (webhooks.Redelivered, error)
 	}
 }
 
@@ -56,7 +55,7 @@ func (h *handler) register(r *http.Request, owner string) (any, error) {
 		return nil, err
 	}
 	var (
-		reg      notify.Registration
+		reg      webhooks.Registration
 		bad      []rules.FieldError
 		has      = map[string]bool{}
 		rawFirst struct {

@@ -15,7 +15,6 @@ import (
 
 	"stampduty/shared/config"
 	"stampduty/shared/function"
-	"stampduty/shared/notify"
 	"stampduty/shared/rules"
 	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/localdb"
@@ -57,7 +56,7 @@ type attempts struct {
 }
 
 type redelivered struct {
-	Data notify.Redelivered `json:"data"`
+	Data webhooks.Redelivered `json:"data"`
 }
 
 // caller sends requests with one token.
@@ -116,7 +115,7 @@ func TestWebhooks(t *testing.T) {
 
 	var first webhooks.Registered
 	t.Run("RegisterShowsTheSecretOnce", func(t *testing.T) {
-		first = functest.OK[registered](t, dev.register(t, "http://127.0.0.1:9/hook", webhooks.EventOrderCreated, webhooks.EventOrderStatusChanged)).Data
+		first = functest.OK[registered](t, dev.register(t, "http://127.0.0.1:9/hook", rules.EventOrderCreated, rules.EventOrderStatusChanged)).Data
 		if !strings.HasPrefix(first.Secret, webhooks.SecretPrefix) || !first.Enabled || first.ID < 1 || len(first.DocumentID) != rules.DocumentIDLength {
 			t.Errorf("registered %+v", first)
 		}
@@ -162,9 +161,9 @@ func TestWebhooks(t *testing.T) {
 	})
 	t.Run("ErrEleventh", func(t *testing.T) {
 		for range webhooks.MaxPerCaller - 1 {
-			functest.OK[registered](t, dev.register(t, "https://127.0.0.1:8443/hook", webhooks.EventOrderCreated))
+			functest.OK[registered](t, dev.register(t, "https://127.0.0.1:8443/hook", rules.EventOrderCreated))
 		}
-		wantError(t, dev.register(t, "https://127.0.0.1:8443/hook", webhooks.EventOrderCreated), 409, "at most 10 webhooks")
+		wantError(t, dev.register(t, "https://127.0.0.1:8443/hook", rules.EventOrderCreated), 409, "at most 10 webhooks")
 	})
 	t.Run("ConcurrentRegistrationsNeverExceedTen", func(t *testing.T) {
 		const token = "sdt_RACINGxCALLERxTOKENxFORxTESTSxONLYxxxxxxxxx"
@@ -177,7 +176,7 @@ func TestWebhooks(t *testing.T) {
 		)
 		for range 20 {
 			wg.Go(func() {
-				resp := racer.register(t, "https://127.0.0.1/hook", webhooks.EventOrderCreated)
+				resp := racer.register(t, "https://127.0.0.1/hook", rules.EventOrderCreated)
 				mu.Lock()
 				statuses[resp.Status]++
 				mu.Unlock()
@@ -193,25 +192,25 @@ func TestWebhooks(t *testing.T) {
 	})
 
 	order := functest.AddOrders(t, s.Env, localdb.DevOwner, 1)[0]
-	evt, _ := webhooks.NewEventID()
+	evt, _ := rules.NewEventID()
 	at := rules.FormatTime(time.Now().Add(-time.Hour))
 	t.Run("DeliveriesNewestFirst", func(t *testing.T) {
 		// The first webhook's job of evt: two failed attempts, then delivered.
 		next := rules.FormatTime(time.Now())
-		j := notify.Job{Owner: localdb.DevOwner, Webhook: first.DocumentID, Pending: webhooks.Pending{ID: evt,
-			Type: webhooks.EventOrderCreated, At: at, Order: order}, Seq: notify.Seq(order.DocumentID, 1, 0), Next: at}
+		j := webhooks.Job{Owner: localdb.DevOwner, Webhook: first.DocumentID, Pending: rules.Pending{ID: evt,
+			Type: rules.EventOrderCreated, At: at, Order: order}, Seq: webhooks.Seq(order.DocumentID, 1, 0), Next: at}
 		if ok, err := jobs.Put(ctx, j); !ok || err != nil {
 			t.Fatal(ok, err)
 		}
 		j.First = at
 		for n, st := range []int{500, 0, 200} {
-			a := webhooks.Attempt{EventID: evt, Type: webhooks.EventOrderCreated, Attempt: n + 1, Status: st,
+			a := webhooks.Attempt{EventID: evt, Type: rules.EventOrderCreated, Attempt: n + 1, Status: st,
 				At: rules.FormatTime(time.Now().Add(time.Duration(n-10) * time.Minute)), DurationMS: int64(10 * n)}
 			j.N, j.Next = n+1, next
 			if st != 200 {
 				a.NextAttemptAt = &next
 			} else {
-				j.Next, j.Done = "", notify.Delivered
+				j.Next, j.Done = "", webhooks.JobDelivered
 			}
 			if err := jobs.Attempted(ctx, j, a); err != nil {
 				t.Fatal(err)
@@ -233,7 +232,7 @@ func TestWebhooks(t *testing.T) {
 		// registered since: the order.created ones get a job of their own.
 		wantError(t, other.do("POST", "/api/webhook-events/"+evt+"/redeliver", ""), 404, "Event with the id: "+evt+" cannot be found.")
 		wantError(t, dev.do("POST", "/api/webhook-events/evt_nope/redeliver", ""), 404, "cannot be found")
-		unknown, _ := webhooks.NewEventID()
+		unknown, _ := rules.NewEventID()
 		wantError(t, dev.do("POST", "/api/webhook-events/"+unknown+"/redeliver", ""), 404, "cannot be found")
 
 		before := time.Now().Add(-time.Second)
@@ -253,7 +252,7 @@ func TestWebhooks(t *testing.T) {
 				t.Fatalf("%s: no job (%v)", w.DocumentID, err)
 			}
 			next, _ := time.Parse(rules.TimeLayout, j.Next)
-			if j.Done != notify.Due || next.Before(before) || j.ID != evt || j.Order.DocumentID != order.DocumentID {
+			if j.Done != webhooks.JobDue || next.Before(before) || j.ID != evt || j.Order.DocumentID != order.DocumentID {
 				t.Errorf("%s: job %+v is not due now", w.DocumentID, j)
 			}
 			if w.DocumentID == first.DocumentID && (j.N != 3 || j.First != at) {
@@ -265,11 +264,11 @@ func TestWebhooks(t *testing.T) {
 		}
 	})
 	t.Run("RedeliverOnlyToSubscribers", func(t *testing.T) {
-		evt2, _ := webhooks.NewEventID()
+		evt2, _ := rules.NewEventID()
 		prev, st := rules.StatusPending, rules.StatusCreated
-		ok, err := jobs.Put(ctx, notify.Job{Owner: localdb.DevOwner, Webhook: first.DocumentID, Pending: webhooks.Pending{ID: evt2,
-			Type: webhooks.EventOrderStatusChanged, At: at, PreviousStatus: &prev, Status: &st, Order: order},
-			Seq: notify.Seq(order.DocumentID, 2, 0), First: at, N: 7, Done: notify.GaveUp})
+		ok, err := jobs.Put(ctx, webhooks.Job{Owner: localdb.DevOwner, Webhook: first.DocumentID, Pending: rules.Pending{ID: evt2,
+			Type: rules.EventOrderStatusChanged, At: at, PreviousStatus: &prev, Status: &st, Order: order},
+			Seq: webhooks.Seq(order.DocumentID, 2, 0), First: at, N: 7, Done: webhooks.JobGaveUp})
 		if !ok || err != nil {
 			t.Fatal(ok, err)
 		}
@@ -293,7 +292,7 @@ func TestWebhooks(t *testing.T) {
 			t.Errorf("a deleted webhook's deliveries: %+v", got)
 		}
 		wantError(t, dev.do("DELETE", "/api/webhooks/"+first.DocumentID, ""), 404, "cannot be found")
-		functest.OK[registered](t, dev.register(t, "https://127.0.0.1/again", webhooks.EventOrderCreated)) // room for one again
+		functest.OK[registered](t, dev.register(t, "https://127.0.0.1/again", rules.EventOrderCreated)) // room for one again
 	})
 	s.CheckTemplate(s.Proxy.All())
 	s.CheckRoutes()
@@ -313,11 +312,11 @@ func TestOnAWS(t *testing.T) {
 		{"DoesNotResolve", "https://nowhere.example.com/x", "does not resolve"},
 	} {
 		t.Run("Err"+c.name, func(t *testing.T) {
-			wantError(t, dev.register(t, c.url, webhooks.EventOrderCreated), 400, c.msg)
+			wantError(t, dev.register(t, c.url, rules.EventOrderCreated), 400, c.msg)
 		})
 	}
 	t.Run("PublicHTTPS", func(t *testing.T) {
-		functest.OK[registered](t, dev.register(t, "https://hooks.example.com/x", webhooks.EventOrderCreated))
+		functest.OK[registered](t, dev.register(t, "https://hooks.example.com/x", rules.EventOrderCreated))
 	})
 }
 
@@ -344,8 +343,8 @@ func TestLocalModeIsTheRuntimes(t *testing.T) {
 		s := functest.New(t, "WebhooksFunction", wire)
 		dev := caller{s, localdb.DevToken}
 		api := s.Env.Getenv("WebhooksFunction", nil)("AWS_LAMBDA_RUNTIME_API")
-		functest.OK[registered](t, dev.register(t, "http://127.0.0.1:8080/hooks", webhooks.EventOrderCreated))
-		wantError(t, dev.register(t, "http://"+api+"/2018-06-01/runtime/invocation/next", webhooks.EventOrderCreated),
+		functest.OK[registered](t, dev.register(t, "http://127.0.0.1:8080/hooks", rules.EventOrderCreated))
+		wantError(t, dev.register(t, "http://"+api+"/2018-06-01/runtime/invocation/next", rules.EventOrderCreated),
 			http.StatusBadRequest, "url must not point to a Lambda Runtime API address")
 	})
 }

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"stampduty/shared/function"
-	"stampduty/shared/notify"
 	"stampduty/shared/store"
 	"stampduty/shared/webhooks"
 )
@@ -26,7 +25,7 @@ func wire(d function.Deps) http.Handler {
 
 // wireGuard is wire with the URL rules of g.
 func wireGuard(d function.Deps, g webhooks.Guard) http.Handler {
-	r := &notify.Registry{
+	r := &webhooks.Registry{
 		Hooks: d.Webhooks(d.Require("WEBHOOKS_TABLE")),
 		Jobs:  d.Deliveries(d.Require("DELIVERIES_TABLE")),
 		IDs:   d.IDs(d.Require("COUNTERS_TABLE"), store.IDBlock),

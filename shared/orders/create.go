@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"stampduty/shared/rules"
-	"stampduty/shared/webhooks"
 )
 
 // Idempotency-Key settings.
@@ -96,8 +95,8 @@ func (c *Creator) Create(ctx context.Context, owner string, body *rules.OrderBod
 // listens to it, in one write. The event's id is made here, before the
 // write, so that every retry of the write carries the same one.
 func (c *Creator) store(ctx context.Context, owner string, order rules.Order) error {
-	events, err := record(ctx, c.Listeners, owner, webhooks.EventOrderCreated, func() (webhooks.Pending, error) {
-		return webhooks.NewPending(webhooks.EventOrderCreated, order.CreatedAt, order, nil, nil)
+	events, err := record(ctx, c.Listeners, owner, rules.EventOrderCreated, func() (rules.Pending, error) {
+		return rules.NewPending(rules.EventOrderCreated, order.CreatedAt, order, nil, nil)
 	})
 	if err != nil {
 		return err

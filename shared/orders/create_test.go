@@ -15,7 +15,6 @@ import (
 	"stampduty/shared/store"
 	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/storetest"
-	"stampduty/shared/webhooks"
 )
 
 func TestMain(m *testing.M) { storetest.Main(m) }
@@ -253,7 +252,7 @@ func TestCreateWithKey(t *testing.T) {
 // unknown, with an outcome the caller cannot know.
 type refusingStore struct{ unknown bool }
 
-func (s refusingStore) Create(context.Context, string, rules.Order, ...webhooks.Pending) (int64, error) {
+func (s refusingStore) Create(context.Context, string, rules.Order, ...rules.Pending) (int64, error) {
 	err := error(&rules.Error{Code: rules.EUNAVAILABLE, Message: "Service Unavailable", Err: errors.New("refused")})
 	if s.unknown {
 		err = &rules.Error{Code: rules.EUNAVAILABLE, Message: "Service Unavailable", Err: orders.ErrOutcomeUnknown}

@@ -29,7 +29,7 @@ func reread(t *testing.T, table *store.Orders, doc string) orders.Stored {
 }
 
 // outbox returns the pending events of order doc.
-func outbox(t *testing.T, table *store.Orders, doc string) []webhooks.Pending {
+func outbox(t *testing.T, table *store.Orders, doc string) []rules.Pending {
 	t.Helper()
 	return reread(t, table, doc).Outbox
 }
@@ -43,7 +43,7 @@ func stored(t *testing.T, table *store.Orders, doc string) rules.Order {
 // checkEvent checks that ev is an event of type typ between the statuses
 // previous and status ("" for null) about order o as stored, made at o's
 // updatedAt.
-func checkEvent(t *testing.T, ev webhooks.Pending, typ, previous, status string, o rules.Order) {
+func checkEvent(t *testing.T, ev rules.Pending, typ, previous, status string, o rules.Order) {
 	t.Helper()
 	str := func(p *string) string {
 		if p == nil {
@@ -51,7 +51,7 @@ func checkEvent(t *testing.T, ev webhooks.Pending, typ, previous, status string,
 		}
 		return *p
 	}
-	if !webhooks.ValidEventID(ev.ID) || ev.Type != typ || str(ev.PreviousStatus) != previous || str(ev.Status) != status ||
+	if !rules.ValidEventID(ev.ID) || ev.Type != typ || str(ev.PreviousStatus) != previous || str(ev.Status) != status ||
 		(previous == "") != (ev.PreviousStatus == nil) || (status == "") != (ev.Status == nil) || ev.At != o.UpdatedAt {
 		t.Errorf("event %s %s (%q → %q) at %s, want a %s (%q → %q) at %s", ev.ID, ev.Type, str(ev.PreviousStatus), str(ev.Status), ev.At,
 			typ, previous, status, o.UpdatedAt)
@@ -62,7 +62,7 @@ func checkEvent(t *testing.T, ev webhooks.Pending, typ, previous, status string,
 }
 
 // types returns the types of events, oldest first.
-func types(events []webhooks.Pending) []string {
+func types(events []rules.Pending) []string {
 	var out []string
 	for _, e := range events {
 		out = append(out, e.Type)
@@ -81,7 +81,7 @@ func TestCreateRecordsItsEvent(t *testing.T) {
 		if len(got) != 1 {
 			t.Fatalf("outbox %v, want one order.created", types(got))
 		}
-		checkEvent(t, got[0], webhooks.EventOrderCreated, "", "", o)
+		checkEvent(t, got[0], rules.EventOrderCreated, "", "", o)
 		if got[0].At != o.CreatedAt {
 			t.Errorf("event at %s, want the order's createdAt %s", got[0].At, o.CreatedAt)
 		}
@@ -137,7 +137,7 @@ func TestCreateWhoseAnswerIsLostRecordsOneEvent(t *testing.T) {
 		t.Errorf("calls = %s, want %s: the lost answer, then the SDK's retry", got, want)
 	}
 	w.checkCount(t, "dora", 1)
-	if got := outbox(t, w.orders, doc); len(got) != 1 || got[0].Type != webhooks.EventOrderCreated {
+	if got := outbox(t, w.orders, doc); len(got) != 1 || got[0].Type != rules.EventOrderCreated {
 		t.Errorf("outbox %v, want one order.created", types(got))
 	}
 }
@@ -159,7 +159,7 @@ func dropFirstPut(table string) func(storetest.ProxyCall) *storetest.Fault {
 // records nothing.
 func TestChangesRecordTheirEvents(t *testing.T) {
 	ctx := context.Background()
-	w := newFulfilWorld(t, 4)
+	w := newFulfillmentWorld(t, 4)
 	table := w.orders
 	f := w.fulfiller(table, w.files())
 	advance := func(o rules.Order, c rules.Change) error {
@@ -177,7 +177,7 @@ func TestChangesRecordTheirEvents(t *testing.T) {
 		if len(got) != 1 {
 			t.Fatalf("outbox %v, want one order.status_changed", types(got))
 		}
-		checkEvent(t, got[0], webhooks.EventOrderStatusChanged, rules.StatusPending, rules.StatusCreated, stored(t, table, o.DocumentID))
+		checkEvent(t, got[0], rules.EventOrderStatusChanged, rules.StatusPending, rules.StatusCreated, stored(t, table, o.DocumentID))
 
 		t.Run("RepeatStoresNone", func(t *testing.T) {
 			if err := advance(o, created); err != nil {
@@ -231,7 +231,7 @@ func TestChangesRecordTheirEvents(t *testing.T) {
 		if len(got) != 2 {
 			t.Fatalf("outbox %v, want two order.status_changed", types(got))
 		}
-		checkEvent(t, got[1], webhooks.EventOrderStatusChanged, rules.StatusCreated, rules.StatusProcured, stored(t, table, o.DocumentID))
+		checkEvent(t, got[1], rules.EventOrderStatusChanged, rules.StatusCreated, rules.StatusProcured, stored(t, table, o.DocumentID))
 		if p := got[0]; *p.PreviousStatus != rules.StatusPending || *p.Status != rules.StatusCreated || p.Order.Fulfillments[0].Status != rules.StatusCreated {
 			t.Errorf("first event %+v, want Pending → Created about the order as Created", p)
 		}
@@ -248,7 +248,7 @@ func TestChangesRecordTheirEvents(t *testing.T) {
 				t.Fatalf("outbox %v, want a third event", types(got))
 			}
 			now := stored(t, table, o.DocumentID)
-			checkEvent(t, got[2], webhooks.EventOrderCertificateAttached, "", "", now)
+			checkEvent(t, got[2], rules.EventOrderCertificateAttached, "", "", now)
 			if cf := got[2].Order.Fulfillments[0].CertificateFile; cf == nil || cf.Key == "" || cf.URL != "" {
 				t.Errorf("the event's certificate %+v: want its key, and no address until sending", cf)
 			}
@@ -263,7 +263,7 @@ func TestChangesRecordTheirEvents(t *testing.T) {
 		if len(got) != 1 {
 			t.Fatalf("outbox %v, want one order.document_uploaded", types(got))
 		}
-		checkEvent(t, got[0], webhooks.EventOrderDocumentUploaded, "", "", stored(t, table, o.DocumentID))
+		checkEvent(t, got[0], rules.EventOrderDocumentUploaded, "", "", stored(t, table, o.DocumentID))
 		if d := got[0].Order.StampDuty.UploadedDocument; d == nil || d.Key == "" {
 			t.Errorf("the event's document %+v: want it, with its key", d)
 		}
@@ -306,7 +306,7 @@ func TestChangesRecordTheirEvents(t *testing.T) {
 // staleReads is an orders store whose index read returns an old read of
 // the order, as a request that lost a race has.
 type staleReads struct {
-	orders.Fulfilments
+	orders.Fulfillments
 	stale orders.Stored
 }
 
@@ -318,7 +318,7 @@ func (s staleReads) ByDocument(context.Context, string) (orders.Stored, error) {
 // stored once, with the id it was made with.
 func TestChangeWhoseAnswerIsLostRecordsOneEvent(t *testing.T) {
 	ctx := context.Background()
-	w := newFulfilWorld(t, 2)
+	w := newFulfillmentWorld(t, 2)
 	table := w.orders
 	t.Run("SDKRetry", func(t *testing.T) {
 		db, proxy := w.env.ProxiedDB()
@@ -339,7 +339,7 @@ func TestChangeWhoseAnswerIsLostRecordsOneEvent(t *testing.T) {
 		if len(got) != 1 {
 			t.Fatalf("outbox %v, want one event", types(got))
 		}
-		checkEvent(t, got[0], webhooks.EventOrderStatusChanged, rules.StatusPending, rules.StatusCreated, stored(t, table, o.DocumentID))
+		checkEvent(t, got[0], rules.EventOrderStatusChanged, rules.StatusPending, rules.StatusCreated, stored(t, table, o.DocumentID))
 	})
 	t.Run("AnswerLostToTheWorkflow", func(t *testing.T) {
 		o := w.mine[1]
@@ -347,7 +347,7 @@ func TestChangeWhoseAnswerIsLostRecordsOneEvent(t *testing.T) {
 		if _, err := f.UploadDocument(ctx, "owner", o.DocumentID, rules.Upload{ContentType: rules.MimePDF, Body: pdf}); err != nil {
 			t.Fatalf("UploadDocument = %v, want success", err)
 		}
-		if got := outbox(t, table, o.DocumentID); len(got) != 1 || got[0].Type != webhooks.EventOrderDocumentUploaded {
+		if got := outbox(t, table, o.DocumentID); len(got) != 1 || got[0].Type != rules.EventOrderDocumentUploaded {
 			t.Errorf("outbox %v, want one order.document_uploaded", types(got))
 		}
 	})
@@ -360,7 +360,7 @@ func TestChangeWhoseAnswerIsLostRecordsOneEvent(t *testing.T) {
 // entry and no relay.
 func TestOnlyListenedEventsAreRecorded(t *testing.T) {
 	ctx := context.Background()
-	w := newFulfilWorld(t, 1) // "owner" has one order, stored without events
+	w := newFulfillmentWorld(t, 1) // "owner" has one order, stored without events
 	hooks := w.env.DB().Webhooks(w.env.Table("WebhooksTable"))
 	listen := func(hooks *store.Webhooks, owner string, enabled bool, events ...string) {
 		t.Helper()
@@ -384,9 +384,9 @@ func TestOnlyListenedEventsAreRecorded(t *testing.T) {
 		want        int
 	}{
 		{"NoWebhookNoEvent", "nobody", false, nil, 0},
-		{"AnotherTypeNoEvent", "changes-only", true, []string{webhooks.EventOrderStatusChanged}, 0},
-		{"DisabledNoEvent", "disabled", false, []string{webhooks.EventOrderCreated}, 0},
-		{"SubscribedEvent", "listener", true, []string{webhooks.EventOrderCreated}, 1},
+		{"AnotherTypeNoEvent", "changes-only", true, []string{rules.EventOrderStatusChanged}, 0},
+		{"DisabledNoEvent", "disabled", false, []string{rules.EventOrderCreated}, 0},
+		{"SubscribedEvent", "listener", true, []string{rules.EventOrderCreated}, 1},
 	} {
 		t.Run("Create"+c.name, func(t *testing.T) {
 			if c.events != nil {
@@ -411,7 +411,7 @@ func TestOnlyListenedEventsAreRecorded(t *testing.T) {
 		}
 	})
 	t.Run("ChangeListenedToEvent", func(t *testing.T) {
-		listen(hooks, "owner", true, webhooks.EventOrderStatusChanged)
+		listen(hooks, "owner", true, rules.EventOrderStatusChanged)
 		if _, err := f.Advance(ctx, o.DocumentID, o.Fulfillments[0].DocumentID, rules.Change{Status: rules.StatusProcured, CertificateNumber: "IN-KA12345678901234A"}, "op-1"); err != nil {
 			t.Fatal(err)
 		}
@@ -419,6 +419,6 @@ func TestOnlyListenedEventsAreRecorded(t *testing.T) {
 		if len(got) != 1 {
 			t.Fatalf("outbox %v, want one order.status_changed", types(got))
 		}
-		checkEvent(t, got[0], webhooks.EventOrderStatusChanged, rules.StatusCreated, rules.StatusProcured, stored(t, w.orders, o.DocumentID))
+		checkEvent(t, got[0], rules.EventOrderStatusChanged, rules.StatusCreated, rules.StatusProcured, stored(t, w.orders, o.DocumentID))
 	})
 }

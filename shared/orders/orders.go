@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"stampduty/shared/rules"
-	"stampduty/shared/webhooks"
 )
 
 // Articles finds the article of a (purpose, state), or an ENOTFOUND error.
@@ -29,7 +28,7 @@ type Store interface {
 	// events (its outbox) in the same write, at most once whatever the
 	// network does. An error that may hide a stored order wraps
 	// ErrOutcomeUnknown.
-	Create(ctx context.Context, owner string, o rules.Order, events ...webhooks.Pending) (int64, error)
+	Create(ctx context.Context, owner string, o rules.Order, events ...rules.Pending) (int64, error)
 	// Find reports whether owner has an order with documentId doc created
 	// at or after since.
 	Find(ctx context.Context, owner, doc string, since time.Time) (bool, error)
@@ -47,7 +46,7 @@ type Listeners interface {
 // nil l records every event. The check is read just before the change's
 // write, so a webhook registered before a change starts gets its event; one
 // registered while the change is being made may or may not.
-func record(ctx context.Context, l Listeners, owner, typ string, ev func() (webhooks.Pending, error)) ([]webhooks.Pending, error) {
+func record(ctx context.Context, l Listeners, owner, typ string, ev func() (rules.Pending, error)) ([]rules.Pending, error) {
 	if l != nil {
 		listens, err := l.Listens(ctx, owner, typ)
 		if err != nil || !listens {
@@ -58,7 +57,7 @@ func record(ctx context.Context, l Listeners, owner, typ string, ev func() (webh
 	if err != nil {
 		return nil, rules.Internal(err)
 	}
-	return []webhooks.Pending{p}, nil
+	return []rules.Pending{p}, nil
 }
 
 // ErrOutcomeUnknown marks the failure of a write that may nevertheless have

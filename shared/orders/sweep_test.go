@@ -20,11 +20,10 @@ import (
 	"stampduty/shared/testkit/localdb"
 	"stampduty/shared/testkit/locals3"
 	"stampduty/shared/testkit/storetest"
-	"stampduty/shared/webhooks"
 )
 
 // objects returns every version and delete marker in w's bucket, by key.
-func (w *fulfilWorld) objects(t *testing.T) map[string]int {
+func (w *fulfillmentWorld) objects(t *testing.T) map[string]int {
 	t.Helper()
 	out := map[string]int{}
 	p := s3.NewListObjectVersionsPaginator(w.env.S3(), &s3.ListObjectVersionsInput{Bucket: aws.String(w.env.Table("FilesBucket"))})
@@ -45,7 +44,7 @@ func (w *fulfilWorld) objects(t *testing.T) map[string]int {
 
 // orphans counts the versions (and delete markers) in the bucket of keys
 // no order of w points at, and of keys an order points at, all but one.
-func (w *fulfilWorld) orphans(t *testing.T) int {
+func (w *fulfillmentWorld) orphans(t *testing.T) int {
 	t.Helper()
 	referenced := map[string]bool{}
 	for _, o := range w.mine {
@@ -71,7 +70,7 @@ func (w *fulfilWorld) orphans(t *testing.T) int {
 }
 
 // sweep runs the sweeper as its scheduled function does, at after from now.
-func (w *fulfilWorld) sweep(t *testing.T, after time.Duration) orders.Swept {
+func (w *fulfillmentWorld) sweep(t *testing.T, after time.Duration) orders.Swept {
 	t.Helper()
 	db := w.env.DB()
 	sw := &orders.Sweeper{Watches: db.Uploads(w.env.Table("UploadsTable")), Orders: w.orders,
@@ -86,9 +85,9 @@ func (w *fulfilWorld) sweep(t *testing.T, after time.Duration) orders.Swept {
 // killedAtReplace is an orders store whose order write never happens: the
 // function is killed right before it (runtime.Goexit ends the request's
 // goroutine there, running nothing more of it).
-type killedAtReplace struct{ orders.Fulfilments }
+type killedAtReplace struct{ orders.Fulfillments }
 
-func (killedAtReplace) Replace(context.Context, orders.Stored, rules.Order, ...webhooks.Pending) error {
+func (killedAtReplace) Replace(context.Context, orders.Stored, rules.Order, ...rules.Pending) error {
 	runtime.Goexit()
 	return nil
 }
@@ -127,7 +126,7 @@ func TestNoOrphanedFiles(t *testing.T) {
 	upload := rules.Upload{ContentType: rules.MimePDF, Body: pdf}
 
 	t.Run("S3StalledDuringAPut", func(t *testing.T) {
-		w := newFulfilWorld(t, 1)
+		w := newFulfillmentWorld(t, 1)
 		proxy := w.env.NewS3Proxy()
 		rf := &recordingFiles{Store: files.New(locals3.Client(proxy.URL, localdb.AccessKeyID, localdb.SecretAccessKey, localdb.Region), w.env.Table("FilesBucket"))}
 		f := w.fulfiller(w.orders, rf)
@@ -154,7 +153,7 @@ func TestNoOrphanedFiles(t *testing.T) {
 		}
 	})
 	t.Run("KilledBetweenTheObjectAndTheOrder", func(t *testing.T) {
-		w := newFulfilWorld(t, 1)
+		w := newFulfillmentWorld(t, 1)
 		f := w.fulfiller(killedAtReplace{w.orders}, w.files())
 		killed(func() { f.UploadDocument(ctx, "owner", w.mine[0].DocumentID, upload) })
 		if got := w.orphans(t); got != 1 {
@@ -166,7 +165,7 @@ func TestNoOrphanedFiles(t *testing.T) {
 		}
 	})
 	t.Run("KilledAttachingAStagedUpload", func(t *testing.T) {
-		w := newFulfilWorld(t, 1)
+		w := newFulfillmentWorld(t, 1)
 		f := w.fulfiller(w.orders, w.files())
 		u, err := f.NewDocumentUpload(ctx, "owner", w.mine[0].DocumentID, rules.Declared{Mime: rules.MimePDF, Size: int64(len(pdf))})
 		if err != nil {
@@ -184,7 +183,7 @@ func TestNoOrphanedFiles(t *testing.T) {
 		}
 	})
 	t.Run("ReplacedFileGoneWithEveryVersion", func(t *testing.T) {
-		w := newFulfilWorld(t, 1)
+		w := newFulfillmentWorld(t, 1)
 		rf := w.files()
 		rf.purgeErr = rules.Unavailable(nil) // the request cannot remove the replaced file
 		f := w.fulfiller(w.orders, rf)
@@ -207,7 +206,7 @@ func TestNoOrphanedFiles(t *testing.T) {
 		}
 	})
 	t.Run("ReplacedFileGoneAtOnce", func(t *testing.T) {
-		w := newFulfilWorld(t, 1)
+		w := newFulfillmentWorld(t, 1)
 		f := w.fulfiller(w.orders, w.files())
 		for _, u := range []rules.Upload{upload, {ContentType: rules.MimePNG, Body: pngFile}} {
 			if _, err := f.UploadDocument(ctx, "owner", w.mine[0].DocumentID, u); err != nil {
@@ -219,7 +218,7 @@ func TestNoOrphanedFiles(t *testing.T) {
 		}
 	})
 	t.Run("AttachedFilesNeverRemoved", func(t *testing.T) {
-		w := newFulfilWorld(t, 2)
+		w := newFulfillmentWorld(t, 2)
 		f := w.fulfiller(w.orders, w.files())
 		if _, err := f.UploadDocument(ctx, "owner", w.mine[0].DocumentID, upload); err != nil {
 			t.Fatal(err)
@@ -254,7 +253,7 @@ func TestNoOrphanedFiles(t *testing.T) {
 		}
 	})
 	t.Run("StagedUploadNeverAttached", func(t *testing.T) {
-		w := newFulfilWorld(t, 1)
+		w := newFulfillmentWorld(t, 1)
 		f := w.fulfiller(w.orders, w.files())
 		u, err := f.NewDocumentUpload(ctx, "owner", w.mine[0].DocumentID, rules.Declared{Mime: rules.MimePDF, Size: int64(len(pdf))})
 		if err != nil {
@@ -274,7 +273,7 @@ func TestNoOrphanedFiles(t *testing.T) {
 		}
 	})
 	t.Run("OneAttachOfAnUploadWins", func(t *testing.T) {
-		w := newFulfilWorld(t, 1)
+		w := newFulfillmentWorld(t, 1)
 		f := w.fulfiller(w.orders, w.files())
 		u, err := f.NewDocumentUpload(ctx, "owner", w.mine[0].DocumentID, rules.Declared{Mime: rules.MimePDF, Size: int64(len(pdf))})
 		if err != nil {
@@ -332,7 +331,7 @@ func functest200(t *testing.T, u string) int {
 // it; a sweeper run two Queries of each shard and three calls per watch.
 func TestUploadCosts(t *testing.T) {
 	ctx := context.Background()
-	w := newFulfilWorld(t, 1)
+	w := newFulfillmentWorld(t, 1)
 	db, proxy := w.env.ProxiedDB()
 	proxy.SetMode(storetest.Account)
 	bucket := files.New(w.env.S3(), w.env.Table("FilesBucket"))

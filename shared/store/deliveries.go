@@ -11,7 +11,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"stampduty/shared/notify"
 	"stampduty/shared/rules"
 	"stampduty/shared/webhooks"
 )
@@ -58,7 +57,7 @@ type jobItem struct {
 	PK string `dynamodbav:"pk"` // <owner>#<webhook documentId>
 	SK string `dynamodbav:"sk"` // job#<eventId>
 	eventItem
-	OSeq    string `dynamodbav:"oseq"`            // notify.Seq: the order of an order's events
+	OSeq    string `dynamodbav:"oseq"`            // webhooks.Seq: the order of an order's events
 	First   string `dynamodbav:"first,omitempty"` // the first attempt's time (absent until made)
 	N       int    `dynamodbav:"n"`               // attempts made
 	Next    string `dynamodbav:"next,omitempty"`  // when the next attempt is due (absent: none is)
@@ -70,30 +69,30 @@ type jobItem struct {
 }
 
 // newJobItem returns j as stored.
-func newJobItem(j notify.Job) jobItem {
+func newJobItem(j webhooks.Job) jobItem {
 	pk := deliveriesPK(j.Owner, j.Webhook)
 	it := jobItem{PK: pk, SK: jobSK(j.ID), eventItem: newEventItem(j.Pending), OSeq: j.Seq, First: j.First, N: j.N,
 		Next: j.Next, Done: j.Done}
-	if j.Done == notify.Due && j.Next != "" {
+	if j.Done == webhooks.JobDue && j.Next != "" {
 		it.DuePK, it.DueKey, it.Waiting = due, dueKey(j.Next, pk, j.ID), j.Seq
 	}
 	return it
 }
 
 // job returns the job it stores.
-func (it jobItem) job() (notify.Job, error) {
+func (it jobItem) job() (webhooks.Job, error) {
 	p, err := it.pending()
 	if err != nil {
-		return notify.Job{}, err
+		return webhooks.Job{}, err
 	}
 	owner, webhook, _ := strings.Cut(it.PK, "#")
-	return notify.Job{Owner: owner, Webhook: webhook, Pending: p, Seq: it.OSeq, First: it.First, N: it.N,
+	return webhooks.Job{Owner: owner, Webhook: webhook, Pending: p, Seq: it.OSeq, First: it.First, N: it.N,
 		Next: it.Next, Done: it.Done}, nil
 }
 
 // decodeJobs reads job items.
-func decodeJobs(items []map[string]types.AttributeValue) ([]notify.Job, error) {
-	out := make([]notify.Job, 0, len(items))
+func decodeJobs(items []map[string]types.AttributeValue) ([]webhooks.Job, error) {
+	out := make([]webhooks.Job, 0, len(items))
 	for _, item := range items {
 		var it jobItem
 		if err := attributevalue.UnmarshalMap(item, &it); err != nil {
@@ -142,7 +141,7 @@ func keyOfJob(owner, webhook, eventID string) map[string]types.AttributeValue {
 // Put stores j unless its webhook has a job of its event already
 // (attribute_not_exists: each event is delivered once per webhook however
 // often it is relayed); ok is false when it had.
-func (s *Deliveries) Put(ctx context.Context, j notify.Job) (bool, error) {
+func (s *Deliveries) Put(ctx context.Context, j webhooks.Job) (bool, error) {
 	item, err := attributevalue.MarshalMap(newJobItem(j))
 	if err != nil {
 		return false, rules.Internal(fmt.Errorf("encode job: %w", err))
@@ -174,21 +173,21 @@ func attr(name string, v types.AttributeValue) map[string]types.AttributeValue {
 
 // Job returns the job of event eventID for owner's webhook (a strongly
 // consistent GetItem); ok is false when there is none.
-func (s *Deliveries) Job(ctx context.Context, owner, webhook, eventID string) (notify.Job, bool, error) {
+func (s *Deliveries) Job(ctx context.Context, owner, webhook, eventID string) (webhooks.Job, bool, error) {
 	out, err := s.db.client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:      aws.String(s.table),
 		Key:            keyOfJob(owner, webhook, eventID),
 		ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
-		return notify.Job{}, false, fail("GetItem", err)
+		return webhooks.Job{}, false, fail("GetItem", err)
 	}
 	if out.Item == nil {
-		return notify.Job{}, false, nil
+		return webhooks.Job{}, false, nil
 	}
 	js, err := decodeJobs([]map[string]types.AttributeValue{out.Item})
 	if err != nil {
-		return notify.Job{}, false, err
+		return webhooks.Job{}, false, err
 	}
 	return js[0], true, nil
 }
@@ -239,7 +238,7 @@ func (s *Deliveries) Attempts(ctx context.Context, owner, webhook string, limit 
 
 // Due returns up to limit jobs not done whose next attempt is due at or
 // before now, soonest first: one Query of the due index.
-func (s *Deliveries) Due(ctx context.Context, now time.Time, limit int) ([]notify.Job, error) {
+func (s *Deliveries) Due(ctx context.Context, now time.Time, limit int) ([]webhooks.Job, error) {
 	out, err := s.db.client.Query(ctx, &dynamodb.QueryInput{
 		TableName:              aws.String(s.table),
 		IndexName:              aws.String(DueIndex),
@@ -260,7 +259,7 @@ func (s *Deliveries) Due(ctx context.Context, now time.Time, limit int) ([]notif
 // (which holds exactly the jobs not done) with the FilterExpression
 // n >= :min; never a Scan of the table. Eventually consistent; the filter
 // does not lower the units: every job not done is read.
-func (s *Deliveries) Failing(ctx context.Context, minAttempts int) ([]notify.Job, error) {
+func (s *Deliveries) Failing(ctx context.Context, minAttempts int) ([]webhooks.Job, error) {
 	p := dynamodb.NewQueryPaginator(s.db.client, &dynamodb.QueryInput{
 		TableName:                 aws.String(s.table),
 		IndexName:                 aws.String(DueIndex),
@@ -268,7 +267,7 @@ func (s *Deliveries) Failing(ctx context.Context, minAttempts int) ([]notify.Job
 		FilterExpression:          aws.String("n >= :min"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":due": avS(due), ":min": avN(int64(minAttempts))},
 	})
-	var out []notify.Job
+	var out []webhooks.Job
 	for p.HasMorePages() {
 		page, err := p.NextPage(ctx)
 		if err != nil {
@@ -287,13 +286,13 @@ func (s *Deliveries) Failing(ctx context.Context, minAttempts int) ([]notify.Job
 // before j that is not done ("" when none): one strongly consistent Query
 // of the waiting index, which holds only jobs not done (with their next),
 // for one item.
-func (s *Deliveries) Waiting(ctx context.Context, j notify.Job) (string, error) {
+func (s *Deliveries) Waiting(ctx context.Context, j webhooks.Job) (string, error) {
 	out, err := s.db.client.Query(ctx, &dynamodb.QueryInput{
 		TableName:              aws.String(s.table),
 		IndexName:              aws.String(WaitingIndex),
 		KeyConditionExpression: aws.String("pk = :pk AND wq BETWEEN :from AND :to"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": avS(deliveriesPK(j.Owner, j.Webhook)), ":from": avS(notify.OrderOf(j.Seq) + "#"), ":to": avS(j.Seq)},
+			":pk": avS(deliveriesPK(j.Owner, j.Webhook)), ":from": avS(webhooks.OrderOf(j.Seq) + "#"), ":to": avS(j.Seq)},
 		ConsistentRead: aws.Bool(true),
 		Limit:          aws.Int32(1),
 	})
@@ -318,7 +317,7 @@ func (s *Deliveries) Waiting(ctx context.Context, j notify.Job) (string, error) 
 // Postpone makes j due at next instead (its next and its due index key),
 // with one UpdateItem on condition that it has made j.N attempts and is
 // not done; false when it moved on.
-func (s *Deliveries) Postpone(ctx context.Context, j notify.Job, next string) (bool, error) {
+func (s *Deliveries) Postpone(ctx context.Context, j webhooks.Job, next string) (bool, error) {
 	_, err := s.db.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                aws.String(s.table),
 		Key:                      keyOfJob(j.Owner, j.Webhook, j.ID),
@@ -334,7 +333,7 @@ func (s *Deliveries) Postpone(ctx context.Context, j notify.Job, next string) (b
 // Lease claims j until until for this run: one UpdateItem on condition
 // that the job has made j.N attempts, is not done, and holds no lease
 // unexpired at now. false: another run has it, or it moved on.
-func (s *Deliveries) Lease(ctx context.Context, j notify.Job, now, until time.Time) (bool, error) {
+func (s *Deliveries) Lease(ctx context.Context, j webhooks.Job, now, until time.Time) (bool, error) {
 	_, err := s.db.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:           aws.String(s.table),
 		Key:                 keyOfJob(j.Owner, j.Webhook, j.ID),
@@ -351,7 +350,7 @@ func (s *Deliveries) Lease(ctx context.Context, j notify.Job, now, until time.Ti
 // lease: a PutItem and an UpdateItem, the record first, so that no attempt
 // goes unrecorded; if the run dies between them, the lease runs out and the
 // attempt is made again, as delivery at least once allows.
-func (s *Deliveries) Attempted(ctx context.Context, j notify.Job, a webhooks.Attempt) error {
+func (s *Deliveries) Attempted(ctx context.Context, j webhooks.Job, a webhooks.Attempt) error {
 	pk := deliveriesPK(j.Owner, j.Webhook)
 	item, err := attributevalue.MarshalMap(attemptItem{PK: pk,
 		SK: fmt.Sprintf("att#%s#%s#%02d", a.At, a.EventID, a.Attempt), ID: a.EventID, Type: a.Type, N: a.Attempt,
@@ -369,7 +368,7 @@ func (s *Deliveries) Attempted(ctx context.Context, j notify.Job, a webhooks.Att
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":n": avN(int64(j.N)), ":first": avS(j.First)},
 	}
-	if j.Done == notify.Due {
+	if j.Done == webhooks.JobDue {
 		in.UpdateExpression = aws.String("SET n = :n, #first = :first, #next = :next, dk = :dk REMOVE ls")
 		in.ExpressionAttributeValues[":next"] = avS(j.Next)
 		in.ExpressionAttributeValues[":dk"] = avS(dueKey(j.Next, pk, j.ID))
@@ -406,7 +405,7 @@ func (s *Deliveries) Stop(ctx context.Context, owner, doc string) error {
 				UpdateExpression:          aws.String("SET done = :done" + leave),
 				ConditionExpression:       aws.String("attribute_not_exists(done)"),
 				ExpressionAttributeNames:  map[string]string{"#next": "next"},
-				ExpressionAttributeValues: attr(":done", avS(notify.Disabled)),
+				ExpressionAttributeValues: attr(":done", avS(webhooks.JobDisabled)),
 			})
 			if _, err := applied("UpdateItem", err); err != nil {
 				return err
@@ -416,12 +415,12 @@ func (s *Deliveries) Stop(ctx context.Context, owner, doc string) error {
 	return nil
 }
 
-// The store is the notify package's jobs and webhooks.
+// The store is the jobs and webhooks of package webhooks' workflows.
 var (
-	_ notify.Jobs   = (*Deliveries)(nil)
-	_ notify.Hooks  = (*Webhooks)(nil)
-	_ notify.Outbox = (*Orders)(nil)
+	_ webhooks.Jobs   = (*Deliveries)(nil)
+	_ webhooks.Hooks  = (*Webhooks)(nil)
+	_ webhooks.Outbox = (*Orders)(nil)
 
-	_ notify.FailingJobs   = (*Deliveries)(nil)
-	_ notify.DisabledHooks = (*Webhooks)(nil)
+	_ webhooks.FailingJobs   = (*Deliveries)(nil)
+	_ webhooks.DisabledHooks = (*Webhooks)(nil)
 )

@@ -18,7 +18,6 @@ import (
 	"stampduty/shared/orders"
 	"stampduty/shared/rules"
 	"stampduty/shared/testkit/storetest"
-	"stampduty/shared/webhooks"
 )
 
 // Attribute values, for items written as literals.
@@ -157,9 +156,9 @@ func TestStoredFormat(t *testing.T) {
 	})
 	t.Run("OrderWithPendingEventsWritesItsOutbox", func(t *testing.T) {
 		prev, st := "Pending", "Created"
-		events := []webhooks.Pending{
-			{ID: "evt_a00000000000000000000001", Type: webhooks.EventOrderCreated, At: "2026-11-21T04:09:00.123Z", Order: storedOrderValue},
-			{ID: "evt_a00000000000000000000002", Type: webhooks.EventOrderStatusChanged, At: "2026-11-21T04:10:00.000Z",
+		events := []rules.Pending{
+			{ID: "evt_a00000000000000000000001", Type: rules.EventOrderCreated, At: "2026-11-21T04:09:00.123Z", Order: storedOrderValue},
+			{ID: "evt_a00000000000000000000002", Type: rules.EventOrderStatusChanged, At: "2026-11-21T04:10:00.000Z",
 				PreviousStatus: &prev, Status: &st, Order: storedOrderValue},
 		}
 		ords := db.Orders(env.Table("OrdersTable"))

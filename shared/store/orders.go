@@ -20,7 +20,6 @@ import (
 
 	"stampduty/shared/orders"
 	"stampduty/shared/rules"
-	"stampduty/shared/webhooks"
 )
 
 // Orders is the orders table: key (owner, seq). An owner's orders are
@@ -87,7 +86,7 @@ type orderBody struct {
 	StampDuty    *stampDutyItem      `dynamodbav:"sd"`
 }
 
-// eventItem is a webhooks.Pending as an order's outbox stores it.
+// eventItem is a rules.Pending as an order's outbox stores it.
 type eventItem struct {
 	ID             string    `dynamodbav:"id"`
 	Type           string    `dynamodbav:"t"`
@@ -131,7 +130,7 @@ func queueKey(o rules.Order) string { return o.CreatedAt + "#" + o.DocumentID }
 
 // newOrderItem returns o as owner's order number seq at version v, with
 // the pending events outbox.
-func newOrderItem(owner string, seq int64, o rules.Order, v int64, outbox []webhooks.Pending) orderItem {
+func newOrderItem(owner string, seq int64, o rules.Order, v int64, outbox []rules.Pending) orderItem {
 	it := orderItem{Owner: owner, Seq: seq, orderBody: newOrderBody(o), Version: v,
 		QueueStatus: o.QueueStatus(), QueueKey: queueKey(o), Outbox: newEventItems(outbox)}
 	if len(outbox) > 0 {
@@ -143,10 +142,10 @@ func newOrderItem(owner string, seq int64, o rules.Order, v int64, outbox []webh
 // outboxKey is an order's sort key in the outbox index: the time of its
 // oldest pending event, then its documentId, so the relay takes the
 // longest-waiting orders first.
-func outboxKey(outbox []webhooks.Pending, doc string) string { return outbox[0].At + "#" + doc }
+func outboxKey(outbox []rules.Pending, doc string) string { return outbox[0].At + "#" + doc }
 
 // newEventItems returns the outbox's items (nil for none).
-func newEventItems(outbox []webhooks.Pending) []eventItem {
+func newEventItems(outbox []rules.Pending) []eventItem {
 	var items []eventItem
 	for _, p := range outbox {
 		items = append(items, newEventItem(p))
@@ -155,18 +154,18 @@ func newEventItems(outbox []webhooks.Pending) []eventItem {
 }
 
 // newEventItem returns p as an outbox (or a delivery job) stores it.
-func newEventItem(p webhooks.Pending) eventItem {
+func newEventItem(p rules.Pending) eventItem {
 	return eventItem{ID: p.ID, Type: p.Type, At: p.At, PreviousStatus: p.PreviousStatus,
 		Status: p.Status, Order: newOrderBody(p.Order)}
 }
 
 // pending returns the event e stores.
-func (e eventItem) pending() (webhooks.Pending, error) {
+func (e eventItem) pending() (rules.Pending, error) {
 	o, err := e.Order.order()
 	if err != nil {
-		return webhooks.Pending{}, err
+		return rules.Pending{}, err
 	}
-	return webhooks.Pending{ID: e.ID, Type: e.Type, At: e.At, PreviousStatus: e.PreviousStatus, Status: e.Status, Order: o}, nil
+	return rules.Pending{ID: e.ID, Type: e.Type, At: e.At, PreviousStatus: e.PreviousStatus, Status: e.Status, Order: o}, nil
 }
 
 // newOrderBody returns o as an item stores it.
@@ -263,7 +262,7 @@ func (it orderBody) order() (rules.Order, error) {
 // the same PutItem (the outbox). An error that may hide a stored order wraps
 // orders.ErrOutcomeUnknown. Whatever the network does, one Create stores o at most
 // once.
-func (s *Orders) Create(ctx context.Context, owner string, o rules.Order, events ...webhooks.Pending) (int64, error) {
+func (s *Orders) Create(ctx context.Context, owner string, o rules.Order, events ...rules.Pending) (int64, error) {
 	if o.DocumentID == "" {
 		// slotFree recognises the order by its documentId: it must have one.
 		return 0, rules.Internal(fmt.Errorf("create order: no documentId"))
@@ -581,7 +580,7 @@ func (s *Orders) Reread(ctx context.Context, o orders.Stored) (orders.Stored, er
 // stored before versions existed has none). A change stored in between
 // fails the condition, and Replace returns orders.ErrChanged: no change is
 // ever lost. The queue keys are recomputed from next.
-func (s *Orders) Replace(ctx context.Context, old orders.Stored, next rules.Order, events ...webhooks.Pending) error {
+func (s *Orders) Replace(ctx context.Context, old orders.Stored, next rules.Order, events ...rules.Pending) error {
 	outbox := append(old.Outbox[:len(old.Outbox):len(old.Outbox)], events...)
 	item, err := attributevalue.MarshalMap(newOrderItem(old.Owner, old.Seq, next, old.Version+1, outbox))
 	if err != nil {
@@ -639,7 +638,7 @@ func (s *Orders) Relayed(ctx context.Context, o orders.Stored, ids []string) err
 	if len(o.Outbox) == 0 {
 		return nil
 	}
-	rest := slices.DeleteFunc(slices.Clone(o.Outbox), func(p webhooks.Pending) bool { return slices.Contains(ids, p.ID) })
+	rest := slices.DeleteFunc(slices.Clone(o.Outbox), func(p rules.Pending) bool { return slices.Contains(ids, p.ID) })
 	if len(rest) == len(o.Outbox) {
 		return nil
 	}

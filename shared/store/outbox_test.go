@@ -14,13 +14,12 @@ import (
 	"stampduty/shared/rules"
 	"stampduty/shared/store"
 	"stampduty/shared/testkit/storetest"
-	"stampduty/shared/webhooks"
 )
 
 // pending returns a new pending event of type typ about o, made at o's updatedAt.
-func pending(t testing.TB, typ string, o rules.Order, previous, status *string) webhooks.Pending {
+func pending(t testing.TB, typ string, o rules.Order, previous, status *string) rules.Pending {
 	t.Helper()
-	p, err := webhooks.NewPending(typ, o.UpdatedAt, o, previous, status)
+	p, err := rules.NewPending(typ, o.UpdatedAt, o, previous, status)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +27,7 @@ func pending(t testing.TB, typ string, o rules.Order, previous, status *string) 
 }
 
 // ids returns the ids of events.
-func eventIDs(events []webhooks.Pending) []string {
+func eventIDs(events []rules.Pending) []string {
 	var out []string
 	for _, e := range events {
 		out = append(out, e.ID)
@@ -79,9 +78,9 @@ func TestOutbox(t *testing.T) {
 		return get(t, env, "OrdersTable", map[string]types.AttributeValue{"owner": avS(s.Owner), "seq": avN(strconv.FormatInt(s.Seq, 10))})
 	}
 	// create stores a new order of owner with its order.created event.
-	create := func(owner string, n int) (orders.Stored, webhooks.Pending) {
+	create := func(owner string, n int) (orders.Stored, rules.Pending) {
 		o := newOrder(t, ids, n)
-		ev := pending(t, webhooks.EventOrderCreated, o, nil, nil)
+		ev := pending(t, rules.EventOrderCreated, o, nil, nil)
 		seq, err := ords.Create(ctx, owner, o, ev)
 		if err != nil {
 			t.Fatal(err)
@@ -93,10 +92,10 @@ func TestOutbox(t *testing.T) {
 		return s, ev
 	}
 	// advance stores s's fulfillment moved to Created with its event.
-	advance := func(s orders.Stored, ref string) (orders.Stored, webhooks.Pending) {
+	advance := func(s orders.Stored, ref string) (orders.Stored, rules.Pending) {
 		next := moved(t, s.Order, ref)
 		prev, st := rules.StatusPending, rules.StatusCreated
-		ev := pending(t, webhooks.EventOrderStatusChanged, next, &prev, &st)
+		ev := pending(t, rules.EventOrderStatusChanged, next, &prev, &st)
 		if err := ords.Replace(ctx, s, next, ev); err != nil {
 			t.Fatal(err)
 		}
@@ -112,7 +111,7 @@ func TestOutbox(t *testing.T) {
 		s, ev := create("alice", 1)
 		// the ids, the count, the one PutItem, the Reread
 		checkCalls(t, "GetItem:OrdersTable=1 PutItem:OrdersTable=1 Query:OrdersTable=1 UpdateItem:CountersTable=1")
-		if !reflect.DeepEqual(s.Outbox, []webhooks.Pending{ev}) {
+		if !reflect.DeepEqual(s.Outbox, []rules.Pending{ev}) {
 			t.Errorf("outbox = %+v, want %+v", s.Outbox, ev)
 		}
 		it := item(s)
@@ -157,7 +156,7 @@ func TestOutbox(t *testing.T) {
 		for i, at := range []string{"2026-11-21T04:09:02.000Z", "2026-11-21T04:09:00.000Z", "2026-11-21T04:09:01.000Z"} {
 			o := newOrder(t, ids2, i)
 			o.CreatedAt, o.UpdatedAt = at, at
-			if _, err := ords2.Create(ctx, "dave", o, pending(t, webhooks.EventOrderCreated, o, nil, nil)); err != nil {
+			if _, err := ords2.Create(ctx, "dave", o, pending(t, rules.EventOrderCreated, o, nil, nil)); err != nil {
 				t.Fatal(err)
 			}
 			want = append(want, o.DocumentID)
@@ -293,9 +292,9 @@ func TestOutboxWriteUnits(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			owner := "owner-" + tc.name
 			o := newOrder(t, ids, 1)
-			var evs []webhooks.Pending
+			var evs []rules.Pending
 			if tc.event {
-				evs = append(evs, pending(t, webhooks.EventOrderCreated, o, nil, nil))
+				evs = append(evs, pending(t, rules.EventOrderCreated, o, nil, nil))
 			}
 			proxy.Take()
 			seq, err := ords.Create(ctx, owner, o, evs...)
@@ -327,7 +326,7 @@ func TestOutboxWriteUnits(t *testing.T) {
 			evs = nil
 			if tc.event {
 				prev, st := rules.StatusPending, rules.StatusCreated
-				evs = append(evs, pending(t, webhooks.EventOrderStatusChanged, next, &prev, &st))
+				evs = append(evs, pending(t, rules.EventOrderStatusChanged, next, &prev, &st))
 			}
 			proxy.Take()
 			if err := ords.Replace(ctx, s, next, evs...); err != nil {

@@ -12,7 +12,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"stampduty/shared/notify"
 	"stampduty/shared/rules"
 	"stampduty/shared/webhooks"
 )
@@ -35,7 +34,7 @@ func (db *DB) Webhooks(table string) *Webhooks { return &Webhooks{db: db, table:
 //	owner   the caller (key)
 //	v       version: 1 when first stored, +1 per save
 //	hooks   the live webhooks, oldest first: [{id, doc, url, ev, on, at, sec}]
-//	gone    the deleted ones, newest first, at most notify.MaxGone: [{id, doc, url, ev, on, at, del}]
+//	gone    the deleted ones, newest first, at most webhooks.MaxGone: [{id, doc, url, ev, on, at, del}]
 type hooksItem struct {
 	Owner string     `dynamodbav:"owner"`
 	V     int64      `dynamodbav:"v"`
@@ -66,37 +65,37 @@ func (h hookItem) webhook(owner string) webhooks.Webhook {
 
 // Webhooks returns owner's webhooks (one strongly consistent GetItem): V 0
 // and none when the caller has never had any.
-func (s *Webhooks) Webhooks(ctx context.Context, owner string) (notify.Set, error) {
+func (s *Webhooks) Webhooks(ctx context.Context, owner string) (webhooks.Set, error) {
 	out, err := s.db.client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:      aws.String(s.table),
 		Key:            attr("owner", avS(owner)),
 		ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
-		return notify.Set{}, fail("GetItem", err)
+		return webhooks.Set{}, fail("GetItem", err)
 	}
 	if out.Item == nil {
-		return notify.Set{}, nil
+		return webhooks.Set{}, nil
 	}
 	var it hooksItem
 	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
-		return notify.Set{}, rules.Internal(fmt.Errorf("decode webhooks of a caller: %w", err))
+		return webhooks.Set{}, rules.Internal(fmt.Errorf("decode webhooks of a caller: %w", err))
 	}
-	set := notify.Set{V: it.V}
+	set := webhooks.Set{V: it.V}
 	for _, h := range it.Hooks {
 		set.Live = append(set.Live, h.webhook(owner))
 	}
 	for _, h := range it.Gone {
-		set.Gone = append(set.Gone, notify.Gone{Webhook: h.webhook(owner), Deleted: h.Deleted})
+		set.Gone = append(set.Gone, webhooks.Gone{Webhook: h.webhook(owner), Deleted: h.Deleted})
 	}
 	return set, nil
 }
 
 // SaveWebhooks stores set as owner's webhooks at version v+1, with one
 // PutItem conditioned on the stored version being v (on there being none
-// when v is 0). A stored version other than v fails with notify.ErrRaced
+// when v is 0). A stored version other than v fails with webhooks.ErrRaced
 // and changes nothing.
-func (s *Webhooks) SaveWebhooks(ctx context.Context, owner string, set notify.Set, v int64) error {
+func (s *Webhooks) SaveWebhooks(ctx context.Context, owner string, set webhooks.Set, v int64) error {
 	it := hooksItem{Owner: owner, V: v + 1}
 	for _, w := range set.Live {
 		it.Hooks = append(it.Hooks, newHookItem(w))
@@ -120,7 +119,7 @@ func (s *Webhooks) SaveWebhooks(ctx context.Context, owner string, set notify.Se
 	}
 	if _, err := s.db.client.PutItem(ctx, in); err != nil {
 		if conditionFailed(err) {
-			return fmt.Errorf("save webhooks at version %d: %w", v, notify.ErrRaced)
+			return fmt.Errorf("save webhooks at version %d: %w", v, webhooks.ErrRaced)
 		}
 		return writeFail("PutItem", err)
 	}

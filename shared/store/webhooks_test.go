@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"stampduty/shared/notify"
 	"stampduty/shared/rules"
 	"stampduty/shared/testkit/storetest"
 	"stampduty/shared/webhooks"
@@ -20,7 +19,7 @@ func TestWebhooksItem(t *testing.T) {
 	env := storetest.New(t)
 	hooks := env.DB().Webhooks(env.Table("WebhooksTable"))
 	hook := webhooks.Webhook{ID: 7, DocumentID: "k3v9xq2m7p4r8t1w5y6z0abc", URL: "https://hooks.example.com/x",
-		Events: []string{webhooks.EventOrderCreated}, Enabled: true, CreatedAt: "2026-11-23T10:00:00.000Z", Secret: webhooks.NewSecret(), Owner: "acme"}
+		Events: []string{rules.EventOrderCreated}, Enabled: true, CreatedAt: "2026-11-23T10:00:00.000Z", Secret: webhooks.NewSecret(), Owner: "acme"}
 
 	t.Run("NoneStored", func(t *testing.T) {
 		s, err := hooks.Webhooks(ctx, "acme")
@@ -31,7 +30,7 @@ func TestWebhooksItem(t *testing.T) {
 	t.Run("SavedAsReadBack", func(t *testing.T) {
 		gone := hook
 		gone.DocumentID, gone.Secret = "a000000000000000000000000", "whsec_must_not_be_kept"
-		if err := hooks.SaveWebhooks(ctx, "acme", notify.Set{Live: []webhooks.Webhook{hook}, Gone: []notify.Gone{{Webhook: gone, Deleted: "2026-11-23T11:00:00.000Z"}}}, 0); err != nil {
+		if err := hooks.SaveWebhooks(ctx, "acme", webhooks.Set{Live: []webhooks.Webhook{hook}, Gone: []webhooks.Gone{{Webhook: gone, Deleted: "2026-11-23T11:00:00.000Z"}}}, 0); err != nil {
 			t.Fatal(err)
 		}
 		s, err := hooks.Webhooks(ctx, "acme")
@@ -39,18 +38,18 @@ func TestWebhooksItem(t *testing.T) {
 			t.Fatal(err)
 		}
 		gone.Secret = ""
-		want := notify.Set{V: 1, Live: []webhooks.Webhook{hook}, Gone: []notify.Gone{{Webhook: gone, Deleted: "2026-11-23T11:00:00.000Z"}}}
+		want := webhooks.Set{V: 1, Live: []webhooks.Webhook{hook}, Gone: []webhooks.Gone{{Webhook: gone, Deleted: "2026-11-23T11:00:00.000Z"}}}
 		if !reflect.DeepEqual(s, want) {
 			t.Errorf("read back %+v, want %+v", s, want)
 		}
 	})
 	t.Run("ErrLostRace", func(t *testing.T) {
 		for _, v := range []int64{0, 2} { // none stored: the first save's; a version not stored
-			if err := hooks.SaveWebhooks(ctx, "acme", notify.Set{}, v); !errors.Is(err, notify.ErrRaced) {
+			if err := hooks.SaveWebhooks(ctx, "acme", webhooks.Set{}, v); !errors.Is(err, webhooks.ErrRaced) {
 				t.Errorf("save at version %d: %v, want ErrRaced", v, err)
 			}
 		}
-		if err := hooks.SaveWebhooks(ctx, "acme", notify.Set{}, 1); err != nil {
+		if err := hooks.SaveWebhooks(ctx, "acme", webhooks.Set{}, 1); err != nil {
 			t.Fatal(err)
 		}
 		if s, _ := hooks.Webhooks(ctx, "acme"); s.V != 2 || len(s.Live) != 0 {
@@ -68,10 +67,10 @@ func TestDeliveries(t *testing.T) {
 	order.StampDuty.UploadedDocument = &rules.File{ID: 9, DocumentID: "f000000000000000000000000", Name: "lease.pdf", Mime: rules.MimePDF,
 		Size: 47, SHA256: "00", Key: "documents/x/f", CreatedAt: order.CreatedAt}
 	status := rules.StatusPending
-	job := notify.Job{Owner: "acme", Webhook: "w000000000000000000000000", Pending: webhooks.Pending{ID: "evt_e00000000000000000000000",
-		Type: webhooks.EventOrderCreated, At: order.CreatedAt, Status: &status, Order: order},
-		Seq: notify.Seq(order.DocumentID, 3, 0), Next: "2026-11-23T10:00:00.000Z"}
-	ids := func(js []notify.Job) []string {
+	job := webhooks.Job{Owner: "acme", Webhook: "w000000000000000000000000", Pending: rules.Pending{ID: "evt_e00000000000000000000000",
+		Type: rules.EventOrderCreated, At: order.CreatedAt, Status: &status, Order: order},
+		Seq: webhooks.Seq(order.DocumentID, 3, 0), Next: "2026-11-23T10:00:00.000Z"}
+	ids := func(js []webhooks.Job) []string {
 		var out []string
 		for _, j := range js {
 			out = append(out, j.ID)
@@ -117,7 +116,7 @@ func TestDeliveries(t *testing.T) {
 	})
 	t.Run("ADoneJobIsNotDue", func(t *testing.T) {
 		j := job
-		j.ID, j.Seq, j.Done, j.N, j.First = "evt_e00000000000000000000001", notify.Seq(order.DocumentID, 4, 0), notify.GaveUp, 7, job.Next
+		j.ID, j.Seq, j.Done, j.N, j.First = "evt_e00000000000000000000001", webhooks.Seq(order.DocumentID, 4, 0), webhooks.JobGaveUp, 7, job.Next
 		if ok, err := del.Put(ctx, j); !ok || err != nil {
 			t.Fatal(ok, err)
 		}
@@ -129,7 +128,7 @@ func TestDeliveries(t *testing.T) {
 			t.Fatal(ok, err)
 		}
 		got, _, _ := del.Job(ctx, "acme", j.Webhook, j.ID)
-		if got.Done != notify.Due || got.Next != "2026-11-23T12:00:00.000Z" || got.N != 7 || got.First != j.First {
+		if got.Done != webhooks.JobDue || got.Next != "2026-11-23T12:00:00.000Z" || got.N != 7 || got.First != j.First {
 			t.Errorf("redelivered job %+v: want due now, its attempts kept", got)
 		}
 		if got := dueAt(t, later); len(got) != 2 {
@@ -150,7 +149,7 @@ func TestDeliveries(t *testing.T) {
 			t.Errorf("Waiting of the order's first event = %v, %v", w, err)
 		}
 		other := job
-		other.ID, other.Seq = "evt_e00000000000000000000002", notify.Seq("o999999999999999999999999", 1, 0)
+		other.ID, other.Seq = "evt_e00000000000000000000002", webhooks.Seq("o999999999999999999999999", 1, 0)
 		if ok, err := del.Put(ctx, other); !ok || err != nil {
 			t.Fatal(ok, err)
 		}
@@ -162,7 +161,7 @@ func TestDeliveries(t *testing.T) {
 		now := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
 		until := now.Add(15 * time.Second)
 		for i, c := range []struct {
-			j    notify.Job
+			j    webhooks.Job
 			at   time.Time
 			want bool
 		}{{job, now, true}, {job, now.Add(time.Second), false}, {job, until, true}} {
@@ -193,7 +192,7 @@ func TestDeliveries(t *testing.T) {
 		if ok, err := del.Lease(ctx, j, time.Date(2026, 11, 23, 10, 0, 30, 0, time.UTC), time.Date(2026, 11, 23, 10, 0, 45, 0, time.UTC)); !ok || err != nil {
 			t.Errorf("the lease was not released: %v, %v", ok, err)
 		}
-		j.N, j.Next, j.Done = 2, "", notify.Delivered
+		j.N, j.Next, j.Done = 2, "", webhooks.JobDelivered
 		a.Attempt, a.Status, a.At, a.NextAttemptAt = 2, 204, next, nil
 		if err := del.Attempted(ctx, j, a); err != nil {
 			t.Fatal(err)
@@ -248,8 +247,8 @@ func TestDeliveries(t *testing.T) {
 		if got := dueAt(t, later); len(got) != 0 {
 			t.Errorf("due after Stop: %v", got)
 		}
-		for id, want := range map[string]string{job.ID: notify.Delivered, "evt_e00000000000000000000001": notify.Disabled,
-			"evt_e00000000000000000000002": notify.Disabled} {
+		for id, want := range map[string]string{job.ID: webhooks.JobDelivered, "evt_e00000000000000000000001": webhooks.JobDisabled,
+			"evt_e00000000000000000000002": webhooks.JobDisabled} {
 			if j, _, _ := del.Job(ctx, "acme", job.Webhook, id); j.Done != want || j.Next != "" {
 				t.Errorf("%s: done %q next %q after Stop, want %q", id, j.Done, j.Next, want)
 			}
@@ -285,24 +284,24 @@ func TestFailingReads(t *testing.T) {
 		n    int
 		done string
 	}
-	seeds := []seed{{"w1", 0, notify.Due}, {"w1", 1, notify.Due}, {"w1", 3, notify.Due}, {"w2", 7, notify.GaveUp},
-		{"w2", 2, notify.Delivered}, {"w2", 2, notify.Due}, {"w1", 5, notify.Disabled}}
+	seeds := []seed{{"w1", 0, webhooks.JobDue}, {"w1", 1, webhooks.JobDue}, {"w1", 3, webhooks.JobDue}, {"w2", 7, webhooks.JobGaveUp},
+		{"w2", 2, webhooks.JobDelivered}, {"w2", 2, webhooks.JobDue}, {"w1", 5, webhooks.JobDisabled}}
 	want := map[int][]string{} // by min attempts: the event ids
 	for i, s := range seeds {
-		j := notify.Job{Owner: "acme", Webhook: s.hook, Pending: webhooks.Pending{ID: fmt.Sprintf("evt_e%023d", i),
-			Type: webhooks.EventOrderCreated, At: order.CreatedAt, Order: order}, Seq: notify.Seq(order.DocumentID, int64(i+1), 0),
+		j := webhooks.Job{Owner: "acme", Webhook: s.hook, Pending: rules.Pending{ID: fmt.Sprintf("evt_e%023d", i),
+			Type: rules.EventOrderCreated, At: order.CreatedAt, Order: order}, Seq: webhooks.Seq(order.DocumentID, int64(i+1), 0),
 			N: s.n, Done: s.done}
 		if s.n > 0 {
 			j.First = "2026-11-23T10:00:00.000Z"
 		}
-		if s.done == notify.Due {
+		if s.done == webhooks.JobDue {
 			j.Next = "2026-11-23T10:00:30.000Z"
 		}
 		if ok, err := del.Put(ctx, j); !ok || err != nil {
 			t.Fatal(ok, err)
 		}
 		for min := 0; min <= 4; min++ {
-			if s.done == notify.Due && s.n >= min {
+			if s.done == webhooks.JobDue && s.n >= min {
 				want[min] = append(want[min], j.ID)
 			}
 		}
@@ -310,7 +309,7 @@ func TestFailingReads(t *testing.T) {
 
 	t.Run("JobsNotDoneWithEnoughAttempts", func(t *testing.T) {
 		for min := 0; min <= 4; min++ {
-			var js []notify.Job
+			var js []webhooks.Job
 			onlyCalls(t, "Query:DeliveriesTable/index/due=1", func() (err error) { js, err = del.Failing(ctx, min); return err })
 			var got []string
 			for _, j := range js {
@@ -336,16 +335,16 @@ func TestFailingReads(t *testing.T) {
 	t.Run("DisabledWebhooksOfEveryCaller", func(t *testing.T) {
 		hook := func(id int64, enabled bool) webhooks.Webhook {
 			return webhooks.Webhook{ID: id, DocumentID: fmt.Sprintf("w%024d", id), URL: fmt.Sprintf("https://h.example.com/%d", id),
-				Events: []string{webhooks.EventOrderCreated}, Enabled: enabled, CreatedAt: "2026-11-23T10:00:00.000Z", Secret: webhooks.NewSecret()}
+				Events: []string{rules.EventOrderCreated}, Enabled: enabled, CreatedAt: "2026-11-23T10:00:00.000Z", Secret: webhooks.NewSecret()}
 		}
 		var full []webhooks.Webhook // ten webhooks, the last disabled: the filter looks past the first
 		for i := range webhooks.MaxPerCaller {
 			full = append(full, hook(int64(100+i), i != webhooks.MaxPerCaller-1))
 		}
-		for owner, set := range map[string]notify.Set{
+		for owner, set := range map[string]webhooks.Set{
 			"acme": {Live: full},
 			"bolt": {Live: []webhooks.Webhook{hook(1, false), hook(2, true), hook(3, false)}},
-			"carl": {Live: []webhooks.Webhook{hook(4, true)}, Gone: []notify.Gone{{Webhook: hook(5, false), Deleted: "2026-11-23T11:00:00.000Z"}}},
+			"carl": {Live: []webhooks.Webhook{hook(4, true)}, Gone: []webhooks.Gone{{Webhook: hook(5, false), Deleted: "2026-11-23T11:00:00.000Z"}}},
 			"dora": {},
 		} {
 			if err := hooks.SaveWebhooks(ctx, owner, set, 0); err != nil {

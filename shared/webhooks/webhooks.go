@@ -1,9 +1,20 @@
-// Package webhooks holds the rules of the service's webhooks (webhooks.md):
+// Package webhooks is the service's webhooks feature (webhooks.md), whole:
 // what a webhook, an event and a delivery attempt are, which URLs and event
 // types a caller may register, the signing secret and signature, the retry
 // schedule, and the client that delivers an event to a receiver that may be
-// slow or hostile. It uses the standard library only (no AWS imports): the
-// store, the functions and the dispatch build on it.
+// slow or hostile; and the workflows over them. A caller's side (Registry):
+// registering a webhook, listing and deleting its webhooks, listing a
+// webhook's delivery attempts and asking for an event to be delivered
+// again. The sending side (Dispatcher): the relay copies each event an
+// order item's outbox holds (rules.Pending) into one delivery job per
+// subscribed webhook, and the delivery attempts the due jobs, signed,
+// retried on the schedule, one at a time per webhook and in order per
+// order; Failures lists, for operators, the webhooks that keep failing.
+// The workflows are pure Go over small interfaces (Outbox, Hooks, Jobs,
+// orders.IDs and orders.Files) that the store and files adapters satisfy:
+// the package uses the standard library only (no AWS imports) and knows
+// nothing of the HTTP edge. The scheduled dispatch function runs
+// Dispatcher.Run.
 package webhooks
 
 import (
@@ -16,20 +27,6 @@ import (
 
 // MaxPerCaller is how many webhooks one caller may have (webhooks.md: 409 beyond).
 const MaxPerCaller = 10
-
-// The event types (webhooks.md, Events).
-const (
-	EventOrderCreated             = "order.created"              // an order is stored
-	EventOrderStatusChanged       = "order.status_changed"       // a fulfillment moves to another status
-	EventOrderDocumentUploaded    = "order.document_uploaded"    // the caller's document is stored
-	EventOrderCertificateAttached = "order.certificate_attached" // a certificate file is attached
-)
-
-// eventTypes lists every event type, in the order messages name them.
-var eventTypes = [...]string{EventOrderCreated, EventOrderStatusChanged, EventOrderDocumentUploaded, EventOrderCertificateAttached}
-
-// EventIDPrefix starts every event id.
-const EventIDPrefix = "evt_"
 
 // Webhook is a caller's registered endpoint, as the caller sees it. Its
 // secret and owner are never part of its JSON; the answer to a registration
@@ -85,6 +82,13 @@ type Event struct {
 	Data      EventData `json:"data"`
 }
 
+// NewEvent returns p as the event receivers get, with order as the JSON of
+// p.Order as its caller sees it (rendered and signed by the sender).
+func NewEvent(p rules.Pending, order json.RawMessage) Event {
+	return Event{ID: p.ID, Type: p.Type, CreatedAt: p.At,
+		Data: EventData{Order: order, PreviousStatus: p.PreviousStatus, OrderStatus: p.Status}}
+}
+
 // EventData is an event's data: the order as the caller sees it right after
 // the change, already rendered (this package does not know how orders are
 // rendered), and the statuses the change moved between.
@@ -96,40 +100,6 @@ type EventData struct {
 	OrderStatus *string `json:"order_status"`
 }
 
-// NewEventID returns a new event id: "evt_" and a random documentId (24
-// characters of [a-z0-9], the first a letter), safe in a URL path.
-func NewEventID() (string, error) {
-	d, err := rules.NewDocumentID()
-	if err != nil {
-		return "", fmt.Errorf("new event id: %w", err)
-	}
-	return EventIDPrefix + d, nil
-}
-
-// ValidEventID reports whether s has the shape NewEventID gives ids.
-func ValidEventID(s string) bool {
-	d, ok := strings.CutPrefix(s, EventIDPrefix)
-	if !ok || len(d) != rules.DocumentIDLength || d[0] < 'a' || d[0] > 'z' {
-		return false
-	}
-	for i := 1; i < len(d); i++ {
-		if c := d[i]; (c < 'a' || c > 'z') && (c < '0' || c > '9') {
-			return false
-		}
-	}
-	return true
-}
-
-// ValidEventType reports whether typ is one of the four event types.
-func ValidEventType(typ string) bool {
-	for _, t := range eventTypes {
-		if t == typ {
-			return true
-		}
-	}
-	return false
-}
-
 // CheckEvents checks the events of a registration: one or more, each a known
 // type, none twice. It returns an EINVALID *rules.Error on the path "events".
 func CheckEvents(events []string) error {
@@ -137,8 +107,8 @@ func CheckEvents(events []string) error {
 		return invalid("events", "events must list at least one event type")
 	}
 	for i, e := range events {
-		if !ValidEventType(e) {
-			return invalid("events", fmt.Sprintf("events[%d] must be one of %s", i, strings.Join(eventTypes[:], ", ")))
+		if !rules.ValidEventType(e) {
+			return invalid("events", fmt.Sprintf("events[%d] must be one of %s", i, strings.Join(rules.EventTypes(), ", ")))
 		}
 		for _, prev := range events[:i] {
 			if prev == e {

@@ -14,7 +14,7 @@ func ptr[T any](v T) *T { return &v }
 
 func TestWebhookJSON(t *testing.T) {
 	w := Webhook{ID: 7, DocumentID: "k3v9xq2m7p4r8t1w5y6z0abc", URL: "https://example.com/hooks",
-		Events: []string{EventOrderCreated}, Enabled: true, CreatedAt: "2026-11-21T04:09:00.123Z",
+		Events: []string{rules.EventOrderCreated}, Enabled: true, CreatedAt: "2026-11-21T04:09:00.123Z",
 		Secret: "whsec_SECRET", Owner: "acme"}
 	t.Run("NeverShowsSecretOrOwner", func(t *testing.T) {
 		b, err := json.Marshal(w)
@@ -37,15 +37,15 @@ func TestWebhookJSON(t *testing.T) {
 		}
 	})
 	t.Run("Subscribed", func(t *testing.T) {
-		if !w.Subscribed(EventOrderCreated) {
+		if !w.Subscribed(rules.EventOrderCreated) {
 			t.Error("an enabled webhook is not subscribed to its own event type")
 		}
-		if w.Subscribed(EventOrderStatusChanged) {
+		if w.Subscribed(rules.EventOrderStatusChanged) {
 			t.Error("a webhook is subscribed to a type it does not list")
 		}
 		off := w
 		off.Enabled = false
-		if off.Subscribed(EventOrderCreated) {
+		if off.Subscribed(rules.EventOrderCreated) {
 			t.Error("a disabled webhook is subscribed")
 		}
 	})
@@ -56,12 +56,12 @@ func TestWebhookJSON(t *testing.T) {
 func TestEventJSON(t *testing.T) {
 	at := rules.FormatTime(time.Date(2026, 11, 21, 4, 9, 0, 123e6, time.UTC))
 	t.Run("StatusChanged", func(t *testing.T) {
-		p, err := NewPending(EventOrderStatusChanged, at, rules.Order{}, ptr("Pending"), ptr("Created"))
+		p, err := rules.NewPending(rules.EventOrderStatusChanged, at, rules.Order{}, ptr("Pending"), ptr("Created"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		ev := p.Event(json.RawMessage(`{"documentId":"k3"}`))
-		if !ValidEventID(ev.ID) {
+		ev := NewEvent(p, json.RawMessage(`{"documentId":"k3"}`))
+		if !rules.ValidEventID(ev.ID) {
 			t.Errorf("NewPending id %q is not a valid event id", ev.ID)
 		}
 		ev.ID = "evt_x"
@@ -75,11 +75,11 @@ func TestEventJSON(t *testing.T) {
 		}
 	})
 	t.Run("NullStatuses", func(t *testing.T) {
-		p, err := NewPending(EventOrderCreated, at, rules.Order{}, nil, nil)
+		p, err := rules.NewPending(rules.EventOrderCreated, at, rules.Order{}, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := json.Marshal(p.Event(json.RawMessage(`{}`)).Data)
+		b, err := json.Marshal(NewEvent(p, json.RawMessage(`{}`)).Data)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -87,11 +87,11 @@ func TestEventJSON(t *testing.T) {
 			t.Errorf("json = %s, want %s", got, want)
 		}
 	})
-	// An unknown type is refused by NewPending (TestNewPending/ErrUnknownType).
+	// An unknown type is refused by rules.NewPending (TestNewPending/ErrUnknownType).
 }
 
 func TestAttemptJSON(t *testing.T) {
-	a := Attempt{EventID: "evt_x", Type: EventOrderCreated, Attempt: 2, Status: 0, At: "2026-11-21T04:09:30.000Z", DurationMS: 10000}
+	a := Attempt{EventID: "evt_x", Type: rules.EventOrderCreated, Attempt: 2, Status: 0, At: "2026-11-21T04:09:30.000Z", DurationMS: 10000}
 	b, err := json.Marshal(a)
 	if err != nil {
 		t.Fatal(err)
@@ -102,49 +102,21 @@ func TestAttemptJSON(t *testing.T) {
 	}
 }
 
-func TestEventIDs(t *testing.T) {
-	t.Run("NewAreValidAndDistinct", func(t *testing.T) {
-		seen := map[string]bool{}
-		for range 100 {
-			id, err := NewEventID()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !ValidEventID(id) {
-				t.Fatalf("NewEventID() = %q, not valid", id)
-			}
-			if seen[id] {
-				t.Fatalf("NewEventID() repeated %q", id)
-			}
-			seen[id] = true
-		}
-	})
-	for _, bad := range []string{"", "evt_", "k3v9xq2m7p4r8t1w5y6z0abc", "evt_k3v9xq2m7p4r8t1w5y6z0ab", "evt_k3v9xq2m7p4r8t1w5y6z0abcd",
-		"evt_3k3v9xq2m7p4r8t1w5y6z0ab", "evt_K3v9xq2m7p4r8t1w5y6z0abc", "evt_k3v9xq2m7p4r8t1w5y6z0ab/", "EVT_k3v9xq2m7p4r8t1w5y6z0abc"} {
-		if ValidEventID(bad) {
-			t.Errorf("ValidEventID(%q) = true, want false", bad)
-		}
-	}
-	if !ValidEventID("evt_k3v9xq2m7p4r8t1w5y6z0abc") {
-		t.Error("ValidEventID refuses a well-formed id")
-	}
-}
-
 func TestCheckEvents(t *testing.T) {
 	t.Run("KnownTypes", func(t *testing.T) {
 		for _, typ := range []string{"order.created", "order.status_changed", "order.document_uploaded", "order.certificate_attached"} {
-			if !ValidEventType(typ) {
+			if !rules.ValidEventType(typ) {
 				t.Errorf("ValidEventType(%q) = false", typ)
 			}
 		}
 		for _, typ := range []string{"", "order.*", "Order.Created", "order.created "} {
-			if ValidEventType(typ) {
+			if rules.ValidEventType(typ) {
 				t.Errorf("ValidEventType(%q) = true", typ)
 			}
 		}
 	})
 	t.Run("AllFourAccepted", func(t *testing.T) {
-		if err := CheckEvents([]string{EventOrderCertificateAttached, EventOrderCreated, EventOrderDocumentUploaded, EventOrderStatusChanged}); err != nil {
+		if err := CheckEvents([]string{rules.EventOrderCertificateAttached, rules.EventOrderCreated, rules.EventOrderDocumentUploaded, rules.EventOrderStatusChanged}); err != nil {
 			t.Errorf("CheckEvents(all four) = %v", err)
 		}
 	})
@@ -155,8 +127,8 @@ func TestCheckEvents(t *testing.T) {
 	}{
 		{"None", nil, "events must list at least one event type"},
 		{"Empty", []string{}, "events must list at least one event type"},
-		{"Unknown", []string{EventOrderCreated, "order.deleted"}, "events[1] must be one of order.created, order.status_changed, order.document_uploaded, order.certificate_attached"},
-		{"Repeated", []string{EventOrderCreated, EventOrderStatusChanged, EventOrderCreated}, "events[2] repeats an event type"},
+		{"Unknown", []string{rules.EventOrderCreated, "order.deleted"}, "events[1] must be one of order.created, order.status_changed, order.document_uploaded, order.certificate_attached"},
+		{"Repeated", []string{rules.EventOrderCreated, rules.EventOrderStatusChanged, rules.EventOrderCreated}, "events[2] repeats an event type"},
 	}
 	for _, tc := range bad {
 		t.Run(tc.name, func(t *testing.T) {

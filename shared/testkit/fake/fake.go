@@ -15,7 +15,6 @@ import (
 
 	"stampduty/shared/auth"
 	"stampduty/shared/rules"
-	"stampduty/shared/webhooks"
 )
 
 // Articles is a catalogue: an orders.Articles, and the article list's
@@ -53,7 +52,7 @@ type Orders struct {
 
 // Create stores o as owner's newest order and returns its seq: 1 for the
 // owner's first order, and so on. Its pending events are not kept.
-func (s *Orders) Create(_ context.Context, owner string, o rules.Order, _ ...webhooks.Pending) (int64, error) {
+func (s *Orders) Create(_ context.Context, owner string, o rules.Order, _ ...rules.Pending) (int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.created = append(s.created, Created{Owner: owner, Order: o})

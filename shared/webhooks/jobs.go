@@ -1,15 +1,8 @@
-// Package notify holds the webhook workflows (webhooks.md). A caller's side
-// (Registry): registering a webhook, listing and deleting its webhooks,
-// listing a webhook's delivery attempts and asking for an event to be
-// delivered again. The sending side (Dispatcher): the relay copies each
-// event an order item's outbox holds into one delivery job per subscribed
-// webhook, and the delivery attempts the due jobs, signed, retried on the
-// schedule of package webhooks, one at a time per webhook and in order per
-// order. It is pure Go over small interfaces (Outbox, Hooks, Jobs, IDs and
-// orders.Files) that the store and files adapters satisfy; it knows
-// nothing of HTTP or AWS. The scheduled dispatch function runs
-// Dispatcher.Run.
-package notify
+// The webhook workflows' jobs and the stores they work over: a Job is
+// the delivery of one event to one webhook; Outbox, Hooks and Jobs are the
+// small interfaces the store adapter satisfies.
+
+package webhooks
 
 import (
 	"context"
@@ -18,19 +11,18 @@ import (
 
 	"stampduty/shared/orders"
 	"stampduty/shared/rules"
-	"stampduty/shared/webhooks"
 )
 
 // The values of Job.Done.
 const (
-	// Due: not delivered yet; another attempt is due at Job.Next.
-	Due = ""
-	// Delivered: a receiver answered 2xx.
-	Delivered = "delivered"
-	// GaveUp: the last attempt of the schedule failed.
-	GaveUp = "gave_up"
-	// Disabled: the webhook was disabled (410 Gone) or deleted.
-	Disabled = "disabled"
+	// JobDue: not delivered yet; another attempt is due at Job.Next.
+	JobDue = ""
+	// JobDelivered: a receiver answered 2xx.
+	JobDelivered = "delivered"
+	// JobGaveUp: the last attempt of the schedule failed.
+	JobGaveUp = "gave_up"
+	// JobDisabled: the webhook was disabled (410 Gone) or deleted.
+	JobDisabled = "disabled"
 )
 
 // Job is the delivery of one event to one webhook (a DeliveriesTable item
@@ -41,7 +33,7 @@ type Job struct {
 	Webhook string
 	// Pending is the event; its Order is the order right after the change,
 	// with its files' keys: addresses are pre-signed when it is sent.
-	webhooks.Pending
+	rules.Pending
 	// Seq orders the jobs of one webhook: an order's events go out in the
 	// order of Seq (see Seq).
 	Seq string
@@ -51,7 +43,7 @@ type Job struct {
 	N int
 	// Next is when the next attempt is due (rules.TimeLayout), "" when none is.
 	Next string
-	// Done is Due, Delivered, GaveUp or Disabled.
+	// Done is JobDue, JobDelivered, JobGaveUp or JobDisabled.
 	Done string
 }
 
@@ -102,7 +94,7 @@ type Hooks interface {
 // DeliveriesTable), filed under their webhook: owner and documentId.
 type Jobs interface {
 	// Put stores j unless the webhook has a job of j's event already, and
-	// reports whether it stored it. A job with Done Due is due at Next.
+	// reports whether it stored it. A job with Done JobDue is due at Next.
 	Put(ctx context.Context, j Job) (bool, error)
 	// Job returns the job of event eventID for the webhook, ok false when
 	// there is none.
@@ -111,7 +103,7 @@ type Jobs interface {
 	// delivered or given up or not; ok is false when there is no such job.
 	Redeliver(ctx context.Context, owner, webhook, eventID string, now time.Time) (ok bool, err error)
 	// Attempts returns the newest limit attempts of the webhook, newest first.
-	Attempts(ctx context.Context, owner, webhook string, limit int) ([]webhooks.Attempt, error)
+	Attempts(ctx context.Context, owner, webhook string, limit int) ([]Attempt, error)
 	// Due returns up to limit jobs not done whose Next is at or before now,
 	// soonest first.
 	Due(ctx context.Context, now time.Time, limit int) ([]Job, error)
@@ -127,14 +119,9 @@ type Jobs interface {
 	Lease(ctx context.Context, j Job, now, until time.Time) (bool, error)
 	// Attempted stores the record of an attempt and the job after it (N,
 	// First, Next, Done), and releases the lease.
-	Attempted(ctx context.Context, j Job, a webhooks.Attempt) error
-	// Stop marks every job of owner's webhook doc that is not done Disabled.
+	Attempted(ctx context.Context, j Job, a Attempt) error
+	// Stop marks every job of owner's webhook doc that is not done JobDisabled.
 	Stop(ctx context.Context, owner, doc string) error
-}
-
-// IDs hands out unique integer ids: Reserve returns the first of n new ones.
-type IDs interface {
-	Reserve(ctx context.Context, n int64) (int64, error)
 }
 
 // parseTime reads a time in rules.TimeLayout.

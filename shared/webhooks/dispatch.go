@@ -1,4 +1,4 @@
-package notify
+package webhooks
 
 import (
 	"cmp"
@@ -14,7 +14,6 @@ import (
 
 	"stampduty/shared/orders"
 	"stampduty/shared/rules"
-	"stampduty/shared/webhooks"
 )
 
 // Defaults of a Dispatcher.
@@ -35,7 +34,7 @@ type Dispatcher struct {
 	// Files makes the download addresses of an event's order when it is sent.
 	Files orders.Files
 	// Deliverer sends the events (its Guard checks every address).
-	Deliverer webhooks.Deliverer
+	Deliverer Deliverer
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// Parallel bounds the webhooks delivered to at once; 0 means DefaultParallel.
@@ -84,7 +83,7 @@ func (d *Dispatcher) Relay(ctx context.Context) (RelayReport, error) {
 	if err != nil {
 		return rep, fmt.Errorf("relay: %w", err)
 	}
-	hooks := map[string][]webhooks.Webhook{}
+	hooks := map[string][]Webhook{}
 	var errs []error
 	for _, p := range pending {
 		n, err := d.relay(ctx, p, hooks)
@@ -104,7 +103,7 @@ func (d *Dispatcher) Relay(ctx context.Context) (RelayReport, error) {
 }
 
 // relay relays one outbox, reading its owner's webhooks once per pass.
-func (d *Dispatcher) relay(ctx context.Context, p orders.Stored, hooks map[string][]webhooks.Webhook) (int, error) {
+func (d *Dispatcher) relay(ctx context.Context, p orders.Stored, hooks map[string][]Webhook) (int, error) {
 	hs, ok := hooks[p.Owner]
 	if !ok {
 		s, err := d.Hooks.Webhooks(ctx, p.Owner)
@@ -164,7 +163,7 @@ func (rep *DeliverReport) add(r DeliverReport) {
 // order, up to Parallel webhooks at once. A job whose order has an earlier
 // job for the same webhook not done yet waits for it; a job another run has
 // leased is left to it. Each attempt is recorded, then the job is delivered,
-// rescheduled (webhooks.NextAttempt from the first attempt), given up after
+// rescheduled (NextAttempt from the first attempt), given up after
 // the last attempt, or, on 410 Gone, the webhook is disabled and its jobs
 // stopped.
 func (d *Dispatcher) Deliver(ctx context.Context) (DeliverReport, error) {
@@ -221,7 +220,7 @@ func (d *Dispatcher) deliverWebhook(ctx context.Context, owner, doc string, jobs
 	if err != nil {
 		return rep, fmt.Errorf("deliver to webhook %s: %w", doc, err)
 	}
-	var hook *webhooks.Webhook
+	var hook *Webhook
 	for i := range s.Live {
 		if s.Live[i].DocumentID == doc {
 			hook = &s.Live[i]
@@ -256,7 +255,7 @@ func (d *Dispatcher) deliverWebhook(ctx context.Context, owner, doc string, jobs
 
 // attempt makes one attempt of job j to webhook h, if j is not waiting on
 // an earlier job of its order and this run gets its lease.
-func (d *Dispatcher) attempt(ctx context.Context, h webhooks.Webhook, j Job) (DeliverReport, error) {
+func (d *Dispatcher) attempt(ctx context.Context, h Webhook, j Job) (DeliverReport, error) {
 	var rep DeliverReport
 	behind, err := d.Jobs.Waiting(ctx, j)
 	if err != nil {
@@ -275,7 +274,7 @@ func (d *Dispatcher) attempt(ctx context.Context, h webhooks.Webhook, j Job) (De
 		}
 		return rep, nil
 	}
-	timeout := cmp.Or(d.Deliverer.Timeout, webhooks.Timeout)
+	timeout := cmp.Or(d.Deliverer.Timeout, Timeout)
 	start := d.now()
 	leased, err := d.Jobs.Lease(ctx, j, start, start.Add(timeout+leaseMargin))
 	if err != nil {
@@ -296,29 +295,29 @@ func (d *Dispatcher) attempt(ctx context.Context, h webhooks.Webhook, j Job) (De
 			return rep, err
 		}
 	}
-	rec, outcome := webhooks.Record(webhooks.Event{ID: j.ID, Type: j.Type}, j.N+1, first, start, res)
+	rec, outcome := Record(Event{ID: j.ID, Type: j.Type}, j.N+1, first, start, res)
 	j.N++
 	j.First = rules.FormatTime(first)
 	j.Next = ""
 	rep.Attempts++
 	switch outcome {
-	case webhooks.Delivered:
-		j.Done = Delivered
+	case Delivered:
+		j.Done = JobDelivered
 		rep.Delivered++
-	case webhooks.Retry:
+	case Retry:
 		j.Next = *rec.NextAttemptAt
 		rep.Retried++
-	case webhooks.GiveUp:
-		j.Done = GaveUp
+	case GiveUp:
+		j.Done = JobGaveUp
 		rep.GaveUp++
-	case webhooks.Disable:
-		j.Done = Disabled
+	case Disable:
+		j.Done = JobDisabled
 		rep.Disabled++
 	}
 	if err := d.Jobs.Attempted(ctx, j, rec); err != nil {
 		return rep, fmt.Errorf("record attempt %d: %w", j.N, err)
 	}
-	if outcome == webhooks.Disable {
+	if outcome == Disable {
 		if err := disable(ctx, d.Hooks, j.Owner, j.Webhook); err != nil {
 			return rep, fmt.Errorf("disable webhook %s: %w", h.DocumentID, err)
 		}
@@ -367,7 +366,7 @@ func (d *Dispatcher) Run(ctx context.Context, every, until time.Duration) error 
 // a webhook deleted or disabled meanwhile is left as it is.
 func disable(ctx context.Context, hooks Hooks, owner, doc string) error {
 	return update(ctx, hooks, owner, func(s Set, _ bool) (Set, bool, error) {
-		i := slices.IndexFunc(s.Live, func(w webhooks.Webhook) bool { return w.DocumentID == doc })
+		i := slices.IndexFunc(s.Live, func(w Webhook) bool { return w.DocumentID == doc })
 		if i < 0 || !s.Live[i].Enabled {
 			return s, true, nil
 		}
@@ -388,7 +387,7 @@ func (d *Dispatcher) body(ctx context.Context, j Job) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode the order of event %s: %w", j.ID, err)
 	}
-	b, err := json.Marshal(j.Event(order))
+	b, err := json.Marshal(NewEvent(j.Pending, order))
 	if err != nil {
 		return nil, fmt.Errorf("encode event %s: %w", j.ID, err)
 	}

@@ -25,7 +25,7 @@ func moved(t *testing.T, o rules.Order, ref string) rules.Order {
 	return o
 }
 
-func TestFulfilments(t *testing.T) {
+func TestFulfillments(t *testing.T) {
 	ctx := context.Background()
 	env := storetest.New(t)
 	db, proxy := env.ProxiedDB()

@@ -13,7 +13,6 @@ import (
 	"stampduty/shared/store"
 	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/storetest"
-	"stampduty/shared/webhooks"
 )
 
 // recordingFiles is the real file store with its calls counted, and a
@@ -44,40 +43,40 @@ func (r *recordingFiles) Purge(ctx context.Context, key string) error {
 
 // failingReplace is an orders store whose writes fail as DynamoDB's may.
 type failingReplace struct {
-	orders.Fulfilments
+	orders.Fulfillments
 	err error
 }
 
-func (f failingReplace) Replace(context.Context, orders.Stored, rules.Order, ...webhooks.Pending) error {
+func (f failingReplace) Replace(context.Context, orders.Stored, rules.Order, ...rules.Pending) error {
 	return f.err
 }
 
 var pdf = []byte("%PDF-1.7\nx\n%%EOF\n")
 
-// fulfilWorld is a fresh set of tables and a bucket with the sample
+// fulfillmentWorld is a fresh set of tables and a bucket with the sample
 // catalogue and the orders of "owner" in them, for Fulfillers.
-type fulfilWorld struct {
+type fulfillmentWorld struct {
 	env    *storetest.Env
 	orders *store.Orders
 	mine   []rules.Order
 }
 
-// newFulfilWorld makes a fulfilWorld where "owner" has n orders.
-func newFulfilWorld(t *testing.T, n int) *fulfilWorld {
+// newFulfillmentWorld makes a fulfillmentWorld where "owner" has n orders.
+func newFulfillmentWorld(t *testing.T, n int) *fulfillmentWorld {
 	env := storetest.New(t)
 	functest.Seed(t, env)
 	mine := functest.AddOrders(t, env, "owner", n)
-	return &fulfilWorld{env: env, orders: env.DB().Orders(env.Table("OrdersTable")), mine: mine}
+	return &fulfillmentWorld{env: env, orders: env.DB().Orders(env.Table("OrdersTable")), mine: mine}
 }
 
 // files returns the bucket, its calls counted.
-func (w *fulfilWorld) files() *recordingFiles {
+func (w *fulfillmentWorld) files() *recordingFiles {
 	return &recordingFiles{Store: files.New(w.env.S3(), w.env.Table("FilesBucket"))}
 }
 
 // fulfiller returns a Fulfiller over o (w's orders table, or one wrapping
 // it) and f.
-func (w *fulfilWorld) fulfiller(o orders.Fulfilments, f *recordingFiles) *orders.Fulfiller {
+func (w *fulfillmentWorld) fulfiller(o orders.Fulfillments, f *recordingFiles) *orders.Fulfiller {
 	return &orders.Fulfiller{Orders: o, Files: f, Direct: f.Store, Watches: w.env.DB().Uploads(w.env.Table("UploadsTable")),
 		IDs: w.env.DB().IDs(w.env.Table("CountersTable"), 10), Now: time.Now}
 }
@@ -86,7 +85,7 @@ func (w *fulfilWorld) fulfiller(o orders.Fulfilments, f *recordingFiles) *orders
 // at a stored file, and a file no order points at is removed.
 func TestUploadNeverPointsAtAMissingFile(t *testing.T) {
 	ctx := context.Background()
-	w := newFulfilWorld(t, 2)
+	w := newFulfillmentWorld(t, 2)
 	mine := w.mine
 	document := func(doc string) *rules.File {
 		s, err := w.orders.ByDocument(ctx, doc)
@@ -145,7 +144,7 @@ func TestUploadNeverPointsAtAMissingFile(t *testing.T) {
 // conflict otherwise, never a second change.
 func TestAdvanceAfterALostRace(t *testing.T) {
 	ctx := context.Background()
-	w := newFulfilWorld(t, 1)
+	w := newFulfillmentWorld(t, 1)
 	o, table := w.mine[0], w.orders
 	f := w.fulfiller(table, w.files())
 	ff := o.Fulfillments[0].DocumentID
@@ -185,10 +184,10 @@ func TestAdvanceAfterALostRace(t *testing.T) {
 
 // landsThenFails is an orders store whose writes are applied and whose
 // answer is then lost, as when DynamoDB's answer never arrives.
-type landsThenFails struct{ orders.Fulfilments }
+type landsThenFails struct{ orders.Fulfillments }
 
-func (l landsThenFails) Replace(ctx context.Context, s orders.Stored, o rules.Order, events ...webhooks.Pending) error {
-	if err := l.Fulfilments.Replace(ctx, s, o, events...); err != nil {
+func (l landsThenFails) Replace(ctx context.Context, s orders.Stored, o rules.Order, events ...rules.Pending) error {
+	if err := l.Fulfillments.Replace(ctx, s, o, events...); err != nil {
 		return err
 	}
 	return rules.Unavailable(errors.New("the answer was lost"))
@@ -198,7 +197,7 @@ func (l landsThenFails) Replace(ctx context.Context, s orders.Stored, o rules.Or
 // lost is a success, and its file is kept.
 func TestUploadWhoseAnswerIsLost(t *testing.T) {
 	ctx := context.Background()
-	w := newFulfilWorld(t, 1)
+	w := newFulfillmentWorld(t, 1)
 	mine, table, rf := w.mine, w.orders, w.files()
 	f := w.fulfiller(landsThenFails{table}, rf)
 	file, err := f.UploadDocument(ctx, "owner", mine[0].DocumentID, rules.Upload{ContentType: rules.MimePDF, Body: pdf})

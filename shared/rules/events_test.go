@@ -1,14 +1,9 @@
-package webhooks
+package rules
 
-import (
-	"encoding/json"
-	"testing"
-
-	"stampduty/shared/rules"
-)
+import "testing"
 
 func TestNewPending(t *testing.T) {
-	o := rules.Order{ID: 1, DocumentID: "k3v9xq2m7p4r8t1w5y6z0abc", CreatedAt: "2026-11-21T04:09:00.123Z"}
+	o := Order{ID: 1, DocumentID: "k3v9xq2m7p4r8t1w5y6z0abc", CreatedAt: "2026-11-21T04:09:00.123Z"}
 	for _, tc := range []struct {
 		name             string
 		typ              string
@@ -48,24 +43,30 @@ func TestNewPending(t *testing.T) {
 	})
 }
 
-func TestPendingEvent(t *testing.T) {
-	p := Pending{ID: "evt_k3v9xq2m7p4r8t1w5y6z0abc", Type: EventOrderStatusChanged, At: "2026-11-21T04:10:00.000Z",
-		PreviousStatus: ptr("Created"), Status: ptr("Procured")}
-	b, err := json.Marshal(p.Event(json.RawMessage(`{"documentId":"k3v9xq2m7p4r8t1w5y6z0abc"}`)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := `{"id":"evt_k3v9xq2m7p4r8t1w5y6z0abc","type":"order.status_changed","createdAt":"2026-11-21T04:10:00.000Z",` +
-		`"data":{"order":{"documentId":"k3v9xq2m7p4r8t1w5y6z0abc"},"previous_status":"Created","order_status":"Procured"}}`
-	if string(b) != want {
-		t.Errorf("event\n%s\nwant\n%s", b, want)
-	}
-	t.Run("NonStatusEventsHaveNullStatuses", func(t *testing.T) {
-		b, _ := json.Marshal(Pending{ID: p.ID, Type: EventOrderCreated, At: p.At}.Event(json.RawMessage(`{}`)))
-		want := `{"id":"evt_k3v9xq2m7p4r8t1w5y6z0abc","type":"order.created","createdAt":"2026-11-21T04:10:00.000Z",` +
-			`"data":{"order":{},"previous_status":null,"order_status":null}}`
-		if string(b) != want {
-			t.Errorf("event\n%s\nwant\n%s", b, want)
+func TestEventIDs(t *testing.T) {
+	t.Run("NewAreValidAndDistinct", func(t *testing.T) {
+		seen := map[string]bool{}
+		for range 100 {
+			id, err := NewEventID()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ValidEventID(id) {
+				t.Fatalf("NewEventID() = %q, not valid", id)
+			}
+			if seen[id] {
+				t.Fatalf("NewEventID() repeated %q", id)
+			}
+			seen[id] = true
 		}
 	})
+	for _, bad := range []string{"", "evt_", "k3v9xq2m7p4r8t1w5y6z0abc", "evt_k3v9xq2m7p4r8t1w5y6z0ab", "evt_k3v9xq2m7p4r8t1w5y6z0abcd",
+		"evt_3k3v9xq2m7p4r8t1w5y6z0ab", "evt_K3v9xq2m7p4r8t1w5y6z0abc", "evt_k3v9xq2m7p4r8t1w5y6z0ab/", "EVT_k3v9xq2m7p4r8t1w5y6z0abc"} {
+		if ValidEventID(bad) {
+			t.Errorf("ValidEventID(%q) = true, want false", bad)
+		}
+	}
+	if !ValidEventID("evt_k3v9xq2m7p4r8t1w5y6z0abc") {
+		t.Error("ValidEventID refuses a well-formed id")
+	}
 }

@@ -1,4 +1,4 @@
-package notify
+package webhooks
 
 import (
 	"context"
@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"stampduty/shared/rules"
-	"stampduty/shared/webhooks"
 )
 
 // lossyStore keeps sets in memory; while lose > 0 it applies a save but
@@ -43,12 +42,12 @@ func (c *counter) Reserve(_ context.Context, n int64) (int64, error) { return c.
 
 func TestLostAnswers(t *testing.T) {
 	st := &lossyStore{sets: map[string]Set{}}
-	r := &Registry{Hooks: st, IDs: &counter{}, Guard: webhooks.Guard{Local: true}, Now: time.Now}
+	r := &Registry{Hooks: st, IDs: &counter{}, Guard: Guard{Local: true}, Now: time.Now}
 	ctx := context.Background()
 
 	t.Run("ARegistrationIsStoredOnce", func(t *testing.T) {
 		st.lose = 1
-		w, err := r.Register(ctx, "acme", Registration{URL: "http://127.0.0.1:9/x", Events: []string{webhooks.EventOrderCreated}})
+		w, err := r.Register(ctx, "acme", Registration{URL: "http://127.0.0.1:9/x", Events: []string{rules.EventOrderCreated}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,7 +72,7 @@ func TestLostAnswers(t *testing.T) {
 	})
 	t.Run("GoneKeepsTheNewest", func(t *testing.T) {
 		for i := range MaxGone + 5 {
-			w, err := r.Register(ctx, "many", Registration{URL: "http://127.0.0.1:9/x", Events: []string{webhooks.EventOrderCreated}})
+			w, err := r.Register(ctx, "many", Registration{URL: "http://127.0.0.1:9/x", Events: []string{rules.EventOrderCreated}})
 			if err != nil {
 				t.Fatal(i, err)
 			}

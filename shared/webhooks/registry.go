@@ -1,4 +1,4 @@
-package notify
+package webhooks
 
 import (
 	"context"
@@ -8,8 +8,8 @@ import (
 	"slices"
 	"time"
 
+	"stampduty/shared/orders"
 	"stampduty/shared/rules"
-	"stampduty/shared/webhooks"
 )
 
 // MaxGone is how many deleted webhooks a caller's record keeps (the newest),
@@ -25,8 +25,8 @@ type Set struct {
 	// +1 on every save.
 	V int64
 	// Live are the caller's webhooks, oldest first, at most
-	// webhooks.MaxPerCaller.
-	Live []webhooks.Webhook
+	// MaxPerCaller.
+	Live []Webhook
 	// Gone are the caller's deleted webhooks, newest first, at most
 	// MaxGone, without their secrets.
 	Gone []Gone
@@ -34,7 +34,7 @@ type Set struct {
 
 // Gone is a deleted webhook.
 type Gone struct {
-	webhooks.Webhook
+	Webhook
 	// Deleted is when it was deleted, in rules.TimeLayout.
 	Deleted string
 }
@@ -47,9 +47,9 @@ var ErrRaced = errors.New("the caller's webhooks changed since they were read")
 type Registry struct {
 	Hooks Hooks
 	Jobs  Jobs
-	IDs   IDs
+	IDs   orders.IDs
 	// Guard decides which URLs may be registered.
-	Guard webhooks.Guard
+	Guard Guard
 	// Now is the clock (time.Now).
 	Now func() time.Time
 }
@@ -109,49 +109,49 @@ func update(ctx context.Context, hooks Hooks, owner string, change func(s Set, r
 
 // Register checks reg (its URL through the Guard, its event types) and
 // registers it as a new webhook of owner, enabled, with a new secret,
-// which the answer shows once. A caller with webhooks.MaxPerCaller
+// which the answer shows once. A caller with MaxPerCaller
 // webhooks already is refused with ECONFLICT, also when registrations race.
-func (r *Registry) Register(ctx context.Context, owner string, reg Registration) (webhooks.Registered, error) {
+func (r *Registry) Register(ctx context.Context, owner string, reg Registration) (Registered, error) {
 	if err := r.Guard.CheckURL(ctx, reg.URL); err != nil {
-		return webhooks.Registered{}, err
+		return Registered{}, err
 	}
-	if err := webhooks.CheckEvents(reg.Events); err != nil {
-		return webhooks.Registered{}, err
+	if err := CheckEvents(reg.Events); err != nil {
+		return Registered{}, err
 	}
 	id, err := r.IDs.Reserve(ctx, 1)
 	if err != nil {
-		return webhooks.Registered{}, err
+		return Registered{}, err
 	}
 	doc, err := rules.NewDocumentID()
 	if err != nil {
-		return webhooks.Registered{}, rules.Internal(err)
+		return Registered{}, rules.Internal(err)
 	}
-	w := webhooks.Webhook{ID: id, DocumentID: doc, URL: reg.URL, Events: slices.Clone(reg.Events), Enabled: true,
-		CreatedAt: rules.FormatTime(r.Now()), Secret: webhooks.NewSecret(), Owner: owner}
+	w := Webhook{ID: id, DocumentID: doc, URL: reg.URL, Events: slices.Clone(reg.Events), Enabled: true,
+		CreatedAt: rules.FormatTime(r.Now()), Secret: NewSecret(), Owner: owner}
 	err = update(ctx, r.Hooks, owner, func(s Set, raced bool) (Set, bool, error) {
-		if raced && slices.ContainsFunc(s.Live, func(l webhooks.Webhook) bool { return l.DocumentID == doc }) {
+		if raced && slices.ContainsFunc(s.Live, func(l Webhook) bool { return l.DocumentID == doc }) {
 			return s, true, nil // an earlier save of this registration was applied
 		}
-		if len(s.Live) >= webhooks.MaxPerCaller {
-			return s, false, rules.Errorf(rules.ECONFLICT, "A caller can have at most %d webhooks; delete one first.", webhooks.MaxPerCaller)
+		if len(s.Live) >= MaxPerCaller {
+			return s, false, rules.Errorf(rules.ECONFLICT, "A caller can have at most %d webhooks; delete one first.", MaxPerCaller)
 		}
 		s.Live = append(slices.Clone(s.Live), w)
 		return s, false, nil
 	})
 	if err != nil {
-		return webhooks.Registered{}, err
+		return Registered{}, err
 	}
 	return w.Registered(), nil
 }
 
 // List returns owner's webhooks, oldest first (their JSON has no secret).
-func (r *Registry) List(ctx context.Context, owner string) ([]webhooks.Webhook, error) {
+func (r *Registry) List(ctx context.Context, owner string) ([]Webhook, error) {
 	s, err := r.Hooks.Webhooks(ctx, owner)
 	if err != nil {
 		return nil, err
 	}
 	if s.Live == nil {
-		s.Live = []webhooks.Webhook{}
+		s.Live = []Webhook{}
 	}
 	return s.Live, nil
 }
@@ -160,10 +160,10 @@ func (r *Registry) List(ctx context.Context, owner string) ([]webhooks.Webhook, 
 // and its attempts stay listable (it is kept among the newest MaxGone
 // deleted webhooks, without its secret). A webhook owner does not have is
 // ENOTFOUND.
-func (r *Registry) Delete(ctx context.Context, owner, doc string) (webhooks.Webhook, error) {
-	var deleted webhooks.Webhook
+func (r *Registry) Delete(ctx context.Context, owner, doc string) (Webhook, error) {
+	var deleted Webhook
 	err := update(ctx, r.Hooks, owner, func(s Set, raced bool) (Set, bool, error) {
-		i := slices.IndexFunc(s.Live, func(w webhooks.Webhook) bool { return w.DocumentID == doc })
+		i := slices.IndexFunc(s.Live, func(w Webhook) bool { return w.DocumentID == doc })
 		if i < 0 {
 			if j := slices.IndexFunc(s.Gone, func(g Gone) bool { return g.DocumentID == doc }); raced && j >= 0 {
 				deleted = s.Gone[j].Webhook // an earlier save of this deletion was applied
@@ -187,18 +187,18 @@ func (r *Registry) Delete(ctx context.Context, owner, doc string) (webhooks.Webh
 // doc, newest first. A deleted webhook's attempts stay listable (while it
 // is among the newest MaxGone deleted); a webhook owner never had is
 // ENOTFOUND.
-func (r *Registry) Deliveries(ctx context.Context, owner, doc string) ([]webhooks.Attempt, error) {
+func (r *Registry) Deliveries(ctx context.Context, owner, doc string) ([]Attempt, error) {
 	s, err := r.Hooks.Webhooks(ctx, owner)
 	if err != nil {
 		return nil, err
 	}
-	if !slices.ContainsFunc(s.Live, func(w webhooks.Webhook) bool { return w.DocumentID == doc }) &&
+	if !slices.ContainsFunc(s.Live, func(w Webhook) bool { return w.DocumentID == doc }) &&
 		!slices.ContainsFunc(s.Gone, func(g Gone) bool { return g.DocumentID == doc }) {
 		return nil, notFound(doc)
 	}
 	atts, err := r.Jobs.Attempts(ctx, owner, doc, MaxDeliveries)
 	if atts == nil && err == nil {
-		atts = []webhooks.Attempt{}
+		atts = []Attempt{}
 	}
 	return atts, err
 }
@@ -210,7 +210,7 @@ func (r *Registry) Deliveries(ctx context.Context, owner, doc string) ([]webhook
 // webhooks; otherwise (an id of another caller's event, or not an event
 // id at all) it is ENOTFOUND.
 func (r *Registry) Redeliver(ctx context.Context, owner, eventID string) (Redelivered, error) {
-	if !webhooks.ValidEventID(eventID) {
+	if !rules.ValidEventID(eventID) {
 		return Redelivered{}, eventNotFound(eventID)
 	}
 	s, err := r.Hooks.Webhooks(ctx, owner)
@@ -258,7 +258,7 @@ func (r *Registry) Redeliver(ctx context.Context, owner, eventID string) (Redeli
 		}
 		if !has[i] {
 			j := *found
-			j.Webhook, j.First, j.N, j.Next, j.Done = w.DocumentID, "", 0, rules.FormatTime(now), Due
+			j.Webhook, j.First, j.N, j.Next, j.Done = w.DocumentID, "", 0, rules.FormatTime(now), JobDue
 			put, err := r.Jobs.Put(ctx, j)
 			if err != nil {
 				return Redelivered{}, err

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"stampduty/shared/rules"
-	"stampduty/shared/webhooks"
 )
 
 // Stored is an order as the store holds it: the order and its owner, where
@@ -23,15 +22,15 @@ type Stored struct {
 	rules.OpsOrder
 	Seq     int64
 	Version int64
-	Outbox  []webhooks.Pending
+	Outbox  []rules.Pending
 }
 
 // ErrChanged is the failure of a Replace whose order changed since it was
 // read: another request's change was stored first.
 var ErrChanged = errors.New("the order changed since it was read")
 
-// Fulfilments reads and changes stored orders for their fulfillment.
-type Fulfilments interface {
+// Fulfillments reads and changes stored orders for their fulfillment.
+type Fulfillments interface {
 	// ByDocument returns the order with documentId doc, read eventually
 	// consistent (a moment's lag after a change), or ENOTFOUND.
 	ByDocument(ctx context.Context, doc string) (Stored, error)
@@ -40,7 +39,7 @@ type Fulfilments interface {
 	// Replace stores o in place of s, with s.Outbox followed by events as
 	// its pending events, on condition that s is still the stored version;
 	// ErrChanged (wrapped) when it is not.
-	Replace(ctx context.Context, s Stored, o rules.Order, events ...webhooks.Pending) error
+	Replace(ctx context.Context, s Stored, o rules.Order, events ...rules.Pending) error
 	// Queue returns up to size orders waiting in status, oldest first,
 	// from the position cursor names ("" for the start), and the cursor of
 	// what follows ("" at the end). A cursor it did not make is EINVALID.
@@ -86,7 +85,7 @@ const (
 // Fulfiller is the fulfillment workflow: reading one order, the operators'
 // queue and status changes, and the files of an order.
 type Fulfiller struct {
-	Orders Fulfilments
+	Orders Fulfillments
 	Files  Files
 	// Direct is the bucket for the pre-signed path (the same as Files in
 	// production); Watches records the files in flight (see Watch).
@@ -148,7 +147,7 @@ func (f *Fulfiller) OpsGet(ctx context.Context, doc string) (rules.OpsOrder, err
 	return s.OpsOrder, f.Files.Sign(ctx, &s.Order)
 }
 
-// Queue returns a page of the operators' work queue (see Fulfilments.Queue),
+// Queue returns a page of the operators' work queue (see Fulfillments.Queue),
 // with fresh download addresses.
 func (f *Fulfiller) Queue(ctx context.Context, status, cursor string, size int) ([]rules.OpsOrder, string, error) {
 	if rules.StatusRank(status) < 0 {
@@ -209,10 +208,10 @@ func (f *Fulfiller) updateWith(ctx context.Context, s Stored, ch change, tl tell
 	if !changed {
 		return s, nil
 	}
-	var events []webhooks.Pending
+	var events []rules.Pending
 	if typ, previous, status := tl(s.Order, next); typ != "" {
-		if events, err = record(ctx, f.Listeners, s.Owner, typ, func() (webhooks.Pending, error) {
-			return webhooks.NewPending(typ, next.UpdatedAt, next, previous, status)
+		if events, err = record(ctx, f.Listeners, s.Owner, typ, func() (rules.Pending, error) {
+			return rules.NewPending(typ, next.UpdatedAt, next, previous, status)
 		}); err != nil {
 			return Stored{}, err
 		}
@@ -284,7 +283,7 @@ func statusChanged(ffDoc string) tell {
 			return "", nil, nil
 		}
 		previous, status := old.Fulfillments[i].Status, next.Fulfillments[j].Status
-		return webhooks.EventOrderStatusChanged, &previous, &status
+		return rules.EventOrderStatusChanged, &previous, &status
 	}
 }
 
@@ -311,7 +310,7 @@ func (f *Fulfiller) AttachDocument(ctx context.Context, owner, doc, id string) (
 
 // document stores the caller's document from src.
 func (f *Fulfiller) document(ctx context.Context, owner, doc string, src source) (rules.File, error) {
-	s, err := f.attach(ctx, target{owner: owner, doc: doc, kind: rules.Document}, DocumentPrefix, src, webhooks.EventOrderDocumentUploaded, putDocument)
+	s, err := f.attach(ctx, target{owner: owner, doc: doc, kind: rules.Document}, DocumentPrefix, src, rules.EventOrderDocumentUploaded, putDocument)
 	if err != nil {
 		return rules.File{}, err
 	}
@@ -337,7 +336,7 @@ func (f *Fulfiller) AttachStagedCertificate(ctx context.Context, doc, ffDoc, id 
 
 // certificate stores a certificate from src.
 func (f *Fulfiller) certificate(ctx context.Context, doc, ffDoc string, src source) (rules.OpsOrder, error) {
-	s, err := f.attach(ctx, target{doc: doc, ffDoc: ffDoc, kind: rules.Certificate}, CertificatePrefix, src, webhooks.EventOrderCertificateAttached,
+	s, err := f.attach(ctx, target{doc: doc, ffDoc: ffDoc, kind: rules.Certificate}, CertificatePrefix, src, rules.EventOrderCertificateAttached,
 		putCertificate(ffDoc))
 	if err != nil {
 		return rules.OpsOrder{}, err

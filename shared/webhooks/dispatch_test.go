@@ -1,4 +1,4 @@
-package notify_test
+package webhooks_test
 
 import (
 	"context"
@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"stampduty/shared/notify"
 	"stampduty/shared/rules"
 	"stampduty/shared/testkit/fake"
 	"stampduty/shared/webhooks"
@@ -37,7 +36,7 @@ type harness struct {
 	hooks *fake.Hooks
 	jobs  *fake.Jobs
 	clock *clock
-	d     *notify.Dispatcher
+	d     *webhooks.Dispatcher
 }
 
 // newHarness returns a harness whose dispatcher delivers to loopback
@@ -50,8 +49,8 @@ func newHarness(t *testing.T) *harness {
 }
 
 // dispatcher returns another dispatcher over the harness's stores.
-func (h *harness) dispatcher() *notify.Dispatcher {
-	return &notify.Dispatcher{Outbox: h.out, Hooks: h.hooks, Jobs: h.jobs, Files: fake.Files{},
+func (h *harness) dispatcher() *webhooks.Dispatcher {
+	return &webhooks.Dispatcher{Outbox: h.out, Hooks: h.hooks, Jobs: h.jobs, Files: fake.Files{},
 		Deliverer: webhooks.Deliverer{Guard: webhooks.Guard{Local: true}, Timeout: 200 * time.Millisecond},
 		Now:       h.clock.Now}
 }
@@ -65,21 +64,21 @@ func (h *harness) hook(owner, doc, url string, enabled bool, events ...string) {
 // change stores a change of owner's order doc and returns its event id.
 func (h *harness) change(owner, doc, typ string) string {
 	h.t.Helper()
-	id, err := webhooks.NewEventID()
+	id, err := rules.NewEventID()
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	st := "Pending"
 	var prev *string
-	if typ == webhooks.EventOrderStatusChanged {
+	if typ == rules.EventOrderStatusChanged {
 		prev = &st
 	}
-	h.out.Change(owner, doc, webhooks.Pending{ID: id, Type: typ, At: rules.FormatTime(h.clock.Now()), PreviousStatus: prev, Status: &st})
+	h.out.Change(owner, doc, rules.Pending{ID: id, Type: typ, At: rules.FormatTime(h.clock.Now()), PreviousStatus: prev, Status: &st})
 	return id
 }
 
 // pass relays then delivers once and returns the delivery's report.
-func (h *harness) pass() notify.DeliverReport {
+func (h *harness) pass() webhooks.DeliverReport {
 	h.t.Helper()
 	if _, err := h.d.Relay(context.Background()); err != nil {
 		h.t.Fatalf("Relay: %v", err)
@@ -104,7 +103,7 @@ func (h *harness) quickPass(what string) {
 }
 
 // job returns the job of owner's webhook doc for event id.
-func (h *harness) job(owner, doc, id string) notify.Job {
+func (h *harness) job(owner, doc, id string) webhooks.Job {
 	h.t.Helper()
 	for _, j := range h.jobs.All() {
 		if j.Owner == owner && j.Webhook == doc && j.ID == id {
@@ -112,7 +111,7 @@ func (h *harness) job(owner, doc, id string) notify.Job {
 		}
 	}
 	h.t.Fatalf("no job of event %s for webhook %s", id, doc)
-	return notify.Job{}
+	return webhooks.Job{}
 }
 
 // got is one request a receiver got.
@@ -209,22 +208,22 @@ func assertAttempts(t *testing.T, h *harness, owner, doc string, statuses ...int
 }
 
 const (
-	created = webhooks.EventOrderCreated
-	changed = webhooks.EventOrderStatusChanged
+	created = rules.EventOrderCreated
+	changed = rules.EventOrderStatusChanged
 )
 
 func TestSeq(t *testing.T) {
 	cases := map[string]struct{ a, b string }{
-		"LaterVersionAfter":         {notify.Seq("ord", 9, 0), notify.Seq("ord", 10, 0)},
-		"LaterEventOfOneWriteAfter": {notify.Seq("ord", 10, 1), notify.Seq("ord", 10, 2)},
-		"LaterVersionAfterAnyIndex": {notify.Seq("ord", 10, 999), notify.Seq("ord", 11, 0)},
+		"LaterVersionAfter":         {webhooks.Seq("ord", 9, 0), webhooks.Seq("ord", 10, 0)},
+		"LaterEventOfOneWriteAfter": {webhooks.Seq("ord", 10, 1), webhooks.Seq("ord", 10, 2)},
+		"LaterVersionAfterAnyIndex": {webhooks.Seq("ord", 10, 999), webhooks.Seq("ord", 11, 0)},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			if tc.a >= tc.b {
 				t.Errorf("%q sorts at or after %q", tc.a, tc.b)
 			}
-			if got := notify.OrderOf(tc.a); got != "ord" {
+			if got := webhooks.OrderOf(tc.a); got != "ord" {
 				t.Errorf("OrderOf(%q) = %q, want ord", tc.a, got)
 			}
 		})
@@ -335,7 +334,7 @@ func TestRelayAndDeliver(t *testing.T) {
 				t.Errorf("the delivered attempt = %+v, want attempt 2 and no next", as[1])
 			}
 		}
-		if j := h.job("acme", "h", e); j.Done != notify.Delivered {
+		if j := h.job("acme", "h", e); j.Done != webhooks.JobDelivered {
 			t.Errorf("job done = %q, want delivered", j.Done)
 		}
 	})
@@ -430,7 +429,7 @@ func TestRelayAndDeliver(t *testing.T) {
 		h.hook("acme", "h", rc.URL, true, created)
 		e := h.change("acme", "ord1", created)
 		h.quickPass("a 10 MB answer")
-		if j := h.job("acme", "h", e); j.Done != notify.Delivered {
+		if j := h.job("acme", "h", e); j.Done != webhooks.JobDelivered {
 			t.Errorf("job done = %q, want delivered (a 200 in time)", j.Done)
 		}
 	})
@@ -452,7 +451,7 @@ func TestRelayAndDeliver(t *testing.T) {
 			t.Error("the webhook is still enabled after a 410")
 		}
 		for _, e := range []string{e1, e2} {
-			if j := h.job("acme", "h", e); j.Done != notify.Disabled {
+			if j := h.job("acme", "h", e); j.Done != webhooks.JobDisabled {
 				t.Errorf("job of %s done = %q, want disabled", e, j.Done)
 			}
 		}
@@ -478,7 +477,7 @@ func TestRelayAndDeliver(t *testing.T) {
 				t.Errorf("attempt %d = %+v, want event %s and next_attempt_at null only on the last", a.Attempt, a, e)
 			}
 		}
-		if j := h.job("acme", "h", e); j.Done != notify.GaveUp || j.N != webhooks.MaxAttempts {
+		if j := h.job("acme", "h", e); j.Done != webhooks.JobGaveUp || j.N != webhooks.MaxAttempts {
 			t.Errorf("job = done %q after %d attempts, want gave_up after %d", j.Done, j.N, webhooks.MaxAttempts)
 		}
 	})
@@ -516,7 +515,7 @@ func TestRelayAndDeliver(t *testing.T) {
 		h.hooks.Delete("acme", "h")
 		h.pass()
 		assertIDs(t, "the deleted webhook's receiver", rc)
-		if j := h.job("acme", "h", e); j.Done != notify.Disabled {
+		if j := h.job("acme", "h", e); j.Done != webhooks.JobDisabled {
 			t.Errorf("job done = %q, want disabled", j.Done)
 		}
 	})

@@ -1,15 +1,14 @@
-package notify
+package webhooks
 
 import (
 	"reflect"
+	"stampduty/shared/rules"
 	"testing"
-
-	"stampduty/shared/webhooks"
 )
 
 func TestGroupFailing(t *testing.T) {
 	job := func(owner, hook, at string, n int, next string) Job {
-		return Job{Owner: owner, Webhook: hook, Pending: webhooks.Pending{At: at}, N: n, Next: next}
+		return Job{Owner: owner, Webhook: hook, Pending: rules.Pending{At: at}, N: n, Next: next}
 	}
 	s := func(v string) *string { return &v }
 	for _, c := range []struct {
@@ -47,22 +46,22 @@ func TestGroupFailing(t *testing.T) {
 
 func TestWithWebhooks(t *testing.T) {
 	s := func(v string) *string { return &v }
-	hook := func(owner, doc string, enabled bool) webhooks.Webhook {
-		return webhooks.Webhook{Owner: owner, DocumentID: doc, URL: "https://" + owner + ".example.com/" + doc, Enabled: enabled}
+	hook := func(owner, doc string, enabled bool) Webhook {
+		return Webhook{Owner: owner, DocumentID: doc, URL: "https://" + owner + ".example.com/" + doc, Enabled: enabled}
 	}
 	group := func(owner, doc, oldest string) Failing {
 		return Failing{Owner: owner, Webhook: doc, Waiting: 1, MaxAttempts: 1, OldestEventAt: s(oldest), NextAttemptAt: s(oldest)}
 	}
 	named := func(f Failing, url string, enabled bool) Failing { f.URL, f.Enabled = url, enabled; return f }
 	sets := map[string]Set{
-		"acme": {Live: []webhooks.Webhook{hook("acme", "w1", true), hook("acme", "w2", false)},
+		"acme": {Live: []Webhook{hook("acme", "w1", true), hook("acme", "w2", false)},
 			Gone: []Gone{{Webhook: hook("acme", "w9", true)}}},
-		"bolt": {Live: []webhooks.Webhook{hook("bolt", "w1", true)}},
+		"bolt": {Live: []Webhook{hook("bolt", "w1", true)}},
 	}
 	for _, c := range []struct {
 		name     string
 		groups   []Failing
-		disabled []webhooks.Webhook
+		disabled []Webhook
 		want     []Failing
 	}{
 		{"NoneIsAnEmptyList", nil, nil, []Failing{}},
@@ -73,14 +72,14 @@ func TestWithWebhooks(t *testing.T) {
 		{"OldestWaitingFirstThenDisabled", []Failing{
 			group("acme", "w1", "2026-11-23T10:00:00.000Z"),
 			group("bolt", "w1", "2026-11-23T09:00:00.000Z"),
-		}, []webhooks.Webhook{hook("acme", "w2", false), hook("aaron", "w5", false)}, []Failing{
+		}, []Webhook{hook("acme", "w2", false), hook("aaron", "w5", false)}, []Failing{
 			named(group("bolt", "w1", "2026-11-23T09:00:00.000Z"), "https://bolt.example.com/w1", true),
 			named(group("acme", "w1", "2026-11-23T10:00:00.000Z"), "https://acme.example.com/w1", true),
 			{Owner: "aaron", Webhook: "w5", URL: "https://aaron.example.com/w5"},
 			{Owner: "acme", Webhook: "w2", URL: "https://acme.example.com/w2"},
 		}},
 		{"ADisabledWebhookWithJobsListedOnce", []Failing{group("acme", "w2", "2026-11-23T10:00:00.000Z")},
-			[]webhooks.Webhook{hook("acme", "w2", false)},
+			[]Webhook{hook("acme", "w2", false)},
 			[]Failing{named(group("acme", "w2", "2026-11-23T10:00:00.000Z"), "https://acme.example.com/w2", false)}},
 		{"TiesByOwnerThenWebhook", []Failing{group("bolt", "w1", "2026-11-23T10:00:00.000Z"), group("acme", "w1", "2026-11-23T10:00:00.000Z")}, nil,
 			[]Failing{named(group("acme", "w1", "2026-11-23T10:00:00.000Z"), "https://acme.example.com/w1", true),

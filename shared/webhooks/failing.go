@@ -1,12 +1,10 @@
-package notify
+package webhooks
 
 import (
 	"cmp"
 	"context"
 	"fmt"
 	"slices"
-
-	"stampduty/shared/webhooks"
 )
 
 // Failing is a webhook an operator should look at (stampctl webhooks
@@ -28,7 +26,7 @@ type Failing struct {
 	MaxAttempts int `json:"max_attempts"`
 	// LastAttempt is the webhook's newest attempt (of any event), nil when
 	// it has none.
-	LastAttempt *webhooks.Attempt `json:"last_attempt"`
+	LastAttempt *Attempt `json:"last_attempt"`
 	// NextAttemptAt is when the soonest waiting event is due again, nil
 	// when none waits.
 	NextAttemptAt *string `json:"next_attempt_at"`
@@ -40,7 +38,7 @@ type FailingJobs interface {
 	// attempts, across all webhooks.
 	Failing(ctx context.Context, minAttempts int) ([]Job, error)
 	// Attempts returns the newest limit attempts of the webhook, newest first.
-	Attempts(ctx context.Context, owner, webhook string, limit int) ([]webhooks.Attempt, error)
+	Attempts(ctx context.Context, owner, webhook string, limit int) ([]Attempt, error)
 }
 
 // DisabledHooks is what Failures reads of the webhooks (store.Webhooks).
@@ -48,7 +46,7 @@ type DisabledHooks interface {
 	// Webhooks returns owner's set.
 	Webhooks(ctx context.Context, owner string) (Set, error)
 	// Disabled returns every caller's live webhooks that are disabled.
-	Disabled(ctx context.Context) ([]webhooks.Webhook, error)
+	Disabled(ctx context.Context) ([]Webhook, error)
 }
 
 // Failures returns the webhooks whose deliveries keep failing, for
@@ -128,11 +126,11 @@ func earliest(cur *string, t string) *string {
 // adds the disabled webhooks that have no group, and sorts the list: the
 // webhooks with waiting events first, oldest event first, then the others
 // by owner and documentId.
-func withWebhooks(groups []Failing, sets map[string]Set, disabled []webhooks.Webhook) []Failing {
+func withWebhooks(groups []Failing, sets map[string]Set, disabled []Webhook) []Failing {
 	out := []Failing{}
 	listed := map[[2]string]bool{}
 	for _, f := range groups {
-		i := slices.IndexFunc(sets[f.Owner].Live, func(w webhooks.Webhook) bool { return w.DocumentID == f.Webhook })
+		i := slices.IndexFunc(sets[f.Owner].Live, func(w Webhook) bool { return w.DocumentID == f.Webhook })
 		if i < 0 {
 			continue
 		}

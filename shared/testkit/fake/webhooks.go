@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"stampduty/shared/notify"
 	"stampduty/shared/orders"
 	"stampduty/shared/rules"
 	"stampduty/shared/webhooks"
@@ -18,7 +17,7 @@ import (
 // ErrDied is what Outbox.Relayed answers when told to die before marking.
 var ErrDied = errors.New("the relay died before marking its events relayed")
 
-// Outbox is a notify.Outbox over in-memory order items: each stored change
+// Outbox is a webhooks.Outbox over in-memory order items: each stored change
 // bumps the order's version and appends its event, as the store's order
 // writes do.
 type Outbox struct {
@@ -34,7 +33,7 @@ type Outbox struct {
 
 // Change stores a change of owner's order doc with its event p (p.Order
 // gets the documentId doc) and returns the order's new version.
-func (o *Outbox) Change(owner, doc string, p webhooks.Pending) int64 {
+func (o *Outbox) Change(owner, doc string, p rules.Pending) int64 {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	it := o.item(owner, doc)
@@ -93,7 +92,7 @@ func (o *Outbox) Relayed(_ context.Context, p orders.Stored, ids []string) error
 	case it.Version != p.Version:
 		return fmt.Errorf("mark order %s relayed: %w", p.DocumentID, orders.ErrChanged)
 	}
-	it.Outbox = slices.DeleteFunc(it.Outbox, func(c webhooks.Pending) bool { return slices.Contains(ids, c.ID) })
+	it.Outbox = slices.DeleteFunc(it.Outbox, func(c rules.Pending) bool { return slices.Contains(ids, c.ID) })
 	return nil
 }
 
@@ -108,10 +107,10 @@ func (o *Outbox) Left() int {
 	return n
 }
 
-// Hooks is a notify.Hooks over in-memory sets of webhooks.
+// Hooks is a webhooks.Hooks over in-memory sets of webhooks.
 type Hooks struct {
 	mu   sync.Mutex
-	sets map[string]notify.Set
+	sets map[string]webhooks.Set
 }
 
 // Add registers w for owner.
@@ -119,7 +118,7 @@ func (h *Hooks) Add(owner string, w webhooks.Webhook) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.sets == nil {
-		h.sets = map[string]notify.Set{}
+		h.sets = map[string]webhooks.Set{}
 	}
 	w.Owner = owner
 	s := h.sets[owner]
@@ -139,7 +138,7 @@ func (h *Hooks) Delete(owner, doc string) {
 }
 
 // Webhooks returns a copy of owner's set.
-func (h *Hooks) Webhooks(_ context.Context, owner string) (notify.Set, error) {
+func (h *Hooks) Webhooks(_ context.Context, owner string) (webhooks.Set, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	s := h.sets[owner]
@@ -148,14 +147,14 @@ func (h *Hooks) Webhooks(_ context.Context, owner string) (notify.Set, error) {
 }
 
 // SaveWebhooks stores s as owner's set if it is still at version v.
-func (h *Hooks) SaveWebhooks(_ context.Context, owner string, s notify.Set, v int64) error {
+func (h *Hooks) SaveWebhooks(_ context.Context, owner string, s webhooks.Set, v int64) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.sets[owner].V != v {
-		return fmt.Errorf("save the webhooks of %s: %w", owner, notify.ErrRaced)
+		return fmt.Errorf("save the webhooks of %s: %w", owner, webhooks.ErrRaced)
 	}
 	if h.sets == nil {
-		h.sets = map[string]notify.Set{}
+		h.sets = map[string]webhooks.Set{}
 	}
 	s.V = v + 1
 	h.sets[owner] = s
@@ -164,11 +163,11 @@ func (h *Hooks) SaveWebhooks(_ context.Context, owner string, s notify.Set, v in
 
 // job is a stored job and its lease.
 type job struct {
-	notify.Job
+	webhooks.Job
 	leased time.Time // lease expiry; zero when none
 }
 
-// Jobs is a notify.Jobs over in-memory jobs and attempt records.
+// Jobs is a webhooks.Jobs over in-memory jobs and attempt records.
 type Jobs struct {
 	mu       sync.Mutex
 	jobs     []*job
@@ -186,7 +185,7 @@ func (s *Jobs) find(owner, doc, id string) *job {
 }
 
 // Put stores j unless its webhook has a job of its event.
-func (s *Jobs) Put(_ context.Context, j notify.Job) (bool, error) {
+func (s *Jobs) Put(_ context.Context, j webhooks.Job) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.find(j.Owner, j.Webhook, j.ID) != nil {
@@ -197,13 +196,13 @@ func (s *Jobs) Put(_ context.Context, j notify.Job) (bool, error) {
 }
 
 // Due returns up to limit jobs not done and due at now, soonest first.
-func (s *Jobs) Due(_ context.Context, now time.Time, limit int) ([]notify.Job, error) {
+func (s *Jobs) Due(_ context.Context, now time.Time, limit int) ([]webhooks.Job, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	at := rules.FormatTime(now)
-	var out []notify.Job
+	var out []webhooks.Job
 	for _, j := range s.jobs {
-		if j.Done == notify.Due && j.Next <= at {
+		if j.Done == webhooks.JobDue && j.Next <= at {
 			out = append(out, j.Job)
 		}
 	}
@@ -216,13 +215,13 @@ func (s *Jobs) Due(_ context.Context, now time.Time, limit int) ([]notify.Job, e
 
 // Waiting returns the Next of the earliest job of j's webhook and order
 // before j that is not done, "" when none.
-func (s *Jobs) Waiting(_ context.Context, j notify.Job) (string, error) {
+func (s *Jobs) Waiting(_ context.Context, j webhooks.Job) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var first *job
 	for _, o := range s.jobs {
-		if o.Owner == j.Owner && o.Webhook == j.Webhook && o.Done == notify.Due &&
-			notify.OrderOf(o.Seq) == notify.OrderOf(j.Seq) && o.Seq < j.Seq && (first == nil || o.Seq < first.Seq) {
+		if o.Owner == j.Owner && o.Webhook == j.Webhook && o.Done == webhooks.JobDue &&
+			webhooks.OrderOf(o.Seq) == webhooks.OrderOf(j.Seq) && o.Seq < j.Seq && (first == nil || o.Seq < first.Seq) {
 			first = o
 		}
 	}
@@ -233,11 +232,11 @@ func (s *Jobs) Waiting(_ context.Context, j notify.Job) (string, error) {
 }
 
 // Postpone makes j due at next if it is as read.
-func (s *Jobs) Postpone(_ context.Context, j notify.Job, next string) (bool, error) {
+func (s *Jobs) Postpone(_ context.Context, j webhooks.Job, next string) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	o := s.find(j.Owner, j.Webhook, j.ID)
-	if o == nil || o.N != j.N || o.Done != notify.Due {
+	if o == nil || o.N != j.N || o.Done != webhooks.JobDue {
 		return false, nil
 	}
 	o.Next = next
@@ -245,11 +244,11 @@ func (s *Jobs) Postpone(_ context.Context, j notify.Job, next string) (bool, err
 }
 
 // Lease claims j until until if it is as read and not leased at now.
-func (s *Jobs) Lease(_ context.Context, j notify.Job, now, until time.Time) (bool, error) {
+func (s *Jobs) Lease(_ context.Context, j webhooks.Job, now, until time.Time) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	o := s.find(j.Owner, j.Webhook, j.ID)
-	if o == nil || o.N != j.N || o.Done != notify.Due || now.Before(o.leased) {
+	if o == nil || o.N != j.N || o.Done != webhooks.JobDue || now.Before(o.leased) {
 		return false, nil
 	}
 	o.leased = until
@@ -257,7 +256,7 @@ func (s *Jobs) Lease(_ context.Context, j notify.Job, now, until time.Time) (boo
 }
 
 // Attempted stores the attempt a and the job j after it, lease released.
-func (s *Jobs) Attempted(_ context.Context, j notify.Job, a webhooks.Attempt) error {
+func (s *Jobs) Attempted(_ context.Context, j webhooks.Job, a webhooks.Attempt) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	o := s.find(j.Owner, j.Webhook, j.ID)
@@ -278,18 +277,18 @@ func (s *Jobs) Stop(_ context.Context, owner, doc string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, j := range s.jobs {
-		if j.Owner == owner && j.Webhook == doc && j.Done == notify.Due {
-			j.Done, j.Next = notify.Disabled, ""
+		if j.Owner == owner && j.Webhook == doc && j.Done == webhooks.JobDue {
+			j.Done, j.Next = webhooks.JobDisabled, ""
 		}
 	}
 	return nil
 }
 
 // All returns every job, in the order they were put.
-func (s *Jobs) All() []notify.Job {
+func (s *Jobs) All() []webhooks.Job {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]notify.Job, len(s.jobs))
+	out := make([]webhooks.Job, len(s.jobs))
 	for i, j := range s.jobs {
 		out[i] = j.Job
 	}
@@ -304,13 +303,13 @@ func (s *Jobs) Log(owner, doc string) []webhooks.Attempt {
 }
 
 // Job returns the job of owner's webhook for event eventID.
-func (s *Jobs) Job(_ context.Context, owner, webhook, eventID string) (notify.Job, bool, error) {
+func (s *Jobs) Job(_ context.Context, owner, webhook, eventID string) (webhooks.Job, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if j := s.find(owner, webhook, eventID); j != nil {
 		return j.Job, true, nil
 	}
-	return notify.Job{}, false, nil
+	return webhooks.Job{}, false, nil
 }
 
 // Redeliver makes the job of owner's webhook for event eventID due at now.
@@ -321,7 +320,7 @@ func (s *Jobs) Redeliver(_ context.Context, owner, webhook, eventID string, now 
 	if j == nil {
 		return false, nil
 	}
-	j.Done, j.Next = notify.Due, rules.FormatTime(now)
+	j.Done, j.Next = webhooks.JobDue, rules.FormatTime(now)
 	return true, nil
 }
 
@@ -337,9 +336,9 @@ func (s *Jobs) Attempts(_ context.Context, owner, webhook string, limit int) ([]
 	return as, nil
 }
 
-// The fakes are the notify package's stores.
+// The fakes are the stores of package webhooks' workflows.
 var (
-	_ notify.Outbox = (*Outbox)(nil)
-	_ notify.Hooks  = (*Hooks)(nil)
-	_ notify.Jobs   = (*Jobs)(nil)
+	_ webhooks.Outbox = (*Outbox)(nil)
+	_ webhooks.Hooks  = (*Hooks)(nil)
+	_ webhooks.Jobs   = (*Jobs)(nil)
 )

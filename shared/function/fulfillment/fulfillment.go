@@ -1,7 +1,7 @@
-// Package fulfil wires the fulfillment workflow for the functions that store
+// Package fulfillment wires the fulfillment workflow for the functions that store
 // files (upload-document, ops). It is apart from package function so that
 // the functions without files do not link the S3 SDK.
-package fulfil
+package fulfillment
 
 import (
 	"time"
