@@ -1,0 +1,129 @@
+package store
+
+// This file holds an order's outbox: its pending events as the order's
+// item stores them, the outbox index's keys, and the relay's reads and
+// removals.
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"stampduty/shared/orders"
+	"stampduty/shared/rules"
+)
+
+// eventItem is a rules.Pending as an order's outbox stores it.
+type eventItem struct {
+	ID             string    `dynamodbav:"id"`
+	Type           string    `dynamodbav:"t"`
+	Order          orderBody `dynamodbav:"o"`
+	At             string    `dynamodbav:"at"`
+	PreviousStatus *string   `dynamodbav:"ps,omitempty"`
+	Status         *string   `dynamodbav:"st,omitempty"`
+}
+
+// outboxPending is the outbox index's partition key on every order with
+// pending events.
+const outboxPending = "pending"
+
+// outboxKey is an order's sort key in the outbox index: the time of its
+// oldest pending event, then its documentId, so the relay takes the
+// longest-waiting orders first.
+func outboxKey(outbox []rules.Pending, doc string) string { return outbox[0].At + "#" + doc }
+
+// newEventItems returns the outbox's items (nil for none).
+func newEventItems(outbox []rules.Pending) []eventItem {
+	var items []eventItem
+	for _, p := range outbox {
+		items = append(items, newEventItem(p))
+	}
+	return items
+}
+
+// newEventItem returns p as an outbox (or a delivery job) stores it.
+func newEventItem(p rules.Pending) eventItem {
+	return eventItem{ID: p.ID, Type: p.Type, At: p.At, PreviousStatus: p.PreviousStatus,
+		Status: p.Status, Order: newOrderBody(p.Order)}
+}
+
+// pending returns the event e stores.
+func (e eventItem) pending() (rules.Pending, error) {
+	o, err := e.Order.order()
+	if err != nil {
+		return rules.Pending{}, err
+	}
+	return rules.Pending{ID: e.ID, Type: e.Type, At: e.At, PreviousStatus: e.PreviousStatus, Status: e.Status, Order: o}, nil
+}
+
+// Pending returns up to limit orders with pending events (their Outbox),
+// the one whose oldest event has waited longest first: one Query of the
+// outbox index, which holds only such orders, eventually consistent (an
+// event shows a moment after its change, and stays a moment after it is
+// relayed: relaying is idempotent, see Relayed).
+func (s *Orders) Pending(ctx context.Context, limit int) ([]orders.Stored, error) {
+	out, err := s.db.client.Query(ctx, &dynamodb.QueryInput{
+		TableName:                 aws.String(s.table),
+		IndexName:                 aws.String(OutboxIndex),
+		KeyConditionExpression:    aws.String("obp = :p"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":p": avS(outboxPending)},
+		Limit:                     aws.Int32(int32(limit)),
+	})
+	if err != nil {
+		return nil, fail("Query", err)
+	}
+	return decodeItems(out.Items, theStored)
+}
+
+// Relayed removes the events ids from the outbox of o, an order as Pending
+// (or a read) returned it, once the relay has handed them on: one
+// UpdateItem that rewrites ob without them (and drops it, with the index
+// keys, when none is left), on condition that o's version and outbox are
+// still the stored ones. The relay never changes the version, so it never
+// makes a change of the order fail; the only writes that change an outbox
+// without changing the version are Relayed's own removals, so the version
+// and the outbox's length and first id being unchanged means the outbox is
+// the one read. A failed condition is orders.ErrChanged (wrapped): read
+// again and retry. A writer who read the order before the relay removed
+// its events writes them back with its change (it stores the outbox it
+// read); the relay then finds them again, which is why relaying an event
+// twice must do nothing the second time.
+func (s *Orders) Relayed(ctx context.Context, o orders.Stored, ids []string) error {
+	if len(o.Outbox) == 0 {
+		return nil
+	}
+	rest := slices.DeleteFunc(slices.Clone(o.Outbox), func(p rules.Pending) bool { return slices.Contains(ids, p.ID) })
+	if len(rest) == len(o.Outbox) {
+		return nil
+	}
+	in := &dynamodb.UpdateItemInput{
+		TableName:           aws.String(s.table),
+		Key:                 map[string]types.AttributeValue{"owner": avS(o.Owner), "seq": avN(o.Seq)},
+		ConditionExpression: aws.String("v = :v AND size(ob) = :n AND ob[0].id = :first"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":v": avN(o.Version), ":n": avN(int64(len(o.Outbox))), ":first": avS(o.Outbox[0].ID)},
+	}
+	if len(rest) == 0 {
+		in.UpdateExpression = aws.String("REMOVE ob, obp, obk")
+	} else {
+		ob, err := attributevalue.Marshal(newEventItems(rest))
+		if err != nil {
+			return rules.Internal(fmt.Errorf("encode outbox: %w", err))
+		}
+		in.UpdateExpression = aws.String("SET ob = :ob, obk = :k")
+		in.ExpressionAttributeValues[":ob"] = ob
+		in.ExpressionAttributeValues[":k"] = avS(outboxKey(rest, o.DocumentID))
+	}
+	if _, err := s.db.client.UpdateItem(ctx, in); err != nil {
+		if conditionFailed(err) {
+			return fmt.Errorf("relay the events of order %s: %w", o.DocumentID, orders.ErrChanged)
+		}
+		return writeFail("UpdateItem", err)
+	}
+	return nil
+}
