@@ -5,17 +5,16 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"stampduty/shared/rules"
 	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/localdb"
+	"stampduty/shared/testkit/locals3"
 	"stampduty/shared/testkit/storetest"
 )
 
@@ -153,7 +152,7 @@ type uploadBody struct {
 // send sends body to the pre-signed upload u as a client would: its method,
 // its headers, except those overridden. S3 refusing the request answers
 // 403, or (for a large body it refuses before reading) resets the
-// connection: both are 403 here.
+// connection: both are 403 here (locals3.Send).
 func send(t *testing.T, u uploadBody, body []byte, override map[string]string) int {
 	t.Helper()
 	req, err := http.NewRequest(u.Data.Method, u.Data.URL, bytes.NewReader(body))
@@ -168,15 +167,7 @@ func send(t *testing.T, u uploadBody, body []byte, override map[string]string) i
 	for k, v := range override {
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
-		return http.StatusForbidden
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	return resp.StatusCode
+	return locals3.Send(t, req)
 }
 
 // largePDF is a PDF of exactly n bytes.
