@@ -48,7 +48,7 @@ func TestCost(t *testing.T) {
 
 func TestParseGoBench(t *testing.T) {
 	out := `goos: linux
-pkg: stampduty/shared/rules
+pkg: stampduty/shared/stampduty
 BenchmarkCreateOrderRules-2   	  485235	      2463 ns/op	 192.89 MB/s	     992 B/op	       3 allocs/op
 PASS
 BenchmarkEncodeOrders   	    7560	    137623 ns/op	  114778 B/op	       3 allocs/op

@@ -20,7 +20,7 @@ import (
 	"stampduty/cmd/internal/runtimeapi"
 	"stampduty/cmd/internal/schedule"
 	"stampduty/shared/orders"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/store"
 	"stampduty/shared/testkit/localdb"
 	"stampduty/shared/testkit/storetest"
@@ -132,7 +132,7 @@ func withTables(env []string, names map[string]string) []string {
 type unsigned struct{ orders.Files }
 
 // Sign signs nothing.
-func (unsigned) Sign(context.Context, *rules.Order) error { return nil }
+func (unsigned) Sign(context.Context, *stampduty.Order) error { return nil }
 
 // usage is DynamoDB calls and units by DynamoDB's rules.
 type usage struct{ Calls, Read, Write float64 }
@@ -245,8 +245,8 @@ type eventBench struct {
 	direct *store.DB // around it, for what is not measured
 	proxy  *storetest.Proxy
 	table  func(logicalID string) string
-	body   *rules.OrderBody // of each order created
-	n      int              // events per step
+	body   *stampduty.OrderBody // of each order created
+	n      int                  // events per step
 }
 
 // logical returns the logical id of a table name.
@@ -272,7 +272,7 @@ func (e *eventBench) dispatcher() *webhooks.Dispatcher {
 }
 
 // allEvents are the four event types.
-var allEvents = []string{rules.EventOrderCreated, rules.EventOrderStatusChanged, rules.EventOrderDocumentUploaded, rules.EventOrderCertificateAttached}
+var allEvents = []string{stampduty.EventOrderCreated, stampduty.EventOrderStatusChanged, stampduty.EventOrderDocumentUploaded, stampduty.EventOrderCertificateAttached}
 
 // receiver starts a loopback receiver answering status to every request.
 func receiver(status int) *httptest.Server {
@@ -492,7 +492,7 @@ type arrivals struct {
 func (a *arrivals) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	at := time.Now()
 	var ev webhooks.Event
-	var o rules.Order
+	var o stampduty.Order
 	err := json.NewDecoder(r.Body).Decode(&ev)
 	if err == nil {
 		err = json.Unmarshal(ev.Data.Order, &o)
@@ -548,7 +548,7 @@ func (b *bench) measureLatency() error {
 	const owner = "bench-latency"
 	reg := &webhooks.Registry{Hooks: direct.Webhooks(names["WebhooksTable"]), Jobs: direct.Deliveries(names["DeliveriesTable"]),
 		IDs: direct.IDs(names["CountersTable"], store.IDBlock), Guard: webhooks.Guard{Local: true}, Now: time.Now}
-	if _, err := reg.Register(b.ctx, owner, webhooks.Registration{URL: rc.URL + "/hook", Events: []string{rules.EventOrderCreated}}); err != nil {
+	if _, err := reg.Register(b.ctx, owner, webhooks.Registration{URL: rc.URL + "/hook", Events: []string{stampduty.EventOrderCreated}}); err != nil {
 		return fmt.Errorf("latency: register: %w", err)
 	}
 	fn, err := localstack.Function(b.tmpl, f, b.bins[dispatchID], localstack.Engines{DynamoDB: proxy.URL, S3: b.s3Endpoint}, b.logs[dispatchID])

@@ -19,7 +19,7 @@ import (
 	"stampduty/cmd/internal/localstack"
 	"stampduty/cmd/internal/runtimeapi"
 	"stampduty/shared/orders"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/store"
 	"stampduty/shared/strapi"
 	"stampduty/shared/testkit/localdb"
@@ -349,17 +349,17 @@ func (b *bench) calls(mode storetest.Mode, f func() error) ([]storetest.ProxyCal
 }
 
 // orderBody decodes a create-order request body.
-func orderBody(body string) (*rules.OrderBody, error) {
+func orderBody(body string) (*stampduty.OrderBody, error) {
 	members, err := strapi.DecodeObject([]byte(body))
-	return rules.NewOrderBody(members), err
+	return stampduty.NewOrderBody(members), err
 }
 
 // maxBounds is the article and the ids of the max-length order: any amount
 // up to 15 digits, ids of 10 digits.
 type maxBounds struct{}
 
-func (maxBounds) Get(_ context.Context, purpose, state string) (rules.Article, error) {
-	return rules.Article{ID: 9999999999, DocumentID: strings.Repeat("D", rules.DocumentIDLength), PurposeName: purpose, State: state, Max: 999999999999999}, nil
+func (maxBounds) Get(_ context.Context, purpose, state string) (stampduty.Article, error) {
+	return stampduty.Article{ID: 9999999999, DocumentID: strings.Repeat("D", stampduty.DocumentIDLength), PurposeName: purpose, State: state, Max: 999999999999999}, nil
 }
 
 func (maxBounds) Reserve(context.Context, int64) (int64, error) { return 9999999997, nil }
@@ -371,7 +371,7 @@ func (maxBounds) Reserve(context.Context, int64) (int64, error) { return 9999999
 // (DynamoDB counts UTF-8 bytes), ids of 10 digits. It returns the item's
 // size, measured on the PutItem.
 func (b *bench) measureMaxOrder() error {
-	name, addr, text := strings.Repeat("N", 40), strings.Repeat("A", 120), strings.Repeat("😀", rules.MaxFreeTextLength)
+	name, addr, text := strings.Repeat("N", 40), strings.Repeat("A", 120), strings.Repeat("😀", stampduty.MaxFreeTextLength)
 	body, err := orderBody(fmt.Sprintf(`{"amount": 999999999999999, "considerationPrice": 999999999999999, "description": %q,
 		"purpose": %q, "state": "Dadra and Nagar Haveli and Daman and Diu", "paidBy": "Second Party", "purchasedBy": %q,
 		"firstPartyMobileNumber": "9876543210", "firstPartyName": %q, "secondPartyName": %q,
@@ -439,7 +439,7 @@ func (b *bench) fill(r request) error {
 
 // goBenchmarks are the warm handler benchmarks and the packages they live in.
 var goBenchmarks = []struct{ Name, Pkg, What string }{
-	{"BenchmarkCreateOrderRules", "./shared/rules", "create-order: decode + validate a full body, amount rule"},
+	{"BenchmarkCreateOrderRules", "./shared/stampduty", "create-order: decode + validate a full body, amount rule"},
 	{"BenchmarkEncodeOrders", "./functions/list-orders", "list-orders: encode a page of 100 orders"},
 	{"BenchmarkEncodeArticles", "./functions/list-articles", "list-articles: sort + encode 100 cached articles"},
 }

@@ -9,7 +9,7 @@ import (
 	"io"
 	"os"
 
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/store"
 )
 
@@ -28,7 +28,7 @@ func (c *cli) articlesImport(fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
-	arts, err := rules.DecodeArticles(data)
+	arts, err := stampduty.DecodeArticles(data)
 	if err != nil {
 		return c.reportInvalid(name, data, err)
 	}
@@ -57,7 +57,7 @@ func (c *cli) articlesImport(fs *flag.FlagSet, args []string) error {
 // (data, read from name) to stderr, one "path: message" per line, and
 // returns the summary error.
 func (c *cli) reportInvalid(name string, data []byte, err error) error {
-	var e *rules.Error
+	var e *stampduty.Error
 	if !errors.As(err, &e) {
 		return fmt.Errorf("read %s: %w", name, err)
 	}
@@ -109,13 +109,13 @@ func (c *cli) articlesExport(fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
-	arts, err := storeCall(c, articlesSpec, "read the articles", func(db *store.DB, name string) ([]rules.Article, error) {
+	arts, err := storeCall(c, articlesSpec, "read the articles", func(db *store.DB, name string) ([]stampduty.Article, error) {
 		return db.Articles(name).All(c.ctx)
 	})
 	if err != nil {
 		return err
 	}
-	data, err := rules.EncodeArticles(arts)
+	data, err := stampduty.EncodeArticles(arts)
 	if err != nil {
 		return err
 	}

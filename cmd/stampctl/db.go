@@ -12,7 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
 	"stampduty/shared/auth"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/store"
 	"stampduty/shared/testkit/localdb"
 )
@@ -122,8 +122,8 @@ func storeErr(what string, err error, tables ...table) error {
 		return fmt.Errorf("%s: table not found: %s; on AWS use --stack NAME (or the variables from its outputs), "+
 			"locally DYNAMODB_ENDPOINT (see stampctl help): %w", what, strings.Join(names, ", "), nf)
 	}
-	var e *rules.Error
-	if errors.As(err, &e) && e.Err != nil && (e.Code == rules.EINTERNAL || e.Code == rules.EUNAVAILABLE) {
+	var e *stampduty.Error
+	if errors.As(err, &e) && e.Err != nil && (e.Code == stampduty.EINTERNAL || e.Code == stampduty.EUNAVAILABLE) {
 		return fmt.Errorf("%s: %w", what, e.Err)
 	}
 	return fmt.Errorf("%s: %w", what, err)

@@ -19,7 +19,7 @@ import (
 
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/store"
 )
 
@@ -117,7 +117,7 @@ func (c *cli) forbiddenHint(base, keyID, region string) string {
 
 // opsOrder is the data of an operator answer about one order.
 type opsOrder struct {
-	Data rules.OpsOrder `json:"data"`
+	Data stampduty.OpsOrder `json:"data"`
 }
 
 // printJSON writes v indented, as the commands print what the API answers.
@@ -129,7 +129,7 @@ func (c *cli) printJSON(v any) error {
 
 // ordersQueue prints a page of the work queue: one line per order.
 func (c *cli) ordersQueue(fs *flag.FlagSet, args []string) error {
-	status := fs.String("status", rules.StatusPending, "the queue: Pending, Created, Procured or Printed")
+	status := fs.String("status", stampduty.StatusPending, "the queue: Pending, Created, Procured or Printed")
 	size := fs.Int("page-size", 25, "orders per page (at most 100)")
 	cursor := fs.String("cursor", "", "the cursor the previous page printed")
 	if _, err := parse(fs, args, 0, 0); err != nil {
@@ -140,7 +140,7 @@ func (c *cli) ordersQueue(fs *flag.FlagSet, args []string) error {
 		q.Set("pagination[cursor]", *cursor)
 	}
 	var page struct {
-		Data []rules.OpsOrder `json:"data"`
+		Data []stampduty.OpsOrder `json:"data"`
 		Meta struct {
 			Pagination struct {
 				Next *string `json:"next"`
@@ -176,7 +176,7 @@ func (c *cli) ordersShow(fs *flag.FlagSet, args []string) error {
 }
 
 // order returns order doc as operators see it.
-func (c *cli) order(doc string) (rules.OpsOrder, error) {
+func (c *cli) order(doc string) (stampduty.OpsOrder, error) {
 	var o opsOrder
 	err := c.call(http.MethodGet, "/api/ops/live-orders/"+url.PathEscape(doc), nil, "", nil, &o)
 	return o.Data, err
@@ -197,16 +197,16 @@ func (c *cli) fulfillment(doc, ff string) (string, error) {
 }
 
 // pick returns fulfillment ff of order o, or its only one when ff is "".
-func pick(o rules.OpsOrder, ff string) (rules.Fulfillment, error) {
+func pick(o stampduty.OpsOrder, ff string) (stampduty.Fulfillment, error) {
 	for _, f := range o.Fulfillments {
 		if f.DocumentID == ff || ff == "" && len(o.Fulfillments) == 1 {
 			return f, nil
 		}
 	}
 	if ff == "" {
-		return rules.Fulfillment{}, fmt.Errorf("order %s has %d fulfillments: name one with --fulfillment", o.DocumentID, len(o.Fulfillments))
+		return stampduty.Fulfillment{}, fmt.Errorf("order %s has %d fulfillments: name one with --fulfillment", o.DocumentID, len(o.Fulfillments))
 	}
-	return rules.Fulfillment{}, fmt.Errorf("order %s has no fulfillment %s", o.DocumentID, ff)
+	return stampduty.Fulfillment{}, fmt.Errorf("order %s has no fulfillment %s", o.DocumentID, ff)
 }
 
 // fulfillmentFlag defines the --fulfillment flag of the commands that act
@@ -219,15 +219,15 @@ func fulfillmentFlag(fs *flag.FlagSet) *string {
 // fulfillment, query, body) to fulfillment ff of order doc (see
 // fulfillment) and returns that fulfillment as changed (the API answers
 // with the whole order).
-func (c *cli) changeFulfillment(method, doc, ff, under string, query url.Values, contentType string, body []byte) (rules.Fulfillment, error) {
+func (c *cli) changeFulfillment(method, doc, ff, under string, query url.Values, contentType string, body []byte) (stampduty.Fulfillment, error) {
 	ff, err := c.fulfillment(doc, ff)
 	if err != nil {
-		return rules.Fulfillment{}, err
+		return stampduty.Fulfillment{}, err
 	}
 	var o opsOrder
 	path := "/api/ops/live-orders/" + url.PathEscape(doc) + "/fulfillments/" + url.PathEscape(ff) + under
 	if err := c.call(method, path, query, contentType, body, &o); err != nil {
-		return rules.Fulfillment{}, err
+		return stampduty.Fulfillment{}, err
 	}
 	return pick(o.Data, ff)
 }
@@ -273,8 +273,8 @@ func (c *cli) ordersAttachCertificate(fs *flag.FlagSet, args []string) error {
 		return err
 	}
 	fileName := cmp.Or(*name, filepath.Base(rest[1]))
-	var f rules.Fulfillment
-	if len(pdf) > rules.MaxFileSize {
+	var f stampduty.Fulfillment
+	if len(pdf) > stampduty.MaxFileSize {
 		// Too large for a request's body: straight to the bucket.
 		f, err = c.attachStaged(rest[0], *ffFlag, fileName, pdf)
 	} else {
@@ -291,13 +291,13 @@ func (c *cli) ordersAttachCertificate(fs *flag.FlagSet, args []string) error {
 // through the pre-signed path (lifecycle.md "Large files: straight to
 // S3"): it asks for an upload, sends the file to the bucket as the answer
 // says, then attaches the upload by its id.
-func (c *cli) attachStaged(doc, ff, name string, pdf []byte) (rules.Fulfillment, error) {
+func (c *cli) attachStaged(doc, ff, name string, pdf []byte) (stampduty.Fulfillment, error) {
 	ff, err := c.fulfillment(doc, ff)
 	if err != nil {
-		return rules.Fulfillment{}, err
+		return stampduty.Fulfillment{}, err
 	}
 	path := "/api/ops/live-orders/" + url.PathEscape(doc) + "/fulfillments/" + url.PathEscape(ff) + "/certificate"
-	declared, _ := json.Marshal(map[string]any{"name": name, "mime": rules.MimePDF, "size": len(pdf)})
+	declared, _ := json.Marshal(map[string]any{"name": name, "mime": stampduty.MimePDF, "size": len(pdf)})
 	var up struct {
 		Data struct {
 			Upload, Method, URL string
@@ -305,11 +305,11 @@ func (c *cli) attachStaged(doc, ff, name string, pdf []byte) (rules.Fulfillment,
 		}
 	}
 	if err := c.call(http.MethodPost, path+"/upload", nil, "application/json", declared, &up); err != nil {
-		return rules.Fulfillment{}, err
+		return stampduty.Fulfillment{}, err
 	}
 	req, err := http.NewRequestWithContext(c.ctx, up.Data.Method, up.Data.URL, bytes.NewReader(pdf))
 	if err != nil {
-		return rules.Fulfillment{}, fmt.Errorf("the upload's request: %w", err)
+		return stampduty.Fulfillment{}, fmt.Errorf("the upload's request: %w", err)
 	}
 	for k, v := range up.Data.Headers {
 		if !strings.EqualFold(k, "Content-Length") { // set from the body
@@ -318,16 +318,16 @@ func (c *cli) attachStaged(doc, ff, name string, pdf []byte) (rules.Fulfillment,
 	}
 	resp, err := (&http.Client{Timeout: 5 * time.Minute}).Do(req)
 	if err != nil {
-		return rules.Fulfillment{}, fmt.Errorf("send the file to the bucket: %w", err)
+		return stampduty.Fulfillment{}, fmt.Errorf("send the file to the bucket: %w", err)
 	}
 	resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
-		return rules.Fulfillment{}, fmt.Errorf("send the file to the bucket: it answered %s", resp.Status)
+		return stampduty.Fulfillment{}, fmt.Errorf("send the file to the bucket: it answered %s", resp.Status)
 	}
 	attach, _ := json.Marshal(map[string]string{"upload": up.Data.Upload})
 	var o opsOrder
 	if err := c.call(http.MethodPut, path, nil, "application/json", attach, &o); err != nil {
-		return rules.Fulfillment{}, err
+		return stampduty.Fulfillment{}, err
 	}
 	return pick(o.Data, ff)
 }
@@ -359,7 +359,7 @@ func (c *cli) ordersDownload(fs *flag.FlagSet, args []string) error {
 
 // certificate returns the certificate file of order doc's fulfillment ff
 // (its only one when ff is "").
-func (c *cli) certificate(doc, ff string) (*rules.File, error) {
+func (c *cli) certificate(doc, ff string) (*stampduty.File, error) {
 	o, err := c.order(doc)
 	if err != nil {
 		return nil, err
@@ -372,7 +372,7 @@ func (c *cli) certificate(doc, ff string) (*rules.File, error) {
 }
 
 // download fetches file from its pre-signed address and checks its SHA-256.
-func download(file *rules.File) ([]byte, error) {
+func download(file *stampduty.File) ([]byte, error) {
 	resp, err := (&http.Client{Timeout: 60 * time.Second}).Get(file.URL)
 	if err != nil {
 		return nil, err
@@ -381,7 +381,7 @@ func download(file *rules.File) ([]byte, error) {
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("the file store answered %s", resp.Status)
 	}
-	b, err := io.ReadAll(io.LimitReader(resp.Body, rules.MaxDirectCertificateSize+1))
+	b, err := io.ReadAll(io.LimitReader(resp.Body, stampduty.MaxDirectCertificateSize+1))
 	if err != nil {
 		return nil, err
 	}

@@ -21,7 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"stampduty/cmd/internal/apigw"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/localdb"
 )
@@ -32,7 +32,7 @@ import (
 type opsAPI struct {
 	mu       sync.Mutex
 	requests []events.APIGatewayV2HTTPRequest
-	order    rules.OpsOrder
+	order    stampduty.OpsOrder
 	// bucket is where a pre-signed upload is sent; staged what it got.
 	bucket *httptest.Server
 	staged []byte
@@ -56,8 +56,8 @@ func (a *opsAPI) Invoke(_ context.Context, payload []byte) ([]byte, error) {
 			"message": "Cannot move a fulfillment from Pending to Printed."}})
 	case ev.RequestContext.HTTP.Method == http.MethodPatch:
 		o := a.order
-		o.Fulfillments = []rules.Fulfillment{o.Fulfillments[0]}
-		o.Fulfillments[0].Status = rules.StatusCreated
+		o.Fulfillments = []stampduty.Fulfillment{o.Fulfillments[0]}
+		o.Fulfillments[0].Status = stampduty.StatusCreated
 		return answer(200, map[string]any{"data": o})
 	case strings.HasSuffix(ev.RawPath, "/certificate/upload"):
 		var d struct{ Size int }
@@ -67,7 +67,7 @@ func (a *opsAPI) Invoke(_ context.Context, payload []byte) ([]byte, error) {
 			"expiresAt": "2026-11-21T04:24:00.123Z"}})
 	case ev.RawPath == "/api/ops/live-orders":
 		next := "CURSOR"
-		return answer(200, map[string]any{"data": []rules.OpsOrder{a.order}, "meta": map[string]any{"pagination": map[string]any{"pageSize": 25, "next": next}}})
+		return answer(200, map[string]any{"data": []stampduty.OpsOrder{a.order}, "meta": map[string]any{"pagination": map[string]any{"pageSize": 25, "next": next}}})
 	default:
 		return answer(200, map[string]any{"data": a.order, "meta": map[string]any{}})
 	}
@@ -117,9 +117,9 @@ func TestOrdersCommands(t *testing.T) {
 	sum := sha256.Sum256(cert)
 	files := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(cert) }))
 	defer files.Close()
-	api := &opsAPI{order: rules.OpsOrder{Owner: "alice", Order: rules.Order{DocumentID: "o1", CreatedAt: "2026-11-21T04:09:00.123Z",
-		Fulfillments: []rules.Fulfillment{{DocumentID: "f1", Status: rules.StatusPending,
-			CertificateFile: &rules.File{Name: "certificate.pdf", SHA256: hex.EncodeToString(sum[:]), URL: files.URL + "/c"}}}}}}
+	api := &opsAPI{order: stampduty.OpsOrder{Owner: "alice", Order: stampduty.Order{DocumentID: "o1", CreatedAt: "2026-11-21T04:09:00.123Z",
+		Fulfillments: []stampduty.Fulfillment{{DocumentID: "f1", Status: stampduty.StatusPending,
+			CertificateFile: &stampduty.File{Name: "certificate.pdf", SHA256: hex.EncodeToString(sum[:]), URL: files.URL + "/c"}}}}}}
 	srv := newOpsServer(t, api, opsIAM)
 	vars := map[string]string{"STAMPDUTY_API_URL": srv.URL, "AWS_ACCESS_KEY_ID": "AKIAOPS", "AWS_SECRET_ACCESS_KEY": "ops-secret", "AWS_REGION": "us-east-1"}
 	for k, v := range vars {
@@ -171,7 +171,7 @@ func TestOrdersCommands(t *testing.T) {
 		}
 	})
 	t.Run("AttachCertificateOverTheBodyLimit", func(t *testing.T) {
-		big := make([]byte, rules.MaxDirectCertificateSize)
+		big := make([]byte, stampduty.MaxDirectCertificateSize)
 		copy(big, cert)
 		file := filepath.Join(t.TempDir(), "scan.pdf")
 		os.WriteFile(file, big, 0o600)
@@ -243,7 +243,7 @@ func TestOrdersBackfill(t *testing.T) {
 	if r := h.mustRun(t, "", "orders", "backfill"); !strings.Contains(r.stdout, "queued 0 orders") {
 		t.Errorf("second run: %s", r.stdout)
 	}
-	page, _, err := h.db.Orders(h.vars["ORDERS_TABLE"]).Queue(context.Background(), rules.StatusPending, "", 10)
+	page, _, err := h.db.Orders(h.vars["ORDERS_TABLE"]).Queue(context.Background(), stampduty.StatusPending, "", 10)
 	if err != nil || len(page) != 1 || page[0].DocumentID != o.DocumentID {
 		t.Errorf("queue = %v, %v", page, err)
 	}

@@ -21,7 +21,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"stampduty/cmd/internal/apigw"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/localdb"
 	"stampduty/shared/testkit/samtemplate"
 	"stampduty/shared/testkit/storetest"
@@ -53,8 +53,8 @@ func TestWithoutSettings(t *testing.T) {
 	t.Run("OrdersNameTheLocalOperatorPairAndFollowingItWorks", func(t *testing.T) {
 		// The operator API as the local stack serves it: signatures checked
 		// against its fixed pair, for its region, as its principal.
-		api := &opsAPI{order: rules.OpsOrder{Owner: "alice", Order: rules.Order{DocumentID: "o1", CreatedAt: "2026-11-21T04:09:00.123Z",
-			Fulfillments: []rules.Fulfillment{{DocumentID: "f1", Status: rules.StatusPending}}}}}
+		api := &opsAPI{order: stampduty.OpsOrder{Owner: "alice", Order: stampduty.Order{DocumentID: "o1", CreatedAt: "2026-11-21T04:09:00.123Z",
+			Fulfillments: []stampduty.Fulfillment{{DocumentID: "f1", Status: stampduty.StatusPending}}}}}
 		srv := newOpsServer(t, api, apigw.IAM{Region: localdb.Region, Account: "000000000000", Principal: localdb.OperatorARN,
 			Credentials: awsCreds(localdb.OperatorKeyID, localdb.OperatorSecret)})
 
@@ -236,8 +236,8 @@ func (f *fakeCloudFormation) describes() int {
 // SDK's AWS_ENDPOINT_URL_DYNAMODB as if it were AWS) and that API.
 func TestStack(t *testing.T) {
 	h := newHarness(t)
-	api := &opsAPI{order: rules.OpsOrder{Owner: "alice", Order: rules.Order{DocumentID: "o1", CreatedAt: "2026-11-21T04:09:00.123Z",
-		Fulfillments: []rules.Fulfillment{{DocumentID: "f1", Status: rules.StatusPending}}}}}
+	api := &opsAPI{order: stampduty.OpsOrder{Owner: "alice", Order: stampduty.Order{DocumentID: "o1", CreatedAt: "2026-11-21T04:09:00.123Z",
+		Fulfillments: []stampduty.Fulfillment{{DocumentID: "f1", Status: stampduty.StatusPending}}}}}
 	srv := newOpsServer(t, api, opsIAM)
 	// A server that is not the API: only a wrong precedence reaches it.
 	wrong := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

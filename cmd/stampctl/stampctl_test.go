@@ -15,7 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"stampduty/shared/auth"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/store"
 	"stampduty/shared/testkit/localdb"
 	"stampduty/shared/testkit/storetest"
@@ -322,14 +322,14 @@ func TestArticles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := rules.EncodeArticles(a)
+		b, err := stampduty.EncodeArticles(a)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return string(b)
 	}
 
-	var first rules.Article
+	var first stampduty.Article
 	t.Run("ImportCreates", func(t *testing.T) {
 		r := h.mustRun(t, "", "articles", "import", write(t, "good.json", goodArticles))
 		if got, want := r.stdout, "imported 3 articles: 3 created, 0 updated\n"; got != want {
@@ -437,7 +437,7 @@ func TestArticles(t *testing.T) {
 		if exported != all(t) {
 			t.Errorf("export differs from the stored articles:\n%s", exported)
 		}
-		if _, err := rules.DecodeArticles([]byte(exported)); err != nil {
+		if _, err := stampduty.DecodeArticles([]byte(exported)); err != nil {
 			t.Fatalf("export does not decode: %v", err)
 		}
 		r := h.mustRun(t, "", "articles", "import", write(t, "export.json", exported))

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/webhooks"
 )
 
@@ -30,7 +30,7 @@ func TestWebhooksFailing(t *testing.T) {
 	})
 
 	hook := func(doc, url string, enabled bool) webhooks.Webhook {
-		return webhooks.Webhook{ID: 1, DocumentID: doc, URL: url, Events: []string{rules.EventOrderCreated}, Enabled: enabled,
+		return webhooks.Webhook{ID: 1, DocumentID: doc, URL: url, Events: []string{stampduty.EventOrderCreated}, Enabled: enabled,
 			CreatedAt: "2026-11-23T09:00:00.000Z", Secret: webhooks.NewSecret()}
 	}
 	for owner, set := range map[string]webhooks.Set{
@@ -48,8 +48,8 @@ func TestWebhooksFailing(t *testing.T) {
 	job := func(owner, doc, at string, attempts int, next, done string, status int) {
 		t.Helper()
 		n++
-		j := webhooks.Job{Owner: owner, Webhook: doc, Pending: rules.Pending{ID: "evt_" + strings.Repeat("e", 21) + string(rune('a'+n)) + "00",
-			Type: rules.EventOrderCreated, At: at}, Seq: webhooks.Seq("o"+strings.Repeat("0", 23), int64(n), 0), Next: next, Done: done}
+		j := webhooks.Job{Owner: owner, Webhook: doc, Pending: stampduty.Pending{ID: "evt_" + strings.Repeat("e", 21) + string(rune('a'+n)) + "00",
+			Type: stampduty.EventOrderCreated, At: at}, Seq: webhooks.Seq("o"+strings.Repeat("0", 23), int64(n), 0), Next: next, Done: done}
 		if ok, err := del.Put(ctx, j); !ok || err != nil {
 			t.Fatal(ok, err)
 		}

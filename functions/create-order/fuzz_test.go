@@ -13,7 +13,7 @@ import (
 
 	"stampduty/shared/auth"
 	"stampduty/shared/orders"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/strapi"
 	"stampduty/shared/testkit/fake"
 	"stampduty/shared/testkit/functest"
@@ -44,7 +44,7 @@ var fuzzNow = time.Date(2026, 11, 21, 4, 9, 0, 123e6, time.UTC)
 // consideration price within 100 to 1,000,000.
 func fuzzCatalogue(tb testing.TB) fake.Articles {
 	tb.Helper()
-	factor, err := rules.ParseDecimal("0.06")
+	factor, err := stampduty.ParseDecimal("0.06")
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -138,7 +138,7 @@ func checkCreated(tb testing.TB, s *fuzzService, body []byte) {
 	if got, want := msg, "Successfully created the order!"; got != want {
 		tb.Fatalf("message = %q, want %q", got, want)
 	}
-	if got, want := id, c.Order.DocumentID; got != want || len(id) != rules.DocumentIDLength {
+	if got, want := id, c.Order.DocumentID; got != want || len(id) != stampduty.DocumentIDLength {
 		tb.Fatalf("orderId = %q, stored documentId %q", got, want)
 	}
 	if got, want := c.Owner, localdb.DevOwner; got != want {

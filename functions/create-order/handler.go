@@ -10,14 +10,14 @@ import (
 	"stampduty/shared/auth"
 	"stampduty/shared/function"
 	"stampduty/shared/orders"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/strapi"
 )
 
 // creator is the create-order workflow (orders.Creator), as the handler
 // calls it.
 type creator interface {
-	Create(ctx context.Context, owner string, body *rules.OrderBody, key *orders.Key) (string, error)
+	Create(ctx context.Context, owner string, body *stampduty.OrderBody, key *orders.Key) (string, error)
 }
 
 // handler translates POST /api/live-orders to the create-order workflow
@@ -68,5 +68,5 @@ func (h *handler) create(r *http.Request, owner string) (string, error) {
 		sum := sha256.Sum256(body)
 		key.Fingerprint = hex.EncodeToString(sum[:])
 	}
-	return h.orders.Create(ctx, owner, rules.NewOrderBody(members), key)
+	return h.orders.Create(ctx, owner, stampduty.NewOrderBody(members), key)
 }

@@ -16,7 +16,7 @@ import (
 	"stampduty/shared/auth"
 	"stampduty/shared/config"
 	"stampduty/shared/orders"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/store"
 	"stampduty/shared/testkit/fake"
 	"stampduty/shared/testkit/functest"
@@ -476,7 +476,7 @@ func TestWarmCreateCalls(t *testing.T) {
 
 // newOrderWithID builds a valid order with the given documentId, as a
 // create that was interrupted would have stored it.
-func newOrderWithID(t *testing.T, s *functest.Stack, doc string) rules.Order {
+func newOrderWithID(t *testing.T, s *functest.Stack, doc string) stampduty.Order {
 	t.Helper()
 	db := s.Env.DB()
 	art, err := db.Articles(s.Env.Table("ArticlesTable")).Get(context.Background(), "Rent Agreement", "Karnataka")
@@ -487,9 +487,9 @@ func newOrderWithID(t *testing.T, s *functest.Stack, doc string) rules.Order {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := rules.OrderRequest{Amount: 200, Purpose: art.PurposeName, State: art.State, PaidBy: rules.FirstParty, Description: "N/A",
+	req := stampduty.OrderRequest{Amount: 200, Purpose: art.PurposeName, State: art.State, PaidBy: stampduty.FirstParty, Description: "N/A",
 		FirstPartyMobileNumber: "9876543210", FirstPartyName: "Takeover", SecondPartyName: "B"}
-	o, err := rules.NewOrder(req, art, 200, rules.OrderIDs{Order: first, Fulfillment: first + 1, StampDuty: first + 2}, time.Now())
+	o, err := stampduty.NewOrder(req, art, 200, stampduty.OrderIDs{Order: first, Fulfillment: first + 1, StampDuty: first + 2}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 
 	"stampduty/shared/files"
 	"stampduty/shared/orders"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/localdb"
 	"stampduty/shared/testkit/storetest"
@@ -37,7 +37,7 @@ func TestSweep(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The order's document, attached.
-	kept, err := functest.Fulfiller(s.Env).UploadDocument(ctx, localdb.DevOwner, mine[0].DocumentID, rules.Upload{ContentType: rules.MimePDF, Body: pdf})
+	kept, err := functest.Fulfiller(s.Env).UploadDocument(ctx, localdb.DevOwner, mine[0].DocumentID, stampduty.Upload{ContentType: stampduty.MimePDF, Body: pdf})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestSweep(t *testing.T) {
 	prefix := orders.DocumentPrefix + mine[0].DocumentID + "/"
 	orphan, later := prefix+"orphan000000000000000000", prefix+"later0000000000000000000"
 	for _, k := range []string{orphan, orphan, later} {
-		if err := bucket.Put(ctx, k, rules.MimePDF, pdf, sha256.Sum256(pdf)); err != nil {
+		if err := bucket.Put(ctx, k, stampduty.MimePDF, pdf, sha256.Sum256(pdf)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -75,7 +75,7 @@ func TestSweep(t *testing.T) {
 	if versions[orphan] != 0 || versions[keptKey] != 1 || versions[later] != 1 {
 		t.Errorf("versions after the run: %v; want the orphan gone, the attached file and the watch not due kept", versions)
 	}
-	if _, err := uploads.Get(ctx, orphan); rules.ErrorCode(err) != rules.ENOTFOUND {
+	if _, err := uploads.Get(ctx, orphan); stampduty.ErrorCode(err) != stampduty.ENOTFOUND {
 		t.Errorf("the settled watch: %v, want it dropped", err)
 	}
 	if _, err := uploads.Get(ctx, later); err != nil {

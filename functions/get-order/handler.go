@@ -6,21 +6,21 @@ import (
 
 	"stampduty/shared/auth"
 	"stampduty/shared/function"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 )
 
 // handler answers with one of the caller's orders.
 type handler struct {
 	auth   *auth.Authenticator
 	orders interface {
-		Get(ctx context.Context, owner, doc string) (rules.Order, error)
+		Get(ctx context.Context, owner, doc string) (stampduty.Order, error)
 	}
 }
 
 // orderResponse is one order: {"data": <Order>, "meta": {}}.
 type orderResponse struct {
-	Data rules.Order `json:"data"`
-	Meta struct{}    `json:"meta"`
+	Data stampduty.Order `json:"data"`
+	Meta struct{}        `json:"meta"`
 }
 
 // routes answers GET /api/live-orders/{documentId}.

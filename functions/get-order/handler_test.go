@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/localdb"
 	"stampduty/shared/testkit/storetest"
@@ -16,7 +16,7 @@ import (
 func TestMain(m *testing.M) { storetest.Main(m) }
 
 type orderBody struct {
-	Data rules.Order     `json:"data"`
+	Data stampduty.Order `json:"data"`
 	Meta json.RawMessage `json:"meta"`
 }
 
@@ -88,11 +88,11 @@ func TestGetOrder(t *testing.T) {
 		ctx := context.Background()
 		f := functest.Fulfiller(s.Env)
 		pdf := []byte("%PDF-1.7\nlease\n%%EOF\n")
-		if _, err := f.UploadDocument(ctx, localdb.DevOwner, mine[2].DocumentID, rules.Upload{ContentType: rules.MimePDF, Body: pdf}); err != nil {
+		if _, err := f.UploadDocument(ctx, localdb.DevOwner, mine[2].DocumentID, stampduty.Upload{ContentType: stampduty.MimePDF, Body: pdf}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := f.Advance(ctx, mine[2].DocumentID, mine[2].Fulfillments[0].DocumentID,
-			rules.Change{Status: rules.StatusCreated, UniqueDocRef: "REF-1"}, functest.Operator); err != nil {
+			stampduty.Change{Status: stampduty.StatusCreated, UniqueDocRef: "REF-1"}, functest.Operator); err != nil {
 			t.Fatal(err)
 		}
 		resp := get(functest.DevHeaders, mine[2].DocumentID)
@@ -108,7 +108,7 @@ func TestGetOrder(t *testing.T) {
 		if got := functest.Download(t, doc.URL); got.Status != http.StatusOK || got.Body != string(pdf) {
 			t.Errorf("download = %d %q", got.Status, got.Body)
 		}
-		if h := body.Data.Fulfillments[0].History; len(h) != 2 || h[1].Status != rules.StatusCreated {
+		if h := body.Data.Fulfillments[0].History; len(h) != 2 || h[1].Status != stampduty.StatusCreated {
 			t.Errorf("status_history = %+v", h)
 		}
 	})

@@ -5,29 +5,29 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/fake"
 )
 
 // benchArticles returns n articles: fixed amounts, ranges and articles
 // that follow the consideration price, over several purposes and states.
-func benchArticles(b *testing.B, n int) []rules.Article {
+func benchArticles(b *testing.B, n int) []stampduty.Article {
 	b.Helper()
 	purposes := []string{"Affidavit", "Rent Agreement", "Sale Deed", "Power of Attorney", "Gift Deed",
 		"Mortgage Deed", "Partnership Deed", "Indemnity Bond", "Leave and License Agreement", "Conveyance Deed"}
 	states := []string{"Karnataka", "Maharashtra", "Delhi", "Tamil Nadu", "Telangana",
 		"Uttar Pradesh", "West Bengal", "Gujarat", "Kerala", "Dadra and Nagar Haveli and Daman and Diu"}
-	factor, err := rules.ParseDecimal("0.06")
+	factor, err := stampduty.ParseDecimal("0.06")
 	if err != nil {
 		b.Fatal(err)
 	}
-	arts := make([]rules.Article, 0, n)
+	arts := make([]stampduty.Article, 0, n)
 	for i := range n {
-		doc, err := rules.NewDocumentID()
+		doc, err := stampduty.NewDocumentID()
 		if err != nil {
 			b.Fatal(err)
 		}
-		a := rules.Article{ID: int64(i + 1), DocumentID: doc, PurposeName: purposes[i%len(purposes)],
+		a := stampduty.Article{ID: int64(i + 1), DocumentID: doc, PurposeName: purposes[i%len(purposes)],
 			State: states[(i/len(purposes))%len(states)], Min: 100, Max: 500000}
 		switch i % 3 {
 		case 0:

@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"stampduty/shared/filter"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/strapi"
 	"stampduty/shared/testkit/fake"
 	"stampduty/shared/testkit/functest"
@@ -26,7 +26,7 @@ import (
 // handler that reorders it in place is caught.
 func newFuzzCatalogue(tb testing.TB) fake.Articles {
 	tb.Helper()
-	factor, err := rules.ParseDecimal("0.06")
+	factor, err := stampduty.ParseDecimal("0.06")
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func newFuzzCatalogue(tb testing.TB) fake.Articles {
 	var c fake.Articles
 	for i := range 20 {
 		id := int64((i*7)%20 + 1) // 1..20, shuffled
-		a := rules.Article{ID: id, DocumentID: fmt.Sprintf("a%023d", id), PurposeName: purposes[i%len(purposes)],
+		a := stampduty.Article{ID: id, DocumentID: fmt.Sprintf("a%023d", id), PurposeName: purposes[i%len(purposes)],
 			State: states[i%len(states)], Min: int64(i%3) * 100, Max: 500 + int64(i%4)*250}
 		switch i % 4 {
 		case 0:
@@ -58,7 +58,7 @@ var fuzzSpec = strapi.ListSpec{
 
 // sortValue is an article's value for a sort field, per the README: text
 // compared byte-wise, numbers by value, a missing fixed after every amount.
-func sortValue(a rules.Article, field string) (text string, num int64) {
+func sortValue(a stampduty.Article, field string) (text string, num int64) {
 	switch field {
 	case "purpose_name":
 		return a.PurposeName, 0
@@ -80,8 +80,8 @@ func sortValue(a rules.Article, field string) (text string, num int64) {
 }
 
 // byKey orders two articles by one sort key, its direction included.
-func byKey(k strapi.SortKey) func(a, b rules.Article) int {
-	return func(a, b rules.Article) int {
+func byKey(k strapi.SortKey) func(a, b stampduty.Article) int {
+	return func(a, b stampduty.Article) int {
 		ta, na := sortValue(a, k.Field)
 		tb, nb := sortValue(b, k.Field)
 		c := cmp.Or(strings.Compare(ta, tb), cmp.Compare(na, nb))
@@ -95,7 +95,7 @@ func byKey(k strapi.SortKey) func(a, b rules.Article) int {
 // expectedOrder returns the ids of the catalogue sorted by keys, ties broken
 // by id ascending: sorted by id, then stably by each key from the last to
 // the first, so that the first key decides and each next one breaks ties.
-func expectedOrder(arts []rules.Article, keys []strapi.SortKey) []int64 {
+func expectedOrder(arts []stampduty.Article, keys []strapi.SortKey) []int64 {
 	sorted := slices.Clone(arts)
 	slices.SortFunc(sorted, byKey(strapi.SortKey{Field: "id"}))
 	for _, k := range slices.Backward(keys) {
@@ -149,7 +149,7 @@ func FuzzListArticles(f *testing.F) {
 		if !json.Valid(body) {
 			t.Fatalf("query %q: status %d: body is not JSON: %q", raw, status, body)
 		}
-		if !slices.EqualFunc(catalogue, before, func(a, b rules.Article) bool { return a.ID == b.ID }) {
+		if !slices.EqualFunc(catalogue, before, func(a, b stampduty.Article) bool { return a.ID == b.ID }) {
 			t.Fatalf("query %q reordered the cached catalogue", raw)
 		}
 		switch status {
@@ -167,7 +167,7 @@ func FuzzListArticles(f *testing.F) {
 // {"pagination": {...}}} with data exactly the named window of the
 // catalogue, filtered as the query's filters say, in the order its sort
 // parameters give.
-func checkArticlePage(t *testing.T, raw string, arts []rules.Article, body []byte) {
+func checkArticlePage(t *testing.T, raw string, arts []stampduty.Article, body []byte) {
 	t.Helper()
 	// The query, read as the README says.
 	l, err := strapi.ParseList(raw, fuzzSpec)
@@ -178,7 +178,7 @@ func checkArticlePage(t *testing.T, raw string, arts []rules.Article, body []byt
 	if err != nil {
 		t.Fatalf("query %q: 200, but its filters are refused: %v", raw, err)
 	}
-	var kept []rules.Article
+	var kept []stampduty.Article
 	for _, a := range arts {
 		if f.Match(filter.ArticleRow(a)) && !l.Draft {
 			kept = append(kept, a)
@@ -200,7 +200,7 @@ func checkArticlePage(t *testing.T, raw string, arts []rules.Article, body []byt
 	}
 	if len(l.Sort) > 0 && len(got) > 1 {
 		// The first key alone, in the response as sent.
-		byID := map[int64]rules.Article{}
+		byID := map[int64]stampduty.Article{}
 		for _, a := range arts {
 			byID[a.ID] = a
 		}

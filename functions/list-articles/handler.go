@@ -9,14 +9,14 @@ import (
 
 	"stampduty/shared/filter"
 	"stampduty/shared/function"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/strapi"
 )
 
 // handler lists the articles.
 type handler struct {
 	articles interface {
-		All(ctx context.Context) ([]rules.Article, error)
+		All(ctx context.Context) ([]stampduty.Article, error)
 	}
 }
 
@@ -62,7 +62,7 @@ func (h *handler) list(r *http.Request) (listResponse, error) {
 	if l.Draft {
 		sorted = sorted[:0]
 	}
-	slices.SortStableFunc(sorted, func(a, b rules.Article) int {
+	slices.SortStableFunc(sorted, func(a, b stampduty.Article) int {
 		for _, k := range l.Sort {
 			c := compare(a, b, k.Field)
 			if k.Desc {
@@ -83,7 +83,7 @@ func (h *handler) list(r *http.Request) (listResponse, error) {
 
 // compare orders two articles by one field. A missing fixed amount sorts
 // after every amount, as NULL does in PostgreSQL.
-func compare(a, b rules.Article, field string) int {
+func compare(a, b stampduty.Article, field string) int {
 	switch field {
 	case "id":
 		return cmp.Compare(a.ID, b.ID)

@@ -6,25 +6,25 @@ import (
 	"testing"
 	"time"
 
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/strapi"
 	"stampduty/shared/testkit/fake"
 )
 
 // benchOrders returns n realistic orders, every free-text field near its
 // maximum length, built the way create-order builds them: from a validated
-// request body, through rules.NewOrder.
-func benchOrders(b *testing.B, n int) []rules.Order {
+// request body, through stampduty.NewOrder.
+func benchOrders(b *testing.B, n int) []stampduty.Order {
 	b.Helper()
-	doc, err := rules.NewDocumentID()
+	doc, err := stampduty.NewDocumentID()
 	if err != nil {
 		b.Fatal(err)
 	}
-	art := rules.Article{ID: 7, DocumentID: doc, PurposeName: "Rent Agreement", State: "Karnataka", Min: 100, Max: 500}
+	art := stampduty.Article{ID: 7, DocumentID: doc, PurposeName: "Rent Agreement", State: "Karnataka", Min: 100, Max: 500}
 	first := []string{"Venkata Subramanian Raghunathan Iyer", "Lakshmi Narasimha Srinivasa Murthy", "Mohammed Abdul Rahman Siddiqui Khan"}
 	second := []string{"Prestige Estates Projects Limited", "Sobha Developers Private Limited", "Chandrasekhar Venkataraman Pillai"}
 	now := time.Date(2026, 11, 21, 4, 9, 0, 0, time.UTC)
-	orders := make([]rules.Order, 0, n)
+	orders := make([]stampduty.Order, 0, n)
 	for i := range n {
 		body := fmt.Sprintf(`{"amount": %d, "considerationPrice": 0,
 			"description": "Rental agreement for residential flat %d in Prestige Lakeside Habitat, 11 months from 1 April 2026",
@@ -38,12 +38,12 @@ func benchOrders(b *testing.B, n int) []rules.Order {
 		if err != nil {
 			b.Fatal(err)
 		}
-		req, err := rules.NewOrderBody(members).Validate()
+		req, err := stampduty.NewOrderBody(members).Validate()
 		if err != nil {
 			b.Fatalf("order %d: %v", i, err)
 		}
 		id := int64(100000 + 3*i)
-		o, err := rules.NewOrder(req, art, req.Amount, rules.OrderIDs{Order: id, Fulfillment: id + 1, StampDuty: id + 2}, now.Add(time.Duration(i)*time.Minute))
+		o, err := stampduty.NewOrder(req, art, req.Amount, stampduty.OrderIDs{Order: id, Fulfillment: id + 1, StampDuty: id + 2}, now.Add(time.Duration(i)*time.Minute))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -12,7 +12,7 @@ import (
 
 	"stampduty/shared/auth"
 	"stampduty/shared/filter"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/strapi"
 	"stampduty/shared/testkit/fake"
 	"stampduty/shared/testkit/functest"
@@ -27,11 +27,11 @@ const fuzzTotal = 37
 func newFuzzOrders(tb testing.TB) *fake.Orders {
 	s := &fake.Orders{}
 	for seq := int64(1); seq <= fuzzTotal; seq++ {
-		_, err := s.Create(context.Background(), localdb.DevOwner, rules.Order{
+		_, err := s.Create(context.Background(), localdb.DevOwner, stampduty.Order{
 			ID:           seq,
 			DocumentID:   fmt.Sprintf("o%023d", seq),
-			CreatedAt:    rules.FormatTime(time.Date(2026, 11, 21, 4, 9, int(seq), 0, time.UTC)),
-			Fulfillments: []rules.Fulfillment{{ID: 1000 + seq, Status: rules.StatusPending}},
+			CreatedAt:    stampduty.FormatTime(time.Date(2026, 11, 21, 4, 9, int(seq), 0, time.UTC)),
+			Fulfillments: []stampduty.Fulfillment{{ID: 1000 + seq, Status: stampduty.StatusPending}},
 		})
 		if err != nil {
 			tb.Fatal(err)

@@ -8,7 +8,7 @@ import (
 	"stampduty/shared/filter"
 	"stampduty/shared/function"
 	"stampduty/shared/orders"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/strapi"
 )
 
@@ -16,8 +16,8 @@ import (
 type handler struct {
 	auth   *auth.Authenticator
 	orders interface {
-		Slice(ctx context.Context, owner string, start, limit int) ([]rules.Order, int, error)
-		ByDocuments(ctx context.Context, owner string, docs []string) ([]rules.Order, error)
+		Slice(ctx context.Context, owner string, start, limit int) ([]stampduty.Order, int, error)
+		ByDocuments(ctx context.Context, owner string, docs []string) ([]stampduty.Order, error)
 	}
 	files orders.Files
 }
@@ -52,18 +52,18 @@ func (h *handler) list(r *http.Request, owner string) (listResponse, error) {
 	for _, k := range l.Sort {
 		if !k.Desc {
 			const msg = "The order list is sorted newest first only: sort=createdAt:desc"
-			return listResponse{}, &rules.Error{Code: rules.EINVALID, Message: msg, Fields: []rules.FieldError{{Path: "sort", Message: msg}}}
+			return listResponse{}, &stampduty.Error{Code: stampduty.EINVALID, Message: msg, Fields: []stampduty.FieldError{{Path: "sort", Message: msg}}}
 		}
 	}
 	docs, filtered, err := filter.DocumentIDs(l.Filters)
 	if err != nil {
 		return listResponse{}, err
 	}
-	var list []rules.Order
+	var list []stampduty.Order
 	var total int
 	switch {
 	case l.Draft:
-		list = []rules.Order{}
+		list = []stampduty.Order{}
 	case filtered:
 		found, err := h.orders.ByDocuments(r.Context(), owner, docs)
 		if err != nil {

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/strapi"
 	"stampduty/shared/testkit/functest"
 )
@@ -22,9 +22,9 @@ func largestOrderBody() string {
 	q := func(s string) string { return `"` + strings.ReplaceAll(s, `\`, `\\`) + `"` }
 	return `{"amount":999999999999999,"considerationPrice":999999999999999,` +
 		`"description":` + q(strings.Repeat("?", 100)) + `,` +
-		`"purpose":` + q(strings.Repeat("😀", rules.MaxFreeTextLength)) + `,` +
+		`"purpose":` + q(strings.Repeat("😀", stampduty.MaxFreeTextLength)) + `,` +
 		`"state":"Dadra and Nagar Haveli and Daman and Diu","paidBy":"Second Party",` +
-		`"purchasedBy":` + q(strings.Repeat("😀", rules.MaxFreeTextLength)) + `,` +
+		`"purchasedBy":` + q(strings.Repeat("😀", stampduty.MaxFreeTextLength)) + `,` +
 		`"firstPartyMobileNumber":"9876543210",` +
 		`"firstPartyName":` + q(strings.Repeat("W", 40)) + `,"secondPartyName":` + q(strings.Repeat("W", 40)) + `,` +
 		`"firstPartyAddress":` + q(strings.Repeat(`\`, 120)) + `,"secondPartyAddress":` + q(strings.Repeat(`\`, 120)) + `,` +
@@ -45,16 +45,16 @@ func TestLargestPageFitsTheResponseLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req, err := rules.NewOrderBody(members).Validate()
+	req, err := stampduty.NewOrderBody(members).Validate()
 	if err != nil {
 		t.Fatalf("the largest order is not acceptable: %v", err)
 	}
-	factor, err := rules.ParseDecimal("1")
+	factor, err := stampduty.ParseDecimal("1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	art := rules.Article{ID: math.MaxInt64, DocumentID: strings.Repeat("z", 24), PurposeName: req.Purpose, State: req.State,
-		Min: 0, Max: rules.MaxAmount, FollowsConsideration: true, Factor: &factor}
+	art := stampduty.Article{ID: math.MaxInt64, DocumentID: strings.Repeat("z", 24), PurposeName: req.Purpose, State: req.State,
+		Min: 0, Max: stampduty.MaxAmount, FollowsConsideration: true, Factor: &factor}
 	if errs := art.Validate(); errs != nil {
 		t.Fatalf("the largest article is not acceptable: %v", errs)
 	}
@@ -68,7 +68,7 @@ func TestLargestPageFitsTheResponseLimit(t *testing.T) {
 	orders := s.Env.DB().Orders(s.Env.Table("OrdersTable"))
 	for i := range 100 {
 		id := int64(math.MaxInt64 - 3*i - 2)
-		o, err := rules.NewOrder(req, art, amount, rules.OrderIDs{Order: id, Fulfillment: id + 1, StampDuty: id + 2}, time.Now())
+		o, err := stampduty.NewOrder(req, art, amount, stampduty.OrderIDs{Order: id, Fulfillment: id + 1, StampDuty: id + 2}, time.Now())
 		if err != nil {
 			t.Fatal(err)
 		}

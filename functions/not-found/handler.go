@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"stampduty/shared/apipath"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/strapi"
 )
 
@@ -35,11 +35,11 @@ func (h *handler) serve() http.Handler {
 			}
 		}
 		if len(allow) == 0 || slices.Contains(allow, r.Method) {
-			strapi.WriteError(w, r, rules.Errorf(rules.ENOTFOUND, "Not Found"))
+			strapi.WriteError(w, r, stampduty.Errorf(stampduty.ENOTFOUND, "Not Found"))
 			return
 		}
 		slices.Sort(allow)
 		w.Header().Set("Allow", strings.Join(slices.Compact(allow), ", "))
-		strapi.WriteError(w, r, rules.Errorf(rules.ENOTALLOWED, "Method %s is not allowed here", r.Method))
+		strapi.WriteError(w, r, stampduty.Errorf(stampduty.ENOTALLOWED, "Method %s is not allowed here", r.Method))
 	})
 }

@@ -12,26 +12,26 @@ import (
 	"stampduty/shared/function/fulfillment"
 	"stampduty/shared/jsonobj"
 	"stampduty/shared/orders"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/strapi"
 )
 
 // handler is the operators' API.
 type handler struct {
 	orders interface {
-		Queue(ctx context.Context, status, cursor string, size int) ([]rules.OpsOrder, string, error)
-		OpsGet(ctx context.Context, doc string) (rules.OpsOrder, error)
-		Advance(ctx context.Context, doc, ffDoc string, c rules.Change, by string) (rules.OpsOrder, error)
-		AttachCertificate(ctx context.Context, doc, ffDoc string, u rules.Upload) (rules.OpsOrder, error)
-		AttachStagedCertificate(ctx context.Context, doc, ffDoc, id string) (rules.OpsOrder, error)
-		NewCertificateUpload(ctx context.Context, doc, ffDoc string, d rules.Declared) (orders.Upload, error)
+		Queue(ctx context.Context, status, cursor string, size int) ([]stampduty.OpsOrder, string, error)
+		OpsGet(ctx context.Context, doc string) (stampduty.OpsOrder, error)
+		Advance(ctx context.Context, doc, ffDoc string, c stampduty.Change, by string) (stampduty.OpsOrder, error)
+		AttachCertificate(ctx context.Context, doc, ffDoc string, u stampduty.Upload) (stampduty.OpsOrder, error)
+		AttachStagedCertificate(ctx context.Context, doc, ffDoc, id string) (stampduty.OpsOrder, error)
+		NewCertificateUpload(ctx context.Context, doc, ffDoc string, d stampduty.Declared) (orders.Upload, error)
 	}
 }
 
 // The answers: a queue page, and one order (with "meta" on reads).
 type (
 	queueResponse struct {
-		Data []rules.OpsOrder `json:"data"`
+		Data []stampduty.OpsOrder `json:"data"`
 		Meta struct {
 			Pagination struct {
 				PageSize int     `json:"pageSize"`
@@ -40,8 +40,8 @@ type (
 		} `json:"meta"`
 	}
 	orderResponse struct {
-		Data rules.OpsOrder `json:"data"`
-		Meta *struct{}      `json:"meta,omitempty"`
+		Data stampduty.OpsOrder `json:"data"`
+		Meta *struct{}          `json:"meta,omitempty"`
 	}
 )
 
@@ -67,7 +67,7 @@ func (h *handler) routes() http.Handler {
 func operator(r *http.Request) (string, error) {
 	rc, ok := core.GetAPIGatewayV2ContextFromContext(r.Context())
 	if !ok || rc.Authorizer == nil || rc.Authorizer.IAM == nil || rc.Authorizer.IAM.UserARN == "" {
-		return "", rules.Errorf(rules.EFORBIDDEN, "Forbidden")
+		return "", stampduty.Errorf(stampduty.EFORBIDDEN, "Forbidden")
 	}
 	strapi.SetCaller(r.Context(), rc.Authorizer.IAM.UserARN)
 	return rc.Authorizer.IAM.UserARN, nil
@@ -97,7 +97,7 @@ func (h *handler) queue(r *http.Request) (any, error) {
 		return nil, err
 	}
 	if !ok {
-		status = rules.StatusPending
+		status = stampduty.StatusPending
 	}
 	cursor, _, err := q.Value("pagination[cursor]")
 	if err != nil {
@@ -146,17 +146,17 @@ func (h *handler) advance(r *http.Request) (any, error) {
 		return nil, err
 	}
 	var (
-		c         rules.Change
-		bad       []rules.FieldError
+		c         stampduty.Change
+		bad       []stampduty.FieldError
 		hasStatus bool
 	)
 	for _, m := range members {
 		s := m.Value.Text
 		switch {
 		case !changeFields[m.Key]:
-			bad = append(bad, rules.FieldError{Path: m.Key, Message: m.Key + " is not a field of a fulfillment change"})
+			bad = append(bad, stampduty.FieldError{Path: m.Key, Message: m.Key + " is not a field of a fulfillment change"})
 		case m.Value.Kind != jsonobj.String:
-			bad = append(bad, rules.FieldError{Path: m.Key, Message: m.Key + " must be a string"})
+			bad = append(bad, stampduty.FieldError{Path: m.Key, Message: m.Key + " must be a string"})
 		case m.Key == "order_status":
 			c.Status, hasStatus = s, true
 		case m.Key == "unique_doc_ref":
@@ -165,11 +165,11 @@ func (h *handler) advance(r *http.Request) (any, error) {
 			c.CertificateNumber = strings.TrimSpace(s)
 		}
 	}
-	if !hasStatus && !slices.ContainsFunc(bad, func(f rules.FieldError) bool { return f.Path == "order_status" }) {
-		bad = append(bad, rules.FieldError{Path: "order_status", Message: "order_status is required"})
+	if !hasStatus && !slices.ContainsFunc(bad, func(f stampduty.FieldError) bool { return f.Path == "order_status" }) {
+		bad = append(bad, stampduty.FieldError{Path: "order_status", Message: "order_status is required"})
 	}
 	if bad != nil {
-		return nil, rules.Invalid(bad)
+		return nil, stampduty.Invalid(bad)
 	}
 	o, err := h.orders.Advance(r.Context(), r.PathValue("documentId"), r.PathValue("fulfillmentDocumentId"), c, by)
 	if err != nil {
@@ -186,7 +186,7 @@ func (h *handler) attach(r *http.Request) (any, error) {
 	}
 	doc, ffDoc := r.PathValue("documentId"), r.PathValue("fulfillmentDocumentId")
 	var (
-		o   rules.OpsOrder
+		o   stampduty.OpsOrder
 		err error
 	)
 	if strapi.IsJSON(r) {
@@ -196,7 +196,7 @@ func (h *handler) attach(r *http.Request) (any, error) {
 		}
 		o, err = h.orders.AttachStagedCertificate(r.Context(), doc, ffDoc, id)
 	} else {
-		var u rules.Upload
+		var u stampduty.Upload
 		if u, err = strapi.ReadUpload(r); err != nil {
 			return nil, err
 		}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/localdb"
 	"stampduty/shared/testkit/storetest"
@@ -28,7 +28,7 @@ const (
 )
 
 type opsOrder struct {
-	Data rules.OpsOrder `json:"data"`
+	Data stampduty.OpsOrder `json:"data"`
 }
 
 func TestOps(t *testing.T) {
@@ -38,13 +38,13 @@ func TestOps(t *testing.T) {
 	invoke := func(ev events.APIGatewayV2HTTPRequest) functest.Response {
 		return s.Invoke(functest.AsOperator(ev, functest.Operator))
 	}
-	path := func(o rules.Order) string {
+	path := func(o stampduty.Order) string {
 		return "/api/ops/live-orders/" + o.DocumentID + "/fulfillments/" + o.Fulfillments[0].DocumentID
 	}
-	patch := func(o rules.Order, body string) functest.Response {
+	patch := func(o stampduty.Order, body string) functest.Response {
 		return invoke(functest.Request("PATCH", path(o), "", map[string]string{"content-type": "application/json"}, body))
 	}
-	order := func(resp functest.Response) rules.OpsOrder {
+	order := func(resp functest.Response) stampduty.OpsOrder {
 		t.Helper()
 		var b opsOrder
 		if err := json.Unmarshal([]byte(resp.Body), &b); err != nil {
@@ -120,10 +120,10 @@ func TestOps(t *testing.T) {
 			{"ErrUnknownField", `{"order_status":"Created","unique_doc_ref":"` + ref + `","owner":"x"}`, 400, "Invalid data. owner is not a field of a fulfillment change"},
 			{"ErrBadRef", `{"order_status":"Created","unique_doc_ref":"lower case"}`, 400, "Invalid data. unique_doc_ref must be 1 to 64 characters of A-Z, 0-9, - and /"},
 			{"ErrCreatedWithoutRef", `{"order_status":"Created"}`, 400, "Invalid data. unique_doc_ref is required to move a fulfillment to Created"},
-			{"Created", `{"order_status":"Created","unique_doc_ref":"` + ref + `"}`, 200, rules.StatusCreated},
-			{"RepeatIsHarmless", `{"order_status":"Created","unique_doc_ref":"` + ref + `"}`, 200, rules.StatusCreated},
+			{"Created", `{"order_status":"Created","unique_doc_ref":"` + ref + `"}`, 200, stampduty.StatusCreated},
+			{"RepeatIsHarmless", `{"order_status":"Created","unique_doc_ref":"` + ref + `"}`, 200, stampduty.StatusCreated},
 			{"ErrChangeTheRef", `{"order_status":"Procured","unique_doc_ref":"OTHER-1","certificate_number":"` + cn + `"}`, 409, "The unique_doc_ref of a fulfillment cannot be changed once stored."},
-			{"Procured", `{"order_status":"Procured","certificate_number":"` + cn + `"}`, 200, rules.StatusProcured},
+			{"Procured", `{"order_status":"Procured","certificate_number":"` + cn + `"}`, 200, stampduty.StatusProcured},
 			{"ErrPrintedWithoutCertificate", `{"order_status":"Printed"}`, 409, "Cannot move a fulfillment to Printed before its certificate file is attached."},
 		}
 		for _, st := range steps {
@@ -214,7 +214,7 @@ func TestOps(t *testing.T) {
 		}
 		got := order(patch(o, `{"order_status":"Printed"}`))
 		f := got.Fulfillments[0]
-		if f.Status != rules.StatusPrinted || f.UniqueDocRef != ref || f.CertificateNumber != cn {
+		if f.Status != stampduty.StatusPrinted || f.UniqueDocRef != ref || f.CertificateNumber != cn {
 			t.Errorf("after Printed: %+v", f)
 		}
 		if len(f.History) != 4 || f.History[0].By != "" || f.History[3].By != functest.Operator || got.UpdatedAt == got.CreatedAt {

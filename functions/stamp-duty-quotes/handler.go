@@ -6,12 +6,12 @@ import (
 	"net/url"
 
 	"stampduty/shared/function"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 )
 
 // quoter is the quote workflow (orders.Quoter), as the handler calls it.
 type quoter interface {
-	Quote(ctx context.Context, q rules.QuoteQuery) (rules.Quote, error)
+	Quote(ctx context.Context, q stampduty.QuoteQuery) (stampduty.Quote, error)
 }
 
 // handler translates GET /api/stamp-duty-quotes to the quote workflow and
@@ -22,8 +22,8 @@ type handler struct {
 
 // quoteResponse is the body of a quote: {"data": <Quote>, "meta": {}}.
 type quoteResponse struct {
-	Data rules.Quote `json:"data"`
-	Meta struct{}    `json:"meta"`
+	Data stampduty.Quote `json:"data"`
+	Meta struct{}        `json:"meta"`
 }
 
 // routes answers a quote from the query's purpose, state, amount and
@@ -32,9 +32,9 @@ func (h *handler) routes() http.Handler {
 	return function.Route(http.MethodGet, func(r *http.Request) (quoteResponse, error) {
 		vals, err := url.ParseQuery(r.URL.RawQuery)
 		if err != nil {
-			return quoteResponse{}, rules.Invalid([]rules.FieldError{{Message: "The query string is not valid"}})
+			return quoteResponse{}, stampduty.Invalid([]stampduty.FieldError{{Message: "The query string is not valid"}})
 		}
-		q, err := h.quotes.Quote(r.Context(), rules.QuoteQuery{
+		q, err := h.quotes.Quote(r.Context(), stampduty.QuoteQuery{
 			Purpose:            vals["purpose"],
 			State:              vals["state"],
 			Amount:             vals["amount"],

@@ -8,7 +8,7 @@ import (
 	"stampduty/shared/function"
 	"stampduty/shared/function/fulfillment"
 	"stampduty/shared/orders"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/strapi"
 )
 
@@ -18,15 +18,15 @@ import (
 type handler struct {
 	auth   *auth.Authenticator
 	orders interface {
-		UploadDocument(ctx context.Context, owner, doc string, u rules.Upload) (rules.File, error)
-		AttachDocument(ctx context.Context, owner, doc, id string) (rules.File, error)
-		NewDocumentUpload(ctx context.Context, owner, doc string, d rules.Declared) (orders.Upload, error)
+		UploadDocument(ctx context.Context, owner, doc string, u stampduty.Upload) (stampduty.File, error)
+		AttachDocument(ctx context.Context, owner, doc, id string) (stampduty.File, error)
+		NewDocumentUpload(ctx context.Context, owner, doc string, d stampduty.Declared) (orders.Upload, error)
 	}
 }
 
 // fileResponse is a stored file: {"data": <File>}.
 type fileResponse struct {
-	Data rules.File `json:"data"`
+	Data stampduty.File `json:"data"`
 }
 
 // routes answers PUT /api/live-orders/{documentId}/document and POST

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/localdb"
 	"stampduty/shared/testkit/locals3"
@@ -26,7 +26,7 @@ var (
 )
 
 type fileBody struct {
-	Data rules.File `json:"data"`
+	Data stampduty.File `json:"data"`
 }
 
 func TestUploadDocument(t *testing.T) {
@@ -39,7 +39,7 @@ func TestUploadDocument(t *testing.T) {
 		ev := functest.Request("PUT", "/api/live-orders/"+doc+"/document", query, functest.DevHeaders, "")
 		return s.Invoke(functest.WithFile(ev, contentType, body))
 	}
-	stored := func(doc string) *rules.File {
+	stored := func(doc string) *stampduty.File {
 		o, err := ords.ByDocument(ctx, doc)
 		if err != nil {
 			t.Fatal(err)
@@ -47,11 +47,11 @@ func TestUploadDocument(t *testing.T) {
 		return o.StampDuty.UploadedDocument
 	}
 
-	var first rules.File
+	var first stampduty.File
 	t.Run("PDF", func(t *testing.T) {
 		first = functest.OK[fileBody](t, put(mine[0].DocumentID, "name=lease.pdf", "application/pdf", pdf)).Data
 		sum := sha256.Sum256(pdf)
-		if first.Name != "lease.pdf" || first.Mime != rules.MimePDF || first.Size != int64(len(pdf)) || first.SHA256 != hex.EncodeToString(sum[:]) ||
+		if first.Name != "lease.pdf" || first.Mime != stampduty.MimePDF || first.Size != int64(len(pdf)) || first.SHA256 != hex.EncodeToString(sum[:]) ||
 			first.ID <= 0 || len(first.DocumentID) != 24 || first.CreatedAt == "" {
 			t.Errorf("file = %+v", first)
 		}
@@ -111,11 +111,11 @@ func TestUploadDocument(t *testing.T) {
 			t.Fatal(err)
 		}
 		next := o.Order
-		ff, _, err := next.Fulfillments[0].Apply(rules.Change{Status: rules.StatusCreated, UniqueDocRef: "REF-1"}, rules.FormatTime(time.Now()), functest.Operator)
+		ff, _, err := next.Fulfillments[0].Apply(stampduty.Change{Status: stampduty.StatusCreated, UniqueDocRef: "REF-1"}, stampduty.FormatTime(time.Now()), functest.Operator)
 		if err != nil {
 			t.Fatal(err)
 		}
-		next.Fulfillments = []rules.Fulfillment{ff}
+		next.Fulfillments = []stampduty.Fulfillment{ff}
 		if err := ords.Replace(ctx, o, next); err != nil {
 			t.Fatal(err)
 		}
@@ -191,11 +191,11 @@ func testPresigned(t *testing.T, s *functest.Stack, mine, theirs string) {
 	var u uploadBody
 	t.Run("TwentyMiBStraightToS3", func(t *testing.T) {
 		u = functest.OK[uploadBody](t, newUpload(mine, fmt.Sprintf(`{"name":"scan.pdf","mime":"application/pdf","size":%d}`, max)))
-		if u.Data.Method != http.MethodPut || u.Data.Upload == "" || u.Data.Headers["Content-Type"] != rules.MimePDF ||
+		if u.Data.Method != http.MethodPut || u.Data.Upload == "" || u.Data.Headers["Content-Type"] != stampduty.MimePDF ||
 			u.Data.Headers["Content-Length"] != fmt.Sprint(max) || len(u.Data.Fields) != 0 {
 			t.Fatalf("upload = %+v", u.Data)
 		}
-		if exp, err := time.Parse(rules.TimeLayout, u.Data.ExpiresAt); err != nil || time.Until(exp) > 15*time.Minute || time.Until(exp) < 14*time.Minute {
+		if exp, err := time.Parse(stampduty.TimeLayout, u.Data.ExpiresAt); err != nil || time.Until(exp) > 15*time.Minute || time.Until(exp) < 14*time.Minute {
 			t.Errorf("expiresAt %s, want 15 minutes from now", u.Data.ExpiresAt)
 		}
 		if got := attach(mine, `{"upload":"`+u.Data.Upload+`"}`); got.Status != http.StatusConflict {
@@ -205,7 +205,7 @@ func testPresigned(t *testing.T, s *functest.Stack, mine, theirs string) {
 		if got := send(t, u, file[:max-1], nil); got != http.StatusForbidden {
 			t.Errorf("one byte short: S3 answered %d, want 403", got)
 		}
-		if got := send(t, u, file, map[string]string{"Content-Type": rules.MimePNG}); got != http.StatusForbidden {
+		if got := send(t, u, file, map[string]string{"Content-Type": stampduty.MimePNG}); got != http.StatusForbidden {
 			t.Errorf("another type: S3 answered %d, want 403", got)
 		}
 		if got := send(t, u, file, nil); got != http.StatusOK {
@@ -226,7 +226,7 @@ func testPresigned(t *testing.T, s *functest.Stack, mine, theirs string) {
 		}
 		got := functest.OK[fileBody](t, attach(mine, `{"upload":"`+u.Data.Upload+`"}`)).Data
 		sum := sha256.Sum256(file)
-		if got.Name != "scan.pdf" || got.Size != max || got.SHA256 != hex.EncodeToString(sum[:]) || got.Mime != rules.MimePDF {
+		if got.Name != "scan.pdf" || got.Size != max || got.SHA256 != hex.EncodeToString(sum[:]) || got.Mime != stampduty.MimePDF {
 			t.Errorf("file = %+v", got)
 		}
 		if d := functest.Download(t, got.URL); d.Status != http.StatusOK || len(d.Body) != max {

@@ -16,7 +16,7 @@ import (
 	"stampduty/shared/files"
 	"stampduty/shared/function"
 	"stampduty/shared/orders"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/store"
 	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/localdb"
@@ -98,8 +98,8 @@ func (w *world) registerURL(owner, url string, events ...string) webhooks.Regist
 }
 
 // allTypes are the four event types.
-var allTypes = []string{rules.EventOrderCreated, rules.EventOrderStatusChanged,
-	rules.EventOrderDocumentUploaded, rules.EventOrderCertificateAttached}
+var allTypes = []string{stampduty.EventOrderCreated, stampduty.EventOrderStatusChanged,
+	stampduty.EventOrderDocumentUploaded, stampduty.EventOrderCertificateAttached}
 
 // dispatcher returns a dispatcher over the real adapters, through the
 // proxy, on the world's clock, with deliveries cut after timeout (0: the
@@ -128,7 +128,7 @@ func (w *world) pass(ctx context.Context, d *webhooks.Dispatcher, at time.Durati
 // storedEvent is an event the orders table holds, with its order's owner.
 type storedEvent struct {
 	owner, order string
-	rules.Pending
+	stampduty.Pending
 }
 
 // stored returns the events pending in the orders' outboxes (read past
@@ -179,7 +179,7 @@ func (w *world) received(path string) []received {
 	var out []received
 	for _, d := range w.rc.at(path) {
 		var ev webhooks.Event
-		var o rules.Order
+		var o stampduty.Order
 		if err := json.Unmarshal(d.body, &ev); err != nil {
 			w.t.Fatalf("%s got %q: %v", path, d.body, err)
 		}
@@ -271,7 +271,7 @@ func (w *world) changes() []storedEvent {
 	ctx := context.Background()
 	before := w.stored()
 	o := createOrder(w.t, w.env, localdb.DevOwner)
-	if _, err := w.f.UploadDocument(ctx, localdb.DevOwner, o.DocumentID, rules.Upload{ContentType: rules.MimePDF,
+	if _, err := w.f.UploadDocument(ctx, localdb.DevOwner, o.DocumentID, stampduty.Upload{ContentType: stampduty.MimePDF,
 		Body: []byte("%PDF-1.7\nx\n%%EOF\n")}); err != nil {
 		w.t.Fatal(err)
 	}
@@ -289,9 +289,9 @@ func (w *world) changes() []storedEvent {
 }
 
 // advance moves o's first fulfillment from Pending to Created.
-func (w *world) advance(o rules.Order) error {
+func (w *world) advance(o stampduty.Order) error {
 	_, err := w.f.Advance(context.Background(), o.DocumentID, o.Fulfillments[0].DocumentID,
-		rules.Change{Status: rules.StatusCreated, UniqueDocRef: "IN-KA-1"}, functest.Operator)
+		stampduty.Change{Status: stampduty.StatusCreated, UniqueDocRef: "IN-KA-1"}, functest.Operator)
 	return err
 }
 
@@ -299,7 +299,7 @@ func (w *world) advance(o rules.Order) error {
 // /created (order.created only), other's /other (every type).
 func (w *world) subscribers() {
 	w.register(localdb.DevOwner, "/all", allTypes...)
-	w.register(localdb.DevOwner, "/created", rules.EventOrderCreated)
+	w.register(localdb.DevOwner, "/created", stampduty.EventOrderCreated)
 	w.register(other, "/other", allTypes...)
 }
 
@@ -307,7 +307,7 @@ func (w *world) subscribers() {
 func (w *world) expectAll(evs []storedEvent) {
 	w.t.Helper()
 	w.expect("/all", localdb.DevOwner, allTypes, evs, true)
-	w.expect("/created", localdb.DevOwner, []string{rules.EventOrderCreated}, evs, true)
+	w.expect("/created", localdb.DevOwner, []string{stampduty.EventOrderCreated}, evs, true)
 	w.expect("/other", other, allTypes, evs, true)
 }
 
@@ -455,7 +455,7 @@ func TestDynamoDBRefusesTheWrites(t *testing.T) {
 		if got := w.stored(); len(got) != 0 {
 			t.Fatalf("refused writes left %d events", len(got))
 		}
-		if _, err := w.env.DB().Orders(w.env.Table("OrdersTable")).ByDocument(ctx, o2.DocumentID); rules.ErrorCode(err) != rules.ENOTFOUND {
+		if _, err := w.env.DB().Orders(w.env.Table("OrdersTable")).ByDocument(ctx, o2.DocumentID); stampduty.ErrorCode(err) != stampduty.ENOTFOUND {
 			t.Fatalf("the refused order: %v, want not found", err)
 		}
 		w.pass(ctx, d, time.Second)
@@ -523,7 +523,7 @@ func TestHostileReceivers(t *testing.T) {
 	t.Run("FailingIsRetriedOnScheduleThenGivenUp", func(t *testing.T) {
 		w := newWorld(t)
 		w.subscribers()
-		fail := w.register(localdb.DevOwner, "/fail", rules.EventOrderCreated)
+		fail := w.register(localdb.DevOwner, "/fail", stampduty.EventOrderCreated)
 		w.rc.on("/fail", func(rw http.ResponseWriter, _ *http.Request, _ int) { rw.WriteHeader(http.StatusInternalServerError) })
 		evs := w.changes()
 		d := w.dispatcher(0)
@@ -550,7 +550,7 @@ func TestHostileReceivers(t *testing.T) {
 				t.Errorf("attempts carry the ids %s and %s", got[0].id, r.id)
 			}
 		}
-		w.expect("/fail", localdb.DevOwner, []string{rules.EventOrderCreated}, evs, false)
+		w.expect("/fail", localdb.DevOwner, []string{stampduty.EventOrderCreated}, evs, false)
 		atts := w.attempts(localdb.DevOwner, fail.DocumentID)
 		if len(atts) != len(schedule) {
 			t.Fatalf("%d attempts recorded, want %d", len(atts), len(schedule))
@@ -558,9 +558,9 @@ func TestHostileReceivers(t *testing.T) {
 		for i, a := range atts {
 			var next string
 			if i+1 < len(schedule) {
-				next = rules.FormatTime(w.start.Add(schedule[i+1]))
+				next = stampduty.FormatTime(w.start.Add(schedule[i+1]))
 			}
-			if a.Attempt != i+1 || a.Status != http.StatusInternalServerError || a.At != rules.FormatTime(w.start.Add(schedule[i])) ||
+			if a.Attempt != i+1 || a.Status != http.StatusInternalServerError || a.At != stampduty.FormatTime(w.start.Add(schedule[i])) ||
 				(a.NextAttemptAt == nil) != (next == "") || a.NextAttemptAt != nil && *a.NextAttemptAt != next {
 				t.Errorf("attempt %d: %+v, want status 500 at %v, next %q", i+1, a, schedule[i], next)
 			}
@@ -575,7 +575,7 @@ func TestHostileReceivers(t *testing.T) {
 	// to the next, makes the changes, and checks that the first attempt
 	// failed (check) and the retry, 30 s later, delivered the same event.
 	retried := func(t *testing.T, w *world, timeout time.Duration, path string, bad answer, check func(a webhooks.Attempt, took time.Duration)) {
-		h := w.register(localdb.DevOwner, path, rules.EventOrderCreated)
+		h := w.register(localdb.DevOwner, path, stampduty.EventOrderCreated)
 		w.rc.on(path, func(rw http.ResponseWriter, req *http.Request, n int) {
 			if n == 1 {
 				bad(rw, req, n)
@@ -592,7 +592,7 @@ func TestHostileReceivers(t *testing.T) {
 		}
 		took := time.Since(began)
 		atts := w.attempts(localdb.DevOwner, h.DocumentID)
-		if len(atts) != 1 || atts[0].NextAttemptAt == nil || *atts[0].NextAttemptAt != rules.FormatTime(w.start.Add(30*time.Second)) {
+		if len(atts) != 1 || atts[0].NextAttemptAt == nil || *atts[0].NextAttemptAt != stampduty.FormatTime(w.start.Add(30*time.Second)) {
 			t.Fatalf("attempts %+v, want one failure due again in 30 s", atts)
 		}
 		check(atts[0], took)
@@ -602,7 +602,7 @@ func TestHostileReceivers(t *testing.T) {
 		if len(got) != 2 || got[0].id != got[1].id {
 			t.Fatalf("%s got %+v, want one event twice", path, got)
 		}
-		w.expect(path, localdb.DevOwner, []string{rules.EventOrderCreated}, evs, false)
+		w.expect(path, localdb.DevOwner, []string{stampduty.EventOrderCreated}, evs, false)
 		if atts := w.attempts(localdb.DevOwner, h.DocumentID); len(atts) != 2 || atts[1].Status != http.StatusNoContent || atts[1].NextAttemptAt != nil {
 			t.Errorf("attempts %+v, want the retry delivered", atts)
 		}
@@ -672,7 +672,7 @@ func TestHostileReceivers(t *testing.T) {
 		w.subscribers()
 		away := newReceiver(t)
 		addr := away.Listener.Addr().String()
-		h := w.registerURL(localdb.DevOwner, away.URL+"/back", rules.EventOrderCreated)
+		h := w.registerURL(localdb.DevOwner, away.URL+"/back", stampduty.EventOrderCreated)
 		away.Close()
 		evs := w.changes()
 		d := w.dispatcher(0)
@@ -691,7 +691,7 @@ func TestHostileReceivers(t *testing.T) {
 		w.pass(ctx, d, schedule[2])
 		w.expectAll(evs)
 		w.rc = back
-		w.expect("/back", localdb.DevOwner, []string{rules.EventOrderCreated}, evs, true)
+		w.expect("/back", localdb.DevOwner, []string{stampduty.EventOrderCreated}, evs, true)
 		if atts := w.attempts(localdb.DevOwner, h.DocumentID); len(atts) != 3 || atts[2].Status != http.StatusNoContent || atts[2].NextAttemptAt != nil {
 			t.Errorf("attempts %+v, want the third delivered", atts)
 		}

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/localdb"
 	"stampduty/shared/testkit/storetest"
@@ -87,7 +87,7 @@ func (r *receiver) at(path string) []delivery {
 
 // createOrder stores a new order of owner with its order.created event, as
 // the create-order function does, and returns it.
-func createOrder(t *testing.T, env *storetest.Env, owner string) rules.Order {
+func createOrder(t *testing.T, env *storetest.Env, owner string) stampduty.Order {
 	t.Helper()
 	o, ev := newOrder(t, env)
 	if _, err := env.DB().Orders(env.Table("OrdersTable")).Create(context.Background(), owner, o, ev); err != nil {
@@ -97,7 +97,7 @@ func createOrder(t *testing.T, env *storetest.Env, owner string) rules.Order {
 }
 
 // newOrder returns a new order, not stored, and its order.created event.
-func newOrder(t *testing.T, env *storetest.Env) (rules.Order, rules.Pending) {
+func newOrder(t *testing.T, env *storetest.Env) (stampduty.Order, stampduty.Pending) {
 	t.Helper()
 	ctx := context.Background()
 	db := env.DB()
@@ -109,13 +109,13 @@ func newOrder(t *testing.T, env *storetest.Env) (rules.Order, rules.Pending) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := rules.OrderRequest{Amount: 20, Purpose: art.PurposeName, State: art.State, PaidBy: rules.SecondParty, Description: "N/A",
+	req := stampduty.OrderRequest{Amount: 20, Purpose: art.PurposeName, State: art.State, PaidBy: stampduty.SecondParty, Description: "N/A",
 		FirstPartyMobileNumber: "9876543210", FirstPartyName: "Asha Rao", SecondPartyName: "Bank", FirstPartyPan: "ABCDE1234F"}
-	o, err := rules.NewOrder(req, art, 20, rules.OrderIDs{Order: first, Fulfillment: first + 1, StampDuty: first + 2}, time.Now())
+	o, err := stampduty.NewOrder(req, art, 20, stampduty.OrderIDs{Order: first, Fulfillment: first + 1, StampDuty: first + 2}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev, err := rules.NewPending(rules.EventOrderCreated, o.CreatedAt, o, nil, nil)
+	ev, err := stampduty.NewPending(stampduty.EventOrderCreated, o.CreatedAt, o, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,20 +142,20 @@ func TestDispatch(t *testing.T) {
 		}
 		return w
 	}
-	all := register(localdb.DevOwner, "/all", rules.EventOrderCreated, rules.EventOrderStatusChanged,
-		rules.EventOrderDocumentUploaded, rules.EventOrderCertificateAttached)
-	register(localdb.DevOwner, "/changed", rules.EventOrderStatusChanged)
-	gone := register(localdb.DevOwner, "/gone", rules.EventOrderCreated)
-	register("someone-else", "/other", rules.EventOrderCreated)
+	all := register(localdb.DevOwner, "/all", stampduty.EventOrderCreated, stampduty.EventOrderStatusChanged,
+		stampduty.EventOrderDocumentUploaded, stampduty.EventOrderCertificateAttached)
+	register(localdb.DevOwner, "/changed", stampduty.EventOrderStatusChanged)
+	gone := register(localdb.DevOwner, "/gone", stampduty.EventOrderCreated)
+	register("someone-else", "/other", stampduty.EventOrderCreated)
 
 	o := createOrder(t, env, localdb.DevOwner)
 	f := functest.Fulfiller(env)
-	if _, err := f.UploadDocument(ctx, localdb.DevOwner, o.DocumentID, rules.Upload{ContentType: rules.MimePDF,
+	if _, err := f.UploadDocument(ctx, localdb.DevOwner, o.DocumentID, stampduty.Upload{ContentType: stampduty.MimePDF,
 		Body: []byte("%PDF-1.7\nx\n%%EOF\n")}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := f.Advance(ctx, o.DocumentID, o.Fulfillments[0].DocumentID,
-		rules.Change{Status: rules.StatusCreated, UniqueDocRef: "IN-KA-1"}, functest.Operator); err != nil {
+		stampduty.Change{Status: stampduty.StatusCreated, UniqueDocRef: "IN-KA-1"}, functest.Operator); err != nil {
 		t.Fatal(err)
 	}
 
@@ -175,13 +175,13 @@ func TestDispatch(t *testing.T) {
 				t.Fatal(err)
 			}
 			types = append(types, ev.Type)
-			if ev.ID != d.id || !rules.ValidEventID(ev.ID) {
+			if ev.ID != d.id || !stampduty.ValidEventID(ev.ID) {
 				t.Errorf("event id %q, header %q", ev.ID, d.id)
 			}
 			if err := webhooks.Verify(d.signature, all.Secret, d.body, time.Now(), time.Minute); err != nil {
 				t.Errorf("%s: the signature does not verify: %v", ev.Type, err)
 			}
-			var order rules.Order
+			var order stampduty.Order
 			if err := json.Unmarshal(ev.Data.Order, &order); err != nil || order.DocumentID != o.DocumentID {
 				t.Errorf("%s: order %s, %v", ev.Type, ev.Data.Order, err)
 			}
@@ -189,7 +189,7 @@ func TestDispatch(t *testing.T) {
 				t.Errorf("%s: the caller's order names the operator: %s", ev.Type, ev.Data.Order)
 			}
 			switch ev.Type {
-			case rules.EventOrderDocumentUploaded:
+			case stampduty.EventOrderDocumentUploaded:
 				doc := order.StampDuty.UploadedDocument
 				if doc == nil || doc.URL == "" {
 					t.Fatalf("the document event's order has no document address: %s", ev.Data.Order)
@@ -197,9 +197,9 @@ func TestDispatch(t *testing.T) {
 				if r := functest.Download(t, doc.URL); r.Status != http.StatusOK || !strings.HasPrefix(r.Body, "%PDF") {
 					t.Errorf("the event's document address answers %d", r.Status)
 				}
-			case rules.EventOrderStatusChanged:
-				if ev.Data.PreviousStatus == nil || *ev.Data.PreviousStatus != rules.StatusPending ||
-					ev.Data.OrderStatus == nil || *ev.Data.OrderStatus != rules.StatusCreated {
+			case stampduty.EventOrderStatusChanged:
+				if ev.Data.PreviousStatus == nil || *ev.Data.PreviousStatus != stampduty.StatusPending ||
+					ev.Data.OrderStatus == nil || *ev.Data.OrderStatus != stampduty.StatusCreated {
 					t.Errorf("status change %v → %v", ev.Data.PreviousStatus, ev.Data.OrderStatus)
 				}
 			default:
@@ -208,13 +208,13 @@ func TestDispatch(t *testing.T) {
 				}
 			}
 		}
-		want := []string{rules.EventOrderCreated, rules.EventOrderDocumentUploaded, rules.EventOrderStatusChanged}
+		want := []string{stampduty.EventOrderCreated, stampduty.EventOrderDocumentUploaded, stampduty.EventOrderStatusChanged}
 		if !slices.Equal(types, want) {
 			t.Errorf("/all got %v, want %v", types, want)
 		}
 	})
 	t.Run("OnlyTheSubscribedTypes", func(t *testing.T) {
-		if got := rc.at("/changed"); len(got) != 1 || !strings.Contains(string(got[0].body), rules.EventOrderStatusChanged) {
+		if got := rc.at("/changed"); len(got) != 1 || !strings.Contains(string(got[0].body), stampduty.EventOrderStatusChanged) {
 			t.Errorf("/changed got %d events, want the status change", len(got))
 		}
 		if got := rc.at("/other"); len(got) != 0 {

@@ -9,7 +9,7 @@ import (
 	"stampduty/shared/auth"
 	"stampduty/shared/function"
 	"stampduty/shared/jsonobj"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/strapi"
 	"stampduty/shared/webhooks"
 )
@@ -56,7 +56,7 @@ func (h *handler) register(r *http.Request, owner string) (any, error) {
 	}
 	var (
 		reg      webhooks.Registration
-		bad      []rules.FieldError
+		bad      []stampduty.FieldError
 		has      = map[string]bool{}
 		rawFirst struct {
 			Events []json.RawMessage `json:"events"`
@@ -68,34 +68,34 @@ func (h *handler) register(r *http.Request, owner string) (any, error) {
 		case m.Key == "url" && m.Value.Kind == jsonobj.String:
 			reg.URL = m.Value.Text
 		case m.Key == "url":
-			bad = append(bad, rules.FieldError{Path: "url", Message: "url must be a string"})
+			bad = append(bad, stampduty.FieldError{Path: "url", Message: "url must be a string"})
 		case m.Key == "events" && m.Value.Kind != jsonobj.Array:
-			bad = append(bad, rules.FieldError{Path: "events", Message: "events must be an array of event types"})
+			bad = append(bad, stampduty.FieldError{Path: "events", Message: "events must be an array of event types"})
 		case m.Key != "events":
-			bad = append(bad, rules.FieldError{Path: m.Key, Message: m.Key + " is not a field of a webhook"})
+			bad = append(bad, stampduty.FieldError{Path: m.Key, Message: m.Key + " is not a field of a webhook"})
 		}
 	}
 	for _, k := range []string{"url", "events"} {
 		if !has[k] {
-			bad = append(bad, rules.FieldError{Path: k, Message: k + " is required"})
+			bad = append(bad, stampduty.FieldError{Path: k, Message: k + " is required"})
 		}
 	}
 	if bad != nil {
-		return nil, rules.Invalid(bad)
+		return nil, stampduty.Invalid(bad)
 	}
 	// DecodeObject found one events member, an array: read its elements.
 	if err := json.Unmarshal(body, &rawFirst); err != nil {
-		return nil, rules.Internal(fmt.Errorf("read events: %w", err))
+		return nil, stampduty.Internal(fmt.Errorf("read events: %w", err))
 	}
 	for i, e := range rawFirst.Events {
 		var s string
 		if err := json.Unmarshal(e, &s); err != nil {
-			bad = append(bad, rules.FieldError{Path: "events", Message: fmt.Sprintf("events[%d] must be a string", i)})
+			bad = append(bad, stampduty.FieldError{Path: "events", Message: fmt.Sprintf("events[%d] must be a string", i)})
 		}
 		reg.Events = append(reg.Events, s)
 	}
 	if bad != nil {
-		return nil, rules.Invalid(bad)
+		return nil, stampduty.Invalid(bad)
 	}
 	return answer(h.hooks.Register(r.Context(), owner, reg))
 }

@@ -15,7 +15,7 @@ import (
 
 	"stampduty/shared/config"
 	"stampduty/shared/function"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/localdb"
 	"stampduty/shared/testkit/storetest"
@@ -115,8 +115,8 @@ func TestWebhooks(t *testing.T) {
 
 	var first webhooks.Registered
 	t.Run("RegisterShowsTheSecretOnce", func(t *testing.T) {
-		first = functest.OK[registered](t, dev.register(t, "http://127.0.0.1:9/hook", rules.EventOrderCreated, rules.EventOrderStatusChanged)).Data
-		if !strings.HasPrefix(first.Secret, webhooks.SecretPrefix) || !first.Enabled || first.ID < 1 || len(first.DocumentID) != rules.DocumentIDLength {
+		first = functest.OK[registered](t, dev.register(t, "http://127.0.0.1:9/hook", stampduty.EventOrderCreated, stampduty.EventOrderStatusChanged)).Data
+		if !strings.HasPrefix(first.Secret, webhooks.SecretPrefix) || !first.Enabled || first.ID < 1 || len(first.DocumentID) != stampduty.DocumentIDLength {
 			t.Errorf("registered %+v", first)
 		}
 		resp := dev.do("GET", "/api/webhooks", "")
@@ -161,9 +161,9 @@ func TestWebhooks(t *testing.T) {
 	})
 	t.Run("ErrEleventh", func(t *testing.T) {
 		for range webhooks.MaxPerCaller - 1 {
-			functest.OK[registered](t, dev.register(t, "https://127.0.0.1:8443/hook", rules.EventOrderCreated))
+			functest.OK[registered](t, dev.register(t, "https://127.0.0.1:8443/hook", stampduty.EventOrderCreated))
 		}
-		wantError(t, dev.register(t, "https://127.0.0.1:8443/hook", rules.EventOrderCreated), 409, "at most 10 webhooks")
+		wantError(t, dev.register(t, "https://127.0.0.1:8443/hook", stampduty.EventOrderCreated), 409, "at most 10 webhooks")
 	})
 	t.Run("ConcurrentRegistrationsNeverExceedTen", func(t *testing.T) {
 		const token = "sdt_RACINGxCALLERxTOKENxFORxTESTSxONLYxxxxxxxxx"
@@ -176,7 +176,7 @@ func TestWebhooks(t *testing.T) {
 		)
 		for range 20 {
 			wg.Go(func() {
-				resp := racer.register(t, "https://127.0.0.1/hook", rules.EventOrderCreated)
+				resp := racer.register(t, "https://127.0.0.1/hook", stampduty.EventOrderCreated)
 				mu.Lock()
 				statuses[resp.Status]++
 				mu.Unlock()
@@ -192,20 +192,20 @@ func TestWebhooks(t *testing.T) {
 	})
 
 	order := functest.AddOrders(t, s.Env, localdb.DevOwner, 1)[0]
-	evt, _ := rules.NewEventID()
-	at := rules.FormatTime(time.Now().Add(-time.Hour))
+	evt, _ := stampduty.NewEventID()
+	at := stampduty.FormatTime(time.Now().Add(-time.Hour))
 	t.Run("DeliveriesNewestFirst", func(t *testing.T) {
 		// The first webhook's job of evt: two failed attempts, then delivered.
-		next := rules.FormatTime(time.Now())
-		j := webhooks.Job{Owner: localdb.DevOwner, Webhook: first.DocumentID, Pending: rules.Pending{ID: evt,
-			Type: rules.EventOrderCreated, At: at, Order: order}, Seq: webhooks.Seq(order.DocumentID, 1, 0), Next: at}
+		next := stampduty.FormatTime(time.Now())
+		j := webhooks.Job{Owner: localdb.DevOwner, Webhook: first.DocumentID, Pending: stampduty.Pending{ID: evt,
+			Type: stampduty.EventOrderCreated, At: at, Order: order}, Seq: webhooks.Seq(order.DocumentID, 1, 0), Next: at}
 		if ok, err := jobs.Put(ctx, j); !ok || err != nil {
 			t.Fatal(ok, err)
 		}
 		j.First = at
 		for n, st := range []int{500, 0, 200} {
-			a := webhooks.Attempt{EventID: evt, Type: rules.EventOrderCreated, Attempt: n + 1, Status: st,
-				At: rules.FormatTime(time.Now().Add(time.Duration(n-10) * time.Minute)), DurationMS: int64(10 * n)}
+			a := webhooks.Attempt{EventID: evt, Type: stampduty.EventOrderCreated, Attempt: n + 1, Status: st,
+				At: stampduty.FormatTime(time.Now().Add(time.Duration(n-10) * time.Minute)), DurationMS: int64(10 * n)}
 			j.N, j.Next = n+1, next
 			if st != 200 {
 				a.NextAttemptAt = &next
@@ -232,7 +232,7 @@ func TestWebhooks(t *testing.T) {
 		// registered since: the order.created ones get a job of their own.
 		wantError(t, other.do("POST", "/api/webhook-events/"+evt+"/redeliver", ""), 404, "Event with the id: "+evt+" cannot be found.")
 		wantError(t, dev.do("POST", "/api/webhook-events/evt_nope/redeliver", ""), 404, "cannot be found")
-		unknown, _ := rules.NewEventID()
+		unknown, _ := stampduty.NewEventID()
 		wantError(t, dev.do("POST", "/api/webhook-events/"+unknown+"/redeliver", ""), 404, "cannot be found")
 
 		before := time.Now().Add(-time.Second)
@@ -251,7 +251,7 @@ func TestWebhooks(t *testing.T) {
 			if err != nil || !ok {
 				t.Fatalf("%s: no job (%v)", w.DocumentID, err)
 			}
-			next, _ := time.Parse(rules.TimeLayout, j.Next)
+			next, _ := time.Parse(stampduty.TimeLayout, j.Next)
 			if j.Done != webhooks.JobDue || next.Before(before) || j.ID != evt || j.Order.DocumentID != order.DocumentID {
 				t.Errorf("%s: job %+v is not due now", w.DocumentID, j)
 			}
@@ -264,10 +264,10 @@ func TestWebhooks(t *testing.T) {
 		}
 	})
 	t.Run("RedeliverOnlyToSubscribers", func(t *testing.T) {
-		evt2, _ := rules.NewEventID()
-		prev, st := rules.StatusPending, rules.StatusCreated
-		ok, err := jobs.Put(ctx, webhooks.Job{Owner: localdb.DevOwner, Webhook: first.DocumentID, Pending: rules.Pending{ID: evt2,
-			Type: rules.EventOrderStatusChanged, At: at, PreviousStatus: &prev, Status: &st, Order: order},
+		evt2, _ := stampduty.NewEventID()
+		prev, st := stampduty.StatusPending, stampduty.StatusCreated
+		ok, err := jobs.Put(ctx, webhooks.Job{Owner: localdb.DevOwner, Webhook: first.DocumentID, Pending: stampduty.Pending{ID: evt2,
+			Type: stampduty.EventOrderStatusChanged, At: at, PreviousStatus: &prev, Status: &st, Order: order},
 			Seq: webhooks.Seq(order.DocumentID, 2, 0), First: at, N: 7, Done: webhooks.JobGaveUp})
 		if !ok || err != nil {
 			t.Fatal(ok, err)
@@ -292,7 +292,7 @@ func TestWebhooks(t *testing.T) {
 			t.Errorf("a deleted webhook's deliveries: %+v", got)
 		}
 		wantError(t, dev.do("DELETE", "/api/webhooks/"+first.DocumentID, ""), 404, "cannot be found")
-		functest.OK[registered](t, dev.register(t, "https://127.0.0.1/again", rules.EventOrderCreated)) // room for one again
+		functest.OK[registered](t, dev.register(t, "https://127.0.0.1/again", stampduty.EventOrderCreated)) // room for one again
 	})
 	s.CheckTemplate(s.Proxy.All())
 	s.CheckRoutes()
@@ -312,11 +312,11 @@ func TestOnAWS(t *testing.T) {
 		{"DoesNotResolve", "https://nowhere.example.com/x", "does not resolve"},
 	} {
 		t.Run("Err"+c.name, func(t *testing.T) {
-			wantError(t, dev.register(t, c.url, rules.EventOrderCreated), 400, c.msg)
+			wantError(t, dev.register(t, c.url, stampduty.EventOrderCreated), 400, c.msg)
 		})
 	}
 	t.Run("PublicHTTPS", func(t *testing.T) {
-		functest.OK[registered](t, dev.register(t, "https://hooks.example.com/x", rules.EventOrderCreated))
+		functest.OK[registered](t, dev.register(t, "https://hooks.example.com/x", stampduty.EventOrderCreated))
 	})
 }
 
@@ -343,8 +343,8 @@ func TestLocalModeIsTheRuntimes(t *testing.T) {
 		s := functest.New(t, "WebhooksFunction", wire)
 		dev := caller{s, localdb.DevToken}
 		api := s.Env.Getenv("WebhooksFunction", nil)("AWS_LAMBDA_RUNTIME_API")
-		functest.OK[registered](t, dev.register(t, "http://127.0.0.1:8080/hooks", rules.EventOrderCreated))
-		wantError(t, dev.register(t, "http://"+api+"/2018-06-01/runtime/invocation/next", rules.EventOrderCreated),
+		functest.OK[registered](t, dev.register(t, "http://127.0.0.1:8080/hooks", stampduty.EventOrderCreated))
+		wantError(t, dev.register(t, "http://"+api+"/2018-06-01/runtime/invocation/next", stampduty.EventOrderCreated),
 			http.StatusBadRequest, "url must not point to a Lambda Runtime API address")
 	})
 }

@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"stampduty/shared/config"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 )
 
 // Prefix starts every token, so that secret scanners and people can tell one.
@@ -153,7 +153,7 @@ func FromEnv(env *config.Env, tokens Store) *Authenticator {
 // decisions.md's bound on how long a revoked token may go on working.
 const CacheTTL = 5 * time.Second
 
-// Store looks tokens up by hash. It returns an ENOTFOUND *rules.Error when
+// Store looks tokens up by hash. It returns an ENOTFOUND *stampduty.Error when
 // there is no such token.
 type Store interface {
 	Token(ctx context.Context, hash string) (Token, error)
@@ -190,7 +190,7 @@ func NewAuthenticator(store Store, hasher *Hasher, ttl time.Duration) *Authentic
 func (a *Authenticator) Owner(ctx context.Context, header string) (string, error) {
 	secret, ok := Bearer(header)
 	if !ok {
-		return "", rules.Errorf(rules.EFORBIDDEN, "Forbidden")
+		return "", stampduty.Errorf(stampduty.EFORBIDDEN, "Forbidden")
 	}
 	if !WellFormed(secret) {
 		return "", errUnauthorized
@@ -203,7 +203,7 @@ func (a *Authenticator) Owner(ctx context.Context, header string) (string, error
 	if !hit || !now.Before(c.expires) {
 		t, err := a.store.Token(ctx, hash)
 		switch {
-		case rules.ErrorCode(err) == rules.ENOTFOUND:
+		case stampduty.ErrorCode(err) == stampduty.ENOTFOUND:
 			c = cached{}
 		case err != nil:
 			return "", err
@@ -225,7 +225,7 @@ func (a *Authenticator) Owner(ctx context.Context, header string) (string, error
 	return c.owner, nil
 }
 
-var errUnauthorized = rules.Errorf(rules.EUNAUTHORIZED, "Missing or invalid credentials")
+var errUnauthorized = stampduty.Errorf(stampduty.EUNAUTHORIZED, "Missing or invalid credentials")
 
 // put stores c, first dropping expired entries, and everything if the cache
 // is still full (a flood of random tokens must not grow memory).

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"stampduty/shared/config"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 )
 
 // fakeStore is an in-memory Store that counts lookups.
@@ -26,7 +26,7 @@ func (f *fakeStore) Token(_ context.Context, hash string) (Token, error) {
 	}
 	t, ok := f.tokens[hash]
 	if !ok {
-		return Token{}, rules.Errorf(rules.ENOTFOUND, "no such token")
+		return Token{}, stampduty.Errorf(stampduty.ENOTFOUND, "no such token")
 	}
 	return t, nil
 }
@@ -158,7 +158,7 @@ func TestAuthenticator(t *testing.T) {
 	a := NewAuthenticator(store, h, CacheTTL)
 	a.now = func() time.Time { return now }
 
-	code := func(err error) rules.Code { return rules.ErrorCode(err) }
+	code := func(err error) stampduty.Code { return stampduty.ErrorCode(err) }
 	t.Run("Valid", func(t *testing.T) {
 		owner, err := a.Owner(ctx, "Bearer "+secret)
 		if err != nil || owner != "alice" {
@@ -167,7 +167,7 @@ func TestAuthenticator(t *testing.T) {
 	})
 	t.Run("NoTokenIsForbidden", func(t *testing.T) {
 		for _, h := range []string{"", "Bearer", "Bearer  ", "Basic x"} {
-			if _, err := a.Owner(ctx, h); code(err) != rules.EFORBIDDEN || rules.ErrorMessage(err) != "Forbidden" {
+			if _, err := a.Owner(ctx, h); code(err) != stampduty.EFORBIDDEN || stampduty.ErrorMessage(err) != "Forbidden" {
 				t.Errorf("Owner(%q) = %v, want EFORBIDDEN", h, err)
 			}
 		}
@@ -176,7 +176,7 @@ func TestAuthenticator(t *testing.T) {
 		for _, h := range []string{"Bearer nope", "Bearer " + Prefix + strings.Repeat("z", 43), "Bearer " + revokedSecret,
 			"Bearer " + secret + "\u00a0", "Bearer \u00a0" + secret, "Bearer " + secret + "\u2003", "Bearer " + secret + "\ufeff"} {
 			_, err := a.Owner(ctx, h)
-			if code(err) != rules.EUNAUTHORIZED || rules.ErrorMessage(err) != "Missing or invalid credentials" {
+			if code(err) != stampduty.EUNAUTHORIZED || stampduty.ErrorMessage(err) != "Missing or invalid credentials" {
 				t.Errorf("Owner(%.20q) = %v, want EUNAUTHORIZED", h, err)
 			}
 		}
@@ -215,14 +215,14 @@ func TestAuthenticator(t *testing.T) {
 			t.Fatalf("within the TTL: %v (the cached answer may stand)", err)
 		}
 		now = cachedAt.Add(CacheTTL)
-		if _, err := a.Owner(ctx, "Bearer "+secret); code(err) != rules.EUNAUTHORIZED {
+		if _, err := a.Owner(ctx, "Bearer "+secret); code(err) != stampduty.EUNAUTHORIZED {
 			t.Errorf("%v after it was cached: %v, want EUNAUTHORIZED", CacheTTL, err)
 		}
 	})
 	t.Run("FaultsAreNotCached", func(t *testing.T) {
 		s2, _, _ := h.NewToken()
-		store.err = rules.Errorf(rules.EUNAVAILABLE, "Service Unavailable")
-		if _, err := a.Owner(ctx, "Bearer "+s2); code(err) != rules.EUNAVAILABLE {
+		store.err = stampduty.Errorf(stampduty.EUNAVAILABLE, "Service Unavailable")
+		if _, err := a.Owner(ctx, "Bearer "+s2); code(err) != stampduty.EUNAVAILABLE {
 			t.Fatalf("err = %v, want EUNAVAILABLE", err)
 		}
 		store.err = nil
@@ -235,7 +235,7 @@ func TestAuthenticator(t *testing.T) {
 	t.Run("StoredHashMustMatch", func(t *testing.T) {
 		s3, h3, _ := h.NewToken()
 		store.tokens[h3] = Token{Hash: strings.Repeat("0", 64), Owner: "mallory"} // a store answering with another record
-		if _, err := a.Owner(ctx, "Bearer "+s3); code(err) != rules.EUNAUTHORIZED {
+		if _, err := a.Owner(ctx, "Bearer "+s3); code(err) != stampduty.EUNAUTHORIZED {
 			t.Errorf("err = %v, want EUNAUTHORIZED", err)
 		}
 	})

@@ -31,7 +31,7 @@ import (
 
 	"stampduty/shared/config"
 	"stampduty/shared/orders"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 )
 
 // URLLifetime is how long a pre-signed download address works.
@@ -106,13 +106,13 @@ func (s *Store) URL(ctx context.Context, key, name, mediaType string) (string, e
 		ResponseContentType:        aws.String(mediaType),
 	}, s3.WithPresignExpires(URLLifetime))
 	if err != nil {
-		return "", rules.Internal(fmt.Errorf("presign %s: %w", key, err))
+		return "", stampduty.Internal(fmt.Errorf("presign %s: %w", key, err))
 	}
 	return req.URL, nil
 }
 
 // Sign fills in the pre-signed address of each file of o.
-func (s *Store) Sign(ctx context.Context, o *rules.Order) error {
+func (s *Store) Sign(ctx context.Context, o *stampduty.Order) error {
 	for _, f := range o.Files() {
 		u, err := s.URL(ctx, f.Key, f.Name, f.Mime)
 		if err != nil {
@@ -172,7 +172,7 @@ func (s *Store) PresignPut(ctx context.Context, key, mime string, size int64) (o
 		ContentLength: aws.Int64(size),
 	}, s3.WithPresignExpires(URLLifetime))
 	if err != nil {
-		return orders.Presigned{}, rules.Internal(fmt.Errorf("presign upload %s: %w", key, err))
+		return orders.Presigned{}, stampduty.Internal(fmt.Errorf("presign upload %s: %w", key, err))
 	}
 	return orders.Presigned{Method: req.Method, URL: req.URL,
 		Headers: map[string]string{"Content-Type": mime, "Content-Length": strconv.FormatInt(size, 10)}}, nil
@@ -205,7 +205,7 @@ func (s *Store) Copy(ctx context.Context, from, to, mime string) error {
 }
 
 // Digest reads the object under key once, as a stream (never whole in
-// memory), and returns its first rules.SniffLength bytes (fewer for a
+// memory), and returns its first stampduty.SniffLength bytes (fewer for a
 // shorter file), its size and its SHA-256. ENOTFOUND when there is none.
 func (s *Store) Digest(ctx context.Context, key string) (head []byte, size int64, sum [32]byte, err error) {
 	out, err := s.client.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)})
@@ -214,7 +214,7 @@ func (s *Store) Digest(ctx context.Context, key string) (head []byte, size int64
 	}
 	defer out.Body.Close()
 	h := sha256.New()
-	head = make([]byte, rules.SniffLength)
+	head = make([]byte, stampduty.SniffLength)
 	n, err := io.ReadFull(out.Body, head)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		return nil, 0, sum, fail("GetObject", err)
@@ -238,10 +238,10 @@ func fail(op string, err error) error {
 	err = fmt.Errorf("s3 %s: %w", op, err)
 	var api smithy.APIError
 	if errors.As(err, &api) && (api.ErrorCode() == "NoSuchKey" || api.ErrorCode() == "NotFound") {
-		return &rules.Error{Code: rules.ENOTFOUND, Message: "Not Found", Err: err}
+		return &stampduty.Error{Code: stampduty.ENOTFOUND, Message: "Not Found", Err: err}
 	}
 	if errors.As(err, &api) && api.ErrorFault() != smithy.FaultServer && api.ErrorCode() != "SlowDown" {
-		return rules.Internal(err)
+		return stampduty.Internal(err)
 	}
-	return rules.Unavailable(err)
+	return stampduty.Unavailable(err)
 }

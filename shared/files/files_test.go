@@ -20,7 +20,7 @@ import (
 	"stampduty/shared/config"
 	"stampduty/shared/files"
 	"stampduty/shared/orders"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/localdb"
 	"stampduty/shared/testkit/locals3"
 )
@@ -88,12 +88,12 @@ func TestStore(t *testing.T) {
 	body := []byte("%PDF-1.7\nhello\n%%EOF\n")
 	sum := sha256.Sum256(body)
 	key := orders.DocumentPrefix + "o1/f1"
-	if err := s.Put(ctx, key, rules.MimePDF, body, sum); err != nil {
+	if err := s.Put(ctx, key, stampduty.MimePDF, body, sum); err != nil {
 		t.Fatal(err)
 	}
 
 	t.Run("URLDownloadsTheFileAsNamed", func(t *testing.T) {
-		u, err := s.URL(ctx, key, "lease (1).pdf", rules.MimePDF)
+		u, err := s.URL(ctx, key, "lease (1).pdf", stampduty.MimePDF)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -104,7 +104,7 @@ func TestStore(t *testing.T) {
 		if got, want := h.Get("Content-Disposition"), `attachment; filename="lease (1).pdf"`; got != want {
 			t.Errorf("Content-Disposition = %q, want %q", got, want)
 		}
-		if got, want := h.Get("Content-Type"), rules.MimePDF; got != want {
+		if got, want := h.Get("Content-Type"), stampduty.MimePDF; got != want {
 			t.Errorf("Content-Type = %q, want %q", got, want)
 		}
 		q, _ := url.ParseQuery(strings.SplitN(u, "?", 2)[1])
@@ -113,7 +113,7 @@ func TestStore(t *testing.T) {
 		}
 	})
 	t.Run("ErrTamperedURL", func(t *testing.T) {
-		u, _ := s.URL(ctx, key, "a.pdf", rules.MimePDF)
+		u, _ := s.URL(ctx, key, "a.pdf", stampduty.MimePDF)
 		for name, bad := range map[string]string{
 			"OtherKey":       strings.Replace(u, "/o1/f1", "/o1/f2", 1),
 			"LongerLife":     strings.Replace(u, "X-Amz-Expires=900", "X-Amz-Expires=9000", 1),
@@ -144,7 +144,7 @@ func TestStore(t *testing.T) {
 				"S3_ENDPOINT": "http://127.0.0.1:1", "FILES_BUCKET": bucket, config.LocalSignal: "true"}[k]
 		})
 		start := time.Now()
-		if _, err := files.Open(env).URL(ctx, key, "a.pdf", rules.MimePDF); err != nil {
+		if _, err := files.Open(env).URL(ctx, key, "a.pdf", stampduty.MimePDF); err != nil {
 			t.Fatalf("URL with S3 unreachable: %v", err)
 		}
 		if d := time.Since(start); d > time.Second {
@@ -154,18 +154,18 @@ func TestStore(t *testing.T) {
 	t.Run("ErrChecksumMismatchStoresNothing", func(t *testing.T) {
 		bad := sum
 		bad[0] ^= 1
-		err := s.Put(ctx, orders.DocumentPrefix+"o1/f3", rules.MimePDF, body, bad)
-		if rules.ErrorCode(err) != rules.EINTERNAL {
+		err := s.Put(ctx, orders.DocumentPrefix+"o1/f3", stampduty.MimePDF, body, bad)
+		if stampduty.ErrorCode(err) != stampduty.EINTERNAL {
 			t.Fatalf("Put with a wrong SHA-256 = %v, want EINTERNAL", err)
 		}
-		u, _ := s.URL(ctx, orders.DocumentPrefix+"o1/f3", "a.pdf", rules.MimePDF)
+		u, _ := s.URL(ctx, orders.DocumentPrefix+"o1/f3", "a.pdf", stampduty.MimePDF)
 		if status, _, _ := get(t, u); status != http.StatusNotFound {
 			t.Errorf("the refused object: GET = %d, want 404", status)
 		}
 	})
 	t.Run("ErrWrongCredentials", func(t *testing.T) {
-		err := open(t, accessKey, "wrong").Put(ctx, orders.DocumentPrefix+"o1/f4", rules.MimePDF, body, sum)
-		if rules.ErrorCode(err) != rules.EINTERNAL {
+		err := open(t, accessKey, "wrong").Put(ctx, orders.DocumentPrefix+"o1/f4", stampduty.MimePDF, body, sum)
+		if stampduty.ErrorCode(err) != stampduty.EINTERNAL {
 			t.Errorf("Put with a wrong secret = %v, want EINTERNAL", err)
 		}
 		if !strings.Contains(err.Error(), "s3 PutObject") {
@@ -177,16 +177,16 @@ func TestStore(t *testing.T) {
 			return map[string]string{"AWS_REGION": region, "AWS_ACCESS_KEY_ID": accessKey, "AWS_SECRET_ACCESS_KEY": secret,
 				"S3_ENDPOINT": "http://127.0.0.1:1", "FILES_BUCKET": bucket, config.LocalSignal: "true"}[k]
 		})
-		err := files.Open(env).Put(ctx, orders.DocumentPrefix+"o1/f5", rules.MimePDF, body, sum)
-		if rules.ErrorCode(err) != rules.EUNAVAILABLE || rules.ErrorMessage(err) != "Service Unavailable" {
-			t.Errorf("Put with S3 down = %v (%s), want EUNAVAILABLE", err, rules.ErrorCode(err))
+		err := files.Open(env).Put(ctx, orders.DocumentPrefix+"o1/f5", stampduty.MimePDF, body, sum)
+		if stampduty.ErrorCode(err) != stampduty.EUNAVAILABLE || stampduty.ErrorMessage(err) != "Service Unavailable" {
+			t.Errorf("Put with S3 down = %v (%s), want EUNAVAILABLE", err, stampduty.ErrorCode(err))
 		}
 	})
 	t.Run("PurgeRemovesEveryVersion", func(t *testing.T) {
 		k := orders.CertificatePrefix + "o1/f6"
 		neighbour := k + "0" // shares k as a prefix: must be kept
 		for _, key := range []string{k, k, neighbour} {
-			if err := s.Put(ctx, key, rules.MimePDF, body, sum); err != nil {
+			if err := s.Put(ctx, key, stampduty.MimePDF, body, sum); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -216,11 +216,11 @@ func TestPresignPut(t *testing.T) {
 	s := open(t, accessKey, secret)
 	body := []byte("%PDF-1.7\n" + strings.Repeat("x", 1000) + "\n%%EOF\n")
 	key := orders.StagingPrefix + "u1"
-	req, err := s.PresignPut(ctx, key, rules.MimePDF, int64(len(body)))
+	req, err := s.PresignPut(ctx, key, stampduty.MimePDF, int64(len(body)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if req.Method != http.MethodPut || req.Headers["Content-Type"] != rules.MimePDF || req.Headers["Content-Length"] != fmt.Sprint(len(body)) {
+	if req.Method != http.MethodPut || req.Headers["Content-Type"] != stampduty.MimePDF || req.Headers["Content-Length"] != fmt.Sprint(len(body)) {
 		t.Fatalf("presigned = %+v", req)
 	}
 	q, _ := url.ParseQuery(strings.SplitN(req.URL, "?", 2)[1])
@@ -241,48 +241,48 @@ func TestPresignPut(t *testing.T) {
 		body        []byte
 		contentType string
 	}{
-		"OneByteMore":   {append(append([]byte(nil), body...), 'x'), rules.MimePDF},
-		"OneByteLess":   {body[:len(body)-1], rules.MimePDF},
-		"OtherType":     {body, rules.MimePNG},
+		"OneByteMore":   {append(append([]byte(nil), body...), 'x'), stampduty.MimePDF},
+		"OneByteLess":   {body[:len(body)-1], stampduty.MimePDF},
+		"OtherType":     {body, stampduty.MimePNG},
 		"NoType":        {body, ""},
-		"Empty":         {nil, rules.MimePDF},
-		"TwentyMiBMore": {bytes.Repeat([]byte{'x'}, 20<<20), rules.MimePDF},
+		"Empty":         {nil, stampduty.MimePDF},
+		"TwentyMiBMore": {bytes.Repeat([]byte{'x'}, 20<<20), stampduty.MimePDF},
 	} {
 		if got := send(req.URL, tc.body, tc.contentType); got != http.StatusForbidden {
 			t.Errorf("%s: PUT = %d, want 403 from S3", name, got)
 		}
 	}
-	if _, _, err := s.Stat(ctx, key); rules.ErrorCode(err) != rules.ENOTFOUND {
+	if _, _, err := s.Stat(ctx, key); stampduty.ErrorCode(err) != stampduty.ENOTFOUND {
 		t.Fatalf("Stat after refused uploads = %v, want ENOTFOUND", err)
 	}
 	t.Run("ErrExpired", func(t *testing.T) {
 		client := locals3.Client(endpoint, accessKey, secret, region)
 		p := s3.NewPresignClient(client, func(o *s3.PresignOptions) { o.Presigner = earlier{16 * time.Minute} })
 		old, err := p.PresignPutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(key),
-			ContentType: aws.String(rules.MimePDF), ContentLength: aws.Int64(int64(len(body)))}, s3.WithPresignExpires(files.URLLifetime))
+			ContentType: aws.String(stampduty.MimePDF), ContentLength: aws.Int64(int64(len(body)))}, s3.WithPresignExpires(files.URLLifetime))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := send(old.URL, body, rules.MimePDF); got != http.StatusForbidden {
+		if got := send(old.URL, body, stampduty.MimePDF); got != http.StatusForbidden {
 			t.Errorf("expired: PUT = %d, want 403", got)
 		}
 	})
-	if got := send(req.URL, body, rules.MimePDF); got != http.StatusOK {
+	if got := send(req.URL, body, stampduty.MimePDF); got != http.StatusOK {
 		t.Fatalf("the declared file: PUT = %d, want 200", got)
 	}
 	size, mime, err := s.Stat(ctx, key)
-	if err != nil || size != int64(len(body)) || mime != rules.MimePDF {
+	if err != nil || size != int64(len(body)) || mime != stampduty.MimePDF {
 		t.Errorf("Stat = %d %q %v", size, mime, err)
 	}
 	final := orders.DocumentPrefix + "o9/f1"
-	if err := s.Copy(ctx, key, final, rules.MimePDF); err != nil {
+	if err := s.Copy(ctx, key, final, stampduty.MimePDF); err != nil {
 		t.Fatal(err)
 	}
 	head, n, sum, err := s.Digest(ctx, final)
-	if err != nil || n != int64(len(body)) || sum != sha256.Sum256(body) || string(head) != string(body[:rules.SniffLength]) {
+	if err != nil || n != int64(len(body)) || sum != sha256.Sum256(body) || string(head) != string(body[:stampduty.SniffLength]) {
 		t.Errorf("Digest = %d bytes, %x, %v", n, sum, err)
 	}
-	if _, _, _, err := s.Digest(ctx, orders.DocumentPrefix+"o9/none"); rules.ErrorCode(err) != rules.ENOTFOUND {
+	if _, _, _, err := s.Digest(ctx, orders.DocumentPrefix+"o9/none"); stampduty.ErrorCode(err) != stampduty.ENOTFOUND {
 		t.Errorf("Digest of nothing = %v, want ENOTFOUND", err)
 	}
 }

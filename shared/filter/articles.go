@@ -4,7 +4,7 @@ import (
 	"math/big"
 	"slices"
 
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 )
 
 // ArticleFields are the filterable fields of an article and their kinds.
@@ -22,7 +22,7 @@ var ArticleFields = map[string]Kind{
 
 // ArticleRow returns a's values of the ArticleFields: fixed and
 // amountPercentConsideration are NULL when the article has none.
-func ArticleRow(a rules.Article) Row {
+func ArticleRow(a stampduty.Article) Row {
 	return func(field string) Value {
 		switch field {
 		case "id":
@@ -58,8 +58,8 @@ func ArticleRow(a rules.Article) Row {
 func intValue(n int64) Value { return Value{Num: new(big.Rat).SetInt64(n)} }
 
 // Articles returns the articles f selects, in their order.
-func (f *Filter) Articles(all []rules.Article) []rules.Article {
-	out := make([]rules.Article, 0, len(all))
+func (f *Filter) Articles(all []stampduty.Article) []stampduty.Article {
+	out := make([]stampduty.Article, 0, len(all))
 	for _, a := range all {
 		if f.Match(ArticleRow(a)) {
 			out = append(out, a)

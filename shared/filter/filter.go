@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"strings"
 
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 )
 
 // Kind is the type of a field, which decides how an operand is read.
@@ -187,13 +187,13 @@ func compile(e Expr, fields map[string]Kind) (node, error) {
 // InvalidKey is Strapi's error for a filter key it does not know.
 func InvalidKey(key string) error {
 	msg := "Invalid key " + key
-	return &rules.Error{Code: rules.EINVALID, Message: msg, Fields: []rules.FieldError{{Path: "filters", Message: msg}}}
+	return &stampduty.Error{Code: stampduty.EINVALID, Message: msg, Fields: []stampduty.FieldError{{Path: "filters", Message: msg}}}
 }
 
 func invalid(e Expr, why string) error {
 	path := fmt.Sprintf("filters[%s][%s]", e.Field, e.Op)
 	msg := path + " " + why
-	return &rules.Error{Code: rules.EINVALID, Message: msg, Fields: []rules.FieldError{{Path: path, Message: msg}}}
+	return &stampduty.Error{Code: stampduty.EINVALID, Message: msg, Fields: []stampduty.FieldError{{Path: path, Message: msg}}}
 }
 
 // castBool reads a boolean as Strapi's boolean field does: true/t/1 and

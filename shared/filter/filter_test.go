@@ -10,13 +10,13 @@ import (
 	"testing"
 
 	"stampduty/shared/filter"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 )
 
 func i64(n int64) *int64 { return &n }
 
-func dec(t testing.TB, s string) *rules.Decimal {
-	d, err := rules.ParseDecimal(s)
+func dec(t testing.TB, s string) *stampduty.Decimal {
+	d, err := stampduty.ParseDecimal(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,8 +29,8 @@ func cond(field, op string, vals ...string) filter.Expr {
 }
 
 // tableCatalogue has a NULL fixed (2, 3) and a NULL factor (1, 2).
-func tableCatalogue(t testing.TB) []rules.Article {
-	return []rules.Article{
+func tableCatalogue(t testing.TB) []stampduty.Article {
+	return []stampduty.Article{
 		{ID: 1, DocumentID: "doc1", PurposeName: "Affidavit", State: "Karnataka", Min: 20, Max: 20, Fixed: i64(20)},
 		{ID: 2, DocumentID: "doc2", PurposeName: "Rent Agreement", State: "Goa", Min: 100, Max: 500},
 		{ID: 3, DocumentID: "doc3", PurposeName: "Sale Deed", State: "Delhi", Min: 100, Max: 2500000, FollowsConsideration: true, Factor: dec(t, "0.06")},
@@ -109,8 +109,8 @@ func TestOperators(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f, err := filter.Compile(tc.e, filter.ArticleFields)
 			if err != nil {
-				if got := rules.ErrorMessage(err); rules.ErrorCode(err) != rules.EINVALID || got != tc.want {
-					t.Errorf("error = %v (%s), want %s", got, rules.ErrorCode(err), tc.want)
+				if got := stampduty.ErrorMessage(err); stampduty.ErrorCode(err) != stampduty.EINVALID || got != tc.want {
+					t.Errorf("error = %v (%s), want %s", got, stampduty.ErrorCode(err), tc.want)
 				}
 				return
 			}
@@ -151,7 +151,7 @@ func TestDocumentIDs(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ids, ok, err := filter.DocumentIDs(tc.e)
-			if got, want := rules.ErrorMessage(err), tc.msg; got != want {
+			if got, want := stampduty.ErrorMessage(err), tc.msg; got != want {
 				t.Fatalf("error = %q, want %q", got, want)
 			}
 			if got, want := ok, tc.ok; got != want {
@@ -188,7 +188,7 @@ func TestLike(t *testing.T) {
 // LIKE done by regular expressions and NULL as a nil *bool.
 
 // modelRow is an article as the model sees it.
-func modelRow(a rules.Article) map[string]any {
+func modelRow(a stampduty.Article) map[string]any {
 	row := map[string]any{"id": a.ID, "documentId": a.DocumentID, "purpose_name": a.PurposeName, "state": a.State,
 		"min": a.Min, "max": a.Max, "fixed": nil, "toFollowConsiderationPrice": a.FollowsConsideration,
 		"amountPercentConsideration": nil}
@@ -374,11 +374,11 @@ var likeOps = []string{"$eqi", "$nei", "$contains", "$notContains", "$containsi"
 
 func pick[T any](r *rand.Rand, s []T) T { return s[r.Intn(len(s))] }
 
-func randomCatalogue(t testing.TB, r *rand.Rand) []rules.Article {
+func randomCatalogue(t testing.TB, r *rand.Rand) []stampduty.Article {
 	ints := []int64{0, 1, 20, 100, 500, 1000}
-	arts := make([]rules.Article, r.Intn(12))
+	arts := make([]stampduty.Article, r.Intn(12))
 	for i := range arts {
-		a := rules.Article{ID: int64(i + 1), DocumentID: fmt.Sprintf("doc%d", r.Intn(5)), PurposeName: pick(r, randNames),
+		a := stampduty.Article{ID: int64(i + 1), DocumentID: fmt.Sprintf("doc%d", r.Intn(5)), PurposeName: pick(r, randNames),
 			State: pick(r, randStates), Min: pick(r, ints), Max: pick(r, ints), FollowsConsideration: r.Intn(2) == 0}
 		if r.Intn(2) == 0 {
 			a.Fixed = i64(pick(r, ints))

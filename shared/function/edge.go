@@ -19,7 +19,7 @@ import (
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/strapi"
 )
 
@@ -49,7 +49,7 @@ func Lambda(h http.Handler, logger *slog.Logger) Handler {
 		defer func() {
 			if p := recover(); p != nil {
 				cause := fmt.Errorf("panic: %v\n%s", p, debug.Stack())
-				resp, err = refuse(ctx, logger, ev, rules.Internal(cause), start), nil
+				resp, err = refuse(ctx, logger, ev, stampduty.Internal(cause), start), nil
 			}
 		}()
 		if err := CheckEvent(ev); err != nil {
@@ -57,7 +57,7 @@ func Lambda(h http.Handler, logger *slog.Logger) Handler {
 		}
 		resp, err = adapter.ProxyWithContext(ctx, ev)
 		if err != nil {
-			return refuse(ctx, logger, ev, rules.Internal(fmt.Errorf("aws-lambda-go-api-proxy: %w", err)), start), nil
+			return refuse(ctx, logger, ev, stampduty.Internal(fmt.Errorf("aws-lambda-go-api-proxy: %w", err)), start), nil
 		}
 		return resp, nil
 	}
@@ -85,23 +85,23 @@ func Lambda(h http.Handler, logger *slog.Logger) Handler {
 // is at fault. Headers, cookies and other parameters cannot make the
 // adapter fail and are not looked at.
 func CheckEvent(ev events.APIGatewayV2HTTPRequest) error {
-	notFound := rules.Errorf(rules.ENOTFOUND, "Not Found")
+	notFound := stampduty.Errorf(stampduty.ENOTFOUND, "Not Found")
 	if !pathOK(ev.RawPath) || !pathOK(ev.RequestContext.HTTP.Path) {
 		return notFound
 	}
 	if strings.IndexFunc(ev.RawQueryString, func(r rune) bool { return isCTL(r) || r == '#' }) >= 0 {
-		return rules.Errorf(rules.EINVALID, "Invalid data. The query string has a character a URL cannot carry")
+		return stampduty.Errorf(stampduty.EINVALID, "Invalid data. The query string has a character a URL cannot carry")
 	}
 	if m := ev.RequestContext.HTTP.Method; strings.IndexFunc(m, func(r rune) bool { return !isTokenChar(r) }) >= 0 {
-		return rules.Errorf(rules.EINVALID, "Invalid data. The method is not an HTTP method")
+		return stampduty.Errorf(stampduty.EINVALID, "Invalid data. The method is not an HTTP method")
 	}
 	if _, custom := os.LookupEnv(core.CustomHostVariable); !custom && !hostOK(ev.RequestContext.DomainName) {
-		return rules.Errorf(rules.EINVALID, "Invalid data. The host is not a host name")
+		return stampduty.Errorf(stampduty.EINVALID, "Invalid data. The host is not a host name")
 	}
 	if ev.IsBase64Encoded {
 		// Streamed, so that a 4 MiB upload is not decoded twice into memory.
 		if _, err := io.Copy(io.Discard, base64.NewDecoder(base64.StdEncoding, strings.NewReader(ev.Body))); err != nil {
-			return rules.Errorf(rules.EINVALID, "Invalid data. The body is not base64")
+			return stampduty.Errorf(stampduty.EINVALID, "Invalid data. The body is not base64")
 		}
 	}
 	return nil
@@ -153,7 +153,7 @@ func refuse(ctx context.Context, logger *slog.Logger, ev events.APIGatewayV2HTTP
 	if lc, ok := lambdacontext.FromContext(ctx); ok {
 		attrs = append(attrs, slog.String("request_id", lc.AwsRequestID))
 	}
-	attrs = append(attrs, slog.String("error", string(rules.ErrorCode(err))))
+	attrs = append(attrs, slog.String("error", string(stampduty.ErrorCode(err))))
 	level := slog.LevelInfo
 	if status >= 500 {
 		level = slog.LevelError

@@ -15,7 +15,7 @@ import (
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"stampduty/shared/function"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/strapi"
 	"stampduty/shared/testkit/functest"
 )
@@ -60,7 +60,7 @@ func TestLambdaHostilePaths(t *testing.T) {
 		served = true
 		return map[string]string{"id": r.PathValue("id")}, nil
 	}})
-	notFound := errorBody(rules.Errorf(rules.ENOTFOUND, "Not Found"))
+	notFound := errorBody(stampduty.Errorf(stampduty.ENOTFOUND, "Not Found"))
 	for _, seg := range []string{"x\n{\"level\":\"INFO\",\"msg\":\"FORGED\"}\n", "x\x00", "x\x01", "x\r", "x\x7f", "x%zz", "x%41", "x?a=b", "x#frag"} {
 		for _, method := range []string{"GET", "POST", "HEAD"} {
 			var logs bytes.Buffer
@@ -99,7 +99,7 @@ func logged(h http.Handler, w io.Writer) http.Handler {
 
 func TestLambdaRefusesWhatTheAdapterCannotRead(t *testing.T) {
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { t.Errorf("served %s %q", r.Method, r.URL) })
-	invalid := func(msg string) string { return errorBody(rules.Errorf(rules.EINVALID, "%s", msg)) }
+	invalid := func(msg string) string { return errorBody(stampduty.Errorf(stampduty.EINVALID, "%s", msg)) }
 	for name, tc := range map[string]struct {
 		ev   func(ev *events.APIGatewayV2HTTPRequest)
 		want string
@@ -144,7 +144,7 @@ func TestLambdaNeverReturnsAnError(t *testing.T) {
 		if err != nil {
 			t.Errorf("the handler returned %v", err)
 		}
-		if want := errorBody(rules.Internal(nil)); resp.StatusCode != 500 || resp.Body != want {
+		if want := errorBody(stampduty.Internal(nil)); resp.StatusCode != 500 || resp.Body != want {
 			t.Errorf("%d %s, want 500 %s", resp.StatusCode, resp.Body, want)
 		}
 		checkLog(t, logs.String())

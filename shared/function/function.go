@@ -17,7 +17,7 @@ import (
 
 	"stampduty/shared/auth"
 	"stampduty/shared/config"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/store"
 	"stampduty/shared/strapi"
 )
@@ -148,11 +148,11 @@ func Routes(paths ...Path) http.Handler {
 				return
 			}
 			w.Header().Set("Allow", allow)
-			strapi.WriteError(w, r, rules.Errorf(rules.ENOTALLOWED, "Method %s is not allowed here", r.Method))
+			strapi.WriteError(w, r, stampduty.Errorf(stampduty.ENOTALLOWED, "Method %s is not allowed here", r.Method))
 		}))
 	}
 	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		strapi.WriteError(w, r, rules.Errorf(rules.ENOTFOUND, "Not Found"))
+		strapi.WriteError(w, r, stampduty.Errorf(stampduty.ENOTFOUND, "Not Found"))
 	}))
 	return mux
 }

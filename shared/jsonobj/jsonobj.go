@@ -1,7 +1,7 @@
 // Package jsonobj reads the members of one JSON object with encoding/json,
 // for the two places that take JSON objects from outside: request bodies
 // (strapi.DecodeObject) and the article catalogue file
-// (rules.DecodeArticles). Both need what a struct and json.Unmarshal do not
+// (stampduty.DecodeArticles). Both need what a struct and json.Unmarshal do not
 // give: every member in order, with the JSON type of its value (so that a
 // field can say "must be a string" or "is a required field"), numbers as
 // their exact literal (json.Number), repeated keys, a nesting limit, and

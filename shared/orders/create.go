@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 )
 
 // Idempotency-Key settings.
@@ -52,7 +52,7 @@ func CheckKey(k string) error {
 	}
 	if !ok {
 		msg := "Idempotency-Key must have 1 to 255 printable ASCII characters"
-		return &rules.Error{Code: rules.EINVALID, Message: msg, Fields: []rules.FieldError{{Path: "Idempotency-Key", Message: msg}}}
+		return &stampduty.Error{Code: stampduty.EINVALID, Message: msg, Fields: []stampduty.FieldError{{Path: "Idempotency-Key", Message: msg}}}
 	}
 	return nil
 }
@@ -60,7 +60,7 @@ func CheckKey(k string) error {
 // Create runs the contract's checks on a decoded create-order body, in its
 // order — article, fields, amount — then stores the order as owner's (once
 // per key, when key is not nil) and returns its documentId.
-func (c *Creator) Create(ctx context.Context, owner string, body *rules.OrderBody, key *Key) (string, error) {
+func (c *Creator) Create(ctx context.Context, owner string, body *stampduty.OrderBody, key *Key) (string, error) {
 	art, err := lookUp(ctx, c.Articles, body)
 	if err != nil {
 		return "", err
@@ -78,7 +78,7 @@ func (c *Creator) Create(ctx context.Context, owner string, body *rules.OrderBod
 	if err != nil {
 		return "", err
 	}
-	order, err := rules.NewOrder(req, art, amount, rules.OrderIDs{Order: first, Fulfillment: first + 1, StampDuty: first + 2}, c.now())
+	order, err := stampduty.NewOrder(req, art, amount, stampduty.OrderIDs{Order: first, Fulfillment: first + 1, StampDuty: first + 2}, c.now())
 	if err != nil {
 		return "", err
 	}
@@ -94,9 +94,9 @@ func (c *Creator) Create(ctx context.Context, owner string, body *rules.OrderBod
 // store stores order as owner's with its order.created event, when owner
 // listens to it, in one write. The event's id is made here, before the
 // write, so that every retry of the write carries the same one.
-func (c *Creator) store(ctx context.Context, owner string, order rules.Order) error {
-	events, err := record(ctx, c.Listeners, owner, rules.EventOrderCreated, func() (rules.Pending, error) {
-		return rules.NewPending(rules.EventOrderCreated, order.CreatedAt, order, nil, nil)
+func (c *Creator) store(ctx context.Context, owner string, order stampduty.Order) error {
+	events, err := record(ctx, c.Listeners, owner, stampduty.EventOrderCreated, func() (stampduty.Pending, error) {
+		return stampduty.NewPending(stampduty.EventOrderCreated, order.CreatedAt, order, nil, nil)
 	})
 	if err != nil {
 		return err
@@ -114,7 +114,7 @@ func (c *Creator) now() time.Time {
 
 // errKeyBusy is the answer while another request holds the key.
 func errKeyBusy() error {
-	return rules.Errorf(rules.ECONFLICT, "A request with this Idempotency-Key is in progress; retry in a moment")
+	return stampduty.Errorf(stampduty.ECONFLICT, "A request with this Idempotency-Key is in progress; retry in a moment")
 }
 
 // createOnce creates order under the caller's key: the first request with
@@ -123,7 +123,7 @@ func errKeyBusy() error {
 // A request that finds the key held by another waits up to KeyWait for it,
 // then answers 409; a claim whose holder vanished (its lease ran out) is
 // taken over, after checking whether its order was stored.
-func (c *Creator) createOnce(ctx context.Context, owner string, key Key, order rules.Order) (string, error) {
+func (c *Creator) createOnce(ctx context.Context, owner string, key Key, order stampduty.Order) (string, error) {
 	deadline := c.now().Add(KeyWait)
 	rec, claimed, err := c.Keys.Claim(ctx, owner, key.Value, key.Fingerprint, order.DocumentID, c.now(), KeyLease, KeyTTL)
 	for {
@@ -134,7 +134,7 @@ func (c *Creator) createOnce(ctx context.Context, owner string, key Key, order r
 			return c.createClaimed(ctx, owner, key.Value, order)
 		}
 		if rec.Fingerprint != key.Fingerprint {
-			return "", rules.Errorf(rules.ECONFLICT, "This Idempotency-Key was already used with a different request")
+			return "", stampduty.Errorf(stampduty.ECONFLICT, "This Idempotency-Key was already used with a different request")
 		}
 		if rec.State == KeyDone {
 			return rec.OrderID, nil
@@ -151,7 +151,7 @@ func (c *Creator) createOnce(ctx context.Context, owner string, key Key, order r
 		select {
 		case <-time.After(keyPoll):
 		case <-ctx.Done():
-			return "", rules.Unavailable(ctx.Err())
+			return "", stampduty.Unavailable(ctx.Err())
 		}
 		var live bool
 		if rec, live, err = c.Keys.Get(ctx, owner, key.Value, c.now()); err == nil && !live {
@@ -164,7 +164,7 @@ func (c *Creator) createOnce(ctx context.Context, owner string, key Key, order r
 // key done. If the order was certainly not stored the claim is released, so
 // a retry can go ahead at once; if it may have been, the claim stays for a
 // retry to verify after its lease.
-func (c *Creator) createClaimed(ctx context.Context, owner, key string, order rules.Order) (string, error) {
+func (c *Creator) createClaimed(ctx context.Context, owner, key string, order stampduty.Order) (string, error) {
 	if err := c.store(ctx, owner, order); err != nil {
 		if !errors.Is(err, ErrOutcomeUnknown) {
 			// A fresh context: the request's may be what ran out.
@@ -184,7 +184,7 @@ func (c *Creator) createClaimed(ctx context.Context, owner, key string, order ru
 // takeOver finishes the work of a vanished holder of the key: if its order
 // (rec.OrderID) was stored, the key is completed with it; otherwise the
 // order is created now under that documentId.
-func (c *Creator) takeOver(ctx context.Context, owner, key string, rec KeyRecord, order rules.Order) (string, error) {
+func (c *Creator) takeOver(ctx context.Context, owner, key string, rec KeyRecord, order stampduty.Order) (string, error) {
 	ok, err := c.Keys.TakeOver(ctx, owner, key, rec, c.now(), KeyLease)
 	if err != nil {
 		return "", err

@@ -11,7 +11,7 @@ import (
 
 	"stampduty/shared/jsonobj"
 	"stampduty/shared/orders"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/store"
 	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/storetest"
@@ -47,7 +47,7 @@ func newWorld(t *testing.T) *world {
 // body is a create-order body for the sample article "Rent Agreement" in
 // Karnataka (range 100-500), changed by edits (nil deletes), as the HTTP
 // layer hands it over: a typed JSON value per member.
-func body(t *testing.T, edits map[string]any) *rules.OrderBody {
+func body(t *testing.T, edits map[string]any) *stampduty.OrderBody {
 	t.Helper()
 	m := map[string]any{
 		"amount": 200, "considerationPrice": 0, "purpose": "Rent Agreement", "state": "Karnataka",
@@ -74,7 +74,7 @@ func body(t *testing.T, edits map[string]any) *rules.OrderBody {
 		}
 		members = append(members, jsonobj.Member{Key: k, Value: val, Occurrence: 1})
 	}
-	return rules.NewOrderBody(members)
+	return stampduty.NewOrderBody(members)
 }
 
 // count is how many orders owner has.
@@ -126,7 +126,7 @@ func TestCreate(t *testing.T) {
 		if got, want := o.StampDuty.StatePurpose.PurposeName, "Rent Agreement"; got != want {
 			t.Errorf("purpose = %q, want %q", got, want)
 		}
-		if got, want := o.Fulfillments[0].Status, rules.StatusPending; got != want {
+		if got, want := o.Fulfillments[0].Status, stampduty.StatusPending; got != want {
 			t.Errorf("status = %q, want %q", got, want)
 		}
 	})
@@ -149,18 +149,18 @@ func TestCreate(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		edits map[string]any
-		code  rules.Code
+		code  stampduty.Code
 	}{
-		{"ErrNoArticleBeforeFields", map[string]any{"purpose": "Moon Lease", "firstPartyName": ""}, rules.ENOTFOUND},
-		{"ErrImpossiblePurpose", map[string]any{"purpose": "Rent\u202e"}, rules.ENOTFOUND},
-		{"ErrFields", map[string]any{"firstPartyName": ""}, rules.EINVALID},
-		{"ErrPurposeNotAString", map[string]any{"purpose": 5}, rules.EINVALID},
-		{"ErrAmountRule", map[string]any{"amount": 1}, rules.EINVALID},
+		{"ErrNoArticleBeforeFields", map[string]any{"purpose": "Moon Lease", "firstPartyName": ""}, stampduty.ENOTFOUND},
+		{"ErrImpossiblePurpose", map[string]any{"purpose": "Rent\u202e"}, stampduty.ENOTFOUND},
+		{"ErrFields", map[string]any{"firstPartyName": ""}, stampduty.EINVALID},
+		{"ErrPurposeNotAString", map[string]any{"purpose": 5}, stampduty.EINVALID},
+		{"ErrAmountRule", map[string]any{"amount": 1}, stampduty.EINVALID},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := w.count(t, "refused")
 			_, err := w.creator.Create(ctx, "refused", body(t, tc.edits), nil)
-			if got, want := rules.ErrorCode(err), tc.code; got != want {
+			if got, want := stampduty.ErrorCode(err), tc.code; got != want {
 				t.Fatalf("Create = %v, want code %s", err, want)
 			}
 			if got, want := w.count(t, "refused"), before; got != want {
@@ -184,7 +184,7 @@ func TestCreateWithKey(t *testing.T) {
 	})
 	t.Run("ErrOtherBodyIsAConflict", func(t *testing.T) {
 		_, err := w.creator.Create(ctx, "bob", body(t, nil), key("k1", "fp2"))
-		if got, want := rules.ErrorCode(err), rules.ECONFLICT; got != want {
+		if got, want := stampduty.ErrorCode(err), stampduty.ECONFLICT; got != want {
 			t.Fatalf("Create = %v, want %s", err, want)
 		}
 	})
@@ -199,7 +199,7 @@ func TestCreateWithKey(t *testing.T) {
 		}
 		start := time.Now()
 		_, err := w.creator.Create(ctx, "dave", body(t, nil), key("held", "fp"))
-		if got, want := rules.ErrorCode(err), rules.ECONFLICT; got != want {
+		if got, want := stampduty.ErrorCode(err), stampduty.ECONFLICT; got != want {
 			t.Fatalf("Create = %v, want %s", err, want)
 		}
 		if waited := time.Since(start); waited < orders.KeyWait {
@@ -227,7 +227,7 @@ func TestCreateWithKey(t *testing.T) {
 	t.Run("CertainFailureReleasesTheKey", func(t *testing.T) {
 		failing := *w.creator
 		failing.Orders = refusingStore{}
-		if _, err := failing.Create(ctx, "frank", body(t, nil), key("retry-me", "fp")); rules.ErrorCode(err) != rules.EUNAVAILABLE {
+		if _, err := failing.Create(ctx, "frank", body(t, nil), key("retry-me", "fp")); stampduty.ErrorCode(err) != stampduty.EUNAVAILABLE {
 			t.Fatalf("Create = %v, want the store's refusal", err)
 		}
 		if _, live, err := w.keys.Get(ctx, "frank", "retry-me", time.Now()); err != nil || live {
@@ -252,10 +252,10 @@ func TestCreateWithKey(t *testing.T) {
 // unknown, with an outcome the caller cannot know.
 type refusingStore struct{ unknown bool }
 
-func (s refusingStore) Create(context.Context, string, rules.Order, ...rules.Pending) (int64, error) {
-	err := error(&rules.Error{Code: rules.EUNAVAILABLE, Message: "Service Unavailable", Err: errors.New("refused")})
+func (s refusingStore) Create(context.Context, string, stampduty.Order, ...stampduty.Pending) (int64, error) {
+	err := error(&stampduty.Error{Code: stampduty.EUNAVAILABLE, Message: "Service Unavailable", Err: errors.New("refused")})
 	if s.unknown {
-		err = &rules.Error{Code: rules.EUNAVAILABLE, Message: "Service Unavailable", Err: orders.ErrOutcomeUnknown}
+		err = &stampduty.Error{Code: stampduty.EUNAVAILABLE, Message: "Service Unavailable", Err: orders.ErrOutcomeUnknown}
 	}
 	return 0, err
 }
@@ -283,8 +283,8 @@ func TestCheckKey(t *testing.T) {
 			if got := err == nil; got != tc.ok {
 				t.Fatalf("CheckKey(%q) = %v, want ok %v", tc.key, err, tc.ok)
 			}
-			if err != nil && rules.ErrorCode(err) != rules.EINVALID {
-				t.Errorf("code = %s, want %s", rules.ErrorCode(err), rules.EINVALID)
+			if err != nil && stampduty.ErrorCode(err) != stampduty.EINVALID {
+				t.Errorf("code = %s, want %s", stampduty.ErrorCode(err), stampduty.EINVALID)
 			}
 		})
 	}
@@ -316,11 +316,11 @@ func TestQuoteAgreesWithCreate(t *testing.T) {
 	for _, k := range keys {
 		for _, amount := range []int64{0, 3, 20, 99, 100, 200, 500, 501, 1000, 999999999999999} {
 			for _, price := range []int64{0, 1, 101, 2500000, 999999999999999} {
-				q, qerr := quoter.Quote(ctx, rules.QuoteQuery{Purpose: []string{k[0]}, State: []string{k[1]},
+				q, qerr := quoter.Quote(ctx, stampduty.QuoteQuery{Purpose: []string{k[0]}, State: []string{k[1]},
 					Amount: []string{strconv.FormatInt(amount, 10)}, ConsiderationPrice: []string{strconv.FormatInt(price, 10)}})
 				_, cerr := w.creator.Create(ctx, owner, body(t, map[string]any{"purpose": k[0], "state": k[1], "amount": int(amount), "considerationPrice": int(price)}), nil)
 				name := k[0] + "/" + k[1] + " amount " + strconv.FormatInt(amount, 10) + " price " + strconv.FormatInt(price, 10)
-				if rules.ErrorCode(qerr) != rules.ErrorCode(cerr) || rules.ErrorMessage(qerr) != rules.ErrorMessage(cerr) {
+				if stampduty.ErrorCode(qerr) != stampduty.ErrorCode(cerr) || stampduty.ErrorMessage(qerr) != stampduty.ErrorMessage(cerr) {
 					t.Errorf("%s: quote %v, create %v", name, qerr, cerr)
 					continue
 				}

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"stampduty/shared/orders"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/store"
 	"stampduty/shared/testkit/storetest"
 	"stampduty/shared/webhooks"
@@ -29,13 +29,13 @@ func reread(t *testing.T, table *store.Orders, doc string) orders.Stored {
 }
 
 // outbox returns the pending events of order doc.
-func outbox(t *testing.T, table *store.Orders, doc string) []rules.Pending {
+func outbox(t *testing.T, table *store.Orders, doc string) []stampduty.Pending {
 	t.Helper()
 	return reread(t, table, doc).Outbox
 }
 
 // stored returns order doc as stored now.
-func stored(t *testing.T, table *store.Orders, doc string) rules.Order {
+func stored(t *testing.T, table *store.Orders, doc string) stampduty.Order {
 	t.Helper()
 	return reread(t, table, doc).Order
 }
@@ -43,7 +43,7 @@ func stored(t *testing.T, table *store.Orders, doc string) rules.Order {
 // checkEvent checks that ev is an event of type typ between the statuses
 // previous and status ("" for null) about order o as stored, made at o's
 // updatedAt.
-func checkEvent(t *testing.T, ev rules.Pending, typ, previous, status string, o rules.Order) {
+func checkEvent(t *testing.T, ev stampduty.Pending, typ, previous, status string, o stampduty.Order) {
 	t.Helper()
 	str := func(p *string) string {
 		if p == nil {
@@ -51,7 +51,7 @@ func checkEvent(t *testing.T, ev rules.Pending, typ, previous, status string, o 
 		}
 		return *p
 	}
-	if !rules.ValidEventID(ev.ID) || ev.Type != typ || str(ev.PreviousStatus) != previous || str(ev.Status) != status ||
+	if !stampduty.ValidEventID(ev.ID) || ev.Type != typ || str(ev.PreviousStatus) != previous || str(ev.Status) != status ||
 		(previous == "") != (ev.PreviousStatus == nil) || (status == "") != (ev.Status == nil) || ev.At != o.UpdatedAt {
 		t.Errorf("event %s %s (%q → %q) at %s, want a %s (%q → %q) at %s", ev.ID, ev.Type, str(ev.PreviousStatus), str(ev.Status), ev.At,
 			typ, previous, status, o.UpdatedAt)
@@ -62,7 +62,7 @@ func checkEvent(t *testing.T, ev rules.Pending, typ, previous, status string, o 
 }
 
 // types returns the types of events, oldest first.
-func types(events []rules.Pending) []string {
+func types(events []stampduty.Pending) []string {
 	var out []string
 	for _, e := range events {
 		out = append(out, e.Type)
@@ -81,7 +81,7 @@ func TestCreateRecordsItsEvent(t *testing.T) {
 		if len(got) != 1 {
 			t.Fatalf("outbox %v, want one order.created", types(got))
 		}
-		checkEvent(t, got[0], rules.EventOrderCreated, "", "", o)
+		checkEvent(t, got[0], stampduty.EventOrderCreated, "", "", o)
 		if got[0].At != o.CreatedAt {
 			t.Errorf("event at %s, want the order's createdAt %s", got[0].At, o.CreatedAt)
 		}
@@ -99,10 +99,10 @@ func TestCreateRecordsItsEvent(t *testing.T) {
 	})
 	t.Run("RefusedCreateStoresNone", func(t *testing.T) {
 		ctx := context.Background()
-		if _, err := w.creator.Create(ctx, "carol", body(t, map[string]any{"purpose": "Moon Lease"}), nil); rules.ErrorCode(err) != rules.ENOTFOUND {
+		if _, err := w.creator.Create(ctx, "carol", body(t, map[string]any{"purpose": "Moon Lease"}), nil); stampduty.ErrorCode(err) != stampduty.ENOTFOUND {
 			t.Errorf("unknown purpose: %v, want ENOTFOUND", err)
 		}
-		if _, err := w.creator.Create(ctx, "carol", body(t, map[string]any{"amount": 501}), nil); rules.ErrorCode(err) != rules.EINVALID {
+		if _, err := w.creator.Create(ctx, "carol", body(t, map[string]any{"amount": 501}), nil); stampduty.ErrorCode(err) != stampduty.EINVALID {
 			t.Errorf("amount out of range: %v, want EINVALID", err)
 		}
 		w.checkCount(t, "carol", 0)
@@ -137,7 +137,7 @@ func TestCreateWhoseAnswerIsLostRecordsOneEvent(t *testing.T) {
 		t.Errorf("calls = %s, want %s: the lost answer, then the SDK's retry", got, want)
 	}
 	w.checkCount(t, "dora", 1)
-	if got := outbox(t, w.orders, doc); len(got) != 1 || got[0].Type != rules.EventOrderCreated {
+	if got := outbox(t, w.orders, doc); len(got) != 1 || got[0].Type != stampduty.EventOrderCreated {
 		t.Errorf("outbox %v, want one order.created", types(got))
 	}
 }
@@ -162,11 +162,11 @@ func TestChangesRecordTheirEvents(t *testing.T) {
 	w := newFulfillmentWorld(t, 4)
 	table := w.orders
 	f := w.fulfiller(table, w.files())
-	advance := func(o rules.Order, c rules.Change) error {
+	advance := func(o stampduty.Order, c stampduty.Change) error {
 		_, err := f.Advance(ctx, o.DocumentID, o.Fulfillments[0].DocumentID, c, "op-1")
 		return err
 	}
-	created := rules.Change{Status: rules.StatusCreated, UniqueDocRef: "REF-1"}
+	created := stampduty.Change{Status: stampduty.StatusCreated, UniqueDocRef: "REF-1"}
 
 	t.Run("StatusChanged", func(t *testing.T) {
 		o := w.mine[0]
@@ -177,7 +177,7 @@ func TestChangesRecordTheirEvents(t *testing.T) {
 		if len(got) != 1 {
 			t.Fatalf("outbox %v, want one order.status_changed", types(got))
 		}
-		checkEvent(t, got[0], rules.EventOrderStatusChanged, rules.StatusPending, rules.StatusCreated, stored(t, table, o.DocumentID))
+		checkEvent(t, got[0], stampduty.EventOrderStatusChanged, stampduty.StatusPending, stampduty.StatusCreated, stored(t, table, o.DocumentID))
 
 		t.Run("RepeatStoresNone", func(t *testing.T) {
 			if err := advance(o, created); err != nil {
@@ -190,7 +190,7 @@ func TestChangesRecordTheirEvents(t *testing.T) {
 		t.Run("ReferenceOnlyStoresNone", func(t *testing.T) {
 			// Created, asked again with a certificate number it lacks: stored,
 			// but no fulfillment moved.
-			ref := rules.Change{Status: rules.StatusCreated, CertificateNumber: "IN-KA93689528000869Y"}
+			ref := stampduty.Change{Status: stampduty.StatusCreated, CertificateNumber: "IN-KA93689528000869Y"}
 			if err := advance(o, ref); err != nil {
 				t.Fatal(err)
 			}
@@ -202,16 +202,16 @@ func TestChangesRecordTheirEvents(t *testing.T) {
 			}
 		})
 		t.Run("RefusedChangesStoreNone", func(t *testing.T) {
-			for name, c := range map[string]rules.Change{
-				"SkipAStep":  {Status: rules.StatusPrinted},
+			for name, c := range map[string]stampduty.Change{
+				"SkipAStep":  {Status: stampduty.StatusPrinted},
 				"Invalid":    {Status: "Lost"},
-				"AnotherRef": {Status: rules.StatusCreated, UniqueDocRef: "REF-OTHER"},
+				"AnotherRef": {Status: stampduty.StatusCreated, UniqueDocRef: "REF-OTHER"},
 			} {
 				if err := advance(o, c); err == nil {
 					t.Errorf("%s: stored", name)
 				}
 			}
-			if _, err := f.Advance(ctx, o.DocumentID, "nosuchfulfillment0000000", created, "op-1"); rules.ErrorCode(err) != rules.ENOTFOUND {
+			if _, err := f.Advance(ctx, o.DocumentID, "nosuchfulfillment0000000", created, "op-1"); stampduty.ErrorCode(err) != stampduty.ENOTFOUND {
 				t.Errorf("unknown fulfillment: %v, want ENOTFOUND", err)
 			}
 			if got := outbox(t, table, o.DocumentID); len(got) != 1 {
@@ -224,15 +224,15 @@ func TestChangesRecordTheirEvents(t *testing.T) {
 		if err := advance(o, created); err != nil {
 			t.Fatal(err)
 		}
-		if err := advance(o, rules.Change{Status: rules.StatusProcured, CertificateNumber: "IN-KA93689528000869Y"}); err != nil {
+		if err := advance(o, stampduty.Change{Status: stampduty.StatusProcured, CertificateNumber: "IN-KA93689528000869Y"}); err != nil {
 			t.Fatal(err)
 		}
 		got := outbox(t, table, o.DocumentID)
 		if len(got) != 2 {
 			t.Fatalf("outbox %v, want two order.status_changed", types(got))
 		}
-		checkEvent(t, got[1], rules.EventOrderStatusChanged, rules.StatusCreated, rules.StatusProcured, stored(t, table, o.DocumentID))
-		if p := got[0]; *p.PreviousStatus != rules.StatusPending || *p.Status != rules.StatusCreated || p.Order.Fulfillments[0].Status != rules.StatusCreated {
+		checkEvent(t, got[1], stampduty.EventOrderStatusChanged, stampduty.StatusCreated, stampduty.StatusProcured, stored(t, table, o.DocumentID))
+		if p := got[0]; *p.PreviousStatus != stampduty.StatusPending || *p.Status != stampduty.StatusCreated || p.Order.Fulfillments[0].Status != stampduty.StatusCreated {
 			t.Errorf("first event %+v, want Pending → Created about the order as Created", p)
 		}
 		if got[0].ID == got[1].ID || got[0].At > got[1].At {
@@ -240,7 +240,7 @@ func TestChangesRecordTheirEvents(t *testing.T) {
 		}
 
 		t.Run("CertificateAttached", func(t *testing.T) {
-			if _, err := f.AttachCertificate(ctx, o.DocumentID, o.Fulfillments[0].DocumentID, rules.Upload{ContentType: rules.MimePDF, Body: pdf}); err != nil {
+			if _, err := f.AttachCertificate(ctx, o.DocumentID, o.Fulfillments[0].DocumentID, stampduty.Upload{ContentType: stampduty.MimePDF, Body: pdf}); err != nil {
 				t.Fatal(err)
 			}
 			got := outbox(t, table, o.DocumentID)
@@ -248,7 +248,7 @@ func TestChangesRecordTheirEvents(t *testing.T) {
 				t.Fatalf("outbox %v, want a third event", types(got))
 			}
 			now := stored(t, table, o.DocumentID)
-			checkEvent(t, got[2], rules.EventOrderCertificateAttached, "", "", now)
+			checkEvent(t, got[2], stampduty.EventOrderCertificateAttached, "", "", now)
 			if cf := got[2].Order.Fulfillments[0].CertificateFile; cf == nil || cf.Key == "" || cf.URL != "" {
 				t.Errorf("the event's certificate %+v: want its key, and no address until sending", cf)
 			}
@@ -256,25 +256,25 @@ func TestChangesRecordTheirEvents(t *testing.T) {
 	})
 	t.Run("DocumentUploaded", func(t *testing.T) {
 		o := w.mine[2]
-		if _, err := f.UploadDocument(ctx, "owner", o.DocumentID, rules.Upload{ContentType: rules.MimePDF, Body: pdf}); err != nil {
+		if _, err := f.UploadDocument(ctx, "owner", o.DocumentID, stampduty.Upload{ContentType: stampduty.MimePDF, Body: pdf}); err != nil {
 			t.Fatal(err)
 		}
 		got := outbox(t, table, o.DocumentID)
 		if len(got) != 1 {
 			t.Fatalf("outbox %v, want one order.document_uploaded", types(got))
 		}
-		checkEvent(t, got[0], rules.EventOrderDocumentUploaded, "", "", stored(t, table, o.DocumentID))
+		checkEvent(t, got[0], stampduty.EventOrderDocumentUploaded, "", "", stored(t, table, o.DocumentID))
 		if d := got[0].Order.StampDuty.UploadedDocument; d == nil || d.Key == "" {
 			t.Errorf("the event's document %+v: want it, with its key", d)
 		}
 		t.Run("RefusedUploadsStoreNone", func(t *testing.T) {
-			if _, err := f.UploadDocument(ctx, "someone-else", o.DocumentID, rules.Upload{ContentType: rules.MimePDF, Body: pdf}); rules.ErrorCode(err) != rules.ENOTFOUND {
+			if _, err := f.UploadDocument(ctx, "someone-else", o.DocumentID, stampduty.Upload{ContentType: stampduty.MimePDF, Body: pdf}); stampduty.ErrorCode(err) != stampduty.ENOTFOUND {
 				t.Errorf("another caller's order: %v, want ENOTFOUND", err)
 			}
-			if _, err := f.UploadDocument(ctx, "owner", o.DocumentID, rules.Upload{ContentType: "text/plain", Body: []byte("x")}); err == nil {
+			if _, err := f.UploadDocument(ctx, "owner", o.DocumentID, stampduty.Upload{ContentType: "text/plain", Body: []byte("x")}); err == nil {
 				t.Error("a text file was stored")
 			}
-			if _, err := f.AttachCertificate(ctx, o.DocumentID, o.Fulfillments[0].DocumentID, rules.Upload{ContentType: rules.MimePDF, Body: pdf}); rules.ErrorCode(err) != rules.ECONFLICT {
+			if _, err := f.AttachCertificate(ctx, o.DocumentID, o.Fulfillments[0].DocumentID, stampduty.Upload{ContentType: stampduty.MimePDF, Body: pdf}); stampduty.ErrorCode(err) != stampduty.ECONFLICT {
 				t.Errorf("a certificate while Pending: %v, want ECONFLICT", err)
 			}
 			if got := outbox(t, table, o.DocumentID); len(got) != 1 {
@@ -293,11 +293,11 @@ func TestChangesRecordTheirEvents(t *testing.T) {
 		}
 		// The loser read the order before the winner's change.
 		loser := w.fulfiller(staleReads{table, stale}, w.files())
-		_, err = loser.Advance(ctx, o.DocumentID, o.Fulfillments[0].DocumentID, rules.Change{Status: rules.StatusCreated, UniqueDocRef: "REF-LOSER"}, "op-2")
-		if rules.ErrorCode(err) != rules.ECONFLICT {
+		_, err = loser.Advance(ctx, o.DocumentID, o.Fulfillments[0].DocumentID, stampduty.Change{Status: stampduty.StatusCreated, UniqueDocRef: "REF-LOSER"}, "op-2")
+		if stampduty.ErrorCode(err) != stampduty.ECONFLICT {
 			t.Fatalf("the loser's change = %v, want ECONFLICT", err)
 		}
-		if got := outbox(t, table, o.DocumentID); len(got) != 1 || *got[0].Status != rules.StatusCreated {
+		if got := outbox(t, table, o.DocumentID); len(got) != 1 || *got[0].Status != stampduty.StatusCreated {
 			t.Errorf("outbox %v, want the winner's event only", types(got))
 		}
 	})
@@ -325,7 +325,7 @@ func TestChangeWhoseAnswerIsLostRecordsOneEvent(t *testing.T) {
 		f := w.fulfiller(db.Orders(w.env.Table("OrdersTable")), w.files())
 		o := w.mine[0]
 		proxy.SetFault(dropFirstPut(w.env.Table("OrdersTable")))
-		_, err := f.Advance(ctx, o.DocumentID, o.Fulfillments[0].DocumentID, rules.Change{Status: rules.StatusCreated, UniqueDocRef: "REF-1"}, "op-1")
+		_, err := f.Advance(ctx, o.DocumentID, o.Fulfillments[0].DocumentID, stampduty.Change{Status: stampduty.StatusCreated, UniqueDocRef: "REF-1"}, "op-1")
 		proxy.SetFault(nil)
 		calls := proxy.Take()
 		t.Logf("calls: %s", w.env.Operations(calls))
@@ -339,15 +339,15 @@ func TestChangeWhoseAnswerIsLostRecordsOneEvent(t *testing.T) {
 		if len(got) != 1 {
 			t.Fatalf("outbox %v, want one event", types(got))
 		}
-		checkEvent(t, got[0], rules.EventOrderStatusChanged, rules.StatusPending, rules.StatusCreated, stored(t, table, o.DocumentID))
+		checkEvent(t, got[0], stampduty.EventOrderStatusChanged, stampduty.StatusPending, stampduty.StatusCreated, stored(t, table, o.DocumentID))
 	})
 	t.Run("AnswerLostToTheWorkflow", func(t *testing.T) {
 		o := w.mine[1]
 		f := w.fulfiller(landsThenFails{table}, w.files())
-		if _, err := f.UploadDocument(ctx, "owner", o.DocumentID, rules.Upload{ContentType: rules.MimePDF, Body: pdf}); err != nil {
+		if _, err := f.UploadDocument(ctx, "owner", o.DocumentID, stampduty.Upload{ContentType: stampduty.MimePDF, Body: pdf}); err != nil {
 			t.Fatalf("UploadDocument = %v, want success", err)
 		}
-		if got := outbox(t, table, o.DocumentID); len(got) != 1 || got[0].Type != rules.EventOrderDocumentUploaded {
+		if got := outbox(t, table, o.DocumentID); len(got) != 1 || got[0].Type != stampduty.EventOrderDocumentUploaded {
 			t.Errorf("outbox %v, want one order.document_uploaded", types(got))
 		}
 	})
@@ -384,9 +384,9 @@ func TestOnlyListenedEventsAreRecorded(t *testing.T) {
 		want        int
 	}{
 		{"NoWebhookNoEvent", "nobody", false, nil, 0},
-		{"AnotherTypeNoEvent", "changes-only", true, []string{rules.EventOrderStatusChanged}, 0},
-		{"DisabledNoEvent", "disabled", false, []string{rules.EventOrderCreated}, 0},
-		{"SubscribedEvent", "listener", true, []string{rules.EventOrderCreated}, 1},
+		{"AnotherTypeNoEvent", "changes-only", true, []string{stampduty.EventOrderStatusChanged}, 0},
+		{"DisabledNoEvent", "disabled", false, []string{stampduty.EventOrderCreated}, 0},
+		{"SubscribedEvent", "listener", true, []string{stampduty.EventOrderCreated}, 1},
 	} {
 		t.Run("Create"+c.name, func(t *testing.T) {
 			if c.events != nil {
@@ -403,7 +403,7 @@ func TestOnlyListenedEventsAreRecorded(t *testing.T) {
 	f.Listeners = hooks
 	o := w.mine[0]
 	t.Run("ChangeNobodyListensToNoEvent", func(t *testing.T) {
-		if _, err := f.Advance(ctx, o.DocumentID, o.Fulfillments[0].DocumentID, rules.Change{Status: rules.StatusCreated, UniqueDocRef: "REF-1"}, "op-1"); err != nil {
+		if _, err := f.Advance(ctx, o.DocumentID, o.Fulfillments[0].DocumentID, stampduty.Change{Status: stampduty.StatusCreated, UniqueDocRef: "REF-1"}, "op-1"); err != nil {
 			t.Fatal(err)
 		}
 		if got := outbox(t, w.orders, o.DocumentID); len(got) != 0 {
@@ -411,14 +411,14 @@ func TestOnlyListenedEventsAreRecorded(t *testing.T) {
 		}
 	})
 	t.Run("ChangeListenedToEvent", func(t *testing.T) {
-		listen(hooks, "owner", true, rules.EventOrderStatusChanged)
-		if _, err := f.Advance(ctx, o.DocumentID, o.Fulfillments[0].DocumentID, rules.Change{Status: rules.StatusProcured, CertificateNumber: "IN-KA12345678901234A"}, "op-1"); err != nil {
+		listen(hooks, "owner", true, stampduty.EventOrderStatusChanged)
+		if _, err := f.Advance(ctx, o.DocumentID, o.Fulfillments[0].DocumentID, stampduty.Change{Status: stampduty.StatusProcured, CertificateNumber: "IN-KA12345678901234A"}, "op-1"); err != nil {
 			t.Fatal(err)
 		}
 		got := outbox(t, w.orders, o.DocumentID)
 		if len(got) != 1 {
 			t.Fatalf("outbox %v, want one order.status_changed", types(got))
 		}
-		checkEvent(t, got[0], rules.EventOrderStatusChanged, rules.StatusCreated, rules.StatusProcured, stored(t, w.orders, o.DocumentID))
+		checkEvent(t, got[0], stampduty.EventOrderStatusChanged, stampduty.StatusCreated, stampduty.StatusProcured, stored(t, w.orders, o.DocumentID))
 	})
 }

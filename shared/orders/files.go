@@ -13,7 +13,7 @@ import (
 	"slices"
 	"time"
 
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 )
 
 // Files keeps the bytes of files and makes their download addresses.
@@ -23,7 +23,7 @@ type Files interface {
 	// Purge removes what key holds, every version of it.
 	Purge(ctx context.Context, key string) error
 	// Sign fills in the download address of each file of o.
-	Sign(ctx context.Context, o *rules.Order) error
+	Sign(ctx context.Context, o *stampduty.Order) error
 }
 
 // The key prefixes of files: each function may write under its own only.
@@ -34,59 +34,59 @@ const (
 
 // UploadDocument stores the caller's document of owner's order doc,
 // replacing an earlier one, while every fulfillment is Pending.
-func (f *Fulfiller) UploadDocument(ctx context.Context, owner, doc string, u rules.Upload) (rules.File, error) {
+func (f *Fulfiller) UploadDocument(ctx context.Context, owner, doc string, u stampduty.Upload) (stampduty.File, error) {
 	return f.document(ctx, owner, doc, source{body: &u})
 }
 
 // AttachDocument attaches the file of the staged upload id (sent straight
 // to the bucket) as the caller's document of owner's order doc, as
 // UploadDocument stores one.
-func (f *Fulfiller) AttachDocument(ctx context.Context, owner, doc, id string) (rules.File, error) {
+func (f *Fulfiller) AttachDocument(ctx context.Context, owner, doc, id string) (stampduty.File, error) {
 	return f.document(ctx, owner, doc, source{upload: id})
 }
 
 // document stores the caller's document from src.
-func (f *Fulfiller) document(ctx context.Context, owner, doc string, src source) (rules.File, error) {
-	s, err := f.attach(ctx, target{owner: owner, doc: doc, kind: rules.Document}, DocumentPrefix, src, rules.EventOrderDocumentUploaded, putDocument)
+func (f *Fulfiller) document(ctx context.Context, owner, doc string, src source) (stampduty.File, error) {
+	s, err := f.attach(ctx, target{owner: owner, doc: doc, kind: stampduty.Document}, DocumentPrefix, src, stampduty.EventOrderDocumentUploaded, putDocument)
 	if err != nil {
-		return rules.File{}, err
+		return stampduty.File{}, err
 	}
-	signed := rules.Order{StampDuty: rules.StampDuty{UploadedDocument: s.StampDuty.UploadedDocument}}
+	signed := stampduty.Order{StampDuty: stampduty.StampDuty{UploadedDocument: s.StampDuty.UploadedDocument}}
 	if err := f.Files.Sign(ctx, &signed); err != nil {
-		return rules.File{}, err
+		return stampduty.File{}, err
 	}
 	return *signed.StampDuty.UploadedDocument, nil
 }
 
 // AttachCertificate stores the certificate of fulfillment ffDoc of order
 // doc, replacing an earlier one, while the fulfillment is Procured.
-func (f *Fulfiller) AttachCertificate(ctx context.Context, doc, ffDoc string, u rules.Upload) (rules.OpsOrder, error) {
+func (f *Fulfiller) AttachCertificate(ctx context.Context, doc, ffDoc string, u stampduty.Upload) (stampduty.OpsOrder, error) {
 	return f.certificate(ctx, doc, ffDoc, source{body: &u})
 }
 
 // AttachStagedCertificate attaches the file of the staged upload id as the
 // certificate of fulfillment ffDoc of order doc, as AttachCertificate
 // stores one.
-func (f *Fulfiller) AttachStagedCertificate(ctx context.Context, doc, ffDoc, id string) (rules.OpsOrder, error) {
+func (f *Fulfiller) AttachStagedCertificate(ctx context.Context, doc, ffDoc, id string) (stampduty.OpsOrder, error) {
 	return f.certificate(ctx, doc, ffDoc, source{upload: id})
 }
 
 // certificate stores a certificate from src.
-func (f *Fulfiller) certificate(ctx context.Context, doc, ffDoc string, src source) (rules.OpsOrder, error) {
-	s, err := f.attach(ctx, target{doc: doc, ffDoc: ffDoc, kind: rules.Certificate}, CertificatePrefix, src, rules.EventOrderCertificateAttached,
+func (f *Fulfiller) certificate(ctx context.Context, doc, ffDoc string, src source) (stampduty.OpsOrder, error) {
+	s, err := f.attach(ctx, target{doc: doc, ffDoc: ffDoc, kind: stampduty.Certificate}, CertificatePrefix, src, stampduty.EventOrderCertificateAttached,
 		putCertificate(ffDoc))
 	if err != nil {
-		return rules.OpsOrder{}, err
+		return stampduty.OpsOrder{}, err
 	}
 	return s.OpsOrder, f.Files.Sign(ctx, &s.Order)
 }
 
 // putCertificate places a certificate in fulfillment ffDoc.
 func putCertificate(ffDoc string) put {
-	return func(o rules.Order, nf *rules.File, at string) (rules.Order, *rules.File, error) {
+	return func(o stampduty.Order, nf *stampduty.File, at string) (stampduty.Order, *stampduty.File, error) {
 		i := o.Fulfillment(ffDoc)
 		if i < 0 {
-			return o, nil, rules.Errorf(rules.ENOTFOUND, "Fulfillment with the documentId: %s cannot be found.", ffDoc)
+			return o, nil, stampduty.Errorf(stampduty.ENOTFOUND, "Fulfillment with the documentId: %s cannot be found.", ffDoc)
 		}
 		if err := o.Fulfillments[i].CanAttachCertificate(); err != nil {
 			return o, nil, err
@@ -99,7 +99,7 @@ func putCertificate(ffDoc string) put {
 }
 
 // putDocument places the caller's document.
-func putDocument(o rules.Order, nf *rules.File, at string) (rules.Order, *rules.File, error) {
+func putDocument(o stampduty.Order, nf *stampduty.File, at string) (stampduty.Order, *stampduty.File, error) {
 	if err := o.CanUploadDocument(); err != nil {
 		return o, nil, err
 	}
@@ -112,24 +112,24 @@ func putDocument(o rules.Order, nf *rules.File, at string) (rules.Order, *rules.
 // order doc, or (owner "") the certificate of fulfillment ffDoc of order doc.
 type target struct {
 	owner, doc, ffDoc string
-	kind              rules.FileKind
+	kind              stampduty.FileKind
 }
 
 // source is where an attach takes the file from: a request's body, or a
 // staged upload's id.
 type source struct {
-	body   *rules.Upload
+	body   *stampduty.Upload
 	upload string
 }
 
 // pointsAt reports whether a file of o is stored under key.
-func pointsAt(o rules.Order, key string) bool {
-	return slices.ContainsFunc(o.Files(), func(f *rules.File) bool { return f.Key == key })
+func pointsAt(o stampduty.Order, key string) bool {
+	return slices.ContainsFunc(o.Files(), func(f *stampduty.File) bool { return f.Key == key })
 }
 
 // put places the new file nf in order o (updated at at) and returns the
 // file it replaces, or why it may not.
-type put func(o rules.Order, nf *rules.File, at string) (rules.Order, *rules.File, error)
+type put func(o stampduty.Order, nf *stampduty.File, at string) (stampduty.Order, *stampduty.File, error)
 
 // takes returns t's order when it takes a file now (p accepts one), read
 // again consistently before a refusal is answered.
@@ -138,11 +138,11 @@ func (f *Fulfiller) takes(ctx context.Context, t target, p put) (Stored, error) 
 	if err != nil {
 		return Stored{}, err
 	}
-	if _, _, err := p(s.Order, &rules.File{}, ""); err != nil {
+	if _, _, err := p(s.Order, &stampduty.File{}, ""); err != nil {
 		if s, err = f.Orders.Reread(ctx, s); err != nil {
 			return Stored{}, err
 		}
-		if _, _, err := p(s.Order, &rules.File{}, ""); err != nil {
+		if _, _, err := p(s.Order, &stampduty.File{}, ""); err != nil {
 			return Stored{}, err
 		}
 	}
@@ -151,7 +151,7 @@ func (f *Fulfiller) takes(ctx context.Context, t target, p put) (Stored, error) 
 
 // noUpload is the answer for an upload id that may not be attached here.
 func noUpload(id string) error {
-	return rules.Errorf(rules.ENOTFOUND, "Upload with the id: %s cannot be found.", id)
+	return stampduty.Errorf(stampduty.ENOTFOUND, "Upload with the id: %s cannot be found.", id)
 }
 
 // attach stores a file of t from src and points t's order at it, recording
@@ -185,15 +185,15 @@ func (f *Fulfiller) attach(ctx context.Context, t target, prefix string, src sou
 		// Refuse early, without using it up, an upload that is not this
 		// target's or has no file yet.
 		w, err := f.Watches.Get(ctx, StagingPrefix+src.upload)
-		if rules.ErrorCode(err) == rules.ENOTFOUND || err == nil && !mayAttach(w, t, f.now()) {
+		if stampduty.ErrorCode(err) == stampduty.ENOTFOUND || err == nil && !mayAttach(w, t, f.now()) {
 			return Stored{}, noUpload(src.upload)
 		}
 		if err != nil {
 			return Stored{}, err
 		}
 		staged = w.Upload
-		if _, _, err := f.Direct.Stat(ctx, w.ID); rules.ErrorCode(err) == rules.ENOTFOUND {
-			return Stored{}, rules.Errorf(rules.ECONFLICT, "Nothing has been uploaded with the id: %s yet: send the file to its url first.", src.upload)
+		if _, _, err := f.Direct.Stat(ctx, w.ID); stampduty.ErrorCode(err) == stampduty.ENOTFOUND {
+			return Stored{}, stampduty.Errorf(stampduty.ECONFLICT, "Nothing has been uploaded with the id: %s yet: send the file to its url first.", src.upload)
 		} else if err != nil {
 			return Stored{}, err
 		}
@@ -208,13 +208,13 @@ func (f *Fulfiller) attach(ctx context.Context, t target, prefix string, src sou
 	if err != nil {
 		return Stored{}, err
 	}
-	fileDoc, err := rules.NewDocumentID()
+	fileDoc, err := stampduty.NewDocumentID()
 	if err != nil {
-		return Stored{}, rules.Internal(err)
+		return Stored{}, stampduty.Internal(err)
 	}
 	now := f.now()
-	at := rules.FormatTime(now)
-	nf := &rules.File{ID: id, DocumentID: fileDoc, Name: name, Mime: mime, CreatedAt: at, Key: prefix + t.doc + "/" + fileDoc}
+	at := stampduty.FormatTime(now)
+	nf := &stampduty.File{ID: id, DocumentID: fileDoc, Name: name, Mime: mime, CreatedAt: at, Key: prefix + t.doc + "/" + fileDoc}
 	keys := []string{nf.Key}
 	if _, old, _ := p(s.Order, nf, at); old != nil && old.Key != "" {
 		keys = append(keys, old.Key)
@@ -235,7 +235,7 @@ func (f *Fulfiller) attach(ctx context.Context, t target, prefix string, src sou
 		staging := StagingPrefix + src.upload
 		want := Staged{Kind: t.kind, Caller: t.owner, Order: t.doc, Fulfillment: t.ffDoc}
 		if w, err = f.Watches.Claim(ctx, staging, want, append([]string{staging}, keys...), now, now.Add(WatchDelay)); err != nil {
-			if rules.ErrorCode(err) == rules.ENOTFOUND {
+			if stampduty.ErrorCode(err) == stampduty.ENOTFOUND {
 				return Stored{}, noUpload(src.upload)
 			}
 			return Stored{}, err
@@ -244,9 +244,9 @@ func (f *Fulfiller) attach(ctx context.Context, t target, prefix string, src sou
 			return Stored{}, f.abandon(ctx, w, err, false)
 		}
 	}
-	var replaced *rules.File
+	var replaced *stampduty.File
 	read := s
-	s, err = f.updateWith(ctx, read, func(o rules.Order) (rules.Order, bool, error) {
+	s, err = f.updateWith(ctx, read, func(o stampduty.Order) (stampduty.Order, bool, error) {
 		next, old, err := p(o, nf, at)
 		replaced = old
 		return next, err == nil, err
@@ -279,7 +279,7 @@ func (f *Fulfiller) abandon(ctx context.Context, w Watch, err error, drop bool) 
 	// A fresh context: the request's may be what ran out.
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 	defer cancel()
-	now, rerr := f.Orders.Reread(cctx, Stored{OpsOrder: rules.OpsOrder{Owner: w.Owner}, Seq: w.Seq})
+	now, rerr := f.Orders.Reread(cctx, Stored{OpsOrder: stampduty.OpsOrder{Owner: w.Owner}, Seq: w.Seq})
 	if rerr != nil {
 		return err // the Sweeper will see
 	}
@@ -289,7 +289,7 @@ func (f *Fulfiller) abandon(ctx context.Context, w Watch, err error, drop bool) 
 
 // settle removes each key of w that o does not point at and, with drop,
 // drops w; best effort: when any of it fails, w stays for the Sweeper.
-func (f *Fulfiller) settle(ctx context.Context, w Watch, o rules.Order, drop bool) {
+func (f *Fulfiller) settle(ctx context.Context, w Watch, o stampduty.Order, drop bool) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 	defer cancel()
 	if purge(cctx, f.Files, w, o) == nil && drop {
@@ -298,7 +298,7 @@ func (f *Fulfiller) settle(ctx context.Context, w Watch, o rules.Order, drop boo
 }
 
 // purge removes each key of w that o does not point at.
-func purge(ctx context.Context, files Files, w Watch, o rules.Order) error {
+func purge(ctx context.Context, files Files, w Watch, o stampduty.Order) error {
 	var errs []error
 	for _, k := range w.Keys {
 		if !pointsAt(o, k) {

@@ -10,7 +10,7 @@ import (
 	"reflect"
 	"time"
 
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 )
 
 // Stored is an order as the store holds it: the order and its owner, where
@@ -19,10 +19,10 @@ import (
 // oldest first. A change is stored with the outbox it read, its own event
 // appended, so no pending event is dropped by a later change.
 type Stored struct {
-	rules.OpsOrder
+	stampduty.OpsOrder
 	Seq     int64
 	Version int64
-	Outbox  []rules.Pending
+	Outbox  []stampduty.Pending
 }
 
 // ErrChanged is the failure of a Replace whose order changed since it was
@@ -39,11 +39,11 @@ type Fulfillments interface {
 	// Replace stores o in place of s, with s.Outbox followed by events as
 	// its pending events, on condition that s is still the stored version;
 	// ErrChanged (wrapped) when it is not.
-	Replace(ctx context.Context, s Stored, o rules.Order, events ...rules.Pending) error
+	Replace(ctx context.Context, s Stored, o stampduty.Order, events ...stampduty.Pending) error
 	// Queue returns up to size orders waiting in status, oldest first,
 	// from the position cursor names ("" for the start), and the cursor of
 	// what follows ("" at the end). A cursor it did not make is EINVALID.
-	Queue(ctx context.Context, status, cursor string, size int) ([]rules.OpsOrder, string, error)
+	Queue(ctx context.Context, status, cursor string, size int) ([]stampduty.OpsOrder, string, error)
 }
 
 // Fulfiller is the fulfillment workflow: reading one order, the operators'
@@ -72,14 +72,14 @@ func (f *Fulfiller) now() time.Time {
 
 // notFound is the answer for an order the caller may not see.
 func notFound(doc string) error {
-	return rules.Errorf(rules.ENOTFOUND, "Order with the documentId: %s cannot be found.", doc)
+	return stampduty.Errorf(stampduty.ENOTFOUND, "Order with the documentId: %s cannot be found.", doc)
 }
 
 // find returns owner's order doc; another caller's order is not found.
 // owner "" is an operator, who may see every order.
 func (f *Fulfiller) find(ctx context.Context, owner, doc string) (Stored, error) {
 	s, err := f.Orders.ByDocument(ctx, doc)
-	if rules.ErrorCode(err) == rules.ENOTFOUND || err == nil && owner != "" && s.Owner != owner {
+	if stampduty.ErrorCode(err) == stampduty.ENOTFOUND || err == nil && owner != "" && s.Owner != owner {
 		return Stored{}, notFound(doc)
 	}
 	return s, err
@@ -87,35 +87,35 @@ func (f *Fulfiller) find(ctx context.Context, owner, doc string) (Stored, error)
 
 // Get returns owner's order doc as its caller sees it, with fresh download
 // addresses.
-func (f *Fulfiller) Get(ctx context.Context, owner, doc string) (rules.Order, error) {
+func (f *Fulfiller) Get(ctx context.Context, owner, doc string) (stampduty.Order, error) {
 	s, err := f.find(ctx, owner, doc)
 	if err != nil {
-		return rules.Order{}, err
+		return stampduty.Order{}, err
 	}
 	return ForCaller(ctx, f.Files, s.Order)
 }
 
 // ForCaller returns o as its caller sees it: without the operators'
-// identities (rules.Order.ForCaller), with fresh download addresses.
-func ForCaller(ctx context.Context, files Files, o rules.Order) (rules.Order, error) {
+// identities (stampduty.Order.ForCaller), with fresh download addresses.
+func ForCaller(ctx context.Context, files Files, o stampduty.Order) (stampduty.Order, error) {
 	o = o.ForCaller()
 	return o, files.Sign(ctx, &o)
 }
 
 // OpsGet returns order doc as operators see it.
-func (f *Fulfiller) OpsGet(ctx context.Context, doc string) (rules.OpsOrder, error) {
+func (f *Fulfiller) OpsGet(ctx context.Context, doc string) (stampduty.OpsOrder, error) {
 	s, err := f.find(ctx, "", doc)
 	if err != nil {
-		return rules.OpsOrder{}, err
+		return stampduty.OpsOrder{}, err
 	}
 	return s.OpsOrder, f.Files.Sign(ctx, &s.Order)
 }
 
 // Queue returns a page of the operators' work queue (see Fulfillments.Queue),
 // with fresh download addresses.
-func (f *Fulfiller) Queue(ctx context.Context, status, cursor string, size int) ([]rules.OpsOrder, string, error) {
-	if rules.StatusRank(status) < 0 {
-		return nil, "", rules.Errorf(rules.EINVALID, "Invalid status: must be one of Pending, Created, Procured, Printed")
+func (f *Fulfiller) Queue(ctx context.Context, status, cursor string, size int) ([]stampduty.OpsOrder, string, error) {
+	if stampduty.StatusRank(status) < 0 {
+		return nil, "", stampduty.Errorf(stampduty.EINVALID, "Invalid status: must be one of Pending, Created, Procured, Printed")
 	}
 	page, next, err := f.Orders.Queue(ctx, status, cursor, size)
 	if err != nil {
@@ -131,17 +131,17 @@ func (f *Fulfiller) Queue(ctx context.Context, status, cursor string, size int) 
 
 // change is one change of an order: it returns the changed order, whether
 // anything changed, or why it may not change.
-type change func(o rules.Order) (rules.Order, bool, error)
+type change func(o stampduty.Order) (stampduty.Order, bool, error)
 
 // tell returns the event a stored change from old to next records: its
 // type ("" for none) and, for a status change, the statuses it moved
 // between.
-type tell func(old, next rules.Order) (typ string, previous, status *string)
+type tell func(old, next stampduty.Order) (typ string, previous, status *string)
 
 // told returns the tell of a change that always records an event of type
 // typ, without statuses.
 func told(typ string) tell {
-	return func(rules.Order, rules.Order) (string, *string, *string) { return typ, nil, nil }
+	return func(stampduty.Order, stampduty.Order) (string, *string, *string) { return typ, nil, nil }
 }
 
 // update applies ch to s, the order as read from the index, and stores the
@@ -172,10 +172,10 @@ func (f *Fulfiller) updateWith(ctx context.Context, s Stored, ch change, tl tell
 	if !changed {
 		return s, nil
 	}
-	var events []rules.Pending
+	var events []stampduty.Pending
 	if typ, previous, status := tl(s.Order, next); typ != "" {
-		if events, err = record(ctx, f.Listeners, s.Owner, typ, func() (rules.Pending, error) {
-			return rules.NewPending(typ, next.UpdatedAt, next, previous, status)
+		if events, err = record(ctx, f.Listeners, s.Owner, typ, func() (stampduty.Pending, error) {
+			return stampduty.NewPending(typ, next.UpdatedAt, next, previous, status)
 		}); err != nil {
 			return Stored{}, err
 		}
@@ -209,22 +209,22 @@ func (f *Fulfiller) updateWith(ctx context.Context, s Stored, ch change, tl tell
 	} else if !changed {
 		return now, nil
 	}
-	return Stored{}, rules.Errorf(rules.ECONFLICT, "The order was changed by another request at the same time; read it and try again.")
+	return Stored{}, stampduty.Errorf(stampduty.ECONFLICT, "The order was changed by another request at the same time; read it and try again.")
 }
 
 // Advance applies an operator's change to fulfillment ffDoc of order doc
-// (rules.Fulfillment.Apply), by the operator by, and returns the order after
+// (stampduty.Fulfillment.Apply), by the operator by, and returns the order after
 // it.
-func (f *Fulfiller) Advance(ctx context.Context, doc, ffDoc string, c rules.Change, by string) (rules.OpsOrder, error) {
-	at := rules.FormatTime(f.now())
+func (f *Fulfiller) Advance(ctx context.Context, doc, ffDoc string, c stampduty.Change, by string) (stampduty.OpsOrder, error) {
+	at := stampduty.FormatTime(f.now())
 	s, err := f.find(ctx, "", doc)
 	if err != nil {
-		return rules.OpsOrder{}, err
+		return stampduty.OpsOrder{}, err
 	}
-	s, err = f.update(ctx, s, func(o rules.Order) (rules.Order, bool, error) {
+	s, err = f.update(ctx, s, func(o stampduty.Order) (stampduty.Order, bool, error) {
 		i := o.Fulfillment(ffDoc)
 		if i < 0 {
-			return o, false, rules.Errorf(rules.ENOTFOUND, "Fulfillment with the documentId: %s cannot be found.", ffDoc)
+			return o, false, stampduty.Errorf(stampduty.ENOTFOUND, "Fulfillment with the documentId: %s cannot be found.", ffDoc)
 		}
 		next, changed, err := o.Fulfillments[i].Apply(c, at, by)
 		if err != nil || !changed {
@@ -233,7 +233,7 @@ func (f *Fulfiller) Advance(ctx context.Context, doc, ffDoc string, c rules.Chan
 		return withFulfillment(o, i, next, at), true, nil
 	}, statusChanged(ffDoc))
 	if err != nil {
-		return rules.OpsOrder{}, err
+		return stampduty.OpsOrder{}, err
 	}
 	return s.OpsOrder, f.Files.Sign(ctx, &s.Order)
 }
@@ -241,19 +241,19 @@ func (f *Fulfiller) Advance(ctx context.Context, doc, ffDoc string, c rules.Chan
 // statusChanged tells an order.status_changed when fulfillment ffDoc moved
 // to another status, and nothing for a change that only stored a reference.
 func statusChanged(ffDoc string) tell {
-	return func(old, next rules.Order) (string, *string, *string) {
+	return func(old, next stampduty.Order) (string, *string, *string) {
 		i, j := old.Fulfillment(ffDoc), next.Fulfillment(ffDoc)
 		if i < 0 || j < 0 || old.Fulfillments[i].Status == next.Fulfillments[j].Status {
 			return "", nil, nil
 		}
 		previous, status := old.Fulfillments[i].Status, next.Fulfillments[j].Status
-		return rules.EventOrderStatusChanged, &previous, &status
+		return stampduty.EventOrderStatusChanged, &previous, &status
 	}
 }
 
 // withFulfillment returns o with fulfillment i replaced, updated at at.
-func withFulfillment(o rules.Order, i int, ff rules.Fulfillment, at string) rules.Order {
-	o.Fulfillments = append([]rules.Fulfillment(nil), o.Fulfillments...)
+func withFulfillment(o stampduty.Order, i int, ff stampduty.Fulfillment, at string) stampduty.Order {
+	o.Fulfillments = append([]stampduty.Fulfillment(nil), o.Fulfillments...)
 	o.Fulfillments[i] = ff
 	o.UpdatedAt = at
 	return o

@@ -9,7 +9,7 @@ import (
 
 	"stampduty/shared/files"
 	"stampduty/shared/orders"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/store"
 	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/storetest"
@@ -47,7 +47,7 @@ type failingReplace struct {
 	err error
 }
 
-func (f failingReplace) Replace(context.Context, orders.Stored, rules.Order, ...rules.Pending) error {
+func (f failingReplace) Replace(context.Context, orders.Stored, stampduty.Order, ...stampduty.Pending) error {
 	return f.err
 }
 
@@ -58,7 +58,7 @@ var pdf = []byte("%PDF-1.7\nx\n%%EOF\n")
 type fulfillmentWorld struct {
 	env    *storetest.Env
 	orders *store.Orders
-	mine   []rules.Order
+	mine   []stampduty.Order
 }
 
 // newFulfillmentWorld makes a fulfillmentWorld where "owner" has n orders.
@@ -87,7 +87,7 @@ func TestUploadNeverPointsAtAMissingFile(t *testing.T) {
 	ctx := context.Background()
 	w := newFulfillmentWorld(t, 2)
 	mine := w.mine
-	document := func(doc string) *rules.File {
+	document := func(doc string) *stampduty.File {
 		s, err := w.orders.ByDocument(ctx, doc)
 		if err != nil {
 			t.Fatal(err)
@@ -97,9 +97,9 @@ func TestUploadNeverPointsAtAMissingFile(t *testing.T) {
 
 	t.Run("ErrS3DownStoresNothing", func(t *testing.T) {
 		rf := w.files()
-		rf.putErr = rules.Unavailable(errors.New("s3 down"))
-		_, err := w.fulfiller(w.orders, rf).UploadDocument(ctx, "owner", mine[0].DocumentID, rules.Upload{ContentType: rules.MimePDF, Body: pdf})
-		if rules.ErrorCode(err) != rules.EUNAVAILABLE {
+		rf.putErr = stampduty.Unavailable(errors.New("s3 down"))
+		_, err := w.fulfiller(w.orders, rf).UploadDocument(ctx, "owner", mine[0].DocumentID, stampduty.Upload{ContentType: stampduty.MimePDF, Body: pdf})
+		if stampduty.ErrorCode(err) != stampduty.EUNAVAILABLE {
 			t.Fatalf("UploadDocument = %v, want EUNAVAILABLE", err)
 		}
 		if d := document(mine[0].DocumentID); d != nil {
@@ -108,15 +108,15 @@ func TestUploadNeverPointsAtAMissingFile(t *testing.T) {
 	})
 	t.Run("ErrDynamoDBDownRemovesTheUpload", func(t *testing.T) {
 		rf := w.files()
-		f := w.fulfiller(failingReplace{w.orders, rules.Unavailable(errors.New("dynamodb down"))}, rf)
-		_, err := f.UploadDocument(ctx, "owner", mine[0].DocumentID, rules.Upload{ContentType: rules.MimePDF, Body: pdf})
-		if rules.ErrorCode(err) != rules.EUNAVAILABLE {
+		f := w.fulfiller(failingReplace{w.orders, stampduty.Unavailable(errors.New("dynamodb down"))}, rf)
+		_, err := f.UploadDocument(ctx, "owner", mine[0].DocumentID, stampduty.Upload{ContentType: stampduty.MimePDF, Body: pdf})
+		if stampduty.ErrorCode(err) != stampduty.EUNAVAILABLE {
 			t.Fatalf("UploadDocument = %v, want EUNAVAILABLE", err)
 		}
 		if len(rf.puts) != 1 || len(rf.deletes) != 1 || rf.deletes[0] != rf.puts[0] {
 			t.Fatalf("puts %v, deletes %v: want the one upload removed", rf.puts, rf.deletes)
 		}
-		u, _ := rf.URL(ctx, rf.puts[0], "a.pdf", rules.MimePDF)
+		u, _ := rf.URL(ctx, rf.puts[0], "a.pdf", stampduty.MimePDF)
 		if resp, err := http.Get(u); err != nil || resp.StatusCode != http.StatusNotFound {
 			t.Errorf("the removed upload: %v %v, want 404", resp.StatusCode, err)
 		}
@@ -127,10 +127,10 @@ func TestUploadNeverPointsAtAMissingFile(t *testing.T) {
 	t.Run("ErrRefusedBeforeAnyUpload", func(t *testing.T) {
 		rf := w.files()
 		f := w.fulfiller(w.orders, rf)
-		if _, err := f.UploadDocument(ctx, "someone-else", mine[1].DocumentID, rules.Upload{ContentType: rules.MimePDF, Body: pdf}); rules.ErrorCode(err) != rules.ENOTFOUND {
+		if _, err := f.UploadDocument(ctx, "someone-else", mine[1].DocumentID, stampduty.Upload{ContentType: stampduty.MimePDF, Body: pdf}); stampduty.ErrorCode(err) != stampduty.ENOTFOUND {
 			t.Errorf("another caller's order: %v, want ENOTFOUND", err)
 		}
-		if _, err := f.AttachCertificate(ctx, mine[1].DocumentID, mine[1].Fulfillments[0].DocumentID, rules.Upload{ContentType: rules.MimePDF, Body: pdf}); rules.ErrorCode(err) != rules.ECONFLICT {
+		if _, err := f.AttachCertificate(ctx, mine[1].DocumentID, mine[1].Fulfillments[0].DocumentID, stampduty.Upload{ContentType: stampduty.MimePDF, Body: pdf}); stampduty.ErrorCode(err) != stampduty.ECONFLICT {
 			t.Errorf("a certificate while Pending: %v, want ECONFLICT", err)
 		}
 		if len(rf.puts) != 0 {
@@ -154,26 +154,26 @@ func TestAdvanceAfterALostRace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.Advance(ctx, o.DocumentID, ff, rules.Change{Status: rules.StatusCreated, UniqueDocRef: "REF-A"}, "op-1"); err != nil {
+	if _, err := f.Advance(ctx, o.DocumentID, ff, stampduty.Change{Status: stampduty.StatusCreated, UniqueDocRef: "REF-A"}, "op-1"); err != nil {
 		t.Fatal(err)
 	}
-	raced := func(c rules.Change) error {
-		next, changed, err := stale.Fulfillments[0].Apply(c, rules.FormatTime(time.Now()), "op-2")
+	raced := func(c stampduty.Change) error {
+		next, changed, err := stale.Fulfillments[0].Apply(c, stampduty.FormatTime(time.Now()), "op-2")
 		if err != nil || !changed {
 			t.Fatalf("Apply = %v, %v", changed, err)
 		}
 		o := stale.Order
-		o.Fulfillments = []rules.Fulfillment{next}
+		o.Fulfillments = []stampduty.Fulfillment{next}
 		return table.Replace(ctx, stale, o)
 	}
-	if err := raced(rules.Change{Status: rules.StatusCreated, UniqueDocRef: "REF-B"}); !errors.Is(err, orders.ErrChanged) {
+	if err := raced(stampduty.Change{Status: stampduty.StatusCreated, UniqueDocRef: "REF-B"}); !errors.Is(err, orders.ErrChanged) {
 		t.Fatalf("the stale write = %v, want ErrChanged", err)
 	}
 	// Through the workflow: the same values are done, other values a conflict.
-	if _, err := f.Advance(ctx, o.DocumentID, ff, rules.Change{Status: rules.StatusCreated, UniqueDocRef: "REF-A"}, "op-2"); err != nil {
+	if _, err := f.Advance(ctx, o.DocumentID, ff, stampduty.Change{Status: stampduty.StatusCreated, UniqueDocRef: "REF-A"}, "op-2"); err != nil {
 		t.Errorf("asking for what is stored: %v, want done", err)
 	}
-	if _, err := f.Advance(ctx, o.DocumentID, ff, rules.Change{Status: rules.StatusCreated, UniqueDocRef: "REF-B"}, "op-2"); rules.ErrorCode(err) != rules.ECONFLICT {
+	if _, err := f.Advance(ctx, o.DocumentID, ff, stampduty.Change{Status: stampduty.StatusCreated, UniqueDocRef: "REF-B"}, "op-2"); stampduty.ErrorCode(err) != stampduty.ECONFLICT {
 		t.Errorf("another reference: %v, want ECONFLICT", err)
 	}
 	now, _ := table.ByDocument(ctx, o.DocumentID)
@@ -186,11 +186,11 @@ func TestAdvanceAfterALostRace(t *testing.T) {
 // answer is then lost, as when DynamoDB's answer never arrives.
 type landsThenFails struct{ orders.Fulfillments }
 
-func (l landsThenFails) Replace(ctx context.Context, s orders.Stored, o rules.Order, events ...rules.Pending) error {
+func (l landsThenFails) Replace(ctx context.Context, s orders.Stored, o stampduty.Order, events ...stampduty.Pending) error {
 	if err := l.Fulfillments.Replace(ctx, s, o, events...); err != nil {
 		return err
 	}
-	return rules.Unavailable(errors.New("the answer was lost"))
+	return stampduty.Unavailable(errors.New("the answer was lost"))
 }
 
 // TestUploadWhoseAnswerIsLost: a write that landed although its answer was
@@ -200,7 +200,7 @@ func TestUploadWhoseAnswerIsLost(t *testing.T) {
 	w := newFulfillmentWorld(t, 1)
 	mine, table, rf := w.mine, w.orders, w.files()
 	f := w.fulfiller(landsThenFails{table}, rf)
-	file, err := f.UploadDocument(ctx, "owner", mine[0].DocumentID, rules.Upload{ContentType: rules.MimePDF, Body: pdf})
+	file, err := f.UploadDocument(ctx, "owner", mine[0].DocumentID, stampduty.Upload{ContentType: stampduty.MimePDF, Body: pdf})
 	if err != nil {
 		t.Fatalf("UploadDocument = %v, want success: the write landed", err)
 	}

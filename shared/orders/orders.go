@@ -1,5 +1,5 @@
 // Package orders holds the order workflows: what happens, step by step, when
-// a caller creates an order. It uses the rules of package rules and the
+// a caller creates an order. It uses the rules of package stampduty and the
 // stores it is given through the small interfaces below (DynamoDB's in the
 // functions, fakes in tests), and knows nothing of HTTP or AWS.
 package orders
@@ -9,12 +9,12 @@ import (
 	"errors"
 	"time"
 
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 )
 
 // Articles finds the article of a (purpose, state), or an ENOTFOUND error.
 type Articles interface {
-	Get(ctx context.Context, purpose, state string) (rules.Article, error)
+	Get(ctx context.Context, purpose, state string) (stampduty.Article, error)
 }
 
 // IDs hands out unique integer ids: Reserve returns the first of n new ones.
@@ -28,7 +28,7 @@ type Store interface {
 	// events (its outbox) in the same write, at most once whatever the
 	// network does. An error that may hide a stored order wraps
 	// ErrOutcomeUnknown.
-	Create(ctx context.Context, owner string, o rules.Order, events ...rules.Pending) (int64, error)
+	Create(ctx context.Context, owner string, o stampduty.Order, events ...stampduty.Pending) (int64, error)
 	// Find reports whether owner has an order with documentId doc created
 	// at or after since.
 	Find(ctx context.Context, owner, doc string, since time.Time) (bool, error)
@@ -46,7 +46,7 @@ type Listeners interface {
 // nil l records every event. The check is read just before the change's
 // write, so a webhook registered before a change starts gets its event; one
 // registered while the change is being made may or may not.
-func record(ctx context.Context, l Listeners, owner, typ string, ev func() (rules.Pending, error)) ([]rules.Pending, error) {
+func record(ctx context.Context, l Listeners, owner, typ string, ev func() (stampduty.Pending, error)) ([]stampduty.Pending, error) {
 	if l != nil {
 		listens, err := l.Listens(ctx, owner, typ)
 		if err != nil || !listens {
@@ -55,9 +55,9 @@ func record(ctx context.Context, l Listeners, owner, typ string, ev func() (rule
 	}
 	p, err := ev()
 	if err != nil {
-		return nil, rules.Internal(err)
+		return nil, stampduty.Internal(err)
 	}
-	return []rules.Pending{p}, nil
+	return []stampduty.Pending{p}, nil
 }
 
 // ErrOutcomeUnknown marks the failure of a write that may nevertheless have

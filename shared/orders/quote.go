@@ -3,25 +3,25 @@ package orders
 import (
 	"context"
 
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 )
 
 // Quoter answers duty quotes: the create's article lookup and amount rules
-// (the same code: lookUp and rules.Article.Amount), creating nothing.
+// (the same code: lookUp and stampduty.Article.Amount), creating nothing.
 type Quoter struct {
 	Articles Articles
 }
 
 // Quote runs the create's checks on a quote query, in its order — article,
 // fields, amount — and returns what an order with these values would store.
-func (q *Quoter) Quote(ctx context.Context, query rules.QuoteQuery) (rules.Quote, error) {
+func (q *Quoter) Quote(ctx context.Context, query stampduty.QuoteQuery) (stampduty.Quote, error) {
 	art, err := lookUp(ctx, q.Articles, query)
 	if err != nil {
-		return rules.Quote{}, err
+		return stampduty.Quote{}, err
 	}
 	req, err := query.Validate()
 	if err != nil {
-		return rules.Quote{}, err
+		return stampduty.Quote{}, err
 	}
 	return art.Quote(req.Amount, req.ConsiderationPrice)
 }
@@ -36,10 +36,10 @@ type keyed interface {
 // when there is none or none can have its key (decided without a lookup),
 // and the zero Article when it does not name one (its validation then
 // says why).
-func lookUp(ctx context.Context, arts Articles, r keyed) (rules.Article, error) {
+func lookUp(ctx context.Context, arts Articles, r keyed) (stampduty.Article, error) {
 	purpose, state, ok, err := r.PurposeState()
 	if err != nil || !ok {
-		return rules.Article{}, err
+		return stampduty.Article{}, err
 	}
 	return arts.Get(ctx, purpose, state)
 }

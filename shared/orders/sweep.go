@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 )
 
 // HoldFor is how long a sweeper run holds a watch it acts on: when the run
@@ -84,9 +84,9 @@ func (s *Sweeper) settle(ctx context.Context, w Watch, now time.Time) (ok bool, 
 	if ok, err := s.Watches.Hold(ctx, w, now.Add(HoldFor), used); err != nil || !ok {
 		return false, 0, err
 	}
-	var o rules.Order
+	var o stampduty.Order
 	if !allStaging(w.Keys) {
-		st, err := s.Orders.Reread(ctx, Stored{OpsOrder: rules.OpsOrder{Owner: w.Owner}, Seq: w.Seq})
+		st, err := s.Orders.Reread(ctx, Stored{OpsOrder: stampduty.OpsOrder{Owner: w.Owner}, Seq: w.Seq})
 		if err != nil {
 			return false, 0, err
 		}

@@ -15,7 +15,7 @@ import (
 
 	"stampduty/shared/files"
 	"stampduty/shared/orders"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/store"
 	"stampduty/shared/testkit/localdb"
 	"stampduty/shared/testkit/locals3"
@@ -87,7 +87,7 @@ func (w *fulfillmentWorld) sweep(t *testing.T, after time.Duration) orders.Swept
 // goroutine there, running nothing more of it).
 type killedAtReplace struct{ orders.Fulfillments }
 
-func (killedAtReplace) Replace(context.Context, orders.Stored, rules.Order, ...rules.Pending) error {
+func (killedAtReplace) Replace(context.Context, orders.Stored, stampduty.Order, ...stampduty.Pending) error {
 	runtime.Goexit()
 	return nil
 }
@@ -123,7 +123,7 @@ func putStaged(t *testing.T, u orders.Upload, body []byte) {
 // a file an order points at. Orphans are counted by listing the bucket.
 func TestNoOrphanedFiles(t *testing.T) {
 	ctx := context.Background()
-	upload := rules.Upload{ContentType: rules.MimePDF, Body: pdf}
+	upload := stampduty.Upload{ContentType: stampduty.MimePDF, Body: pdf}
 
 	t.Run("S3StalledDuringAPut", func(t *testing.T) {
 		w := newFulfillmentWorld(t, 1)
@@ -167,7 +167,7 @@ func TestNoOrphanedFiles(t *testing.T) {
 	t.Run("KilledAttachingAStagedUpload", func(t *testing.T) {
 		w := newFulfillmentWorld(t, 1)
 		f := w.fulfiller(w.orders, w.files())
-		u, err := f.NewDocumentUpload(ctx, "owner", w.mine[0].DocumentID, rules.Declared{Mime: rules.MimePDF, Size: int64(len(pdf))})
+		u, err := f.NewDocumentUpload(ctx, "owner", w.mine[0].DocumentID, stampduty.Declared{Mime: stampduty.MimePDF, Size: int64(len(pdf))})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -185,13 +185,13 @@ func TestNoOrphanedFiles(t *testing.T) {
 	t.Run("ReplacedFileGoneWithEveryVersion", func(t *testing.T) {
 		w := newFulfillmentWorld(t, 1)
 		rf := w.files()
-		rf.purgeErr = rules.Unavailable(nil) // the request cannot remove the replaced file
+		rf.purgeErr = stampduty.Unavailable(nil) // the request cannot remove the replaced file
 		f := w.fulfiller(w.orders, rf)
 		first, err := f.UploadDocument(ctx, "owner", w.mine[0].DocumentID, upload)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := f.UploadDocument(ctx, "owner", w.mine[0].DocumentID, rules.Upload{ContentType: rules.MimePNG, Body: pngFile}); err != nil {
+		if _, err := f.UploadDocument(ctx, "owner", w.mine[0].DocumentID, stampduty.Upload{ContentType: stampduty.MimePNG, Body: pngFile}); err != nil {
 			t.Fatal(err)
 		}
 		if got := w.orphans(t); got != 1 {
@@ -208,7 +208,7 @@ func TestNoOrphanedFiles(t *testing.T) {
 	t.Run("ReplacedFileGoneAtOnce", func(t *testing.T) {
 		w := newFulfillmentWorld(t, 1)
 		f := w.fulfiller(w.orders, w.files())
-		for _, u := range []rules.Upload{upload, {ContentType: rules.MimePNG, Body: pngFile}} {
+		for _, u := range []stampduty.Upload{upload, {ContentType: stampduty.MimePNG, Body: pngFile}} {
 			if _, err := f.UploadDocument(ctx, "owner", w.mine[0].DocumentID, u); err != nil {
 				t.Fatal(err)
 			}
@@ -223,7 +223,7 @@ func TestNoOrphanedFiles(t *testing.T) {
 		if _, err := f.UploadDocument(ctx, "owner", w.mine[0].DocumentID, upload); err != nil {
 			t.Fatal(err)
 		}
-		u, err := f.NewDocumentUpload(ctx, "owner", w.mine[1].DocumentID, rules.Declared{Mime: rules.MimePDF, Size: int64(len(pdf))})
+		u, err := f.NewDocumentUpload(ctx, "owner", w.mine[1].DocumentID, stampduty.Declared{Mime: stampduty.MimePDF, Size: int64(len(pdf))})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -255,7 +255,7 @@ func TestNoOrphanedFiles(t *testing.T) {
 	t.Run("StagedUploadNeverAttached", func(t *testing.T) {
 		w := newFulfillmentWorld(t, 1)
 		f := w.fulfiller(w.orders, w.files())
-		u, err := f.NewDocumentUpload(ctx, "owner", w.mine[0].DocumentID, rules.Declared{Mime: rules.MimePDF, Size: int64(len(pdf))})
+		u, err := f.NewDocumentUpload(ctx, "owner", w.mine[0].DocumentID, stampduty.Declared{Mime: stampduty.MimePDF, Size: int64(len(pdf))})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -268,14 +268,14 @@ func TestNoOrphanedFiles(t *testing.T) {
 		if got := w.orphans(t); got != 0 {
 			t.Errorf("orphans: %d, want 0 (%v)", got, w.objects(t))
 		}
-		if _, err := f.AttachDocument(ctx, "owner", w.mine[0].DocumentID, u.ID); rules.ErrorCode(err) != rules.ENOTFOUND {
+		if _, err := f.AttachDocument(ctx, "owner", w.mine[0].DocumentID, u.ID); stampduty.ErrorCode(err) != stampduty.ENOTFOUND {
 			t.Errorf("attaching a swept upload: %v, want ENOTFOUND", err)
 		}
 	})
 	t.Run("OneAttachOfAnUploadWins", func(t *testing.T) {
 		w := newFulfillmentWorld(t, 1)
 		f := w.fulfiller(w.orders, w.files())
-		u, err := f.NewDocumentUpload(ctx, "owner", w.mine[0].DocumentID, rules.Declared{Mime: rules.MimePDF, Size: int64(len(pdf))})
+		u, err := f.NewDocumentUpload(ctx, "owner", w.mine[0].DocumentID, stampduty.Declared{Mime: stampduty.MimePDF, Size: int64(len(pdf))})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -296,7 +296,7 @@ func TestNoOrphanedFiles(t *testing.T) {
 			switch {
 			case err == nil:
 				won++
-			case rules.ErrorCode(err) != rules.ENOTFOUND:
+			case stampduty.ErrorCode(err) != stampduty.ENOTFOUND:
 				t.Errorf("a losing attach: %v, want ENOTFOUND", err)
 			}
 		}
@@ -364,16 +364,16 @@ func TestUploadCosts(t *testing.T) {
 		}
 	}
 	measure("body upload", 2, func() error {
-		_, err := f.UploadDocument(ctx, "owner", doc, rules.Upload{ContentType: rules.MimePDF, Body: pdf})
+		_, err := f.UploadDocument(ctx, "owner", doc, stampduty.Upload{ContentType: stampduty.MimePDF, Body: pdf})
 		return err
 	})
 	measure("body upload replacing a file", 2, func() error {
-		_, err := f.UploadDocument(ctx, "owner", doc, rules.Upload{ContentType: rules.MimePNG, Body: pngFile})
+		_, err := f.UploadDocument(ctx, "owner", doc, stampduty.Upload{ContentType: stampduty.MimePNG, Body: pngFile})
 		return err
 	})
 	var u orders.Upload
 	measure("pre-signed upload made", 1, func() (err error) {
-		u, err = f.NewDocumentUpload(ctx, "owner", doc, rules.Declared{Mime: rules.MimePDF, Size: int64(len(pdf))})
+		u, err = f.NewDocumentUpload(ctx, "owner", doc, stampduty.Declared{Mime: stampduty.MimePDF, Size: int64(len(pdf))})
 		return err
 	})
 	putStaged(t, u, pdf)

@@ -8,7 +8,7 @@ import (
 	"encoding/hex"
 	"time"
 
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 )
 
 // Direct is what the pre-signed path needs of the bucket besides Files.
@@ -21,7 +21,7 @@ type Direct interface {
 	// Copy copies what from holds to to, as type mime, inside the bucket.
 	Copy(ctx context.Context, from, to, mime string) error
 	// Digest reads what key holds once, streaming: its first
-	// rules.SniffLength bytes, its size and its SHA-256.
+	// stampduty.SniffLength bytes, its size and its SHA-256.
 	Digest(ctx context.Context, key string) (head []byte, size int64, sum [32]byte, err error)
 }
 
@@ -40,20 +40,20 @@ type Upload struct {
 
 // NewDocumentUpload makes an upload of the caller's document of owner's
 // order doc, sent straight to the bucket (lifecycle.md "Large files").
-func (f *Fulfiller) NewDocumentUpload(ctx context.Context, owner, doc string, d rules.Declared) (Upload, error) {
-	return f.newUpload(ctx, target{owner: owner, doc: doc, kind: rules.Document}, d, putDocument)
+func (f *Fulfiller) NewDocumentUpload(ctx context.Context, owner, doc string, d stampduty.Declared) (Upload, error) {
+	return f.newUpload(ctx, target{owner: owner, doc: doc, kind: stampduty.Document}, d, putDocument)
 }
 
 // NewCertificateUpload makes an upload of the certificate of fulfillment
 // ffDoc of order doc, sent straight to the bucket.
-func (f *Fulfiller) NewCertificateUpload(ctx context.Context, doc, ffDoc string, d rules.Declared) (Upload, error) {
-	return f.newUpload(ctx, target{doc: doc, ffDoc: ffDoc, kind: rules.Certificate}, d, putCertificate(ffDoc))
+func (f *Fulfiller) NewCertificateUpload(ctx context.Context, doc, ffDoc string, d stampduty.Declared) (Upload, error) {
+	return f.newUpload(ctx, target{doc: doc, ffDoc: ffDoc, kind: stampduty.Certificate}, d, putCertificate(ffDoc))
 }
 
 // newUpload checks what the client declares and the order's state (as a
 // body upload would), records the staged upload (one PutItem) and
 // pre-signs its request (no network call).
-func (f *Fulfiller) newUpload(ctx context.Context, t target, d rules.Declared, p put) (Upload, error) {
+func (f *Fulfiller) newUpload(ctx context.Context, t target, d stampduty.Declared, p put) (Upload, error) {
 	mime, name, err := t.kind.CheckDeclared(d)
 	if err != nil {
 		return Upload{}, err
@@ -62,9 +62,9 @@ func (f *Fulfiller) newUpload(ctx context.Context, t target, d rules.Declared, p
 	if err != nil {
 		return Upload{}, err
 	}
-	id, err := rules.NewDocumentID()
+	id, err := stampduty.NewDocumentID()
 	if err != nil {
-		return Upload{}, rules.Internal(err)
+		return Upload{}, stampduty.Internal(err)
 	}
 	now := f.now()
 	key := StagingPrefix + id
@@ -78,7 +78,7 @@ func (f *Fulfiller) newUpload(ctx context.Context, t target, d rules.Declared, p
 	if err != nil {
 		return Upload{}, err
 	}
-	return Upload{ID: id, Presigned: req, ExpiresAt: rules.FormatTime(now.Add(URLLifetime))}, nil
+	return Upload{ID: id, Presigned: req, ExpiresAt: stampduty.FormatTime(now.Add(URLLifetime))}, nil
 }
 
 // URLLifetime is how long a pre-signed upload request works (as the
@@ -89,17 +89,17 @@ const URLLifetime = 15 * time.Minute
 func mayAttach(w Watch, t target, now time.Time) bool {
 	u := w.Upload
 	return u != nil && u.Used == "" && now.Before(u.Until) && u.Kind == t.kind && u.Order == t.doc &&
-		(t.kind == rules.Document && u.Caller == t.owner || t.kind == rules.Certificate && u.Fulfillment == t.ffDoc)
+		(t.kind == stampduty.Document && u.Caller == t.owner || t.kind == stampduty.Certificate && u.Fulfillment == t.ffDoc)
 }
 
 // copyStaged copies the staged file to nf's key and reads the copy once
 // (the staging key could still be written to while its URL works; the copy
 // cannot): its type must be the declared one (EUNSUPPORTED), its size at
 // most the kind's limit; nf gets its size and SHA-256.
-func (f *Fulfiller) copyStaged(ctx context.Context, staging string, nf *rules.File, k rules.FileKind, declared int64) error {
+func (f *Fulfiller) copyStaged(ctx context.Context, staging string, nf *stampduty.File, k stampduty.FileKind, declared int64) error {
 	if err := f.Direct.Copy(ctx, staging, nf.Key, nf.Mime); err != nil {
-		if rules.ErrorCode(err) == rules.ENOTFOUND {
-			return rules.Errorf(rules.ECONFLICT, "The uploaded file is gone; make a new upload.")
+		if stampduty.ErrorCode(err) == stampduty.ENOTFOUND {
+			return stampduty.Errorf(stampduty.ECONFLICT, "The uploaded file is gone; make a new upload.")
 		}
 		return err
 	}
@@ -108,7 +108,7 @@ func (f *Fulfiller) copyStaged(ctx context.Context, staging string, nf *rules.Fi
 		return err
 	}
 	if size > k.MaxDirect() || size != declared {
-		return rules.Errorf(rules.EUNSUPPORTED, "The file is not the %d bytes its upload declared.", declared)
+		return stampduty.Errorf(stampduty.EUNSUPPORTED, "The file is not the %d bytes its upload declared.", declared)
 	}
 	if err := k.Sniff(head, nf.Mime); err != nil {
 		return err

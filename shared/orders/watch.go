@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 )
 
 // No stored object may outlive the order that points at it, nor exist
@@ -64,7 +64,7 @@ type Watch struct {
 // Staged is an upload made for the pre-signed path: what the client said
 // it would send, for which order, and until when it may be attached.
 type Staged struct {
-	Kind rules.FileKind
+	Kind stampduty.FileKind
 	// Caller is the caller who made it; "" for a certificate, which any
 	// operator may attach.
 	Caller      string

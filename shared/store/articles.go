@@ -9,7 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 )
 
 // Articles is the articles table: key (purpose_name, state).
@@ -34,7 +34,7 @@ type articleItem struct {
 	Factor      attributevalue.Number `dynamodbav:"factor,omitempty"`
 }
 
-func toArticleItem(a rules.Article) articleItem {
+func toArticleItem(a stampduty.Article) articleItem {
 	it := articleItem{PurposeName: a.PurposeName, State: a.State, ID: a.ID, DocumentID: a.DocumentID,
 		Min: a.Min, Max: a.Max, Fixed: a.Fixed, Follow: a.FollowsConsideration}
 	if a.Factor != nil {
@@ -44,36 +44,36 @@ func toArticleItem(a rules.Article) articleItem {
 }
 
 // decodeArticle reads an article item; an item that is not one, or whose
-// factor is not a valid rules.Decimal, is EINTERNAL.
-func decodeArticle(item map[string]types.AttributeValue) (rules.Article, error) {
+// factor is not a valid stampduty.Decimal, is EINTERNAL.
+func decodeArticle(item map[string]types.AttributeValue) (stampduty.Article, error) {
 	var it articleItem
 	err := attributevalue.UnmarshalMap(item, &it)
-	a := rules.Article{ID: it.ID, DocumentID: it.DocumentID, PurposeName: it.PurposeName, State: it.State,
+	a := stampduty.Article{ID: it.ID, DocumentID: it.DocumentID, PurposeName: it.PurposeName, State: it.State,
 		Min: it.Min, Max: it.Max, Fixed: it.Fixed, FollowsConsideration: it.Follow}
 	if err == nil && it.Factor != "" {
-		d, perr := rules.ParseDecimal(string(it.Factor))
+		d, perr := stampduty.ParseDecimal(string(it.Factor))
 		if perr != nil {
 			err = fmt.Errorf("factor: %w", perr)
 		}
 		a.Factor = &d
 	}
 	if err != nil {
-		return a, rules.Internal(fmt.Errorf("decode article %q/%q: %w", a.PurposeName, a.State, err))
+		return a, stampduty.Internal(fmt.Errorf("decode article %q/%q: %w", a.PurposeName, a.State, err))
 	}
 	return a, nil
 }
 
 // Get returns the article of (purpose, state) with one GetItem, or an
 // ENOTFOUND error naming the purpose. Keys no article can have
-// (rules.ValidArticleKey) are answered without asking DynamoDB.
-func (s *Articles) Get(ctx context.Context, purpose, state string) (rules.Article, error) {
+// (stampduty.ValidArticleKey) are answered without asking DynamoDB.
+func (s *Articles) Get(ctx context.Context, purpose, state string) (stampduty.Article, error) {
 	return s.get(ctx, purpose, state, false)
 }
 
 // get is Get, with a strongly consistent read when consistent is true.
-func (s *Articles) get(ctx context.Context, purpose, state string, consistent bool) (rules.Article, error) {
-	if !rules.ValidArticleKey(purpose, state) {
-		return rules.Article{}, rules.NotFoundPurpose(purpose)
+func (s *Articles) get(ctx context.Context, purpose, state string, consistent bool) (stampduty.Article, error) {
+	if !stampduty.ValidArticleKey(purpose, state) {
+		return stampduty.Article{}, stampduty.NotFoundPurpose(purpose)
 	}
 	out, err := s.db.client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: aws.String(s.table),
@@ -84,10 +84,10 @@ func (s *Articles) get(ctx context.Context, purpose, state string, consistent bo
 		ConsistentRead: aws.Bool(consistent),
 	})
 	if err != nil {
-		return rules.Article{}, fail("GetItem", err)
+		return stampduty.Article{}, fail("GetItem", err)
 	}
 	if out.Item == nil {
-		return rules.Article{}, rules.NotFoundPurpose(purpose)
+		return stampduty.Article{}, stampduty.NotFoundPurpose(purpose)
 	}
 	return decodeArticle(out.Item)
 }
@@ -95,8 +95,8 @@ func (s *Articles) get(ctx context.Context, purpose, state string, consistent bo
 // All returns every article, in no particular order, with a paginated Scan.
 // The catalogue is small (one row per purpose and state) and read whole, then
 // cached by the caller.
-func (s *Articles) All(ctx context.Context) ([]rules.Article, error) {
-	var arts []rules.Article
+func (s *Articles) All(ctx context.Context) ([]stampduty.Article, error) {
+	var arts []stampduty.Article
 	err := s.db.scan(ctx, s.table, func(items []map[string]types.AttributeValue) error {
 		for _, item := range items {
 			a, err := decodeArticle(item)
@@ -116,18 +116,18 @@ func (s *Articles) All(ctx context.Context) ([]rules.Article, error) {
 // Upsert writes arts, each keyed by (purpose_name, state). An article that
 // exists keeps its id and documentId; a new one gets a fresh id from ids and
 // a fresh documentId. It returns how many were created and updated.
-func (s *Articles) Upsert(ctx context.Context, ids *IDs, arts []rules.Article) (created, updated int, err error) {
+func (s *Articles) Upsert(ctx context.Context, ids *IDs, arts []stampduty.Article) (created, updated int, err error) {
 	for _, a := range arts {
 		// A consistent read: an import right after another must see its ids.
 		old, err := s.get(ctx, a.PurposeName, a.State, true)
 		switch {
 		case err == nil:
 			a.ID, a.DocumentID = old.ID, old.DocumentID
-		case rules.ErrorCode(err) == rules.ENOTFOUND:
+		case stampduty.ErrorCode(err) == stampduty.ENOTFOUND:
 			if a.ID, err = ids.Reserve(ctx, 1); err != nil {
 				return created, updated, err
 			}
-			if a.DocumentID, err = rules.NewDocumentID(); err != nil {
+			if a.DocumentID, err = stampduty.NewDocumentID(); err != nil {
 				return created, updated, err
 			}
 		default:
@@ -147,7 +147,7 @@ func (s *Articles) Upsert(ctx context.Context, ids *IDs, arts []rules.Article) (
 		}
 		if _, err := s.db.client.PutItem(ctx, in); err != nil {
 			if conditionFailed(err) {
-				return created, updated, rules.Errorf(rules.ECONFLICT, "article %q in %s changed during the import; run it again", a.PurposeName, a.State)
+				return created, updated, stampduty.Errorf(stampduty.ECONFLICT, "article %q in %s changed during the import; run it again", a.PurposeName, a.State)
 			}
 			return created, updated, fail("PutItem", err)
 		}

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 )
 
 // ArticleCache serves articles from memory for a short TTL, per Lambda
@@ -16,7 +16,7 @@ import (
 //
 // Any caller with a token chooses the keys, so the lookups a request can
 // make must not grow memory: a key no article can have
-// (rules.ValidArticleKey) is answered without being cached, a cached key is
+// (stampduty.ValidArticleKey) is answered without being cached, a cached key is
 // a copy (never a substring that would pin a whole request body), and the
 // lookups held together stay under MaxCacheBytes.
 type ArticleCache struct {
@@ -27,7 +27,7 @@ type ArticleCache struct {
 	mu     sync.Mutex
 	byKey  map[[2]string]articleEntry
 	bytes  int // what byKey holds, as entrySize counts it
-	all    []rules.Article
+	all    []stampduty.Article
 	allExp time.Time
 }
 
@@ -37,7 +37,7 @@ type ArticleCache struct {
 const MaxCacheBytes = 1 << 20
 
 type articleEntry struct {
-	art     rules.Article
+	art     stampduty.Article
 	err     error // the ENOTFOUND error when there is no such article
 	expires time.Time
 }
@@ -58,9 +58,9 @@ func NewArticleCache(src *Articles, ttl time.Duration) *ArticleCache {
 }
 
 // Get returns the article of (purpose, state), as Articles.Get does.
-func (c *ArticleCache) Get(ctx context.Context, purpose, state string) (rules.Article, error) {
-	if !rules.ValidArticleKey(purpose, state) {
-		return rules.Article{}, rules.NotFoundPurpose(purpose)
+func (c *ArticleCache) Get(ctx context.Context, purpose, state string) (stampduty.Article, error) {
+	if !stampduty.ValidArticleKey(purpose, state) {
+		return stampduty.Article{}, stampduty.NotFoundPurpose(purpose)
 	}
 	k := [2]string{purpose, state}
 	now := c.now()
@@ -71,7 +71,7 @@ func (c *ArticleCache) Get(ctx context.Context, purpose, state string) (rules.Ar
 		return e.art, e.err
 	}
 	a, err := c.src.Get(ctx, purpose, state)
-	if err != nil && rules.ErrorCode(err) != rules.ENOTFOUND {
+	if err != nil && stampduty.ErrorCode(err) != stampduty.ENOTFOUND {
 		return a, err // faults are not cached
 	}
 	c.put([2]string{strings.Clone(purpose), strings.Clone(state)}, articleEntry{art: a, err: err, expires: now.Add(c.ttl)}, now)
@@ -114,7 +114,7 @@ func (c *ArticleCache) Bytes() int {
 
 // All returns every article, as Articles.All does. The slice is shared:
 // callers must not change it.
-func (c *ArticleCache) All(ctx context.Context) ([]rules.Article, error) {
+func (c *ArticleCache) All(ctx context.Context) ([]stampduty.Article, error) {
 	now := c.now()
 	c.mu.Lock()
 	all, exp := c.all, c.allExp
@@ -127,7 +127,7 @@ func (c *ArticleCache) All(ctx context.Context) ([]rules.Article, error) {
 		return nil, err
 	}
 	if all == nil {
-		all = []rules.Article{}
+		all = []stampduty.Article{}
 	}
 	c.mu.Lock()
 	c.all, c.allExp = all, now.Add(c.ttl)
@@ -150,19 +150,19 @@ type Catalogue struct{ cache *ArticleCache }
 func (c *ArticleCache) Catalogue() Catalogue { return Catalogue{cache: c} }
 
 // Get returns the article of (purpose, state), or the ENOTFOUND error of
-// rules.NotFoundPurpose, as Articles.Get does.
-func (c Catalogue) Get(ctx context.Context, purpose, state string) (rules.Article, error) {
-	if !rules.ValidArticleKey(purpose, state) {
-		return rules.Article{}, rules.NotFoundPurpose(purpose)
+// stampduty.NotFoundPurpose, as Articles.Get does.
+func (c Catalogue) Get(ctx context.Context, purpose, state string) (stampduty.Article, error) {
+	if !stampduty.ValidArticleKey(purpose, state) {
+		return stampduty.Article{}, stampduty.NotFoundPurpose(purpose)
 	}
 	all, err := c.cache.All(ctx)
 	if err != nil {
-		return rules.Article{}, err
+		return stampduty.Article{}, err
 	}
 	for _, a := range all {
 		if a.PurposeName == purpose && a.State == state {
 			return a, nil
 		}
 	}
-	return rules.Article{}, rules.NotFoundPurpose(purpose)
+	return stampduty.Article{}, stampduty.NotFoundPurpose(purpose)
 }

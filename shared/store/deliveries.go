@@ -11,7 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/webhooks"
 )
 
@@ -96,7 +96,7 @@ func decodeJobs(items []map[string]types.AttributeValue) ([]webhooks.Job, error)
 	for _, item := range items {
 		var it jobItem
 		if err := attributevalue.UnmarshalMap(item, &it); err != nil {
-			return nil, rules.Internal(fmt.Errorf("decode job: %w", err))
+			return nil, stampduty.Internal(fmt.Errorf("decode job: %w", err))
 		}
 		j, err := it.job()
 		if err != nil {
@@ -144,7 +144,7 @@ func keyOfJob(owner, webhook, eventID string) map[string]types.AttributeValue {
 func (s *Deliveries) Put(ctx context.Context, j webhooks.Job) (bool, error) {
 	item, err := attributevalue.MarshalMap(newJobItem(j))
 	if err != nil {
-		return false, rules.Internal(fmt.Errorf("encode job: %w", err))
+		return false, stampduty.Internal(fmt.Errorf("encode job: %w", err))
 	}
 	_, err = s.db.client.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName:           aws.String(s.table),
@@ -198,7 +198,7 @@ func (s *Deliveries) Job(ctx context.Context, owner, webhook, eventID string) (w
 // keep counting), with one UpdateItem conditioned on the job
 // existing; ok is false when it does not.
 func (s *Deliveries) Redeliver(ctx context.Context, owner, webhook, eventID string, now time.Time) (bool, error) {
-	pk, next := deliveriesPK(owner, webhook), rules.FormatTime(now)
+	pk, next := deliveriesPK(owner, webhook), stampduty.FormatTime(now)
 	_, err := s.db.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(s.table),
 		Key:                       keyOfJob(owner, webhook, eventID),
@@ -226,7 +226,7 @@ func (s *Deliveries) Attempts(ctx context.Context, owner, webhook string, limit 
 	}
 	var items []attemptItem
 	if err := attributevalue.UnmarshalListOfMaps(out.Items, &items); err != nil {
-		return nil, rules.Internal(fmt.Errorf("decode attempts: %w", err))
+		return nil, stampduty.Internal(fmt.Errorf("decode attempts: %w", err))
 	}
 	atts := make([]webhooks.Attempt, 0, len(items))
 	for _, it := range items {
@@ -245,7 +245,7 @@ func (s *Deliveries) Due(ctx context.Context, now time.Time, limit int) ([]webho
 		KeyConditionExpression: aws.String("dp = :due AND dk < :after"),
 		// '$' sorts right after '#': every dk of a job due at now.
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":due": avS(due), ":after": avS(rules.FormatTime(now) + "$")},
+			":due": avS(due), ":after": avS(stampduty.FormatTime(now) + "$")},
 		Limit: aws.Int32(int32(limit)),
 	})
 	if err != nil {
@@ -305,7 +305,7 @@ func (s *Deliveries) Waiting(ctx context.Context, j webhooks.Job) (string, error
 			Next string `dynamodbav:"next"`
 		}
 		if err := attributevalue.UnmarshalMap(item, &it); err != nil {
-			return "", rules.Internal(fmt.Errorf("decode waiting job: %w", err))
+			return "", stampduty.Internal(fmt.Errorf("decode waiting job: %w", err))
 		}
 		if it.SK != jobSK(j.ID) {
 			return it.Next, nil
@@ -340,7 +340,7 @@ func (s *Deliveries) Lease(ctx context.Context, j webhooks.Job, now, until time.
 		UpdateExpression:    aws.String("SET ls = :until"),
 		ConditionExpression: aws.String("n = :n AND attribute_not_exists(done) AND (attribute_not_exists(ls) OR ls <= :now)"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":until": avS(rules.FormatTime(until)), ":n": avN(int64(j.N)), ":now": avS(rules.FormatTime(now))},
+			":until": avS(stampduty.FormatTime(until)), ":n": avN(int64(j.N)), ":now": avS(stampduty.FormatTime(now))},
 	})
 	return applied("UpdateItem", err)
 }
@@ -356,7 +356,7 @@ func (s *Deliveries) Attempted(ctx context.Context, j webhooks.Job, a webhooks.A
 		SK: fmt.Sprintf("att#%s#%s#%02d", a.At, a.EventID, a.Attempt), ID: a.EventID, Type: a.Type, N: a.Attempt,
 		Status: a.Status, At: a.At, MS: a.DurationMS, Next: a.NextAttemptAt})
 	if err != nil {
-		return rules.Internal(fmt.Errorf("encode attempt: %w", err))
+		return stampduty.Internal(fmt.Errorf("encode attempt: %w", err))
 	}
 	if _, err := s.db.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: item}); err != nil {
 		return writeFail("PutItem", err)

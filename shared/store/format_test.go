@@ -16,7 +16,7 @@ import (
 
 	"stampduty/shared/auth"
 	"stampduty/shared/orders"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/storetest"
 )
 
@@ -52,15 +52,15 @@ func storedOrder(owner string) map[string]types.AttributeValue {
 	}
 }
 
-var storedOrderValue = rules.Order{ID: 101, DocumentID: "o2ZQm3X8pV1nR7tK4wY9sL0c", CreatedAt: "2026-11-21T04:09:00.123Z",
+var storedOrderValue = stampduty.Order{ID: 101, DocumentID: "o2ZQm3X8pV1nR7tK4wY9sL0c", CreatedAt: "2026-11-21T04:09:00.123Z",
 	UpdatedAt: "2026-11-21T04:09:00.123Z",
-	Fulfillments: []rules.Fulfillment{
-		{ID: 102, DocumentID: "f1", Status: "Pending", History: []rules.StatusEntry{{Status: "Pending", At: "2026-11-21T04:09:00.123Z"}}},
-		{ID: 9, DocumentID: "f", Status: "Pending", History: []rules.StatusEntry{{Status: "Pending", At: "2026-11-21T04:09:00.123Z"}}},
+	Fulfillments: []stampduty.Fulfillment{
+		{ID: 102, DocumentID: "f1", Status: "Pending", History: []stampduty.StatusEntry{{Status: "Pending", At: "2026-11-21T04:09:00.123Z"}}},
+		{ID: 9, DocumentID: "f", Status: "Pending", History: []stampduty.StatusEntry{{Status: "Pending", At: "2026-11-21T04:09:00.123Z"}}},
 	},
-	StampDuty: rules.StampDuty{ID: 103, Amount: 20, Description: "N/A", FirstPartyName: "Asha", FirstPartyAddress: `12, MG Road \ Bengaluru`,
+	StampDuty: stampduty.StampDuty{ID: 103, Amount: 20, Description: "N/A", FirstPartyName: "Asha", FirstPartyAddress: `12, MG Road \ Bengaluru`,
 		FirstPartyPAN: "ABCDE1234F", SecondPartyName: "B", PaidBy: "First Party", PurchasedBy: "ü≠", Quantity: 1, State: "Karnataka",
-		MobileNumber: "9876543210", StatePurpose: rules.StatePurpose{ID: 3, DocumentID: "a", PurposeName: "Affidavit"}},
+		MobileNumber: "9876543210", StatePurpose: stampduty.StatePurpose{ID: 3, DocumentID: "a", PurposeName: "Affidavit"}},
 }
 
 // put writes item to the table with the given logical id as it is, around the store.
@@ -156,9 +156,9 @@ func TestStoredFormat(t *testing.T) {
 	})
 	t.Run("OrderWithPendingEventsWritesItsOutbox", func(t *testing.T) {
 		prev, st := "Pending", "Created"
-		events := []rules.Pending{
-			{ID: "evt_a00000000000000000000001", Type: rules.EventOrderCreated, At: "2026-11-21T04:09:00.123Z", Order: storedOrderValue},
-			{ID: "evt_a00000000000000000000002", Type: rules.EventOrderStatusChanged, At: "2026-11-21T04:10:00.000Z",
+		events := []stampduty.Pending{
+			{ID: "evt_a00000000000000000000001", Type: stampduty.EventOrderCreated, At: "2026-11-21T04:09:00.123Z", Order: storedOrderValue},
+			{ID: "evt_a00000000000000000000002", Type: stampduty.EventOrderStatusChanged, At: "2026-11-21T04:10:00.000Z",
 				PreviousStatus: &prev, Status: &st, Order: storedOrderValue},
 		}
 		ords := db.Orders(env.Table("OrdersTable"))
@@ -185,7 +185,7 @@ func TestStoredFormat(t *testing.T) {
 		)
 		want["obp"], want["obk"] = avS("pending"), avS("2026-11-21T04:09:00.123Z#o2ZQm3X8pV1nR7tK4wY9sL0c")
 		checkSameItem(t, get(t, env, "OrdersTable", map[string]types.AttributeValue{"owner": avS("outbox"), "seq": avN("1")}), want)
-		read, err := ords.Reread(ctx, orders.Stored{OpsOrder: rules.OpsOrder{Owner: "outbox"}, Seq: 1})
+		read, err := ords.Reread(ctx, orders.Stored{OpsOrder: stampduty.OpsOrder{Owner: "outbox"}, Seq: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -195,7 +195,7 @@ func TestStoredFormat(t *testing.T) {
 	})
 	t.Run("FilesWrittenWithoutAddresses", func(t *testing.T) {
 		o := storedOrderValue
-		file := &rules.File{ID: 10, DocumentID: "g", Name: "c.pdf", Mime: "application/pdf", Size: 42, SHA256: "ab12",
+		file := &stampduty.File{ID: 10, DocumentID: "g", Name: "c.pdf", Mime: "application/pdf", Size: 42, SHA256: "ab12",
 			URL: "https://files.example/c.pdf", CreatedAt: "2026-11-21T05:00:00.000Z", Key: "certificates/o/g"}
 		o.StampDuty.UploadedDocument = file
 		seq, err := db.Orders(env.Table("OrdersTable")).Create(ctx, "files", o)
@@ -285,7 +285,7 @@ func TestCorruptItemsAreInternal(t *testing.T) {
 			tc.change(item)
 			put(t, env, "OrdersTable", item)
 			_, _, err := ordersTable.Page(ctx, tc.name, 1, 10)
-			if got, want := rules.ErrorCode(err), rules.EINTERNAL; got != want {
+			if got, want := stampduty.ErrorCode(err), stampduty.EINTERNAL; got != want {
 				t.Errorf("code = %q, want %q (%v)", got, want, err)
 			}
 		})
@@ -296,14 +296,14 @@ func TestCorruptItemsAreInternal(t *testing.T) {
 			"follow": avBool(true), "factor": avN("-1"),
 		})
 		_, err := db.Articles(env.Table("ArticlesTable")).Get(ctx, "Sale Deed", "Delhi")
-		if got, want := rules.ErrorCode(err), rules.EINTERNAL; got != want {
+		if got, want := stampduty.ErrorCode(err), stampduty.EINTERNAL; got != want {
 			t.Errorf("code = %q, want %q (%v)", got, want, err)
 		}
 	})
 	t.Run("TokenOwnerNotAString", func(t *testing.T) {
 		put(t, env, "TokensTable", map[string]types.AttributeValue{"hash": avS("h"), "owner": avBool(true), "created_at": avS("2026-11-21T04:09:00Z")})
 		_, err := db.Tokens(env.Table("TokensTable")).Token(ctx, "h")
-		if got, want := rules.ErrorCode(err), rules.EINTERNAL; got != want {
+		if got, want := stampduty.ErrorCode(err), stampduty.EINTERNAL; got != want {
 			t.Errorf("code = %q, want %q (%v)", got, want, err)
 		}
 	})
@@ -314,7 +314,7 @@ func TestCorruptItemsAreInternal(t *testing.T) {
 			"claimed": avS("yesterday"), "lease": avN("0"), "expires": avN(fmt.Sprint(now.Add(time.Hour).Unix())),
 		})
 		_, _, err := db.Idempotency(env.Table("IdempotencyTable")).Get(ctx, "alice", "live", now)
-		if got, want := rules.ErrorCode(err), rules.EINTERNAL; got != want {
+		if got, want := stampduty.ErrorCode(err), stampduty.EINTERNAL; got != want {
 			t.Errorf("code = %q, want %q (%v)", got, want, err)
 		}
 	})

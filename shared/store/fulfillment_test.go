@@ -9,19 +9,19 @@ import (
 	"time"
 
 	"stampduty/shared/orders"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/storetest"
 )
 
 // moved returns o with its fulfillment moved to Created (reference ref).
-func moved(t *testing.T, o rules.Order, ref string) rules.Order {
+func moved(t *testing.T, o stampduty.Order, ref string) stampduty.Order {
 	t.Helper()
-	ff, changed, err := o.Fulfillments[0].Apply(rules.Change{Status: rules.StatusCreated, UniqueDocRef: ref}, o.CreatedAt, "arn:aws:iam::1:user/op")
+	ff, changed, err := o.Fulfillments[0].Apply(stampduty.Change{Status: stampduty.StatusCreated, UniqueDocRef: ref}, o.CreatedAt, "arn:aws:iam::1:user/op")
 	if err != nil || !changed {
 		t.Fatalf("Apply = %v, %v", changed, err)
 	}
-	o.Fulfillments = []rules.Fulfillment{ff}
-	o.UpdatedAt = rules.FormatTime(time.Now())
+	o.Fulfillments = []stampduty.Fulfillment{ff}
+	o.UpdatedAt = stampduty.FormatTime(time.Now())
 	return o
 }
 
@@ -32,7 +32,7 @@ func TestFulfillments(t *testing.T) {
 	ords := db.Orders(env.Table("OrdersTable"))
 	ids := db.IDs(env.Table("CountersTable"), 30)
 
-	var created []rules.Order
+	var created []stampduty.Order
 	for i := range 7 {
 		o := newOrder(t, ids, i)
 		o.CreatedAt = fmt.Sprintf("2026-11-21T04:09:0%d.000Z", i) // oldest first: 0, 1, ...
@@ -58,7 +58,7 @@ func TestFulfillments(t *testing.T) {
 		}
 	})
 	t.Run("ErrByDocumentUnknown", func(t *testing.T) {
-		if _, err := ords.ByDocument(ctx, "nosuchdocument0000000000"); rules.ErrorCode(err) != rules.ENOTFOUND {
+		if _, err := ords.ByDocument(ctx, "nosuchdocument0000000000"); stampduty.ErrorCode(err) != stampduty.ENOTFOUND {
 			t.Errorf("ByDocument(unknown) = %v, want ENOTFOUND", err)
 		}
 	})
@@ -79,7 +79,7 @@ func TestFulfillments(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if now.Version != 2 || now.Fulfillments[0].Status != rules.StatusCreated || now.Fulfillments[0].UniqueDocRef != "REF-0" {
+		if now.Version != 2 || now.Fulfillments[0].Status != stampduty.StatusCreated || now.Fulfillments[0].UniqueDocRef != "REF-0" {
 			t.Errorf("after Replace: version %d, fulfillment %+v", now.Version, now.Fulfillments[0])
 		}
 		if got, want := len(now.Fulfillments[0].History), 2; got != want {
@@ -139,7 +139,7 @@ func TestFulfillments(t *testing.T) {
 		var docs []string
 		cursor := ""
 		for page := 0; ; page++ {
-			got, next, err := ords.Queue(ctx, rules.StatusPending, cursor, 2)
+			got, next, err := ords.Queue(ctx, stampduty.StatusPending, cursor, 2)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -165,13 +165,13 @@ func TestFulfillments(t *testing.T) {
 		if fmt.Sprint(docs) != fmt.Sprint(want) {
 			t.Errorf("Pending queue = %v, want %v", docs, want)
 		}
-		created0, _, err := ords.Queue(ctx, rules.StatusCreated, "", 10)
+		created0, _, err := ords.Queue(ctx, stampduty.StatusCreated, "", 10)
 		if err != nil || len(created0) != 3 {
 			t.Errorf("Created queue has %d orders (%v), want 3", len(created0), err)
 		}
 	})
 	t.Run("ErrQueueCursor", func(t *testing.T) {
-		_, next, err := ords.Queue(ctx, rules.StatusPending, "", 1)
+		_, next, err := ords.Queue(ctx, stampduty.StatusPending, "", 1)
 		if err != nil || next == "" {
 			t.Fatalf("Queue = %q, %v", next, err)
 		}
@@ -181,11 +181,11 @@ func TestFulfillments(t *testing.T) {
 			"UnknownFields": base64.RawURLEncoding.EncodeToString([]byte(`{"s":"Pending","k":"a","o":"b","n":1,"x":1}`)),
 			"NoSeq":         base64.RawURLEncoding.EncodeToString([]byte(`{"s":"Pending","k":"a","o":"b"}`)),
 		} {
-			if _, _, err := ords.Queue(ctx, rules.StatusPending, c, 1); rules.ErrorCode(err) != rules.EINVALID {
+			if _, _, err := ords.Queue(ctx, stampduty.StatusPending, c, 1); stampduty.ErrorCode(err) != stampduty.EINVALID {
 				t.Errorf("%s: Queue = %v, want EINVALID", name, err)
 			}
 		}
-		if _, _, err := ords.Queue(ctx, rules.StatusCreated, next, 1); rules.ErrorCode(err) != rules.EINVALID {
+		if _, _, err := ords.Queue(ctx, stampduty.StatusCreated, next, 1); stampduty.ErrorCode(err) != stampduty.EINVALID {
 			t.Errorf("another queue's cursor: %v, want EINVALID", err)
 		}
 	})
@@ -204,14 +204,14 @@ func TestBackfill(t *testing.T) {
 	if _, err := ords.Create(ctx, "new", newOrder(t, ids, 1)); err != nil {
 		t.Fatal(err)
 	}
-	if page, _, _ := ords.Queue(ctx, rules.StatusPending, "", 10); len(page) != 1 {
+	if page, _, _ := ords.Queue(ctx, stampduty.StatusPending, "", 10); len(page) != 1 {
 		t.Fatalf("before: queue has %d orders, want only the new one", len(page))
 	}
 	n, err := ords.Backfill(ctx)
 	if err != nil || n != 2 {
 		t.Fatalf("Backfill = %d, %v; want 2", n, err)
 	}
-	page, _, err := ords.Queue(ctx, rules.StatusPending, "", 10)
+	page, _, err := ords.Queue(ctx, stampduty.StatusPending, "", 10)
 	if err != nil || len(page) != 3 {
 		t.Fatalf("after: queue has %d orders (%v), want 3", len(page), err)
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"stampduty/shared/orders"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 )
 
 // Idempotency is the idempotency table: key pk = "<owner>#<Idempotency-Key>"
@@ -71,12 +71,12 @@ func (s *Idempotency) Claim(ctx context.Context, owner, key, fp, orderID string,
 	rec := orders.KeyRecord{Fingerprint: fp, State: orders.KeyPending, OrderID: orderID, Claimed: now, Lease: now.Add(lease), Expires: now.Add(ttl)}
 	if orderID == "" {
 		// The condition recognises this claim by its orderID: it must have one.
-		return orders.KeyRecord{}, false, rules.Internal(fmt.Errorf("claim idempotency key: no order id"))
+		return orders.KeyRecord{}, false, stampduty.Internal(fmt.Errorf("claim idempotency key: no order id"))
 	}
 	item, err := attributevalue.MarshalMap(keyItem{PK: pk(owner, key), Fingerprint: fp, State: rec.State, OrderID: orderID,
 		Claimed: rec.Claimed.UnixMilli(), Lease: rec.Lease.UnixMilli(), Expires: expiresAttr{end: rec.Expires.Unix(), ok: true}})
 	if err != nil {
-		return orders.KeyRecord{}, false, rules.Internal(fmt.Errorf("encode idempotency record: %w", err))
+		return orders.KeyRecord{}, false, stampduty.Internal(fmt.Errorf("encode idempotency record: %w", err))
 	}
 	// The key is free, or it holds this very claim already: when the
 	// answer to this PutItem is lost after DynamoDB applied it, the SDK
@@ -110,7 +110,7 @@ func (s *Idempotency) Claim(ctx context.Context, owner, key, fp, orderID string,
 		}
 		// Released between the two calls: try again, a few times.
 		if attempt == claimAttempts {
-			return orders.KeyRecord{}, false, rules.Unavailable(fmt.Errorf("claim idempotency key: %d conditional writes failed, yet no live record was read after any", attempt))
+			return orders.KeyRecord{}, false, stampduty.Unavailable(fmt.Errorf("claim idempotency key: %d conditional writes failed, yet no live record was read after any", attempt))
 		}
 	}
 }
@@ -212,7 +212,7 @@ func (s *Idempotency) Get(ctx context.Context, owner, key string, now time.Time)
 	}
 	var it keyItem
 	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
-		return orders.KeyRecord{}, false, rules.Internal(fmt.Errorf("decode idempotency record: %w", err))
+		return orders.KeyRecord{}, false, stampduty.Internal(fmt.Errorf("decode idempotency record: %w", err))
 	}
 	return orders.KeyRecord{Fingerprint: it.Fingerprint, State: it.State, OrderID: it.OrderID, Claimed: time.UnixMilli(it.Claimed),
 		Lease: time.UnixMilli(it.Lease), Expires: time.Unix(it.Expires.end, 0)}, true, nil

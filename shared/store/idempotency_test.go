@@ -12,7 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"stampduty/shared/orders"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/store"
 	"stampduty/shared/testkit/storetest"
 )
@@ -149,10 +149,10 @@ func TestClaimGivesUp(t *testing.T) {
 	if errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Claim ran until its deadline: %v", err)
 	}
-	if got, want := rules.ErrorCode(err), rules.EUNAVAILABLE; got != want {
+	if got, want := stampduty.ErrorCode(err), stampduty.EUNAVAILABLE; got != want {
 		t.Errorf("code = %q, want %q (%v)", got, want, err)
 	}
-	if got, want := rules.ErrorMessage(err), "Service Unavailable"; got != want {
+	if got, want := stampduty.ErrorMessage(err), "Service Unavailable"; got != want {
 		t.Errorf("message = %q, want %q", got, want)
 	}
 	if got, want := env.Operations(calls), "GetItem:IdempotencyTable=3 PutItem:IdempotencyTable=3"; got != want {

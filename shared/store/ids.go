@@ -10,7 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 )
 
 // IDs hands out unique positive integer ids from one counter item of the
@@ -68,10 +68,10 @@ func (s *IDs) Reserve(ctx context.Context, n int64) (int64, error) {
 		}
 		var c counterItem
 		if err := attributevalue.UnmarshalMap(out.Attributes, &c); err != nil {
-			return 0, rules.Internal(fmt.Errorf("counter %s: %w", s.counter, err))
+			return 0, stampduty.Internal(fmt.Errorf("counter %s: %w", s.counter, err))
 		}
 		if c.Value == nil {
-			return 0, rules.Internal(fmt.Errorf("counter %s: no value returned", s.counter))
+			return 0, stampduty.Internal(fmt.Errorf("counter %s: no value returned", s.counter))
 		}
 		last := *c.Value
 		s.next, s.last = last-size+1, last

@@ -1,7 +1,7 @@
 package store
 
 // This file holds the orders table's item and its mapping to and from
-// rules.Order, and the reads and writes of one order: by documentId, by
+// stampduty.Order, and the reads and writes of one order: by documentId, by
 // key, and its replacement.
 
 import (
@@ -18,7 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"stampduty/shared/orders"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 )
 
 // Orders is the orders table: key (owner, seq). An owner's orders are
@@ -47,7 +47,7 @@ func (db *DB) Orders(table string) *Orders { return &Orders{db: db, table: table
 //	id, doc, at, up     id, documentId, createdAt, updatedAt (absent until the first change)
 //	v                   the version: 1 when stored, +1 with each change (absent on orders
 //	                    stored before fulfillment existed: version 0)
-//	qs, qk              the work queue: the order's queue status (rules.Order.QueueStatus)
+//	qs, qk              the work queue: the order's queue status (stampduty.Order.QueueStatus)
 //	                    and createdAt#documentId, the keys of the queue index
 //	ff                  fulfillments: list of {id, doc, st, ref, cn, cf?, h?}; h is the
 //	                    status history [{st, at, by?}] (absent on orders stored before it)
@@ -77,41 +77,41 @@ type orderItem struct {
 // events (so that file keys survive and download addresses are made when
 // the event is sent).
 type orderBody struct {
-	ID           int64               `dynamodbav:"id"`
-	DocumentID   string              `dynamodbav:"doc"`
-	CreatedAt    string              `dynamodbav:"at"`
-	UpdatedAt    string              `dynamodbav:"up,omitempty"`
-	Fulfillments []rules.Fulfillment `dynamodbav:"ff"`
-	StampDuty    *stampDutyItem      `dynamodbav:"sd"`
+	ID           int64                   `dynamodbav:"id"`
+	DocumentID   string                  `dynamodbav:"doc"`
+	CreatedAt    string                  `dynamodbav:"at"`
+	UpdatedAt    string                  `dynamodbav:"up,omitempty"`
+	Fulfillments []stampduty.Fulfillment `dynamodbav:"ff"`
+	StampDuty    *stampDutyItem          `dynamodbav:"sd"`
 }
 
-// stampDutyItem is a rules.StampDuty as stored in an order's sd, its
+// stampDutyItem is a stampduty.StampDuty as stored in an order's sd, its
 // StatePurpose flattened into aid, adoc and purpose.
 type stampDutyItem struct {
-	ID                 int64       `dynamodbav:"id"`
-	Amount             int64       `dynamodbav:"amt"`
-	Description        string      `dynamodbav:"desc"`
-	FirstPartyName     string      `dynamodbav:"n1"`
-	FirstPartyAddress  string      `dynamodbav:"a1"`
-	FirstPartyPAN      string      `dynamodbav:"p1"`
-	SecondPartyName    string      `dynamodbav:"n2"`
-	SecondPartyAddress string      `dynamodbav:"a2"`
-	SecondPartyPAN     string      `dynamodbav:"p2"`
-	PaidBy             string      `dynamodbav:"pb"`
-	PurchasedBy        string      `dynamodbav:"pu"`
-	Quantity           int64       `dynamodbav:"q"`
-	State              string      `dynamodbav:"state"`
-	ConsiderationPrice int64       `dynamodbav:"cp"`
-	MobileNumber       string      `dynamodbav:"mob"`
-	ArticleID          int64       `dynamodbav:"aid"`
-	ArticleDocumentID  string      `dynamodbav:"adoc"`
-	PurposeName        string      `dynamodbav:"purpose"`
-	UploadedDocument   *rules.File `dynamodbav:"ud,omitempty"`
+	ID                 int64           `dynamodbav:"id"`
+	Amount             int64           `dynamodbav:"amt"`
+	Description        string          `dynamodbav:"desc"`
+	FirstPartyName     string          `dynamodbav:"n1"`
+	FirstPartyAddress  string          `dynamodbav:"a1"`
+	FirstPartyPAN      string          `dynamodbav:"p1"`
+	SecondPartyName    string          `dynamodbav:"n2"`
+	SecondPartyAddress string          `dynamodbav:"a2"`
+	SecondPartyPAN     string          `dynamodbav:"p2"`
+	PaidBy             string          `dynamodbav:"pb"`
+	PurchasedBy        string          `dynamodbav:"pu"`
+	Quantity           int64           `dynamodbav:"q"`
+	State              string          `dynamodbav:"state"`
+	ConsiderationPrice int64           `dynamodbav:"cp"`
+	MobileNumber       string          `dynamodbav:"mob"`
+	ArticleID          int64           `dynamodbav:"aid"`
+	ArticleDocumentID  string          `dynamodbav:"adoc"`
+	PurposeName        string          `dynamodbav:"purpose"`
+	UploadedDocument   *stampduty.File `dynamodbav:"ud,omitempty"`
 }
 
 // newOrderItem returns o as owner's order number seq at version v, with
 // the pending events outbox.
-func newOrderItem(owner string, seq int64, o rules.Order, v int64, outbox []rules.Pending) orderItem {
+func newOrderItem(owner string, seq int64, o stampduty.Order, v int64, outbox []stampduty.Pending) orderItem {
 	it := orderItem{Owner: owner, Seq: seq, orderBody: newOrderBody(o), Version: v,
 		QueueStatus: o.QueueStatus(), QueueKey: queueKey(o), Outbox: newEventItems(outbox)}
 	if len(outbox) > 0 {
@@ -121,7 +121,7 @@ func newOrderItem(owner string, seq int64, o rules.Order, v int64, outbox []rule
 }
 
 // newOrderBody returns o as an item stores it.
-func newOrderBody(o rules.Order) orderBody {
+func newOrderBody(o stampduty.Order) orderBody {
 	sd := o.StampDuty
 	up := o.UpdatedAt
 	if up == o.CreatedAt {
@@ -153,9 +153,9 @@ func decodeItems[T any](items []map[string]types.AttributeValue, part func(order
 }
 
 // theOrder, theOpsOrder and theStored are parts of a stored order, for decodeItems.
-func theOrder(s orders.Stored) rules.Order       { return s.Order }
-func theOpsOrder(s orders.Stored) rules.OpsOrder { return s.OpsOrder }
-func theStored(s orders.Stored) orders.Stored    { return s }
+func theOrder(s orders.Stored) stampduty.Order       { return s.Order }
+func theOpsOrder(s orders.Stored) stampduty.OpsOrder { return s.OpsOrder }
+func theStored(s orders.Stored) orders.Stored        { return s }
 
 // decodeStored reads an order item with its key and version. An order
 // stored before fulfillment existed reads as one that never changed: its
@@ -164,13 +164,13 @@ func theStored(s orders.Stored) orders.Stored    { return s }
 func decodeStored(item map[string]types.AttributeValue) (orders.Stored, error) {
 	var it orderItem
 	if err := attributevalue.UnmarshalMap(item, &it); err != nil {
-		return orders.Stored{}, rules.Internal(fmt.Errorf("decode order: %w", err))
+		return orders.Stored{}, stampduty.Internal(fmt.Errorf("decode order: %w", err))
 	}
 	o, err := it.order()
 	if err != nil {
 		return orders.Stored{}, err
 	}
-	s := orders.Stored{OpsOrder: rules.OpsOrder{Order: o, Owner: it.Owner}, Seq: it.Seq, Version: it.Version}
+	s := orders.Stored{OpsOrder: stampduty.OpsOrder{Order: o, Owner: it.Owner}, Seq: it.Seq, Version: it.Version}
 	for _, e := range it.Outbox {
 		p, err := e.pending()
 		if err != nil {
@@ -182,24 +182,24 @@ func decodeStored(item map[string]types.AttributeValue) (orders.Stored, error) {
 }
 
 // order returns the order it stores (see decodeStored).
-func (it orderBody) order() (rules.Order, error) {
+func (it orderBody) order() (stampduty.Order, error) {
 	if it.StampDuty == nil {
-		return rules.Order{}, rules.Internal(errors.New("decode order: order without stamp duty"))
+		return stampduty.Order{}, stampduty.Internal(errors.New("decode order: order without stamp duty"))
 	}
-	o := rules.Order{ID: it.ID, DocumentID: it.DocumentID, CreatedAt: it.CreatedAt, UpdatedAt: cmp.Or(it.UpdatedAt, it.CreatedAt),
+	o := stampduty.Order{ID: it.ID, DocumentID: it.DocumentID, CreatedAt: it.CreatedAt, UpdatedAt: cmp.Or(it.UpdatedAt, it.CreatedAt),
 		Fulfillments: it.Fulfillments}
 	for i, f := range o.Fulfillments {
 		if len(f.History) == 0 {
-			o.Fulfillments[i].History = []rules.StatusEntry{{Status: rules.StatusPending, At: it.CreatedAt}}
+			o.Fulfillments[i].History = []stampduty.StatusEntry{{Status: stampduty.StatusPending, At: it.CreatedAt}}
 		}
 	}
 	sd := it.StampDuty
-	o.StampDuty = rules.StampDuty{ID: sd.ID, Amount: sd.Amount, Description: sd.Description,
+	o.StampDuty = stampduty.StampDuty{ID: sd.ID, Amount: sd.Amount, Description: sd.Description,
 		FirstPartyName: sd.FirstPartyName, FirstPartyAddress: sd.FirstPartyAddress, FirstPartyPAN: sd.FirstPartyPAN,
 		SecondPartyName: sd.SecondPartyName, SecondPartyAddress: sd.SecondPartyAddress, SecondPartyPAN: sd.SecondPartyPAN,
 		PaidBy: sd.PaidBy, PurchasedBy: sd.PurchasedBy, Quantity: sd.Quantity, State: sd.State,
 		ConsiderationPrice: sd.ConsiderationPrice, MobileNumber: sd.MobileNumber, UploadedDocument: sd.UploadedDocument,
-		StatePurpose: rules.StatePurpose{ID: sd.ArticleID, DocumentID: sd.ArticleDocumentID, PurposeName: sd.PurposeName}}
+		StatePurpose: stampduty.StatePurpose{ID: sd.ArticleID, DocumentID: sd.ArticleDocumentID, PurposeName: sd.PurposeName}}
 	return o, nil
 }
 
@@ -230,7 +230,7 @@ func (s *Orders) ByDocument(ctx context.Context, doc string) (orders.Stored, err
 		return orders.Stored{}, fail("Query", err)
 	}
 	if len(out.Items) == 0 {
-		return orders.Stored{}, rules.Errorf(rules.ENOTFOUND, "no order %s", doc)
+		return orders.Stored{}, stampduty.Errorf(stampduty.ENOTFOUND, "no order %s", doc)
 	}
 	return decodeStored(out.Items[0])
 }
@@ -242,14 +242,14 @@ const lookups = 10
 // first: one Query of the documentId index per id (ByDocument), lookups at
 // a time, so the cost follows len(docs), never the number of owner's
 // orders. An id that is unknown, or another owner's, is left out.
-func (s *Orders) ByDocuments(ctx context.Context, owner string, docs []string) ([]rules.Order, error) {
+func (s *Orders) ByDocuments(ctx context.Context, owner string, docs []string) ([]stampduty.Order, error) {
 	found := make([]orders.Stored, len(docs))
 	errs := make([]error, len(docs))
 	sem := make(chan struct{}, lookups)
 	var wg sync.WaitGroup
 	for i, doc := range docs {
 		if doc == "" { // no order has one, and DynamoDB refuses an empty key
-			errs[i] = rules.Errorf(rules.ENOTFOUND, "no order")
+			errs[i] = stampduty.Errorf(stampduty.ENOTFOUND, "no order")
 			continue
 		}
 		wg.Add(1)
@@ -263,7 +263,7 @@ func (s *Orders) ByDocuments(ctx context.Context, owner string, docs []string) (
 	var own []orders.Stored
 	for i, o := range found {
 		switch err := errs[i]; {
-		case rules.ErrorCode(err) == rules.ENOTFOUND:
+		case stampduty.ErrorCode(err) == stampduty.ENOTFOUND:
 		case err != nil:
 			return nil, err
 		case o.Owner == owner:
@@ -271,7 +271,7 @@ func (s *Orders) ByDocuments(ctx context.Context, owner string, docs []string) (
 		}
 	}
 	slices.SortFunc(own, func(a, b orders.Stored) int { return cmp.Compare(b.Seq, a.Seq) })
-	out := make([]rules.Order, len(own))
+	out := make([]stampduty.Order, len(own))
 	for i, o := range own {
 		out[i] = o.Order
 	}
@@ -290,7 +290,7 @@ func (s *Orders) Reread(ctx context.Context, o orders.Stored) (orders.Stored, er
 		return orders.Stored{}, fail("GetItem", err)
 	}
 	if out.Item == nil {
-		return orders.Stored{}, rules.Internal(fmt.Errorf("order %s#%d is gone", o.Owner, o.Seq))
+		return orders.Stored{}, stampduty.Internal(fmt.Errorf("order %s#%d is gone", o.Owner, o.Seq))
 	}
 	return decodeStored(out.Item)
 }
@@ -301,11 +301,11 @@ func (s *Orders) Reread(ctx context.Context, o orders.Stored) (orders.Stored, er
 // stored before versions existed has none). A change stored in between
 // fails the condition, and Replace returns orders.ErrChanged: no change is
 // ever lost. The queue keys are recomputed from next.
-func (s *Orders) Replace(ctx context.Context, old orders.Stored, next rules.Order, events ...rules.Pending) error {
+func (s *Orders) Replace(ctx context.Context, old orders.Stored, next stampduty.Order, events ...stampduty.Pending) error {
 	outbox := append(old.Outbox[:len(old.Outbox):len(old.Outbox)], events...)
 	item, err := attributevalue.MarshalMap(newOrderItem(old.Owner, old.Seq, next, old.Version+1, outbox))
 	if err != nil {
-		return rules.Internal(fmt.Errorf("encode order: %w", err))
+		return stampduty.Internal(fmt.Errorf("encode order: %w", err))
 	}
 	in := &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: item}
 	if old.Version == 0 {

@@ -8,7 +8,7 @@ import (
 
 	"stampduty/shared/config"
 	"stampduty/shared/orders"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/store"
 	"stampduty/shared/testkit/storetest"
 )
@@ -118,7 +118,7 @@ func assertStoredOnce(t *testing.T, orders *store.Orders, owner, doc string, wan
 	}
 }
 
-func countDoc(orders []rules.Order, doc string) int {
+func countDoc(orders []stampduty.Order, doc string) int {
 	n := 0
 	for _, o := range orders {
 		if o.DocumentID == doc {

@@ -15,10 +15,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"stampduty/shared/orders"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 )
 
-// eventItem is a rules.Pending as an order's outbox stores it.
+// eventItem is a stampduty.Pending as an order's outbox stores it.
 type eventItem struct {
 	ID             string    `dynamodbav:"id"`
 	Type           string    `dynamodbav:"t"`
@@ -35,10 +35,10 @@ const outboxPending = "pending"
 // outboxKey is an order's sort key in the outbox index: the time of its
 // oldest pending event, then its documentId, so the relay takes the
 // longest-waiting orders first.
-func outboxKey(outbox []rules.Pending, doc string) string { return outbox[0].At + "#" + doc }
+func outboxKey(outbox []stampduty.Pending, doc string) string { return outbox[0].At + "#" + doc }
 
 // newEventItems returns the outbox's items (nil for none).
-func newEventItems(outbox []rules.Pending) []eventItem {
+func newEventItems(outbox []stampduty.Pending) []eventItem {
 	var items []eventItem
 	for _, p := range outbox {
 		items = append(items, newEventItem(p))
@@ -47,18 +47,18 @@ func newEventItems(outbox []rules.Pending) []eventItem {
 }
 
 // newEventItem returns p as an outbox (or a delivery job) stores it.
-func newEventItem(p rules.Pending) eventItem {
+func newEventItem(p stampduty.Pending) eventItem {
 	return eventItem{ID: p.ID, Type: p.Type, At: p.At, PreviousStatus: p.PreviousStatus,
 		Status: p.Status, Order: newOrderBody(p.Order)}
 }
 
 // pending returns the event e stores.
-func (e eventItem) pending() (rules.Pending, error) {
+func (e eventItem) pending() (stampduty.Pending, error) {
 	o, err := e.Order.order()
 	if err != nil {
-		return rules.Pending{}, err
+		return stampduty.Pending{}, err
 	}
-	return rules.Pending{ID: e.ID, Type: e.Type, At: e.At, PreviousStatus: e.PreviousStatus, Status: e.Status, Order: o}, nil
+	return stampduty.Pending{ID: e.ID, Type: e.Type, At: e.At, PreviousStatus: e.PreviousStatus, Status: e.Status, Order: o}, nil
 }
 
 // Pending returns up to limit orders with pending events (their Outbox),
@@ -97,7 +97,7 @@ func (s *Orders) Relayed(ctx context.Context, o orders.Stored, ids []string) err
 	if len(o.Outbox) == 0 {
 		return nil
 	}
-	rest := slices.DeleteFunc(slices.Clone(o.Outbox), func(p rules.Pending) bool { return slices.Contains(ids, p.ID) })
+	rest := slices.DeleteFunc(slices.Clone(o.Outbox), func(p stampduty.Pending) bool { return slices.Contains(ids, p.ID) })
 	if len(rest) == len(o.Outbox) {
 		return nil
 	}
@@ -113,7 +113,7 @@ func (s *Orders) Relayed(ctx context.Context, o orders.Stored, ids []string) err
 	} else {
 		ob, err := attributevalue.Marshal(newEventItems(rest))
 		if err != nil {
-			return rules.Internal(fmt.Errorf("encode outbox: %w", err))
+			return stampduty.Internal(fmt.Errorf("encode outbox: %w", err))
 		}
 		in.UpdateExpression = aws.String("SET ob = :ob, obk = :k")
 		in.ExpressionAttributeValues[":ob"] = ob

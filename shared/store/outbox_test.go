@@ -11,15 +11,15 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"stampduty/shared/orders"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/store"
 	"stampduty/shared/testkit/storetest"
 )
 
 // pending returns a new pending event of type typ about o, made at o's updatedAt.
-func pending(t testing.TB, typ string, o rules.Order, previous, status *string) rules.Pending {
+func pending(t testing.TB, typ string, o stampduty.Order, previous, status *string) stampduty.Pending {
 	t.Helper()
-	p, err := rules.NewPending(typ, o.UpdatedAt, o, previous, status)
+	p, err := stampduty.NewPending(typ, o.UpdatedAt, o, previous, status)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +27,7 @@ func pending(t testing.TB, typ string, o rules.Order, previous, status *string) 
 }
 
 // ids returns the ids of events.
-func eventIDs(events []rules.Pending) []string {
+func eventIDs(events []stampduty.Pending) []string {
 	var out []string
 	for _, e := range events {
 		out = append(out, e.ID)
@@ -78,24 +78,24 @@ func TestOutbox(t *testing.T) {
 		return get(t, env, "OrdersTable", map[string]types.AttributeValue{"owner": avS(s.Owner), "seq": avN(strconv.FormatInt(s.Seq, 10))})
 	}
 	// create stores a new order of owner with its order.created event.
-	create := func(owner string, n int) (orders.Stored, rules.Pending) {
+	create := func(owner string, n int) (orders.Stored, stampduty.Pending) {
 		o := newOrder(t, ids, n)
-		ev := pending(t, rules.EventOrderCreated, o, nil, nil)
+		ev := pending(t, stampduty.EventOrderCreated, o, nil, nil)
 		seq, err := ords.Create(ctx, owner, o, ev)
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := ords.Reread(ctx, orders.Stored{OpsOrder: rules.OpsOrder{Owner: owner}, Seq: seq})
+		s, err := ords.Reread(ctx, orders.Stored{OpsOrder: stampduty.OpsOrder{Owner: owner}, Seq: seq})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return s, ev
 	}
 	// advance stores s's fulfillment moved to Created with its event.
-	advance := func(s orders.Stored, ref string) (orders.Stored, rules.Pending) {
+	advance := func(s orders.Stored, ref string) (orders.Stored, stampduty.Pending) {
 		next := moved(t, s.Order, ref)
-		prev, st := rules.StatusPending, rules.StatusCreated
-		ev := pending(t, rules.EventOrderStatusChanged, next, &prev, &st)
+		prev, st := stampduty.StatusPending, stampduty.StatusCreated
+		ev := pending(t, stampduty.EventOrderStatusChanged, next, &prev, &st)
 		if err := ords.Replace(ctx, s, next, ev); err != nil {
 			t.Fatal(err)
 		}
@@ -111,7 +111,7 @@ func TestOutbox(t *testing.T) {
 		s, ev := create("alice", 1)
 		// the ids, the count, the one PutItem, the Reread
 		checkCalls(t, "GetItem:OrdersTable=1 PutItem:OrdersTable=1 Query:OrdersTable=1 UpdateItem:CountersTable=1")
-		if !reflect.DeepEqual(s.Outbox, []rules.Pending{ev}) {
+		if !reflect.DeepEqual(s.Outbox, []stampduty.Pending{ev}) {
 			t.Errorf("outbox = %+v, want %+v", s.Outbox, ev)
 		}
 		it := item(s)
@@ -140,7 +140,7 @@ func TestOutbox(t *testing.T) {
 		if _, err := ords.Create(ctx, "carol", o); err != nil {
 			t.Fatal(err)
 		}
-		s, err := ords.Reread(ctx, orders.Stored{OpsOrder: rules.OpsOrder{Owner: "carol"}, Seq: 1})
+		s, err := ords.Reread(ctx, orders.Stored{OpsOrder: stampduty.OpsOrder{Owner: "carol"}, Seq: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -156,7 +156,7 @@ func TestOutbox(t *testing.T) {
 		for i, at := range []string{"2026-11-21T04:09:02.000Z", "2026-11-21T04:09:00.000Z", "2026-11-21T04:09:01.000Z"} {
 			o := newOrder(t, ids2, i)
 			o.CreatedAt, o.UpdatedAt = at, at
-			if _, err := ords2.Create(ctx, "dave", o, pending(t, rules.EventOrderCreated, o, nil, nil)); err != nil {
+			if _, err := ords2.Create(ctx, "dave", o, pending(t, stampduty.EventOrderCreated, o, nil, nil)); err != nil {
 				t.Fatal(err)
 			}
 			want = append(want, o.DocumentID)
@@ -292,9 +292,9 @@ func TestOutboxWriteUnits(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			owner := "owner-" + tc.name
 			o := newOrder(t, ids, 1)
-			var evs []rules.Pending
+			var evs []stampduty.Pending
 			if tc.event {
-				evs = append(evs, pending(t, rules.EventOrderCreated, o, nil, nil))
+				evs = append(evs, pending(t, stampduty.EventOrderCreated, o, nil, nil))
 			}
 			proxy.Take()
 			seq, err := ords.Create(ctx, owner, o, evs...)
@@ -306,7 +306,7 @@ func TestOutboxWriteUnits(t *testing.T) {
 			if units != tc.create {
 				t.Errorf("create billed %v WCU, want %v", units, tc.create)
 			}
-			s, err := ords.Reread(ctx, orders.Stored{OpsOrder: rules.OpsOrder{Owner: owner}, Seq: seq})
+			s, err := ords.Reread(ctx, orders.Stored{OpsOrder: stampduty.OpsOrder{Owner: owner}, Seq: seq})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -325,8 +325,8 @@ func TestOutboxWriteUnits(t *testing.T) {
 			next := moved(t, s.Order, "REF-1")
 			evs = nil
 			if tc.event {
-				prev, st := rules.StatusPending, rules.StatusCreated
-				evs = append(evs, pending(t, rules.EventOrderStatusChanged, next, &prev, &st))
+				prev, st := stampduty.StatusPending, stampduty.StatusCreated
+				evs = append(evs, pending(t, stampduty.EventOrderStatusChanged, next, &prev, &st))
 			}
 			proxy.Take()
 			if err := ords.Replace(ctx, s, next, evs...); err != nil {

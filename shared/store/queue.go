@@ -15,12 +15,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 )
 
 // queueKey is o's sort key in the queue index: createdAt#documentId, so
 // that the queue is oldest first, ties broken by documentId.
-func queueKey(o rules.Order) string { return o.CreatedAt + "#" + o.DocumentID }
+func queueKey(o stampduty.Order) string { return o.CreatedAt + "#" + o.DocumentID }
 
 // queueCursor is the position a queue page ends at: the last order's keys
 // in the table and in the queue index.
@@ -35,7 +35,7 @@ type queueCursor struct {
 // createdAt, then documentId), after the position cursor names: one Query
 // of the queue index whatever the position. The cursor is opaque to
 // callers; one that Queue did not make for this status is EINVALID.
-func (s *Orders) Queue(ctx context.Context, status, cursor string, size int) ([]rules.OpsOrder, string, error) {
+func (s *Orders) Queue(ctx context.Context, status, cursor string, size int) ([]stampduty.OpsOrder, string, error) {
 	in := &dynamodb.QueryInput{
 		TableName:                 aws.String(s.table),
 		IndexName:                 aws.String(QueueIndex),
@@ -47,10 +47,10 @@ func (s *Orders) Queue(ctx context.Context, status, cursor string, size int) ([]
 	if cursor != "" {
 		c, ok := decodeCursor(cursor)
 		if !ok || c.Status != status {
-			return nil, "", rules.Errorf(rules.EINVALID, "Invalid pagination[cursor]: not a cursor of this queue")
+			return nil, "", stampduty.Errorf(stampduty.EINVALID, "Invalid pagination[cursor]: not a cursor of this queue")
 		}
 		if in.ExclusiveStartKey, err = attributevalue.MarshalMap(c); err != nil {
-			return nil, "", rules.Internal(err)
+			return nil, "", stampduty.Internal(err)
 		}
 	}
 	out, err := s.db.client.Query(ctx, in)
@@ -65,7 +65,7 @@ func (s *Orders) Queue(ctx context.Context, status, cursor string, size int) ([]
 	if lek := out.LastEvaluatedKey; len(lek) > 0 {
 		var c queueCursor
 		if err := attributevalue.UnmarshalMap(lek, &c); err != nil {
-			return nil, "", rules.Internal(fmt.Errorf("queue cursor: %w", err))
+			return nil, "", stampduty.Internal(fmt.Errorf("queue cursor: %w", err))
 		}
 		b, _ := json.Marshal(c)
 		next = base64.RawURLEncoding.EncodeToString(b)
@@ -82,7 +82,7 @@ func decodeCursor(cursor string) (queueCursor, bool) {
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
-	if dec.Decode(&c) != nil || rules.StatusRank(c.Status) < 0 || c.Key == "" || c.Owner == "" || c.Seq < 1 {
+	if dec.Decode(&c) != nil || stampduty.StatusRank(c.Status) < 0 || c.Key == "" || c.Owner == "" || c.Seq < 1 {
 		return c, false
 	}
 	return c, true

@@ -14,7 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 )
 
 // Create stores o as owner's newest order and returns its seq. It reads the
@@ -28,10 +28,10 @@ import (
 // the same PutItem (the outbox). An error that may hide a stored order wraps
 // orders.ErrOutcomeUnknown. Whatever the network does, one Create stores o at most
 // once.
-func (s *Orders) Create(ctx context.Context, owner string, o rules.Order, events ...rules.Pending) (int64, error) {
+func (s *Orders) Create(ctx context.Context, owner string, o stampduty.Order, events ...stampduty.Pending) (int64, error) {
 	if o.DocumentID == "" {
 		// slotFree recognises the order by its documentId: it must have one.
-		return 0, rules.Internal(fmt.Errorf("create order: no documentId"))
+		return 0, stampduty.Internal(fmt.Errorf("create order: no documentId"))
 	}
 	n, err := s.Count(ctx, owner)
 	if err != nil {
@@ -41,7 +41,7 @@ func (s *Orders) Create(ctx context.Context, owner string, o rules.Order, events
 	// Encoded once: from one attempt to the next only the seq changes.
 	item, err := attributevalue.MarshalMap(newOrderItem(owner, seq, o, 1, events))
 	if err != nil {
-		return 0, rules.Internal(fmt.Errorf("encode order: %w", err))
+		return 0, stampduty.Internal(fmt.Errorf("encode order: %w", err))
 	}
 	for miss := 0; ; miss++ {
 		item["seq"] = avN(seq)
@@ -62,12 +62,12 @@ func (s *Orders) Create(ctx context.Context, owner string, o rules.Order, events
 		// condition writes nothing, and each earlier PutItem of this loop
 		// ended in a failed condition too.
 		if miss >= s.attempts {
-			return 0, rules.Unavailable(fmt.Errorf("create order: %d tries lost the race for the next number", miss+1))
+			return 0, stampduty.Unavailable(fmt.Errorf("create order: %d tries lost the race for the next number", miss+1))
 		}
 		seq++
 		if miss%3 == 2 {
 			if err := sleep(ctx, backoff(miss/3)); err != nil {
-				return 0, rules.Unavailable(err)
+				return 0, stampduty.Unavailable(err)
 			}
 			if n, err = s.Count(ctx, owner); err != nil {
 				return 0, err
@@ -121,7 +121,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 // older than since. It is how an interrupted create is checked: its order,
 // if stored, is among the few newest.
 func (s *Orders) Find(ctx context.Context, owner, doc string, since time.Time) (bool, error) {
-	cutoff := rules.FormatTime(since)
+	cutoff := stampduty.FormatTime(since)
 	p := dynamodb.NewQueryPaginator(s.db.client, &dynamodb.QueryInput{
 		TableName:                 aws.String(s.table),
 		KeyConditionExpression:    aws.String("#o = :o"),
@@ -139,7 +139,7 @@ func (s *Orders) Find(ctx context.Context, owner, doc string, since time.Time) (
 		}
 		var items []orderItem
 		if err := attributevalue.UnmarshalListOfMaps(out.Items, &items); err != nil {
-			return false, rules.Internal(fmt.Errorf("decode orders: %w", err))
+			return false, stampduty.Internal(fmt.Errorf("decode orders: %w", err))
 		}
 		for _, it := range items {
 			if it.DocumentID == doc {
@@ -175,17 +175,17 @@ func (s *Orders) Count(ctx context.Context, owner string) (int, error) {
 	// seq is the sort key: every item the Query returns has it.
 	var it orderItem
 	if err := attributevalue.UnmarshalMap(out.Items[0], &it); err != nil {
-		return 0, rules.Internal(fmt.Errorf("order seq: %w", err))
+		return 0, stampduty.Internal(fmt.Errorf("order seq: %w", err))
 	}
 	return int(it.Seq), nil
 }
 
 // Page returns page (from 1) of owner's orders, newest first, size per page,
 // and the exact total: Slice((page-1)*size, size).
-func (s *Orders) Page(ctx context.Context, owner string, page, size int) ([]rules.Order, int, error) {
+func (s *Orders) Page(ctx context.Context, owner string, page, size int) ([]stampduty.Order, int, error) {
 	if page < 1 || size < 1 {
 		total, err := s.Count(ctx, owner)
-		return []rules.Order{}, total, err
+		return []stampduty.Order{}, total, err
 	}
 	return s.Slice(ctx, owner, (page-1)*size, size)
 }
@@ -196,14 +196,14 @@ func (s *Orders) Page(ctx context.Context, owner string, page, size int) ([]rule
 // consistent (half the price); if it comes back short of what the count
 // promises (an order written a moment ago not yet visible), it is read once
 // more, consistently.
-func (s *Orders) Slice(ctx context.Context, owner string, start, limit int) ([]rules.Order, int, error) {
+func (s *Orders) Slice(ctx context.Context, owner string, start, limit int) ([]stampduty.Order, int, error) {
 	total, err := s.Count(ctx, owner)
 	if err != nil {
 		return nil, 0, err
 	}
 	// The newest seq of the slice is hi = total-start; past the end when < 1.
 	if start < 0 || limit < 1 || start >= total {
-		return []rules.Order{}, total, nil
+		return []stampduty.Order{}, total, nil
 	}
 	hi := int64(total) - int64(start)
 	lo := max(1, hi-int64(limit)+1)
@@ -220,8 +220,8 @@ func (s *Orders) Slice(ctx context.Context, owner string, start, limit int) ([]r
 }
 
 // seqRange returns owner's orders with lo <= seq <= hi, newest first.
-func (s *Orders) seqRange(ctx context.Context, owner string, lo, hi int64, consistent bool) ([]rules.Order, error) {
-	orders := make([]rules.Order, 0, hi-lo+1)
+func (s *Orders) seqRange(ctx context.Context, owner string, lo, hi int64, consistent bool) ([]stampduty.Order, error) {
+	orders := make([]stampduty.Order, 0, hi-lo+1)
 	p := dynamodb.NewQueryPaginator(s.db.client, &dynamodb.QueryInput{
 		TableName:                aws.String(s.table),
 		KeyConditionExpression:   aws.String("#o = :o AND seq BETWEEN :lo AND :hi"),

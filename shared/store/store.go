@@ -29,7 +29,7 @@ import (
 
 	"stampduty/shared/config"
 	"stampduty/shared/orders"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 )
 
 // AttemptTimeout bounds one HTTP attempt to DynamoDB, whose requests take
@@ -112,7 +112,7 @@ func (db *DB) scanWith(ctx context.Context, in *dynamodb.ScanInput, f func(items
 // cause. The logs see the operation and the error's code or kind, never the
 // SDK's message, which can quote request values.
 func fail(op string, err error) error {
-	code := rules.EUNAVAILABLE
+	code := stampduty.EUNAVAILABLE
 	var api smithy.APIError
 	if errors.As(err, &api) {
 		switch api.ErrorCode() {
@@ -120,14 +120,14 @@ func fail(op string, err error) error {
 			"LimitExceededException", "InternalServerError", "ServiceUnavailable", "TransactionConflictException":
 		default:
 			if api.ErrorFault() != smithy.FaultServer {
-				code = rules.EINTERNAL
+				code = stampduty.EINTERNAL
 			}
 		}
 	}
-	if code == rules.EINTERNAL {
-		return rules.Internal(&dbError{op: op, err: err})
+	if code == stampduty.EINTERNAL {
+		return stampduty.Internal(&dbError{op: op, err: err})
 	}
-	return rules.Unavailable(&dbError{op: op, err: err})
+	return stampduty.Unavailable(&dbError{op: op, err: err})
 }
 
 // dbError is a failed DynamoDB call. Its text names the operation and the
@@ -166,7 +166,7 @@ func kind(err error) string {
 // error such as throttling), the write may have happened — the answer was
 // lost or was a server fault — and the error says so.
 func writeFail(op string, err error) error {
-	e := fail(op, err).(*rules.Error)
+	e := fail(op, err).(*stampduty.Error)
 	var api smithy.APIError
 	if !errors.As(err, &api) || api.ErrorFault() == smithy.FaultServer {
 		e.Err = fmt.Errorf("%w (%w)", e.Err, orders.ErrOutcomeUnknown)

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"stampduty/shared/auth"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/store"
 	"stampduty/shared/testkit/localdb"
 	"stampduty/shared/testkit/storetest"
@@ -20,22 +20,22 @@ func TestMain(m *testing.M) { storetest.Main(m) }
 
 func ptr[T any](v T) *T { return &v }
 
-func article(purpose, state string) rules.Article {
-	return rules.Article{PurposeName: purpose, State: state, Min: 10, Max: 500}
+func article(purpose, state string) stampduty.Article {
+	return stampduty.Article{PurposeName: purpose, State: state, Min: 10, Max: 500}
 }
 
 // newOrder builds a valid order for tests, numbered n.
-func newOrder(t testing.TB, ids *store.IDs, n int) rules.Order {
+func newOrder(t testing.TB, ids *store.IDs, n int) stampduty.Order {
 	t.Helper()
 	first, err := ids.Reserve(context.Background(), 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := rules.OrderRequest{Amount: 100, Purpose: "Affidavit", State: "Karnataka", PaidBy: rules.FirstParty,
+	req := stampduty.OrderRequest{Amount: 100, Purpose: "Affidavit", State: "Karnataka", PaidBy: stampduty.FirstParty,
 		FirstPartyMobileNumber: "9876543210", FirstPartyName: fmt.Sprintf("Party %d", n), SecondPartyName: "Second",
 		Description: "N/A"}
-	o, err := rules.NewOrder(req, rules.Article{ID: 7, DocumentID: "artdoc", PurposeName: "Affidavit"}, 100,
-		rules.OrderIDs{Order: first, Fulfillment: first + 1, StampDuty: first + 2}, time.Now())
+	o, err := stampduty.NewOrder(req, stampduty.Article{ID: 7, DocumentID: "artdoc", PurposeName: "Affidavit"}, 100,
+		stampduty.OrderIDs{Order: first, Fulfillment: first + 1, StampDuty: first + 2}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,9 +59,9 @@ func TestArticles(t *testing.T) {
 	a.Fixed = ptr(int64(20))
 	b := article("Rent Agreement", "Delhi")
 	b.FollowsConsideration = true
-	f, _ := rules.ParseDecimal("0.07")
+	f, _ := stampduty.ParseDecimal("0.07")
 	b.Factor = &f
-	created, updated, err := arts.Upsert(ctx, ids, []rules.Article{a, b})
+	created, updated, err := arts.Upsert(ctx, ids, []stampduty.Article{a, b})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,10 +93,10 @@ func TestArticles(t *testing.T) {
 	})
 	t.Run("NotFound", func(t *testing.T) {
 		_, err := arts.Get(ctx, "Affidavit", "Delhi")
-		if got, want := rules.ErrorCode(err), rules.ENOTFOUND; got != want {
+		if got, want := stampduty.ErrorCode(err), stampduty.ENOTFOUND; got != want {
 			t.Fatalf("code = %q, want %q", got, want)
 		}
-		if got, want := rules.ErrorMessage(err), "Purpose with the name: Affidavit cannot be found."; got != want {
+		if got, want := stampduty.ErrorMessage(err), "Purpose with the name: Affidavit cannot be found."; got != want {
 			t.Errorf("message = %q, want %q", got, want)
 		}
 	})
@@ -107,7 +107,7 @@ func TestArticles(t *testing.T) {
 			long[i] = 'a'
 		}
 		for _, k := range [][2]string{{"", "Delhi"}, {string(long), "Delhi"}, {"Affidavit", "Atlantis"}} {
-			if _, err := arts.Get(ctx, k[0], k[1]); rules.ErrorCode(err) != rules.ENOTFOUND {
+			if _, err := arts.Get(ctx, k[0], k[1]); stampduty.ErrorCode(err) != stampduty.ENOTFOUND {
 				t.Errorf("Get(%.10q, %q) = %v, want ENOTFOUND", k[0], k[1], err)
 			}
 		}
@@ -119,7 +119,7 @@ func TestArticles(t *testing.T) {
 		before, _ := arts.Get(ctx, "Affidavit", "Karnataka")
 		a2 := a
 		a2.Max = 900
-		created, updated, err := arts.Upsert(ctx, ids, []rules.Article{a2})
+		created, updated, err := arts.Upsert(ctx, ids, []stampduty.Article{a2})
 		if err != nil || created != 0 || updated != 1 {
 			t.Fatalf("Upsert = %d, %d, %v; want 0, 1, nil", created, updated, err)
 		}
@@ -150,7 +150,7 @@ func TestArticles(t *testing.T) {
 			if _, err := cache.Get(ctx, "Affidavit", "Karnataka"); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := cache.Get(ctx, "Nope", "Delhi"); rules.ErrorCode(err) != rules.ENOTFOUND {
+			if _, err := cache.Get(ctx, "Nope", "Delhi"); stampduty.ErrorCode(err) != stampduty.ENOTFOUND {
 				t.Fatalf("Get(Nope) = %v", err)
 			}
 		}
@@ -167,7 +167,7 @@ func TestArticles(t *testing.T) {
 			{" Rent", "Delhi"}, {"Rent\xff", "Delhi"},
 		} {
 			_, err := cache.Get(ctx, k[0], k[1])
-			if got, want := rules.ErrorCode(err), rules.ENOTFOUND; got != want {
+			if got, want := stampduty.ErrorCode(err), stampduty.ENOTFOUND; got != want {
 				t.Errorf("Get(%.20q, %.20q) = %v, want %s", k[0], k[1], err, want)
 			}
 		}
@@ -183,7 +183,7 @@ func TestArticles(t *testing.T) {
 		long := strings.Repeat("y", 190)
 		most := 0
 		for i := range 1500 {
-			if _, err := cache.Get(ctx, fmt.Sprintf("%s %06d", long, i), "Delhi"); rules.ErrorCode(err) != rules.ENOTFOUND {
+			if _, err := cache.Get(ctx, fmt.Sprintf("%s %06d", long, i), "Delhi"); stampduty.ErrorCode(err) != stampduty.ENOTFOUND {
 				t.Fatal(err)
 			}
 			most = max(most, cache.Bytes())
@@ -341,7 +341,7 @@ func TestOrders(t *testing.T) {
 	})
 	t.Run("RoundTrip", func(t *testing.T) {
 		o := newOrder(t, ids, 1000)
-		o.Fulfillments[0].CertificateFile = &rules.File{ID: 5, DocumentID: "f", Name: "c.pdf", Mime: "application/pdf", Size: 9, SHA256: "ff", Key: "certificates/x/f", CreatedAt: o.CreatedAt}
+		o.Fulfillments[0].CertificateFile = &stampduty.File{ID: 5, DocumentID: "f", Name: "c.pdf", Mime: "application/pdf", Size: 9, SHA256: "ff", Key: "certificates/x/f", CreatedAt: o.CreatedAt}
 		if _, err := orders.Create(ctx, "dave", o); err != nil {
 			t.Fatal(err)
 		}
@@ -471,13 +471,13 @@ func TestTokens(t *testing.T) {
 	})
 	t.Run("Unknown", func(t *testing.T) {
 		_, err := tokens.Token(ctx, localdb.Hasher().Hash("sdt_other"))
-		if got, want := rules.ErrorCode(err), rules.ENOTFOUND; got != want {
+		if got, want := stampduty.ErrorCode(err), stampduty.ENOTFOUND; got != want {
 			t.Errorf("code = %q, want %q", got, want)
 		}
 	})
 	t.Run("DuplicateRefused", func(t *testing.T) {
 		err := tokens.Create(ctx, auth.Token{Hash: hash, Owner: "mallory", CreatedAt: time.Now()})
-		if got, want := rules.ErrorCode(err), rules.ECONFLICT; got != want {
+		if got, want := stampduty.ErrorCode(err), stampduty.ECONFLICT; got != want {
 			t.Errorf("code = %q, want %q", got, want)
 		}
 	})
@@ -500,7 +500,7 @@ func TestTokens(t *testing.T) {
 	})
 	t.Run("RevokeNeedsAFullID", func(t *testing.T) {
 		_, err := tokens.Revoke(ctx, hash[:4], time.Now())
-		if got, want := rules.ErrorCode(err), rules.EINVALID; got != want {
+		if got, want := stampduty.ErrorCode(err), stampduty.EINVALID; got != want {
 			t.Errorf("code = %q, want %q", got, want)
 		}
 	})
@@ -516,7 +516,7 @@ func TestTokens(t *testing.T) {
 	})
 	t.Run("RevokeUnknown", func(t *testing.T) {
 		_, err := tokens.Revoke(ctx, "ffffffffffff", time.Now())
-		if got, want := rules.ErrorCode(err), rules.ENOTFOUND; got != want {
+		if got, want := stampduty.ErrorCode(err), stampduty.ENOTFOUND; got != want {
 			t.Errorf("code = %q, want %q", got, want)
 		}
 	})
@@ -527,10 +527,10 @@ func TestTokens(t *testing.T) {
 func TestEngineDownIsUnavailable(t *testing.T) {
 	db := store.New(localdb.Client("http://127.0.0.1:1"))
 	_, err := db.Articles("ArticlesTable").Get(context.Background(), "Affidavit", "Delhi")
-	if got, want := rules.ErrorCode(err), rules.EUNAVAILABLE; got != want {
+	if got, want := stampduty.ErrorCode(err), stampduty.EUNAVAILABLE; got != want {
 		t.Fatalf("code = %q, want %q (%v)", got, want, err)
 	}
-	if got, want := rules.ErrorMessage(err), "Service Unavailable"; got != want {
+	if got, want := stampduty.ErrorMessage(err), "Service Unavailable"; got != want {
 		t.Errorf("message = %q, want %q", got, want)
 	}
 	// What the logs get: the operation and the kind of failure, no address or SDK text.

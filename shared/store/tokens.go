@@ -13,7 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"stampduty/shared/auth"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 )
 
 // Tokens is the tokens table: key hash (the keyed hash of a token, auth.Hasher).
@@ -50,11 +50,11 @@ func (s *Tokens) Token(ctx context.Context, hash string) (auth.Token, error) {
 		return auth.Token{}, fail("GetItem", err)
 	}
 	if out.Item == nil {
-		return auth.Token{}, rules.Errorf(rules.ENOTFOUND, "no such token")
+		return auth.Token{}, stampduty.Errorf(stampduty.ENOTFOUND, "no such token")
 	}
 	var it tokenItem
 	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
-		return auth.Token{}, rules.Internal(fmt.Errorf("decode token: %w", err))
+		return auth.Token{}, stampduty.Internal(fmt.Errorf("decode token: %w", err))
 	}
 	return it.token(), nil
 }
@@ -72,7 +72,7 @@ func (s *Tokens) Create(ctx context.Context, t auth.Token) error {
 		ExpressionAttributeNames: map[string]string{"#h": "hash"},
 	})
 	if conditionFailed(err) {
-		return rules.Errorf(rules.ECONFLICT, "token exists")
+		return stampduty.Errorf(stampduty.ECONFLICT, "token exists")
 	}
 	if err != nil {
 		return fail("PutItem", err)
@@ -87,7 +87,7 @@ func (s *Tokens) List(ctx context.Context) ([]auth.Token, error) {
 	err := s.db.scan(ctx, s.table, func(page []map[string]types.AttributeValue) error {
 		var items []tokenItem
 		if err := attributevalue.UnmarshalListOfMaps(page, &items); err != nil {
-			return rules.Internal(fmt.Errorf("decode tokens: %w", err))
+			return stampduty.Internal(fmt.Errorf("decode tokens: %w", err))
 		}
 		for _, it := range items {
 			ts = append(ts, it.token())
@@ -107,7 +107,7 @@ func (s *Tokens) List(ctx context.Context) ([]auth.Token, error) {
 // shorter or ambiguous ID and ENOTFOUND when no token has it.
 func (s *Tokens) Revoke(ctx context.Context, id string, now time.Time) (auth.Token, error) {
 	if len(id) < auth.IDLength {
-		return auth.Token{}, rules.Errorf(rules.EINVALID, "a token ID has at least %d hex digits", auth.IDLength)
+		return auth.Token{}, stampduty.Errorf(stampduty.EINVALID, "a token ID has at least %d hex digits", auth.IDLength)
 	}
 	ts, err := s.List(ctx)
 	if err != nil {
@@ -121,10 +121,10 @@ func (s *Tokens) Revoke(ctx context.Context, id string, now time.Time) (auth.Tok
 	}
 	switch len(match) {
 	case 0:
-		return auth.Token{}, rules.Errorf(rules.ENOTFOUND, "no token with id %s", id)
+		return auth.Token{}, stampduty.Errorf(stampduty.ENOTFOUND, "no token with id %s", id)
 	case 1:
 	default:
-		return auth.Token{}, rules.Errorf(rules.EINVALID, "%d tokens have ids starting with %s", len(match), id)
+		return auth.Token{}, stampduty.Errorf(stampduty.EINVALID, "%d tokens have ids starting with %s", len(match), id)
 	}
 	t := match[0]
 	if t.Revoked() {

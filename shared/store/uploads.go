@@ -14,7 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"stampduty/shared/orders"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 )
 
 // Uploads is the uploads table: key id, one item per orders.Watch (the
@@ -78,7 +78,7 @@ type uploadItem struct {
 }
 
 // The stored names of the file kinds.
-var kindNames = map[rules.FileKind]string{rules.Document: "document", rules.Certificate: "certificate"}
+var kindNames = map[stampduty.FileKind]string{stampduty.Document: "document", stampduty.Certificate: "certificate"}
 
 // dueShard is the due index partition of record id.
 func dueShard(id string) string {
@@ -88,33 +88,33 @@ func dueShard(id string) string {
 }
 
 // uploadDueKey is record id's sort key in the due index.
-func uploadDueKey(due time.Time, id string) string { return rules.FormatTime(due) + "#" + id }
+func uploadDueKey(due time.Time, id string) string { return stampduty.FormatTime(due) + "#" + id }
 
 func newUploadItem(w orders.Watch) uploadItem {
 	it := uploadItem{ID: w.ID, Owner: w.Owner, Seq: w.Seq, Keys: w.Keys, DuePK: dueShard(w.ID),
 		DueKey: uploadDueKey(w.Due, w.ID), Expires: w.Due.Add(WatchTTL).Unix()}
 	if u := w.Upload; u != nil {
 		it.Kind, it.Caller, it.Order, it.Fulfillment = kindNames[u.Kind], u.Caller, u.Order, u.Fulfillment
-		it.Name, it.Mime, it.Size, it.Until, it.Used = u.Name, u.Mime, u.Size, rules.FormatTime(u.Until), u.Used
+		it.Name, it.Mime, it.Size, it.Until, it.Used = u.Name, u.Mime, u.Size, stampduty.FormatTime(u.Until), u.Used
 	}
 	return it
 }
 
 func (it uploadItem) watch() (orders.Watch, error) {
 	due, _, _ := strings.Cut(it.DueKey, "#") // <due>#<id>: times hold no '#'
-	at, err := time.Parse(rules.TimeLayout, due)
+	at, err := time.Parse(stampduty.TimeLayout, due)
 	if err != nil {
-		return orders.Watch{}, rules.Internal(fmt.Errorf("decode upload %s: due %q", it.ID, due))
+		return orders.Watch{}, stampduty.Internal(fmt.Errorf("decode upload %s: due %q", it.ID, due))
 	}
 	w := orders.Watch{ID: it.ID, Owner: it.Owner, Seq: it.Seq, Keys: it.Keys, Due: at}
 	if it.Kind != "" {
-		until, err := time.Parse(rules.TimeLayout, it.Until)
+		until, err := time.Parse(stampduty.TimeLayout, it.Until)
 		if err != nil {
-			return orders.Watch{}, rules.Internal(fmt.Errorf("decode upload %s: until %q", it.ID, it.Until))
+			return orders.Watch{}, stampduty.Internal(fmt.Errorf("decode upload %s: until %q", it.ID, it.Until))
 		}
-		k := rules.Document
-		if it.Kind == kindNames[rules.Certificate] {
-			k = rules.Certificate
+		k := stampduty.Document
+		if it.Kind == kindNames[stampduty.Certificate] {
+			k = stampduty.Certificate
 		}
 		w.Upload = &orders.Staged{Kind: k, Caller: it.Caller, Order: it.Order, Fulfillment: it.Fulfillment,
 			Name: it.Name, Mime: it.Mime, Size: it.Size, Until: until, Used: it.Used}
@@ -125,7 +125,7 @@ func (it uploadItem) watch() (orders.Watch, error) {
 func decodeWatch(item map[string]types.AttributeValue) (orders.Watch, error) {
 	var it uploadItem
 	if err := attributevalue.UnmarshalMap(item, &it); err != nil {
-		return orders.Watch{}, rules.Internal(fmt.Errorf("decode upload: %w", err))
+		return orders.Watch{}, stampduty.Internal(fmt.Errorf("decode upload: %w", err))
 	}
 	return it.watch()
 }
@@ -134,7 +134,7 @@ func decodeWatch(item map[string]types.AttributeValue) (orders.Watch, error) {
 func (s *Uploads) Watch(ctx context.Context, w orders.Watch) error {
 	item, err := attributevalue.MarshalMap(newUploadItem(w))
 	if err != nil {
-		return rules.Internal(fmt.Errorf("encode upload: %w", err))
+		return stampduty.Internal(fmt.Errorf("encode upload: %w", err))
 	}
 	if _, err := s.db.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: item}); err != nil {
 		return writeFail("PutItem", err)
@@ -159,7 +159,7 @@ func (s *Uploads) Get(ctx context.Context, id string) (orders.Watch, error) {
 		return orders.Watch{}, fail("GetItem", err)
 	}
 	if out.Item == nil {
-		return orders.Watch{}, rules.Errorf(rules.ENOTFOUND, "no upload %s", id)
+		return orders.Watch{}, stampduty.Errorf(stampduty.ENOTFOUND, "no upload %s", id)
 	}
 	return decodeWatch(out.Item)
 }
@@ -170,15 +170,15 @@ func (s *Uploads) Get(ctx context.Context, id string) (orders.Watch, error) {
 func (s *Uploads) Claim(ctx context.Context, id string, want orders.Staged, keys []string, now, due time.Time) (orders.Watch, error) {
 	ks, err := attributevalue.Marshal(keys)
 	if err != nil {
-		return orders.Watch{}, rules.Internal(fmt.Errorf("encode upload keys: %w", err))
+		return orders.Watch{}, stampduty.Internal(fmt.Errorf("encode upload keys: %w", err))
 	}
 	cond := "attribute_not_exists(used) AND k = :k AND od = :od AND #until > :now"
 	vals := map[string]types.AttributeValue{
-		":k": avS(kindNames[want.Kind]), ":od": avS(want.Order), ":now": avS(rules.FormatTime(now)),
+		":k": avS(kindNames[want.Kind]), ":od": avS(want.Order), ":now": avS(stampduty.FormatTime(now)),
 		":used": avS(orders.UsedAttached), ":ks": ks, ":dk": avS(uploadDueKey(due, id)),
 		":exp": avN(due.Add(WatchTTL).Unix()),
 	}
-	if want.Kind == rules.Document {
+	if want.Kind == stampduty.Document {
 		cond += " AND who = :who"
 		vals[":who"] = avS(want.Caller)
 	} else {
@@ -195,7 +195,7 @@ func (s *Uploads) Claim(ctx context.Context, id string, want orders.Staged, keys
 		ReturnValues:              types.ReturnValueAllNew,
 	})
 	if conditionFailed(err) {
-		return orders.Watch{}, rules.Errorf(rules.ENOTFOUND, "upload %s may not be attached", id)
+		return orders.Watch{}, stampduty.Errorf(stampduty.ENOTFOUND, "upload %s may not be attached", id)
 	}
 	if err != nil {
 		return orders.Watch{}, writeFail("UpdateItem", err)
@@ -214,7 +214,7 @@ func (s *Uploads) Due(ctx context.Context, now time.Time, limit int) ([]orders.W
 			IndexName:              aws.String(UploadsDueIndex),
 			KeyConditionExpression: aws.String("dp = :p AND dk < :now"),
 			ExpressionAttributeValues: map[string]types.AttributeValue{
-				":p": avS("due#" + strconv.Itoa(shard)), ":now": avS(rules.FormatTime(now))},
+				":p": avS("due#" + strconv.Itoa(shard)), ":now": avS(stampduty.FormatTime(now))},
 			Limit: aws.Int32(int32(limit - len(out))),
 		})
 		if err != nil {

@@ -12,7 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/webhooks"
 )
 
@@ -79,7 +79,7 @@ func (s *Webhooks) Webhooks(ctx context.Context, owner string) (webhooks.Set, er
 	}
 	var it hooksItem
 	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
-		return webhooks.Set{}, rules.Internal(fmt.Errorf("decode webhooks of a caller: %w", err))
+		return webhooks.Set{}, stampduty.Internal(fmt.Errorf("decode webhooks of a caller: %w", err))
 	}
 	set := webhooks.Set{V: it.V}
 	for _, h := range it.Hooks {
@@ -107,7 +107,7 @@ func (s *Webhooks) SaveWebhooks(ctx context.Context, owner string, set webhooks.
 	}
 	item, err := attributevalue.MarshalMap(it)
 	if err != nil {
-		return rules.Internal(fmt.Errorf("encode webhooks of a caller: %w", err))
+		return stampduty.Internal(fmt.Errorf("encode webhooks of a caller: %w", err))
 	}
 	in := &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: item}
 	if v == 0 {
@@ -145,7 +145,7 @@ func (s *Webhooks) Disabled(ctx context.Context) ([]webhooks.Webhook, error) {
 	}, func(page []map[string]types.AttributeValue) error {
 		var items []hooksItem
 		if err := attributevalue.UnmarshalListOfMaps(page, &items); err != nil {
-			return rules.Internal(fmt.Errorf("decode webhooks of a caller: %w", err))
+			return stampduty.Internal(fmt.Errorf("decode webhooks of a caller: %w", err))
 		}
 		for _, it := range items {
 			for _, h := range it.Hooks {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/storetest"
 	"stampduty/shared/webhooks"
 )
@@ -19,7 +19,7 @@ func TestWebhooksItem(t *testing.T) {
 	env := storetest.New(t)
 	hooks := env.DB().Webhooks(env.Table("WebhooksTable"))
 	hook := webhooks.Webhook{ID: 7, DocumentID: "k3v9xq2m7p4r8t1w5y6z0abc", URL: "https://hooks.example.com/x",
-		Events: []string{rules.EventOrderCreated}, Enabled: true, CreatedAt: "2026-11-23T10:00:00.000Z", Secret: webhooks.NewSecret(), Owner: "acme"}
+		Events: []string{stampduty.EventOrderCreated}, Enabled: true, CreatedAt: "2026-11-23T10:00:00.000Z", Secret: webhooks.NewSecret(), Owner: "acme"}
 
 	t.Run("NoneStored", func(t *testing.T) {
 		s, err := hooks.Webhooks(ctx, "acme")
@@ -64,11 +64,11 @@ func TestDeliveries(t *testing.T) {
 	db := env.DB()
 	del := db.Deliveries(env.Table("DeliveriesTable"))
 	order := newOrder(t, db.IDs(env.Table("CountersTable"), 30), 1)
-	order.StampDuty.UploadedDocument = &rules.File{ID: 9, DocumentID: "f000000000000000000000000", Name: "lease.pdf", Mime: rules.MimePDF,
+	order.StampDuty.UploadedDocument = &stampduty.File{ID: 9, DocumentID: "f000000000000000000000000", Name: "lease.pdf", Mime: stampduty.MimePDF,
 		Size: 47, SHA256: "00", Key: "documents/x/f", CreatedAt: order.CreatedAt}
-	status := rules.StatusPending
-	job := webhooks.Job{Owner: "acme", Webhook: "w000000000000000000000000", Pending: rules.Pending{ID: "evt_e00000000000000000000000",
-		Type: rules.EventOrderCreated, At: order.CreatedAt, Status: &status, Order: order},
+	status := stampduty.StatusPending
+	job := webhooks.Job{Owner: "acme", Webhook: "w000000000000000000000000", Pending: stampduty.Pending{ID: "evt_e00000000000000000000000",
+		Type: stampduty.EventOrderCreated, At: order.CreatedAt, Status: &status, Order: order},
 		Seq: webhooks.Seq(order.DocumentID, 3, 0), Next: "2026-11-23T10:00:00.000Z"}
 	ids := func(js []webhooks.Job) []string {
 		var out []string
@@ -79,7 +79,7 @@ func TestDeliveries(t *testing.T) {
 	}
 	dueAt := func(t *testing.T, at string) []string {
 		t.Helper()
-		now, err := time.Parse(rules.TimeLayout, at)
+		now, err := time.Parse(stampduty.TimeLayout, at)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -288,8 +288,8 @@ func TestFailingReads(t *testing.T) {
 		{"w2", 2, webhooks.JobDelivered}, {"w2", 2, webhooks.JobDue}, {"w1", 5, webhooks.JobDisabled}}
 	want := map[int][]string{} // by min attempts: the event ids
 	for i, s := range seeds {
-		j := webhooks.Job{Owner: "acme", Webhook: s.hook, Pending: rules.Pending{ID: fmt.Sprintf("evt_e%023d", i),
-			Type: rules.EventOrderCreated, At: order.CreatedAt, Order: order}, Seq: webhooks.Seq(order.DocumentID, int64(i+1), 0),
+		j := webhooks.Job{Owner: "acme", Webhook: s.hook, Pending: stampduty.Pending{ID: fmt.Sprintf("evt_e%023d", i),
+			Type: stampduty.EventOrderCreated, At: order.CreatedAt, Order: order}, Seq: webhooks.Seq(order.DocumentID, int64(i+1), 0),
 			N: s.n, Done: s.done}
 		if s.n > 0 {
 			j.First = "2026-11-23T10:00:00.000Z"
@@ -335,7 +335,7 @@ func TestFailingReads(t *testing.T) {
 	t.Run("DisabledWebhooksOfEveryCaller", func(t *testing.T) {
 		hook := func(id int64, enabled bool) webhooks.Webhook {
 			return webhooks.Webhook{ID: id, DocumentID: fmt.Sprintf("w%024d", id), URL: fmt.Sprintf("https://h.example.com/%d", id),
-				Events: []string{rules.EventOrderCreated}, Enabled: enabled, CreatedAt: "2026-11-23T10:00:00.000Z", Secret: webhooks.NewSecret()}
+				Events: []string{stampduty.EventOrderCreated}, Enabled: enabled, CreatedAt: "2026-11-23T10:00:00.000Z", Secret: webhooks.NewSecret()}
 		}
 		var full []webhooks.Webhook // ten webhooks, the last disabled: the filter looks past the first
 		for i := range webhooks.MaxPerCaller {

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"stampduty/shared/filter"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 )
 
 // fuzzSortable are the sort fields of the article list.
@@ -31,7 +31,7 @@ var fuzzKnown = []struct {
 var fuzzPageNames = [][2]string{{"page", "pageSize"}, {"pagination[page]", "pagination[pageSize]"}}
 
 // FuzzQuery feeds raw query strings to ParseQuery, Page and Sort. None may
-// panic; every error is an EINVALID *rules.Error naming a parameter; a page
+// panic; every error is an EINVALID *stampduty.Error naming a parameter; a page
 // that parses is at least 1 with a size in [1, MaxPageSize], and equals what
 // the README's rules (ASCII digits only, given once, capped) say it is.
 func FuzzQuery(f *testing.F) {
@@ -96,15 +96,15 @@ func FuzzQuery(f *testing.F) {
 	})
 }
 
-// requireInvalid fails unless err is an EINVALID *rules.Error (not merely
+// requireInvalid fails unless err is an EINVALID *stampduty.Error (not merely
 // wrapping one) with a message and at least one failing field.
 func requireInvalid(t *testing.T, what, raw string, err error) {
 	t.Helper()
-	e, ok := err.(*rules.Error)
+	e, ok := err.(*stampduty.Error)
 	if !ok {
-		t.Fatalf("%s of %q: error %v is a %T, not a *rules.Error", what, raw, err, err)
+		t.Fatalf("%s of %q: error %v is a %T, not a *stampduty.Error", what, raw, err, err)
 	}
-	if got, want := e.Code, rules.EINVALID; got != want {
+	if got, want := e.Code, stampduty.EINVALID; got != want {
 		t.Fatalf("%s of %q: code = %q, want %q", what, raw, got, want)
 	}
 	if e.Message == "" || len(e.Fields) == 0 {
@@ -149,7 +149,7 @@ func expectNumber(values []string, def, limit int) (n int, ok bool) {
 }
 
 // FuzzParseList feeds raw query strings to ParseList with both lists'
-// specs. It must never panic; every error is an EINVALID *rules.Error
+// specs. It must never panic; every error is an EINVALID *stampduty.Error
 // naming a parameter; a query it accepts has a window of at least one and
 // at most MaxPageSize items, only allowed fields, and filters that
 // filter.Compile either accepts or refuses as EINVALID.
@@ -179,7 +179,7 @@ func FuzzParseList(f *testing.F) {
 				}
 			}
 			if _, err := filter.Compile(l.Filters, filter.ArticleFields); err != nil {
-				if got, want := rules.ErrorCode(err), rules.EINVALID; got != want {
+				if got, want := stampduty.ErrorCode(err), stampduty.EINVALID; got != want {
 					t.Fatalf("Compile of %q: code %q, want %q", raw, got, want)
 				}
 			}

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"stampduty/shared/filter"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 )
 
 var articleSpec = ListSpec{Sortable: []string{"id", "state"}, Fields: []string{"purpose_name", "state"}}
@@ -57,8 +57,8 @@ func TestParseListPaging(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			l, err := ParseList(tc.raw, tc.spec)
 			if tc.window == "" {
-				e, ok := err.(*rules.Error)
-				if !ok || e.Code != rules.EINVALID || len(e.Fields) == 0 {
+				e, ok := err.(*stampduty.Error)
+				if !ok || e.Code != stampduty.EINVALID || len(e.Fields) == 0 {
 					t.Fatalf("err = %v, want EINVALID on %s", err, tc.block)
 				}
 				if got, want := e.Fields[0].Path, tc.block; got != want {
@@ -101,7 +101,7 @@ func TestParseListFields(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			l, err := ParseList(tc.raw, articleSpec)
-			if got, want := rules.ErrorMessage(err), tc.msg; got != want {
+			if got, want := stampduty.ErrorMessage(err), tc.msg; got != want {
 				t.Fatalf("error = %q, want %q", got, want)
 			}
 			if err == nil && fmt.Sprint(l.Fields) != tc.fields {
@@ -170,7 +170,7 @@ func TestFilters(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			l, err := ParseList(tc.raw, articleSpec)
-			got := rules.ErrorMessage(err)
+			got := stampduty.ErrorMessage(err)
 			if err == nil {
 				got = show(l.Filters)
 			}

@@ -9,7 +9,7 @@ import (
 	"github.com/aws/aws-lambda-go/lambdacontext"
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
 
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 )
 
 // entry is what a request's log line says beyond its route and timing: the
@@ -72,7 +72,7 @@ func Logged(logger *slog.Logger, h http.Handler) http.Handler {
 		}
 		level := slog.LevelInfo
 		if e.err != nil {
-			attrs = append(attrs, slog.String("error", string(rules.ErrorCode(e.err))))
+			attrs = append(attrs, slog.String("error", string(stampduty.ErrorCode(e.err))))
 			if sw.status >= 500 {
 				level = slog.LevelError
 				attrs = append(attrs, slog.String("cause", e.err.Error()))

@@ -12,7 +12,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambdacontext"
 
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 )
 
 func TestLogged(t *testing.T) {
@@ -22,10 +22,10 @@ func TestLogged(t *testing.T) {
 	h := Logged(logger, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		SetCaller(r.Context(), "acme")
 		if r.URL.Query().Get("fail") != "" {
-			WriteError(w, r, &rules.Error{Code: rules.EUNAVAILABLE, Message: "Service Unavailable", Err: context.DeadlineExceeded})
+			WriteError(w, r, &stampduty.Error{Code: stampduty.EUNAVAILABLE, Message: "Service Unavailable", Err: context.DeadlineExceeded})
 			return
 		}
-		WriteError(w, r, rules.Invalid([]rules.FieldError{{Path: "firstPartyPan", Message: "firstPartyPan must be empty or a PAN"}}))
+		WriteError(w, r, stampduty.Invalid([]stampduty.FieldError{{Path: "firstPartyPan", Message: "firstPartyPan must be empty or a PAN"}}))
 	}))
 	ctx := lambdacontext.NewContext(context.Background(), &lambdacontext.LambdaContext{AwsRequestID: "req-123"})
 	for _, q := range []string{"", "?fail=1"} {

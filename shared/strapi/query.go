@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 )
 
 // Page sizes of list endpoints.
@@ -43,7 +43,7 @@ func ParseQuery(raw string, known func(key string) bool) (Query, error) {
 }
 
 func paramError(key, msg string) error {
-	return &rules.Error{Code: rules.EINVALID, Message: msg, Fields: []rules.FieldError{{Path: key, Message: msg}}}
+	return &stampduty.Error{Code: stampduty.EINVALID, Message: msg, Fields: []stampduty.FieldError{{Path: key, Message: msg}}}
 }
 
 // Value returns the single value of key; ok is false when the key is

@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"stampduty/shared/jsonobj"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 )
 
 // MaxBody is the largest request body accepted: 64 KiB.
@@ -36,17 +36,17 @@ type kind struct {
 
 // kinds maps each error code to its status, Strapi error name and
 // Retry-After. It is the only place where these are chosen for errors.
-var kinds = map[rules.Code]kind{
-	rules.EINVALID:      {http.StatusBadRequest, "ValidationError", ""},
-	rules.EUNAUTHORIZED: {http.StatusUnauthorized, "UnauthorizedError", ""},
-	rules.EFORBIDDEN:    {http.StatusForbidden, "ForbiddenError", ""},
-	rules.ENOTFOUND:     {http.StatusNotFound, "NotFoundError", ""},
-	rules.ENOTALLOWED:   {http.StatusMethodNotAllowed, "MethodNotAllowedError", ""},
-	rules.ECONFLICT:     {http.StatusConflict, "ConflictError", "1"},
-	rules.ETOOLARGE:     {http.StatusRequestEntityTooLarge, "PayloadTooLargeError", ""},
-	rules.EUNSUPPORTED:  {http.StatusUnsupportedMediaType, "UnsupportedMediaTypeError", ""},
-	rules.EUNAVAILABLE:  {http.StatusServiceUnavailable, "ServiceUnavailableError", "1"},
-	rules.EINTERNAL:     {http.StatusInternalServerError, "InternalServerError", ""},
+var kinds = map[stampduty.Code]kind{
+	stampduty.EINVALID:      {http.StatusBadRequest, "ValidationError", ""},
+	stampduty.EUNAUTHORIZED: {http.StatusUnauthorized, "UnauthorizedError", ""},
+	stampduty.EFORBIDDEN:    {http.StatusForbidden, "ForbiddenError", ""},
+	stampduty.ENOTFOUND:     {http.StatusNotFound, "NotFoundError", ""},
+	stampduty.ENOTALLOWED:   {http.StatusMethodNotAllowed, "MethodNotAllowedError", ""},
+	stampduty.ECONFLICT:     {http.StatusConflict, "ConflictError", "1"},
+	stampduty.ETOOLARGE:     {http.StatusRequestEntityTooLarge, "PayloadTooLargeError", ""},
+	stampduty.EUNSUPPORTED:  {http.StatusUnsupportedMediaType, "UnsupportedMediaTypeError", ""},
+	stampduty.EUNAVAILABLE:  {http.StatusServiceUnavailable, "ServiceUnavailableError", "1"},
+	stampduty.EINTERNAL:     {http.StatusInternalServerError, "InternalServerError", ""},
 }
 
 // Status returns the HTTP status of err.
@@ -55,10 +55,10 @@ func Status(err error) int {
 }
 
 func kindOf(err error) kind {
-	if k, ok := kinds[rules.ErrorCode(err)]; ok {
+	if k, ok := kinds[stampduty.ErrorCode(err)]; ok {
 		return k
 	}
-	return kinds[rules.EINTERNAL]
+	return kinds[stampduty.EINTERNAL]
 }
 
 // ErrorBody is the Strapi error envelope: {"data": null, "error": {...}}.
@@ -91,12 +91,12 @@ type DetailError struct {
 // carry only a generic message: no cause, table name or address.
 func NewErrorBody(err error) ErrorBody {
 	k := kindOf(err)
-	info := ErrorInfo{Status: k.status, Name: k.name, Message: rules.ErrorMessage(err)}
-	var e *rules.Error
+	info := ErrorInfo{Status: k.status, Name: k.name, Message: stampduty.ErrorMessage(err)}
+	var e *stampduty.Error
 	switch {
 	case k.status >= 500:
 		// Whatever the error says, the caller gets the status's text (an
-		// error that is no *rules.Error is a 500).
+		// error that is no *stampduty.Error is a 500).
 		info.Message = http.StatusText(k.status)
 	case errors.As(err, &e):
 		for _, f := range e.Fields {
@@ -152,37 +152,37 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 // ETOOLARGE, refused before any of it is parsed.
 func ReadJSONBody(r *http.Request) ([]byte, error) {
 	if ct := r.Header.Get("Content-Type"); ct != "" && !isJSON(ct) {
-		return nil, rules.Errorf(rules.EUNSUPPORTED, "Content-Type must be application/json")
+		return nil, stampduty.Errorf(stampduty.EUNSUPPORTED, "Content-Type must be application/json")
 	}
 	if r.ContentLength > MaxBody {
-		return nil, rules.Errorf(rules.ETOOLARGE, "The request body is larger than 64 KiB")
+		return nil, stampduty.Errorf(stampduty.ETOOLARGE, "The request body is larger than 64 KiB")
 	}
 	b, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
 	if err != nil {
-		return nil, rules.Errorf(rules.EINVALID, "Invalid data. The body could not be read")
+		return nil, stampduty.Errorf(stampduty.EINVALID, "Invalid data. The body could not be read")
 	}
 	if len(b) > MaxBody {
-		return nil, rules.Errorf(rules.ETOOLARGE, "The request body is larger than 64 KiB")
+		return nil, stampduty.Errorf(stampduty.ETOOLARGE, "The request body is larger than 64 KiB")
 	}
 	return b, nil
 }
 
 // ReadUpload reads a request whose body is a file (a caller's document, a
 // certificate): its Content-Type, the name query parameter (nil when
-// absent) and at most rules.MaxFileSize+1 bytes of it, so that a longer
-// body is refused (rules.FileKind.Check) without being read whole.
-func ReadUpload(r *http.Request) (rules.Upload, error) {
-	u := rules.Upload{ContentType: r.Header.Get("Content-Type")}
+// absent) and at most stampduty.MaxFileSize+1 bytes of it, so that a longer
+// body is refused (stampduty.FileKind.Check) without being read whole.
+func ReadUpload(r *http.Request) (stampduty.Upload, error) {
+	u := stampduty.Upload{ContentType: r.Header.Get("Content-Type")}
 	if q := r.URL.Query(); q.Has("name") {
 		name := q.Get("name")
 		u.Name = &name
 	}
-	if r.ContentLength > rules.MaxFileSize {
-		return u, rules.FileTooLarge()
+	if r.ContentLength > stampduty.MaxFileSize {
+		return u, stampduty.FileTooLarge()
 	}
-	b, err := io.ReadAll(io.LimitReader(r.Body, rules.MaxFileSize+1))
+	b, err := io.ReadAll(io.LimitReader(r.Body, stampduty.MaxFileSize+1))
 	if err != nil {
-		return u, rules.Errorf(rules.EINVALID, "Invalid data. The body could not be read")
+		return u, stampduty.Errorf(stampduty.EINVALID, "Invalid data. The body could not be read")
 	}
 	u.Body = b
 	return u, nil
@@ -211,16 +211,16 @@ func DecodeObject(body []byte) ([]jsonobj.Member, error) {
 		case errors.Is(err, jsonobj.ErrTooDeep):
 			msg = "The body is nested too deeply"
 		}
-		return nil, rules.Invalid([]rules.FieldError{{Path: "", Message: msg}})
+		return nil, stampduty.Invalid([]stampduty.FieldError{{Path: "", Message: msg}})
 	}
-	var repeated []rules.FieldError
+	var repeated []stampduty.FieldError
 	for _, m := range members {
 		if m.Occurrence == 2 {
-			repeated = append(repeated, rules.FieldError{Path: m.Key, Message: m.Key + " is given more than once"})
+			repeated = append(repeated, stampduty.FieldError{Path: m.Key, Message: m.Key + " is given more than once"})
 		}
 	}
 	if repeated != nil {
-		return nil, rules.Invalid(repeated)
+		return nil, stampduty.Invalid(repeated)
 	}
 	return members, nil
 }
@@ -245,13 +245,13 @@ func DecodeData(body []byte) ([]jsonobj.Member, error) {
 	case at < 0:
 		return members, nil
 	case len(members) > 1:
-		return nil, rules.Invalid([]rules.FieldError{{Path: "data", Message: "data must be the only member of the body when it is sent"}})
+		return nil, stampduty.Invalid([]stampduty.FieldError{{Path: "data", Message: "data must be the only member of the body when it is sent"}})
 	case members[0].Value.Kind != jsonobj.Object:
-		return nil, &rules.Error{Code: rules.EINVALID, Message: missingData, Fields: []rules.FieldError{{Path: "data", Message: missingData}}}
+		return nil, &stampduty.Error{Code: stampduty.EINVALID, Message: missingData, Fields: []stampduty.FieldError{{Path: "data", Message: missingData}}}
 	}
 	var wrapped map[string]json.RawMessage
 	if err := json.Unmarshal(body, &wrapped); err != nil {
-		return nil, rules.Internal(fmt.Errorf("decode data: %w", err))
+		return nil, stampduty.Internal(fmt.Errorf("decode data: %w", err))
 	}
 	return DecodeObject(wrapped["data"])
 }
@@ -289,7 +289,7 @@ func Method(method string, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != method {
 			w.Header().Set("Allow", method)
-			WriteError(w, r, rules.Errorf(rules.ENOTALLOWED, "Method %s is not allowed here", r.Method))
+			WriteError(w, r, stampduty.Errorf(stampduty.ENOTALLOWED, "Method %s is not allowed here", r.Method))
 			return
 		}
 		h.ServeHTTP(w, r)
@@ -305,14 +305,14 @@ func IsJSON(r *http.Request) bool { return isJSON(r.Header.Get("Content-Type")) 
 // ReadDeclared reads the body of a request for a pre-signed upload:
 // {"name": "lease.pdf", "mime": "application/pdf", "size": 10485760}, name
 // optional; any other member, or a member of the wrong type, is EINVALID.
-// What the values must be is rules.FileKind.CheckDeclared's.
-func ReadDeclared(r *http.Request) (rules.Declared, error) {
-	var d rules.Declared
+// What the values must be is stampduty.FileKind.CheckDeclared's.
+func ReadDeclared(r *http.Request) (stampduty.Declared, error) {
+	var d stampduty.Declared
 	members, err := readObject(r)
 	if err != nil {
 		return d, err
 	}
-	var bad []rules.FieldError
+	var bad []stampduty.FieldError
 	seen := map[string]bool{}
 	for _, m := range members {
 		seen[m.Key] = true
@@ -325,24 +325,24 @@ func ReadDeclared(r *http.Request) (rules.Declared, error) {
 		case m.Key == "size" && m.Value.Kind == jsonobj.Number:
 			n, err := strconv.ParseInt(string(m.Value.Number), 10, 64)
 			if err != nil || n < 1 {
-				bad = append(bad, rules.FieldError{Path: "size", Message: "size must be a whole number of bytes, at least 1"})
+				bad = append(bad, stampduty.FieldError{Path: "size", Message: "size must be a whole number of bytes, at least 1"})
 			}
 			d.Size = n
 		case m.Key == "name" || m.Key == "mime":
-			bad = append(bad, rules.FieldError{Path: m.Key, Message: m.Key + " must be a string"})
+			bad = append(bad, stampduty.FieldError{Path: m.Key, Message: m.Key + " must be a string"})
 		case m.Key == "size":
-			bad = append(bad, rules.FieldError{Path: "size", Message: "size must be a whole number of bytes, at least 1"})
+			bad = append(bad, stampduty.FieldError{Path: "size", Message: "size must be a whole number of bytes, at least 1"})
 		default:
-			bad = append(bad, rules.FieldError{Path: m.Key, Message: m.Key + " is not a field of an upload"})
+			bad = append(bad, stampduty.FieldError{Path: m.Key, Message: m.Key + " is not a field of an upload"})
 		}
 	}
 	for _, k := range []string{"mime", "size"} {
 		if !seen[k] {
-			bad = append(bad, rules.FieldError{Path: k, Message: k + " is required"})
+			bad = append(bad, stampduty.FieldError{Path: k, Message: k + " is required"})
 		}
 	}
 	if bad != nil {
-		return d, rules.Invalid(bad)
+		return d, stampduty.Invalid(bad)
 	}
 	return d, nil
 }
@@ -355,22 +355,22 @@ func ReadAttach(r *http.Request) (string, error) {
 		return "", err
 	}
 	var id string
-	var bad []rules.FieldError
+	var bad []stampduty.FieldError
 	for _, m := range members {
 		switch {
 		case m.Key == "upload" && m.Value.Kind == jsonobj.String && m.Value.Text != "":
 			id = m.Value.Text
 		case m.Key == "upload":
-			bad = append(bad, rules.FieldError{Path: "upload", Message: "upload must be the id of an upload"})
+			bad = append(bad, stampduty.FieldError{Path: "upload", Message: "upload must be the id of an upload"})
 		default:
-			bad = append(bad, rules.FieldError{Path: m.Key, Message: m.Key + " is not a field of an attach"})
+			bad = append(bad, stampduty.FieldError{Path: m.Key, Message: m.Key + " is not a field of an attach"})
 		}
 	}
 	if id == "" && bad == nil {
-		bad = append(bad, rules.FieldError{Path: "upload", Message: "upload is required"})
+		bad = append(bad, stampduty.FieldError{Path: "upload", Message: "upload is required"})
 	}
 	if bad != nil {
-		return "", rules.Invalid(bad)
+		return "", stampduty.Invalid(bad)
 	}
 	return id, nil
 }

@@ -10,33 +10,33 @@ import (
 	"strings"
 	"testing"
 
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 )
 
 func TestStatusTable(t *testing.T) {
 	for _, tc := range []struct {
-		code       rules.Code
+		code       stampduty.Code
 		status     int
 		name       string
 		retryAfter string
 	}{
-		{rules.EINVALID, 400, "ValidationError", ""},
-		{rules.EUNAUTHORIZED, 401, "UnauthorizedError", ""},
-		{rules.EFORBIDDEN, 403, "ForbiddenError", ""},
-		{rules.ENOTFOUND, 404, "NotFoundError", ""},
-		{rules.ENOTALLOWED, 405, "MethodNotAllowedError", ""},
-		{rules.ECONFLICT, 409, "ConflictError", "1"},
-		{rules.ETOOLARGE, 413, "PayloadTooLargeError", ""},
-		{rules.EUNSUPPORTED, 415, "UnsupportedMediaTypeError", ""},
-		{rules.EUNAVAILABLE, 503, "ServiceUnavailableError", "1"},
-		{rules.EINTERNAL, 500, "InternalServerError", ""},
+		{stampduty.EINVALID, 400, "ValidationError", ""},
+		{stampduty.EUNAUTHORIZED, 401, "UnauthorizedError", ""},
+		{stampduty.EFORBIDDEN, 403, "ForbiddenError", ""},
+		{stampduty.ENOTFOUND, 404, "NotFoundError", ""},
+		{stampduty.ENOTALLOWED, 405, "MethodNotAllowedError", ""},
+		{stampduty.ECONFLICT, 409, "ConflictError", "1"},
+		{stampduty.ETOOLARGE, 413, "PayloadTooLargeError", ""},
+		{stampduty.EUNSUPPORTED, 415, "UnsupportedMediaTypeError", ""},
+		{stampduty.EUNAVAILABLE, 503, "ServiceUnavailableError", "1"},
+		{stampduty.EINTERNAL, 500, "InternalServerError", ""},
 	} {
-		b := NewErrorBody(rules.Errorf(tc.code, "m"))
+		b := NewErrorBody(stampduty.Errorf(tc.code, "m"))
 		if b.Error.Status != tc.status || b.Error.Name != tc.name {
 			t.Errorf("%s: %d %s, want %d %s", tc.code, b.Error.Status, b.Error.Name, tc.status, tc.name)
 		}
 		w := httptest.NewRecorder()
-		WriteError(w, httptest.NewRequest("GET", "/", nil), rules.Errorf(tc.code, "m"))
+		WriteError(w, httptest.NewRequest("GET", "/", nil), stampduty.Errorf(tc.code, "m"))
 		if got, want := w.Header().Get("Retry-After"), tc.retryAfter; got != want {
 			t.Errorf("%s: Retry-After %q, want %q", tc.code, got, want)
 		}
@@ -48,7 +48,7 @@ func TestStatusTable(t *testing.T) {
 
 func TestEnvelope(t *testing.T) {
 	t.Run("ValidationDetails", func(t *testing.T) {
-		err := rules.Invalid([]rules.FieldError{{Path: "firstPartyName", Message: "firstPartyName must be at most 40 characters"}, {Path: "", Message: "x"}})
+		err := stampduty.Invalid([]stampduty.FieldError{{Path: "firstPartyName", Message: "firstPartyName must be at most 40 characters"}, {Path: "", Message: "x"}})
 		got, _ := json.Marshal(NewErrorBody(err))
 		want := `{"data":null,"error":{"status":400,"name":"ValidationError","message":"Invalid data. firstPartyName must be at most 40 characters; x","details":{"errors":[{"path":["firstPartyName"],"message":"firstPartyName must be at most 40 characters","name":"ValidationError"},{"path":[],"message":"x","name":"ValidationError"}]}}}`
 		if string(got) != want {
@@ -56,15 +56,15 @@ func TestEnvelope(t *testing.T) {
 		}
 	})
 	t.Run("EmptyDetailsObject", func(t *testing.T) {
-		got, _ := json.Marshal(NewErrorBody(rules.Errorf(rules.EFORBIDDEN, "Forbidden")))
+		got, _ := json.Marshal(NewErrorBody(stampduty.Errorf(stampduty.EFORBIDDEN, "Forbidden")))
 		if want := `{"data":null,"error":{"status":403,"name":"ForbiddenError","message":"Forbidden","details":{}}}`; string(got) != want {
 			t.Errorf("got %s", got)
 		}
 	})
 	t.Run("FaultsHideTheirCause", func(t *testing.T) {
 		for _, err := range []error{
-			&rules.Error{Code: rules.EUNAVAILABLE, Message: "table Orders-123 throttled", Err: errors.New("dynamodb PutItem: https://dynamodb.us-east-1.amazonaws.com")},
-			&rules.Error{Code: rules.EINTERNAL, Message: "boom at store.go:12"},
+			&stampduty.Error{Code: stampduty.EUNAVAILABLE, Message: "table Orders-123 throttled", Err: errors.New("dynamodb PutItem: https://dynamodb.us-east-1.amazonaws.com")},
+			&stampduty.Error{Code: stampduty.EINTERNAL, Message: "boom at store.go:12"},
 			errors.New("plain error with secrets"),
 		} {
 			got, _ := json.Marshal(NewErrorBody(err))
@@ -77,7 +77,7 @@ func TestEnvelope(t *testing.T) {
 	})
 	t.Run("RetryAfterOn503", func(t *testing.T) {
 		w := httptest.NewRecorder()
-		WriteError(w, httptest.NewRequest("GET", "/", nil), rules.Errorf(rules.EUNAVAILABLE, "x"))
+		WriteError(w, httptest.NewRequest("GET", "/", nil), stampduty.Errorf(stampduty.EUNAVAILABLE, "x"))
 		if w.Code != 503 || w.Header().Get("Retry-After") == "" || !strings.HasPrefix(w.Header().Get("Content-Type"), "application/json") {
 			t.Errorf("%d %v", w.Code, w.Header())
 		}
@@ -88,16 +88,16 @@ func TestReadJSONBody(t *testing.T) {
 	for _, tc := range []struct {
 		name, ct string
 		size     int
-		code     rules.Code
+		code     stampduty.Code
 	}{
 		{"JSON", "application/json", 10, ""},
 		{"JSONCharset", "application/json; charset=utf-8", 10, ""},
 		{"VendorJSON", "application/vnd.api+json", 10, ""},
 		{"NoContentType", "", 10, ""},
 		{"AtLimit", "application/json", MaxBody, ""},
-		{"OverLimit", "application/json", MaxBody + 1, rules.ETOOLARGE},
-		{"TextPlain", "text/plain", 10, rules.EUNSUPPORTED},
-		{"Form", "application/x-www-form-urlencoded", 10, rules.EUNSUPPORTED},
+		{"OverLimit", "application/json", MaxBody + 1, stampduty.ETOOLARGE},
+		{"TextPlain", "text/plain", 10, stampduty.EUNSUPPORTED},
+		{"Form", "application/x-www-form-urlencoded", 10, stampduty.EUNSUPPORTED},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := httptest.NewRequest("POST", "/", strings.NewReader(strings.Repeat("x", tc.size)))
@@ -105,7 +105,7 @@ func TestReadJSONBody(t *testing.T) {
 				r.Header.Set("Content-Type", tc.ct)
 			}
 			b, err := ReadJSONBody(r)
-			if got := rules.ErrorCode(err); got != tc.code {
+			if got := stampduty.ErrorCode(err); got != tc.code {
 				t.Fatalf("code = %q, want %q", got, tc.code)
 			}
 			if err == nil && len(b) != tc.size {
@@ -116,7 +116,7 @@ func TestReadJSONBody(t *testing.T) {
 	t.Run("UnknownLengthOverLimit", func(t *testing.T) {
 		r := httptest.NewRequest("POST", "/", strings.NewReader(strings.Repeat("x", MaxBody+5)))
 		r.ContentLength = -1
-		if _, err := ReadJSONBody(r); rules.ErrorCode(err) != rules.ETOOLARGE {
+		if _, err := ReadJSONBody(r); stampduty.ErrorCode(err) != stampduty.ETOOLARGE {
 			t.Errorf("err = %v", err)
 		}
 	})
@@ -126,17 +126,17 @@ func TestDecodeObject(t *testing.T) {
 	deep := func(n int) string { // an object holding arrays nested to depth n
 		return `{"x":` + strings.Repeat("[", n-1) + strings.Repeat("]", n-1) + `}`
 	}
-	bodyErr := func(msg string) []rules.FieldError { return []rules.FieldError{{Path: "", Message: msg}} }
-	repeated := func(keys ...string) []rules.FieldError {
-		var errs []rules.FieldError
+	bodyErr := func(msg string) []stampduty.FieldError { return []stampduty.FieldError{{Path: "", Message: msg}} }
+	repeated := func(keys ...string) []stampduty.FieldError {
+		var errs []stampduty.FieldError
 		for _, k := range keys {
-			errs = append(errs, rules.FieldError{Path: k, Message: k + " is given more than once"})
+			errs = append(errs, stampduty.FieldError{Path: k, Message: k + " is given more than once"})
 		}
 		return errs
 	}
 	errorCases := []struct {
 		name, body string
-		want       []rules.FieldError
+		want       []stampduty.FieldError
 	}{
 		{"InvalidUTF8", "\xff", bodyErr("The body is not valid UTF-8")},
 		{"InvalidUTF8InString", "{\"purpose\":\"Rent\xc3\x28\"}", bodyErr("The body is not valid UTF-8")},
@@ -175,25 +175,25 @@ func TestDecodeObject(t *testing.T) {
 			if ms != nil {
 				t.Errorf("DecodeObject returned members with error %v", err)
 			}
-			var e *rules.Error
+			var e *stampduty.Error
 			if !errors.As(err, &e) {
 				t.Fatalf("error = %v, want an *Error", err)
 			}
-			if got, want := e.Code, rules.EINVALID; got != want {
+			if got, want := e.Code, stampduty.EINVALID; got != want {
 				t.Errorf("Code = %q, want %q", got, want)
 			}
 			if got, want := e.Fields, tc.want; !reflect.DeepEqual(got, want) {
 				t.Errorf("Fields =\n%q\nwant\n%q", got, want)
 			}
-			if got, want := e.Message, rules.Invalid(tc.want).Message; got != want {
+			if got, want := e.Message, stampduty.Invalid(tc.want).Message; got != want {
 				t.Errorf("Message = %q, want %q", got, want)
 			}
 		})
 	}
 	t.Run("VeryDeepIsInvalid", func(t *testing.T) {
 		_, err := DecodeObject([]byte(strings.Repeat("[", 20000) + strings.Repeat("]", 20000)))
-		var e *rules.Error
-		if !errors.As(err, &e) || e.Code != rules.EINVALID || len(e.Fields) != 1 || e.Fields[0].Path != "" {
+		var e *stampduty.Error
+		if !errors.As(err, &e) || e.Code != stampduty.EINVALID || len(e.Fields) != 1 || e.Fields[0].Path != "" {
 			t.Errorf("error = %#v, want one EINVALID body error", err)
 		}
 	})
@@ -272,8 +272,8 @@ func TestPage(t *testing.T) {
 				page, size, err = q.Page("page", "pageSize")
 			}
 			if tc.errPath != "" {
-				var e *rules.Error
-				if !errors.As(err, &e) || e.Code != rules.EINVALID || len(e.Fields) != 1 || e.Fields[0].Path != tc.errPath {
+				var e *stampduty.Error
+				if !errors.As(err, &e) || e.Code != stampduty.EINVALID || len(e.Fields) != 1 || e.Fields[0].Path != tc.errPath {
 					t.Fatalf("err = %#v, want EINVALID on %s", err, tc.errPath)
 				}
 				return
@@ -309,7 +309,7 @@ func TestSort(t *testing.T) {
 			}
 			keys, err := q.Sort(allowed)
 			if tc.errPath != "" {
-				var e *rules.Error
+				var e *stampduty.Error
 				if !errors.As(err, &e) || e.Fields[0].Path != tc.errPath {
 					t.Fatalf("err = %v, want one on %s", err, tc.errPath)
 				}

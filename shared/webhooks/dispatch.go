@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"stampduty/shared/orders"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 )
 
 // Defaults of a Dispatcher.
@@ -113,7 +113,7 @@ func (d *Dispatcher) relay(ctx context.Context, p orders.Stored, hooks map[strin
 		hs = s.Live
 		hooks[p.Owner] = hs
 	}
-	now := rules.FormatTime(d.now())
+	now := stampduty.FormatTime(d.now())
 	stored := 0
 	ids := make([]string, 0, len(p.Outbox))
 	for i, c := range p.Outbox {
@@ -297,7 +297,7 @@ func (d *Dispatcher) attempt(ctx context.Context, h Webhook, j Job) (DeliverRepo
 	}
 	rec, outcome := Record(Event{ID: j.ID, Type: j.Type}, j.N+1, first, start, res)
 	j.N++
-	j.First = rules.FormatTime(first)
+	j.First = stampduty.FormatTime(first)
 	j.Next = ""
 	rep.Attempts++
 	switch outcome {

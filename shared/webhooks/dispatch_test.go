@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/fake"
 	"stampduty/shared/webhooks"
 )
@@ -64,16 +64,16 @@ func (h *harness) hook(owner, doc, url string, enabled bool, events ...string) {
 // change stores a change of owner's order doc and returns its event id.
 func (h *harness) change(owner, doc, typ string) string {
 	h.t.Helper()
-	id, err := rules.NewEventID()
+	id, err := stampduty.NewEventID()
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	st := "Pending"
 	var prev *string
-	if typ == rules.EventOrderStatusChanged {
+	if typ == stampduty.EventOrderStatusChanged {
 		prev = &st
 	}
-	h.out.Change(owner, doc, rules.Pending{ID: id, Type: typ, At: rules.FormatTime(h.clock.Now()), PreviousStatus: prev, Status: &st})
+	h.out.Change(owner, doc, stampduty.Pending{ID: id, Type: typ, At: stampduty.FormatTime(h.clock.Now()), PreviousStatus: prev, Status: &st})
 	return id
 }
 
@@ -208,8 +208,8 @@ func assertAttempts(t *testing.T, h *harness, owner, doc string, statuses ...int
 }
 
 const (
-	created = rules.EventOrderCreated
-	changed = rules.EventOrderStatusChanged
+	created = stampduty.EventOrderCreated
+	changed = stampduty.EventOrderStatusChanged
 )
 
 func TestSeq(t *testing.T) {

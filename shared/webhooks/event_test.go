@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"testing"
 
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 )
 
 func TestPendingEvent(t *testing.T) {
-	p := rules.Pending{ID: "evt_k3v9xq2m7p4r8t1w5y6z0abc", Type: rules.EventOrderStatusChanged, At: "2026-11-21T04:10:00.000Z",
+	p := stampduty.Pending{ID: "evt_k3v9xq2m7p4r8t1w5y6z0abc", Type: stampduty.EventOrderStatusChanged, At: "2026-11-21T04:10:00.000Z",
 		PreviousStatus: ptr("Created"), Status: ptr("Procured")}
 	b, err := json.Marshal(NewEvent(p, json.RawMessage(`{"documentId":"k3v9xq2m7p4r8t1w5y6z0abc"}`)))
 	if err != nil {
@@ -20,7 +20,7 @@ func TestPendingEvent(t *testing.T) {
 		t.Errorf("event\n%s\nwant\n%s", b, want)
 	}
 	t.Run("NonStatusEventsHaveNullStatuses", func(t *testing.T) {
-		b, _ := json.Marshal(NewEvent(rules.Pending{ID: p.ID, Type: rules.EventOrderCreated, At: p.At}, json.RawMessage(`{}`)))
+		b, _ := json.Marshal(NewEvent(stampduty.Pending{ID: p.ID, Type: stampduty.EventOrderCreated, At: p.At}, json.RawMessage(`{}`)))
 		want := `{"id":"evt_k3v9xq2m7p4r8t1w5y6z0abc","type":"order.created","createdAt":"2026-11-21T04:10:00.000Z",` +
 			`"data":{"order":{},"previous_status":null,"order_status":null}}`
 		if string(b) != want {

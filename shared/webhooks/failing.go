@@ -112,7 +112,7 @@ func groupFailing(jobs []Job) []Failing {
 	return out
 }
 
-// earliest returns the earlier of *cur and t (times in rules.TimeLayout
+// earliest returns the earlier of *cur and t (times in stampduty.TimeLayout
 // sort as strings); "" counts as no time.
 func earliest(cur *string, t string) *string {
 	if t == "" || cur != nil && *cur <= t {

@@ -2,13 +2,13 @@ package webhooks
 
 import (
 	"reflect"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"testing"
 )
 
 func TestGroupFailing(t *testing.T) {
 	job := func(owner, hook, at string, n int, next string) Job {
-		return Job{Owner: owner, Webhook: hook, Pending: rules.Pending{At: at}, N: n, Next: next}
+		return Job{Owner: owner, Webhook: hook, Pending: stampduty.Pending{At: at}, N: n, Next: next}
 	}
 	s := func(v string) *string { return &v }
 	for _, c := range []struct {

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"stampduty/shared/orders"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 )
 
 // The values of Job.Done.
@@ -33,7 +33,7 @@ type Job struct {
 	Webhook string
 	// Pending is the event; its Order is the order right after the change,
 	// with its files' keys: addresses are pre-signed when it is sent.
-	rules.Pending
+	stampduty.Pending
 	// Seq orders the jobs of one webhook: an order's events go out in the
 	// order of Seq (see Seq).
 	Seq string
@@ -41,7 +41,7 @@ type Job struct {
 	First string
 	// N is how many attempts were made.
 	N int
-	// Next is when the next attempt is due (rules.TimeLayout), "" when none is.
+	// Next is when the next attempt is due (stampduty.TimeLayout), "" when none is.
 	Next string
 	// Done is JobDue, JobDelivered, JobGaveUp or JobDisabled.
 	Done string
@@ -124,9 +124,9 @@ type Jobs interface {
 	Stop(ctx context.Context, owner, doc string) error
 }
 
-// parseTime reads a time in rules.TimeLayout.
+// parseTime reads a time in stampduty.TimeLayout.
 func parseTime(s string) (time.Time, error) {
-	t, err := time.Parse(rules.TimeLayout, s)
+	t, err := time.Parse(stampduty.TimeLayout, s)
 	if err != nil {
 		return time.Time{}, fmt.Errorf("read time %q: %w", s, err)
 	}

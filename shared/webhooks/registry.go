@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"stampduty/shared/orders"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 )
 
 // MaxGone is how many deleted webhooks a caller's record keeps (the newest),
@@ -35,7 +35,7 @@ type Set struct {
 // Gone is a deleted webhook.
 type Gone struct {
 	Webhook
-	// Deleted is when it was deleted, in rules.TimeLayout.
+	// Deleted is when it was deleted, in stampduty.TimeLayout.
 	Deleted string
 }
 
@@ -69,12 +69,12 @@ type Redelivered struct {
 
 // notFound is the 404 of a webhook the caller does not have.
 func notFound(doc string) error {
-	return rules.Errorf(rules.ENOTFOUND, "Webhook with the documentId: %s cannot be found.", doc)
+	return stampduty.Errorf(stampduty.ENOTFOUND, "Webhook with the documentId: %s cannot be found.", doc)
 }
 
 // eventNotFound is the 404 of an event none of the caller's webhooks has.
 func eventNotFound(id string) error {
-	return rules.Errorf(rules.ENOTFOUND, "Event with the id: %s cannot be found.", id)
+	return stampduty.Errorf(stampduty.ENOTFOUND, "Event with the id: %s cannot be found.", id)
 }
 
 // update applies change to owner's set and saves it, reading and applying
@@ -101,7 +101,7 @@ func update(ctx context.Context, hooks Hooks, owner string, change func(s Set, r
 		// that racing requests spread out) and apply the change again.
 		select {
 		case <-ctx.Done():
-			return rules.Unavailable(fmt.Errorf("save webhooks: %w", ctx.Err()))
+			return stampduty.Unavailable(fmt.Errorf("save webhooks: %w", ctx.Err()))
 		case <-time.After(time.Duration(1+rand.IntN(20)) * time.Millisecond):
 		}
 	}
@@ -122,18 +122,18 @@ func (r *Registry) Register(ctx context.Context, owner string, reg Registration)
 	if err != nil {
 		return Registered{}, err
 	}
-	doc, err := rules.NewDocumentID()
+	doc, err := stampduty.NewDocumentID()
 	if err != nil {
-		return Registered{}, rules.Internal(err)
+		return Registered{}, stampduty.Internal(err)
 	}
 	w := Webhook{ID: id, DocumentID: doc, URL: reg.URL, Events: slices.Clone(reg.Events), Enabled: true,
-		CreatedAt: rules.FormatTime(r.Now()), Secret: NewSecret(), Owner: owner}
+		CreatedAt: stampduty.FormatTime(r.Now()), Secret: NewSecret(), Owner: owner}
 	err = update(ctx, r.Hooks, owner, func(s Set, raced bool) (Set, bool, error) {
 		if raced && slices.ContainsFunc(s.Live, func(l Webhook) bool { return l.DocumentID == doc }) {
 			return s, true, nil // an earlier save of this registration was applied
 		}
 		if len(s.Live) >= MaxPerCaller {
-			return s, false, rules.Errorf(rules.ECONFLICT, "A caller can have at most %d webhooks; delete one first.", MaxPerCaller)
+			return s, false, stampduty.Errorf(stampduty.ECONFLICT, "A caller can have at most %d webhooks; delete one first.", MaxPerCaller)
 		}
 		s.Live = append(slices.Clone(s.Live), w)
 		return s, false, nil
@@ -174,7 +174,7 @@ func (r *Registry) Delete(ctx context.Context, owner, doc string) (Webhook, erro
 		deleted = s.Live[i]
 		deleted.Secret = ""
 		s.Live = slices.Delete(slices.Clone(s.Live), i, i+1)
-		s.Gone = append([]Gone{{Webhook: deleted, Deleted: rules.FormatTime(r.Now())}}, s.Gone...)
+		s.Gone = append([]Gone{{Webhook: deleted, Deleted: stampduty.FormatTime(r.Now())}}, s.Gone...)
 		if len(s.Gone) > MaxGone {
 			s.Gone = s.Gone[:MaxGone]
 		}
@@ -210,7 +210,7 @@ func (r *Registry) Deliveries(ctx context.Context, owner, doc string) ([]Attempt
 // webhooks; otherwise (an id of another caller's event, or not an event
 // id at all) it is ENOTFOUND.
 func (r *Registry) Redeliver(ctx context.Context, owner, eventID string) (Redelivered, error) {
-	if !rules.ValidEventID(eventID) {
+	if !stampduty.ValidEventID(eventID) {
 		return Redelivered{}, eventNotFound(eventID)
 	}
 	s, err := r.Hooks.Webhooks(ctx, owner)
@@ -258,7 +258,7 @@ func (r *Registry) Redeliver(ctx context.Context, owner, eventID string) (Redeli
 		}
 		if !has[i] {
 			j := *found
-			j.Webhook, j.First, j.N, j.Next, j.Done = w.DocumentID, "", 0, rules.FormatTime(now), JobDue
+			j.Webhook, j.First, j.N, j.Next, j.Done = w.DocumentID, "", 0, stampduty.FormatTime(now), JobDue
 			put, err := r.Jobs.Put(ctx, j)
 			if err != nil {
 				return Redelivered{}, err

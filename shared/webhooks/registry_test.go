@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 )
 
 // lossyStore keeps sets in memory; while lose > 0 it applies a save but
@@ -47,7 +47,7 @@ func TestLostAnswers(t *testing.T) {
 
 	t.Run("ARegistrationIsStoredOnce", func(t *testing.T) {
 		st.lose = 1
-		w, err := r.Register(ctx, "acme", Registration{URL: "http://127.0.0.1:9/x", Events: []string{rules.EventOrderCreated}})
+		w, err := r.Register(ctx, "acme", Registration{URL: "http://127.0.0.1:9/x", Events: []string{stampduty.EventOrderCreated}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -65,14 +65,14 @@ func TestLostAnswers(t *testing.T) {
 		if s := st.sets["acme"]; len(s.Live) != 0 || len(s.Gone) != 1 || s.Gone[0].Secret != "" {
 			t.Errorf("stored %+v, want it gone once, without its secret", s)
 		}
-		var e *rules.Error
-		if _, err := r.Delete(ctx, "acme", doc); !errors.As(err, &e) || e.Code != rules.ENOTFOUND {
+		var e *stampduty.Error
+		if _, err := r.Delete(ctx, "acme", doc); !errors.As(err, &e) || e.Code != stampduty.ENOTFOUND {
 			t.Errorf("deleting again: %v, want ENOTFOUND", err)
 		}
 	})
 	t.Run("GoneKeepsTheNewest", func(t *testing.T) {
 		for i := range MaxGone + 5 {
-			w, err := r.Register(ctx, "many", Registration{URL: "http://127.0.0.1:9/x", Events: []string{rules.EventOrderCreated}})
+			w, err := r.Register(ctx, "many", Registration{URL: "http://127.0.0.1:9/x", Events: []string{stampduty.EventOrderCreated}})
 			if err != nil {
 				t.Fatal(i, err)
 			}

@@ -3,7 +3,7 @@ package webhooks
 import (
 	"time"
 
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 )
 
 // retryAfterFirst is when each retry is due, counted from the FIRST attempt
@@ -79,7 +79,7 @@ type Attempt struct {
 	// Status is the receiver's HTTP status, 0 when it gave none (a timeout,
 	// a refused connection, a TLS error, a refused address).
 	Status int `json:"status"`
-	// At is when the attempt started, in rules.TimeLayout.
+	// At is when the attempt started, in stampduty.TimeLayout.
 	At         string `json:"at"`
 	DurationMS int64  `json:"duration_ms"`
 	// NextAttemptAt is when the next attempt is due, nil when none is
@@ -92,7 +92,7 @@ type Attempt struct {
 // record and outcome.
 func Record(ev Event, attempt int, firstAt, at time.Time, r Result) (Attempt, Outcome) {
 	rec := Attempt{EventID: ev.ID, Type: ev.Type, Attempt: attempt, Status: r.Status,
-		At: rules.FormatTime(at), DurationMS: r.Duration.Milliseconds()}
+		At: stampduty.FormatTime(at), DurationMS: r.Duration.Milliseconds()}
 	switch {
 	case r.Disabled:
 		return rec, Disable
@@ -103,7 +103,7 @@ func Record(ev Event, attempt int, firstAt, at time.Time, r Result) (Attempt, Ou
 	if !ok {
 		return rec, GiveUp
 	}
-	s := rules.FormatTime(next)
+	s := stampduty.FormatTime(next)
 	rec.NextAttemptAt = &s
 	return rec, Retry
 }

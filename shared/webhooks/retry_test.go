@@ -2,7 +2,7 @@ package webhooks
 
 import (
 	"errors"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"testing"
 	"time"
 )
@@ -68,7 +68,7 @@ func TestNextAttempt(t *testing.T) {
 
 func TestRecord(t *testing.T) {
 	first := time.Date(2026, 11, 21, 4, 9, 0, 0, time.UTC)
-	ev := Event{ID: "evt_a", Type: rules.EventOrderCreated}
+	ev := Event{ID: "evt_a", Type: stampduty.EventOrderCreated}
 	failed := errors.New("receiver answered 500")
 	cases := []struct {
 		name    string
@@ -98,7 +98,7 @@ func TestRecord(t *testing.T) {
 			if next != tc.next {
 				t.Errorf("next_attempt_at = %q, want %q", next, tc.next)
 			}
-			want := Attempt{EventID: "evt_a", Type: rules.EventOrderCreated, Attempt: tc.attempt, Status: tc.r.Status,
+			want := Attempt{EventID: "evt_a", Type: stampduty.EventOrderCreated, Attempt: tc.attempt, Status: tc.r.Status,
 				At: "2026-11-21T04:10:00.000Z", DurationMS: tc.r.Duration.Milliseconds(), NextAttemptAt: rec.NextAttemptAt}
 			if rec != want {
 				t.Errorf("record = %+v, want %+v", rec, want)

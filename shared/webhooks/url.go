@@ -13,7 +13,7 @@ import (
 
 	"code.dny.dev/ssrf"
 
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 )
 
 // MaxURLLength is the longest webhook URL, in characters.
@@ -192,7 +192,7 @@ func (g Guard) runtimeAPI(ap netip.AddrPort) bool {
 // characters, absolute, https (plain http only to loopback, only in local
 // mode), a host and no user name or password, no fragment, and a host that
 // is, or resolves only to, addresses g allows. A rule broken is an EINVALID
-// *rules.Error on the path "url"; a resolver failure other than "no such
+// *stampduty.Error on the path "url"; a resolver failure other than "no such
 // host" is EUNAVAILABLE.
 func (g Guard) CheckURL(ctx context.Context, raw string) error {
 	u, err := g.parse(raw)
@@ -302,7 +302,7 @@ func (g Guard) resolve(ctx context.Context, host string) ([]netip.Addr, error) {
 		e.Err = err
 		return nil, e
 	case err != nil:
-		return nil, rules.Unavailable(fmt.Errorf("resolve webhook host: %w", err))
+		return nil, stampduty.Unavailable(fmt.Errorf("resolve webhook host: %w", err))
 	case len(addrs) == 0:
 		return nil, invalid("url", "url's host name does not resolve")
 	}

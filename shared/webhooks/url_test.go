@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 )
 
 // fakeResolver answers from a table and counts its lookups.
@@ -148,7 +148,7 @@ func TestEmbeddedIPv4(t *testing.T) {
 							continue
 						}
 						var b *BlockedError
-						if got := rules.ErrorCode(err); got != rules.EINVALID || !errors.As(err, &b) {
+						if got := stampduty.ErrorCode(err); got != stampduty.EINVALID || !errors.As(err, &b) {
 							t.Errorf("local=%v CheckURL(%s) for %s = %v, want an EINVALID refusal of the address", g.Local, u, addr, err)
 						}
 					}
@@ -336,14 +336,14 @@ func TestCheckURL(t *testing.T) {
 		if got, want := b.Addr, netip.MustParseAddr("10.0.0.7"); got != want {
 			t.Errorf("blocked address = %s, want %s", got, want)
 		}
-		if msg := rules.ErrorMessage(err); strings.Contains(msg, "10.0.0.7") || strings.Contains(msg, "internal.example.com") {
+		if msg := stampduty.ErrorMessage(err); strings.Contains(msg, "10.0.0.7") || strings.Contains(msg, "internal.example.com") {
 			t.Errorf("caller-facing message %q repeats the URL or its address", msg)
 		}
 	})
 	t.Run("ResolverDownIsUnavailable", func(t *testing.T) {
 		down := Guard{Resolver: &fakeResolver{err: &net.DNSError{Err: "i/o timeout", Name: "x", IsTimeout: true}}}
 		err := down.CheckURL(context.Background(), "https://hooks.example.com/")
-		if got, want := rules.ErrorCode(err), rules.EUNAVAILABLE; got != want {
+		if got, want := stampduty.ErrorCode(err), stampduty.EUNAVAILABLE; got != want {
 			t.Errorf("code = %s, want %s (%v)", got, want, err)
 		}
 	})

@@ -6,7 +6,7 @@
 // registering a webhook, listing and deleting its webhooks, listing a
 // webhook's delivery attempts and asking for an event to be delivered
 // again. The sending side (Dispatcher): the relay copies each event an
-// order item's outbox holds (rules.Pending) into one delivery job per
+// order item's outbox holds (stampduty.Pending) into one delivery job per
 // subscribed webhook, and the delivery attempts the due jobs, signed,
 // retried on the schedule, one at a time per webhook and in order per
 // order; Failures lists, for operators, the webhooks that keep failing.
@@ -22,7 +22,7 @@ import (
 	"fmt"
 	"strings"
 
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 )
 
 // MaxPerCaller is how many webhooks one caller may have (webhooks.md: 409 beyond).
@@ -38,7 +38,7 @@ type Webhook struct {
 	Events     []string `json:"events"`
 	// Enabled turns false when a receiver answers 410 Gone.
 	Enabled bool `json:"enabled"`
-	// CreatedAt is in rules.TimeLayout (UTC, milliseconds).
+	// CreatedAt is in stampduty.TimeLayout (UTC, milliseconds).
 	CreatedAt string `json:"createdAt"`
 	// Secret is the signing key (NewSecret); never rendered.
 	Secret string `json:"-"`
@@ -77,14 +77,14 @@ func (w Webhook) Subscribed(typ string) bool {
 type Event struct {
 	ID   string `json:"id"`
 	Type string `json:"type"`
-	// CreatedAt is in rules.TimeLayout: when the change happened.
+	// CreatedAt is in stampduty.TimeLayout: when the change happened.
 	CreatedAt string    `json:"createdAt"`
 	Data      EventData `json:"data"`
 }
 
 // NewEvent returns p as the event receivers get, with order as the JSON of
 // p.Order as its caller sees it (rendered and signed by the sender).
-func NewEvent(p rules.Pending, order json.RawMessage) Event {
+func NewEvent(p stampduty.Pending, order json.RawMessage) Event {
 	return Event{ID: p.ID, Type: p.Type, CreatedAt: p.At,
 		Data: EventData{Order: order, PreviousStatus: p.PreviousStatus, OrderStatus: p.Status}}
 }
@@ -101,14 +101,14 @@ type EventData struct {
 }
 
 // CheckEvents checks the events of a registration: one or more, each a known
-// type, none twice. It returns an EINVALID *rules.Error on the path "events".
+// type, none twice. It returns an EINVALID *stampduty.Error on the path "events".
 func CheckEvents(events []string) error {
 	if len(events) == 0 {
 		return invalid("events", "events must list at least one event type")
 	}
 	for i, e := range events {
-		if !rules.ValidEventType(e) {
-			return invalid("events", fmt.Sprintf("events[%d] must be one of %s", i, strings.Join(rules.EventTypes(), ", ")))
+		if !stampduty.ValidEventType(e) {
+			return invalid("events", fmt.Sprintf("events[%d] must be one of %s", i, strings.Join(stampduty.EventTypes(), ", ")))
 		}
 		for _, prev := range events[:i] {
 			if prev == e {
@@ -120,6 +120,6 @@ func CheckEvents(events []string) error {
 }
 
 // invalid returns the EINVALID error of one failing field.
-func invalid(path, msg string) *rules.Error {
-	return rules.Invalid([]rules.FieldError{{Path: path, Message: msg}})
+func invalid(path, msg string) *stampduty.Error {
+	return stampduty.Invalid([]stampduty.FieldError{{Path: path, Message: msg}})
 }

@@ -7,14 +7,14 @@ import (
 	"testing"
 	"time"
 
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 )
 
 func ptr[T any](v T) *T { return &v }
 
 func TestWebhookJSON(t *testing.T) {
 	w := Webhook{ID: 7, DocumentID: "k3v9xq2m7p4r8t1w5y6z0abc", URL: "https://example.com/hooks",
-		Events: []string{rules.EventOrderCreated}, Enabled: true, CreatedAt: "2026-11-21T04:09:00.123Z",
+		Events: []string{stampduty.EventOrderCreated}, Enabled: true, CreatedAt: "2026-11-21T04:09:00.123Z",
 		Secret: "whsec_SECRET", Owner: "acme"}
 	t.Run("NeverShowsSecretOrOwner", func(t *testing.T) {
 		b, err := json.Marshal(w)
@@ -37,15 +37,15 @@ func TestWebhookJSON(t *testing.T) {
 		}
 	})
 	t.Run("Subscribed", func(t *testing.T) {
-		if !w.Subscribed(rules.EventOrderCreated) {
+		if !w.Subscribed(stampduty.EventOrderCreated) {
 			t.Error("an enabled webhook is not subscribed to its own event type")
 		}
-		if w.Subscribed(rules.EventOrderStatusChanged) {
+		if w.Subscribed(stampduty.EventOrderStatusChanged) {
 			t.Error("a webhook is subscribed to a type it does not list")
 		}
 		off := w
 		off.Enabled = false
-		if off.Subscribed(rules.EventOrderCreated) {
+		if off.Subscribed(stampduty.EventOrderCreated) {
 			t.Error("a disabled webhook is subscribed")
 		}
 	})
@@ -54,14 +54,14 @@ func TestWebhookJSON(t *testing.T) {
 // TestEventJSON: an event as receivers get it, made as the workflows make
 // it (a pending event of the outbox, then its Event).
 func TestEventJSON(t *testing.T) {
-	at := rules.FormatTime(time.Date(2026, 11, 21, 4, 9, 0, 123e6, time.UTC))
+	at := stampduty.FormatTime(time.Date(2026, 11, 21, 4, 9, 0, 123e6, time.UTC))
 	t.Run("StatusChanged", func(t *testing.T) {
-		p, err := rules.NewPending(rules.EventOrderStatusChanged, at, rules.Order{}, ptr("Pending"), ptr("Created"))
+		p, err := stampduty.NewPending(stampduty.EventOrderStatusChanged, at, stampduty.Order{}, ptr("Pending"), ptr("Created"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		ev := NewEvent(p, json.RawMessage(`{"documentId":"k3"}`))
-		if !rules.ValidEventID(ev.ID) {
+		if !stampduty.ValidEventID(ev.ID) {
 			t.Errorf("NewPending id %q is not a valid event id", ev.ID)
 		}
 		ev.ID = "evt_x"
@@ -75,7 +75,7 @@ func TestEventJSON(t *testing.T) {
 		}
 	})
 	t.Run("NullStatuses", func(t *testing.T) {
-		p, err := rules.NewPending(rules.EventOrderCreated, at, rules.Order{}, nil, nil)
+		p, err := stampduty.NewPending(stampduty.EventOrderCreated, at, stampduty.Order{}, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -87,11 +87,11 @@ func TestEventJSON(t *testing.T) {
 			t.Errorf("json = %s, want %s", got, want)
 		}
 	})
-	// An unknown type is refused by rules.NewPending (TestNewPending/ErrUnknownType).
+	// An unknown type is refused by stampduty.NewPending (TestNewPending/ErrUnknownType).
 }
 
 func TestAttemptJSON(t *testing.T) {
-	a := Attempt{EventID: "evt_x", Type: rules.EventOrderCreated, Attempt: 2, Status: 0, At: "2026-11-21T04:09:30.000Z", DurationMS: 10000}
+	a := Attempt{EventID: "evt_x", Type: stampduty.EventOrderCreated, Attempt: 2, Status: 0, At: "2026-11-21T04:09:30.000Z", DurationMS: 10000}
 	b, err := json.Marshal(a)
 	if err != nil {
 		t.Fatal(err)
@@ -105,18 +105,18 @@ func TestAttemptJSON(t *testing.T) {
 func TestCheckEvents(t *testing.T) {
 	t.Run("KnownTypes", func(t *testing.T) {
 		for _, typ := range []string{"order.created", "order.status_changed", "order.document_uploaded", "order.certificate_attached"} {
-			if !rules.ValidEventType(typ) {
+			if !stampduty.ValidEventType(typ) {
 				t.Errorf("ValidEventType(%q) = false", typ)
 			}
 		}
 		for _, typ := range []string{"", "order.*", "Order.Created", "order.created "} {
-			if rules.ValidEventType(typ) {
+			if stampduty.ValidEventType(typ) {
 				t.Errorf("ValidEventType(%q) = true", typ)
 			}
 		}
 	})
 	t.Run("AllFourAccepted", func(t *testing.T) {
-		if err := CheckEvents([]string{rules.EventOrderCertificateAttached, rules.EventOrderCreated, rules.EventOrderDocumentUploaded, rules.EventOrderStatusChanged}); err != nil {
+		if err := CheckEvents([]string{stampduty.EventOrderCertificateAttached, stampduty.EventOrderCreated, stampduty.EventOrderDocumentUploaded, stampduty.EventOrderStatusChanged}); err != nil {
 			t.Errorf("CheckEvents(all four) = %v", err)
 		}
 	})
@@ -127,8 +127,8 @@ func TestCheckEvents(t *testing.T) {
 	}{
 		{"None", nil, "events must list at least one event type"},
 		{"Empty", []string{}, "events must list at least one event type"},
-		{"Unknown", []string{rules.EventOrderCreated, "order.deleted"}, "events[1] must be one of order.created, order.status_changed, order.document_uploaded, order.certificate_attached"},
-		{"Repeated", []string{rules.EventOrderCreated, rules.EventOrderStatusChanged, rules.EventOrderCreated}, "events[2] repeats an event type"},
+		{"Unknown", []string{stampduty.EventOrderCreated, "order.deleted"}, "events[1] must be one of order.created, order.status_changed, order.document_uploaded, order.certificate_attached"},
+		{"Repeated", []string{stampduty.EventOrderCreated, stampduty.EventOrderStatusChanged, stampduty.EventOrderCreated}, "events[2] repeats an event type"},
 	}
 	for _, tc := range bad {
 		t.Run(tc.name, func(t *testing.T) {
@@ -137,15 +137,15 @@ func TestCheckEvents(t *testing.T) {
 	}
 }
 
-// assertInvalid fails t unless err is an EINVALID *rules.Error of one field
+// assertInvalid fails t unless err is an EINVALID *stampduty.Error of one field
 // at path with message msg.
 func assertInvalid(t *testing.T, err error, path, msg string) {
 	t.Helper()
-	var e *rules.Error
+	var e *stampduty.Error
 	if !errors.As(err, &e) {
-		t.Fatalf("error = %v, want a *rules.Error", err)
+		t.Fatalf("error = %v, want a *stampduty.Error", err)
 	}
-	if got, want := e.Code, rules.EINVALID; got != want {
+	if got, want := e.Code, stampduty.EINVALID; got != want {
 		t.Errorf("code = %s, want %s", got, want)
 	}
 	if len(e.Fields) != 1 {

@@ -14,32 +14,32 @@ import (
 	"time"
 
 	"stampduty/shared/auth"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 )
 
 // Articles is a catalogue: an orders.Articles, and the article list's
 // source (the cache's All). It is read only, so safe for concurrent use.
-type Articles []rules.Article
+type Articles []stampduty.Article
 
 // Get returns the article of (purpose, state), or the ENOTFOUND error
 // naming the purpose that the store returns.
-func (a Articles) Get(_ context.Context, purpose, state string) (rules.Article, error) {
+func (a Articles) Get(_ context.Context, purpose, state string) (stampduty.Article, error) {
 	for _, art := range a {
 		if art.PurposeName == purpose && art.State == state {
 			return art, nil
 		}
 	}
-	return rules.Article{}, rules.NotFoundPurpose(purpose)
+	return stampduty.Article{}, stampduty.NotFoundPurpose(purpose)
 }
 
 // All returns the catalogue itself, the same slice every time as the
 // article cache does, so that a caller reordering it in place is caught.
-func (a Articles) All(context.Context) ([]rules.Article, error) { return a, nil }
+func (a Articles) All(context.Context) ([]stampduty.Article, error) { return a, nil }
 
 // Created is one order the Orders store was asked to create.
 type Created struct {
 	Owner string
-	Order rules.Order
+	Order stampduty.Order
 }
 
 // Orders is an orders.Store and the order list's source (Page), keeping
@@ -52,7 +52,7 @@ type Orders struct {
 
 // Create stores o as owner's newest order and returns its seq: 1 for the
 // owner's first order, and so on. Its pending events are not kept.
-func (s *Orders) Create(_ context.Context, owner string, o rules.Order, _ ...rules.Pending) (int64, error) {
+func (s *Orders) Create(_ context.Context, owner string, o stampduty.Order, _ ...stampduty.Pending) (int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.created = append(s.created, Created{Owner: owner, Order: o})
@@ -63,21 +63,21 @@ func (s *Orders) Create(_ context.Context, owner string, o rules.Order, _ ...rul
 func (s *Orders) Find(_ context.Context, owner, doc string, since time.Time) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return slices.ContainsFunc(s.of(owner), func(o rules.Order) bool {
-		return o.DocumentID == doc && o.CreatedAt >= rules.FormatTime(since)
+	return slices.ContainsFunc(s.of(owner), func(o stampduty.Order) bool {
+		return o.DocumentID == doc && o.CreatedAt >= stampduty.FormatTime(since)
 	}), nil
 }
 
 // Page returns page (from 1) of owner's orders, newest first, size per
 // page, and the total, with the DynamoDB store's rules: a page past the end
 // is empty (not nil), and an owner with no orders has none.
-func (s *Orders) Page(_ context.Context, owner string, page, size int) ([]rules.Order, int, error) {
+func (s *Orders) Page(_ context.Context, owner string, page, size int) ([]stampduty.Order, int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	own := s.of(owner)
 	total := len(own)
 	if page < 1 || size < 1 || page-1 >= (total+size-1)/size {
-		return []rules.Order{}, total, nil
+		return []stampduty.Order{}, total, nil
 	}
 	hi := total - (page-1)*size // the newest seq of the page
 	out := slices.Clone(own[max(0, hi-size):hi])
@@ -87,13 +87,13 @@ func (s *Orders) Page(_ context.Context, owner string, page, size int) ([]rules.
 
 // Slice returns limit of owner's orders, newest first, skipping the start
 // newest, and the total, with the DynamoDB store's rules.
-func (s *Orders) Slice(_ context.Context, owner string, start, limit int) ([]rules.Order, int, error) {
+func (s *Orders) Slice(_ context.Context, owner string, start, limit int) ([]stampduty.Order, int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	own := s.of(owner)
 	total := len(own)
 	if start < 0 || limit < 1 || start >= total {
-		return []rules.Order{}, total, nil
+		return []stampduty.Order{}, total, nil
 	}
 	hi := total - start // the newest seq of the slice
 	out := slices.Clone(own[max(0, hi-limit):hi])
@@ -103,11 +103,11 @@ func (s *Orders) Slice(_ context.Context, owner string, start, limit int) ([]rul
 
 // ByDocuments returns owner's orders among the documentIds docs, newest
 // first; it records each id it was asked for (Lookups).
-func (s *Orders) ByDocuments(_ context.Context, owner string, docs []string) ([]rules.Order, error) {
+func (s *Orders) ByDocuments(_ context.Context, owner string, docs []string) ([]stampduty.Order, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.lookups += len(docs)
-	out := []rules.Order{}
+	out := []stampduty.Order{}
 	for _, o := range slices.Backward(s.of(owner)) {
 		if slices.Contains(docs, o.DocumentID) {
 			out = append(out, o)
@@ -131,8 +131,8 @@ func (s *Orders) Created() []Created {
 }
 
 // of returns owner's orders, oldest first; s.mu is held.
-func (s *Orders) of(owner string) []rules.Order {
-	own := []rules.Order{}
+func (s *Orders) of(owner string) []stampduty.Order {
+	own := []stampduty.Order{}
 	for _, c := range s.created {
 		if c.Owner == owner {
 			own = append(own, c.Order)
@@ -162,7 +162,7 @@ func (t Tokens) Token(_ context.Context, hash string) (auth.Token, error) {
 	if tok, ok := t[hash]; ok {
 		return tok, nil
 	}
-	return auth.Token{}, rules.Errorf(rules.ENOTFOUND, "no such token")
+	return auth.Token{}, stampduty.Errorf(stampduty.ENOTFOUND, "no such token")
 }
 
 // DiscardWriter is an http.ResponseWriter that keeps only the status and
@@ -199,7 +199,7 @@ func (Files) Put(context.Context, string, string, []byte, [32]byte) error { retu
 func (Files) Purge(context.Context, string) error { return nil }
 
 // Sign sets each file's URL to https://files.example/<key>.
-func (Files) Sign(_ context.Context, o *rules.Order) error {
+func (Files) Sign(_ context.Context, o *stampduty.Order) error {
 	for _, f := range o.Files() {
 		f.URL = "https://files.example/" + f.Key
 	}

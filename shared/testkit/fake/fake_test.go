@@ -7,13 +7,13 @@ import (
 
 	"stampduty/shared/auth"
 	"stampduty/shared/orders"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/strapi"
 	"stampduty/shared/testkit/fake"
 )
 
 // body decodes a valid order for the article, with the given amount.
-func body(t *testing.T, amount int) *rules.OrderBody {
+func body(t *testing.T, amount int) *stampduty.OrderBody {
 	t.Helper()
 	members, err := strapi.DecodeObject(fmt.Appendf(nil, `{"amount": %d, "considerationPrice": 0, "purpose": "Rent Agreement",
 		"state": "Karnataka", "paidBy": "First Party", "firstPartyMobileNumber": "9876543210",
@@ -21,7 +21,7 @@ func body(t *testing.T, amount int) *rules.OrderBody {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return rules.NewOrderBody(members)
+	return stampduty.NewOrderBody(members)
 }
 
 // TestCreatorOverFakes runs the real workflow on the fake catalogue: an
@@ -31,7 +31,7 @@ func TestCreatorOverFakes(t *testing.T) {
 	t.Run("UnknownPurpose", func(t *testing.T) {
 		empty := &orders.Creator{Articles: fake.Articles{}}
 		_, err := empty.Create(ctx, "alice", body(t, 200), nil)
-		if got, want := fmt.Sprint(err), "Purpose with the name: Rent Agreement cannot be found."; rules.ErrorCode(err) != rules.ENOTFOUND || got != want {
+		if got, want := fmt.Sprint(err), "Purpose with the name: Rent Agreement cannot be found."; stampduty.ErrorCode(err) != stampduty.ENOTFOUND || got != want {
 			t.Errorf("Create = %v, want ENOTFOUND %q", got, want)
 		}
 	})
@@ -42,11 +42,11 @@ func TestOrdersPage(t *testing.T) {
 	ctx := context.Background()
 	s := &fake.Orders{}
 	for i := 1; i <= 7; i++ {
-		if seq, err := s.Create(ctx, "alice", rules.Order{ID: int64(i)}); err != nil || seq != int64(i) {
+		if seq, err := s.Create(ctx, "alice", stampduty.Order{ID: int64(i)}); err != nil || seq != int64(i) {
 			t.Fatalf("create %d: seq %d, %v", i, seq, err)
 		}
 	}
-	s.Create(ctx, "bob", rules.Order{ID: 99})
+	s.Create(ctx, "bob", stampduty.Order{ID: 99})
 	for _, tc := range []struct {
 		owner      string
 		page, size int
@@ -76,7 +76,7 @@ func TestTokens(t *testing.T) {
 	if tok, err := tokens.Token(context.Background(), h.Hash("secret")); err != nil || tok.Owner != "alice" {
 		t.Errorf("known token: %+v, %v", tok, err)
 	}
-	if _, err := tokens.Token(context.Background(), h.Hash("other")); rules.ErrorCode(err) != rules.ENOTFOUND {
+	if _, err := tokens.Token(context.Background(), h.Hash("other")); stampduty.ErrorCode(err) != stampduty.ENOTFOUND {
 		t.Errorf("unknown token: %v, want ENOTFOUND", err)
 	}
 }

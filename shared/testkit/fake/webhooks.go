@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"stampduty/shared/orders"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/webhooks"
 )
 
@@ -33,7 +33,7 @@ type Outbox struct {
 
 // Change stores a change of owner's order doc with its event p (p.Order
 // gets the documentId doc) and returns the order's new version.
-func (o *Outbox) Change(owner, doc string, p rules.Pending) int64 {
+func (o *Outbox) Change(owner, doc string, p stampduty.Pending) int64 {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	it := o.item(owner, doc)
@@ -51,7 +51,7 @@ func (o *Outbox) item(owner, doc string) *orders.Stored {
 			return it
 		}
 	}
-	it := &orders.Stored{OpsOrder: rules.OpsOrder{Owner: owner, Order: rules.Order{DocumentID: doc}}}
+	it := &orders.Stored{OpsOrder: stampduty.OpsOrder{Owner: owner, Order: stampduty.Order{DocumentID: doc}}}
 	o.items = append(o.items, it)
 	return it
 }
@@ -92,7 +92,7 @@ func (o *Outbox) Relayed(_ context.Context, p orders.Stored, ids []string) error
 	case it.Version != p.Version:
 		return fmt.Errorf("mark order %s relayed: %w", p.DocumentID, orders.ErrChanged)
 	}
-	it.Outbox = slices.DeleteFunc(it.Outbox, func(c rules.Pending) bool { return slices.Contains(ids, c.ID) })
+	it.Outbox = slices.DeleteFunc(it.Outbox, func(c stampduty.Pending) bool { return slices.Contains(ids, c.ID) })
 	return nil
 }
 
@@ -199,7 +199,7 @@ func (s *Jobs) Put(_ context.Context, j webhooks.Job) (bool, error) {
 func (s *Jobs) Due(_ context.Context, now time.Time, limit int) ([]webhooks.Job, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	at := rules.FormatTime(now)
+	at := stampduty.FormatTime(now)
 	var out []webhooks.Job
 	for _, j := range s.jobs {
 		if j.Done == webhooks.JobDue && j.Next <= at {
@@ -320,7 +320,7 @@ func (s *Jobs) Redeliver(_ context.Context, owner, webhook, eventID string, now 
 	if j == nil {
 		return false, nil
 	}
-	j.Done, j.Next = webhooks.JobDue, rules.FormatTime(now)
+	j.Done, j.Next = webhooks.JobDue, stampduty.FormatTime(now)
 	return true, nil
 }
 

@@ -28,7 +28,7 @@ import (
 	"stampduty/shared/files"
 	"stampduty/shared/function"
 	"stampduty/shared/orders"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/localdb"
 	"stampduty/shared/testkit/samtemplate"
 	"stampduty/shared/testkit/storetest"
@@ -330,7 +330,7 @@ func (s *Stack) CheckRoutes() {
 // AddOrders stores n Pending orders of owner (Affidavit, Karnataka, amount
 // 20, first parties "Party 1".."Party n" in order) straight in env's tables,
 // and returns them.
-func AddOrders(t testing.TB, env *storetest.Env, owner string, n int) []rules.Order {
+func AddOrders(t testing.TB, env *storetest.Env, owner string, n int) []stampduty.Order {
 	t.Helper()
 	ctx := context.Background()
 	db := env.DB()
@@ -339,15 +339,15 @@ func AddOrders(t testing.TB, env *storetest.Env, owner string, n int) []rules.Or
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := make([]rules.Order, 0, n)
+	out := make([]stampduty.Order, 0, n)
 	for i := 1; i <= n; i++ {
 		first, err := ids.Reserve(ctx, 3)
 		if err != nil {
 			t.Fatal(err)
 		}
-		req := rules.OrderRequest{Amount: 20, Purpose: art.PurposeName, State: art.State, PaidBy: rules.SecondParty, Description: "N/A",
+		req := stampduty.OrderRequest{Amount: 20, Purpose: art.PurposeName, State: art.State, PaidBy: stampduty.SecondParty, Description: "N/A",
 			FirstPartyMobileNumber: "9876543210", FirstPartyName: "Party " + strconv.Itoa(i), SecondPartyName: "Bank", FirstPartyPan: "ABCDE1234F"}
-		o, err := rules.NewOrder(req, art, 20, rules.OrderIDs{Order: first, Fulfillment: first + 1, StampDuty: first + 2}, time.Now())
+		o, err := stampduty.NewOrder(req, art, 20, stampduty.OrderIDs{Order: first, Fulfillment: first + 1, StampDuty: first + 2}, time.Now())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"stampduty/shared/auth"
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/store"
 )
 
@@ -30,9 +30,9 @@ func Seed(ctx context.Context, db *store.DB, table func(logicalID string) string
 	if err != nil {
 		return 0, fmt.Errorf("read articles: %w", err)
 	}
-	arts, err := rules.DecodeArticles(data)
+	arts, err := stampduty.DecodeArticles(data)
 	if err != nil {
-		var e *rules.Error
+		var e *stampduty.Error
 		if errors.As(err, &e) {
 			for _, f := range e.Fields {
 				switch {
@@ -52,7 +52,7 @@ func Seed(ctx context.Context, db *store.DB, table func(logicalID string) string
 	}
 	if devToken {
 		err := db.Tokens(table("TokensTable")).Create(ctx, auth.Token{Hash: Hasher().Hash(DevToken), Owner: DevOwner, CreatedAt: time.Now()})
-		if err != nil && rules.ErrorCode(err) != rules.ECONFLICT {
+		if err != nil && stampduty.ErrorCode(err) != stampduty.ECONFLICT {
 			return 0, fmt.Errorf("seed dev token: %w", err)
 		}
 	}

@@ -1,21 +1,21 @@
-package rules_test
+package stampduty_test
 
 import (
 	"errors"
 	"testing"
 
-	"stampduty/shared/rules"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/strapi"
 )
 
 // createOrderRules is the work of a create between reading the body and the
 // store: the HTTP layer's decode, then the domain's checks and amount.
-func createOrderRules(body []byte, art rules.Article) (int64, error) {
+func createOrderRules(body []byte, art stampduty.Article) (int64, error) {
 	members, err := strapi.DecodeObject(body)
 	if err != nil {
 		return 0, err
 	}
-	r := rules.NewOrderBody(members)
+	r := stampduty.NewOrderBody(members)
 	if _, _, ok, err := r.PurposeState(); err != nil {
 		return 0, err
 	} else if !ok {
@@ -28,11 +28,11 @@ func createOrderRules(body []byte, art rules.Article) (int64, error) {
 	return art.Amount(req.Amount, req.ConsiderationPrice)
 }
 
-var benchArticle = rules.Article{ID: 1, PurposeName: "Rent Agreement", State: "Karnataka", Min: 100, Max: 500}
+var benchArticle = stampduty.Article{ID: 1, PurposeName: "Rent Agreement", State: "Karnataka", Min: 100, Max: 500}
 
 func TestCreateOrderRulesAllocations(t *testing.T) {
 	allocs := testing.AllocsPerRun(100, func() {
-		if _, err := createOrderRules(rules.FullOrderBody, benchArticle); err != nil {
+		if _, err := createOrderRules(stampduty.FullOrderBody, benchArticle); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -45,9 +45,9 @@ func TestCreateOrderRulesAllocations(t *testing.T) {
 // bench reports it as the warm cost of a create outside DynamoDB.
 func BenchmarkCreateOrderRules(b *testing.B) {
 	b.ReportAllocs()
-	b.SetBytes(int64(len(rules.FullOrderBody)))
+	b.SetBytes(int64(len(stampduty.FullOrderBody)))
 	for b.Loop() {
-		if _, err := createOrderRules(rules.FullOrderBody, benchArticle); err != nil {
+		if _, err := createOrderRules(stampduty.FullOrderBody, benchArticle); err != nil {
 			b.Fatal(err)
 		}
 	}

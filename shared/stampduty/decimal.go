@@ -1,4 +1,4 @@
-package rules
+package stampduty
 
 import (
 	"errors"
@@ -83,7 +83,7 @@ type Decimal struct {
 // outside 0..18.
 func NewDecimal(coef uint64, scale int) Decimal {
 	if scale < 0 || scale > MaxDecimalScale {
-		panic(fmt.Sprintf("rules.NewDecimal: scale %d outside 0..%d", scale, MaxDecimalScale))
+		panic(fmt.Sprintf("stampduty.NewDecimal: scale %d outside 0..%d", scale, MaxDecimalScale))
 	}
 	for scale > 0 && coef%10 == 0 {
 		coef /= 10

@@ -1,4 +1,4 @@
-package rules
+package stampduty
 
 // states are the 28 states of India, then the 8 union territories, in the
 // order the product decisions list them.

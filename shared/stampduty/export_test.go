@@ -1,4 +1,4 @@
-package rules
+package stampduty
 
 // FullOrderBody is a typical full create-order body, for the tests of
 // package rules_test.

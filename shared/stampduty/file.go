@@ -1,4 +1,4 @@
-package rules
+package stampduty
 
 import (
 	"fmt"

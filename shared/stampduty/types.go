@@ -1,11 +1,11 @@
-// Package rules is the domain of the stamp-duty service: its types (articles,
+// Package stampduty is the domain of the stamp-duty service: its types (articles,
 // orders, fulfillments), the validation of order requests, the amount rules and
 // the states of India. It is pure Go and imports no AWS code; the DynamoDB and
 // HTTP adapters depend on it, never the other way round. Fulfillment,
 // StatusEntry and File, which an order item keeps as they are, carry the
 // short attribute names the store writes them under as dynamodbav tags
 // (strings only: no import); the store's own item types map the rest.
-package rules
+package stampduty
 
 // Article is the rule set for one purpose in one state: it decides the
 // stamp-duty amount of an order. Its JSON form is the Strapi article.
