@@ -9,6 +9,7 @@ import (
 
 	"stampduty/shared/stampduty"
 	"stampduty/shared/store"
+	"stampduty/shared/testkit"
 	"stampduty/shared/testkit/storetest"
 	"stampduty/shared/webhooks"
 )
@@ -67,15 +68,9 @@ func (f *deliveriesFixture) dueAt(t *testing.T, at string) []string {
 // order, moved by each attempt, and stopped with its webhook.
 func TestDeliveries(t *testing.T) {
 	f := newDeliveriesFixture(t)
-	t.Run("OneJobPerEventAndWebhook", f.oneJobPerEventAndWebhook)
-	t.Run("DueFromItsNext", f.dueFromItsNext)
-	t.Run("ADoneJobIsNotDue", f.aDoneJobIsNotDue)
-	t.Run("WaitingForAnEarlierEventOfTheOrder", f.waitingForAnEarlierEventOfTheOrder)
-	t.Run("OneLeaseAtATime", f.oneLeaseAtATime)
-	t.Run("AttemptedMovesTheJob", f.attemptedMovesTheJob)
-	t.Run("AttemptsNewestFirst", f.attemptsNewestFirst)
-	t.Run("PostponeMovesADueJob", f.postponeMovesADueJob)
-	t.Run("StopDisablesWhatIsNotDone", f.stopDisablesWhatIsNotDone)
+	testkit.Steps(t, f.oneJobPerEventAndWebhook, f.dueFromItsNext, f.aDoneJobIsNotDue,
+		f.waitingForAnEarlierEventOfTheOrder, f.oneLeaseAtATime, f.attemptedMovesTheJob, f.attemptsNewestFirst,
+		f.postponeMovesADueJob, f.stopDisablesWhatIsNotDone)
 }
 
 func (f *deliveriesFixture) oneJobPerEventAndWebhook(t *testing.T) {

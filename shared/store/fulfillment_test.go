@@ -11,6 +11,7 @@ import (
 	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/store"
+	"stampduty/shared/testkit"
 	"stampduty/shared/testkit/storetest"
 )
 
@@ -65,13 +66,9 @@ func newFulfillmentsFixture(t *testing.T) *fulfillmentsFixture {
 // status across owners, oldest first.
 func TestFulfillments(t *testing.T) {
 	f := newFulfillmentsFixture(t)
-	t.Run("ByDocumentIsOneQuery", f.byDocumentIsOneQuery)
-	t.Run("ErrByDocumentUnknown", f.errByDocumentUnknown)
-	t.Run("ReplaceIsOneConditionalWrite", f.replaceIsOneConditionalWrite)
-	t.Run("OneWinnerAmongConcurrentReplaces", f.oneWinnerAmongConcurrentReplaces)
-	t.Run("OrderStoredBeforeVersionsIsReplacedOnce", f.orderStoredBeforeVersionsIsReplacedOnce)
-	t.Run("QueueOldestFirstAcrossOwners", f.queueOldestFirstAcrossOwners)
-	t.Run("ErrQueueCursor", f.errQueueCursor)
+	testkit.Steps(t, f.byDocumentIsOneQuery, f.errByDocumentUnknown, f.replaceIsOneConditionalWrite,
+		f.oneWinnerAmongConcurrentReplaces, f.orderStoredBeforeVersionsIsReplacedOnce,
+		f.queueOldestFirstAcrossOwners, f.errQueueCursor)
 }
 
 func (f *fulfillmentsFixture) byDocumentIsOneQuery(t *testing.T) {
@@ -153,7 +150,7 @@ func (f *fulfillmentsFixture) oneWinnerAmongConcurrentReplaces(t *testing.T) {
 }
 
 func (f *fulfillmentsFixture) orderStoredBeforeVersionsIsReplacedOnce(t *testing.T) {
-	put(t, f.env, "OrdersTable", storedOrder("legacy"))
+	f.env.PutItem(t, "OrdersTable", storedOrder("legacy"))
 	// It has a doc, so the documentId index finds it.
 	s, err := f.ords.ByDocument(f.ctx, "o2ZQm3X8pV1nR7tK4wY9sL0c")
 	if err != nil || s.Owner != "legacy" || s.Version != 0 {
@@ -229,10 +226,10 @@ func TestBackfill(t *testing.T) {
 	ctx := context.Background()
 	env := storetest.New(t)
 	ords := env.DB().Orders(env.Table("OrdersTable"))
-	put(t, env, "OrdersTable", storedOrder("legacy-1"))
+	env.PutItem(t, "OrdersTable", storedOrder("legacy-1"))
 	old2 := storedOrder("legacy-2")
 	old2["doc"], old2["at"] = avS("p2ZQm3X8pV1nR7tK4wY9sL0c"), avS("2026-11-20T01:00:00.000Z")
-	put(t, env, "OrdersTable", old2)
+	env.PutItem(t, "OrdersTable", old2)
 	ids := env.DB().IDs(env.Table("CountersTable"), 10)
 	if _, err := ords.Create(ctx, "new", newOrder(t, ids, 1)); err != nil {
 		t.Fatal(err)

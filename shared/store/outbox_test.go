@@ -13,6 +13,7 @@ import (
 	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/store"
+	"stampduty/shared/testkit"
 	"stampduty/shared/testkit/storetest"
 )
 
@@ -88,7 +89,7 @@ func (f *outboxFixture) checkCalls(t *testing.T, want string) {
 // item returns the stored item of s.
 func (f *outboxFixture) item(t *testing.T, s orders.Stored) map[string]types.AttributeValue {
 	t.Helper()
-	return get(t, f.env, "OrdersTable", map[string]types.AttributeValue{"owner": avS(s.Owner), "seq": avN(strconv.FormatInt(s.Seq, 10))})
+	return f.env.GetItem(t, "OrdersTable", map[string]types.AttributeValue{"owner": avS(s.Owner), "seq": avN(strconv.FormatInt(s.Seq, 10))})
 }
 
 // create stores a new order of owner with its order.created event.
@@ -128,15 +129,11 @@ func (f *outboxFixture) advance(t *testing.T, s orders.Stored, ref string) (orde
 // ever making a change of the order fail.
 func TestOutbox(t *testing.T) {
 	f := newOutboxFixture(t)
-	t.Run("CreateStoresItsEventInTheSameWrite", f.createStoresItsEventInTheSameWrite)
-	t.Run("ReplaceKeepsTheOutboxItReadAndAppends", f.replaceKeepsTheOutboxItReadAndAppends)
-	t.Run("OrderWithoutEventsIsNotInTheIndex", f.orderWithoutEventsIsNotInTheIndex)
-	t.Run("PendingIsOneQueryOldestFirst", f.pendingIsOneQueryOldestFirst)
-	t.Run("RelayedRemovesThemWithOneConditionalUpdate", f.relayedRemovesThemWithOneConditionalUpdate)
-	t.Run("ErrRelayedAfterAChangeRemovesNothing", f.errRelayedAfterAChangeRemovesNothing)
-	t.Run("ErrRelayedTwiceFromOneRead", f.errRelayedTwiceFromOneRead)
-	t.Run("WriterWhoReadBeforeTheRelayWritesItBack", f.writerWhoReadBeforeTheRelayWritesItBack)
-	t.Run("RelayedWithNothingToRemoveWritesNothing", f.relayedWithNothingToRemoveWritesNothing)
+	testkit.Steps(t, f.createStoresItsEventInTheSameWrite, f.replaceKeepsTheOutboxItReadAndAppends,
+		f.orderWithoutEventsIsNotInTheIndex, f.pendingIsOneQueryOldestFirst,
+		f.relayedRemovesThemWithOneConditionalUpdate, f.errRelayedAfterAChangeRemovesNothing,
+		f.errRelayedTwiceFromOneRead, f.writerWhoReadBeforeTheRelayWritesItBack,
+		f.relayedWithNothingToRemoveWritesNothing)
 }
 
 func (f *outboxFixture) createStoresItsEventInTheSameWrite(t *testing.T) {

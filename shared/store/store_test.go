@@ -12,6 +12,7 @@ import (
 	"stampduty/shared/auth"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/store"
+	"stampduty/shared/testkit"
 	"stampduty/shared/testkit/localdb"
 	"stampduty/shared/testkit/storetest"
 )
@@ -90,15 +91,9 @@ func newArticlesFixture(t *testing.T) *articlesFixture {
 // a bound of bytes.
 func TestArticles(t *testing.T) {
 	f := newArticlesFixture(t)
-	t.Run("GetIsOneGetItem", f.getIsOneGetItem)
-	t.Run("FixedRoundTrips", f.fixedRoundTrips)
-	t.Run("NotFound", f.notFound)
-	t.Run("ImpossibleKeysAskNothing", f.impossibleKeysAskNothing)
-	t.Run("UpsertKeepsIDs", f.upsertKeepsIDs)
-	t.Run("All", f.all)
-	t.Run("CacheServesWithoutCalls", f.cacheServesWithoutCalls)
-	t.Run("CacheAnswersImpossibleKeysWithoutCallsOrMemory", f.cacheAnswersImpossibleKeysWithoutCallsOrMemory)
-	t.Run("CacheIsBoundedByBytes", f.cacheIsBoundedByBytes)
+	testkit.Steps(t, f.getIsOneGetItem, f.fixedRoundTrips, f.notFound, f.impossibleKeysAskNothing,
+		f.upsertKeepsIDs, f.all, f.cacheServesWithoutCalls, f.cacheAnswersImpossibleKeysWithoutCallsOrMemory,
+		f.cacheIsBoundedByBytes)
 }
 
 func (f *articlesFixture) getIsOneGetItem(t *testing.T) {
