@@ -137,12 +137,30 @@ func (w *fulfillmentWorld) wantNoOrphans(t *testing.T, what string) {
 	}
 }
 
+// wantOrphans stops t unless the bucket holds n orphans after the step
+// named (the kill, the replace): the fault the sweeper is to clear up
+// happened. why ends the message.
+func (w *fulfillmentWorld) wantOrphans(t *testing.T, n int, after, why string) {
+	t.Helper()
+	if got := w.orphans(t); got != n {
+		t.Fatalf("orphans after the %s: %d, want %d%s", after, got, n, why)
+	}
+}
+
+// sweepDue runs the sweeper once the watches are due and fails t if it
+// leaves an orphan.
+func (w *fulfillmentWorld) sweepDue(t *testing.T) {
+	t.Helper()
+	w.sweep(t, orders.WatchDelay+time.Minute)
+	w.wantNoOrphans(t, "orphans after sweeping")
+}
+
 // TestNoOrphanedFiles: whatever happens to a request that stores a file —
 // S3 stalled, the function killed between the object and the order — every
-// object in the bucket is pointed at by an order once the sweeper has run
-// (TestReplacedFilesGone and TestStagedUploads: replaced files are gone with
-// every version, and the sweeper never removes a file an order points at).
-// Orphans are counted by listing the bucket.
+// object in the bucket is pointed at by an order once the sweeper has run,
+// and replaced files are gone with every version (TestStagedUploads: the
+// sweeper never removes a file an order points at). Orphans are counted by
+// listing the bucket.
 func TestNoOrphanedFiles(t *testing.T) {
 	ctx := context.Background()
 	upload := stampduty.Upload{ContentType: stampduty.MimePDF, Body: pdf}
@@ -169,18 +187,14 @@ func TestNoOrphanedFiles(t *testing.T) {
 		if done := w.sweep(t, 30*time.Minute); done.Settled != 0 {
 			t.Errorf("a sweep before the watch is due settled %d", done.Settled)
 		}
-		w.sweep(t, orders.WatchDelay+time.Minute)
-		w.wantNoOrphans(t, "orphans after sweeping")
+		w.sweepDue(t)
 	})
 	t.Run("KilledBetweenTheObjectAndTheOrder", func(t *testing.T) {
 		w := newFulfillmentWorld(t, 1)
 		f := w.fulfiller(killedAtReplace{w.orders}, w.files())
 		killed(func() { f.UploadDocument(ctx, "owner", w.mine[0].DocumentID, upload) })
-		if got := w.orphans(t); got != 1 {
-			t.Fatalf("orphans after the kill: %d, want 1: the fault was not reproduced", got)
-		}
-		w.sweep(t, orders.WatchDelay+time.Minute)
-		w.wantNoOrphans(t, "orphans after sweeping")
+		w.wantOrphans(t, 1, "kill", ": the fault was not reproduced")
+		w.sweepDue(t)
 	})
 	t.Run("KilledAttachingAStagedUpload", func(t *testing.T) {
 		w := newFulfillmentWorld(t, 1)
@@ -188,20 +202,9 @@ func TestNoOrphanedFiles(t *testing.T) {
 		u := staged(t, f, w.mine[0].DocumentID)
 		k := w.fulfiller(killedAtReplace{w.orders}, w.files())
 		killed(func() { k.AttachDocument(ctx, "owner", w.mine[0].DocumentID, u.ID) })
-		if got := w.orphans(t); got != 2 {
-			t.Fatalf("orphans after the kill: %d, want 2 (the staged file and its copy)", got)
-		}
-		w.sweep(t, orders.WatchDelay+time.Minute)
-		w.wantNoOrphans(t, "orphans after sweeping")
+		w.wantOrphans(t, 2, "kill", " (the staged file and its copy)")
+		w.sweepDue(t)
 	})
-}
-
-// TestReplacedFilesGone: a file replaced by another is removed with every
-// version, by the request or, when it cannot, by the sweeper.
-func TestReplacedFilesGone(t *testing.T) {
-	ctx := context.Background()
-	upload := stampduty.Upload{ContentType: stampduty.MimePDF, Body: pdf}
-
 	t.Run("ReplacedFileGoneWithEveryVersion", func(t *testing.T) {
 		w := newFulfillmentWorld(t, 1)
 		rf := w.files()
@@ -214,11 +217,8 @@ func TestReplacedFilesGone(t *testing.T) {
 		if _, err := f.UploadDocument(ctx, "owner", w.mine[0].DocumentID, stampduty.Upload{ContentType: stampduty.MimePNG, Body: pngFile}); err != nil {
 			t.Fatal(err)
 		}
-		if got := w.orphans(t); got != 1 {
-			t.Fatalf("orphans after the replace: %d, want 1 (the replaced file)", got)
-		}
-		w.sweep(t, orders.WatchDelay+time.Minute)
-		w.wantNoOrphans(t, "orphans after sweeping")
+		w.wantOrphans(t, 1, "replace", " (the replaced file)")
+		w.sweepDue(t)
 		if got := w.objects(t)[orders.DocumentPrefix+w.mine[0].DocumentID+"/"+first.DocumentID]; got != 0 {
 			t.Errorf("the replaced file has %d versions left, want 0", got)
 		}
@@ -240,11 +240,10 @@ func TestReplacedFilesGone(t *testing.T) {
 // attached file; one attach of an upload wins.
 func TestStagedUploads(t *testing.T) {
 	ctx := context.Background()
-	upload := stampduty.Upload{ContentType: stampduty.MimePDF, Body: pdf}
-
 	t.Run("AttachedFilesNeverRemoved", func(t *testing.T) {
 		w := newFulfillmentWorld(t, 2)
 		f := w.fulfiller(w.orders, w.files())
+		upload := stampduty.Upload{ContentType: stampduty.MimePDF, Body: pdf}
 		if _, err := f.UploadDocument(ctx, "owner", w.mine[0].DocumentID, upload); err != nil {
 			t.Fatal(err)
 		}
