@@ -21,6 +21,25 @@ import (
 
 func TestMain(m *testing.M) { storetest.Main(m) }
 
+// loadRequests reads template.yaml and loads reqs from the repository's
+// top as the bench does: each request's event of events/, or its route.
+func loadRequests(t *testing.T, reqs []request) (*samtemplate.Template, []request) {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl, err := samtemplate.Load(filepath.Join(root, "template.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := load(root, tmpl, reqs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tmpl, loaded
+}
+
 func TestCost(t *testing.T) {
 	warm := usEast1.perMillion(3420*time.Microsecond, storetest.Capacity{Read: 1, Write: 1.1})
 	if warm.BilledMs != 4 {
@@ -116,19 +135,8 @@ func TestTable(t *testing.T) {
 // cmd/internal/generate), so a new function needs no edit of the bench.
 func TestDefaultRequests(t *testing.T) {
 	t.Run("WithoutItsOwnRequests", func(t *testing.T) {
-		root, err := filepath.Abs("../..")
-		if err != nil {
-			t.Fatal(err)
-		}
-		tmpl, err := samtemplate.Load(filepath.Join(root, "template.yaml"))
-		if err != nil {
-			t.Fatal(err)
-		}
 		own := slices.DeleteFunc(requests(7), func(r request) bool { return eventFunctions[r.Event] == "WebhooksFunction" })
-		reqs, err := load(root, tmpl, own)
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, reqs := loadRequests(t, own)
 		r, ok := firsts(reqs)["WebhooksFunction"]
 		if !ok {
 			t.Fatal("no request of WebhooksFunction")
@@ -173,17 +181,8 @@ func TestDefaultRequests(t *testing.T) {
 // in section 1 and rows in sections 6, 7 and 8. No build and no database:
 // the sections are made of made-up figures.
 func TestEveryFunctionIsMeasured(t *testing.T) {
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
 	b := &bench{orders: 7 * listPageSize, init: map[string]durations{}, first: map[string]durations{}}
-	if b.tmpl, err = samtemplate.Load(filepath.Join(root, "template.yaml")); err != nil {
-		t.Fatal(err)
-	}
-	if b.reqs, err = load(root, b.tmpl, requests(7)); err != nil {
-		t.Fatal(err)
-	}
+	b.tmpl, b.reqs = loadRequests(t, requests(7))
 	calls := [][]storetest.ProxyCall{{{Operation: "GetItem", Table: "T", Accounted: true}}}
 	for _, r := range b.reqs {
 		b.rows = append(b.rows, row{Name: r.rowName("warm"), Wall: durations{time.Millisecond}, Requests: calls})
@@ -277,18 +276,7 @@ func hasRow(t *table, match func(string) bool) bool {
 // orders, in the path of their route; a request that changes its order
 // names another each time, and says so when none is left.
 func TestOrderRequests(t *testing.T) {
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl, err := samtemplate.Load(filepath.Join(root, "template.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	reqs, err := load(root, tmpl, requests(7))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, reqs := loadRequests(t, requests(7))
 	refs := []orderRef{{"d0", "f0"}, {"d1", "f1"}, {"d2", "f2"}}
 	named := 0
 	for _, r := range reqs {

@@ -2,9 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -12,8 +9,7 @@ import (
 	"testing"
 	"time"
 
-	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
-
+	"stampduty/shared/testkit"
 	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/localdb"
 )
@@ -42,10 +38,7 @@ func checkHostile(t *testing.T, s *stack, out *functest.SyncBuffer) {
 			req.Header.Set("Authorization", "Bearer "+localdb.DevToken)
 		}
 		if sign {
-			sum := sha256.Sum256(body)
-			if err := v4.NewSigner().SignHTTP(context.Background(), s.IAM.Credentials, req, hex.EncodeToString(sum[:]), "execute-api", s.IAM.Region, time.Now()); err != nil {
-				t.Fatal(err)
-			}
+			testkit.SignForAPI(t, req, body, s.IAM.Credentials, s.IAM.Region, time.Now())
 		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {

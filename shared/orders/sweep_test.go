@@ -116,11 +116,51 @@ func putStaged(t *testing.T, u orders.Upload, body []byte) {
 	resp.Body.Close()
 }
 
+// staged makes a pre-signed upload of a PDF to owner's order doc through f
+// and sends the PDF to it, as a caller does before attaching it.
+func staged(t *testing.T, f *orders.Fulfiller, doc string) orders.Upload {
+	t.Helper()
+	u, err := f.NewDocumentUpload(context.Background(), "owner", doc, stampduty.Declared{Mime: stampduty.MimePDF, Size: int64(len(pdf))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	putStaged(t, u, pdf)
+	return u
+}
+
+// wantNoOrphans fails t if the bucket holds an object no order of w points
+// at; what names the count in the message.
+func (w *fulfillmentWorld) wantNoOrphans(t *testing.T, what string) {
+	t.Helper()
+	if got := w.orphans(t); got != 0 {
+		t.Errorf("%s: %d, want 0 (%v)", what, got, w.objects(t))
+	}
+}
+
+// wantOrphans stops t unless the bucket holds n orphans after the step
+// named (the kill, the replace): the fault the sweeper is to clear up
+// happened. why ends the message.
+func (w *fulfillmentWorld) wantOrphans(t *testing.T, n int, after, why string) {
+	t.Helper()
+	if got := w.orphans(t); got != n {
+		t.Fatalf("orphans after the %s: %d, want %d%s", after, got, n, why)
+	}
+}
+
+// sweepDue runs the sweeper once the watches are due and fails t if it
+// leaves an orphan.
+func (w *fulfillmentWorld) sweepDue(t *testing.T) {
+	t.Helper()
+	w.sweep(t, orders.WatchDelay+time.Minute)
+	w.wantNoOrphans(t, "orphans after sweeping")
+}
+
 // TestNoOrphanedFiles: whatever happens to a request that stores a file —
 // S3 stalled, the function killed between the object and the order — every
 // object in the bucket is pointed at by an order once the sweeper has run,
-// replaced files are gone with every version, and the sweeper never removes
-// a file an order points at. Orphans are counted by listing the bucket.
+// and replaced files are gone with every version (TestStagedUploads: the
+// sweeper never removes a file an order points at). Orphans are counted by
+// listing the bucket.
 func TestNoOrphanedFiles(t *testing.T) {
 	ctx := context.Background()
 	upload := stampduty.Upload{ContentType: stampduty.MimePDF, Body: pdf}
@@ -147,40 +187,23 @@ func TestNoOrphanedFiles(t *testing.T) {
 		if done := w.sweep(t, 30*time.Minute); done.Settled != 0 {
 			t.Errorf("a sweep before the watch is due settled %d", done.Settled)
 		}
-		w.sweep(t, orders.WatchDelay+time.Minute)
-		if got := w.orphans(t); got != 0 {
-			t.Errorf("orphans after sweeping: %d, want 0 (%v)", got, w.objects(t))
-		}
+		w.sweepDue(t)
 	})
 	t.Run("KilledBetweenTheObjectAndTheOrder", func(t *testing.T) {
 		w := newFulfillmentWorld(t, 1)
 		f := w.fulfiller(killedAtReplace{w.orders}, w.files())
 		killed(func() { f.UploadDocument(ctx, "owner", w.mine[0].DocumentID, upload) })
-		if got := w.orphans(t); got != 1 {
-			t.Fatalf("orphans after the kill: %d, want 1: the fault was not reproduced", got)
-		}
-		w.sweep(t, orders.WatchDelay+time.Minute)
-		if got := w.orphans(t); got != 0 {
-			t.Errorf("orphans after sweeping: %d, want 0 (%v)", got, w.objects(t))
-		}
+		w.wantOrphans(t, 1, "kill", ": the fault was not reproduced")
+		w.sweepDue(t)
 	})
 	t.Run("KilledAttachingAStagedUpload", func(t *testing.T) {
 		w := newFulfillmentWorld(t, 1)
 		f := w.fulfiller(w.orders, w.files())
-		u, err := f.NewDocumentUpload(ctx, "owner", w.mine[0].DocumentID, stampduty.Declared{Mime: stampduty.MimePDF, Size: int64(len(pdf))})
-		if err != nil {
-			t.Fatal(err)
-		}
-		putStaged(t, u, pdf)
+		u := staged(t, f, w.mine[0].DocumentID)
 		k := w.fulfiller(killedAtReplace{w.orders}, w.files())
 		killed(func() { k.AttachDocument(ctx, "owner", w.mine[0].DocumentID, u.ID) })
-		if got := w.orphans(t); got != 2 {
-			t.Fatalf("orphans after the kill: %d, want 2 (the staged file and its copy)", got)
-		}
-		w.sweep(t, orders.WatchDelay+time.Minute)
-		if got := w.orphans(t); got != 0 {
-			t.Errorf("orphans after sweeping: %d, want 0 (%v)", got, w.objects(t))
-		}
+		w.wantOrphans(t, 2, "kill", " (the staged file and its copy)")
+		w.sweepDue(t)
 	})
 	t.Run("ReplacedFileGoneWithEveryVersion", func(t *testing.T) {
 		w := newFulfillmentWorld(t, 1)
@@ -194,13 +217,8 @@ func TestNoOrphanedFiles(t *testing.T) {
 		if _, err := f.UploadDocument(ctx, "owner", w.mine[0].DocumentID, stampduty.Upload{ContentType: stampduty.MimePNG, Body: pngFile}); err != nil {
 			t.Fatal(err)
 		}
-		if got := w.orphans(t); got != 1 {
-			t.Fatalf("orphans after the replace: %d, want 1 (the replaced file)", got)
-		}
-		w.sweep(t, orders.WatchDelay+time.Minute)
-		if got := w.orphans(t); got != 0 {
-			t.Errorf("orphans after sweeping: %d, want 0 (%v)", got, w.objects(t))
-		}
+		w.wantOrphans(t, 1, "replace", " (the replaced file)")
+		w.sweepDue(t)
 		if got := w.objects(t)[orders.DocumentPrefix+w.mine[0].DocumentID+"/"+first.DocumentID]; got != 0 {
 			t.Errorf("the replaced file has %d versions left, want 0", got)
 		}
@@ -213,21 +231,23 @@ func TestNoOrphanedFiles(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if got := w.orphans(t); got != 0 {
-			t.Errorf("orphans right after a replace: %d, want 0 (%v)", got, w.objects(t))
-		}
+		w.wantNoOrphans(t, "orphans right after a replace")
 	})
+}
+
+// TestStagedUploads: the sweeper removes what was sent to a pre-signed
+// upload that was never attached, or sent again after the attach, never an
+// attached file; one attach of an upload wins.
+func TestStagedUploads(t *testing.T) {
+	ctx := context.Background()
 	t.Run("AttachedFilesNeverRemoved", func(t *testing.T) {
 		w := newFulfillmentWorld(t, 2)
 		f := w.fulfiller(w.orders, w.files())
+		upload := stampduty.Upload{ContentType: stampduty.MimePDF, Body: pdf}
 		if _, err := f.UploadDocument(ctx, "owner", w.mine[0].DocumentID, upload); err != nil {
 			t.Fatal(err)
 		}
-		u, err := f.NewDocumentUpload(ctx, "owner", w.mine[1].DocumentID, stampduty.Declared{Mime: stampduty.MimePDF, Size: int64(len(pdf))})
-		if err != nil {
-			t.Fatal(err)
-		}
-		putStaged(t, u, pdf)
+		u := staged(t, f, w.mine[1].DocumentID)
 		file, err := f.AttachDocument(ctx, "owner", w.mine[1].DocumentID, u.ID)
 		if err != nil {
 			t.Fatal(err)
@@ -238,9 +258,7 @@ func TestNoOrphanedFiles(t *testing.T) {
 		for _, after := range []time.Duration{0, orders.WatchDelay + time.Minute, 48 * time.Hour} {
 			w.sweep(t, after)
 		}
-		if got := w.orphans(t); got != 0 {
-			t.Errorf("orphans: %d, want 0 (%v)", got, w.objects(t))
-		}
+		w.wantNoOrphans(t, "orphans")
 		for i, o := range w.mine {
 			s, _ := w.orders.ByDocument(ctx, o.DocumentID)
 			d := s.StampDuty.UploadedDocument
@@ -255,19 +273,13 @@ func TestNoOrphanedFiles(t *testing.T) {
 	t.Run("StagedUploadNeverAttached", func(t *testing.T) {
 		w := newFulfillmentWorld(t, 1)
 		f := w.fulfiller(w.orders, w.files())
-		u, err := f.NewDocumentUpload(ctx, "owner", w.mine[0].DocumentID, stampduty.Declared{Mime: stampduty.MimePDF, Size: int64(len(pdf))})
-		if err != nil {
-			t.Fatal(err)
-		}
-		putStaged(t, u, pdf)
+		u := staged(t, f, w.mine[0].DocumentID)
 		w.sweep(t, orders.UploadLifetime-time.Minute)
 		if got := w.objects(t)[orders.StagingPrefix+u.ID]; got != 1 {
 			t.Errorf("an upload still attachable was removed (%d versions)", got)
 		}
 		w.sweep(t, orders.UploadLifetime+time.Minute)
-		if got := w.orphans(t); got != 0 {
-			t.Errorf("orphans: %d, want 0 (%v)", got, w.objects(t))
-		}
+		w.wantNoOrphans(t, "orphans")
 		if _, err := f.AttachDocument(ctx, "owner", w.mine[0].DocumentID, u.ID); stampduty.ErrorCode(err) != stampduty.ENOTFOUND {
 			t.Errorf("attaching a swept upload: %v, want ENOTFOUND", err)
 		}
@@ -275,11 +287,7 @@ func TestNoOrphanedFiles(t *testing.T) {
 	t.Run("OneAttachOfAnUploadWins", func(t *testing.T) {
 		w := newFulfillmentWorld(t, 1)
 		f := w.fulfiller(w.orders, w.files())
-		u, err := f.NewDocumentUpload(ctx, "owner", w.mine[0].DocumentID, stampduty.Declared{Mime: stampduty.MimePDF, Size: int64(len(pdf))})
-		if err != nil {
-			t.Fatal(err)
-		}
-		putStaged(t, u, pdf)
+		u := staged(t, f, w.mine[0].DocumentID)
 		const n = 6
 		errs := make([]error, n)
 		var wg sync.WaitGroup
@@ -304,9 +312,7 @@ func TestNoOrphanedFiles(t *testing.T) {
 			t.Errorf("%d attaches of one upload succeeded, want exactly 1", won)
 		}
 		w.sweep(t, orders.WatchDelay+time.Minute)
-		if got := w.orphans(t); got != 0 {
-			t.Errorf("orphans: %d, want 0 (%v)", got, w.objects(t))
-		}
+		w.wantNoOrphans(t, "orphans")
 	})
 }
 

@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"stampduty/shared/auth"
@@ -63,24 +61,6 @@ var storedOrderValue = stampduty.Order{ID: 101, DocumentID: "o2ZQm3X8pV1nR7tK4wY
 		MobileNumber: "9876543210", StatePurpose: stampduty.StatePurpose{ID: 3, DocumentID: "a", PurposeName: "Affidavit"}},
 }
 
-// put writes item to the table with the given logical id as it is, around the store.
-func put(t *testing.T, env *storetest.Env, logicalID string, item map[string]types.AttributeValue) {
-	t.Helper()
-	if _, err := env.Client.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(env.Table(logicalID)), Item: item}); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// get reads the item of key from the table with the given logical id, around the store.
-func get(t *testing.T, env *storetest.Env, logicalID string, key map[string]types.AttributeValue) map[string]types.AttributeValue {
-	t.Helper()
-	out, err := env.Client.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String(env.Table(logicalID)), Key: key, ConsistentRead: aws.Bool(true)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out.Item
-}
-
 // render writes an item in DynamoDB's JSON form with its names sorted, for messages.
 func render(v types.AttributeValue) string {
 	switch v := v.(type) {
@@ -129,7 +109,7 @@ func TestStoredFormat(t *testing.T) {
 	db := env.DB()
 
 	t.Run("OrderWrittenBeforeReads", func(t *testing.T) {
-		put(t, env, "OrdersTable", storedOrder("before"))
+		env.PutItem(t, "OrdersTable", storedOrder("before"))
 		got, total, err := db.Orders(env.Table("OrdersTable")).Page(ctx, "before", 1, 10)
 		if err != nil {
 			t.Fatal(err)
@@ -152,7 +132,7 @@ func TestStoredFormat(t *testing.T) {
 		for _, f := range want["ff"].(*types.AttributeValueMemberL).Value {
 			f.(*types.AttributeValueMemberM).Value["h"] = avL(avM(map[string]types.AttributeValue{"st": avS("Pending"), "at": avS("2026-11-21T04:09:00.123Z")}))
 		}
-		checkSameItem(t, get(t, env, "OrdersTable", map[string]types.AttributeValue{"owner": avS("now"), "seq": avN("1")}), want)
+		checkSameItem(t, env.GetItem(t, "OrdersTable", map[string]types.AttributeValue{"owner": avS("now"), "seq": avN("1")}), want)
 	})
 	t.Run("OrderWithPendingEventsWritesItsOutbox", func(t *testing.T) {
 		prev, st := "Pending", "Created"
@@ -184,7 +164,7 @@ func TestStoredFormat(t *testing.T) {
 				"at": avS("2026-11-21T04:10:00.000Z"), "ps": avS("Pending"), "st": avS("Created"), "o": avM(snapshot)}),
 		)
 		want["obp"], want["obk"] = avS("pending"), avS("2026-11-21T04:09:00.123Z#o2ZQm3X8pV1nR7tK4wY9sL0c")
-		checkSameItem(t, get(t, env, "OrdersTable", map[string]types.AttributeValue{"owner": avS("outbox"), "seq": avN("1")}), want)
+		checkSameItem(t, env.GetItem(t, "OrdersTable", map[string]types.AttributeValue{"owner": avS("outbox"), "seq": avN("1")}), want)
 		read, err := ords.Reread(ctx, orders.Stored{OpsOrder: stampduty.OpsOrder{Owner: "outbox"}, Seq: 1})
 		if err != nil {
 			t.Fatal(err)
@@ -202,7 +182,7 @@ func TestStoredFormat(t *testing.T) {
 		if err != nil || seq != 1 {
 			t.Fatalf("Create = %d, %v; want 1", seq, err)
 		}
-		item := get(t, env, "OrdersTable", map[string]types.AttributeValue{"owner": avS("files"), "seq": avN("1")})
+		item := env.GetItem(t, "OrdersTable", map[string]types.AttributeValue{"owner": avS("files"), "seq": avN("1")})
 		got := item["sd"].(*types.AttributeValueMemberM).Value["ud"]
 		want := avM(map[string]types.AttributeValue{"id": avN("10"), "doc": avS("g"), "name": avS("c.pdf"), "mime": avS("application/pdf"),
 			"size": avN("42"), "sha": avS("ab12"), "key": avS("certificates/o/g"), "at": avS("2026-11-21T05:00:00.000Z")})
@@ -211,11 +191,11 @@ func TestStoredFormat(t *testing.T) {
 		}
 	})
 	t.Run("ArticleWrittenBeforeReads", func(t *testing.T) {
-		put(t, env, "ArticlesTable", map[string]types.AttributeValue{
+		env.PutItem(t, "ArticlesTable", map[string]types.AttributeValue{
 			"purpose_name": avS("Sale Deed"), "state": avS("Delhi"), "id": avN("4"), "doc": avS("d"), "min": avN("100"), "max": avN("900"),
 			"follow": avBool(true), "factor": avN("0.065"),
 		})
-		put(t, env, "ArticlesTable", map[string]types.AttributeValue{
+		env.PutItem(t, "ArticlesTable", map[string]types.AttributeValue{
 			"purpose_name": avS("Affidavit"), "state": avS("Delhi"), "id": avN("5"), "doc": avS("e"), "min": avN("0"), "max": avN("0"),
 			"fixed": avN("20"), "follow": avBool(false),
 		})
@@ -236,7 +216,7 @@ func TestStoredFormat(t *testing.T) {
 		}
 	})
 	t.Run("TokenWrittenBeforeReads", func(t *testing.T) {
-		put(t, env, "TokensTable", map[string]types.AttributeValue{
+		env.PutItem(t, "TokensTable", map[string]types.AttributeValue{
 			"hash": avS("abc123"), "owner": avS("alice"), "created_at": avS("2026-11-21T04:09:00.123456789Z"), "revoked_at": avS("2026-11-22T00:00:00Z"),
 		})
 		tok, err := db.Tokens(env.Table("TokensTable")).Token(ctx, "abc123")
@@ -255,7 +235,7 @@ func TestStoredFormat(t *testing.T) {
 		if err != nil || !claimed {
 			t.Fatalf("Claim = %v, %v; want claimed", claimed, err)
 		}
-		checkSameItem(t, get(t, env, "IdempotencyTable", map[string]types.AttributeValue{"pk": avS("alice#k1")}), map[string]types.AttributeValue{
+		checkSameItem(t, env.GetItem(t, "IdempotencyTable", map[string]types.AttributeValue{"pk": avS("alice#k1")}), map[string]types.AttributeValue{
 			"pk": avS("alice#k1"), "fp": avS("fp"), "st": avS(orders.KeyPending), "doc": avS("doc1"),
 			"claimed": avN("1795000000123"), "lease": avN("1795000015123"), "expires": avN("1795086400"),
 		})
@@ -283,7 +263,7 @@ func TestCorruptItemsAreInternal(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			item := storedOrder(tc.name)
 			tc.change(item)
-			put(t, env, "OrdersTable", item)
+			env.PutItem(t, "OrdersTable", item)
 			_, _, err := ordersTable.Page(ctx, tc.name, 1, 10)
 			if got, want := stampduty.ErrorCode(err), stampduty.EINTERNAL; got != want {
 				t.Errorf("code = %q, want %q (%v)", got, want, err)
@@ -291,7 +271,7 @@ func TestCorruptItemsAreInternal(t *testing.T) {
 		})
 	}
 	t.Run("ArticleFactorNegative", func(t *testing.T) {
-		put(t, env, "ArticlesTable", map[string]types.AttributeValue{
+		env.PutItem(t, "ArticlesTable", map[string]types.AttributeValue{
 			"purpose_name": avS("Sale Deed"), "state": avS("Delhi"), "id": avN("4"), "doc": avS("d"), "min": avN("100"), "max": avN("900"),
 			"follow": avBool(true), "factor": avN("-1"),
 		})
@@ -301,7 +281,7 @@ func TestCorruptItemsAreInternal(t *testing.T) {
 		}
 	})
 	t.Run("TokenOwnerNotAString", func(t *testing.T) {
-		put(t, env, "TokensTable", map[string]types.AttributeValue{"hash": avS("h"), "owner": avBool(true), "created_at": avS("2026-11-21T04:09:00Z")})
+		env.PutItem(t, "TokensTable", map[string]types.AttributeValue{"hash": avS("h"), "owner": avBool(true), "created_at": avS("2026-11-21T04:09:00Z")})
 		_, err := db.Tokens(env.Table("TokensTable")).Token(ctx, "h")
 		if got, want := stampduty.ErrorCode(err), stampduty.EINTERNAL; got != want {
 			t.Errorf("code = %q, want %q (%v)", got, want, err)
@@ -309,7 +289,7 @@ func TestCorruptItemsAreInternal(t *testing.T) {
 	})
 	t.Run("KeyRecordLiveWithClaimedAString", func(t *testing.T) {
 		now := time.Now()
-		put(t, env, "IdempotencyTable", map[string]types.AttributeValue{
+		env.PutItem(t, "IdempotencyTable", map[string]types.AttributeValue{
 			"pk": avS("alice#live"), "fp": avS("fp"), "st": avS(orders.KeyPending), "doc": avS("d"),
 			"claimed": avS("yesterday"), "lease": avN("0"), "expires": avN(fmt.Sprint(now.Add(time.Hour).Unix())),
 		})
@@ -320,7 +300,7 @@ func TestCorruptItemsAreInternal(t *testing.T) {
 	})
 	t.Run("KeyRecordExpiredIsAbsentWhateverItHolds", func(t *testing.T) {
 		now := time.Now()
-		put(t, env, "IdempotencyTable", map[string]types.AttributeValue{
+		env.PutItem(t, "IdempotencyTable", map[string]types.AttributeValue{
 			"pk": avS("alice#gone"), "claimed": avS("yesterday"), "expires": avN(fmt.Sprint(now.Add(-time.Hour).Unix())),
 		})
 		if _, live, err := db.Idempotency(env.Table("IdempotencyTable")).Get(ctx, "alice", "gone", now); err != nil || live {

@@ -10,6 +10,8 @@ import (
 
 	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
+	"stampduty/shared/store"
+	"stampduty/shared/testkit"
 	"stampduty/shared/testkit/storetest"
 )
 
@@ -25,7 +27,19 @@ func moved(t *testing.T, o stampduty.Order, ref string) stampduty.Order {
 	return o
 }
 
-func TestFulfillments(t *testing.T) {
+// fulfillmentsFixture is seven orders of three owners, created a second
+// apart (oldest first), in a test's tables read through a proxy that
+// records the calls.
+type fulfillmentsFixture struct {
+	ctx     context.Context
+	env     *storetest.Env
+	proxy   *storetest.Proxy
+	ords    *store.Orders
+	created []stampduty.Order
+}
+
+// newFulfillmentsFixture stores the seven orders and takes the calls made.
+func newFulfillmentsFixture(t *testing.T) *fulfillmentsFixture {
 	ctx := context.Background()
 	env := storetest.New(t)
 	db, proxy := env.ProxiedDB()
@@ -44,151 +58,167 @@ func TestFulfillments(t *testing.T) {
 		created = append(created, o)
 	}
 	proxy.Take()
+	return &fulfillmentsFixture{ctx: ctx, env: env, proxy: proxy, ords: ords, created: created}
+}
 
-	t.Run("ByDocumentIsOneQuery", func(t *testing.T) {
-		s, err := ords.ByDocument(ctx, created[4].DocumentID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, want := env.Operations(proxy.Take()), "Query:OrdersTable/index/by-document=1"; got != want {
-			t.Errorf("calls = %s, want %s", got, want)
-		}
-		if s.Owner != "owner-1" || s.Seq != 2 || s.Version != 1 || s.DocumentID != created[4].DocumentID {
-			t.Errorf("ByDocument = owner %s seq %d version %d doc %s", s.Owner, s.Seq, s.Version, s.DocumentID)
-		}
-	})
-	t.Run("ErrByDocumentUnknown", func(t *testing.T) {
-		if _, err := ords.ByDocument(ctx, "nosuchdocument0000000000"); stampduty.ErrorCode(err) != stampduty.ENOTFOUND {
-			t.Errorf("ByDocument(unknown) = %v, want ENOTFOUND", err)
-		}
-	})
-	t.Run("ReplaceIsOneConditionalWrite", func(t *testing.T) {
-		s, err := ords.ByDocument(ctx, created[0].DocumentID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		proxy.Take()
-		next := moved(t, s.Order, "REF-0")
-		if err := ords.Replace(ctx, s, next); err != nil {
-			t.Fatal(err)
-		}
-		if got, want := env.Operations(proxy.Take()), "PutItem:OrdersTable=1"; got != want {
-			t.Errorf("calls = %s, want %s", got, want)
-		}
-		now, err := ords.Reread(ctx, s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if now.Version != 2 || now.Fulfillments[0].Status != stampduty.StatusCreated || now.Fulfillments[0].UniqueDocRef != "REF-0" {
-			t.Errorf("after Replace: version %d, fulfillment %+v", now.Version, now.Fulfillments[0])
-		}
-		if got, want := len(now.Fulfillments[0].History), 2; got != want {
-			t.Errorf("history has %d entries, want %d", got, want)
-		}
-		t.Run("ErrStaleVersionChangesNothing", func(t *testing.T) {
-			err := ords.Replace(ctx, s, moved(t, s.Order, "REF-OTHER"))
-			if !errors.Is(err, orders.ErrChanged) {
-				t.Fatalf("Replace from a stale read = %v, want ErrChanged", err)
-			}
-			again, _ := ords.Reread(ctx, s)
-			if again.Version != 2 || again.Fulfillments[0].UniqueDocRef != "REF-0" {
-				t.Errorf("a refused Replace changed the order: %+v", again)
-			}
-		})
-	})
-	t.Run("OneWinnerAmongConcurrentReplaces", func(t *testing.T) {
-		s, err := ords.ByDocument(ctx, created[1].DocumentID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		const n = 8
-		errs := make(chan error, n)
-		for i := range n {
-			go func() { errs <- ords.Replace(ctx, s, moved(t, s.Order, fmt.Sprintf("REF-%d", i))) }()
-		}
-		won := 0
-		for range n {
-			switch err := <-errs; {
-			case err == nil:
-				won++
-			case !errors.Is(err, orders.ErrChanged):
-				t.Errorf("Replace: %v", err)
-			}
-		}
-		if won != 1 {
-			t.Errorf("%d Replaces won, want exactly 1", won)
-		}
-	})
-	t.Run("OrderStoredBeforeVersionsIsReplacedOnce", func(t *testing.T) {
-		put(t, env, "OrdersTable", storedOrder("legacy"))
-		// It has a doc, so the documentId index finds it.
-		s, err := ords.ByDocument(ctx, "o2ZQm3X8pV1nR7tK4wY9sL0c")
-		if err != nil || s.Owner != "legacy" || s.Version != 0 {
-			t.Fatalf("ByDocument(legacy) = owner %q version %d, %v", s.Owner, s.Version, err)
-		}
-		if err := ords.Replace(ctx, s, moved(t, s.Order, "REF-L")); err != nil {
-			t.Fatal(err)
-		}
-		if err := ords.Replace(ctx, s, moved(t, s.Order, "REF-L2")); !errors.Is(err, orders.ErrChanged) {
-			t.Errorf("second Replace from version 0 = %v, want ErrChanged", err)
-		}
-	})
+// TestFulfillments: an order is found by its documentId in one query,
+// replaced by one conditional write that one writer wins, and queued by
+// status across owners, oldest first.
+func TestFulfillments(t *testing.T) {
+	f := newFulfillmentsFixture(t)
+	testkit.Steps(t, f.byDocumentIsOneQuery, f.errByDocumentUnknown, f.replaceIsOneConditionalWrite,
+		f.oneWinnerAmongConcurrentReplaces, f.orderStoredBeforeVersionsIsReplacedOnce,
+		f.queueOldestFirstAcrossOwners, f.errQueueCursor)
+}
 
-	t.Run("QueueOldestFirstAcrossOwners", func(t *testing.T) {
-		proxy.Take()
-		var docs []string
-		cursor := ""
-		for page := 0; ; page++ {
-			got, next, err := ords.Queue(ctx, stampduty.StatusPending, cursor, 2)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got, want := env.Operations(proxy.Take()), "Query:OrdersTable/index/queue=1"; got != want {
-				t.Errorf("page %d: calls = %s, want %s", page, got, want)
-			}
-			for _, o := range got {
-				docs = append(docs, o.DocumentID)
-				if o.Owner == "" {
-					t.Errorf("queue order %s has no owner", o.DocumentID)
-				}
-			}
-			if next == "" {
-				break
-			}
-			cursor = next
+func (f *fulfillmentsFixture) byDocumentIsOneQuery(t *testing.T) {
+	s, err := f.ords.ByDocument(f.ctx, f.created[4].DocumentID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := f.env.Operations(f.proxy.Take()), "Query:OrdersTable/index/by-document=1"; got != want {
+		t.Errorf("calls = %s, want %s", got, want)
+	}
+	if s.Owner != "owner-1" || s.Seq != 2 || s.Version != 1 || s.DocumentID != f.created[4].DocumentID {
+		t.Errorf("ByDocument = owner %s seq %d version %d doc %s", s.Owner, s.Seq, s.Version, s.DocumentID)
+	}
+}
+
+func (f *fulfillmentsFixture) errByDocumentUnknown(t *testing.T) {
+	if _, err := f.ords.ByDocument(f.ctx, "nosuchdocument0000000000"); stampduty.ErrorCode(err) != stampduty.ENOTFOUND {
+		t.Errorf("ByDocument(unknown) = %v, want ENOTFOUND", err)
+	}
+}
+
+func (f *fulfillmentsFixture) replaceIsOneConditionalWrite(t *testing.T) {
+	s, err := f.ords.ByDocument(f.ctx, f.created[0].DocumentID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.proxy.Take()
+	next := moved(t, s.Order, "REF-0")
+	if err := f.ords.Replace(f.ctx, s, next); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := f.env.Operations(f.proxy.Take()), "PutItem:OrdersTable=1"; got != want {
+		t.Errorf("calls = %s, want %s", got, want)
+	}
+	now, err := f.ords.Reread(f.ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if now.Version != 2 || now.Fulfillments[0].Status != stampduty.StatusCreated || now.Fulfillments[0].UniqueDocRef != "REF-0" {
+		t.Errorf("after Replace: version %d, fulfillment %+v", now.Version, now.Fulfillments[0])
+	}
+	if got, want := len(now.Fulfillments[0].History), 2; got != want {
+		t.Errorf("history has %d entries, want %d", got, want)
+	}
+	t.Run("ErrStaleVersionChangesNothing", func(t *testing.T) {
+		err := f.ords.Replace(f.ctx, s, moved(t, s.Order, "REF-OTHER"))
+		if !errors.Is(err, orders.ErrChanged) {
+			t.Fatalf("Replace from a stale read = %v, want ErrChanged", err)
 		}
-		// created[0] and [1] moved to Created; the legacy order has no queue keys.
-		var want []string
-		for _, o := range created[2:] {
-			want = append(want, o.DocumentID)
-		}
-		if fmt.Sprint(docs) != fmt.Sprint(want) {
-			t.Errorf("Pending queue = %v, want %v", docs, want)
-		}
-		created0, _, err := ords.Queue(ctx, stampduty.StatusCreated, "", 10)
-		if err != nil || len(created0) != 3 {
-			t.Errorf("Created queue has %d orders (%v), want 3", len(created0), err)
-		}
-	})
-	t.Run("ErrQueueCursor", func(t *testing.T) {
-		_, next, err := ords.Queue(ctx, stampduty.StatusPending, "", 1)
-		if err != nil || next == "" {
-			t.Fatalf("Queue = %q, %v", next, err)
-		}
-		for name, c := range map[string]string{
-			"NotBase64":     "!!!",
-			"NotJSON":       base64.RawURLEncoding.EncodeToString([]byte("nope")),
-			"UnknownFields": base64.RawURLEncoding.EncodeToString([]byte(`{"s":"Pending","k":"a","o":"b","n":1,"x":1}`)),
-			"NoSeq":         base64.RawURLEncoding.EncodeToString([]byte(`{"s":"Pending","k":"a","o":"b"}`)),
-		} {
-			if _, _, err := ords.Queue(ctx, stampduty.StatusPending, c, 1); stampduty.ErrorCode(err) != stampduty.EINVALID {
-				t.Errorf("%s: Queue = %v, want EINVALID", name, err)
-			}
-		}
-		if _, _, err := ords.Queue(ctx, stampduty.StatusCreated, next, 1); stampduty.ErrorCode(err) != stampduty.EINVALID {
-			t.Errorf("another queue's cursor: %v, want EINVALID", err)
+		again, _ := f.ords.Reread(f.ctx, s)
+		if again.Version != 2 || again.Fulfillments[0].UniqueDocRef != "REF-0" {
+			t.Errorf("a refused Replace changed the order: %+v", again)
 		}
 	})
+}
+
+func (f *fulfillmentsFixture) oneWinnerAmongConcurrentReplaces(t *testing.T) {
+	s, err := f.ords.ByDocument(f.ctx, f.created[1].DocumentID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 8
+	errs := make(chan error, n)
+	for i := range n {
+		go func() { errs <- f.ords.Replace(f.ctx, s, moved(t, s.Order, fmt.Sprintf("REF-%d", i))) }()
+	}
+	won := 0
+	for range n {
+		switch err := <-errs; {
+		case err == nil:
+			won++
+		case !errors.Is(err, orders.ErrChanged):
+			t.Errorf("Replace: %v", err)
+		}
+	}
+	if won != 1 {
+		t.Errorf("%d Replaces won, want exactly 1", won)
+	}
+}
+
+func (f *fulfillmentsFixture) orderStoredBeforeVersionsIsReplacedOnce(t *testing.T) {
+	f.env.PutItem(t, "OrdersTable", storedOrder("legacy"))
+	// It has a doc, so the documentId index finds it.
+	s, err := f.ords.ByDocument(f.ctx, "o2ZQm3X8pV1nR7tK4wY9sL0c")
+	if err != nil || s.Owner != "legacy" || s.Version != 0 {
+		t.Fatalf("ByDocument(legacy) = owner %q version %d, %v", s.Owner, s.Version, err)
+	}
+	if err := f.ords.Replace(f.ctx, s, moved(t, s.Order, "REF-L")); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.ords.Replace(f.ctx, s, moved(t, s.Order, "REF-L2")); !errors.Is(err, orders.ErrChanged) {
+		t.Errorf("second Replace from version 0 = %v, want ErrChanged", err)
+	}
+}
+
+func (f *fulfillmentsFixture) queueOldestFirstAcrossOwners(t *testing.T) {
+	f.proxy.Take()
+	var docs []string
+	cursor := ""
+	for page := 0; ; page++ {
+		got, next, err := f.ords.Queue(f.ctx, stampduty.StatusPending, cursor, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := f.env.Operations(f.proxy.Take()), "Query:OrdersTable/index/queue=1"; got != want {
+			t.Errorf("page %d: calls = %s, want %s", page, got, want)
+		}
+		for _, o := range got {
+			docs = append(docs, o.DocumentID)
+			if o.Owner == "" {
+				t.Errorf("queue order %s has no owner", o.DocumentID)
+			}
+		}
+		if next == "" {
+			break
+		}
+		cursor = next
+	}
+	// created[0] and [1] moved to Created; the legacy order has no queue keys.
+	var want []string
+	for _, o := range f.created[2:] {
+		want = append(want, o.DocumentID)
+	}
+	if fmt.Sprint(docs) != fmt.Sprint(want) {
+		t.Errorf("Pending queue = %v, want %v", docs, want)
+	}
+	created0, _, err := f.ords.Queue(f.ctx, stampduty.StatusCreated, "", 10)
+	if err != nil || len(created0) != 3 {
+		t.Errorf("Created queue has %d orders (%v), want 3", len(created0), err)
+	}
+}
+
+func (f *fulfillmentsFixture) errQueueCursor(t *testing.T) {
+	_, next, err := f.ords.Queue(f.ctx, stampduty.StatusPending, "", 1)
+	if err != nil || next == "" {
+		t.Fatalf("Queue = %q, %v", next, err)
+	}
+	for name, c := range map[string]string{
+		"NotBase64":     "!!!",
+		"NotJSON":       base64.RawURLEncoding.EncodeToString([]byte("nope")),
+		"UnknownFields": base64.RawURLEncoding.EncodeToString([]byte(`{"s":"Pending","k":"a","o":"b","n":1,"x":1}`)),
+		"NoSeq":         base64.RawURLEncoding.EncodeToString([]byte(`{"s":"Pending","k":"a","o":"b"}`)),
+	} {
+		if _, _, err := f.ords.Queue(f.ctx, stampduty.StatusPending, c, 1); stampduty.ErrorCode(err) != stampduty.EINVALID {
+			t.Errorf("%s: Queue = %v, want EINVALID", name, err)
+		}
+	}
+	if _, _, err := f.ords.Queue(f.ctx, stampduty.StatusCreated, next, 1); stampduty.ErrorCode(err) != stampduty.EINVALID {
+		t.Errorf("another queue's cursor: %v, want EINVALID", err)
+	}
 }
 
 // TestBackfill: orders stored before the queue existed join it, once.
@@ -196,10 +226,10 @@ func TestBackfill(t *testing.T) {
 	ctx := context.Background()
 	env := storetest.New(t)
 	ords := env.DB().Orders(env.Table("OrdersTable"))
-	put(t, env, "OrdersTable", storedOrder("legacy-1"))
+	env.PutItem(t, "OrdersTable", storedOrder("legacy-1"))
 	old2 := storedOrder("legacy-2")
 	old2["doc"], old2["at"] = avS("p2ZQm3X8pV1nR7tK4wY9sL0c"), avS("2026-11-20T01:00:00.000Z")
-	put(t, env, "OrdersTable", old2)
+	env.PutItem(t, "OrdersTable", old2)
 	ids := env.DB().IDs(env.Table("CountersTable"), 10)
 	if _, err := ords.Create(ctx, "new", newOrder(t, ids, 1)); err != nil {
 		t.Fatal(err)

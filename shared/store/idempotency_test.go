@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"stampduty/shared/orders"
@@ -36,11 +34,7 @@ func putKeyRecord(t *testing.T, env *storetest.Env, owner, key, doc string, now 
 	if expires != nil {
 		item["expires"] = expires
 	}
-	if _, err := env.Client.PutItem(context.Background(), &dynamodb.PutItemInput{
-		TableName: aws.String(env.Table("IdempotencyTable")), Item: item,
-	}); err != nil {
-		t.Fatal(err)
-	}
+	env.PutItem(t, "IdempotencyTable", item)
 }
 
 // claim runs one Claim within claimBudget and returns what it returned and

@@ -13,6 +13,7 @@ import (
 	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/store"
+	"stampduty/shared/testkit"
 	"stampduty/shared/testkit/storetest"
 )
 
@@ -60,193 +61,229 @@ func checkNoOutbox(t *testing.T, item map[string]types.AttributeValue) {
 	}
 }
 
+// outboxFixture is a test's tables, read through a proxy that records the
+// calls, with the orders TestOutbox's steps store.
+type outboxFixture struct {
+	ctx   context.Context
+	env   *storetest.Env
+	proxy *storetest.Proxy
+	ids   *store.IDs
+	ords  *store.Orders
+}
+
+// newOutboxFixture opens a test's tables through a proxy, with ids reserved
+// 30 at a time.
+func newOutboxFixture(t *testing.T) *outboxFixture {
+	env, db, proxy, ids := proxiedStore(t, 30)
+	return &outboxFixture{ctx: context.Background(), env: env, proxy: proxy, ids: ids, ords: db.Orders(env.Table("OrdersTable"))}
+}
+
+// checkCalls checks the calls made since the last Take.
+func (f *outboxFixture) checkCalls(t *testing.T, want string) {
+	t.Helper()
+	if got := f.env.Operations(f.proxy.Take()); got != want {
+		t.Errorf("calls = %s, want %s", got, want)
+	}
+}
+
+// item returns the stored item of s.
+func (f *outboxFixture) item(t *testing.T, s orders.Stored) map[string]types.AttributeValue {
+	t.Helper()
+	return f.env.GetItem(t, "OrdersTable", map[string]types.AttributeValue{"owner": avS(s.Owner), "seq": avN(strconv.FormatInt(s.Seq, 10))})
+}
+
+// create stores a new order of owner with its order.created event.
+func (f *outboxFixture) create(t *testing.T, owner string, n int) (orders.Stored, stampduty.Pending) {
+	t.Helper()
+	o := newOrder(t, f.ids, n)
+	ev := pending(t, stampduty.EventOrderCreated, o, nil, nil)
+	seq, err := f.ords.Create(f.ctx, owner, o, ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := f.ords.Reread(f.ctx, orders.Stored{OpsOrder: stampduty.OpsOrder{Owner: owner}, Seq: seq})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, ev
+}
+
+// advance stores s's fulfillment moved to Created with its event.
+func (f *outboxFixture) advance(t *testing.T, s orders.Stored, ref string) (orders.Stored, stampduty.Pending) {
+	t.Helper()
+	next := moved(t, s.Order, ref)
+	prev, st := stampduty.StatusPending, stampduty.StatusCreated
+	ev := pending(t, stampduty.EventOrderStatusChanged, next, &prev, &st)
+	if err := f.ords.Replace(f.ctx, s, next, ev); err != nil {
+		t.Fatal(err)
+	}
+	now, err := f.ords.Reread(f.ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return now, ev
+}
+
 // TestOutbox: an order's pending events are stored in the write of its
 // change, found through the outbox index, and removed by the relay without
 // ever making a change of the order fail.
 func TestOutbox(t *testing.T) {
-	ctx := context.Background()
-	env, db, proxy, ids := proxiedStore(t, 30)
-	ords := db.Orders(env.Table("OrdersTable"))
-	// checkCalls checks the calls made since the last Take.
-	checkCalls := func(t *testing.T, want string) {
-		t.Helper()
-		if got := env.Operations(proxy.Take()); got != want {
-			t.Errorf("calls = %s, want %s", got, want)
-		}
-	}
-	item := func(s orders.Stored) map[string]types.AttributeValue {
-		return get(t, env, "OrdersTable", map[string]types.AttributeValue{"owner": avS(s.Owner), "seq": avN(strconv.FormatInt(s.Seq, 10))})
-	}
-	// create stores a new order of owner with its order.created event.
-	create := func(owner string, n int) (orders.Stored, stampduty.Pending) {
-		o := newOrder(t, ids, n)
-		ev := pending(t, stampduty.EventOrderCreated, o, nil, nil)
-		seq, err := ords.Create(ctx, owner, o, ev)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := ords.Reread(ctx, orders.Stored{OpsOrder: stampduty.OpsOrder{Owner: owner}, Seq: seq})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s, ev
-	}
-	// advance stores s's fulfillment moved to Created with its event.
-	advance := func(s orders.Stored, ref string) (orders.Stored, stampduty.Pending) {
-		next := moved(t, s.Order, ref)
-		prev, st := stampduty.StatusPending, stampduty.StatusCreated
-		ev := pending(t, stampduty.EventOrderStatusChanged, next, &prev, &st)
-		if err := ords.Replace(ctx, s, next, ev); err != nil {
-			t.Fatal(err)
-		}
-		now, err := ords.Reread(ctx, s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return now, ev
-	}
+	f := newOutboxFixture(t)
+	testkit.Steps(t, f.createStoresItsEventInTheSameWrite, f.replaceKeepsTheOutboxItReadAndAppends,
+		f.orderWithoutEventsIsNotInTheIndex, f.pendingIsOneQueryOldestFirst,
+		f.relayedRemovesThemWithOneConditionalUpdate, f.errRelayedAfterAChangeRemovesNothing,
+		f.errRelayedTwiceFromOneRead, f.writerWhoReadBeforeTheRelayWritesItBack,
+		f.relayedWithNothingToRemoveWritesNothing)
+}
 
-	t.Run("CreateStoresItsEventInTheSameWrite", func(t *testing.T) {
-		proxy.Take()
-		s, ev := create("alice", 1)
-		// the ids, the count, the one PutItem, the Reread
-		checkCalls(t, "GetItem:OrdersTable=1 PutItem:OrdersTable=1 Query:OrdersTable=1 UpdateItem:CountersTable=1")
-		if !reflect.DeepEqual(s.Outbox, []stampduty.Pending{ev}) {
-			t.Errorf("outbox = %+v, want %+v", s.Outbox, ev)
-		}
-		it := item(s)
-		if got, want := render(it["obp"]), `{S:"pending"}`; got != want {
-			t.Errorf("obp = %s, want %s", got, want)
-		}
-		if got, want := render(it["obk"]), `{S:"`+ev.At+"#"+s.DocumentID+`"}`; got != want {
-			t.Errorf("obk = %s, want %s", got, want)
-		}
-	})
-	t.Run("ReplaceKeepsTheOutboxItReadAndAppends", func(t *testing.T) {
-		s, created := create("bob", 2)
-		s, moved := advance(s, "REF-B")
-		if got, want := eventIDs(s.Outbox), []string{created.ID, moved.ID}; !slices.Equal(got, want) {
-			t.Fatalf("outbox = %v, want %v (oldest first)", got, want)
-		}
-		if got := s.Outbox[1]; !reflect.DeepEqual(got, moved) {
-			t.Errorf("stored event\n%+v\nwant\n%+v", got, moved)
-		}
-		if got, want := render(item(s)["obk"]), `{S:"`+created.At+"#"+s.DocumentID+`"}`; got != want {
-			t.Errorf("obk = %s, want the oldest event's %s", got, want)
-		}
-	})
-	t.Run("OrderWithoutEventsIsNotInTheIndex", func(t *testing.T) {
-		o := newOrder(t, ids, 3)
-		if _, err := ords.Create(ctx, "carol", o); err != nil {
+func (f *outboxFixture) createStoresItsEventInTheSameWrite(t *testing.T) {
+	f.proxy.Take()
+	s, ev := f.create(t, "alice", 1)
+	// the ids, the count, the one PutItem, the Reread
+	f.checkCalls(t, "GetItem:OrdersTable=1 PutItem:OrdersTable=1 Query:OrdersTable=1 UpdateItem:CountersTable=1")
+	if !reflect.DeepEqual(s.Outbox, []stampduty.Pending{ev}) {
+		t.Errorf("outbox = %+v, want %+v", s.Outbox, ev)
+	}
+	it := f.item(t, s)
+	if got, want := render(it["obp"]), `{S:"pending"}`; got != want {
+		t.Errorf("obp = %s, want %s", got, want)
+	}
+	if got, want := render(it["obk"]), `{S:"`+ev.At+"#"+s.DocumentID+`"}`; got != want {
+		t.Errorf("obk = %s, want %s", got, want)
+	}
+}
+
+func (f *outboxFixture) replaceKeepsTheOutboxItReadAndAppends(t *testing.T) {
+	s, created := f.create(t, "bob", 2)
+	s, moved := f.advance(t, s, "REF-B")
+	if got, want := eventIDs(s.Outbox), []string{created.ID, moved.ID}; !slices.Equal(got, want) {
+		t.Fatalf("outbox = %v, want %v (oldest first)", got, want)
+	}
+	if got := s.Outbox[1]; !reflect.DeepEqual(got, moved) {
+		t.Errorf("stored event\n%+v\nwant\n%+v", got, moved)
+	}
+	if got, want := render(f.item(t, s)["obk"]), `{S:"`+created.At+"#"+s.DocumentID+`"}`; got != want {
+		t.Errorf("obk = %s, want the oldest event's %s", got, want)
+	}
+}
+
+func (f *outboxFixture) orderWithoutEventsIsNotInTheIndex(t *testing.T) {
+	o := newOrder(t, f.ids, 3)
+	if _, err := f.ords.Create(f.ctx, "carol", o); err != nil {
+		t.Fatal(err)
+	}
+	s, err := f.ords.Reread(f.ctx, orders.Stored{OpsOrder: stampduty.OpsOrder{Owner: "carol"}, Seq: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkNoOutbox(t, f.item(t, s))
+	if docs := pendingDocs(t, f.ords); slices.Contains(docs, o.DocumentID) {
+		t.Errorf("Pending lists %s, which has no pending events", o.DocumentID)
+	}
+}
+
+func (f *outboxFixture) pendingIsOneQueryOldestFirst(t *testing.T) {
+	e2, db2, proxy2, ids2 := proxiedStore(t, 30)
+	ords2 := db2.Orders(e2.Table("OrdersTable"))
+	var want []string
+	for i, at := range []string{"2026-11-21T04:09:02.000Z", "2026-11-21T04:09:00.000Z", "2026-11-21T04:09:01.000Z"} {
+		o := newOrder(t, ids2, i)
+		o.CreatedAt, o.UpdatedAt = at, at
+		if _, err := ords2.Create(f.ctx, "dave", o, pending(t, stampduty.EventOrderCreated, o, nil, nil)); err != nil {
 			t.Fatal(err)
 		}
-		s, err := ords.Reread(ctx, orders.Stored{OpsOrder: stampduty.OpsOrder{Owner: "carol"}, Seq: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkNoOutbox(t, item(s))
-		if docs := pendingDocs(t, ords); slices.Contains(docs, o.DocumentID) {
-			t.Errorf("Pending lists %s, which has no pending events", o.DocumentID)
-		}
-	})
-	t.Run("PendingIsOneQueryOldestFirst", func(t *testing.T) {
-		e2, db2, proxy2, ids2 := proxiedStore(t, 30)
-		ords2 := db2.Orders(e2.Table("OrdersTable"))
-		var want []string
-		for i, at := range []string{"2026-11-21T04:09:02.000Z", "2026-11-21T04:09:00.000Z", "2026-11-21T04:09:01.000Z"} {
-			o := newOrder(t, ids2, i)
-			o.CreatedAt, o.UpdatedAt = at, at
-			if _, err := ords2.Create(ctx, "dave", o, pending(t, stampduty.EventOrderCreated, o, nil, nil)); err != nil {
-				t.Fatal(err)
-			}
-			want = append(want, o.DocumentID)
-		}
-		want = []string{want[1], want[2], want[0]}
-		proxy2.Take()
-		if got := pendingDocs(t, ords2); !slices.Equal(got, want) {
-			t.Errorf("Pending = %v, want %v (the longest-waiting first)", got, want)
-		}
-		if got, want := e2.Operations(proxy2.Take()), "Query:OrdersTable/index/outbox=1"; got != want {
-			t.Errorf("calls = %s, want %s", got, want)
-		}
-	})
-	t.Run("RelayedRemovesThemWithOneConditionalUpdate", func(t *testing.T) {
-		s, created := create("erin", 4)
-		s, moved := advance(s, "REF-E")
-		proxy.Take()
-		if err := ords.Relayed(ctx, s, []string{created.ID}); err != nil {
-			t.Fatal(err)
-		}
-		checkCalls(t, "UpdateItem:OrdersTable=1")
-		now, err := ords.Reread(ctx, s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, want := eventIDs(now.Outbox), []string{moved.ID}; !slices.Equal(got, want) {
-			t.Errorf("outbox = %v, want %v", got, want)
-		}
-		if now.Version != s.Version {
-			t.Errorf("version %d after relaying, want %d: the relay never changes it", now.Version, s.Version)
-		}
-		if got, want := render(item(now)["obk"]), `{S:"`+moved.At+"#"+s.DocumentID+`"}`; got != want {
-			t.Errorf("obk = %s, want the oldest remaining event's %s", got, want)
-		}
-		if err := ords.Relayed(ctx, now, []string{moved.ID}); err != nil {
-			t.Fatal(err)
-		}
-		checkNoOutbox(t, item(now))
-		if docs := pendingDocs(t, ords); slices.Contains(docs, s.DocumentID) {
-			t.Errorf("Pending still lists %s", s.DocumentID)
-		}
-	})
-	t.Run("ErrRelayedAfterAChangeRemovesNothing", func(t *testing.T) {
-		read, created := create("frank", 5)
-		advance(read, "REF-F")
-		err := ords.Relayed(ctx, read, []string{created.ID})
-		if !errors.Is(err, orders.ErrChanged) {
-			t.Fatalf("Relayed from a stale read = %v, want ErrChanged", err)
-		}
-		now, _ := ords.Reread(ctx, read)
-		if len(now.Outbox) != 2 {
-			t.Errorf("outbox = %v, want both events kept", eventIDs(now.Outbox))
-		}
-	})
-	t.Run("ErrRelayedTwiceFromOneRead", func(t *testing.T) {
-		read, created := create("gina", 6)
-		read, _ = advance(read, "REF-G")
-		if err := ords.Relayed(ctx, read, []string{created.ID}); err != nil {
-			t.Fatal(err)
-		}
-		if err := ords.Relayed(ctx, read, []string{created.ID}); !errors.Is(err, orders.ErrChanged) {
-			t.Errorf("the same relay again = %v, want ErrChanged (its outbox is no longer the one read)", err)
-		}
-	})
-	t.Run("WriterWhoReadBeforeTheRelayWritesItBack", func(t *testing.T) {
-		// Expected: the writer stores the outbox it read. The relay finds
-		// the event again and hands it on once more, which does nothing:
-		// its job per webhook already exists.
-		read, created := create("hank", 7)
-		if err := ords.Relayed(ctx, read, []string{created.ID}); err != nil {
-			t.Fatal(err)
-		}
-		now, moved := advance(read, "REF-H")
-		if got, want := eventIDs(now.Outbox), []string{created.ID, moved.ID}; !slices.Equal(got, want) {
-			t.Errorf("outbox = %v, want %v: the writer's change succeeds, with what it read", got, want)
-		}
-		if docs := pendingDocs(t, ords); !slices.Contains(docs, read.DocumentID) {
-			t.Errorf("Pending does not list %s again", read.DocumentID)
-		}
-	})
-	t.Run("RelayedWithNothingToRemoveWritesNothing", func(t *testing.T) {
-		s, _ := create("ivan", 8)
-		proxy.Take()
-		if err := ords.Relayed(ctx, s, []string{"evt_notinthisoutbox000000000"}); err != nil {
-			t.Fatal(err)
-		}
-		if calls := proxy.Take(); len(calls) != 0 {
-			t.Errorf("calls = %s, want none", env.Operations(calls))
-		}
-	})
+		want = append(want, o.DocumentID)
+	}
+	want = []string{want[1], want[2], want[0]}
+	proxy2.Take()
+	if got := pendingDocs(t, ords2); !slices.Equal(got, want) {
+		t.Errorf("Pending = %v, want %v (the longest-waiting first)", got, want)
+	}
+	if got, want := e2.Operations(proxy2.Take()), "Query:OrdersTable/index/outbox=1"; got != want {
+		t.Errorf("calls = %s, want %s", got, want)
+	}
+}
+
+func (f *outboxFixture) relayedRemovesThemWithOneConditionalUpdate(t *testing.T) {
+	s, created := f.create(t, "erin", 4)
+	s, moved := f.advance(t, s, "REF-E")
+	f.proxy.Take()
+	if err := f.ords.Relayed(f.ctx, s, []string{created.ID}); err != nil {
+		t.Fatal(err)
+	}
+	f.checkCalls(t, "UpdateItem:OrdersTable=1")
+	now, err := f.ords.Reread(f.ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := eventIDs(now.Outbox), []string{moved.ID}; !slices.Equal(got, want) {
+		t.Errorf("outbox = %v, want %v", got, want)
+	}
+	if now.Version != s.Version {
+		t.Errorf("version %d after relaying, want %d: the relay never changes it", now.Version, s.Version)
+	}
+	if got, want := render(f.item(t, now)["obk"]), `{S:"`+moved.At+"#"+s.DocumentID+`"}`; got != want {
+		t.Errorf("obk = %s, want the oldest remaining event's %s", got, want)
+	}
+	if err := f.ords.Relayed(f.ctx, now, []string{moved.ID}); err != nil {
+		t.Fatal(err)
+	}
+	checkNoOutbox(t, f.item(t, now))
+	if docs := pendingDocs(t, f.ords); slices.Contains(docs, s.DocumentID) {
+		t.Errorf("Pending still lists %s", s.DocumentID)
+	}
+}
+
+func (f *outboxFixture) errRelayedAfterAChangeRemovesNothing(t *testing.T) {
+	read, created := f.create(t, "frank", 5)
+	f.advance(t, read, "REF-F")
+	err := f.ords.Relayed(f.ctx, read, []string{created.ID})
+	if !errors.Is(err, orders.ErrChanged) {
+		t.Fatalf("Relayed from a stale read = %v, want ErrChanged", err)
+	}
+	now, _ := f.ords.Reread(f.ctx, read)
+	if len(now.Outbox) != 2 {
+		t.Errorf("outbox = %v, want both events kept", eventIDs(now.Outbox))
+	}
+}
+
+func (f *outboxFixture) errRelayedTwiceFromOneRead(t *testing.T) {
+	read, created := f.create(t, "gina", 6)
+	read, _ = f.advance(t, read, "REF-G")
+	if err := f.ords.Relayed(f.ctx, read, []string{created.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.ords.Relayed(f.ctx, read, []string{created.ID}); !errors.Is(err, orders.ErrChanged) {
+		t.Errorf("the same relay again = %v, want ErrChanged (its outbox is no longer the one read)", err)
+	}
+}
+
+func (f *outboxFixture) writerWhoReadBeforeTheRelayWritesItBack(t *testing.T) {
+	// Expected: the writer stores the outbox it read. The relay finds
+	// the event again and hands it on once more, which does nothing:
+	// its job per webhook already exists.
+	read, created := f.create(t, "hank", 7)
+	if err := f.ords.Relayed(f.ctx, read, []string{created.ID}); err != nil {
+		t.Fatal(err)
+	}
+	now, moved := f.advance(t, read, "REF-H")
+	if got, want := eventIDs(now.Outbox), []string{created.ID, moved.ID}; !slices.Equal(got, want) {
+		t.Errorf("outbox = %v, want %v: the writer's change succeeds, with what it read", got, want)
+	}
+	if docs := pendingDocs(t, f.ords); !slices.Contains(docs, read.DocumentID) {
+		t.Errorf("Pending does not list %s again", read.DocumentID)
+	}
+}
+
+func (f *outboxFixture) relayedWithNothingToRemoveWritesNothing(t *testing.T) {
+	s, _ := f.create(t, "ivan", 8)
+	f.proxy.Take()
+	if err := f.ords.Relayed(f.ctx, s, []string{"evt_notinthisoutbox000000000"}); err != nil {
+		t.Fatal(err)
+	}
+	if calls := f.proxy.Take(); len(calls) != 0 {
+		t.Errorf("calls = %s, want none", f.env.Operations(calls))
+	}
 }
 
 // TestOutboxWriteUnits measures what a pending event costs: the write units

@@ -12,6 +12,7 @@ import (
 	"stampduty/shared/auth"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/store"
+	"stampduty/shared/testkit"
 	"stampduty/shared/testkit/localdb"
 	"stampduty/shared/testkit/storetest"
 )
@@ -50,7 +51,20 @@ func proxiedStore(t *testing.T, block int64) (*storetest.Env, *store.DB, *storet
 	return env, db, proxy, db.IDs(env.Table("CountersTable"), block)
 }
 
-func TestArticles(t *testing.T) {
+// articlesFixture is two articles, an affidavit at a fixed amount and a
+// rent agreement that follows the consideration, stored in a test's tables
+// read through a proxy that records the calls.
+type articlesFixture struct {
+	ctx       context.Context
+	env       *storetest.Env
+	proxy     *storetest.Proxy
+	ids       *store.IDs
+	arts      *store.Articles
+	affidavit stampduty.Article
+}
+
+// newArticlesFixture stores the two articles and takes the calls made.
+func newArticlesFixture(t *testing.T) *articlesFixture {
 	ctx := context.Background()
 	env, db, proxy, ids := proxiedStore(t, 10)
 	arts := db.Articles(env.Table("ArticlesTable"))
@@ -69,143 +83,162 @@ func TestArticles(t *testing.T) {
 		t.Fatalf("created, updated = %d, %d; want 2, 0", created, updated)
 	}
 	proxy.Take()
+	return &articlesFixture{ctx: ctx, env: env, proxy: proxy, ids: ids, arts: arts, affidavit: a}
+}
 
-	t.Run("GetIsOneGetItem", func(t *testing.T) {
-		got, err := arts.Get(ctx, "Rent Agreement", "Delhi")
-		if err != nil {
+// TestArticles: an article is one GetItem away, impossible keys ask
+// nothing, an upsert keeps ids, and the cache serves without calls within
+// a bound of bytes.
+func TestArticles(t *testing.T) {
+	f := newArticlesFixture(t)
+	testkit.Steps(t, f.getIsOneGetItem, f.fixedRoundTrips, f.notFound, f.impossibleKeysAskNothing,
+		f.upsertKeepsIDs, f.all, f.cacheServesWithoutCalls, f.cacheAnswersImpossibleKeysWithoutCallsOrMemory,
+		f.cacheIsBoundedByBytes)
+}
+
+func (f *articlesFixture) getIsOneGetItem(t *testing.T) {
+	got, err := f.arts.Get(f.ctx, "Rent Agreement", "Delhi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := f.env.Operations(f.proxy.Take()), "GetItem:ArticlesTable=1"; got != want {
+		t.Errorf("calls = %s, want %s", got, want)
+	}
+	if got.ID == 0 || len(got.DocumentID) != 24 || !got.FollowsConsideration || got.Factor == nil || got.Factor.String() != "0.07" {
+		t.Errorf("article = %+v", got)
+	}
+}
+
+func (f *articlesFixture) fixedRoundTrips(t *testing.T) {
+	got, err := f.arts.Get(f.ctx, "Affidavit", "Karnataka")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Fixed == nil || *got.Fixed != 20 || got.Factor != nil || got.Min != 10 || got.Max != 500 {
+		t.Errorf("article = %+v", got)
+	}
+}
+
+func (f *articlesFixture) notFound(t *testing.T) {
+	_, err := f.arts.Get(f.ctx, "Affidavit", "Delhi")
+	if got, want := stampduty.ErrorCode(err), stampduty.ENOTFOUND; got != want {
+		t.Fatalf("code = %q, want %q", got, want)
+	}
+	if got, want := stampduty.ErrorMessage(err), "Purpose with the name: Affidavit cannot be found."; got != want {
+		t.Errorf("message = %q, want %q", got, want)
+	}
+}
+
+func (f *articlesFixture) impossibleKeysAskNothing(t *testing.T) {
+	f.proxy.Take()
+	long := make([]byte, 3000)
+	for i := range long {
+		long[i] = 'a'
+	}
+	for _, k := range [][2]string{{"", "Delhi"}, {string(long), "Delhi"}, {"Affidavit", "Atlantis"}} {
+		if _, err := f.arts.Get(f.ctx, k[0], k[1]); stampduty.ErrorCode(err) != stampduty.ENOTFOUND {
+			t.Errorf("Get(%.10q, %q) = %v, want ENOTFOUND", k[0], k[1], err)
+		}
+	}
+	if got := f.proxy.Take(); len(got) != 0 {
+		t.Errorf("calls = %s, want none", f.env.Operations(got))
+	}
+}
+
+func (f *articlesFixture) upsertKeepsIDs(t *testing.T) {
+	before, _ := f.arts.Get(f.ctx, "Affidavit", "Karnataka")
+	a2 := f.affidavit
+	a2.Max = 900
+	created, updated, err := f.arts.Upsert(f.ctx, f.ids, []stampduty.Article{a2})
+	if err != nil || created != 0 || updated != 1 {
+		t.Fatalf("Upsert = %d, %d, %v; want 0, 1, nil", created, updated, err)
+	}
+	after, _ := f.arts.Get(f.ctx, "Affidavit", "Karnataka")
+	if after.ID != before.ID || after.DocumentID != before.DocumentID || after.Max != 900 {
+		t.Errorf("before %+v, after %+v", before, after)
+	}
+}
+
+func (f *articlesFixture) all(t *testing.T) {
+	all, err := f.arts.All(f.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(all), 2; got != want {
+		t.Fatalf("len = %d, want %d", got, want)
+	}
+	if all[0].ID == all[1].ID {
+		t.Errorf("ids not unique: %d", all[0].ID)
+	}
+}
+
+func (f *articlesFixture) cacheServesWithoutCalls(t *testing.T) {
+	cache := store.NewArticleCache(f.arts, time.Minute)
+	f.proxy.Take()
+	for i := 0; i < 3; i++ {
+		if _, err := cache.All(f.ctx); err != nil {
 			t.Fatal(err)
 		}
-		if got, want := env.Operations(proxy.Take()), "GetItem:ArticlesTable=1"; got != want {
-			t.Errorf("calls = %s, want %s", got, want)
-		}
-		if got.ID == 0 || len(got.DocumentID) != 24 || !got.FollowsConsideration || got.Factor == nil || got.Factor.String() != "0.07" {
-			t.Errorf("article = %+v", got)
-		}
-	})
-	t.Run("FixedRoundTrips", func(t *testing.T) {
-		got, err := arts.Get(ctx, "Affidavit", "Karnataka")
-		if err != nil {
+		if _, err := cache.Get(f.ctx, "Affidavit", "Karnataka"); err != nil {
 			t.Fatal(err)
 		}
-		if got.Fixed == nil || *got.Fixed != 20 || got.Factor != nil || got.Min != 10 || got.Max != 500 {
-			t.Errorf("article = %+v", got)
+		if _, err := cache.Get(f.ctx, "Nope", "Delhi"); stampduty.ErrorCode(err) != stampduty.ENOTFOUND {
+			t.Fatalf("Get(Nope) = %v", err)
 		}
-	})
-	t.Run("NotFound", func(t *testing.T) {
-		_, err := arts.Get(ctx, "Affidavit", "Delhi")
+	}
+	if got, want := f.env.Operations(f.proxy.Take()), "GetItem:ArticlesTable=2 Scan:ArticlesTable=1"; got != want {
+		t.Errorf("calls = %s, want %s", got, want)
+	}
+}
+
+func (f *articlesFixture) cacheAnswersImpossibleKeysWithoutCallsOrMemory(t *testing.T) {
+	cache := store.NewArticleCache(f.arts, time.Minute)
+	f.proxy.Take()
+	for _, k := range [][2]string{
+		{"", "Delhi"}, {strings.Repeat("x", 201), "Delhi"}, {strings.Repeat("x", 64<<10), "Delhi"},
+		{"Rent\u202e", "Delhi"}, {"Re\u200bnt", "Delhi"}, {"Rent", "Atlantis"}, {"Rent", strings.Repeat("s", 64<<10)},
+		{" Rent", "Delhi"}, {"Rent\xff", "Delhi"},
+	} {
+		_, err := cache.Get(f.ctx, k[0], k[1])
 		if got, want := stampduty.ErrorCode(err), stampduty.ENOTFOUND; got != want {
-			t.Fatalf("code = %q, want %q", got, want)
+			t.Errorf("Get(%.20q, %.20q) = %v, want %s", k[0], k[1], err, want)
 		}
-		if got, want := stampduty.ErrorMessage(err), "Purpose with the name: Affidavit cannot be found."; got != want {
-			t.Errorf("message = %q, want %q", got, want)
-		}
-	})
-	t.Run("ImpossibleKeysAskNothing", func(t *testing.T) {
-		proxy.Take()
-		long := make([]byte, 3000)
-		for i := range long {
-			long[i] = 'a'
-		}
-		for _, k := range [][2]string{{"", "Delhi"}, {string(long), "Delhi"}, {"Affidavit", "Atlantis"}} {
-			if _, err := arts.Get(ctx, k[0], k[1]); stampduty.ErrorCode(err) != stampduty.ENOTFOUND {
-				t.Errorf("Get(%.10q, %q) = %v, want ENOTFOUND", k[0], k[1], err)
-			}
-		}
-		if got := proxy.Take(); len(got) != 0 {
-			t.Errorf("calls = %s, want none", env.Operations(got))
-		}
-	})
-	t.Run("UpsertKeepsIDs", func(t *testing.T) {
-		before, _ := arts.Get(ctx, "Affidavit", "Karnataka")
-		a2 := a
-		a2.Max = 900
-		created, updated, err := arts.Upsert(ctx, ids, []stampduty.Article{a2})
-		if err != nil || created != 0 || updated != 1 {
-			t.Fatalf("Upsert = %d, %d, %v; want 0, 1, nil", created, updated, err)
-		}
-		after, _ := arts.Get(ctx, "Affidavit", "Karnataka")
-		if after.ID != before.ID || after.DocumentID != before.DocumentID || after.Max != 900 {
-			t.Errorf("before %+v, after %+v", before, after)
-		}
-	})
-	t.Run("All", func(t *testing.T) {
-		all, err := arts.All(ctx)
-		if err != nil {
+	}
+	if got := f.env.Operations(f.proxy.Take()); got != "" {
+		t.Errorf("calls = %s, want none", got)
+	}
+	if got := cache.Bytes(); got != 0 {
+		t.Errorf("cache holds %d bytes, want 0", got)
+	}
+}
+
+func (f *articlesFixture) cacheIsBoundedByBytes(t *testing.T) {
+	cache := store.NewArticleCache(f.arts, time.Minute)
+	long := strings.Repeat("y", 190)
+	most := 0
+	for i := range 1500 {
+		if _, err := cache.Get(f.ctx, fmt.Sprintf("%s %06d", long, i), "Delhi"); stampduty.ErrorCode(err) != stampduty.ENOTFOUND {
 			t.Fatal(err)
 		}
-		if got, want := len(all), 2; got != want {
-			t.Fatalf("len = %d, want %d", got, want)
-		}
-		if all[0].ID == all[1].ID {
-			t.Errorf("ids not unique: %d", all[0].ID)
-		}
-	})
-	t.Run("CacheServesWithoutCalls", func(t *testing.T) {
-		cache := store.NewArticleCache(arts, time.Minute)
-		proxy.Take()
-		for i := 0; i < 3; i++ {
-			if _, err := cache.All(ctx); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := cache.Get(ctx, "Affidavit", "Karnataka"); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := cache.Get(ctx, "Nope", "Delhi"); stampduty.ErrorCode(err) != stampduty.ENOTFOUND {
-				t.Fatalf("Get(Nope) = %v", err)
-			}
-		}
-		if got, want := env.Operations(proxy.Take()), "GetItem:ArticlesTable=2 Scan:ArticlesTable=1"; got != want {
-			t.Errorf("calls = %s, want %s", got, want)
-		}
-	})
-	t.Run("CacheAnswersImpossibleKeysWithoutCallsOrMemory", func(t *testing.T) {
-		cache := store.NewArticleCache(arts, time.Minute)
-		proxy.Take()
-		for _, k := range [][2]string{
-			{"", "Delhi"}, {strings.Repeat("x", 201), "Delhi"}, {strings.Repeat("x", 64<<10), "Delhi"},
-			{"Rent\u202e", "Delhi"}, {"Re\u200bnt", "Delhi"}, {"Rent", "Atlantis"}, {"Rent", strings.Repeat("s", 64<<10)},
-			{" Rent", "Delhi"}, {"Rent\xff", "Delhi"},
-		} {
-			_, err := cache.Get(ctx, k[0], k[1])
-			if got, want := stampduty.ErrorCode(err), stampduty.ENOTFOUND; got != want {
-				t.Errorf("Get(%.20q, %.20q) = %v, want %s", k[0], k[1], err, want)
-			}
-		}
-		if got := env.Operations(proxy.Take()); got != "" {
-			t.Errorf("calls = %s, want none", got)
-		}
-		if got := cache.Bytes(); got != 0 {
-			t.Errorf("cache holds %d bytes, want 0", got)
-		}
-	})
-	t.Run("CacheIsBoundedByBytes", func(t *testing.T) {
-		cache := store.NewArticleCache(arts, time.Minute)
-		long := strings.Repeat("y", 190)
-		most := 0
-		for i := range 1500 {
-			if _, err := cache.Get(ctx, fmt.Sprintf("%s %06d", long, i), "Delhi"); stampduty.ErrorCode(err) != stampduty.ENOTFOUND {
-				t.Fatal(err)
-			}
-			most = max(most, cache.Bytes())
-		}
-		if most > store.MaxCacheBytes {
-			t.Errorf("cache held %d bytes, want at most %d", most, store.MaxCacheBytes)
-		}
-		if most < store.MaxCacheBytes/2 {
-			t.Errorf("cache held at most %d bytes: the flood never filled it, so the bound was not tested", most)
-		}
-		// A real article is still served, and cached, after the flood.
-		if _, err := cache.Get(ctx, "Affidavit", "Karnataka"); err != nil {
-			t.Fatal(err)
-		}
-		proxy.Take()
-		if _, err := cache.Get(ctx, "Affidavit", "Karnataka"); err != nil {
-			t.Fatal(err)
-		}
-		if got := env.Operations(proxy.Take()); got != "" {
-			t.Errorf("calls = %s, want none (cached)", got)
-		}
-	})
+		most = max(most, cache.Bytes())
+	}
+	if most > store.MaxCacheBytes {
+		t.Errorf("cache held %d bytes, want at most %d", most, store.MaxCacheBytes)
+	}
+	if most < store.MaxCacheBytes/2 {
+		t.Errorf("cache held at most %d bytes: the flood never filled it, so the bound was not tested", most)
+	}
+	// A real article is still served, and cached, after the flood.
+	if _, err := cache.Get(f.ctx, "Affidavit", "Karnataka"); err != nil {
+		t.Fatal(err)
+	}
+	f.proxy.Take()
+	if _, err := cache.Get(f.ctx, "Affidavit", "Karnataka"); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.env.Operations(f.proxy.Take()); got != "" {
+		t.Errorf("calls = %s, want none (cached)", got)
+	}
 }
 
 func TestOrders(t *testing.T) {

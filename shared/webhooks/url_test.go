@@ -190,7 +190,10 @@ func TestRuntimeAPI(t *testing.T) {
 	})
 }
 
-func TestCheckURL(t *testing.T) {
+// urlGuards returns the guard on AWS and the guard of a local stack, both
+// resolving names from one table of public, private, metadata and other
+// addresses.
+func urlGuards() (aws, local Guard) {
 	res := &fakeResolver{hosts: map[string][]string{
 		"hooks.example.com":    {"93.184.215.14", "2606:2800:21f:cb07:6820:80da:af6b:8b2c"},
 		"localhost":            {"127.0.0.1", "::1"},
@@ -202,10 +205,19 @@ func TestCheckURL(t *testing.T) {
 		"cgnat.example.com":    {"100.64.1.1"},
 		"empty.example.com":    {},
 	}}
-	aws := Guard{Resolver: res}
-	local := Guard{Local: true, Resolver: res}
-	long := "https://hooks.example.com/" + strings.Repeat("a", MaxURLLength-len("https://hooks.example.com/"))
+	return Guard{Resolver: res}, Guard{Local: true, Resolver: res}
+}
 
+// longURL is an https URL of exactly MaxURLLength characters.
+func longURL() string {
+	return "https://hooks.example.com/" + strings.Repeat("a", MaxURLLength-len("https://hooks.example.com/"))
+}
+
+// TestCheckURL: https URLs of public hosts are allowed, and locally plain
+// http to loopback too.
+func TestCheckURL(t *testing.T) {
+	aws, local := urlGuards()
+	long := longURL()
 	ok := map[string]struct {
 		guard Guard
 		url   string
@@ -229,7 +241,13 @@ func TestCheckURL(t *testing.T) {
 			}
 		})
 	}
+}
 
+// TestCheckURLRefuses: each refused URL is an EINVALID error of the url
+// field with the message that names what is wrong with it.
+func TestCheckURLRefuses(t *testing.T) {
+	aws, local := urlGuards()
+	long := longURL()
 	const (
 		msgNotAURL     = "url must be an absolute URL, e.g. https://example.com/hooks"
 		msgTooLong     = "url must be at most 2048 characters"
@@ -326,7 +344,14 @@ func TestCheckURL(t *testing.T) {
 			assertInvalid(t, err, "url", tc.msg)
 		})
 	}
+}
 
+// TestCheckURLResolving: a refusal keeps the address it refused (and does
+// not show it to the caller), a resolver that is down makes the check
+// unavailable, a literal address is not looked up, and the zero Guard
+// resolves with net.DefaultResolver.
+func TestCheckURLResolving(t *testing.T) {
+	aws, _ := urlGuards()
 	t.Run("AddressRefusalKeepsTheCause", func(t *testing.T) {
 		err := aws.CheckURL(context.Background(), "https://internal.example.com/")
 		var b *BlockedError

@@ -148,6 +148,8 @@ func wantMessage(t *testing.T, resp *http.Response, body []byte, status int, msg
 	}
 }
 
+// TestEvent: a request's event carries API Gateway's version, route key,
+// path and request context, with a request id of its own.
 func TestEvent(t *testing.T) {
 	t.Run("sets version, route key, path and request context", func(t *testing.T) {
 		fn := newFake()
@@ -218,7 +220,11 @@ func TestEvent(t *testing.T) {
 			t.Errorf("two requests share the request id %q", a)
 		}
 	})
+}
 
+// TestEventParameters: the query string is passed raw and decoded, and path
+// parameters as the route names them.
+func TestEventParameters(t *testing.T) {
 	t.Run("keeps the raw query string and decodes the parameters", func(t *testing.T) {
 		fn := newFake()
 		srv := serve(t, []Route{{Method: "GET", Path: "/api/live-orders", Target: fn}}, Options{})
@@ -242,6 +248,37 @@ func TestEvent(t *testing.T) {
 		}
 	})
 
+	for _, c := range []struct {
+		name, route, request, rawPath string
+		params                        map[string]string
+	}{
+		{"passes path parameters, percent-decoded like the path", "GET /api/orders/{id}/items/{item}",
+			"GET /api/orders/A%20B/items/7", "/api/orders/A B/items/7", map[string]string{"id": "A B", "item": "7"}},
+		{"passes the rest of the path to a greedy parameter", "ANY /files/{path+}",
+			"DELETE /files/a/b/c.txt", "/files/a/b/c.txt", map[string]string{"path": "a/b/c.txt"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fn := newFake()
+			srv := serve(t, []Route{routeFor(c.route, fn)}, Options{})
+			method, path, _ := strings.Cut(c.request, " ")
+			do(t, method, srv.URL+path, nil, nil)
+			ev := fn.event(t)
+			if got := ev.PathParameters; !reflect.DeepEqual(got, c.params) {
+				t.Errorf("pathParameters = %v, want %v", got, c.params)
+			}
+			if got := ev.RouteKey; got != c.route {
+				t.Errorf("routeKey = %q, want %q", got, c.route)
+			}
+			if got := ev.RawPath; got != c.rawPath {
+				t.Errorf("rawPath = %q, want %q", got, c.rawPath)
+			}
+		})
+	}
+}
+
+// TestEventHeaders: headers are passed as API Gateway passes them, and
+// cookies apart.
+func TestEventHeaders(t *testing.T) {
 	t.Run("lower-cases header names, joins repeated headers and adds API Gateway's", func(t *testing.T) {
 		fn := newFake()
 		srv := serve(t, []Route{{Method: "GET", Path: "/x", Target: fn}}, Options{})
@@ -284,34 +321,11 @@ func TestEvent(t *testing.T) {
 			t.Errorf("cookies = %q, want %q", got, want)
 		}
 	})
+}
 
-	for _, c := range []struct {
-		name, route, request, rawPath string
-		params                        map[string]string
-	}{
-		{"passes path parameters, percent-decoded like the path", "GET /api/orders/{id}/items/{item}",
-			"GET /api/orders/A%20B/items/7", "/api/orders/A B/items/7", map[string]string{"id": "A B", "item": "7"}},
-		{"passes the rest of the path to a greedy parameter", "ANY /files/{path+}",
-			"DELETE /files/a/b/c.txt", "/files/a/b/c.txt", map[string]string{"path": "a/b/c.txt"}},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			fn := newFake()
-			srv := serve(t, []Route{routeFor(c.route, fn)}, Options{})
-			method, path, _ := strings.Cut(c.request, " ")
-			do(t, method, srv.URL+path, nil, nil)
-			ev := fn.event(t)
-			if got := ev.PathParameters; !reflect.DeepEqual(got, c.params) {
-				t.Errorf("pathParameters = %v, want %v", got, c.params)
-			}
-			if got := ev.RouteKey; got != c.route {
-				t.Errorf("routeKey = %q, want %q", got, c.route)
-			}
-			if got := ev.RawPath; got != c.rawPath {
-				t.Errorf("rawPath = %q, want %q", got, c.rawPath)
-			}
-		})
-	}
-
+// TestEventBody: a body is passed as text or in base64 as API Gateway
+// decides by its content type and UTF-8 validity.
+func TestEventBody(t *testing.T) {
 	t.Run("encodes bodies by content type and UTF-8 validity", func(t *testing.T) {
 		fn := newFake()
 		srv := serve(t, []Route{{Method: "POST", Path: "/x", Target: fn}}, Options{})

@@ -1,9 +1,6 @@
 package apigw
 
 import (
-	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,7 +9,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+
+	"stampduty/shared/testkit"
 )
 
 var testIAM = &IAM{
@@ -25,10 +23,7 @@ func signed(t *testing.T, method, url, body string, creds aws.Credentials, regio
 	t.Helper()
 	r := httptest.NewRequest(method, url, strings.NewReader(body))
 	r.Header.Set("Content-Type", "application/json")
-	sum := sha256.Sum256([]byte(body))
-	if err := v4.NewSigner().SignHTTP(context.Background(), creds, r, hex.EncodeToString(sum[:]), "execute-api", region, at); err != nil {
-		t.Fatal(err)
-	}
+	testkit.SignForAPI(t, r, []byte(body), creds, region, at)
 	return r
 }
 
@@ -119,10 +114,7 @@ func TestIAMRoutes(t *testing.T) {
 		r, _ := http.NewRequest("GET", srv.URL+"/api/ops/live-orders?status=Pending", nil)
 		creds := testIAM.Credentials
 		creds.SecretAccessKey = secret
-		sum := sha256.Sum256(nil)
-		if err := v4.NewSigner().SignHTTP(context.Background(), creds, r, hex.EncodeToString(sum[:]), "execute-api", testIAM.Region, time.Now()); err != nil {
-			t.Fatal(err)
-		}
+		testkit.SignForAPI(t, r, nil, creds, testIAM.Region, time.Now())
 		return r
 	}
 	t.Run("ErrUnsigned", func(t *testing.T) {

@@ -420,6 +420,16 @@ func TestPool(t *testing.T) {
 		}
 	})
 
+	t.Run("Close kills the instances, is idempotent and fails later invocations", func(t *testing.T) {
+		fn, _ := testFunction(t, "closedfn")
+		checkClose(t, newPool(t, fn))
+	})
+}
+
+// TestPoolRecovers: after a timeout, a crash or a panic the pool serves the
+// next invocation on a fresh instance; an instance whose init fails frees
+// its slot; an abandoned invocation keeps its instance, reused when it ends.
+func TestPoolRecovers(t *testing.T) {
 	t.Run("kills a timed out instance and recovers on a fresh one", func(t *testing.T) {
 		fn, logs := testFunction(t, "timeoutfn")
 		fn.Timeout = 300 * time.Millisecond
@@ -538,10 +548,5 @@ func TestPool(t *testing.T) {
 			t.Fatalf("invoke after the abandoned one: %v", err)
 		}
 		wantStarted(t, p, 1)
-	})
-
-	t.Run("Close kills the instances, is idempotent and fails later invocations", func(t *testing.T) {
-		fn, _ := testFunction(t, "closedfn")
-		checkClose(t, newPool(t, fn))
 	})
 }
