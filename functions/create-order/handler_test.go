@@ -24,7 +24,7 @@ import (
 	"stampduty/shared/testkit/storetest"
 )
 
-func TestMain(m *testing.M) { storetest.Main(m) }
+func TestMain(m *testing.M) { functest.Main(m) }
 
 // body returns a valid order for the sample article "Rent Agreement" in
 // Karnataka (range 100-500), changed by edits: a nil value deletes the key.
@@ -82,56 +82,123 @@ func listOrders(t *testing.T, s *functest.Stack) int {
 	return n
 }
 
-func TestCreateOrder(t *testing.T) {
-	s := functest.New(t, "CreateOrderFunction", wire)
-	send := func(headers map[string]string, b string) functest.Response {
-		return s.Invoke(functest.Request("POST", "/api/live-orders", "", headers, b))
-	}
+// creating is TestCreateOrder's function over one set of tables, which
+// each subtest sends its requests to in turn.
+type creating struct{ *functest.Stack }
 
-	t.Run("Created", func(t *testing.T) {
-		r := send(functest.DevHeaders, body(nil))
-		if r.Status != 200 {
-			t.Fatalf("status %d: %s", r.Status, r.Body)
-		}
-		var got struct {
-			Message string `json:"message"`
-			OrderID string `json:"orderId"`
-		}
-		if err := json.Unmarshal([]byte(r.Body), &got); err != nil {
-			t.Fatal(err)
-		}
-		if got, want := got.Message, "Successfully created the order!"; got != want {
-			t.Errorf("message = %q, want %q", got, want)
-		}
-		if !regexp.MustCompile(`^[a-z][0-9a-z]{23}$`).MatchString(got.OrderID) {
-			t.Errorf("orderId = %q", got.OrderID)
-		}
-		if !strings.HasPrefix(r.Headers["Content-Type"], "application/json") {
-			t.Errorf("content-type = %q", r.Headers["Content-Type"])
-		}
-		orders, _, err := s.Env.DB().Orders(s.Env.Table("OrdersTable")).Page(context.Background(), localdb.DevOwner, 1, 1)
-		if err != nil || len(orders) != 1 {
-			t.Fatal(orders, err)
-		}
-		o := orders[0]
-		if o.DocumentID != got.OrderID || o.StampDuty.Amount != 200 || o.StampDuty.FirstPartyPAN != "ABCDE1234F" ||
-			o.StampDuty.StatePurpose.PurposeName != "Rent Agreement" || o.StampDuty.MobileNumber != "9876543210" ||
-			len(o.Fulfillments) != 1 || o.Fulfillments[0].Status != "Pending" {
+// send sends a create with headers and body b.
+func (c creating) send(headers map[string]string, b string) functest.Response {
+	return c.Invoke(functest.Request("POST", "/api/live-orders", "", headers, b))
+}
+
+// newest returns the dev owner's newest stored order.
+func (c creating) newest(t *testing.T) stampduty.Order {
+	t.Helper()
+	orders, _, err := c.Env.DB().Orders(c.Env.Table("OrdersTable")).Page(context.Background(), localdb.DevOwner, 1, 1)
+	if err != nil || len(orders) != 1 {
+		t.Fatal(orders, err)
+	}
+	return orders[0]
+}
+
+// TestCreateOrder sends one function, over one set of tables, each rule of
+// the contract's create in turn; the last subtest checks the function
+// against template.yaml with every call they made.
+func TestCreateOrder(t *testing.T) {
+	c := creating{functest.New(t, "CreateOrderFunction", wire)}
+	t.Run("Created", c.created)
+	for _, tc := range refusals() {
+		t.Run(tc.name, func(t *testing.T) { c.refused(t, tc) })
+	}
+	t.Run("AmountRules", c.amountRules)
+	t.Run("DataWrapped", func(t *testing.T) {
+		id := orderID(t, c.send(functest.DevHeaders, wrap(body(map[string]any{"purpose": "Affidavit", "amount": 20, "firstPartyName": "Wrapped Party"}))))
+		o := c.newest(t)
+		sd := o.StampDuty
+		if o.DocumentID != id || sd.FirstPartyName != "Wrapped Party" || sd.Amount != 20 || sd.StatePurpose.PurposeName != "Affidavit" {
 			t.Errorf("stored order = %+v", o)
 		}
 	})
+	t.Run("DataWrappedKeyFingerprintIsTheBytesSent", func(t *testing.T) {
+		b := body(map[string]any{"firstPartyName": "Fingerprint Party"})
+		first := orderID(t, c.send(withKey("key-wrapped"), wrap(b)))
+		if got := orderID(t, c.send(withKey("key-wrapped"), wrap(b))); got != first {
+			t.Fatalf("the wrapped body replayed: orderId %s, want %s", got, first)
+		}
+		before := listOrders(t, c.Stack)
+		r := c.send(withKey("key-wrapped"), b)
+		if got, want := r.Status, 409; got != want {
+			t.Fatalf("the bare body under the wrapped body's key: status %d, want %d: %s", got, want, r.Body)
+		}
+		if after := listOrders(t, c.Stack); after != before {
+			t.Errorf("orders %d -> %d", before, after)
+		}
+	})
+	t.Run("Defaults", func(t *testing.T) {
+		r := c.send(functest.DevHeaders, body(map[string]any{"description": nil, "purchasedBy": nil, "firstPartyPan": nil, "secondPartyPan": nil, "firstPartyAddress": nil, "secondPartyAddress": nil}))
+		if r.Status != 200 {
+			t.Fatalf("status %d: %s", r.Status, r.Body)
+		}
+		sd := c.newest(t).StampDuty
+		if sd.Description != "N/A" || sd.PurchasedBy != "" || sd.FirstPartyPAN != "" || sd.SecondPartyPAN != "" || sd.FirstPartyAddress != "" || sd.Quantity != 1 || sd.UploadedDocument != nil {
+			t.Errorf("stamp duty = %+v", sd)
+		}
+	})
+	t.Run("Events", func(t *testing.T) {
+		c.CheckEvents(t, map[string]int{"create-order": 200, "create-order-no-token": 403, "create-order-bad-body": 400, "create-order-unknown-purpose": 404})
+	})
+	t.Run("DynamoDBDown", c.dynamoDBDown)
+	t.Run("IdempotencyKey", c.idempotencyKey)
+	t.Run("Template", func(t *testing.T) {
+		c.CheckRoutes()
+		c.CheckTemplate(c.Proxy.All())
+	})
+}
 
-	// Each case is one rule of the contract: the status, error name and
-	// message (or its prefix) it must give, and that it stores nothing.
-	for _, tc := range []struct {
-		name    string
-		headers map[string]string
-		body    string
-		status  int
-		errName string
-		message string // exact, or a prefix when it ends in "…"
-		paths   []string
-	}{
+func (c creating) created(t *testing.T) {
+	r := c.send(functest.DevHeaders, body(nil))
+	if r.Status != 200 {
+		t.Fatalf("status %d: %s", r.Status, r.Body)
+	}
+	var got struct {
+		Message string `json:"message"`
+		OrderID string `json:"orderId"`
+	}
+	if err := json.Unmarshal([]byte(r.Body), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := got.Message, "Successfully created the order!"; got != want {
+		t.Errorf("message = %q, want %q", got, want)
+	}
+	if !regexp.MustCompile(`^[a-z][0-9a-z]{23}$`).MatchString(got.OrderID) {
+		t.Errorf("orderId = %q", got.OrderID)
+	}
+	if !strings.HasPrefix(r.Headers["Content-Type"], "application/json") {
+		t.Errorf("content-type = %q", r.Headers["Content-Type"])
+	}
+	o := c.newest(t)
+	if o.DocumentID != got.OrderID || o.StampDuty.Amount != 200 || o.StampDuty.FirstPartyPAN != "ABCDE1234F" ||
+		o.StampDuty.StatePurpose.PurposeName != "Rent Agreement" || o.StampDuty.MobileNumber != "9876543210" ||
+		len(o.Fulfillments) != 1 || o.Fulfillments[0].Status != "Pending" {
+		t.Errorf("stored order = %+v", o)
+	}
+}
+
+// refusal is one rule of the contract a create breaks: the status, error
+// name and message (or its prefix) it must give.
+type refusal struct {
+	name    string
+	headers map[string]string
+	body    string
+	status  int
+	errName string
+	message string // exact, or a prefix when it ends in "…"
+	paths   []string
+}
+
+// refusals are the creates the contract refuses, each with its answer.
+func refusals() []refusal {
+	return []refusal{
 		{"NoToken", map[string]string{"content-type": "application/json"}, body(nil), 403, "ForbiddenError", "Forbidden", nil},
 		{"EmptyBearer", map[string]string{"authorization": "Bearer ", "content-type": "application/json"}, body(nil), 403, "ForbiddenError", "Forbidden", nil},
 		{"OtherScheme", map[string]string{"authorization": "Basic YWxhZGRpbjpvcGVuc2VzYW1l"}, body(nil), 403, "ForbiddenError", "Forbidden", nil},
@@ -171,289 +238,91 @@ func TestCreateOrder(t *testing.T) {
 		{"DataTwice", functest.DevHeaders, `{"data": ` + body(nil) + `, "data": ` + body(nil) + `}`, 400, "ValidationError", "Invalid data. data is given more than once", []string{"data"}},
 		{"DataUnwrappedOnce", functest.DevHeaders, wrap(wrap(body(nil))), 400, "ValidationError", "Invalid data. amount is a required field; …", nil},
 		{"DataKeyIsCaseSensitive", functest.DevHeaders, `{"Data": ` + body(nil) + `}`, 400, "ValidationError", "Invalid data. amount is a required field; …", nil},
+	}
+}
+
+// refused sends tc's create and checks its answer, and that it stored
+// nothing.
+func (c creating) refused(t *testing.T, tc refusal) {
+	before := listOrders(t, c.Stack)
+	r := c.send(tc.headers, tc.body)
+	if r.Status != tc.status {
+		t.Fatalf("status = %d, want %d: %s", r.Status, tc.status, r.Body)
+	}
+	e := r.Error(t)
+	if got, want := e.Error.Name, tc.errName; got != want {
+		t.Errorf("name = %q, want %q", got, want)
+	}
+	if prefix, ok := strings.CutSuffix(tc.message, "…"); ok {
+		if !strings.HasPrefix(e.Error.Message, prefix) {
+			t.Errorf("message = %q, want prefix %q", e.Error.Message, prefix)
+		}
+	} else if got, want := e.Error.Message, tc.message; got != want {
+		t.Errorf("message = %q\n want %q", got, want)
+	}
+	if paths := e.Paths(); tc.paths != nil && fmt.Sprint(paths) != fmt.Sprint(tc.paths) {
+		t.Errorf("detail paths = %v, want %v", paths, tc.paths)
+	}
+	if after := listOrders(t, c.Stack); after != before {
+		t.Errorf("orders %d -> %d: a refused request stored an order", before, after)
+	}
+}
+
+func (c creating) amountRules(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		edits         map[string]any
+		want          int64
+		considerPrice int64
+	}{
+		{"FixedEqual", map[string]any{"purpose": "Affidavit", "amount": 20}, 20, 0},
+		{"RangeAtMin", map[string]any{"amount": 100}, 100, 0},
+		{"RangeAtMax", map[string]any{"amount": 500}, 500, 0},
+		{"FollowsExact", map[string]any{"purpose": "Gift Deed", "state": "Tamil Nadu", "considerationPrice": 100, "amount": 999999}, 7, 100},
+		{"FollowsRoundsUp", map[string]any{"purpose": "Gift Deed", "state": "Tamil Nadu", "considerationPrice": 101, "amount": 0}, 8, 101},
+		{"FollowsClampedToMin", map[string]any{"purpose": "Sale Deed", "state": "Delhi", "considerationPrice": 10}, 100, 10},
+		{"FollowsClampedToMax", map[string]any{"purpose": "Sale Deed", "state": "Delhi", "considerationPrice": 999999999999999}, 1000000, 999999999999999},
+		{"FollowsFixedWins", map[string]any{"purpose": "Partnership Deed", "considerationPrice": 5000000, "amount": 3}, 1000, 5000000},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			before := listOrders(t, s)
-			r := send(tc.headers, tc.body)
-			if r.Status != tc.status {
-				t.Fatalf("status = %d, want %d: %s", r.Status, tc.status, r.Body)
+			r := c.send(functest.DevHeaders, body(tc.edits))
+			if r.Status != 200 {
+				t.Fatalf("status %d: %s", r.Status, r.Body)
 			}
-			e := r.Error(t)
-			if got, want := e.Error.Name, tc.errName; got != want {
-				t.Errorf("name = %q, want %q", got, want)
+			o := c.newest(t)
+			if got := o.StampDuty.Amount; got != tc.want {
+				t.Errorf("stored amount = %d, want %d", got, tc.want)
 			}
-			if prefix, ok := strings.CutSuffix(tc.message, "…"); ok {
-				if !strings.HasPrefix(e.Error.Message, prefix) {
-					t.Errorf("message = %q, want prefix %q", e.Error.Message, prefix)
-				}
-			} else if got, want := e.Error.Message, tc.message; got != want {
-				t.Errorf("message = %q\n want %q", got, want)
-			}
-			if paths := e.Paths(); tc.paths != nil && fmt.Sprint(paths) != fmt.Sprint(tc.paths) {
-				t.Errorf("detail paths = %v, want %v", paths, tc.paths)
-			}
-			if after := listOrders(t, s); after != before {
-				t.Errorf("orders %d -> %d: a refused request stored an order", before, after)
+			if got := o.StampDuty.ConsiderationPrice; got != tc.considerPrice {
+				t.Errorf("stored consideration = %d, want %d", got, tc.considerPrice)
 			}
 		})
 	}
+}
 
-	t.Run("AmountRules", func(t *testing.T) {
-		for _, tc := range []struct {
-			name          string
-			edits         map[string]any
-			want          int64
-			considerPrice int64
-		}{
-			{"FixedEqual", map[string]any{"purpose": "Affidavit", "amount": 20}, 20, 0},
-			{"RangeAtMin", map[string]any{"amount": 100}, 100, 0},
-			{"RangeAtMax", map[string]any{"amount": 500}, 500, 0},
-			{"FollowsExact", map[string]any{"purpose": "Gift Deed", "state": "Tamil Nadu", "considerationPrice": 100, "amount": 999999}, 7, 100},
-			{"FollowsRoundsUp", map[string]any{"purpose": "Gift Deed", "state": "Tamil Nadu", "considerationPrice": 101, "amount": 0}, 8, 101},
-			{"FollowsClampedToMin", map[string]any{"purpose": "Sale Deed", "state": "Delhi", "considerationPrice": 10}, 100, 10},
-			{"FollowsClampedToMax", map[string]any{"purpose": "Sale Deed", "state": "Delhi", "considerationPrice": 999999999999999}, 1000000, 999999999999999},
-			{"FollowsFixedWins", map[string]any{"purpose": "Partnership Deed", "considerationPrice": 5000000, "amount": 3}, 1000, 5000000},
-		} {
-			t.Run(tc.name, func(t *testing.T) {
-				r := send(functest.DevHeaders, body(tc.edits))
-				if r.Status != 200 {
-					t.Fatalf("status %d: %s", r.Status, r.Body)
-				}
-				orders, _, err := s.Env.DB().Orders(s.Env.Table("OrdersTable")).Page(context.Background(), localdb.DevOwner, 1, 1)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if got := orders[0].StampDuty.Amount; got != tc.want {
-					t.Errorf("stored amount = %d, want %d", got, tc.want)
-				}
-				if got := orders[0].StampDuty.ConsiderationPrice; got != tc.considerPrice {
-					t.Errorf("stored consideration = %d, want %d", got, tc.considerPrice)
-				}
-			})
+func (c creating) dynamoDBDown(t *testing.T) {
+	c.Proxy.SetFault(func(call storetest.ProxyCall) *storetest.Fault {
+		if call.Operation == "PutItem" {
+			return &storetest.Fault{Status: 400, Type: "ThrottlingException"}
 		}
+		return nil
 	})
-
-	t.Run("DataWrapped", func(t *testing.T) {
-		id := orderID(t, send(functest.DevHeaders, wrap(body(map[string]any{"purpose": "Affidavit", "amount": 20, "firstPartyName": "Wrapped Party"}))))
-		orders, _, err := s.Env.DB().Orders(s.Env.Table("OrdersTable")).Page(context.Background(), localdb.DevOwner, 1, 1)
-		if err != nil || len(orders) != 1 {
-			t.Fatal(orders, err)
-		}
-		sd := orders[0].StampDuty
-		if orders[0].DocumentID != id || sd.FirstPartyName != "Wrapped Party" || sd.Amount != 20 || sd.StatePurpose.PurposeName != "Affidavit" {
-			t.Errorf("stored order = %+v", orders[0])
-		}
-	})
-
-	t.Run("DataWrappedKeyFingerprintIsTheBytesSent", func(t *testing.T) {
-		b := body(map[string]any{"firstPartyName": "Fingerprint Party"})
-		first := orderID(t, send(withKey("key-wrapped"), wrap(b)))
-		if got := orderID(t, send(withKey("key-wrapped"), wrap(b))); got != first {
-			t.Fatalf("the wrapped body replayed: orderId %s, want %s", got, first)
-		}
-		before := listOrders(t, s)
-		r := send(withKey("key-wrapped"), b)
-		if got, want := r.Status, 409; got != want {
-			t.Fatalf("the bare body under the wrapped body's key: status %d, want %d: %s", got, want, r.Body)
-		}
-		if after := listOrders(t, s); after != before {
-			t.Errorf("orders %d -> %d", before, after)
-		}
-	})
-
-	t.Run("Defaults", func(t *testing.T) {
-		r := send(functest.DevHeaders, body(map[string]any{"description": nil, "purchasedBy": nil, "firstPartyPan": nil, "secondPartyPan": nil, "firstPartyAddress": nil, "secondPartyAddress": nil}))
-		if r.Status != 200 {
-			t.Fatalf("status %d: %s", r.Status, r.Body)
-		}
-		orders, _, _ := s.Env.DB().Orders(s.Env.Table("OrdersTable")).Page(context.Background(), localdb.DevOwner, 1, 1)
-		sd := orders[0].StampDuty
-		if sd.Description != "N/A" || sd.PurchasedBy != "" || sd.FirstPartyPAN != "" || sd.SecondPartyPAN != "" || sd.FirstPartyAddress != "" || sd.Quantity != 1 || sd.UploadedDocument != nil {
-			t.Errorf("stamp duty = %+v", sd)
-		}
-	})
-
-	t.Run("Events", func(t *testing.T) {
-		s.CheckEvents(t, map[string]int{"create-order": 200, "create-order-no-token": 403, "create-order-bad-body": 400, "create-order-unknown-purpose": 404})
-	})
-
-	t.Run("DynamoDBDown", func(t *testing.T) {
-		s.Proxy.SetFault(func(c storetest.ProxyCall) *storetest.Fault {
-			if c.Operation == "PutItem" {
-				return &storetest.Fault{Status: 400, Type: "ThrottlingException"}
-			}
-			return nil
-		})
-		defer s.Proxy.SetFault(nil)
-		before := listOrders(t, s)
-		r := send(functest.DevHeaders, body(nil))
-		if r.Status != 503 {
-			t.Fatalf("status %d: %s", r.Status, r.Body)
-		}
-		e := r.Error(t)
-		if e.Error.Name != "ServiceUnavailableError" || e.Error.Message != "Service Unavailable" || r.Headers["Retry-After"] == "" {
-			t.Errorf("503 = %+v, headers %v", e.Error, r.Headers)
-		}
-		if strings.Contains(r.Body, "Table") || strings.Contains(r.Body, "Throttling") || strings.Contains(r.Body, "127.0.0.1") {
-			t.Errorf("503 body leaks internals: %s", r.Body)
-		}
-		if after := listOrders(t, s); after != before {
-			t.Errorf("orders %d -> %d", before, after)
-		}
-	})
-
-	t.Run("IdempotencyKey", func(t *testing.T) {
-		keyed := func(key, b string, token ...string) functest.Response {
-			h := map[string]string{"authorization": "Bearer " + localdb.DevToken, "content-type": "application/json", "idempotency-key": key}
-			if len(token) > 0 {
-				h["authorization"] = "Bearer " + token[0]
-			}
-			return send(h, b)
-		}
-		t.Run("ReplayReturnsTheOriginal", func(t *testing.T) {
-			b := body(map[string]any{"firstPartyName": "Replay Party"})
-			first := orderID(t, keyed("key-replay", b))
-			before := listOrders(t, s)
-			for i := 0; i < 3; i++ {
-				if got := orderID(t, keyed("key-replay", b)); got != first {
-					t.Errorf("replay %d: orderId %s, want %s", i, got, first)
-				}
-			}
-			if after := listOrders(t, s); after != before {
-				t.Errorf("replays created %d orders", after-before)
-			}
-		})
-		t.Run("OtherBodyIsConflict", func(t *testing.T) {
-			orderID(t, keyed("key-conflict", body(nil)))
-			before := listOrders(t, s)
-			r := keyed("key-conflict", body(map[string]any{"amount": 300}))
-			if r.Status != 409 || r.Error(t).Error.Name != "ConflictError" {
-				t.Fatalf("status %d: %s", r.Status, r.Body)
-			}
-			if after := listOrders(t, s); after != before {
-				t.Error("a conflicting request created an order")
-			}
-		})
-		t.Run("ScopedToTheCaller", func(t *testing.T) {
-			other := "sdt_" + strings.Repeat("K", 43)
-			functest.AddToken(t, s.Env, other, "other-business")
-			b := body(nil)
-			mine := orderID(t, keyed("key-shared", b))
-			theirs := orderID(t, keyed("key-shared", b, other))
-			if mine == theirs {
-				t.Errorf("two callers' orders share the id %s", mine)
-			}
-		})
-		t.Run("InvalidKey", func(t *testing.T) {
-			for _, k := range []string{strings.Repeat("k", 256), "tab\there", "é"} {
-				r := keyed(k, body(nil))
-				if r.Status != 400 || len(r.Error(t).Error.Details.Errors) != 1 || r.Error(t).Error.Details.Errors[0].Path[0] != "Idempotency-Key" {
-					t.Errorf("key %.20q: status %d: %s", k, r.Status, r.Body)
-				}
-			}
-			if r := keyed(strings.Repeat("k", 255), body(nil)); r.Status != 200 {
-				t.Errorf("255-character key: status %d", r.Status)
-			}
-		})
-		t.Run("ConcurrentOneOrder", func(t *testing.T) {
-			b := body(map[string]any{"firstPartyName": "Concurrent Party"})
-			before := listOrders(t, s)
-			const n = 20
-			var wg sync.WaitGroup
-			results := make(chan functest.Response, n)
-			for i := 0; i < n; i++ {
-				wg.Add(1)
-				go func() { defer wg.Done(); results <- keyed("key-concurrent", b) }()
-			}
-			wg.Wait()
-			close(results)
-			ids := map[string]bool{}
-			for r := range results {
-				switch r.Status {
-				case 200:
-					ids[orderID(t, r)] = true
-				case 409:
-					if r.Headers["Retry-After"] == "" {
-						t.Error("409 in progress without Retry-After")
-					}
-				default:
-					t.Errorf("status %d: %s", r.Status, r.Body)
-				}
-			}
-			if len(ids) != 1 {
-				t.Errorf("%d different orderIds, want 1", len(ids))
-			}
-			if after := listOrders(t, s); after != before+1 {
-				t.Errorf("%d orders created, want 1", after-before)
-			}
-		})
-		t.Run("FailureReleasesTheKey", func(t *testing.T) {
-			s.Proxy.SetFault(func(c storetest.ProxyCall) *storetest.Fault {
-				if c.Operation == "PutItem" && c.Table == s.Env.Table("OrdersTable") {
-					return &storetest.Fault{Status: 400, Type: "ProvisionedThroughputExceededException"}
-				}
-				return nil
-			})
-			b := body(map[string]any{"firstPartyName": "Retry Party"})
-			r := keyed("key-retry", b)
-			s.Proxy.SetFault(nil)
-			if r.Status != 503 {
-				t.Fatalf("status %d under throttling: %s", r.Status, r.Body)
-			}
-			before := listOrders(t, s)
-			orderID(t, keyed("key-retry", b))
-			if after := listOrders(t, s); after != before+1 {
-				t.Errorf("%d orders after the retry, want 1", after-before)
-			}
-		})
-		t.Run("VanishedHolderTakenOver", func(t *testing.T) {
-			keys := s.Env.DB().Idempotency(s.Env.Table("IdempotencyTable"))
-			for _, stored := range []bool{false, true} {
-				name := fmt.Sprintf("Stored%v", stored)
-				b := body(map[string]any{"firstPartyName": "Takeover " + name})
-				sum := sha256.Sum256([]byte(b))
-				doc := "takeover" + strings.ToLower(name) + "xxxxxxxxxxxxx"
-				doc = doc[:24]
-				past := time.Now().Add(-time.Minute)
-				if _, ok, err := keys.Claim(context.Background(), localdb.DevOwner, "key-"+name, hex.EncodeToString(sum[:]), doc, past, 15*time.Second, 24*time.Hour); err != nil || !ok {
-					t.Fatalf("claim: %v %v", ok, err)
-				}
-				if stored { // the holder stored its order, then vanished before completing the key
-					o := newOrderWithID(t, s, doc)
-					if _, err := s.Env.DB().Orders(s.Env.Table("OrdersTable")).Create(context.Background(), localdb.DevOwner, o); err != nil {
-						t.Fatal(err)
-					}
-				}
-				before := listOrders(t, s)
-				if got := orderID(t, keyed("key-"+name, b)); got != doc {
-					t.Errorf("%s: orderId %s, want the holder's %s", name, got, doc)
-				}
-				want := before + 1
-				if stored {
-					want = before
-				}
-				if after := listOrders(t, s); after != want {
-					t.Errorf("%s: %d orders created, want %d", name, after-before, want-before)
-				}
-				if got := orderID(t, keyed("key-"+name, b)); got != doc {
-					t.Errorf("%s: replay after takeover: %s", name, got)
-				}
-			}
-		})
-		t.Run("WithoutKeyUnchanged", func(t *testing.T) {
-			before := listOrders(t, s)
-			b := body(nil)
-			a, c := orderID(t, send(functest.DevHeaders, b)), orderID(t, send(functest.DevHeaders, b))
-			if a == c || listOrders(t, s) != before+2 {
-				t.Error("two requests without a key should make two orders")
-			}
-		})
-	})
-
-	t.Run("Template", func(t *testing.T) {
-		s.CheckRoutes()
-		s.CheckTemplate(s.Proxy.All())
-	})
+	defer c.Proxy.SetFault(nil)
+	before := listOrders(t, c.Stack)
+	r := c.send(functest.DevHeaders, body(nil))
+	if r.Status != 503 {
+		t.Fatalf("status %d: %s", r.Status, r.Body)
+	}
+	e := r.Error(t)
+	if e.Error.Name != "ServiceUnavailableError" || e.Error.Message != "Service Unavailable" || r.Headers["Retry-After"] == "" {
+		t.Errorf("503 = %+v, headers %v", e.Error, r.Headers)
+	}
+	if strings.Contains(r.Body, "Table") || strings.Contains(r.Body, "Throttling") || strings.Contains(r.Body, "127.0.0.1") {
+		t.Errorf("503 body leaks internals: %s", r.Body)
+	}
+	if after := listOrders(t, c.Stack); after != before {
+		t.Errorf("orders %d -> %d", before, after)
+	}
 }
 
 // TestWarmCreateCalls: a warm instance creates an order with one GetItem
@@ -471,6 +340,165 @@ func TestWarmCreateCalls(t *testing.T) {
 	send()
 	if got, want := s.Env.Operations(s.Proxy.Take()), "GetItem:WebhooksTable=1 PutItem:OrdersTable=1 Query:OrdersTable=1"; got != want {
 		t.Errorf("warm create calls = %s, want %s", got, want)
+	}
+}
+
+// idempotencyKey checks the Idempotency-Key's rules, on TestCreateOrder's
+// function.
+func (c creating) idempotencyKey(t *testing.T) {
+	t.Run("ReplayReturnsTheOriginal", func(t *testing.T) {
+		b := body(map[string]any{"firstPartyName": "Replay Party"})
+		first := orderID(t, c.keyed("key-replay", b))
+		before := listOrders(t, c.Stack)
+		for i := 0; i < 3; i++ {
+			if got := orderID(t, c.keyed("key-replay", b)); got != first {
+				t.Errorf("replay %d: orderId %s, want %s", i, got, first)
+			}
+		}
+		if after := listOrders(t, c.Stack); after != before {
+			t.Errorf("replays created %d orders", after-before)
+		}
+	})
+	t.Run("OtherBodyIsConflict", func(t *testing.T) {
+		orderID(t, c.keyed("key-conflict", body(nil)))
+		before := listOrders(t, c.Stack)
+		r := c.keyed("key-conflict", body(map[string]any{"amount": 300}))
+		if r.Status != 409 || r.Error(t).Error.Name != "ConflictError" {
+			t.Fatalf("status %d: %s", r.Status, r.Body)
+		}
+		if after := listOrders(t, c.Stack); after != before {
+			t.Error("a conflicting request created an order")
+		}
+	})
+	t.Run("ScopedToTheCaller", func(t *testing.T) {
+		other := "sdt_" + strings.Repeat("K", 43)
+		functest.AddToken(t, c.Env, other, "other-business")
+		b := body(nil)
+		mine := orderID(t, c.keyed("key-shared", b))
+		theirs := orderID(t, c.keyed("key-shared", b, other))
+		if mine == theirs {
+			t.Errorf("two callers' orders share the id %s", mine)
+		}
+	})
+	t.Run("InvalidKey", func(t *testing.T) {
+		for _, k := range []string{strings.Repeat("k", 256), "tab\there", "é"} {
+			r := c.keyed(k, body(nil))
+			if r.Status != 400 || len(r.Error(t).Error.Details.Errors) != 1 || r.Error(t).Error.Details.Errors[0].Path[0] != "Idempotency-Key" {
+				t.Errorf("key %.20q: status %d: %s", k, r.Status, r.Body)
+			}
+		}
+		if r := c.keyed(strings.Repeat("k", 255), body(nil)); r.Status != 200 {
+			t.Errorf("255-character key: status %d", r.Status)
+		}
+	})
+	t.Run("ConcurrentOneOrder", c.concurrentOneOrder)
+	t.Run("FailureReleasesTheKey", c.failureReleasesTheKey)
+	t.Run("VanishedHolderTakenOver", c.vanishedHolderTakenOver)
+	t.Run("WithoutKeyUnchanged", func(t *testing.T) {
+		before := listOrders(t, c.Stack)
+		b := body(nil)
+		a, d := orderID(t, c.send(functest.DevHeaders, b)), orderID(t, c.send(functest.DevHeaders, b))
+		if a == d || listOrders(t, c.Stack) != before+2 {
+			t.Error("two requests without a key should make two orders")
+		}
+	})
+}
+
+// keyed sends a create of body b with the Idempotency-Key key, with the
+// dev token or the token given.
+func (c creating) keyed(key, b string, token ...string) functest.Response {
+	h := map[string]string{"authorization": "Bearer " + localdb.DevToken, "content-type": "application/json", "idempotency-key": key}
+	if len(token) > 0 {
+		h["authorization"] = "Bearer " + token[0]
+	}
+	return c.send(h, b)
+}
+
+func (c creating) concurrentOneOrder(t *testing.T) {
+	b := body(map[string]any{"firstPartyName": "Concurrent Party"})
+	before := listOrders(t, c.Stack)
+	const n = 20
+	var wg sync.WaitGroup
+	results := make(chan functest.Response, n)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() { defer wg.Done(); results <- c.keyed("key-concurrent", b) }()
+	}
+	wg.Wait()
+	close(results)
+	ids := map[string]bool{}
+	for r := range results {
+		switch r.Status {
+		case 200:
+			ids[orderID(t, r)] = true
+		case 409:
+			if r.Headers["Retry-After"] == "" {
+				t.Error("409 in progress without Retry-After")
+			}
+		default:
+			t.Errorf("status %d: %s", r.Status, r.Body)
+		}
+	}
+	if len(ids) != 1 {
+		t.Errorf("%d different orderIds, want 1", len(ids))
+	}
+	if after := listOrders(t, c.Stack); after != before+1 {
+		t.Errorf("%d orders created, want 1", after-before)
+	}
+}
+
+func (c creating) failureReleasesTheKey(t *testing.T) {
+	c.Proxy.SetFault(func(call storetest.ProxyCall) *storetest.Fault {
+		if call.Operation == "PutItem" && call.Table == c.Env.Table("OrdersTable") {
+			return &storetest.Fault{Status: 400, Type: "ProvisionedThroughputExceededException"}
+		}
+		return nil
+	})
+	b := body(map[string]any{"firstPartyName": "Retry Party"})
+	r := c.keyed("key-retry", b)
+	c.Proxy.SetFault(nil)
+	if r.Status != 503 {
+		t.Fatalf("status %d under throttling: %s", r.Status, r.Body)
+	}
+	before := listOrders(t, c.Stack)
+	orderID(t, c.keyed("key-retry", b))
+	if after := listOrders(t, c.Stack); after != before+1 {
+		t.Errorf("%d orders after the retry, want 1", after-before)
+	}
+}
+
+func (c creating) vanishedHolderTakenOver(t *testing.T) {
+	keys := c.Env.DB().Idempotency(c.Env.Table("IdempotencyTable"))
+	for _, stored := range []bool{false, true} {
+		name := fmt.Sprintf("Stored%v", stored)
+		b := body(map[string]any{"firstPartyName": "Takeover " + name})
+		sum := sha256.Sum256([]byte(b))
+		doc := "takeover" + strings.ToLower(name) + "xxxxxxxxxxxxx"
+		doc = doc[:24]
+		past := time.Now().Add(-time.Minute)
+		if _, ok, err := keys.Claim(context.Background(), localdb.DevOwner, "key-"+name, hex.EncodeToString(sum[:]), doc, past, 15*time.Second, 24*time.Hour); err != nil || !ok {
+			t.Fatalf("claim: %v %v", ok, err)
+		}
+		if stored { // the holder stored its order, then vanished before completing the key
+			o := newOrderWithID(t, c.Stack, doc)
+			if _, err := c.Env.DB().Orders(c.Env.Table("OrdersTable")).Create(context.Background(), localdb.DevOwner, o); err != nil {
+				t.Fatal(err)
+			}
+		}
+		before := listOrders(t, c.Stack)
+		if got := orderID(t, c.keyed("key-"+name, b)); got != doc {
+			t.Errorf("%s: orderId %s, want the holder's %s", name, got, doc)
+		}
+		want := before + 1
+		if stored {
+			want = before
+		}
+		if after := listOrders(t, c.Stack); after != want {
+			t.Errorf("%s: %d orders created, want %d", name, after-before, want-before)
+		}
+		if got := orderID(t, c.keyed("key-"+name, b)); got != doc {
+			t.Errorf("%s: replay after takeover: %s", name, got)
+		}
 	}
 }
 

@@ -6,20 +6,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
-
 	"stampduty/shared/files"
 	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/localdb"
-	"stampduty/shared/testkit/storetest"
 )
 
-func TestMain(m *testing.M) { storetest.Main(m) }
+func TestMain(m *testing.M) { functest.Main(m) }
 
-var pdf = []byte("%PDF-1.7\n1 0 obj\n<<>>\nendobj\n%%EOF\n")
+var pdf = functest.PDF(0)
 
 // TestSweep: a run removes, with every version, a due watch's object that
 // no order points at and drops the watch; it keeps the object an order
@@ -61,17 +57,7 @@ func TestSweep(t *testing.T) {
 	if err := run(ctx); err != nil {
 		t.Fatal(err)
 	}
-	versions := map[string]int{}
-	out, err := s.Env.S3().ListObjectVersions(ctx, &s3.ListObjectVersionsInput{Bucket: aws.String(s.Env.Table("FilesBucket"))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, v := range out.Versions {
-		versions[aws.ToString(v.Key)]++
-	}
-	for _, m := range out.DeleteMarkers {
-		versions[aws.ToString(m.Key)]++
-	}
+	versions := functest.Versions(t, s.Env)
 	if versions[orphan] != 0 || versions[keptKey] != 1 || versions[later] != 1 {
 		t.Errorf("versions after the run: %v; want the orphan gone, the attached file and the watch not due kept", versions)
 	}

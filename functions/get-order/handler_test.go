@@ -13,7 +13,7 @@ import (
 	"stampduty/shared/testkit/storetest"
 )
 
-func TestMain(m *testing.M) { storetest.Main(m) }
+func TestMain(m *testing.M) { functest.Main(m) }
 
 type orderBody struct {
 	Data stampduty.Order `json:"data"`

@@ -7,10 +7,9 @@ import (
 	"testing"
 
 	"stampduty/shared/testkit/functest"
-	"stampduty/shared/testkit/storetest"
 )
 
-func TestMain(m *testing.M) { storetest.Main(m) }
+func TestMain(m *testing.M) { functest.Main(m) }
 
 // article is what the tests read of a listed article.
 type article struct {
@@ -26,75 +25,120 @@ type listBody struct {
 	} `json:"meta"`
 }
 
-func TestListArticles(t *testing.T) {
-	s := functest.New(t, "ListArticlesFunction", wire)
-	list := func(query string) (functest.Response, listBody) {
-		t.Helper()
-		r := s.Invoke(functest.Request("GET", "/api/stamp-duty-datas", query, nil, ""))
-		var b listBody
-		if r.Status == 200 {
-			if err := json.Unmarshal([]byte(r.Body), &b); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return r, b
-	}
-	names := func(b listBody) string {
-		var out []string
-		for _, a := range b.Data {
-			out = append(out, a.PurposeName+"/"+a.State)
-		}
-		return strings.Join(out, ",")
-	}
+// catalogue is TestListArticles's function over the sample catalogue (11
+// articles), which each subtest lists in turn.
+type catalogue struct{ *functest.Stack }
 
-	t.Run("PublicDefaultsByID", func(t *testing.T) {
-		r, b := list("")
-		if r.Status != 200 {
-			t.Fatalf("status %d: %s", r.Status, r.Body)
+// list lists the articles with the raw query, and decodes a 200's body.
+func (c catalogue) list(t *testing.T, query string) (functest.Response, listBody) {
+	t.Helper()
+	r := c.Invoke(functest.Request("GET", "/api/stamp-duty-datas", query, nil, ""))
+	var b listBody
+	if r.Status == 200 {
+		if err := json.Unmarshal([]byte(r.Body), &b); err != nil {
+			t.Fatal(err)
 		}
-		if got, want := fmt.Sprint(b.Meta.Pagination), "map[page:1 pageCount:1 pageSize:25 total:11]"; got != want {
-			t.Errorf("pagination = %s, want %s", got, want)
-		}
-		for i := 1; i < len(b.Data); i++ {
-			if b.Data[i-1].ID >= b.Data[i].ID {
-				t.Fatalf("not in id order: %d then %d", b.Data[i-1].ID, b.Data[i].ID)
-			}
-		}
-	})
-	t.Run("Shape", func(t *testing.T) {
-		r := s.Invoke(functest.Request("GET", "/api/stamp-duty-datas", "sort=purpose_name,state&pagination[pageSize]=1", nil, ""))
-		var raw struct {
-			Data []map[string]json.RawMessage `json:"data"`
-		}
-		json.Unmarshal([]byte(r.Body), &raw)
-		a := raw.Data[0]
-		var keys []string
-		for k := range a {
-			keys = append(keys, k)
-		}
-		if len(keys) != 9 {
-			t.Errorf("keys = %v, want the 9 article fields", keys)
-		}
-		// Affidavit/Karnataka: fixed 20, no factor.
-		if string(a["fixed"]) != "20" || string(a["amountPercentConsideration"]) != "null" || string(a["toFollowConsiderationPrice"]) != "false" {
-			t.Errorf("article = %s", r.Body)
-		}
-	})
+	}
+	return r, b
+}
+
+// names are the purpose/state of each article of a list, in order.
+func names(b listBody) string {
+	var out []string
+	for _, a := range b.Data {
+		out = append(out, a.PurposeName+"/"+a.State)
+	}
+	return strings.Join(out, ",")
+}
+
+// TestListArticles lists the sample catalogue with each query of the
+// contract in turn; the last subtest checks the function against
+// template.yaml with every call they made.
+func TestListArticles(t *testing.T) {
+	c := catalogue{functest.New(t, "ListArticlesFunction", wire)}
+	t.Run("PublicDefaultsByID", c.publicDefaultsByID)
+	t.Run("Shape", c.shape)
 	t.Run("FactorIsExactDecimal", func(t *testing.T) {
-		r := s.Invoke(functest.Request("GET", "/api/stamp-duty-datas", "sort[0]=purpose_name:asc&pagination[pageSize]=100", nil, ""))
+		r := c.Invoke(functest.Request("GET", "/api/stamp-duty-datas", "sort[0]=purpose_name:asc&pagination[pageSize]=100", nil, ""))
 		if !strings.Contains(r.Body, `"amountPercentConsideration":0.004`) || !strings.Contains(r.Body, `"amountPercentConsideration":0.07`) {
 			t.Errorf("factors not written as exact decimals: %s", r.Body)
 		}
 	})
+	for _, tc := range queryCases() {
+		t.Run(tc.name, func(t *testing.T) { c.query(t, tc) })
+	}
+	t.Run("Fields", c.fields)
+	t.Run("WithoutCount", c.withoutCount)
+	t.Run("SizeCapped", func(t *testing.T) {
+		_, b := c.list(t, "pagination[pageSize]=500")
+		if got, want := fmt.Sprint(b.Meta.Pagination), "map[page:1 pageCount:1 pageSize:100 total:11]"; got != want {
+			t.Errorf("pagination = %s, want %s", got, want)
+		}
+	})
+	t.Run("Events", func(t *testing.T) {
+		c.CheckEvents(t, map[string]int{"list-articles": 200, "list-articles-bad-sort": 400})
+	})
+	t.Run("WarmListIsFree", func(t *testing.T) {
+		c.list(t, "")
+		c.Proxy.Take()
+		c.list(t, "sort=state")
+		if got := c.Proxy.Take(); len(got) != 0 {
+			t.Errorf("warm list made DynamoDB calls: %s", c.Env.Operations(got))
+		}
+	})
+	t.Run("Template", func(t *testing.T) {
+		c.CheckRoutes()
+		c.CheckTemplate(c.Proxy.All())
+	})
+}
 
-	// Each case is a query and its answer: 200 with the named page (the
-	// purpose/state of each article, of all 11), or 400 naming the one
-	// parameter refused.
-	for _, tc := range []struct {
-		name, query string
-		status      int
-		want        string
-	}{
+func (c catalogue) publicDefaultsByID(t *testing.T) {
+	r, b := c.list(t, "")
+	if r.Status != 200 {
+		t.Fatalf("status %d: %s", r.Status, r.Body)
+	}
+	if got, want := fmt.Sprint(b.Meta.Pagination), "map[page:1 pageCount:1 pageSize:25 total:11]"; got != want {
+		t.Errorf("pagination = %s, want %s", got, want)
+	}
+	for i := 1; i < len(b.Data); i++ {
+		if b.Data[i-1].ID >= b.Data[i].ID {
+			t.Fatalf("not in id order: %d then %d", b.Data[i-1].ID, b.Data[i].ID)
+		}
+	}
+}
+
+func (c catalogue) shape(t *testing.T) {
+	r := c.Invoke(functest.Request("GET", "/api/stamp-duty-datas", "sort=purpose_name,state&pagination[pageSize]=1", nil, ""))
+	var raw struct {
+		Data []map[string]json.RawMessage `json:"data"`
+	}
+	json.Unmarshal([]byte(r.Body), &raw)
+	a := raw.Data[0]
+	var keys []string
+	for k := range a {
+		keys = append(keys, k)
+	}
+	if len(keys) != 9 {
+		t.Errorf("keys = %v, want the 9 article fields", keys)
+	}
+	// Affidavit/Karnataka: fixed 20, no factor.
+	if string(a["fixed"]) != "20" || string(a["amountPercentConsideration"]) != "null" || string(a["toFollowConsiderationPrice"]) != "false" {
+		t.Errorf("article = %s", r.Body)
+	}
+}
+
+// queryCase is a query and its answer: 200 with the named page (the
+// purpose/state of each article, of all 11), or 400 naming the one
+// parameter refused.
+type queryCase struct {
+	name, query string
+	status      int
+	want        string
+}
+
+// queryCases are the queries of the article list and their answers.
+func queryCases() []queryCase {
+	return []queryCase{
 		{"SortPurposeAscEncoded", "sort%5B0%5D=purpose_name%3Aasc&pagination%5BpageSize%5D=4", 200, "Affidavit/Karnataka,Affidavit/Maharashtra,Gift Deed/Tamil Nadu,Indemnity Bond/West Bengal"},
 		{"SortTwoKeys", "sort[0]=state:desc&sort[1]=purpose_name:asc&pagination[pageSize]=3", 200, "Indemnity Bond/West Bengal,Lease Deed/Telangana,Gift Deed/Tamil Nadu"},
 		{"SortPlainCommaList", "sort=purpose_name:desc,state:desc&pagination[pageSize]=2", 200, "Sale Deed/Maharashtra,Sale Deed/Delhi"},
@@ -134,81 +178,62 @@ func TestListArticles(t *testing.T) {
 		{"FieldsUnknown", "fields[0]=price", 400, "fields"},
 		{"BadWithCount", "pagination[withCount]=maybe", 400, "pagination[withCount]"},
 		{"PageAndOffset", "pagination[page]=1&pagination[limit]=2", 400, "pagination"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			query, total := tc.query, 11
-			if strings.HasPrefix(tc.name, "Filter") {
-				query += "&pagination[pageSize]=100"
-				total = len(strings.FieldsFunc(tc.want, func(r rune) bool { return r == ',' }))
-			}
-			r, b := list(query)
-			if r.Status != tc.status {
-				t.Fatalf("status %d, want %d: %s", r.Status, tc.status, r.Body)
-			}
-			if r.Status != 200 {
-				if e := r.Error(t); e.Error.Name != "ValidationError" || strings.Join(e.Paths(), " ") != tc.want {
-					t.Errorf("error = %+v, want a ValidationError on %s", e.Error, tc.want)
-				}
-				// Strapi's message for a field or operator it does not know.
-				if msg := r.Error(t).Error.Message; (tc.want == "filters" || tc.want == "fields") && !strings.HasPrefix(msg, "Invalid key ") {
-					t.Errorf("message = %q, want Invalid key <key>", msg)
-				}
-				return
-			}
-			if got := names(b); got != tc.want {
-				t.Errorf("got  %s\nwant %s", got, tc.want)
-			}
-			if got := b.Meta.Pagination["total"]; got != total {
-				t.Errorf("total = %d, want %d", got, total)
-			}
-		})
 	}
-	t.Run("Fields", func(t *testing.T) {
-		r := s.Invoke(functest.Request("GET", "/api/stamp-duty-datas", "fields[0]=state&fields[1]=fixed&pagination[pageSize]=1", nil, ""))
-		var raw struct {
-			Data []map[string]json.RawMessage `json:"data"`
-		}
-		json.Unmarshal([]byte(r.Body), &raw)
-		if len(raw.Data) != 1 {
-			t.Fatalf("status %d: %s", r.Status, r.Body)
-		}
-		if got, want := functest.JSONKeys(raw.Data[0]), "documentId,fixed,id,state"; got != want {
-			t.Errorf("keys = %s, want %s", got, want)
-		}
-	})
-	t.Run("WithoutCount", func(t *testing.T) {
-		for query, want := range map[string]string{
-			"pagination[withCount]=false":                     "map[page:1 pageSize:25]",
-			"pagination[withCount]=f&pagination[start]=3":     "map[limit:25 start:3]",
-			"pagination[start]=3&pagination[limit]=-1":        "map[limit:100 start:3 total:11]",
-			"pagination[withCount]=1&pagination[pageSize]=10": "map[page:1 pageCount:2 pageSize:10 total:11]",
-		} {
-			_, b := list(query)
-			if got := fmt.Sprint(b.Meta.Pagination); got != want {
-				t.Errorf("%s: pagination = %s, want %s", query, got, want)
-			}
-		}
-	})
-	t.Run("SizeCapped", func(t *testing.T) {
-		_, b := list("pagination[pageSize]=500")
-		if got, want := fmt.Sprint(b.Meta.Pagination), "map[page:1 pageCount:1 pageSize:100 total:11]"; got != want {
-			t.Errorf("pagination = %s, want %s", got, want)
-		}
-	})
+}
 
-	t.Run("Events", func(t *testing.T) {
-		s.CheckEvents(t, map[string]int{"list-articles": 200, "list-articles-bad-sort": 400})
-	})
-	t.Run("WarmListIsFree", func(t *testing.T) {
-		list("")
-		s.Proxy.Take()
-		list("sort=state")
-		if got := s.Proxy.Take(); len(got) != 0 {
-			t.Errorf("warm list made DynamoDB calls: %s", s.Env.Operations(got))
+// query sends tc's query and checks its answer.
+func (c catalogue) query(t *testing.T, tc queryCase) {
+	query, total := tc.query, 11
+	if strings.HasPrefix(tc.name, "Filter") {
+		query += "&pagination[pageSize]=100"
+		total = len(strings.FieldsFunc(tc.want, func(r rune) bool { return r == ',' }))
+	}
+	r, b := c.list(t, query)
+	if r.Status != tc.status {
+		t.Fatalf("status %d, want %d: %s", r.Status, tc.status, r.Body)
+	}
+	if r.Status != 200 {
+		if e := r.Error(t); e.Error.Name != "ValidationError" || strings.Join(e.Paths(), " ") != tc.want {
+			t.Errorf("error = %+v, want a ValidationError on %s", e.Error, tc.want)
 		}
-	})
-	t.Run("Template", func(t *testing.T) {
-		s.CheckRoutes()
-		s.CheckTemplate(s.Proxy.All())
-	})
+		// Strapi's message for a field or operator it does not know.
+		if msg := r.Error(t).Error.Message; (tc.want == "filters" || tc.want == "fields") && !strings.HasPrefix(msg, "Invalid key ") {
+			t.Errorf("message = %q, want Invalid key <key>", msg)
+		}
+		return
+	}
+	if got := names(b); got != tc.want {
+		t.Errorf("got  %s\nwant %s", got, tc.want)
+	}
+	if got := b.Meta.Pagination["total"]; got != total {
+		t.Errorf("total = %d, want %d", got, total)
+	}
+}
+
+func (c catalogue) fields(t *testing.T) {
+	r := c.Invoke(functest.Request("GET", "/api/stamp-duty-datas", "fields[0]=state&fields[1]=fixed&pagination[pageSize]=1", nil, ""))
+	var raw struct {
+		Data []map[string]json.RawMessage `json:"data"`
+	}
+	json.Unmarshal([]byte(r.Body), &raw)
+	if len(raw.Data) != 1 {
+		t.Fatalf("status %d: %s", r.Status, r.Body)
+	}
+	if got, want := functest.JSONKeys(raw.Data[0]), "documentId,fixed,id,state"; got != want {
+		t.Errorf("keys = %s, want %s", got, want)
+	}
+}
+
+func (c catalogue) withoutCount(t *testing.T) {
+	for query, want := range map[string]string{
+		"pagination[withCount]=false":                     "map[page:1 pageSize:25]",
+		"pagination[withCount]=f&pagination[start]=3":     "map[limit:25 start:3]",
+		"pagination[start]=3&pagination[limit]=-1":        "map[limit:100 start:3 total:11]",
+		"pagination[withCount]=1&pagination[pageSize]=10": "map[page:1 pageCount:2 pageSize:10 total:11]",
+	} {
+		_, b := c.list(t, query)
+		if got := fmt.Sprint(b.Meta.Pagination); got != want {
+			t.Errorf("%s: pagination = %s, want %s", query, got, want)
+		}
+	}
 }

@@ -5,12 +5,11 @@ import (
 	"testing"
 
 	"stampduty/shared/testkit/functest"
-	"stampduty/shared/testkit/storetest"
 )
 
 // TestMain runs the tests against the local engines (dynalite), which
 // functest needs.
-func TestMain(m *testing.M) { storetest.Main(m) }
+func TestMain(m *testing.M) { functest.Main(m) }
 
 func TestNotFound(t *testing.T) {
 	s := functest.New(t, "NotFoundFunction", wire)

@@ -12,15 +12,13 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"stampduty/shared/function/fulfillment"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/localdb"
-	"stampduty/shared/testkit/storetest"
 )
 
-func TestMain(m *testing.M) { storetest.Main(m) }
-
-var pdf = []byte("%PDF-1.7\n1 0 obj\n<<>>\nendobj\n%%EOF\n")
+func TestMain(m *testing.M) { functest.Main(m) }
 
 const (
 	ref = "SUBIN-KAKA142330491727791236986Y"
@@ -31,27 +29,52 @@ type opsOrder struct {
 	Data stampduty.OpsOrder `json:"data"`
 }
 
+// operating is TestOps's function over one set of tables, which each
+// subtest drives in turn: 3 orders of the dev owner, then 2 of someone
+// else.
+type operating struct {
+	*functest.Stack
+	orders []stampduty.Order
+}
+
+// invoke sends ev signed by the operator.
+func (s operating) invoke(ev events.APIGatewayV2HTTPRequest) functest.Response {
+	return s.Invoke(functest.AsOperator(ev, functest.Operator))
+}
+
+// path is the address of o's first fulfillment.
+func path(o stampduty.Order) string {
+	return "/api/ops/live-orders/" + o.DocumentID + "/fulfillments/" + o.Fulfillments[0].DocumentID
+}
+
+// patch sends a change of o's first fulfillment.
+func (s operating) patch(o stampduty.Order, body string) functest.Response {
+	return s.invoke(functest.Request("PATCH", path(o), "", map[string]string{"content-type": "application/json"}, body))
+}
+
+// putCertificate sends body as o's certificate file, of contentType.
+func (s operating) putCertificate(o stampduty.Order, contentType string, body []byte) functest.Response {
+	ev := functest.Request("PUT", path(o)+"/certificate", "name=cert.pdf", nil, "")
+	return s.invoke(functest.WithFile(ev, contentType, body))
+}
+
+// order decodes the order an answer carries.
+func order(t *testing.T, resp functest.Response) stampduty.OpsOrder {
+	t.Helper()
+	var b opsOrder
+	if err := json.Unmarshal([]byte(resp.Body), &b); err != nil {
+		t.Fatalf("%d %s: %v", resp.Status, resp.Body, err)
+	}
+	return b.Data
+}
+
+// TestOps drives the operators' routes over one set of tables, each
+// subtest in turn, then checks the function against template.yaml with
+// every call they made.
 func TestOps(t *testing.T) {
-	s := functest.New(t, "OpsFunction", wire)
-	orders := functest.AddOrders(t, s.Env, localdb.DevOwner, 3)
-	orders = append(orders, functest.AddOrders(t, s.Env, "someone-else", 2)...)
-	invoke := func(ev events.APIGatewayV2HTTPRequest) functest.Response {
-		return s.Invoke(functest.AsOperator(ev, functest.Operator))
-	}
-	path := func(o stampduty.Order) string {
-		return "/api/ops/live-orders/" + o.DocumentID + "/fulfillments/" + o.Fulfillments[0].DocumentID
-	}
-	patch := func(o stampduty.Order, body string) functest.Response {
-		return invoke(functest.Request("PATCH", path(o), "", map[string]string{"content-type": "application/json"}, body))
-	}
-	order := func(resp functest.Response) stampduty.OpsOrder {
-		t.Helper()
-		var b opsOrder
-		if err := json.Unmarshal([]byte(resp.Body), &b); err != nil {
-			t.Fatalf("%d %s: %v", resp.Status, resp.Body, err)
-		}
-		return b.Data
-	}
+	s := operating{Stack: functest.New(t, "OpsFunction", wire)}
+	s.orders = functest.AddOrders(t, s.Env, localdb.DevOwner, 3)
+	s.orders = append(s.orders, functest.AddOrders(t, s.Env, "someone-else", 2)...)
 
 	t.Run("ErrWithoutIAMIdentity", func(t *testing.T) {
 		resp := s.Invoke(functest.Request("GET", "/api/ops/live-orders", "", nil, ""))
@@ -60,223 +83,241 @@ func TestOps(t *testing.T) {
 		}
 		resp.Error(t)
 	})
-	t.Run("QueueOldestFirstAcrossCallers", func(t *testing.T) {
-		var got []string
-		cursor := ""
-		for {
-			q := "pagination%5BpageSize%5D=2"
-			if cursor != "" {
-				q += "&pagination%5Bcursor%5D=" + url.QueryEscape(cursor)
-			}
-			s.Proxy.Take()
-			resp := invoke(functest.Request("GET", "/api/ops/live-orders", q, nil, ""))
-			if resp.Status != http.StatusOK {
-				t.Fatalf("status %d: %s", resp.Status, resp.Body)
-			}
-			if got, want := s.Env.Operations(s.Proxy.Take()), "Query:OrdersTable/index/queue=1"; got != want {
-				t.Errorf("a queue page costs %s, want %s", got, want)
-			}
-			var page queueResponse
-			json.Unmarshal([]byte(resp.Body), &page)
-			if page.Meta.Pagination.PageSize != 2 {
-				t.Errorf("pageSize = %d", page.Meta.Pagination.PageSize)
-			}
-			for _, o := range page.Data {
-				got = append(got, o.DocumentID)
-				if o.Owner == "" {
-					t.Errorf("queue order without owner")
-				}
-			}
-			if page.Meta.Pagination.Next == nil {
-				break
-			}
-			cursor = *page.Meta.Pagination.Next
-		}
-		var want []string
-		for _, o := range orders {
-			want = append(want, o.DocumentID)
-		}
-		if fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Errorf("queue = %v, want %v", got, want)
-		}
-	})
+	t.Run("QueueOldestFirstAcrossCallers", s.queueOldestFirstAcrossCallers)
 	t.Run("ErrQueueParameters", func(t *testing.T) {
 		for _, q := range []string{"status=Done", "pagination%5Bcursor%5D=nope", "pagination%5BpageSize%5D=0", "status=Pending&status=Created"} {
-			if resp := invoke(functest.Request("GET", "/api/ops/live-orders", q, nil, "")); resp.Status != http.StatusBadRequest {
+			if resp := s.invoke(functest.Request("GET", "/api/ops/live-orders", q, nil, "")); resp.Status != http.StatusBadRequest {
 				t.Errorf("%s: status %d, want 400", q, resp.Status)
 			}
 		}
 	})
 	t.Run("Lifecycle", func(t *testing.T) {
-		o := orders[0]
-		steps := []struct {
-			name, body string
-			status     int
-			want       string // the fulfillment's status after, or the error message
-		}{
-			{"ErrSkip", `{"order_status":"Procured","certificate_number":"` + cn + `"}`, 409, "Cannot move a fulfillment from Pending to Procured."},
-			{"ErrUnknownStatus", `{"order_status":"Done"}`, 400, "Invalid data. order_status must be one of the following values: Pending, Created, Procured, Printed"},
-			{"ErrNoStatus", `{"unique_doc_ref":"` + ref + `"}`, 400, "Invalid data. order_status is required"},
-			{"ErrUnknownField", `{"order_status":"Created","unique_doc_ref":"` + ref + `","owner":"x"}`, 400, "Invalid data. owner is not a field of a fulfillment change"},
-			{"ErrBadRef", `{"order_status":"Created","unique_doc_ref":"lower case"}`, 400, "Invalid data. unique_doc_ref must be 1 to 64 characters of A-Z, 0-9, - and /"},
-			{"ErrCreatedWithoutRef", `{"order_status":"Created"}`, 400, "Invalid data. unique_doc_ref is required to move a fulfillment to Created"},
-			{"Created", `{"order_status":"Created","unique_doc_ref":"` + ref + `"}`, 200, stampduty.StatusCreated},
-			{"RepeatIsHarmless", `{"order_status":"Created","unique_doc_ref":"` + ref + `"}`, 200, stampduty.StatusCreated},
-			{"ErrChangeTheRef", `{"order_status":"Procured","unique_doc_ref":"OTHER-1","certificate_number":"` + cn + `"}`, 409, "The unique_doc_ref of a fulfillment cannot be changed once stored."},
-			{"Procured", `{"order_status":"Procured","certificate_number":"` + cn + `"}`, 200, stampduty.StatusProcured},
-			{"ErrPrintedWithoutCertificate", `{"order_status":"Printed"}`, 409, "Cannot move a fulfillment to Printed before its certificate file is attached."},
-		}
-		for _, st := range steps {
-			s.Proxy.Take()
-			resp := patch(o, st.body)
-			if resp.Status != st.status {
-				t.Fatalf("%s: status %d, want %d: %s", st.name, resp.Status, st.status, resp.Body)
-			}
-			if st.status != 200 {
-				if e := resp.Error(t); e.Error.Message != st.want {
-					t.Errorf("%s: message %q, want %q", st.name, e.Error.Message, st.want)
-				}
-				continue
-			}
-			got := order(resp)
-			if f := got.Fulfillments[0]; f.Status != st.want {
-				t.Errorf("%s: status %s, want %s", st.name, f.Status, st.want)
-			}
-			// One conditional write at most, three calls in all.
-			if calls := s.Proxy.Take(); len(calls) > 3 {
-				t.Errorf("%s: %d calls (%s), want at most 3", st.name, len(calls), s.Env.Operations(calls))
-			}
-		}
-
-		put := func(contentType string, body []byte) functest.Response {
-			ev := functest.Request("PUT", path(o)+"/certificate", "name=cert.pdf", nil, "")
-			return invoke(functest.WithFile(ev, contentType, body))
-		}
-		if resp := put("image/png", []byte("\x89PNG\r\n\x1a\n0000")); resp.Status != http.StatusUnsupportedMediaType {
-			t.Errorf("PNG certificate: status %d, want 415", resp.Status)
-		}
-		resp := put("application/pdf", pdf)
-		if resp.Status != http.StatusOK {
-			t.Fatalf("certificate: status %d: %s", resp.Status, resp.Body)
-		}
-		first := order(resp).Fulfillments[0].CertificateFile
-		if first == nil || first.Name != "cert.pdf" || first.URL == "" {
-			t.Fatalf("certificate_file = %+v", first)
-		}
-		// While still Procured, another upload replaces it.
-		second := order(put("application/pdf", append(append([]byte(nil), pdf...), '\n'))).Fulfillments[0].CertificateFile
-		if second == nil || second.DocumentID == first.DocumentID || second.SHA256 == first.SHA256 {
-			t.Errorf("replacing the certificate: %+v, then %+v", first, second)
-		}
-		if got := functest.Download(t, first.URL).Status; got != http.StatusNotFound {
-			t.Errorf("the replaced certificate: GET %d, want 404", got)
-		}
-		// A 10 MiB certificate, sent straight to the bucket, replaces it.
-		const max = 10 << 20
-		newUpload := func(body string) functest.Response {
-			return invoke(functest.Request("POST", path(o)+"/certificate/upload", "", map[string]string{"content-type": "application/json"}, body))
-		}
-		if resp := newUpload(fmt.Sprintf(`{"mime":"application/pdf","size":%d}`, max+1)); resp.Status != http.StatusRequestEntityTooLarge {
-			t.Errorf("a certificate over 10 MiB: status %d, want 413", resp.Status)
-		}
-		if resp := newUpload(`{"mime":"image/png","size":10}`); resp.Status != http.StatusUnsupportedMediaType {
-			t.Errorf("a PNG certificate: status %d, want 415", resp.Status)
-		}
-		var u struct {
-			Data struct {
-				Upload, Method, URL string
-				Headers             map[string]string
-			}
-		}
-		if err := json.Unmarshal([]byte(newUpload(fmt.Sprintf(`{"name":"cert-scan.pdf","mime":"application/pdf","size":%d}`, max)).Body), &u); err != nil || u.Data.Method != http.MethodPut {
-			t.Fatalf("upload %+v: %v", u, err)
-		}
-		big := bytes.Repeat([]byte{' '}, max)
-		copy(big, pdf)
-		req, _ := http.NewRequest(u.Data.Method, u.Data.URL, bytes.NewReader(big))
-		req.Header.Set("Content-Type", u.Data.Headers["Content-Type"])
-		if r, err := http.DefaultClient.Do(req); err != nil || r.StatusCode != http.StatusOK {
-			t.Fatalf("PUT to S3: %v %v", r, err)
-		}
-		attachUpload := func(id string) functest.Response {
-			return invoke(functest.Request("PUT", path(o)+"/certificate", "", map[string]string{"content-type": "application/json"}, `{"upload":"`+id+`"}`))
-		}
-		if resp := attachUpload(u.Data.Upload); resp.Status != http.StatusOK {
-			t.Fatalf("attach: %d %s", resp.Status, resp.Body)
-		} else if c := order(resp).Fulfillments[0].CertificateFile; c == nil || c.Size != max || c.Name != "cert-scan.pdf" {
-			t.Errorf("certificate_file = %+v", c)
-		}
-		if resp := attachUpload(u.Data.Upload); resp.Status != http.StatusNotFound {
-			t.Errorf("the same upload again: status %d, want 404", resp.Status)
-		}
-		if got := functest.Download(t, second.URL).Status; got != http.StatusNotFound {
-			t.Errorf("the certificate it replaced: GET %d, want 404", got)
-		}
-		got := order(patch(o, `{"order_status":"Printed"}`))
-		f := got.Fulfillments[0]
-		if f.Status != stampduty.StatusPrinted || f.UniqueDocRef != ref || f.CertificateNumber != cn {
-			t.Errorf("after Printed: %+v", f)
-		}
-		if len(f.History) != 4 || f.History[0].By != "" || f.History[3].By != functest.Operator || got.UpdatedAt == got.CreatedAt {
-			t.Errorf("history %+v, updatedAt %s", f.History, got.UpdatedAt)
-		}
-		if resp := put("application/pdf", pdf); resp.Status != http.StatusConflict {
-			t.Errorf("certificate once Printed: status %d, want 409", resp.Status)
-		}
-		if resp := patch(o, `{"order_status":"Procured"}`); resp.Status != http.StatusConflict {
-			t.Errorf("leaving Printed: status %d, want 409", resp.Status)
-		}
+		o := s.orders[0]
+		s.advance(t, o)
+		replaced := s.replaceCertificate(t, o)
+		s.certificateStraightToS3(t, o, replaced)
+		s.print(t, o)
 	})
-	t.Run("OneWinnerUnderConcurrency", func(t *testing.T) {
-		o := orders[1]
-		const n = 6
-		var wg sync.WaitGroup
-		statuses := make([]int, n)
-		for i := range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				statuses[i] = patch(o, fmt.Sprintf(`{"order_status":"Created","unique_doc_ref":"REF-%d"}`, i)).Status
-			}()
-		}
-		wg.Wait()
-		ok := 0
-		for _, st := range statuses {
-			switch st {
-			case http.StatusOK:
-				ok++
-			case http.StatusConflict:
-			default:
-				t.Errorf("status %d", st)
-			}
-		}
-		if ok != 1 {
-			t.Errorf("%d requests changed the fulfillment (%v), want exactly 1", ok, statuses)
-		}
-		got := order(invoke(functest.Request("GET", "/api/ops/live-orders/"+o.DocumentID, "", nil, "")))
-		if h := got.Fulfillments[0].History; len(h) != 2 {
-			t.Errorf("history has %d entries, want 2", len(h))
-		}
-	})
-	t.Run("ErrUnknownOrderOrFulfillment", func(t *testing.T) {
-		o := orders[2]
-		for _, p := range []string{
-			"/api/ops/live-orders/nosuchorder0000000000000/fulfillments/" + o.Fulfillments[0].DocumentID,
-			"/api/ops/live-orders/" + o.DocumentID + "/fulfillments/nosuchfulfillment0000000",
-		} {
-			resp := invoke(functest.Request("PATCH", p, "", map[string]string{"content-type": "application/json"}, `{"order_status":"Created","unique_doc_ref":"A"}`))
-			if resp.Status != http.StatusNotFound {
-				t.Errorf("%s: status %d, want 404", p, resp.Status)
-			}
-		}
-		resp := invoke(functest.Request("GET", "/api/ops/live-orders/nosuchorder0000000000000", "", nil, ""))
-		if e := resp.Error(t); resp.Status != 404 || !strings.Contains(e.Error.Message, "cannot be found") {
-			t.Errorf("GET unknown: %d %q", resp.Status, e.Error.Message)
-		}
-	})
+	t.Run("OneWinnerUnderConcurrency", s.oneWinnerUnderConcurrency)
+	t.Run("ErrUnknownOrderOrFulfillment", s.errUnknownOrderOrFulfillment)
 	t.Run("EventFiles", func(t *testing.T) {
 		s.CheckEvents(t, map[string]int{"ops-queue": http.StatusOK, "ops-advance": http.StatusNotFound})
 	})
 	s.CheckRoutes()
 	s.CheckTemplate(s.Proxy.All())
+}
+
+func (s operating) queueOldestFirstAcrossCallers(t *testing.T) {
+	var got []string
+	cursor := ""
+	for {
+		q := "pagination%5BpageSize%5D=2"
+		if cursor != "" {
+			q += "&pagination%5Bcursor%5D=" + url.QueryEscape(cursor)
+		}
+		s.Proxy.Take()
+		resp := s.invoke(functest.Request("GET", "/api/ops/live-orders", q, nil, ""))
+		if resp.Status != http.StatusOK {
+			t.Fatalf("status %d: %s", resp.Status, resp.Body)
+		}
+		if got, want := s.Env.Operations(s.Proxy.Take()), "Query:OrdersTable/index/queue=1"; got != want {
+			t.Errorf("a queue page costs %s, want %s", got, want)
+		}
+		var page queueResponse
+		json.Unmarshal([]byte(resp.Body), &page)
+		if page.Meta.Pagination.PageSize != 2 {
+			t.Errorf("pageSize = %d", page.Meta.Pagination.PageSize)
+		}
+		for _, o := range page.Data {
+			got = append(got, o.DocumentID)
+			if o.Owner == "" {
+				t.Errorf("queue order without owner")
+			}
+		}
+		if page.Meta.Pagination.Next == nil {
+			break
+		}
+		cursor = *page.Meta.Pagination.Next
+	}
+	var want []string
+	for _, o := range s.orders {
+		want = append(want, o.DocumentID)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("queue = %v, want %v", got, want)
+	}
+}
+
+// advance moves o's fulfillment from Pending to Procured, with every
+// refusal on the way.
+func (s operating) advance(t *testing.T, o stampduty.Order) {
+	steps := []struct {
+		name, body string
+		status     int
+		want       string // the fulfillment's status after, or the error message
+	}{
+		{"ErrSkip", `{"order_status":"Procured","certificate_number":"` + cn + `"}`, 409, "Cannot move a fulfillment from Pending to Procured."},
+		{"ErrUnknownStatus", `{"order_status":"Done"}`, 400, "Invalid data. order_status must be one of the following values: Pending, Created, Procured, Printed"},
+		{"ErrNoStatus", `{"unique_doc_ref":"` + ref + `"}`, 400, "Invalid data. order_status is required"},
+		{"ErrUnknownField", `{"order_status":"Created","unique_doc_ref":"` + ref + `","owner":"x"}`, 400, "Invalid data. owner is not a field of a fulfillment change"},
+		{"ErrBadRef", `{"order_status":"Created","unique_doc_ref":"lower case"}`, 400, "Invalid data. unique_doc_ref must be 1 to 64 characters of A-Z, 0-9, - and /"},
+		{"ErrCreatedWithoutRef", `{"order_status":"Created"}`, 400, "Invalid data. unique_doc_ref is required to move a fulfillment to Created"},
+		{"Created", `{"order_status":"Created","unique_doc_ref":"` + ref + `"}`, 200, stampduty.StatusCreated},
+		{"RepeatIsHarmless", `{"order_status":"Created","unique_doc_ref":"` + ref + `"}`, 200, stampduty.StatusCreated},
+		{"ErrChangeTheRef", `{"order_status":"Procured","unique_doc_ref":"OTHER-1","certificate_number":"` + cn + `"}`, 409, "The unique_doc_ref of a fulfillment cannot be changed once stored."},
+		{"Procured", `{"order_status":"Procured","certificate_number":"` + cn + `"}`, 200, stampduty.StatusProcured},
+		{"ErrPrintedWithoutCertificate", `{"order_status":"Printed"}`, 409, "Cannot move a fulfillment to Printed before its certificate file is attached."},
+	}
+	for _, st := range steps {
+		s.Proxy.Take()
+		resp := s.patch(o, st.body)
+		if resp.Status != st.status {
+			t.Fatalf("%s: status %d, want %d: %s", st.name, resp.Status, st.status, resp.Body)
+		}
+		if st.status != 200 {
+			if e := resp.Error(t); e.Error.Message != st.want {
+				t.Errorf("%s: message %q, want %q", st.name, e.Error.Message, st.want)
+			}
+			continue
+		}
+		got := order(t, resp)
+		if f := got.Fulfillments[0]; f.Status != st.want {
+			t.Errorf("%s: status %s, want %s", st.name, f.Status, st.want)
+		}
+		// One conditional write at most, three calls in all.
+		if calls := s.Proxy.Take(); len(calls) > 3 {
+			t.Errorf("%s: %d calls (%s), want at most 3", st.name, len(calls), s.Env.Operations(calls))
+		}
+	}
+}
+
+// replaceCertificate attaches a certificate to o, Procured, then another
+// in its place, and returns the one attached last.
+func (s operating) replaceCertificate(t *testing.T, o stampduty.Order) *stampduty.File {
+	if resp := s.putCertificate(o, "image/png", []byte("\x89PNG\r\n\x1a\n0000")); resp.Status != http.StatusUnsupportedMediaType {
+		t.Errorf("PNG certificate: status %d, want 415", resp.Status)
+	}
+	resp := s.putCertificate(o, "application/pdf", functest.PDF(0))
+	if resp.Status != http.StatusOK {
+		t.Fatalf("certificate: status %d: %s", resp.Status, resp.Body)
+	}
+	first := order(t, resp).Fulfillments[0].CertificateFile
+	if first == nil || first.Name != "cert.pdf" || first.URL == "" {
+		t.Fatalf("certificate_file = %+v", first)
+	}
+	// While still Procured, another upload replaces it.
+	second := order(t, s.putCertificate(o, "application/pdf", append(functest.PDF(0), '\n'))).Fulfillments[0].CertificateFile
+	if second == nil || second.DocumentID == first.DocumentID || second.SHA256 == first.SHA256 {
+		t.Errorf("replacing the certificate: %+v, then %+v", first, second)
+	}
+	if got := functest.Download(t, first.URL).Status; got != http.StatusNotFound {
+		t.Errorf("the replaced certificate: GET %d, want 404", got)
+	}
+	return second
+}
+
+// certificateStraightToS3: a 10 MiB certificate, sent straight to the
+// bucket, replaces the one attached (replaced).
+func (s operating) certificateStraightToS3(t *testing.T, o stampduty.Order, replaced *stampduty.File) {
+	const max = 10 << 20
+	newUpload := func(body string) functest.Response {
+		return s.invoke(functest.Request("POST", path(o)+"/certificate/upload", "", map[string]string{"content-type": "application/json"}, body))
+	}
+	if resp := newUpload(fmt.Sprintf(`{"mime":"application/pdf","size":%d}`, max+1)); resp.Status != http.StatusRequestEntityTooLarge {
+		t.Errorf("a certificate over 10 MiB: status %d, want 413", resp.Status)
+	}
+	if resp := newUpload(`{"mime":"image/png","size":10}`); resp.Status != http.StatusUnsupportedMediaType {
+		t.Errorf("a PNG certificate: status %d, want 415", resp.Status)
+	}
+	var u fulfillment.UploadResponse
+	if err := json.Unmarshal([]byte(newUpload(fmt.Sprintf(`{"name":"cert-scan.pdf","mime":"application/pdf","size":%d}`, max)).Body), &u); err != nil || u.Data.Method != http.MethodPut {
+		t.Fatalf("upload %+v: %v", u, err)
+	}
+	req, _ := http.NewRequest(u.Data.Method, u.Data.URL, bytes.NewReader(functest.PDF(max)))
+	req.Header.Set("Content-Type", u.Data.Headers["Content-Type"])
+	if r, err := http.DefaultClient.Do(req); err != nil || r.StatusCode != http.StatusOK {
+		t.Fatalf("PUT to S3: %v %v", r, err)
+	}
+	attachUpload := func(id string) functest.Response {
+		return s.invoke(functest.Request("PUT", path(o)+"/certificate", "", map[string]string{"content-type": "application/json"}, `{"upload":"`+id+`"}`))
+	}
+	if resp := attachUpload(u.Data.Upload); resp.Status != http.StatusOK {
+		t.Fatalf("attach: %d %s", resp.Status, resp.Body)
+	} else if c := order(t, resp).Fulfillments[0].CertificateFile; c == nil || c.Size != max || c.Name != "cert-scan.pdf" {
+		t.Errorf("certificate_file = %+v", c)
+	}
+	if resp := attachUpload(u.Data.Upload); resp.Status != http.StatusNotFound {
+		t.Errorf("the same upload again: status %d, want 404", resp.Status)
+	}
+	if got := functest.Download(t, replaced.URL).Status; got != http.StatusNotFound {
+		t.Errorf("the certificate it replaced: GET %d, want 404", got)
+	}
+}
+
+// print moves o, Procured with its certificate, to Printed, which it
+// never leaves.
+func (s operating) print(t *testing.T, o stampduty.Order) {
+	got := order(t, s.patch(o, `{"order_status":"Printed"}`))
+	f := got.Fulfillments[0]
+	if f.Status != stampduty.StatusPrinted || f.UniqueDocRef != ref || f.CertificateNumber != cn {
+		t.Errorf("after Printed: %+v", f)
+	}
+	if len(f.History) != 4 || f.History[0].By != "" || f.History[3].By != functest.Operator || got.UpdatedAt == got.CreatedAt {
+		t.Errorf("history %+v, updatedAt %s", f.History, got.UpdatedAt)
+	}
+	if resp := s.putCertificate(o, "application/pdf", functest.PDF(0)); resp.Status != http.StatusConflict {
+		t.Errorf("certificate once Printed: status %d, want 409", resp.Status)
+	}
+	if resp := s.patch(o, `{"order_status":"Procured"}`); resp.Status != http.StatusConflict {
+		t.Errorf("leaving Printed: status %d, want 409", resp.Status)
+	}
+}
+
+func (s operating) oneWinnerUnderConcurrency(t *testing.T) {
+	o := s.orders[1]
+	const n = 6
+	var wg sync.WaitGroup
+	statuses := make([]int, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			statuses[i] = s.patch(o, fmt.Sprintf(`{"order_status":"Created","unique_doc_ref":"REF-%d"}`, i)).Status
+		}()
+	}
+	wg.Wait()
+	ok := 0
+	for _, st := range statuses {
+		switch st {
+		case http.StatusOK:
+			ok++
+		case http.StatusConflict:
+		default:
+			t.Errorf("status %d", st)
+		}
+	}
+	if ok != 1 {
+		t.Errorf("%d requests changed the fulfillment (%v), want exactly 1", ok, statuses)
+	}
+	got := order(t, s.invoke(functest.Request("GET", "/api/ops/live-orders/"+o.DocumentID, "", nil, "")))
+	if h := got.Fulfillments[0].History; len(h) != 2 {
+		t.Errorf("history has %d entries, want 2", len(h))
+	}
+}
+
+func (s operating) errUnknownOrderOrFulfillment(t *testing.T) {
+	o := s.orders[2]
+	for _, p := range []string{
+		"/api/ops/live-orders/nosuchorder0000000000000/fulfillments/" + o.Fulfillments[0].DocumentID,
+		"/api/ops/live-orders/" + o.DocumentID + "/fulfillments/nosuchfulfillment0000000",
+	} {
+		resp := s.invoke(functest.Request("PATCH", p, "", map[string]string{"content-type": "application/json"}, `{"order_status":"Created","unique_doc_ref":"A"}`))
+		if resp.Status != http.StatusNotFound {
+			t.Errorf("%s: status %d, want 404", p, resp.Status)
+		}
+	}
+	resp := s.invoke(functest.Request("GET", "/api/ops/live-orders/nosuchorder0000000000000", "", nil, ""))
+	if e := resp.Error(t); resp.Status != 404 || !strings.Contains(e.Error.Message, "cannot be found") {
+		t.Errorf("GET unknown: %d %q", resp.Status, e.Error.Message)
+	}
 }

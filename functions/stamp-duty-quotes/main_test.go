@@ -3,8 +3,8 @@ package main
 import (
 	"testing"
 
-	"stampduty/shared/testkit/storetest"
+	"stampduty/shared/testkit/functest"
 )
 
 // TestMain runs the tests against the local engines (dynalite).
-func TestMain(m *testing.M) { storetest.Main(m) }
+func TestMain(m *testing.M) { functest.Main(m) }

@@ -11,17 +11,17 @@ import (
 	"testing"
 	"time"
 
+	"stampduty/shared/function/fulfillment"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/localdb"
 	"stampduty/shared/testkit/locals3"
-	"stampduty/shared/testkit/storetest"
 )
 
-func TestMain(m *testing.M) { storetest.Main(m) }
+func TestMain(m *testing.M) { functest.Main(m) }
 
 var (
-	pdf = []byte("%PDF-1.7\n1 0 obj\n<<>>\nendobj\n%%EOF\n")
+	pdf = functest.PDF(0)
 	png = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00")
 )
 
@@ -76,7 +76,7 @@ func TestUploadDocument(t *testing.T) {
 	})
 	t.Run("ErrRefusedChangesNothing", func(t *testing.T) {
 		before := stored(mine[0].DocumentID)
-		big := append(append([]byte(nil), pdf...), bytes.Repeat([]byte{' '}, 5<<20)...)
+		big := append(functest.PDF(0), bytes.Repeat([]byte{' '}, 5<<20)...)
 		for name, tc := range map[string]struct {
 			doc, query, contentType string
 			body                    []byte
@@ -138,22 +138,11 @@ func TestUploadDocument(t *testing.T) {
 	s.CheckTemplate(s.Proxy.All())
 }
 
-type uploadBody struct {
-	Data struct {
-		Upload    string            `json:"upload"`
-		Method    string            `json:"method"`
-		URL       string            `json:"url"`
-		Headers   map[string]string `json:"headers"`
-		Fields    map[string]string `json:"fields"`
-		ExpiresAt string            `json:"expiresAt"`
-	} `json:"data"`
-}
-
 // send sends body to the pre-signed upload u as a client would: its method,
 // its headers, except those overridden. S3 refusing the request answers
 // 403, or (for a large body it refuses before reading) resets the
 // connection: both are 403 here (locals3.Send).
-func send(t *testing.T, u uploadBody, body []byte, override map[string]string) int {
+func send(t *testing.T, u fulfillment.UploadResponse, body []byte, override map[string]string) int {
 	t.Helper()
 	req, err := http.NewRequest(u.Data.Method, u.Data.URL, bytes.NewReader(body))
 	if err != nil {
@@ -170,13 +159,6 @@ func send(t *testing.T, u uploadBody, body []byte, override map[string]string) i
 	return locals3.Send(t, req)
 }
 
-// largePDF is a PDF of exactly n bytes.
-func largePDF(n int) []byte {
-	b := bytes.Repeat([]byte{' '}, n)
-	copy(b, pdf)
-	return b
-}
-
 // testPresigned drives the pre-signed path of a caller's document: a 20 MiB
 // document sent straight to the bucket and attached, and every refusal.
 func testPresigned(t *testing.T, s *functest.Stack, mine, theirs string) {
@@ -187,10 +169,10 @@ func testPresigned(t *testing.T, s *functest.Stack, mine, theirs string) {
 		return s.Invoke(functest.Request("PUT", "/api/live-orders/"+doc+"/document", "", functest.DevHeaders, body))
 	}
 	const max = 20 << 20
-	file := largePDF(max)
-	var u uploadBody
+	file := functest.PDF(max)
+	var u fulfillment.UploadResponse
 	t.Run("TwentyMiBStraightToS3", func(t *testing.T) {
-		u = functest.OK[uploadBody](t, newUpload(mine, fmt.Sprintf(`{"name":"scan.pdf","mime":"application/pdf","size":%d}`, max)))
+		u = functest.OK[fulfillment.UploadResponse](t, newUpload(mine, fmt.Sprintf(`{"name":"scan.pdf","mime":"application/pdf","size":%d}`, max)))
 		if u.Data.Method != http.MethodPut || u.Data.Upload == "" || u.Data.Headers["Content-Type"] != stampduty.MimePDF ||
 			u.Data.Headers["Content-Length"] != fmt.Sprint(max) || len(u.Data.Fields) != 0 {
 			t.Fatalf("upload = %+v", u.Data)
@@ -240,7 +222,7 @@ func testPresigned(t *testing.T, s *functest.Stack, mine, theirs string) {
 	})
 	t.Run("ErrNotTheDeclaredType", func(t *testing.T) {
 		png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
-		v := functest.OK[uploadBody](t, newUpload(mine, fmt.Sprintf(`{"mime":"application/pdf","size":%d}`, len(png))))
+		v := functest.OK[fulfillment.UploadResponse](t, newUpload(mine, fmt.Sprintf(`{"mime":"application/pdf","size":%d}`, len(png))))
 		if got := send(t, v, png, nil); got != http.StatusOK {
 			t.Fatalf("S3 answered %d", got)
 		}

@@ -65,7 +65,7 @@ type world struct {
 	f     *orders.Fulfiller
 	reg   *webhooks.Registry
 	clock *clock
-	rc    *receiver
+	rc    *functest.Receiver
 	start time.Time
 }
 
@@ -177,19 +177,19 @@ type received struct{ id, typ, order string }
 func (w *world) received(path string) []received {
 	w.t.Helper()
 	var out []received
-	for _, d := range w.rc.at(path) {
+	for _, d := range w.rc.At(path) {
 		var ev webhooks.Event
 		var o stampduty.Order
-		if err := json.Unmarshal(d.body, &ev); err != nil {
-			w.t.Fatalf("%s got %q: %v", path, d.body, err)
+		if err := json.Unmarshal(d.Body, &ev); err != nil {
+			w.t.Fatalf("%s got %q: %v", path, d.Body, err)
 		}
 		if err := json.Unmarshal(ev.Data.Order, &o); err != nil {
 			w.t.Fatalf("%s got the order %q: %v", path, ev.Data.Order, err)
 		}
-		if ev.ID != d.id {
-			w.t.Errorf("%s got event %s with the header id %s", path, ev.ID, d.id)
+		if ev.ID != d.ID {
+			w.t.Errorf("%s got event %s with the header id %s", path, ev.ID, d.ID)
 		}
-		out = append(out, received{d.id, ev.Type, o.DocumentID})
+		out = append(out, received{d.ID, ev.Type, o.DocumentID})
 	}
 	return out
 }
@@ -261,6 +261,43 @@ func hang(op, table string) func(storetest.ProxyCall) *storetest.Fault {
 		}
 		return nil
 	}
+}
+
+// createOrder stores a new order of owner with its order.created event, as
+// the create-order function does, and returns it.
+func createOrder(t *testing.T, env *storetest.Env, owner string) stampduty.Order {
+	t.Helper()
+	o, ev := newOrder(t, env)
+	if _, err := env.DB().Orders(env.Table("OrdersTable")).Create(context.Background(), owner, o, ev); err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+// newOrder returns a new order, not stored, and its order.created event.
+func newOrder(t *testing.T, env *storetest.Env) (stampduty.Order, stampduty.Pending) {
+	t.Helper()
+	ctx := context.Background()
+	db := env.DB()
+	first, err := db.IDs(env.Table("CountersTable"), 10).Reserve(ctx, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	art, err := db.Articles(env.Table("ArticlesTable")).Get(ctx, "Affidavit", "Karnataka")
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := stampduty.OrderRequest{Amount: 20, Purpose: art.PurposeName, State: art.State, PaidBy: stampduty.SecondParty, Description: "N/A",
+		FirstPartyMobileNumber: "9876543210", FirstPartyName: "Asha Rao", SecondPartyName: "Bank", FirstPartyPan: "ABCDE1234F"}
+	o, err := stampduty.NewOrder(req, art, 20, stampduty.OrderIDs{Order: first, Fulfillment: first + 1, StampDuty: first + 2}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := stampduty.NewPending(stampduty.EventOrderCreated, o.CreatedAt, o, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o, ev
 }
 
 // changes makes, through the workflows, an order of dev with three
@@ -371,7 +408,7 @@ func TestDispatchDiesMidAttempt(t *testing.T) {
 		{"RunCancelledAfterThePOST", func(w *world, d *webhooks.Dispatcher) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			w.rc.on("/all", func(rw http.ResponseWriter, req *http.Request, n int) {
+			w.rc.On("/all", func(rw http.ResponseWriter, req *http.Request, n int) {
 				if n == 1 {
 					cancel() // the run dies while the receiver holds the POST
 					<-req.Context().Done()
@@ -517,229 +554,245 @@ func TestDynamoDBRefusesTheWrites(t *testing.T) {
 // the event once it is back; a 410 disables its webhook at once. The other
 // webhooks get their events all along.
 func TestHostileReceivers(t *testing.T) {
-	// schedule is when each attempt is due after the first.
-	schedule := []time.Duration{0, 30 * time.Second, 2 * time.Minute, 10 * time.Minute, time.Hour, 6 * time.Hour, 24 * time.Hour}
+	t.Run("FailingIsRetriedOnScheduleThenGivenUp", failingIsRetriedOnScheduleThenGivenUp)
+	t.Run("HangingIsCutAtTheTimeout", hangingIsCutAtTheTimeout)
+	t.Run("RedirectIsNotFollowed", redirectIsNotFollowed)
+	t.Run("HugeAnswerIsCut", hugeAnswerIsCut)
+	t.Run("DisappearedIsRetriedUntilBack", disappearedIsRetriedUntilBack)
+	t.Run("GoneDisablesAtOnce", goneDisablesAtOnce)
+}
 
-	t.Run("FailingIsRetriedOnScheduleThenGivenUp", func(t *testing.T) {
-		w := newWorld(t)
-		w.subscribers()
-		fail := w.register(localdb.DevOwner, "/fail", stampduty.EventOrderCreated)
-		w.rc.on("/fail", func(rw http.ResponseWriter, _ *http.Request, _ int) { rw.WriteHeader(http.StatusInternalServerError) })
-		evs := w.changes()
-		d := w.dispatcher(0)
-		ctx := context.Background()
-		for i, at := range schedule {
-			if i > 0 {
-				w.pass(ctx, d, at-time.Second)
-				if got := w.received("/fail"); len(got) != i {
-					t.Fatalf("a second before attempt %d is due: /fail got %d requests, want %d", i+1, len(got), i)
-				}
-			}
-			w.pass(ctx, d, at)
-			if got := w.received("/fail"); len(got) != i+1 {
-				t.Fatalf("when attempt %d is due (%v): /fail got %d requests", i+1, at, len(got))
-			}
-		}
-		w.pass(ctx, d, 48*time.Hour)
-		got := w.received("/fail")
-		if len(got) != len(schedule) {
-			t.Errorf("/fail got %d requests after giving up, want %d", len(got), len(schedule))
-		}
-		for _, r := range got {
-			if r.id != got[0].id {
-				t.Errorf("attempts carry the ids %s and %s", got[0].id, r.id)
-			}
-		}
-		w.expect("/fail", localdb.DevOwner, []string{stampduty.EventOrderCreated}, evs, false)
-		atts := w.attempts(localdb.DevOwner, fail.DocumentID)
-		if len(atts) != len(schedule) {
-			t.Fatalf("%d attempts recorded, want %d", len(atts), len(schedule))
-		}
-		for i, a := range atts {
-			var next string
-			if i+1 < len(schedule) {
-				next = stampduty.FormatTime(w.start.Add(schedule[i+1]))
-			}
-			if a.Attempt != i+1 || a.Status != http.StatusInternalServerError || a.At != stampduty.FormatTime(w.start.Add(schedule[i])) ||
-				(a.NextAttemptAt == nil) != (next == "") || a.NextAttemptAt != nil && *a.NextAttemptAt != next {
-				t.Errorf("attempt %d: %+v, want status 500 at %v, next %q", i+1, a, schedule[i], next)
-			}
-		}
-		if j := w.job(localdb.DevOwner, fail.DocumentID, got[0].id); j.Done != webhooks.JobGaveUp || j.N != len(schedule) {
-			t.Errorf("the job: %q after %d attempts, want given up after %d", j.Done, j.N, len(schedule))
-		}
-		w.expectAll(evs)
-	})
+// retrySchedule is when each attempt of a delivery is due after the first.
+func retrySchedule() []time.Duration {
+	return []time.Duration{0, 30 * time.Second, 2 * time.Minute, 10 * time.Minute, time.Hour, 6 * time.Hour, 24 * time.Hour}
+}
 
-	// retried registers path answering bad to the first attempt and 204
-	// to the next, makes the changes, and checks that the first attempt
-	// failed (check) and the retry, 30 s later, delivered the same event.
-	retried := func(t *testing.T, w *world, timeout time.Duration, path string, bad answer, check func(a webhooks.Attempt, took time.Duration)) {
-		h := w.register(localdb.DevOwner, path, stampduty.EventOrderCreated)
-		w.rc.on(path, func(rw http.ResponseWriter, req *http.Request, n int) {
-			if n == 1 {
-				bad(rw, req, n)
-				return
+func failingIsRetriedOnScheduleThenGivenUp(t *testing.T) {
+	schedule := retrySchedule()
+	w := newWorld(t)
+	w.subscribers()
+	fail := w.register(localdb.DevOwner, "/fail", stampduty.EventOrderCreated)
+	w.rc.On("/fail", func(rw http.ResponseWriter, _ *http.Request, _ int) { rw.WriteHeader(http.StatusInternalServerError) })
+	evs := w.changes()
+	d := w.dispatcher(0)
+	ctx := context.Background()
+	for i, at := range schedule {
+		if i > 0 {
+			w.pass(ctx, d, at-time.Second)
+			if got := w.received("/fail"); len(got) != i {
+				t.Fatalf("a second before attempt %d is due: /fail got %d requests, want %d", i+1, len(got), i)
 			}
-			rw.WriteHeader(http.StatusNoContent)
-		})
-		evs := w.changes()
-		d := w.dispatcher(timeout)
-		ctx := context.Background()
-		began := time.Now()
-		if _, _, err := w.pass(ctx, d, 0); err != nil {
-			t.Fatal(err)
 		}
-		took := time.Since(began)
-		atts := w.attempts(localdb.DevOwner, h.DocumentID)
-		if len(atts) != 1 || atts[0].NextAttemptAt == nil || *atts[0].NextAttemptAt != stampduty.FormatTime(w.start.Add(30*time.Second)) {
-			t.Fatalf("attempts %+v, want one failure due again in 30 s", atts)
-		}
-		check(atts[0], took)
-		w.expectAll(evs) // the other webhooks are not held
-		w.pass(ctx, d, 30*time.Second)
-		got := w.received(path)
-		if len(got) != 2 || got[0].id != got[1].id {
-			t.Fatalf("%s got %+v, want one event twice", path, got)
-		}
-		w.expect(path, localdb.DevOwner, []string{stampduty.EventOrderCreated}, evs, false)
-		if atts := w.attempts(localdb.DevOwner, h.DocumentID); len(atts) != 2 || atts[1].Status != http.StatusNoContent || atts[1].NextAttemptAt != nil {
-			t.Errorf("attempts %+v, want the retry delivered", atts)
+		w.pass(ctx, d, at)
+		if got := w.received("/fail"); len(got) != i+1 {
+			t.Fatalf("when attempt %d is due (%v): /fail got %d requests", i+1, at, len(got))
 		}
 	}
+	w.pass(ctx, d, 48*time.Hour)
+	got := w.received("/fail")
+	if len(got) != len(schedule) {
+		t.Errorf("/fail got %d requests after giving up, want %d", len(got), len(schedule))
+	}
+	for _, r := range got {
+		if r.id != got[0].id {
+			t.Errorf("attempts carry the ids %s and %s", got[0].id, r.id)
+		}
+	}
+	w.expect("/fail", localdb.DevOwner, []string{stampduty.EventOrderCreated}, evs, false)
+	atts := w.attempts(localdb.DevOwner, fail.DocumentID)
+	if len(atts) != len(schedule) {
+		t.Fatalf("%d attempts recorded, want %d", len(atts), len(schedule))
+	}
+	for i, a := range atts {
+		var next string
+		if i+1 < len(schedule) {
+			next = stampduty.FormatTime(w.start.Add(schedule[i+1]))
+		}
+		if a.Attempt != i+1 || a.Status != http.StatusInternalServerError || a.At != stampduty.FormatTime(w.start.Add(schedule[i])) ||
+			(a.NextAttemptAt == nil) != (next == "") || a.NextAttemptAt != nil && *a.NextAttemptAt != next {
+			t.Errorf("attempt %d: %+v, want status 500 at %v, next %q", i+1, a, schedule[i], next)
+		}
+	}
+	if j := w.job(localdb.DevOwner, fail.DocumentID, got[0].id); j.Done != webhooks.JobGaveUp || j.N != len(schedule) {
+		t.Errorf("the job: %q after %d attempts, want given up after %d", j.Done, j.N, len(schedule))
+	}
+	w.expectAll(evs)
+}
 
-	t.Run("HangingIsCutAtTheTimeout", func(t *testing.T) {
-		w := newWorld(t)
-		w.subscribers()
-		const timeout = 500 * time.Millisecond
-		retried(t, w, timeout, "/hang", func(_ http.ResponseWriter, req *http.Request, _ int) {
-			select {
-			case <-req.Context().Done():
-			case <-time.After(time.Minute):
-			}
-		}, func(a webhooks.Attempt, took time.Duration) {
-			if a.Status != 0 || a.DurationMS < timeout.Milliseconds() || a.DurationMS > 3*timeout.Milliseconds() {
-				t.Errorf("the hanging attempt: %+v, want no status, cut at %v", a, timeout)
-			}
-		})
-	})
-	t.Run("RedirectIsNotFollowed", func(t *testing.T) {
-		w := newWorld(t)
-		w.subscribers()
-		retried(t, w, 0, "/redirect", func(rw http.ResponseWriter, req *http.Request, _ int) {
-			http.Redirect(rw, req, w.rc.URL+"/elsewhere", http.StatusTemporaryRedirect)
-		}, func(a webhooks.Attempt, _ time.Duration) {
-			if a.Status != http.StatusTemporaryRedirect {
-				t.Errorf("the redirected attempt: %+v, want status 307", a)
-			}
-		})
-		if got := w.rc.at("/elsewhere"); len(got) != 0 {
-			t.Errorf("the redirect was followed: /elsewhere got %d requests", len(got))
+// retried registers path answering bad to the first attempt and 204
+// to the next, makes the changes, and checks that the first attempt
+// failed (check) and the retry, 30 s later, delivered the same event.
+func retried(t *testing.T, w *world, timeout time.Duration, path string, bad functest.Answer, check func(a webhooks.Attempt, took time.Duration)) {
+	h := w.register(localdb.DevOwner, path, stampduty.EventOrderCreated)
+	w.rc.On(path, func(rw http.ResponseWriter, req *http.Request, n int) {
+		if n == 1 {
+			bad(rw, req, n)
+			return
 		}
+		rw.WriteHeader(http.StatusNoContent)
 	})
-	t.Run("HugeAnswerIsCut", func(t *testing.T) {
-		w := newWorld(t)
-		w.subscribers()
-		// 10 MB in 64 KiB pieces, 10 ms apart: reading it all would take
-		// more than 1.6 s.
-		var sent atomic.Int64
-		var cut atomic.Bool
-		retried(t, w, 0, "/huge", func(rw http.ResponseWriter, _ *http.Request, _ int) {
-			rw.WriteHeader(http.StatusInternalServerError)
-			piece := []byte(strings.Repeat("x", 64<<10))
-			for sent.Load() < 10<<20 {
-				n, err := rw.Write(piece)
-				sent.Add(int64(n))
-				if err != nil {
-					cut.Store(true)
-					return
-				}
-				rw.(http.Flusher).Flush()
-				time.Sleep(10 * time.Millisecond)
-			}
-		}, func(a webhooks.Attempt, took time.Duration) {
-			if a.Status != http.StatusInternalServerError || a.DurationMS > 1000 || took > 3*time.Second {
-				t.Errorf("the huge answer's attempt: %+v, the pass took %v; want it cut short", a, took)
-			}
-		})
-		time.Sleep(200 * time.Millisecond) // the receiver notices the closed connection
-		if !cut.Load() || sent.Load() >= 10<<20 {
-			t.Errorf("the receiver sent %d bytes, cut %v: want the connection dropped before 10 MB", sent.Load(), cut.Load())
+	evs := w.changes()
+	d := w.dispatcher(timeout)
+	ctx := context.Background()
+	began := time.Now()
+	if _, _, err := w.pass(ctx, d, 0); err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(began)
+	atts := w.attempts(localdb.DevOwner, h.DocumentID)
+	if len(atts) != 1 || atts[0].NextAttemptAt == nil || *atts[0].NextAttemptAt != stampduty.FormatTime(w.start.Add(30*time.Second)) {
+		t.Fatalf("attempts %+v, want one failure due again in 30 s", atts)
+	}
+	check(atts[0], took)
+	w.expectAll(evs) // the other webhooks are not held
+	w.pass(ctx, d, 30*time.Second)
+	got := w.received(path)
+	if len(got) != 2 || got[0].id != got[1].id {
+		t.Fatalf("%s got %+v, want one event twice", path, got)
+	}
+	w.expect(path, localdb.DevOwner, []string{stampduty.EventOrderCreated}, evs, false)
+	if atts := w.attempts(localdb.DevOwner, h.DocumentID); len(atts) != 2 || atts[1].Status != http.StatusNoContent || atts[1].NextAttemptAt != nil {
+		t.Errorf("attempts %+v, want the retry delivered", atts)
+	}
+}
+
+func hangingIsCutAtTheTimeout(t *testing.T) {
+	w := newWorld(t)
+	w.subscribers()
+	const timeout = 500 * time.Millisecond
+	retried(t, w, timeout, "/hang", func(_ http.ResponseWriter, req *http.Request, _ int) {
+		select {
+		case <-req.Context().Done():
+		case <-time.After(time.Minute):
+		}
+	}, func(a webhooks.Attempt, took time.Duration) {
+		if a.Status != 0 || a.DurationMS < timeout.Milliseconds() || a.DurationMS > 3*timeout.Milliseconds() {
+			t.Errorf("the hanging attempt: %+v, want no status, cut at %v", a, timeout)
 		}
 	})
-	t.Run("DisappearedIsRetriedUntilBack", func(t *testing.T) {
-		w := newWorld(t)
-		w.subscribers()
-		away := newReceiver(t)
-		addr := away.Listener.Addr().String()
-		h := w.registerURL(localdb.DevOwner, away.URL+"/back", stampduty.EventOrderCreated)
-		away.Close()
-		evs := w.changes()
-		d := w.dispatcher(0)
-		ctx := context.Background()
-		w.pass(ctx, d, 0)
-		w.pass(ctx, d, schedule[1])
-		atts := w.attempts(localdb.DevOwner, h.DocumentID)
-		if len(atts) != 2 || atts[0].Status != 0 || atts[1].Status != 0 || atts[1].NextAttemptAt == nil {
-			t.Fatalf("attempts while away: %+v, want two refused connections and a retry due", atts)
-		}
-		l, err := net.Listen("tcp", addr)
-		if err != nil {
-			t.Skipf("the receiver's port was taken meanwhile: %v", err)
-		}
-		back := newReceiverOn(t, l)
-		w.pass(ctx, d, schedule[2])
-		w.expectAll(evs)
-		w.rc = back
-		w.expect("/back", localdb.DevOwner, []string{stampduty.EventOrderCreated}, evs, true)
-		if atts := w.attempts(localdb.DevOwner, h.DocumentID); len(atts) != 3 || atts[2].Status != http.StatusNoContent || atts[2].NextAttemptAt != nil {
-			t.Errorf("attempts %+v, want the third delivered", atts)
+}
+
+func redirectIsNotFollowed(t *testing.T) {
+	w := newWorld(t)
+	w.subscribers()
+	retried(t, w, 0, "/redirect", func(rw http.ResponseWriter, req *http.Request, _ int) {
+		http.Redirect(rw, req, w.rc.URL+"/elsewhere", http.StatusTemporaryRedirect)
+	}, func(a webhooks.Attempt, _ time.Duration) {
+		if a.Status != http.StatusTemporaryRedirect {
+			t.Errorf("the redirected attempt: %+v, want status 307", a)
 		}
 	})
-	t.Run("GoneDisablesAtOnce", func(t *testing.T) {
-		w := newWorld(t)
-		w.subscribers()
-		gone := w.register(localdb.DevOwner, "/gone", allTypes...)
-		evs := w.changes()
-		d := w.dispatcher(0)
-		ctx := context.Background()
-		if _, dr, err := w.pass(ctx, d, 0); err != nil || dr.Disabled != 1 {
-			t.Fatalf("the pass: %+v, %v; want one webhook disabled", dr, err)
+	if got := w.rc.At("/elsewhere"); len(got) != 0 {
+		t.Errorf("the redirect was followed: /elsewhere got %d requests", len(got))
+	}
+}
+
+func hugeAnswerIsCut(t *testing.T) {
+	w := newWorld(t)
+	w.subscribers()
+	// 10 MB in 64 KiB pieces, 10 ms apart: reading it all would take
+	// more than 1.6 s.
+	var sent atomic.Int64
+	var cut atomic.Bool
+	retried(t, w, 0, "/huge", func(rw http.ResponseWriter, _ *http.Request, _ int) {
+		rw.WriteHeader(http.StatusInternalServerError)
+		piece := []byte(strings.Repeat("x", 64<<10))
+		for sent.Load() < 10<<20 {
+			n, err := rw.Write(piece)
+			sent.Add(int64(n))
+			if err != nil {
+				cut.Store(true)
+				return
+			}
+			rw.(http.Flusher).Flush()
+			time.Sleep(10 * time.Millisecond)
 		}
-		got := w.received("/gone")
-		if len(got) != 1 {
-			t.Fatalf("/gone got %d requests, want 1", len(got))
+	}, func(a webhooks.Attempt, took time.Duration) {
+		if a.Status != http.StatusInternalServerError || a.DurationMS > 1000 || took > 3*time.Second {
+			t.Errorf("the huge answer's attempt: %+v, the pass took %v; want it cut short", a, took)
 		}
-		hooks, err := w.reg.List(ctx, localdb.DevOwner)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if i := slices.IndexFunc(hooks, func(h webhooks.Webhook) bool { return h.DocumentID == gone.DocumentID }); i < 0 || hooks[i].Enabled {
-			t.Errorf("the webhook that answered 410 is not disabled")
-		}
-		for _, ev := range evs {
-			if ev.owner == localdb.DevOwner {
-				if j := w.job(localdb.DevOwner, gone.DocumentID, ev.ID); j.Done != webhooks.JobDisabled {
-					t.Errorf("the job of %s is %q, want disabled", ev.Type, j.Done)
-				}
+	})
+	time.Sleep(200 * time.Millisecond) // the receiver notices the closed connection
+	if !cut.Load() || sent.Load() >= 10<<20 {
+		t.Errorf("the receiver sent %d bytes, cut %v: want the connection dropped before 10 MB", sent.Load(), cut.Load())
+	}
+}
+
+func disappearedIsRetriedUntilBack(t *testing.T) {
+	schedule := retrySchedule()
+	w := newWorld(t)
+	w.subscribers()
+	away := newReceiver(t)
+	addr := away.Listener.Addr().String()
+	h := w.registerURL(localdb.DevOwner, away.URL+"/back", stampduty.EventOrderCreated)
+	away.Close()
+	evs := w.changes()
+	d := w.dispatcher(0)
+	ctx := context.Background()
+	w.pass(ctx, d, 0)
+	w.pass(ctx, d, schedule[1])
+	atts := w.attempts(localdb.DevOwner, h.DocumentID)
+	if len(atts) != 2 || atts[0].Status != 0 || atts[1].Status != 0 || atts[1].NextAttemptAt == nil {
+		t.Fatalf("attempts while away: %+v, want two refused connections and a retry due", atts)
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Skipf("the receiver's port was taken meanwhile: %v", err)
+	}
+	back := functest.NewReceiver(t, l)
+	w.pass(ctx, d, schedule[2])
+	w.expectAll(evs)
+	w.rc = back
+	w.expect("/back", localdb.DevOwner, []string{stampduty.EventOrderCreated}, evs, true)
+	if atts := w.attempts(localdb.DevOwner, h.DocumentID); len(atts) != 3 || atts[2].Status != http.StatusNoContent || atts[2].NextAttemptAt != nil {
+		t.Errorf("attempts %+v, want the third delivered", atts)
+	}
+}
+
+func goneDisablesAtOnce(t *testing.T) {
+	schedule := retrySchedule()
+	w := newWorld(t)
+	w.subscribers()
+	gone := w.register(localdb.DevOwner, "/gone", allTypes...)
+	evs := w.changes()
+	d := w.dispatcher(0)
+	ctx := context.Background()
+	if _, dr, err := w.pass(ctx, d, 0); err != nil || dr.Disabled != 1 {
+		t.Fatalf("the pass: %+v, %v; want one webhook disabled", dr, err)
+	}
+	got := w.received("/gone")
+	if len(got) != 1 {
+		t.Fatalf("/gone got %d requests, want 1", len(got))
+	}
+	hooks, err := w.reg.List(ctx, localdb.DevOwner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i := slices.IndexFunc(hooks, func(h webhooks.Webhook) bool { return h.DocumentID == gone.DocumentID }); i < 0 || hooks[i].Enabled {
+		t.Errorf("the webhook that answered 410 is not disabled")
+	}
+	for _, ev := range evs {
+		if ev.owner == localdb.DevOwner {
+			if j := w.job(localdb.DevOwner, gone.DocumentID, ev.ID); j.Done != webhooks.JobDisabled {
+				t.Errorf("the job of %s is %q, want disabled", ev.Type, j.Done)
 			}
 		}
-		o := createOrder(t, w.env, localdb.DevOwner)
-		later := w.stored()
-		for _, at := range schedule[1:] {
-			w.pass(ctx, d, at)
-		}
-		if got := w.received("/gone"); len(got) != 1 {
-			t.Errorf("/gone got %d requests after 410, want only the first", len(got))
-		}
-		if atts := w.attempts(localdb.DevOwner, gone.DocumentID); len(atts) != 1 || atts[0].Status != http.StatusGone || atts[0].NextAttemptAt != nil {
-			t.Errorf("attempts %+v, want the 410 alone with no next attempt", atts)
-		}
-		if _, ok, err := w.env.DB().Deliveries(w.env.Table("DeliveriesTable")).Job(ctx, localdb.DevOwner, gone.DocumentID, later[0].ID); ok || err != nil {
-			t.Errorf("order %s's later event got a job for the disabled webhook (%v)", o.DocumentID, err)
-		}
-		w.expectAll(append(evs, later...))
-	})
+	}
+	o := createOrder(t, w.env, localdb.DevOwner)
+	later := w.stored()
+	for _, at := range schedule[1:] {
+		w.pass(ctx, d, at)
+	}
+	if got := w.received("/gone"); len(got) != 1 {
+		t.Errorf("/gone got %d requests after 410, want only the first", len(got))
+	}
+	if atts := w.attempts(localdb.DevOwner, gone.DocumentID); len(atts) != 1 || atts[0].Status != http.StatusGone || atts[0].NextAttemptAt != nil {
+		t.Errorf("attempts %+v, want the 410 alone with no next attempt", atts)
+	}
+	if _, ok, err := w.env.DB().Deliveries(w.env.Table("DeliveriesTable")).Job(ctx, localdb.DevOwner, gone.DocumentID, later[0].ID); ok || err != nil {
+		t.Errorf("order %s's later event got a job for the disabled webhook (%v)", o.DocumentID, err)
+	}
+	w.expectAll(append(evs, later...))
 }
 
 // TestOverlappingRuns: two runs of the function at once (EventBridge
@@ -753,7 +806,7 @@ func TestOverlappingRuns(t *testing.T) {
 		inFlight = map[string]int{}
 		twice    []string
 	)
-	w.rc.on("/all", func(rw http.ResponseWriter, req *http.Request, _ int) {
+	w.rc.On("/all", func(rw http.ResponseWriter, req *http.Request, _ int) {
 		id := req.Header.Get(webhooks.HeaderEventID)
 		mu.Lock()
 		if inFlight[id]++; inFlight[id] > 1 {

@@ -3,123 +3,26 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/localdb"
-	"stampduty/shared/testkit/storetest"
 	"stampduty/shared/webhooks"
 )
 
-func TestMain(m *testing.M) { storetest.Main(m) }
+func TestMain(m *testing.M) { functest.Main(m) }
 
-// delivery is one request a receiver got.
-type delivery struct {
-	path, id  string // the URL path, the Stampduty-Event-Id header
-	body      []byte
-	signature string
-}
-
-// receiver is a loopback webhook receiver: a path given an answer (on)
-// answers with it; else /gone answers 410, anything else 204.
-type receiver struct {
-	*httptest.Server
-	mu      sync.Mutex
-	got     []delivery
-	answers map[string]answer
-}
-
-// answer is how a receiver answers the n-th request (from 1) to its path.
-type answer func(w http.ResponseWriter, req *http.Request, n int)
-
-func newReceiver(t *testing.T) *receiver { return newReceiverOn(t, nil) }
-
-// newReceiverOn is newReceiver listening on l (nil: a new loopback port).
-func newReceiverOn(t *testing.T, l net.Listener) *receiver {
-	r := &receiver{answers: map[string]answer{}}
-	r.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		b, _ := io.ReadAll(req.Body)
-		r.mu.Lock()
-		r.got = append(r.got, delivery{req.URL.Path, req.Header.Get(webhooks.HeaderEventID), b, req.Header.Get(webhooks.HeaderSignature)})
-		n := len(slices.DeleteFunc(slices.Clone(r.got), func(d delivery) bool { return d.path != req.URL.Path }))
-		a := r.answers[req.URL.Path]
-		r.mu.Unlock()
-		switch {
-		case a != nil:
-			a(w, req, n)
-		case req.URL.Path == "/gone":
-			w.WriteHeader(http.StatusGone)
-		default:
-			w.WriteHeader(http.StatusNoContent)
-		}
-	}))
-	if l != nil {
-		r.Listener.Close()
-		r.Listener = l
-	}
-	r.Start()
-	t.Cleanup(r.Close)
+// newReceiver starts a loopback webhook receiver whose /gone answers 410,
+// any other path 204 unless told otherwise (On).
+func newReceiver(t *testing.T) *functest.Receiver {
+	r := functest.NewReceiver(t, nil)
+	r.On("/gone", func(w http.ResponseWriter, _ *http.Request, _ int) { w.WriteHeader(http.StatusGone) })
 	return r
-}
-
-// on makes path answer with a.
-func (r *receiver) on(path string, a answer) {
-	r.mu.Lock()
-	r.answers[path] = a
-	r.mu.Unlock()
-}
-
-// at returns what path got, in order.
-func (r *receiver) at(path string) []delivery {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.DeleteFunc(slices.Clone(r.got), func(d delivery) bool { return d.path != path })
-}
-
-// createOrder stores a new order of owner with its order.created event, as
-// the create-order function does, and returns it.
-func createOrder(t *testing.T, env *storetest.Env, owner string) stampduty.Order {
-	t.Helper()
-	o, ev := newOrder(t, env)
-	if _, err := env.DB().Orders(env.Table("OrdersTable")).Create(context.Background(), owner, o, ev); err != nil {
-		t.Fatal(err)
-	}
-	return o
-}
-
-// newOrder returns a new order, not stored, and its order.created event.
-func newOrder(t *testing.T, env *storetest.Env) (stampduty.Order, stampduty.Pending) {
-	t.Helper()
-	ctx := context.Background()
-	db := env.DB()
-	first, err := db.IDs(env.Table("CountersTable"), 10).Reserve(ctx, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	art, err := db.Articles(env.Table("ArticlesTable")).Get(ctx, "Affidavit", "Karnataka")
-	if err != nil {
-		t.Fatal(err)
-	}
-	req := stampduty.OrderRequest{Amount: 20, Purpose: art.PurposeName, State: art.State, PaidBy: stampduty.SecondParty, Description: "N/A",
-		FirstPartyMobileNumber: "9876543210", FirstPartyName: "Asha Rao", SecondPartyName: "Bank", FirstPartyPan: "ABCDE1234F"}
-	o, err := stampduty.NewOrder(req, art, 20, stampduty.OrderIDs{Order: first, Fulfillment: first + 1, StampDuty: first + 2}, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ev, err := stampduty.NewPending(stampduty.EventOrderCreated, o.CreatedAt, o, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return o, ev
 }
 
 // TestDispatch runs the function once over changes made through the
@@ -167,18 +70,18 @@ func TestDispatch(t *testing.T) {
 	}
 
 	t.Run("EveryEventInOrderSigned", func(t *testing.T) {
-		got := rc.at("/all")
+		got := rc.At("/all")
 		var types []string
 		for _, d := range got {
 			var ev webhooks.Event
-			if err := json.Unmarshal(d.body, &ev); err != nil {
+			if err := json.Unmarshal(d.Body, &ev); err != nil {
 				t.Fatal(err)
 			}
 			types = append(types, ev.Type)
-			if ev.ID != d.id || !stampduty.ValidEventID(ev.ID) {
-				t.Errorf("event id %q, header %q", ev.ID, d.id)
+			if ev.ID != d.ID || !stampduty.ValidEventID(ev.ID) {
+				t.Errorf("event id %q, header %q", ev.ID, d.ID)
 			}
-			if err := webhooks.Verify(d.signature, all.Secret, d.body, time.Now(), time.Minute); err != nil {
+			if err := webhooks.Verify(d.Signature, all.Secret, d.Body, time.Now(), time.Minute); err != nil {
 				t.Errorf("%s: the signature does not verify: %v", ev.Type, err)
 			}
 			var order stampduty.Order
@@ -214,15 +117,15 @@ func TestDispatch(t *testing.T) {
 		}
 	})
 	t.Run("OnlyTheSubscribedTypes", func(t *testing.T) {
-		if got := rc.at("/changed"); len(got) != 1 || !strings.Contains(string(got[0].body), stampduty.EventOrderStatusChanged) {
+		if got := rc.At("/changed"); len(got) != 1 || !strings.Contains(string(got[0].Body), stampduty.EventOrderStatusChanged) {
 			t.Errorf("/changed got %d events, want the status change", len(got))
 		}
-		if got := rc.at("/other"); len(got) != 0 {
+		if got := rc.At("/other"); len(got) != 0 {
 			t.Errorf("another caller's webhook got %d events of this caller's order", len(got))
 		}
 	})
 	t.Run("GoneDisables", func(t *testing.T) {
-		if got := rc.at("/gone"); len(got) != 1 {
+		if got := rc.At("/gone"); len(got) != 1 {
 			t.Errorf("/gone got %d requests, want one", len(got))
 		}
 		hooks, err := reg.List(ctx, localdb.DevOwner)

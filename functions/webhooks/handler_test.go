@@ -22,7 +22,7 @@ import (
 	"stampduty/shared/webhooks"
 )
 
-func TestMain(m *testing.M) { storetest.Main(m) }
+func TestMain(m *testing.M) { functest.Main(m) }
 
 // otherToken is a token of another caller.
 const otherToken = "sdt_OTHERxCALLERxTOKENxFORxTESTSxONLYxxxxxxxxxx"
@@ -92,210 +92,245 @@ func wantError(t *testing.T, resp functest.Response, status int, msg string) {
 	}
 }
 
+// registry is TestWebhooks's function over one set of tables, which each
+// subtest drives in turn, and what the subtests leave for the next.
+type registry struct {
+	*functest.Stack
+	dev, other caller
+	// first is the dev caller's first webhook (RegisterShowsTheSecretOnce).
+	first webhooks.Registered
+	// order is an order of the dev caller and evt an event of it, at at,
+	// whose job for first DeliveriesNewestFirst records.
+	order   stampduty.Order
+	evt, at string
+}
+
+// TestWebhooks drives the webhook routes over one set of tables, each
+// subtest in turn, then checks the function against template.yaml with
+// every call they made.
 func TestWebhooks(t *testing.T) {
 	s := functest.New(t, "WebhooksFunction", wire)
 	functest.AddToken(t, s.Env, otherToken, "other")
-	dev, other := caller{s, localdb.DevToken}, caller{s, otherToken}
-	db := s.Env.DB()
-	jobs := db.Deliveries(s.Env.Table("DeliveriesTable"))
-	ctx := context.Background()
+	r := &registry{Stack: s, dev: caller{s, localdb.DevToken}, other: caller{s, otherToken}}
 
 	t.Run("ErrWithoutToken", func(t *testing.T) {
 		wantError(t, s.Invoke(functest.Request("GET", "/api/webhooks", "", nil, "")), http.StatusForbidden, "")
 	})
 	t.Run("EventFiles", func(t *testing.T) {
-		s.CheckEvents(t, map[string]int{"webhooks-register": 200, "webhooks-register-private": 400, "webhooks-list": 200,
+		r.CheckEvents(t, map[string]int{"webhooks-register": 200, "webhooks-register-private": 400, "webhooks-list": 200,
 			"webhooks-delete": 404, "webhooks-deliveries": 404, "webhooks-redeliver": 404})
-		for _, w := range dev.list(t) { // leave the dev caller with none
-			if resp := dev.do("DELETE", "/api/webhooks/"+w.DocumentID, ""); resp.Status != 200 {
+		for _, w := range r.dev.list(t) { // leave the dev caller with none
+			if resp := r.dev.do("DELETE", "/api/webhooks/"+w.DocumentID, ""); resp.Status != 200 {
 				t.Fatalf("delete: %d %s", resp.Status, resp.Body)
 			}
 		}
 	})
-
-	var first webhooks.Registered
-	t.Run("RegisterShowsTheSecretOnce", func(t *testing.T) {
-		first = functest.OK[registered](t, dev.register(t, "http://127.0.0.1:9/hook", stampduty.EventOrderCreated, stampduty.EventOrderStatusChanged)).Data
-		if !strings.HasPrefix(first.Secret, webhooks.SecretPrefix) || !first.Enabled || first.ID < 1 || len(first.DocumentID) != stampduty.DocumentIDLength {
-			t.Errorf("registered %+v", first)
-		}
-		resp := dev.do("GET", "/api/webhooks", "")
-		if strings.Contains(resp.Body, first.Secret) || strings.Contains(resp.Body, "secret") {
-			t.Errorf("the list shows the secret: %s", resp.Body)
-		}
-		got := functest.OK[list](t, resp).Data
-		if len(got) != 1 || got[0].DocumentID != first.DocumentID || got[0].URL != "http://127.0.0.1:9/hook" ||
-			!slices.Equal(got[0].Events, first.Events) {
-			t.Errorf("list = %+v, want the one registered", got)
-		}
-	})
+	t.Run("RegisterShowsTheSecretOnce", r.registerShowsTheSecretOnce)
 	t.Run("EachCallerSeesOnlyItsOwn", func(t *testing.T) {
-		if got := other.list(t); len(got) != 0 {
+		if got := r.other.list(t); len(got) != 0 {
 			t.Errorf("another caller lists %+v", got)
 		}
-		wantError(t, other.do("DELETE", "/api/webhooks/"+first.DocumentID, ""), 404, "Webhook with the documentId: "+first.DocumentID+" cannot be found.")
-		wantError(t, other.do("GET", "/api/webhooks/"+first.DocumentID+"/deliveries", ""), 404, "cannot be found")
+		wantError(t, r.other.do("DELETE", "/api/webhooks/"+r.first.DocumentID, ""), 404, "Webhook with the documentId: "+r.first.DocumentID+" cannot be found.")
+		wantError(t, r.other.do("GET", "/api/webhooks/"+r.first.DocumentID+"/deliveries", ""), 404, "cannot be found")
 	})
-	t.Run("ErrBadRegistrations", func(t *testing.T) {
-		for _, c := range []struct{ name, body, msg string }{
-			{"PrivateAddress", `{"url":"https://10.0.0.1/x","events":["order.created"]}`, "url must not point to a private address"},
-			{"Metadata", `{"url":"https://169.254.169.254/latest/meta-data","events":["order.created"]}`, "link-local"},
-			{"HTTPToAPublicAddress", `{"url":"http://93.184.216.34/x","events":["order.created"]}`, "url must use https"},
-			{"TooLong", `{"url":"https://a.example.com/` + strings.Repeat("x", 2048) + `","events":["order.created"]}`, "at most 2048 characters"},
-			{"NotAURL", `{"url":"not a url","events":["order.created"]}`, "url must be an absolute URL"},
-			{"UnknownEventType", `{"url":"https://127.0.0.1/x","events":["order.deleted"]}`, "events[0] must be one of"},
-			{"NoEvents", `{"url":"https://127.0.0.1/x","events":[]}`, "events must list at least one event type"},
-			{"EventNotAString", `{"url":"https://127.0.0.1/x","events":[1]}`, "events[0] must be a string"},
-			{"EventsNotAList", `{"url":"https://127.0.0.1/x","events":"order.created"}`, "events must be an array"},
-			{"Missing", `{}`, "url is required"},
-			{"UnknownField", `{"url":"https://127.0.0.1/x","events":["order.created"],"secret":"mine"}`, "secret is not a field of a webhook"},
-			{"NotJSON", `[1]`, "The body must be a JSON object"},
-		} {
-			t.Run(c.name, func(t *testing.T) {
-				wantError(t, dev.do("POST", "/api/webhooks", c.body), 400, c.msg)
-			})
-		}
-		if got := dev.list(t); len(got) != 1 {
-			t.Errorf("refused registrations stored something: %+v", got)
-		}
-	})
+	t.Run("ErrBadRegistrations", r.errBadRegistrations)
 	t.Run("ErrEleventh", func(t *testing.T) {
 		for range webhooks.MaxPerCaller - 1 {
-			functest.OK[registered](t, dev.register(t, "https://127.0.0.1:8443/hook", stampduty.EventOrderCreated))
+			functest.OK[registered](t, r.dev.register(t, "https://127.0.0.1:8443/hook", stampduty.EventOrderCreated))
 		}
-		wantError(t, dev.register(t, "https://127.0.0.1:8443/hook", stampduty.EventOrderCreated), 409, "at most 10 webhooks")
+		wantError(t, r.dev.register(t, "https://127.0.0.1:8443/hook", stampduty.EventOrderCreated), 409, "at most 10 webhooks")
 	})
-	t.Run("ConcurrentRegistrationsNeverExceedTen", func(t *testing.T) {
-		const token = "sdt_RACINGxCALLERxTOKENxFORxTESTSxONLYxxxxxxxxx"
-		functest.AddToken(t, s.Env, token, "racer")
-		racer := caller{s, token}
-		var (
-			wg       sync.WaitGroup
-			mu       sync.Mutex
-			statuses = map[int]int{}
-		)
-		for range 20 {
-			wg.Go(func() {
-				resp := racer.register(t, "https://127.0.0.1/hook", stampduty.EventOrderCreated)
-				mu.Lock()
-				statuses[resp.Status]++
-				mu.Unlock()
-			})
-		}
-		wg.Wait()
-		if statuses[200] != 10 || statuses[409] != 10 {
-			t.Errorf("statuses %v, want 10 × 200 and 10 × 409", statuses)
-		}
-		if got := racer.list(t); len(got) != 10 {
-			t.Errorf("the caller has %d webhooks", len(got))
-		}
-	})
+	t.Run("ConcurrentRegistrationsNeverExceedTen", r.concurrentRegistrationsNeverExceedTen)
 
-	order := functest.AddOrders(t, s.Env, localdb.DevOwner, 1)[0]
-	evt, _ := stampduty.NewEventID()
-	at := stampduty.FormatTime(time.Now().Add(-time.Hour))
-	t.Run("DeliveriesNewestFirst", func(t *testing.T) {
-		// The first webhook's job of evt: two failed attempts, then delivered.
-		next := stampduty.FormatTime(time.Now())
-		j := webhooks.Job{Owner: localdb.DevOwner, Webhook: first.DocumentID, Pending: stampduty.Pending{ID: evt,
-			Type: stampduty.EventOrderCreated, At: at, Order: order}, Seq: webhooks.Seq(order.DocumentID, 1, 0), Next: at}
-		if ok, err := jobs.Put(ctx, j); !ok || err != nil {
-			t.Fatal(ok, err)
-		}
-		j.First = at
-		for n, st := range []int{500, 0, 200} {
-			a := webhooks.Attempt{EventID: evt, Type: stampduty.EventOrderCreated, Attempt: n + 1, Status: st,
-				At: stampduty.FormatTime(time.Now().Add(time.Duration(n-10) * time.Minute)), DurationMS: int64(10 * n)}
-			j.N, j.Next = n+1, next
-			if st != 200 {
-				a.NextAttemptAt = &next
-			} else {
-				j.Next, j.Done = "", webhooks.JobDelivered
-			}
-			if err := jobs.Attempted(ctx, j, a); err != nil {
-				t.Fatal(err)
-			}
-		}
-		got := functest.OK[attempts](t, dev.do("GET", "/api/webhooks/"+first.DocumentID+"/deliveries", "")).Data
-		if len(got) != 3 || got[0].Attempt != 3 || got[0].Status != 200 || got[0].NextAttemptAt != nil ||
-			got[2].Attempt != 1 || got[2].NextAttemptAt == nil || got[1].Status != 0 || got[1].DurationMS != 10 {
-			t.Errorf("deliveries = %+v", got)
-		}
-		s.Proxy.Take()
-		dev.do("GET", "/api/webhooks/"+first.DocumentID+"/deliveries", "")
-		if got, want := s.Env.Operations(s.Proxy.Take()), "GetItem:WebhooksTable=1 Query:DeliveriesTable=1"; got != want {
-			t.Errorf("a deliveries list costs %s, want %s", got, want)
-		}
-	})
-	t.Run("Redeliver", func(t *testing.T) {
-		// The first webhook delivered the event (above); the others were
-		// registered since: the order.created ones get a job of their own.
-		wantError(t, other.do("POST", "/api/webhook-events/"+evt+"/redeliver", ""), 404, "Event with the id: "+evt+" cannot be found.")
-		wantError(t, dev.do("POST", "/api/webhook-events/evt_nope/redeliver", ""), 404, "cannot be found")
-		unknown, _ := stampduty.NewEventID()
-		wantError(t, dev.do("POST", "/api/webhook-events/"+unknown+"/redeliver", ""), 404, "cannot be found")
-
-		before := time.Now().Add(-time.Second)
-		resp := dev.do("POST", "/api/webhook-events/"+evt+"/redeliver", "")
-		if resp.Status != http.StatusAccepted {
-			t.Fatalf("status %d: %s", resp.Status, resp.Body)
-		}
-		var got redelivered
-		json.Unmarshal([]byte(resp.Body), &got)
-		live := dev.list(t)
-		if got.Data.EventID != evt || len(got.Data.Webhooks) != len(live) || got.Data.Webhooks[0] != first.DocumentID {
-			t.Errorf("redelivered %+v to %d webhooks, want all %d", got.Data, len(got.Data.Webhooks), len(live))
-		}
-		for _, w := range live {
-			j, ok, err := jobs.Job(ctx, localdb.DevOwner, w.DocumentID, evt)
-			if err != nil || !ok {
-				t.Fatalf("%s: no job (%v)", w.DocumentID, err)
-			}
-			next, _ := time.Parse(stampduty.TimeLayout, j.Next)
-			if j.Done != webhooks.JobDue || next.Before(before) || j.ID != evt || j.Order.DocumentID != order.DocumentID {
-				t.Errorf("%s: job %+v is not due now", w.DocumentID, j)
-			}
-			if w.DocumentID == first.DocumentID && (j.N != 3 || j.First != at) {
-				t.Errorf("the redelivered job restarted its count: %+v", j)
-			}
-			if w.DocumentID != first.DocumentID && (j.N != 0 || j.First != "") {
-				t.Errorf("a new job has attempts: %+v", j)
-			}
-		}
-	})
-	t.Run("RedeliverOnlyToSubscribers", func(t *testing.T) {
-		evt2, _ := stampduty.NewEventID()
-		prev, st := stampduty.StatusPending, stampduty.StatusCreated
-		ok, err := jobs.Put(ctx, webhooks.Job{Owner: localdb.DevOwner, Webhook: first.DocumentID, Pending: stampduty.Pending{ID: evt2,
-			Type: stampduty.EventOrderStatusChanged, At: at, PreviousStatus: &prev, Status: &st, Order: order},
-			Seq: webhooks.Seq(order.DocumentID, 2, 0), First: at, N: 7, Done: webhooks.JobGaveUp})
-		if !ok || err != nil {
-			t.Fatal(ok, err)
-		}
-		resp := dev.do("POST", "/api/webhook-events/"+evt2+"/redeliver", "")
-		var got redelivered
-		json.Unmarshal([]byte(resp.Body), &got)
-		if resp.Status != 202 || !slices.Equal(got.Data.Webhooks, []string{first.DocumentID}) {
-			t.Errorf("%d %s, want only the webhook subscribed to order.status_changed", resp.Status, resp.Body)
-		}
-	})
-	t.Run("DeleteKeepsTheDeliveries", func(t *testing.T) {
-		wantError(t, dev.do("DELETE", "/api/webhooks/k3v9xq2m7p4r8t1w5y6z0abc", ""), 404, "cannot be found")
-		resp := dev.do("DELETE", "/api/webhooks/"+first.DocumentID, "")
-		if resp.Status != 200 || strings.Contains(resp.Body, "secret") {
-			t.Fatalf("delete: %d %s", resp.Status, resp.Body)
-		}
-		if slices.ContainsFunc(dev.list(t), func(w webhooks.Webhook) bool { return w.DocumentID == first.DocumentID }) {
-			t.Error("a deleted webhook is still listed")
-		}
-		if got := functest.OK[attempts](t, dev.do("GET", "/api/webhooks/"+first.DocumentID+"/deliveries", "")).Data; len(got) != 3 {
-			t.Errorf("a deleted webhook's deliveries: %+v", got)
-		}
-		wantError(t, dev.do("DELETE", "/api/webhooks/"+first.DocumentID, ""), 404, "cannot be found")
-		functest.OK[registered](t, dev.register(t, "https://127.0.0.1/again", stampduty.EventOrderCreated)) // room for one again
-	})
+	r.order = functest.AddOrders(t, s.Env, localdb.DevOwner, 1)[0]
+	r.evt, _ = stampduty.NewEventID()
+	r.at = stampduty.FormatTime(time.Now().Add(-time.Hour))
+	t.Run("DeliveriesNewestFirst", r.deliveriesNewestFirst)
+	t.Run("Redeliver", r.redeliver)
+	t.Run("RedeliverOnlyToSubscribers", r.redeliverOnlyToSubscribers)
+	t.Run("DeleteKeepsTheDeliveries", r.deleteKeepsTheDeliveries)
 	s.CheckTemplate(s.Proxy.All())
 	s.CheckRoutes()
+}
+
+func (r *registry) registerShowsTheSecretOnce(t *testing.T) {
+	r.first = functest.OK[registered](t, r.dev.register(t, "http://127.0.0.1:9/hook", stampduty.EventOrderCreated, stampduty.EventOrderStatusChanged)).Data
+	first := r.first
+	if !strings.HasPrefix(first.Secret, webhooks.SecretPrefix) || !first.Enabled || first.ID < 1 || len(first.DocumentID) != stampduty.DocumentIDLength {
+		t.Errorf("registered %+v", first)
+	}
+	resp := r.dev.do("GET", "/api/webhooks", "")
+	if strings.Contains(resp.Body, first.Secret) || strings.Contains(resp.Body, "secret") {
+		t.Errorf("the list shows the secret: %s", resp.Body)
+	}
+	got := functest.OK[list](t, resp).Data
+	if len(got) != 1 || got[0].DocumentID != first.DocumentID || got[0].URL != "http://127.0.0.1:9/hook" ||
+		!slices.Equal(got[0].Events, first.Events) {
+		t.Errorf("list = %+v, want the one registered", got)
+	}
+}
+
+func (r *registry) errBadRegistrations(t *testing.T) {
+	for _, c := range []struct{ name, body, msg string }{
+		{"PrivateAddress", `{"url":"https://10.0.0.1/x","events":["order.created"]}`, "url must not point to a private address"},
+		{"Metadata", `{"url":"https://169.254.169.254/latest/meta-data","events":["order.created"]}`, "link-local"},
+		{"HTTPToAPublicAddress", `{"url":"http://93.184.216.34/x","events":["order.created"]}`, "url must use https"},
+		{"TooLong", `{"url":"https://a.example.com/` + strings.Repeat("x", 2048) + `","events":["order.created"]}`, "at most 2048 characters"},
+		{"NotAURL", `{"url":"not a url","events":["order.created"]}`, "url must be an absolute URL"},
+		{"UnknownEventType", `{"url":"https://127.0.0.1/x","events":["order.deleted"]}`, "events[0] must be one of"},
+		{"NoEvents", `{"url":"https://127.0.0.1/x","events":[]}`, "events must list at least one event type"},
+		{"EventNotAString", `{"url":"https://127.0.0.1/x","events":[1]}`, "events[0] must be a string"},
+		{"EventsNotAList", `{"url":"https://127.0.0.1/x","events":"order.created"}`, "events must be an array"},
+		{"Missing", `{}`, "url is required"},
+		{"UnknownField", `{"url":"https://127.0.0.1/x","events":["order.created"],"secret":"mine"}`, "secret is not a field of a webhook"},
+		{"NotJSON", `[1]`, "The body must be a JSON object"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			wantError(t, r.dev.do("POST", "/api/webhooks", c.body), 400, c.msg)
+		})
+	}
+	if got := r.dev.list(t); len(got) != 1 {
+		t.Errorf("refused registrations stored something: %+v", got)
+	}
+}
+
+func (r *registry) concurrentRegistrationsNeverExceedTen(t *testing.T) {
+	const token = "sdt_RACINGxCALLERxTOKENxFORxTESTSxONLYxxxxxxxxx"
+	functest.AddToken(t, r.Env, token, "racer")
+	racer := caller{r.Stack, token}
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		statuses = map[int]int{}
+	)
+	for range 20 {
+		wg.Go(func() {
+			resp := racer.register(t, "https://127.0.0.1/hook", stampduty.EventOrderCreated)
+			mu.Lock()
+			statuses[resp.Status]++
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	if statuses[200] != 10 || statuses[409] != 10 {
+		t.Errorf("statuses %v, want 10 × 200 and 10 × 409", statuses)
+	}
+	if got := racer.list(t); len(got) != 10 {
+		t.Errorf("the caller has %d webhooks", len(got))
+	}
+}
+
+// deliveriesNewestFirst: the first webhook's job of evt, two failed
+// attempts then delivered, is listed newest first, for one GetItem and
+// one Query.
+func (r *registry) deliveriesNewestFirst(t *testing.T) {
+	jobs := r.Env.DB().Deliveries(r.Env.Table("DeliveriesTable"))
+	ctx := context.Background()
+	next := stampduty.FormatTime(time.Now())
+	j := webhooks.Job{Owner: localdb.DevOwner, Webhook: r.first.DocumentID, Pending: stampduty.Pending{ID: r.evt,
+		Type: stampduty.EventOrderCreated, At: r.at, Order: r.order}, Seq: webhooks.Seq(r.order.DocumentID, 1, 0), Next: r.at}
+	if ok, err := jobs.Put(ctx, j); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	j.First = r.at
+	for n, st := range []int{500, 0, 200} {
+		a := webhooks.Attempt{EventID: r.evt, Type: stampduty.EventOrderCreated, Attempt: n + 1, Status: st,
+			At: stampduty.FormatTime(time.Now().Add(time.Duration(n-10) * time.Minute)), DurationMS: int64(10 * n)}
+		j.N, j.Next = n+1, next
+		if st != 200 {
+			a.NextAttemptAt = &next
+		} else {
+			j.Next, j.Done = "", webhooks.JobDelivered
+		}
+		if err := jobs.Attempted(ctx, j, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := functest.OK[attempts](t, r.dev.do("GET", "/api/webhooks/"+r.first.DocumentID+"/deliveries", "")).Data
+	if len(got) != 3 || got[0].Attempt != 3 || got[0].Status != 200 || got[0].NextAttemptAt != nil ||
+		got[2].Attempt != 1 || got[2].NextAttemptAt == nil || got[1].Status != 0 || got[1].DurationMS != 10 {
+		t.Errorf("deliveries = %+v", got)
+	}
+	r.Proxy.Take()
+	r.dev.do("GET", "/api/webhooks/"+r.first.DocumentID+"/deliveries", "")
+	if got, want := r.Env.Operations(r.Proxy.Take()), "GetItem:WebhooksTable=1 Query:DeliveriesTable=1"; got != want {
+		t.Errorf("a deliveries list costs %s, want %s", got, want)
+	}
+}
+
+// redeliver: the first webhook delivered the event (deliveriesNewestFirst);
+// the others were registered since: the order.created ones get a job of
+// their own.
+func (r *registry) redeliver(t *testing.T) {
+	jobs := r.Env.DB().Deliveries(r.Env.Table("DeliveriesTable"))
+	evt, dev := r.evt, r.dev
+	wantError(t, r.other.do("POST", "/api/webhook-events/"+evt+"/redeliver", ""), 404, "Event with the id: "+evt+" cannot be found.")
+	wantError(t, dev.do("POST", "/api/webhook-events/evt_nope/redeliver", ""), 404, "cannot be found")
+	unknown, _ := stampduty.NewEventID()
+	wantError(t, dev.do("POST", "/api/webhook-events/"+unknown+"/redeliver", ""), 404, "cannot be found")
+
+	before := time.Now().Add(-time.Second)
+	resp := dev.do("POST", "/api/webhook-events/"+evt+"/redeliver", "")
+	if resp.Status != http.StatusAccepted {
+		t.Fatalf("status %d: %s", resp.Status, resp.Body)
+	}
+	var got redelivered
+	json.Unmarshal([]byte(resp.Body), &got)
+	live := dev.list(t)
+	if got.Data.EventID != evt || len(got.Data.Webhooks) != len(live) || got.Data.Webhooks[0] != r.first.DocumentID {
+		t.Errorf("redelivered %+v to %d webhooks, want all %d", got.Data, len(got.Data.Webhooks), len(live))
+	}
+	for _, w := range live {
+		j, ok, err := jobs.Job(context.Background(), localdb.DevOwner, w.DocumentID, evt)
+		if err != nil || !ok {
+			t.Fatalf("%s: no job (%v)", w.DocumentID, err)
+		}
+		next, _ := time.Parse(stampduty.TimeLayout, j.Next)
+		if j.Done != webhooks.JobDue || next.Before(before) || j.ID != evt || j.Order.DocumentID != r.order.DocumentID {
+			t.Errorf("%s: job %+v is not due now", w.DocumentID, j)
+		}
+		if w.DocumentID == r.first.DocumentID && (j.N != 3 || j.First != r.at) {
+			t.Errorf("the redelivered job restarted its count: %+v", j)
+		}
+		if w.DocumentID != r.first.DocumentID && (j.N != 0 || j.First != "") {
+			t.Errorf("a new job has attempts: %+v", j)
+		}
+	}
+}
+
+func (r *registry) redeliverOnlyToSubscribers(t *testing.T) {
+	jobs := r.Env.DB().Deliveries(r.Env.Table("DeliveriesTable"))
+	evt2, _ := stampduty.NewEventID()
+	prev, st := stampduty.StatusPending, stampduty.StatusCreated
+	ok, err := jobs.Put(context.Background(), webhooks.Job{Owner: localdb.DevOwner, Webhook: r.first.DocumentID, Pending: stampduty.Pending{ID: evt2,
+		Type: stampduty.EventOrderStatusChanged, At: r.at, PreviousStatus: &prev, Status: &st, Order: r.order},
+		Seq: webhooks.Seq(r.order.DocumentID, 2, 0), First: r.at, N: 7, Done: webhooks.JobGaveUp})
+	if !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	resp := r.dev.do("POST", "/api/webhook-events/"+evt2+"/redeliver", "")
+	var got redelivered
+	json.Unmarshal([]byte(resp.Body), &got)
+	if resp.Status != 202 || !slices.Equal(got.Data.Webhooks, []string{r.first.DocumentID}) {
+		t.Errorf("%d %s, want only the webhook subscribed to order.status_changed", resp.Status, resp.Body)
+	}
+}
+
+func (r *registry) deleteKeepsTheDeliveries(t *testing.T) {
+	dev, first := r.dev, r.first
+	wantError(t, dev.do("DELETE", "/api/webhooks/k3v9xq2m7p4r8t1w5y6z0abc", ""), 404, "cannot be found")
+	resp := dev.do("DELETE", "/api/webhooks/"+first.DocumentID, "")
+	if resp.Status != 200 || strings.Contains(resp.Body, "secret") {
+		t.Fatalf("delete: %d %s", resp.Status, resp.Body)
+	}
+	if slices.ContainsFunc(dev.list(t), func(w webhooks.Webhook) bool { return w.DocumentID == first.DocumentID }) {
+		t.Error("a deleted webhook is still listed")
+	}
+	if got := functest.OK[attempts](t, dev.do("GET", "/api/webhooks/"+first.DocumentID+"/deliveries", "")).Data; len(got) != 3 {
+		t.Errorf("a deleted webhook's deliveries: %+v", got)
+	}
+	wantError(t, dev.do("DELETE", "/api/webhooks/"+first.DocumentID, ""), 404, "cannot be found")
+	functest.OK[registered](t, dev.register(t, "https://127.0.0.1/again", stampduty.EventOrderCreated)) // room for one again
 }
 
 // TestOnAWS: the URL rules of a stack on AWS, through the function: https

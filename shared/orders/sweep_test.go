@@ -10,13 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
-
 	"stampduty/shared/files"
 	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/store"
+	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/localdb"
 	"stampduty/shared/testkit/locals3"
 	"stampduty/shared/testkit/storetest"
@@ -25,21 +23,7 @@ import (
 // objects returns every version and delete marker in w's bucket, by key.
 func (w *fulfillmentWorld) objects(t *testing.T) map[string]int {
 	t.Helper()
-	out := map[string]int{}
-	p := s3.NewListObjectVersionsPaginator(w.env.S3(), &s3.ListObjectVersionsInput{Bucket: aws.String(w.env.Table("FilesBucket"))})
-	for p.HasMorePages() {
-		page, err := p.NextPage(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, v := range page.Versions {
-			out[aws.ToString(v.Key)]++
-		}
-		for _, m := range page.DeleteMarkers {
-			out[aws.ToString(m.Key)]++
-		}
-	}
-	return out
+	return functest.Versions(t, w.env)
 }
 
 // orphans counts the versions (and delete markers) in the bucket of keys
