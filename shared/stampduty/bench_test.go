@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"stampduty/shared/stampduty"
+	"stampduty/shared/stampduty/stampjson"
 	"stampduty/shared/strapi"
 )
 
@@ -15,7 +16,7 @@ func createOrderRules(body []byte, art stampduty.Article) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	r := stampduty.NewOrderBody(members)
+	r := stampduty.NewOrderBody(stampjson.Fields(members))
 	if _, _, ok, err := r.PurposeState(); err != nil {
 		return 0, err
 	} else if !ok {
