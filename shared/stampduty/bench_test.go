@@ -53,3 +53,49 @@ func BenchmarkCreateOrderRules(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDecimal measures the exact decimals of the amount rule: reading
+// a factor, writing it, and pricing with it (MulCeil, MulExact).
+func BenchmarkDecimal(b *testing.B) {
+	factor, err := stampduty.ParseDecimal("0.07")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, lit := range []string{"0.07", "1e-18"} {
+		b.Run("Parse/"+lit, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := stampduty.ParseDecimal(lit); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	b.Run("String", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = factor.String()
+		}
+	})
+	b.Run("MulCeil", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := factor.MulCeil(123456789); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("MulExact", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = factor.MulExact(123456789)
+		}
+	})
+	one := stampduty.NewDecimal(1, 0)
+	b.Run("Cmp", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = factor.Cmp(one)
+		}
+	})
+}

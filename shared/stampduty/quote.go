@@ -1,8 +1,6 @@
 package stampduty
 
 import (
-	"math/big"
-	"math/bits"
 	"strings"
 )
 
@@ -179,21 +177,4 @@ func (a Article) Quote(amount *int64, considerationPrice int64) (Quote, error) {
 		q.Exact = &exact
 	}
 	return q, nil
-}
-
-// MulExact returns price × d exactly, in the plain form of String: no
-// exponent, no trailing fractional zeros.
-func (d Decimal) MulExact(price uint64) string {
-	hi, lo := bits.Mul64(price, d.coef)
-	n := new(big.Int).Lsh(new(big.Int).SetUint64(hi), 64)
-	digits := n.Or(n, new(big.Int).SetUint64(lo)).String()
-	scale := int(d.scale)
-	if len(digits) <= scale {
-		digits = strings.Repeat("0", scale-len(digits)+1) + digits
-	}
-	whole, frac := digits[:len(digits)-scale], strings.TrimRight(digits[len(digits)-scale:], "0")
-	if frac == "" {
-		return whole
-	}
-	return whole + "." + frac
 }

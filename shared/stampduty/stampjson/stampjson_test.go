@@ -3,6 +3,7 @@ package stampjson_test
 import (
 	"errors"
 	"reflect"
+	"slices"
 	"testing"
 
 	"stampduty/shared/stampduty"
@@ -16,6 +17,16 @@ func ptr[T any](v T) *T { return &v }
 func decimal(t testing.TB, s string) stampduty.Decimal {
 	t.Helper()
 	return must(t, stampduty.ParseDecimal, s)
+}
+
+// sameArticle reports whether a and b are the same article, their factors
+// compared by value.
+func sameArticle(a, b stampduty.Article) bool {
+	if (a.Factor == nil) != (b.Factor == nil) || a.Factor != nil && a.Factor.Cmp(*b.Factor) != 0 {
+		return false
+	}
+	a.Factor, b.Factor = nil, nil
+	return reflect.DeepEqual(a, b)
 }
 
 // checkInvalid checks that err is an EINVALID *stampduty.Error with this
@@ -45,7 +56,7 @@ func TestDecodeArticles(t *testing.T) {
 			{PurposeName: "Sale Deed", State: "Maharashtra", Min: 100, Max: 25000000, FollowsConsideration: true, Factor: &f},
 			{PurposeName: "Rent Agreement", State: "Goa", Min: 100, Max: 500},
 		}
-		if !reflect.DeepEqual(got, want) {
+		if !slices.EqualFunc(got, want, sameArticle) {
 			t.Errorf("DecodeArticles =\n%+v\nwant\n%+v", got, want)
 		}
 	})
@@ -251,7 +262,7 @@ func TestEncodeArticles(t *testing.T) {
 			a.ID, a.DocumentID = 0, ""
 			found := false
 			for _, b := range back {
-				if reflect.DeepEqual(a, b) {
+				if sameArticle(a, b) {
 					found = true
 				}
 			}
@@ -263,7 +274,7 @@ func TestEncodeArticles(t *testing.T) {
 	t.Run("SpecialCharactersRoundTrip", func(t *testing.T) {
 		in := []stampduty.Article{{PurposeName: `Deed <A&B> "quoted" \ é 😀`, State: "Goa", Min: 0, Max: stampduty.MaxAmount, FollowsConsideration: true, Factor: ptr(decimal(t, "1e-18"))}}
 		back := must(t, stampjson.DecodeArticles, must(t, stampjson.EncodeArticles, in))
-		if !reflect.DeepEqual(back, in) {
+		if !slices.EqualFunc(back, in, sameArticle) {
 			t.Errorf("round trip = %+v, want %+v", back, in)
 		}
 	})
