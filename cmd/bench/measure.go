@@ -20,6 +20,7 @@ import (
 	"stampduty/cmd/internal/runtimeapi"
 	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
+	"stampduty/shared/stampduty/stampjson"
 	"stampduty/shared/store"
 	"stampduty/shared/strapi"
 	"stampduty/shared/testkit/localdb"
@@ -351,7 +352,7 @@ func (b *bench) calls(mode storetest.Mode, f func() error) ([]storetest.ProxyCal
 // orderBody decodes a create-order request body.
 func orderBody(body string) (*stampduty.OrderBody, error) {
 	members, err := strapi.DecodeObject([]byte(body))
-	return stampduty.NewOrderBody(members), err
+	return stampduty.NewOrderBody(stampjson.Fields(members)), err
 }
 
 // maxBounds is the article and the ids of the max-length order: any amount

@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"stampduty/shared/stampduty"
+	"stampduty/shared/stampduty/stampjson"
 	"stampduty/shared/store"
 )
 
@@ -28,7 +29,7 @@ func (c *cli) articlesImport(fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
-	arts, err := stampduty.DecodeArticles(data)
+	arts, err := stampjson.DecodeArticles(data)
 	if err != nil {
 		return c.reportInvalid(name, data, err)
 	}
@@ -115,7 +116,7 @@ func (c *cli) articlesExport(fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
-	data, err := stampduty.EncodeArticles(arts)
+	data, err := stampjson.EncodeArticles(arts)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"stampduty/shared/stampduty"
+	"stampduty/shared/stampduty/stampjson"
 	"stampduty/shared/store"
 	"stampduty/shared/testkit"
 )
@@ -46,7 +47,7 @@ func (f *articlesFixture) all(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := stampduty.EncodeArticles(a)
+	b, err := stampjson.EncodeArticles(a)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +178,7 @@ func (f *articlesFixture) exportImportRoundTripIsStable(t *testing.T) {
 	if exported != f.all(t) {
 		t.Errorf("export differs from the stored articles:\n%s", exported)
 	}
-	if _, err := stampduty.DecodeArticles([]byte(exported)); err != nil {
+	if _, err := stampjson.DecodeArticles([]byte(exported)); err != nil {
 		t.Fatalf("export does not decode: %v", err)
 	}
 	r := f.mustRun(t, "", "articles", "import", f.write(t, "export.json", exported))

@@ -11,6 +11,7 @@ import (
 	"stampduty/shared/function"
 	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
+	"stampduty/shared/stampduty/stampjson"
 	"stampduty/shared/strapi"
 )
 
@@ -68,5 +69,5 @@ func (h *handler) create(r *http.Request, owner string) (string, error) {
 		sum := sha256.Sum256(body)
 		key.Fingerprint = hex.EncodeToString(sum[:])
 	}
-	return h.orders.Create(ctx, owner, stampduty.NewOrderBody(members), key)
+	return h.orders.Create(ctx, owner, stampduty.NewOrderBody(stampjson.Fields(members)), key)
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"stampduty/shared/stampduty"
+	"stampduty/shared/stampduty/stampjson"
 	"stampduty/shared/strapi"
 	"stampduty/shared/testkit/fake"
 )
@@ -38,7 +39,7 @@ func benchOrders(b *testing.B, n int) []stampduty.Order {
 		if err != nil {
 			b.Fatal(err)
 		}
-		req, err := stampduty.NewOrderBody(members).Validate()
+		req, err := stampduty.NewOrderBody(stampjson.Fields(members)).Validate()
 		if err != nil {
 			b.Fatalf("order %d: %v", i, err)
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"stampduty/shared/stampduty"
+	"stampduty/shared/stampduty/stampjson"
 	"stampduty/shared/strapi"
 	"stampduty/shared/testkit/functest"
 )
@@ -45,7 +46,7 @@ func TestLargestPageFitsTheResponseLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req, err := stampduty.NewOrderBody(members).Validate()
+	req, err := stampduty.NewOrderBody(stampjson.Fields(members)).Validate()
 	if err != nil {
 		t.Fatalf("the largest order is not acceptable: %v", err)
 	}

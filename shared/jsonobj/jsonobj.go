@@ -1,12 +1,11 @@
 // Package jsonobj reads the members of one JSON object with encoding/json,
-// for the two places that take JSON objects from outside: request bodies
-// (strapi.DecodeObject) and the article catalogue file
-// (stampduty.DecodeArticles). Both need what a struct and json.Unmarshal do not
-// give: every member in order, with the JSON type of its value (so that a
-// field can say "must be a string" or "is a required field"), numbers as
-// their exact literal (json.Number), repeated keys, a nesting limit, and
-// strings that escape a lone UTF-16 surrogate. It imports only the standard
-// library, so the domain (package rules) can use it.
+// for the readers of JSON from outside: request bodies and the articles
+// catalogue file. They need what a struct and json.Unmarshal do not give:
+// every member in order, with the JSON type of its value (so that a field
+// can say "must be a string" or "is a required field"), numbers as their
+// exact literal (json.Number), repeated keys, a nesting limit, and strings
+// that escape a lone UTF-16 surrogate. It imports only the standard
+// library.
 //
 // Why encoding/json and not encoding/json/jsontext, which has token kinds,
 // StackDepth and SkipValue. In go1.26.8 jsontext is built only with

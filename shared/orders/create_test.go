@@ -2,14 +2,12 @@ package orders_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"stampduty/shared/jsonobj"
 	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/store"
@@ -45,8 +43,8 @@ func newWorld(t *testing.T) *world {
 }
 
 // body is a create-order body for the sample article "Rent Agreement" in
-// Karnataka (range 100-500), changed by edits (nil deletes), as the HTTP
-// layer hands it over: a typed JSON value per member.
+// Karnataka (range 100-500), changed by edits (nil deletes), as the edge
+// hands it over: a decoded value per field.
 func body(t *testing.T, edits map[string]any) *stampduty.OrderBody {
 	t.Helper()
 	m := map[string]any{
@@ -61,20 +59,20 @@ func body(t *testing.T, edits map[string]any) *stampduty.OrderBody {
 			m[k] = v
 		}
 	}
-	var members []jsonobj.Member
+	var fields []stampduty.Field
 	for k, v := range m {
-		var val jsonobj.Value
+		var val stampduty.Value
 		switch v := v.(type) {
 		case string:
-			val = jsonobj.Value{Kind: jsonobj.String, Text: v}
+			val = stampduty.Value{Kind: stampduty.String, Text: v}
 		case int:
-			val = jsonobj.Value{Kind: jsonobj.Number, Number: json.Number(strconv.Itoa(v))}
+			val = stampduty.Value{Kind: stampduty.Number, Text: strconv.Itoa(v)}
 		default:
 			t.Fatalf("body: %s is a %T", k, v)
 		}
-		members = append(members, jsonobj.Member{Key: k, Value: val, Occurrence: 1})
+		fields = append(fields, stampduty.Field{Name: k, Value: val})
 	}
-	return stampduty.NewOrderBody(members)
+	return stampduty.NewOrderBody(fields)
 }
 
 // count is how many orders owner has.

@@ -3,8 +3,6 @@ package stampduty
 import (
 	"errors"
 	"fmt"
-
-	"stampduty/shared/jsonobj"
 )
 
 // MaxAmount is the largest amount, consideration price, article minimum,
@@ -30,21 +28,21 @@ func checkAmount(v int64, tooLarge string) string {
 	return ""
 }
 
-// integerValue reads a JSON value that must be an integer, such as 200,
-// 200.0 or 2e2: absent and null are msgRequired, anything else that is not
-// an integral number msgMustBeInteger. It returns "" or the failing
+// integerValue reads a value that must be an integer, a number such as
+// 200, 200.0 or 2e2: absent and null are msgRequired, anything else that is
+// not an integral number msgMustBeInteger. It returns "" or the failing
 // message after the field name. A value too large for an int64 is
 // saturated, so that checkAmount refuses it.
-func integerValue(v jsonobj.Value) (int64, string) {
+func integerValue(v Value) (int64, string) {
 	switch v.Kind {
-	case jsonobj.Absent, jsonobj.Null:
+	case Absent, Null:
 		return 0, msgRequired
-	case jsonobj.Number:
+	case Number:
 	default:
 		return 0, msgMustBeInteger
 	}
-	n, ok := scanNumber(string(v.Number))
-	if !ok { // encoding/json gives only JSON number literals
+	n, ok := scanNumber(v.Text)
+	if !ok { // not in JSON's number grammar
 		return 0, msgMustBeInteger
 	}
 	i, ok := n.integer()
@@ -56,7 +54,7 @@ func integerValue(v jsonobj.Value) (int64, string) {
 
 // amountValue reads a required amount of an order: integerValue, then
 // checkAmount with tooLarge.
-func amountValue(v jsonobj.Value, tooLarge string) (int64, string) {
+func amountValue(v Value, tooLarge string) (int64, string) {
 	i, msg := integerValue(v)
 	if msg == "" {
 		msg = checkAmount(i, tooLarge)

@@ -1,18 +1,9 @@
 package stampduty
 
 import (
-	"bytes"
-	"cmp"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"math"
-	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"stampduty/shared/jsonobj"
 )
 
 // MaxPurposeNameLength is the longest purpose_name, in characters: the
@@ -137,114 +128,43 @@ const (
 	msgNotAllowed     = " is not an allowed field"
 )
 
-// invalidFile is the EINVALID error of an articles file that cannot be read at all.
-func invalidFile(msg string, cause error) *Error {
-	return &Error{Code: EINVALID, Message: msg, Fields: []FieldError{{Path: "", Message: msg}}, Err: cause}
-}
-
-// DecodeArticles reads an articles catalogue: a JSON array of objects with
-// exactly the fields purpose_name, state, min, max, fixed,
-// toFollowConsiderationPrice and amountPercentConsideration (fixed and
-// amountPercentConsideration may be null or absent; the others are
-// required). It checks every article with Validate and the whole file for a
-// (purpose_name, state) pair given twice. When anything is wrong it returns
-// one EINVALID *Error whose Fields hold every problem of every article, with
-// paths such as [2].min (0-based). The articles returned have no ID or
-// DocumentID.
-func DecodeArticles(data []byte) ([]Article, error) {
-	if !utf8.Valid(data) {
-		return nil, invalidFile("The articles file is not valid UTF-8", nil)
-	}
-	var rows []json.RawMessage
-	if err := json.Unmarshal(data, &rows); err != nil {
-		if t := bytes.TrimLeft(data, " \t\r\n"); json.Valid(data) && (len(t) == 0 || t[0] != '[') {
-			return nil, invalidFile("The articles file must be a JSON array", err)
-		}
-		return nil, invalidFile("The articles file is not valid JSON", fmt.Errorf("decode articles: %w", err))
-	}
-	if rows == nil { // the file is null
-		return nil, invalidFile("The articles file must be a JSON array", nil)
-	}
-
-	type pair struct{ purpose, state string }
-	var (
-		arts     = make([]Article, 0, len(rows))
-		errs     []FieldError
-		badRows  int
-		firstRow = make(map[pair]int, len(rows))
-	)
-	for i, raw := range rows {
-		a, rowErrs := decodeArticle(raw)
-		keyOK := !slices.ContainsFunc(rowErrs, func(e FieldError) bool {
-			return e.Path == "" || e.Path == "purpose_name" || e.Path == "state"
-		})
-		if keyOK {
-			p := pair{a.PurposeName, a.State}
-			if j, dup := firstRow[p]; dup {
-				rowErrs = append(rowErrs, FieldError{Path: "purpose_name",
-					Message: fmt.Sprintf("purpose_name and state are the same as in article [%d]", j)})
-			} else {
-				firstRow[p] = i
-			}
-		}
-		if len(rowErrs) > 0 {
-			badRows++
-			prefix := "[" + strconv.Itoa(i) + "]"
-			for _, e := range rowErrs {
-				if e.Path != "" {
-					e.Path = prefix + "." + e.Path
-				} else {
-					e.Path = prefix
-				}
-				errs = append(errs, e)
-			}
-		}
-		arts = append(arts, a)
-	}
-	if badRows > 0 {
-		msg := fmt.Sprintf("%d articles are invalid", badRows)
-		if badRows == 1 {
-			msg = "1 article is invalid"
-		}
-		return nil, &Error{Code: EINVALID, Message: msg, Fields: errs}
-	}
-	return arts, nil
-}
-
-// decodeArticle reads one article of a catalogue file and checks it. The
-// errors have paths relative to the article.
-func decodeArticle(raw json.RawMessage) (Article, []FieldError) {
-	members, err := jsonobj.Members(raw, math.MaxInt)
-	if err != nil { // raw came from encoding/json: it can only be another type
-		return Article{}, []FieldError{{Path: "", Message: "each article must be a JSON object"}}
-	}
+// NewArticle reads an article of the catalogue from its fields as the
+// catalogue's reader decoded them, in the file's order, and checks it with
+// Validate's rules. fixed and amountPercentConsideration may be null or
+// absent; the other fields are required. It returns one error per failing
+// field, with the field's name as Path, in the order of the fields; then
+// one per unknown name and per name given more than once (at its second
+// place), in the order given; nil when the article is valid.
+func NewArticle(fields []Field) (Article, []FieldError) {
 	var (
 		a     Article
-		vals  [numArticleFields]jsonobj.Value
-		extra []FieldError // unknown and repeated keys, in file order
+		vals  [numArticleFields]Value
+		extra []FieldError // unknown and repeated names, in file order
+		given = make(map[string]int, len(fields))
 	)
-	for _, m := range members {
-		idx := articleFieldIndex(m.Key)
+	for _, f := range fields {
+		given[f.Name]++
+		idx := articleFieldIndex(f.Name)
 		switch {
-		case m.Occurrence == 2:
-			extra = append(extra, FieldError{Path: m.Key, Message: m.Key + msgDuplicateField})
-		case m.Occurrence > 2:
+		case given[f.Name] == 2:
+			extra = append(extra, FieldError{Path: f.Name, Message: f.Name + msgDuplicateField})
+		case given[f.Name] > 2:
 		case idx < 0:
-			extra = append(extra, FieldError{Path: m.Key, Message: m.Key + msgNotAllowed})
+			extra = append(extra, FieldError{Path: f.Name, Message: f.Name + msgNotAllowed})
 		default:
-			vals[idx] = m.Value
+			vals[idx] = f.Value
 		}
 	}
 
 	var msgs [numArticleFields]string
 	str := func(idx int) string {
 		switch v := vals[idx]; v.Kind {
-		case jsonobj.String:
+		case String:
 			if v.LoneSurrogate {
 				msgs[idx] = msgUnprintable
 			}
 			return v.Text
-		case jsonobj.Absent, jsonobj.Null:
+		case Absent, Null:
 			msgs[idx] = msgRequired
 		default:
 			msgs[idx] = msgMustBeString
@@ -255,24 +175,24 @@ func decodeArticle(raw json.RawMessage) (Article, []FieldError) {
 	a.State = str(aState)
 	a.Min, msgs[aMin] = integerValue(vals[aMin])
 	a.Max, msgs[aMax] = integerValue(vals[aMax])
-	if k := vals[aFixed].Kind; k != jsonobj.Absent && k != jsonobj.Null {
+	if k := vals[aFixed].Kind; k != Absent && k != Null {
 		var v int64
 		if v, msgs[aFixed] = integerValue(vals[aFixed]); msgs[aFixed] == "" {
 			a.Fixed = &v
 		}
 	}
 	switch v := vals[aFollows]; v.Kind {
-	case jsonobj.Bool:
+	case Bool:
 		a.FollowsConsideration = v.Bool
-	case jsonobj.Absent, jsonobj.Null:
+	case Absent, Null:
 		msgs[aFollows] = msgRequired
 	default:
 		msgs[aFollows] = " must be a boolean"
 	}
 	switch v := vals[aFactor]; v.Kind {
-	case jsonobj.Absent, jsonobj.Null:
-	case jsonobj.Number:
-		d, err := ParseDecimal(string(v.Number))
+	case Absent, Null:
+	case Number:
+		d, err := ParseDecimal(v.Text)
 		switch {
 		case errors.Is(err, ErrDecimalPrecision):
 			msgs[aFactor] = " must have at most 18 decimal places"
@@ -287,34 +207,4 @@ func decodeArticle(raw json.RawMessage) (Article, []FieldError) {
 
 	a.check(&msgs)
 	return a, append(articleErrors(&msgs), extra...)
-}
-
-// articleFile is an article as the catalogue file holds it: no id or
-// documentId (Article's are hidden by these, which are always nil).
-type articleFile struct {
-	Article
-	ID         *int64  `json:"id,omitempty"`
-	DocumentID *string `json:"documentId,omitempty"`
-}
-
-// EncodeArticles writes articles in the catalogue format of DecodeArticles:
-// a JSON array of the seven catalogue fields (no id or documentId), sorted
-// by purpose_name then state, indented by two spaces, ending in a newline.
-// DecodeArticles reads back the same articles, when they are valid.
-func EncodeArticles(arts []Article) ([]byte, error) {
-	rows := make([]articleFile, len(arts))
-	for i, a := range arts {
-		rows[i] = articleFile{Article: a}
-	}
-	slices.SortStableFunc(rows, func(x, y articleFile) int {
-		return cmp.Or(strings.Compare(x.PurposeName, y.PurposeName), strings.Compare(x.State, y.State))
-	})
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(rows); err != nil {
-		return nil, fmt.Errorf("encode articles: %w", err)
-	}
-	return b.Bytes(), nil
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"stampduty/shared/stampduty"
+	"stampduty/shared/stampduty/stampjson"
 	"stampduty/shared/strapi"
 )
 
@@ -15,7 +16,7 @@ func createOrderRules(body []byte, art stampduty.Article) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	r := stampduty.NewOrderBody(members)
+	r := stampduty.NewOrderBody(stampjson.Fields(members))
 	if _, _, ok, err := r.PurposeState(); err != nil {
 		return 0, err
 	} else if !ok {
@@ -51,4 +52,50 @@ func BenchmarkCreateOrderRules(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkDecimal measures the exact decimals of the amount rule: reading
+// a factor, writing it, and pricing with it (MulCeil, MulExact).
+func BenchmarkDecimal(b *testing.B) {
+	factor, err := stampduty.ParseDecimal("0.07")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, lit := range []string{"0.07", "1e-18"} {
+		b.Run("Parse/"+lit, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := stampduty.ParseDecimal(lit); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	b.Run("String", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = factor.String()
+		}
+	})
+	b.Run("MulCeil", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := factor.MulCeil(123456789); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("MulExact", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = factor.MulExact(123456789)
+		}
+	})
+	one := stampduty.NewDecimal(1, 0)
+	b.Run("Cmp", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = factor.Cmp(one)
+		}
+	})
 }

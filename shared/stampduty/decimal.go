@@ -4,49 +4,46 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/bits"
+	"math/big"
 	"strconv"
+	"strings"
 )
 
 // Exact decimals for the amount rule. An article's factor
 // (amountPercentConsideration, such as 0.07) must be applied exactly: in
 // float64, 0.07 × 100 is 7.000000000000001, and the rounding up of
-// Article.Amount would charge 8. A Decimal is a uint64 and a scale; MulCeil
-// multiplies with 128-bit integers (math/bits) and does not allocate. The
-// same number-literal reading (scanNumber) turns the literal of an amount
-// into an integer, with work bounded by the literal's length whatever its
-// exponent.
+// Article.Amount would charge 8. A Decimal is a math/big integer and a
+// scale (coef / 10^scale), and its arithmetic is math/big's.
 //
-// Why not math/big or a decimal library. Both were tried as ports of this
-// file (big.Rat; github.com/shopspring/decimal v1.6.0, which, like
-// cockroachdb/apd, keeps a *big.Int) and gave the same answers and errors on
-// the inputs of decimal_test.go. Neither removes the hand-written part that
-// matters: both accept what JSON does not (big.Rat "+1", ".5", "5.", "01",
-// "0x10", "1_000"; shopspring "+1", ".5", "5.", "01"), and big.Rat builds
-// 10^1000000 for "1e1000000" (51 ms, where scanNumber refuses it in
-// microseconds), so scanNumber, significant and the bounds checks stay, and
-// only decimal(), Cmp, appendTo and MulCeil would go, for about as many
-// lines of glue: the 18-digit and uint64 limits, the plain shortest form
-// (FloatString pads to a fixed width), the ceiling. What changes is cost and
-// shape. go test -bench of the three side by side, medians of 5 (2 shared
-// cores; ns/op, then allocs/op; the big.Rat port checks the uint64 limit
-// by dividing trailing zeros away one at a time, most of its 44):
+// What stays hand-written is what a caller sees: the grammar and the
+// bounds. big.Int and big.Rat accept what JSON does not ("+1", ".5", "5.",
+// "01", "0x10", "1_000"), which the API answers with 400; and big.Rat
+// builds 10^1000000 for "1e1000000" (tens of milliseconds), where
+// scanNumber reads the literal's digits and exponent and the bounds (at
+// most 18 fractional digits; at most 20 digits, up to
+// 18446744073709551615, without the point) are checked on them before any
+// big number is made. The same scanning turns the literal of an amount
+// into an integer. The plain form (plain) places the point by hand:
+// big.Rat's FloatString pads to a fixed width and costs three times more.
 //
-//	                 this file   big.Rat    shopspring
-//	parse "0.07"       82  0     2429 44     231  3
-//	parse "1e-18"     132  0      744 13     500  5
-//	String "0.07"      70  1      742 12     308  2
-//	MulCeil(123456789) 23  0      290  3     494  9
-//	Cmp                24  0      143  0      82  0
+// The cost, one run each of `go test -run '^$' -bench . -benchmem -count 1
+// ./shared/stampduty` on 2 cores shared by a load of 12, before (the
+// hand-written uint64 and math/bits arithmetic this replaced) and now, in
+// ns/op and allocs/op:
 //
-// Fractions of a microsecond are not what a user sees, and neither port
-// changes what a user sees: the answers and the 400s for "+1" or
-// "1e1000000" come from the checks that stay hand-written either way. So
-// the choice is between equal code, and the port would buy no lines, lose
-// equality by value (decimal_test.go compares Decimals with ==,
-// article_test.go articles with reflect.DeepEqual, which a *big.Int inside
-// makes depend on its internal form) and allocate on every priced create
-// (MulCeil). The type is kept.
+//	                      uint64     math/big
+//	parse "0.07"          117  0     447  4
+//	parse "1e-18"         111  0     362  3
+//	String "0.07"          41  0     343  3
+//	MulCeil(123456789)      7  0     286  6
+//	MulExact(123456789)   210  5     358  5
+//	Cmp                     6  0     443  7
+//	a create's decode, validation and amount (BenchmarkCreateOrderRules)
+//	                    26435 204  33020 204 (noise: no Decimal on this path)
+//
+// Fractions of a microsecond, once per priced create or quote (tens of
+// milliseconds in DynamoDB) or per factor listed: no user sees them, so
+// the hand-written arithmetic did not earn its place.
 
 // MaxDecimalScale is the largest number of fractional digits a Decimal holds.
 const MaxDecimalScale = 18
@@ -63,24 +60,18 @@ var (
 	ErrDecimalRange = errors.New("out of range")
 )
 
-// pow10 holds 10^0 … 10^19, every power of ten that fits in a uint64.
-var pow10 = [...]uint64{
-	1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000,
-	10000000000, 100000000000, 1000000000000, 10000000000000, 100000000000000,
-	1000000000000000, 10000000000000000, 100000000000000000, 1000000000000000000,
-	10000000000000000000,
-}
-
-// Decimal is an exact non-negative decimal number: coef / 10^scale. It is
-// kept normalised (no trailing fractional zeros), so equal values are equal
-// structs and can be compared with ==. The zero value is 0.
+// Decimal is an exact non-negative decimal number: coef / 10^scale. The
+// zero value is 0. Decimals are compared with Cmp: == does not compile.
 type Decimal struct {
-	coef  uint64
+	// coef is nil for 0, and never changed once made, so that copies of a
+	// Decimal (an article's, shared by requests) can share it.
+	coef *big.Int
+	// scale is 0..MaxDecimalScale; coef has no trailing fractional zeros.
 	scale uint8
+	_     [0]func() // no ==, which would compare the pointers
 }
 
-// NewDecimal returns coef / 10^scale, normalised. It panics when scale is
-// outside 0..18.
+// NewDecimal returns coef / 10^scale. It panics when scale is outside 0..18.
 func NewDecimal(coef uint64, scale int) Decimal {
 	if scale < 0 || scale > MaxDecimalScale {
 		panic(fmt.Sprintf("stampduty.NewDecimal: scale %d outside 0..%d", scale, MaxDecimalScale))
@@ -89,17 +80,24 @@ func NewDecimal(coef uint64, scale int) Decimal {
 		coef /= 10
 		scale--
 	}
-	if coef == 0 {
-		scale = 0
+	return newDecimal(new(big.Int).SetUint64(coef), scale)
+}
+
+// newDecimal returns c / 10^scale, c without trailing fractional zeros,
+// and keeps c.
+func newDecimal(c *big.Int, scale int) Decimal {
+	if c.Sign() == 0 {
+		return Decimal{}
 	}
-	return Decimal{coef: coef, scale: uint8(scale)}
+	return Decimal{coef: c, scale: uint8(scale)}
 }
 
 // ParseDecimal parses a JSON number literal such as 0.07, 7E-2, 1 or 1.50.
 // It rejects anything that is not a JSON number (a leading +, spaces, hex,
 // NaN, the empty string), negative numbers (-0 is 0), numbers with more than
-// 18 significant fractional digits and numbers too large for the
-// representation. Huge exponents are rejected without building big numbers.
+// 18 significant fractional digits and numbers whose digits, without the
+// point, exceed 18446744073709551615. Huge exponents are rejected without
+// building big numbers.
 func ParseDecimal(s string) (Decimal, error) {
 	n, ok := scanNumber(s)
 	if !ok {
@@ -121,35 +119,39 @@ func quoteShort(s string) string {
 	return strconv.Quote(s)
 }
 
-// String returns the shortest plain form of d: 0.07, 1, 12.5; never an exponent.
-func (d Decimal) String() string {
-	var buf [48]byte
-	return string(d.appendTo(buf[:0]))
+// int returns d's coefficient, which the caller must not change.
+func (d Decimal) int() *big.Int {
+	if d.coef == nil {
+		return new(big.Int)
+	}
+	return d.coef
 }
 
-// appendTo appends the plain form of d to b.
-func (d Decimal) appendTo(b []byte) []byte {
-	if d.scale == 0 {
-		return strconv.AppendUint(b, d.coef, 10)
+// pow10 returns 10^n.
+func pow10(n int) *big.Int {
+	return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil)
+}
+
+// String returns the shortest plain form of d: 0.07, 1, 12.5; never an exponent.
+func (d Decimal) String() string { return plain(d.int(), int(d.scale)) }
+
+// plain returns c / 10^scale in the shortest plain form: no exponent, no
+// trailing fractional zeros.
+func plain(c *big.Int, scale int) string {
+	digits := c.Text(10)
+	if len(digits) <= scale {
+		digits = strings.Repeat("0", scale-len(digits)+1) + digits
 	}
-	var digits [24]byte
-	ds := strconv.AppendUint(digits[:0], d.coef, 10)
-	scale := int(d.scale)
-	if len(ds) <= scale {
-		b = append(b, '0', '.')
-		for i := len(ds); i < scale; i++ {
-			b = append(b, '0')
-		}
-		return append(b, ds...)
+	whole, frac := digits[:len(digits)-scale], strings.TrimRight(digits[len(digits)-scale:], "0")
+	if frac == "" {
+		return whole
 	}
-	b = append(b, ds[:len(ds)-scale]...)
-	b = append(b, '.')
-	return append(b, ds[len(ds)-scale:]...)
+	return whole + "." + frac
 }
 
 // MarshalJSON writes d as a JSON number literal, the same text as String.
 func (d Decimal) MarshalJSON() ([]byte, error) {
-	return d.appendTo(make([]byte, 0, 24)), nil
+	return []byte(d.String()), nil
 }
 
 // UnmarshalJSON reads a JSON number literal into d. null and every other
@@ -166,45 +168,36 @@ func (d *Decimal) UnmarshalJSON(data []byte) error {
 // Cmp compares d and e: -1 when d < e, 0 when equal, +1 when d > e.
 func (d Decimal) Cmp(e Decimal) int {
 	s := max(d.scale, e.scale)
-	dh, dl := bits.Mul64(d.coef, pow10[s-d.scale])
-	eh, el := bits.Mul64(e.coef, pow10[s-e.scale])
-	switch {
-	case dh < eh:
-		return -1
-	case dh > eh:
-		return 1
-	case dl < el:
-		return -1
-	case dl > el:
-		return 1
-	}
-	return 0
+	x := new(big.Int).Mul(d.int(), pow10(int(s-d.scale)))
+	return x.Cmp(new(big.Int).Mul(e.int(), pow10(int(s-e.scale))))
 }
 
 // Sign returns 0 when d is zero and 1 otherwise (a Decimal is never negative).
 func (d Decimal) Sign() int {
-	if d.coef == 0 {
+	if d.coef == nil {
 		return 0
 	}
 	return 1
 }
 
-// MulCeil returns ceil(price × d), computed exactly with 128-bit integers.
-// A result that does not fit an int64 is an error wrapping ErrDecimalRange.
+// MulCeil returns ceil(price × d), computed exactly. A result that does not
+// fit an int64 is an error wrapping ErrDecimalRange.
 func (d Decimal) MulCeil(price uint64) (int64, error) {
-	hi, lo := bits.Mul64(price, d.coef)
-	den := pow10[d.scale]
-	if hi >= den { // the quotient would not fit 64 bits
+	p := new(big.Int).Mul(new(big.Int).SetUint64(price), d.int())
+	q, r := p.QuoRem(p, pow10(int(d.scale)), new(big.Int))
+	if r.Sign() != 0 {
+		q.Add(q, big.NewInt(1))
+	}
+	if !q.IsInt64() {
 		return 0, fmt.Errorf("multiply decimal: %d × %s: %w", price, d, ErrDecimalRange)
 	}
-	q, r := bits.Div64(hi, lo, den)
-	if q > math.MaxInt64 || q == math.MaxInt64 && r != 0 {
-		return 0, fmt.Errorf("multiply decimal: %d × %s: %w", price, d, ErrDecimalRange)
-	}
-	if r != 0 {
-		q++ // round up; cannot pass MaxInt64, checked above
-	}
-	return int64(q), nil
+	return q.Int64(), nil
+}
+
+// MulExact returns price × d exactly, in the plain form of String: no
+// exponent, no trailing fractional zeros.
+func (d Decimal) MulExact(price uint64) string {
+	return plain(new(big.Int).Mul(new(big.Int).SetUint64(price), d.int()), int(d.scale))
 }
 
 // maxExp bounds the exponent kept while scanning a number literal: any
@@ -314,36 +307,24 @@ func (n numLit) significant() (first, last int, exp int64, zero bool) {
 // decimal converts n to a Decimal.
 func (n numLit) decimal() (Decimal, error) {
 	first, last, exp, zero := n.significant()
-	if zero {
+	switch {
+	case zero:
 		return Decimal{}, nil
-	}
-	if n.neg {
+	case n.neg:
 		return Decimal{}, ErrDecimalNegative
-	}
-	if exp < -MaxDecimalScale {
+	case exp < -MaxDecimalScale:
 		return Decimal{}, ErrDecimalPrecision
-	}
-	count := int64(last - first + 1)
-	if exp > 0 && count+exp > 20 || count > 20 {
+	case int64(last-first+1)+max(exp, 0) > 20: // above 18446744073709551615
 		return Decimal{}, ErrDecimalRange
 	}
-	var c uint64
-	for i := first; i <= last; i++ {
-		hi, lo := bits.Mul64(c, 10)
-		sum, carry := bits.Add64(lo, uint64(n.digit(i)-'0'), 0)
-		if hi != 0 || carry != 0 {
-			return Decimal{}, ErrDecimalRange
-		}
-		c = sum
+	c, _ := new(big.Int).SetString((n.intPart + n.fracPart)[first:last+1], 10)
+	if exp > 0 {
+		c.Mul(c, pow10(int(exp)))
 	}
-	if exp >= 0 {
-		hi, lo := bits.Mul64(c, pow10[exp])
-		if hi != 0 {
-			return Decimal{}, ErrDecimalRange
-		}
-		return Decimal{coef: lo}, nil
+	if !c.IsUint64() {
+		return Decimal{}, ErrDecimalRange
 	}
-	return Decimal{coef: c, scale: uint8(-exp)}, nil
+	return newDecimal(c, int(max(-exp, 0))), nil
 }
 
 // integer returns n as an int64; ok is false when n has a fractional part.

@@ -4,8 +4,6 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"stampduty/shared/jsonobj"
 )
 
 // The fields of a create-order body, in the order their errors are reported.
@@ -81,13 +79,12 @@ func orderFieldIndex(key string) int {
 	return -1
 }
 
-// OrderBody is a create-order body as the HTTP layer decoded it
-// (strapi.DecodeObject): the JSON value of each field, Absent when it was
-// not sent, and the keys that are not fields. PurposeState and Validate
-// check it.
+// OrderBody is a create-order body as the edge decoded it: the value of
+// each field, Absent when it was not sent, and the names that are not
+// fields. PurposeState and Validate check it.
 type OrderBody struct {
-	fields  [numOrderFields]jsonobj.Value
-	unknown []string // keys that are not create-order fields, in body order
+	fields  [numOrderFields]Value
+	unknown []string // names that are not create-order fields, in body order
 }
 
 // OrderRequest is a validated create-order body with the defaults applied:
@@ -101,26 +98,26 @@ type OrderRequest struct {
 	FirstPartyAddress, SecondPartyAddress, FirstPartyPan, SecondPartyPan string
 }
 
-// NewOrderBody sorts the members of a create-order body into its fields
-// (keys compared case-sensitively) and its unknown keys. A key given more
-// than once keeps its first value and is listed once; DecodeObject refuses
-// such bodies before.
-func NewOrderBody(members []jsonobj.Member) *OrderBody {
+// NewOrderBody sorts the decoded fields of a create-order body into its
+// fields (names compared case-sensitively) and its unknown names. A name
+// given more than once keeps its first value and is listed once; the edge
+// refuses such bodies before.
+func NewOrderBody(fields []Field) *OrderBody {
 	b := &OrderBody{}
-	for _, m := range members {
-		if m.Occurrence > 1 {
-			continue
-		}
-		if idx := orderFieldIndex(m.Key); idx >= 0 {
-			b.fields[idx] = m.Value
-		} else {
-			b.unknown = append(b.unknown, m.Key)
+	listed := map[string]bool{} // the unknown names so far
+	for _, f := range fields {
+		switch idx := orderFieldIndex(f.Name); {
+		case idx >= 0 && b.fields[idx].Kind == Absent:
+			b.fields[idx] = f.Value
+		case idx < 0 && !listed[f.Name]:
+			listed[f.Name] = true
+			b.unknown = append(b.unknown, f.Name)
 		}
 	}
 	return b
 }
 
-// PurposeState returns the trimmed purpose and the state when both are JSON
+// PurposeState returns the trimmed purpose and the state when both are
 // strings (ok), for the article lookup that comes before validation. When no
 // article can have them — the purpose breaks the purpose rules (checkPurpose,
 // or it escapes a lone surrogate) or the state is not one of States — err is the ENOTFOUND error the lookup
@@ -128,7 +125,7 @@ func NewOrderBody(members []jsonobj.Member) *OrderBody {
 // article key ever reaches the store or its cache.
 func (r *OrderBody) PurposeState() (purpose, state string, ok bool, err error) {
 	p, s := r.fields[fPurpose], r.fields[fState]
-	if p.Kind != jsonobj.String || s.Kind != jsonobj.String {
+	if p.Kind != String || s.Kind != String {
 		return "", "", false, nil
 	}
 	return articleKey(p.Text, s.Text, p.LoneSurrogate)
@@ -195,7 +192,7 @@ func (r *OrderBody) Validate() (OrderRequest, error) {
 		}
 	}
 	for _, key := range r.unknown {
-		errs = append(errs, FieldError{Path: key, Message: key + " is not an allowed field"})
+		errs = append(errs, FieldError{Path: key, Message: key + msgNotAllowed})
 	}
 	if len(errs) > 0 {
 		return OrderRequest{}, Invalid(errs)
@@ -233,9 +230,9 @@ const (
 // requiredString reads a required string field.
 func (r *OrderBody) requiredString(idx int) (string, string) {
 	switch v := r.fields[idx]; v.Kind {
-	case jsonobj.Absent, jsonobj.Null:
+	case Absent, Null:
 		return "", msgRequired
-	case jsonobj.String:
+	case String:
 		return v.Text, ""
 	}
 	return "", msgMustBeString
@@ -266,9 +263,9 @@ func (r *OrderBody) freeText(idx int, s, msg string) (string, string) {
 // optionalString reads an optional string field; absent and null give "".
 func (r *OrderBody) optionalString(idx int) (string, string) {
 	switch v := r.fields[idx]; v.Kind {
-	case jsonobj.Absent, jsonobj.Null:
+	case Absent, Null:
 		return "", ""
-	case jsonobj.String:
+	case String:
 		return v.Text, ""
 	}
 	return "", msgMustBeString

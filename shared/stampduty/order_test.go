@@ -9,8 +9,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"stampduty/shared/jsonobj"
 )
 
 // member is one key of a test body with its JSON literal.
@@ -107,15 +105,15 @@ func jstr(s string) string {
 	return string(b)
 }
 
-// orderBody decodes a body that must be a JSON object as the HTTP layer
-// does, but without its limits (strapi.DecodeObject tests them).
+// orderBody decodes a body that must be a JSON object as the edge does,
+// but without its limits (strapi.DecodeObject tests them).
 func orderBody(t testing.TB, body []byte) *OrderBody {
 	t.Helper()
-	members, err := jsonobj.Members(body, math.MaxInt)
+	fields, err := DecodeFields(body, math.MaxInt)
 	if err != nil {
-		t.Fatalf("jsonobj.Members(%s): %v", body, err)
+		t.Fatalf("DecodeFields(%s): %v", body, err)
 	}
-	return NewOrderBody(members)
+	return NewOrderBody(fields)
 }
 
 // validateBody decodes and validates a body that must decode.
@@ -156,13 +154,13 @@ func checkInvalidError(t *testing.T, err error, msg string, fields []FieldError)
 func TestNewOrderBody(t *testing.T) {
 	t.Run("FieldsByKey", func(t *testing.T) {
 		r := orderBody(t, []byte(`{"amount":"1","state":null,"purpose":[1,"]"],"paidBy":{"a":"}"},"description":true,"considerationPrice":-2.5e1}`))
-		want := map[int]jsonobj.Value{
-			fAmount:             {Kind: jsonobj.String, Text: "1"},
-			fState:              {Kind: jsonobj.Null},
-			fPurpose:            {Kind: jsonobj.Array},
-			fPaidBy:             {Kind: jsonobj.Object},
-			fDescription:        {Kind: jsonobj.Bool, Bool: true},
-			fConsiderationPrice: {Kind: jsonobj.Number, Number: "-2.5e1"},
+		want := map[int]Value{
+			fAmount:             {Kind: String, Text: "1"},
+			fState:              {Kind: Null},
+			fPurpose:            {Kind: Other},
+			fPaidBy:             {Kind: Other},
+			fDescription:        {Kind: Bool, Bool: true},
+			fConsiderationPrice: {Kind: Number, Text: "-2.5e1"},
 		}
 		for idx := range orderFieldNames {
 			if got, want := r.fields[idx], want[idx]; got != want {
@@ -181,7 +179,7 @@ func TestNewOrderBody(t *testing.T) {
 	})
 	t.Run("RepeatedKeyKeepsItsFirstValue", func(t *testing.T) {
 		r := orderBody(t, []byte(`{"amount":1,"x":1,"amount":2,"x":2}`))
-		if got, want := r.fields[fAmount].Number, json.Number("1"); got != want {
+		if got, want := r.fields[fAmount].Text, "1"; got != want {
 			t.Errorf("amount = %s, want %s", got, want)
 		}
 		if got, want := r.unknown, []string{"x"}; !slices.Equal(got, want) {
@@ -822,11 +820,11 @@ func FuzzOrderBody(f *testing.F) {
 	}
 	art := Article{ID: 1, PurposeName: "x", State: "Goa", Min: 0, Max: 1000}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		members, err := jsonobj.Members(body, 32)
+		fields, err := DecodeFields(body, 32)
 		if err != nil {
 			return
 		}
-		r := NewOrderBody(members)
+		r := NewOrderBody(fields)
 		p, s, ok, err := r.PurposeState()
 		if err != nil && (!ok || ErrorCode(err) != ENOTFOUND) {
 			t.Fatalf("PurposeState err = %v, ok = %v for %q", err, ok, body)
@@ -834,7 +832,7 @@ func FuzzOrderBody(f *testing.F) {
 		if ok && err == nil && !ValidArticleKey(p, s) {
 			t.Fatalf("PurposeState sends (%q, %q), which no article can have, to the lookup", p, s)
 		}
-		if ok != (r.fields[fPurpose].Kind == jsonobj.String && r.fields[fState].Kind == jsonobj.String) {
+		if ok != (r.fields[fPurpose].Kind == String && r.fields[fState].Kind == String) {
 			t.Fatalf("PurposeState ok = %v for %q", ok, body)
 		}
 		if ok && p != strings.TrimSpace(p) {

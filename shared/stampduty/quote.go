@@ -1,12 +1,7 @@
 package stampduty
 
 import (
-	"encoding/json"
-	"math/big"
-	"math/bits"
 	"strings"
-
-	"stampduty/shared/jsonobj"
 )
 
 // The rules of an article, as a quote names them.
@@ -133,10 +128,10 @@ func (q QuoteQuery) Validate() (QuoteRequest, error) {
 // queryInteger reads an integer as a query string spells it: ASCII digits,
 // perhaps after a minus sign and with leading zeros, is the JSON number it
 // names; anything else is a value that is not a number.
-func queryInteger(s string) jsonobj.Value {
+func queryInteger(s string) Value {
 	digits := strings.TrimPrefix(s, "-")
 	if digits == "" || strings.Trim(digits, "0123456789") != "" {
-		return jsonobj.Value{Kind: jsonobj.String, Text: s}
+		return Value{Kind: String, Text: s}
 	}
 	if trimmed := strings.TrimLeft(digits, "0"); trimmed != digits {
 		digits = trimmed
@@ -145,7 +140,7 @@ func queryInteger(s string) jsonobj.Value {
 		}
 		s = s[:len(s)-len(strings.TrimPrefix(s, "-"))] + digits
 	}
-	return jsonobj.Value{Kind: jsonobj.Number, Number: json.Number(s)}
+	return Value{Kind: Number, Text: s}
 }
 
 // Quote is what an order for a with these values would store: the amount
@@ -182,21 +177,4 @@ func (a Article) Quote(amount *int64, considerationPrice int64) (Quote, error) {
 		q.Exact = &exact
 	}
 	return q, nil
-}
-
-// MulExact returns price × d exactly, in the plain form of String: no
-// exponent, no trailing fractional zeros.
-func (d Decimal) MulExact(price uint64) string {
-	hi, lo := bits.Mul64(price, d.coef)
-	n := new(big.Int).Lsh(new(big.Int).SetUint64(hi), 64)
-	digits := n.Or(n, new(big.Int).SetUint64(lo)).String()
-	scale := int(d.scale)
-	if len(digits) <= scale {
-		digits = strings.Repeat("0", scale-len(digits)+1) + digits
-	}
-	whole, frac := digits[:len(digits)-scale], strings.TrimRight(digits[len(digits)-scale:], "0")
-	if frac == "" {
-		return whole
-	}
-	return whole + "." + frac
 }

@@ -1,7 +1,9 @@
 // Package stampduty is the domain of the stamp-duty service: its types (articles,
 // orders, fulfillments), the validation of order requests, the amount rules and
-// the states of India. It is pure Go and imports no AWS code; the DynamoDB and
-// HTTP adapters depend on it, never the other way round. Fulfillment,
+// the states of India. It validates requests as the edge decoded them (Field,
+// Value) and reads no JSON token kinds. It links only the standard library
+// and imports no AWS code; the DynamoDB and HTTP adapters depend on it, never
+// the other way round. Fulfillment,
 // StatusEntry and File, which an order item keeps as they are, carry the
 // short attribute names the store writes them under as dynamodbav tags
 // (strings only: no import); the store's own item types map the rest.

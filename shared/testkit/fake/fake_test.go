@@ -8,6 +8,7 @@ import (
 	"stampduty/shared/auth"
 	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
+	"stampduty/shared/stampduty/stampjson"
 	"stampduty/shared/strapi"
 	"stampduty/shared/testkit/fake"
 )
@@ -21,7 +22,7 @@ func body(t *testing.T, amount int) *stampduty.OrderBody {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return stampduty.NewOrderBody(members)
+	return stampduty.NewOrderBody(stampjson.Fields(members))
 }
 
 // TestCreatorOverFakes runs the real workflow on the fake catalogue: an

@@ -9,6 +9,7 @@ import (
 
 	"stampduty/shared/auth"
 	"stampduty/shared/stampduty"
+	"stampduty/shared/stampduty/stampjson"
 	"stampduty/shared/store"
 )
 
@@ -30,7 +31,7 @@ func Seed(ctx context.Context, db *store.DB, table func(logicalID string) string
 	if err != nil {
 		return 0, fmt.Errorf("read articles: %w", err)
 	}
-	arts, err := stampduty.DecodeArticles(data)
+	arts, err := stampjson.DecodeArticles(data)
 	if err != nil {
 		var e *stampduty.Error
 		if errors.As(err, &e) {

@@ -1,0 +1,32 @@
+package stampduty_test
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestDomainLinksOnlyTheStandardLibrary keeps the domain pure: the package
+// and everything it links come from the standard library. So it reads no
+// JSON token kinds (package jsonobj: the edge decodes requests into its
+// values), calls no AWS and depends on no other package of the project.
+func TestDomainLinksOnlyTheStandardLibrary(t *testing.T) {
+	cmd := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", ".")
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	var self bool
+	for _, pkg := range strings.Fields(string(out)) {
+		if pkg == "stampduty/shared/stampduty" {
+			self = true
+			continue
+		}
+		t.Errorf("the domain links %s, which is not in the standard library", pkg)
+	}
+	if !self {
+		t.Errorf("go list -deps did not list the domain itself:\n%s", out)
+	}
+}
