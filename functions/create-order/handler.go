@@ -11,7 +11,6 @@ import (
 	"stampduty/shared/function"
 	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
-	"stampduty/shared/strapi"
 )
 
 // creator is the create-order workflow (orders.Creator), as the handler
@@ -56,11 +55,11 @@ func (h *handler) create(r *http.Request, owner string) (string, error) {
 			return "", err
 		}
 	}
-	body, err := strapi.ReadJSONBody(r)
+	body, err := function.ReadJSONBody(r)
 	if err != nil {
 		return "", err
 	}
-	members, err := strapi.DecodeData(body)
+	members, err := function.DecodeData(body)
 	if err != nil {
 		return "", err
 	}

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"stampduty/shared/function"
 	"stampduty/shared/stampduty"
-	"stampduty/shared/strapi"
 	"stampduty/shared/testkit/functest"
 )
 
@@ -41,7 +41,7 @@ func TestLargestPageFitsTheResponseLimit(t *testing.T) {
 		limit    = 6 << 20 // Lambda's synchronous response payload
 		wellFits = limit / 8
 	)
-	members, err := strapi.DecodeObject([]byte(largestOrderBody()))
+	members, err := function.DecodeObject([]byte(largestOrderBody()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,9 +1,4 @@
-// Package strapi holds the HTTP conventions of a Strapi v5 API that the
-// service follows: the error envelope and the one table from error kinds to
-// statuses, JSON responses, request bodies (their limits, and DecodeObject,
-// which reads one JSON object with encoding/json), and the pagination and
-// sort query parameters of list endpoints.
-package strapi
+package function
 
 import (
 	"bytes"
@@ -47,11 +42,6 @@ var kinds = map[stampduty.Code]kind{
 	stampduty.EUNSUPPORTED:  {http.StatusUnsupportedMediaType, "UnsupportedMediaTypeError", ""},
 	stampduty.EUNAVAILABLE:  {http.StatusServiceUnavailable, "ServiceUnavailableError", "1"},
 	stampduty.EINTERNAL:     {http.StatusInternalServerError, "InternalServerError", ""},
-}
-
-// Status returns the HTTP status of err.
-func Status(err error) int {
-	return kindOf(err).status
 }
 
 func kindOf(err error) kind {

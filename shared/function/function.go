@@ -19,7 +19,6 @@ import (
 	"stampduty/shared/config"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/store"
-	"stampduty/shared/strapi"
 )
 
 // Deps are what a function's handler is built from: its settings (Env:
@@ -41,7 +40,7 @@ func Build(wire Wire, getenv func(string) string, logger *slog.Logger) (http.Han
 	if err != nil {
 		return nil, err
 	}
-	return strapi.Logged(logger, h), nil
+	return Logged(logger, h), nil
 }
 
 // build reads the environment through getenv, opens the store and builds
@@ -79,21 +78,21 @@ type Status struct {
 	Body any
 }
 
-// Route serves one method with serve: within strapi.Budget's time, it
+// Route serves one method with serve: within Budget's time, it
 // answers 200 with serve's answer as JSON (a Status: its Code and Body), or
 // serve's error in the Strapi envelope; any other method is answered 405.
 func Route[T any](method string, serve func(r *http.Request) (T, error)) http.Handler {
-	return strapi.Method(method, strapi.Budget(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return Method(method, Budget(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		resp, err := serve(r)
 		if err != nil {
-			strapi.WriteError(w, r, err)
+			WriteError(w, r, err)
 			return
 		}
 		if s, ok := any(resp).(Status); ok {
-			strapi.WriteJSON(w, s.Code, s.Body)
+			WriteJSON(w, s.Code, s.Body)
 			return
 		}
-		strapi.WriteJSON(w, http.StatusOK, resp)
+		WriteJSON(w, http.StatusOK, resp)
 	})))
 }
 
@@ -114,7 +113,7 @@ func AsCaller[T any](a *auth.Authenticator, serve func(r *http.Request, owner st
 			var none T
 			return none, err
 		}
-		strapi.SetCaller(r.Context(), owner)
+		SetCaller(r.Context(), owner)
 		return serve(r, owner)
 	}
 }
@@ -148,11 +147,11 @@ func Routes(paths ...Path) http.Handler {
 				return
 			}
 			w.Header().Set("Allow", allow)
-			strapi.WriteError(w, r, stampduty.Errorf(stampduty.ENOTALLOWED, "Method %s is not allowed here", r.Method))
+			WriteError(w, r, stampduty.Errorf(stampduty.ENOTALLOWED, "Method %s is not allowed here", r.Method))
 		}))
 	}
 	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		strapi.WriteError(w, r, stampduty.Errorf(stampduty.ENOTFOUND, "Not Found"))
+		WriteError(w, r, stampduty.Errorf(stampduty.ENOTFOUND, "Not Found"))
 	}))
 	return mux
 }

@@ -4,7 +4,7 @@
 // case-insensitive ones. It is pure Go: the HTTP side (package strapi) reads
 // the query string into an Expr, Compile checks it against a row type's
 // fields, and Filter.Match keeps the rows it selects.
-package filter
+package strapiquery
 
 import (
 	"fmt"

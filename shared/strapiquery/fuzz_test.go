@@ -1,4 +1,4 @@
-package strapi
+package strapiquery
 
 import (
 	"math"
@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"testing"
 
-	"stampduty/shared/filter"
+	"stampduty/shared/function"
 	"stampduty/shared/stampduty"
 )
 
@@ -110,7 +110,7 @@ func requireInvalid(t *testing.T, what, raw string, err error) {
 	if e.Message == "" || len(e.Fields) == 0 {
 		t.Fatalf("%s of %q: error %+v has no message or no field", what, raw, e)
 	}
-	if got, want := Status(err), 400; got != want {
+	if got, want := function.NewErrorBody(err).Error.Status, 400; got != want {
 		t.Fatalf("%s of %q: status = %d, want %d", what, raw, got, want)
 	}
 }
@@ -152,7 +152,7 @@ func expectNumber(values []string, def, limit int) (n int, ok bool) {
 // specs. It must never panic; every error is an EINVALID *stampduty.Error
 // naming a parameter; a query it accepts has a window of at least one and
 // at most MaxPageSize items, only allowed fields, and filters that
-// filter.Compile either accepts or refuses as EINVALID.
+// Compile either accepts or refuses as EINVALID.
 func FuzzParseList(f *testing.F) {
 	for _, s := range []string{
 		"", "filters[state][$eq]=Goa", "filters[$or][0][state][$eq]=Goa&filters[$or][1][min][$gt]=1",
@@ -178,7 +178,7 @@ func FuzzParseList(f *testing.F) {
 					t.Fatalf("ParseList(%q): field %q not allowed", raw, fl)
 				}
 			}
-			if _, err := filter.Compile(l.Filters, filter.ArticleFields); err != nil {
+			if _, err := Compile(l.Filters, ArticleFields); err != nil {
 				if got, want := stampduty.ErrorCode(err), stampduty.EINVALID; got != want {
 					t.Fatalf("Compile of %q: code %q, want %q", raw, got, want)
 				}

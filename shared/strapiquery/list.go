@@ -1,4 +1,4 @@
-package strapi
+package strapiquery
 
 import (
 	"encoding/json"
@@ -6,8 +6,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-
-	"stampduty/shared/filter"
 )
 
 // listParams are the parameters a list endpoint reads, as Strapi v5 with
@@ -34,8 +32,8 @@ type List struct {
 	// Fields are the fields each item keeps besides id and documentId; nil
 	// keeps every field.
 	Fields []string
-	// Filters is an $and of the filters (filter.Compile checks them).
-	Filters filter.Expr
+	// Filters is an $and of the filters (Compile checks them).
+	Filters Expr
 	// Draft is status=draft: there are no drafts, so the list is empty.
 	Draft bool
 }
