@@ -84,7 +84,7 @@ func (h *handler) queue(r *http.Request) (any, error) {
 	if _, err := operator(r); err != nil {
 		return nil, err
 	}
-	q, err := strapiquery.ParseQuery(r.URL.RawQuery, queueParam)
+	q, err := strapiquery.Parse(r.URL.RawQuery, queueParam)
 	if err != nil {
 		return nil, err
 	}

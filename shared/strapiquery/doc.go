@@ -4,7 +4,7 @@
 // evaluates the filters over rows. It knows no HTTP beyond the query string
 // and no AWS; how its errors are answered is package function's.
 //
-//   - query.go: Query, a parsed query string of plain parameters (ParseQuery);
+//   - query.go: Query, a parsed query string of plain parameters (Parse);
 //   - list.go: ParseList, a list endpoint's parameters under its ListSpec;
 //   - qs.go: bracketed keys (filters[$or][0][state][$eq]) read into a tree;
 //   - page.go: pagination by page or by offset, the pagination block, PageOf;

@@ -30,7 +30,7 @@ var fuzzKnown = []struct {
 // fuzzPageNames are the two spellings of the page parameters.
 var fuzzPageNames = [][2]string{{"page", "pageSize"}, {"pagination[page]", "pagination[pageSize]"}}
 
-// FuzzQuery feeds raw query strings to ParseQuery, Page and Sort. None may
+// FuzzQuery feeds raw query strings to Parse, Page and Sort. None may
 // panic; every error is an EINVALID *stampduty.Error naming a parameter; a page
 // that parses is at least 1 with a size in [1, MaxPageSize], and equals what
 // the README's rules (ASCII digits only, given once, capped) say it is.
@@ -50,13 +50,13 @@ func FuzzQuery(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw string) {
 		_, urlErr := url.ParseQuery(raw)
 		for _, k := range fuzzKnown {
-			q, err := ParseQuery(raw, k.known)
+			q, err := Parse(raw, k.known)
 			if err != nil {
-				requireInvalid(t, "ParseQuery/"+k.name, raw, err)
+				requireInvalid(t, "Parse/"+k.name, raw, err)
 				continue
 			}
 			if urlErr != nil {
-				t.Fatalf("ParseQuery/%s accepted %q, which net/url refuses: %v", k.name, raw, urlErr)
+				t.Fatalf("Parse/%s accepted %q, which net/url refuses: %v", k.name, raw, urlErr)
 			}
 			for _, names := range fuzzPageNames {
 				page, size, err := q.Page(names[0], names[1])

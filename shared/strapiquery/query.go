@@ -13,9 +13,9 @@ type Query struct {
 	values url.Values
 }
 
-// ParseQuery parses a raw (still percent-encoded) query string and refuses
+// Parse parses a raw (still percent-encoded) query string and refuses
 // keys for which known returns false.
-func ParseQuery(raw string, known func(key string) bool) (Query, error) {
+func Parse(raw string, known func(key string) bool) (Query, error) {
 	v, err := url.ParseQuery(raw)
 	if err != nil {
 		return Query{}, paramError("query", "The query string is malformed")

@@ -32,7 +32,7 @@ func TestPage(t *testing.T) {
 		{"page=%", 0, 0, "query"},
 	} {
 		t.Run(tc.raw, func(t *testing.T) {
-			q, err := ParseQuery(tc.raw, known)
+			q, err := Parse(tc.raw, known)
 			var page, size int
 			if err == nil {
 				page, size, err = q.Page("page", "pageSize")
@@ -69,7 +69,7 @@ func TestSort(t *testing.T) {
 		{"sort=id&sort=min", "", "sort"},
 	} {
 		t.Run(tc.raw, func(t *testing.T) {
-			q, err := ParseQuery(tc.raw, IsSortKey)
+			q, err := Parse(tc.raw, IsSortKey)
 			if err != nil {
 				t.Fatal(err)
 			}
