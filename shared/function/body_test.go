@@ -10,44 +10,6 @@ import (
 	"stampduty/shared/stampduty"
 )
 
-func TestReadJSONBody(t *testing.T) {
-	for _, tc := range []struct {
-		name, ct string
-		size     int
-		code     stampduty.Code
-	}{
-		{"JSON", "application/json", 10, ""},
-		{"JSONCharset", "application/json; charset=utf-8", 10, ""},
-		{"VendorJSON", "application/vnd.api+json", 10, ""},
-		{"NoContentType", "", 10, ""},
-		{"AtLimit", "application/json", MaxBody, ""},
-		{"OverLimit", "application/json", MaxBody + 1, stampduty.ETOOLARGE},
-		{"TextPlain", "text/plain", 10, stampduty.EUNSUPPORTED},
-		{"Form", "application/x-www-form-urlencoded", 10, stampduty.EUNSUPPORTED},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			r := httptest.NewRequest("POST", "/", strings.NewReader(strings.Repeat("x", tc.size)))
-			if tc.ct != "" {
-				r.Header.Set("Content-Type", tc.ct)
-			}
-			b, err := ReadJSONBody(r)
-			if got := stampduty.ErrorCode(err); got != tc.code {
-				t.Fatalf("code = %q, want %q", got, tc.code)
-			}
-			if err == nil && len(b) != tc.size {
-				t.Errorf("read %d bytes, want %d", len(b), tc.size)
-			}
-		})
-	}
-	t.Run("UnknownLengthOverLimit", func(t *testing.T) {
-		r := httptest.NewRequest("POST", "/", strings.NewReader(strings.Repeat("x", MaxBody+5)))
-		r.ContentLength = -1
-		if _, err := ReadJSONBody(r); stampduty.ErrorCode(err) != stampduty.ETOOLARGE {
-			t.Errorf("err = %v", err)
-		}
-	})
-}
-
 func TestDecodeObject(t *testing.T) {
 	deep := func(n int) string { // an object holding arrays nested to depth n
 		return `{"x":` + strings.Repeat("[", n-1) + strings.Repeat("]", n-1) + `}`
@@ -150,6 +112,44 @@ func TestDecodeObject(t *testing.T) {
 		}
 		if got, want := strings.Join(keys, ","), "zeta,amount,alpha"; got != want {
 			t.Errorf("keys = %s, want %s", got, want)
+		}
+	})
+}
+
+func TestReadJSONBody(t *testing.T) {
+	for _, tc := range []struct {
+		name, ct string
+		size     int
+		code     stampduty.Code
+	}{
+		{"JSON", "application/json", 10, ""},
+		{"JSONCharset", "application/json; charset=utf-8", 10, ""},
+		{"VendorJSON", "application/vnd.api+json", 10, ""},
+		{"NoContentType", "", 10, ""},
+		{"AtLimit", "application/json", MaxBody, ""},
+		{"OverLimit", "application/json", MaxBody + 1, stampduty.ETOOLARGE},
+		{"TextPlain", "text/plain", 10, stampduty.EUNSUPPORTED},
+		{"Form", "application/x-www-form-urlencoded", 10, stampduty.EUNSUPPORTED},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := httptest.NewRequest("POST", "/", strings.NewReader(strings.Repeat("x", tc.size)))
+			if tc.ct != "" {
+				r.Header.Set("Content-Type", tc.ct)
+			}
+			b, err := ReadJSONBody(r)
+			if got := stampduty.ErrorCode(err); got != tc.code {
+				t.Fatalf("code = %q, want %q", got, tc.code)
+			}
+			if err == nil && len(b) != tc.size {
+				t.Errorf("read %d bytes, want %d", len(b), tc.size)
+			}
+		})
+	}
+	t.Run("UnknownLengthOverLimit", func(t *testing.T) {
+		r := httptest.NewRequest("POST", "/", strings.NewReader(strings.Repeat("x", MaxBody+5)))
+		r.ContentLength = -1
+		if _, err := ReadJSONBody(r); stampduty.ErrorCode(err) != stampduty.ETOOLARGE {
+			t.Errorf("err = %v", err)
 		}
 	})
 }
