@@ -18,11 +18,11 @@ import (
 
 	"stampduty/cmd/internal/localstack"
 	"stampduty/cmd/internal/runtimeapi"
+	"stampduty/shared/function"
 	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/stampduty/stampjson"
 	"stampduty/shared/store"
-	"stampduty/shared/strapi"
 	"stampduty/shared/testkit/localdb"
 	"stampduty/shared/testkit/locals3"
 	"stampduty/shared/testkit/samtemplate"
@@ -351,7 +351,7 @@ func (b *bench) calls(mode storetest.Mode, f func() error) ([]storetest.ProxyCal
 
 // orderBody decodes a create-order request body.
 func orderBody(body string) (*stampduty.OrderBody, error) {
-	members, err := strapi.DecodeObject([]byte(body))
+	members, err := function.DecodeObject([]byte(body))
 	return stampduty.NewOrderBody(stampjson.Fields(members)), err
 }
 

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"stampduty/shared/auth"
+	"stampduty/shared/function"
 	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
-	"stampduty/shared/strapi"
 	"stampduty/shared/testkit/fake"
 	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/localdb"
@@ -199,7 +199,7 @@ func FuzzCreateOrder(f *testing.F) {
 	f.Add([]byte(fuzzValidBody), "application/json", uint8(2), false)
 	f.Add([]byte(fuzzValidBody), "application/json", uint8(5), false)
 	f.Add([]byte(`{`), "application/json", uint8(6), false)
-	f.Add(bytes.Repeat([]byte(" "), strapi.MaxBody+1), "application/json", uint8(0), true)
+	f.Add(bytes.Repeat([]byte(" "), function.MaxBody+1), "application/json", uint8(0), true)
 
 	f.Fuzz(func(t *testing.T, body []byte, contentType string, authChoice uint8, chunked bool) {
 		s := newFuzzService(t)
@@ -222,7 +222,7 @@ func FuzzCreateOrder(f *testing.F) {
 		if refused := status == 401 || status == 403; refused == authorized {
 			t.Fatalf("status %d with the Authorization header %q", status, fuzzAuthHeaders[choice])
 		}
-		if status == 413 && len(body) <= strapi.MaxBody {
+		if status == 413 && len(body) <= function.MaxBody {
 			t.Fatalf("413 for a body of %d bytes", len(body))
 		}
 		if status == 415 && contentType == "" {

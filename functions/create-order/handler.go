@@ -12,7 +12,6 @@ import (
 	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/stampduty/stampjson"
-	"stampduty/shared/strapi"
 )
 
 // creator is the create-order workflow (orders.Creator), as the handler
@@ -57,11 +56,11 @@ func (h *handler) create(r *http.Request, owner string) (string, error) {
 			return "", err
 		}
 	}
-	body, err := strapi.ReadJSONBody(r)
+	body, err := function.ReadJSONBody(r)
 	if err != nil {
 		return "", err
 	}
-	members, err := strapi.DecodeData(body)
+	members, err := function.DecodeData(body)
 	if err != nil {
 		return "", err
 	}

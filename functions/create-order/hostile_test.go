@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"stampduty/shared/strapi"
+	"stampduty/shared/function"
 	"stampduty/shared/testkit/functest"
 )
 
@@ -206,8 +206,8 @@ func hostileCases() []hostileCase {
 		invalidBody("OnlySpaces", []byte("  \r\n\t "), notJSON),
 
 		// The 64 KiB limit, with and without a declared length.
-		{"OneByteOver64KiB", padded(valid, strapi.MaxBody+1), false, 413, tooLarge, nil},
-		{"OneByteOver64KiBChunked", padded(valid, strapi.MaxBody+1), true, 413, tooLarge, nil},
+		{"OneByteOver64KiB", padded(valid, function.MaxBody+1), false, 413, tooLarge, nil},
+		{"OneByteOver64KiBChunked", padded(valid, function.MaxBody+1), true, 413, tooLarge, nil},
 
 		// Things around the object.
 		invalidBody("ByteOrderMark", append([]byte("\xef\xbb\xbf"), valid...), notJSON),
@@ -306,8 +306,8 @@ func TestHostileAccepted(t *testing.T) {
 		chunked bool
 		check   func(t *testing.T, s *fuzzService)
 	}{
-		{name: "Exactly64KiBOfSpacesAroundTheObject", body: padded(valid, strapi.MaxBody)},
-		{name: "Exactly64KiBChunked", body: padded(valid, strapi.MaxBody), chunked: true},
+		{name: "Exactly64KiBOfSpacesAroundTheObject", body: padded(valid, function.MaxBody)},
+		{name: "Exactly64KiBChunked", body: padded(valid, function.MaxBody), chunked: true},
 		{
 			// U+FFFD sent as itself is a symbol like any other; it is stored
 			// exactly as sent (a lone surrogate, which would also read as

@@ -13,9 +13,8 @@ import (
 	"strings"
 	"testing"
 
-	"stampduty/shared/filter"
 	"stampduty/shared/stampduty"
-	"stampduty/shared/strapi"
+	"stampduty/shared/strapiquery"
 	"stampduty/shared/testkit/fake"
 	"stampduty/shared/testkit/functest"
 )
@@ -50,7 +49,7 @@ func newFuzzCatalogue(tb testing.TB) fake.Articles {
 }
 
 // fuzzSpec is what the article list accepts, per the README.
-var fuzzSpec = strapi.ListSpec{
+var fuzzSpec = strapiquery.ListSpec{
 	Sortable: []string{"id", "purpose_name", "state", "min", "max", "fixed"},
 	Fields: []string{"purpose_name", "state", "min", "max", "fixed",
 		"toFollowConsiderationPrice", "amountPercentConsideration"},
@@ -80,7 +79,7 @@ func sortValue(a stampduty.Article, field string) (text string, num int64) {
 }
 
 // byKey orders two articles by one sort key, its direction included.
-func byKey(k strapi.SortKey) func(a, b stampduty.Article) int {
+func byKey(k strapiquery.SortKey) func(a, b stampduty.Article) int {
 	return func(a, b stampduty.Article) int {
 		ta, na := sortValue(a, k.Field)
 		tb, nb := sortValue(b, k.Field)
@@ -95,9 +94,9 @@ func byKey(k strapi.SortKey) func(a, b stampduty.Article) int {
 // expectedOrder returns the ids of the catalogue sorted by keys, ties broken
 // by id ascending: sorted by id, then stably by each key from the last to
 // the first, so that the first key decides and each next one breaks ties.
-func expectedOrder(arts []stampduty.Article, keys []strapi.SortKey) []int64 {
+func expectedOrder(arts []stampduty.Article, keys []strapiquery.SortKey) []int64 {
 	sorted := slices.Clone(arts)
-	slices.SortFunc(sorted, byKey(strapi.SortKey{Field: "id"}))
+	slices.SortFunc(sorted, byKey(strapiquery.SortKey{Field: "id"}))
 	for _, k := range slices.Backward(keys) {
 		slices.SortStableFunc(sorted, byKey(k))
 	}
@@ -170,17 +169,17 @@ func FuzzListArticles(f *testing.F) {
 func checkArticlePage(t *testing.T, raw string, arts []stampduty.Article, body []byte) {
 	t.Helper()
 	// The query, read as the README says.
-	l, err := strapi.ParseList(raw, fuzzSpec)
+	l, err := strapiquery.ParseList(raw, fuzzSpec)
 	if err != nil {
 		t.Fatalf("query %q: 200, but ParseList refuses it: %v", raw, err)
 	}
-	f, err := filter.Compile(l.Filters, filter.ArticleFields)
+	f, err := strapiquery.Compile(l.Filters, strapiquery.ArticleFields)
 	if err != nil {
 		t.Fatalf("query %q: 200, but its filters are refused: %v", raw, err)
 	}
 	var kept []stampduty.Article
 	for _, a := range arts {
-		if f.Match(filter.ArticleRow(a)) && !l.Draft {
+		if f.Match(strapiquery.ArticleRow(a)) && !l.Draft {
 			kept = append(kept, a)
 		}
 	}
@@ -221,7 +220,7 @@ func sameSortIndex(raw string) bool {
 	v, _ := url.ParseQuery(raw)
 	seen := map[int]bool{}
 	for k := range v {
-		if k == "sort" || !strapi.IsSortKey(k) {
+		if k == "sort" || !strapiquery.IsSortKey(k) {
 			continue
 		}
 		i, err := strconv.Atoi(k[len("sort[") : len(k)-1])

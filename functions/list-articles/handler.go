@@ -7,10 +7,9 @@ import (
 	"slices"
 	"strings"
 
-	"stampduty/shared/filter"
 	"stampduty/shared/function"
 	"stampduty/shared/stampduty"
-	"stampduty/shared/strapi"
+	"stampduty/shared/strapiquery"
 )
 
 // handler lists the articles.
@@ -27,12 +26,12 @@ type listResponse struct {
 }
 
 type meta struct {
-	Pagination strapi.PageBlock `json:"pagination"`
+	Pagination strapiquery.PageBlock `json:"pagination"`
 }
 
 // spec is what the list accepts: sort fields, and every catalogue field
 // for fields.
-var spec = strapi.ListSpec{
+var spec = strapiquery.ListSpec{
 	Sortable: []string{"id", "purpose_name", "state", "min", "max", "fixed"},
 	Fields: []string{"purpose_name", "state", "min", "max", "fixed",
 		"toFollowConsiderationPrice", "amountPercentConsideration"},
@@ -46,11 +45,11 @@ func (h *handler) routes() http.Handler { return function.Route(http.MethodGet, 
 // articles. The catalogue is small and cached whole, so all of it happens
 // here.
 func (h *handler) list(r *http.Request) (listResponse, error) {
-	l, err := strapi.ParseList(r.URL.RawQuery, spec)
+	l, err := strapiquery.ParseList(r.URL.RawQuery, spec)
 	if err != nil {
 		return listResponse{}, err
 	}
-	f, err := filter.Compile(l.Filters, filter.ArticleFields)
+	f, err := strapiquery.Compile(l.Filters, strapiquery.ArticleFields)
 	if err != nil {
 		return listResponse{}, err
 	}
@@ -74,7 +73,7 @@ func (h *handler) list(r *http.Request) (listResponse, error) {
 		}
 		return cmp.Compare(a.ID, b.ID)
 	})
-	data, err := strapi.Select(strapi.PageOf(l.Paging, sorted), l.Fields)
+	data, err := strapiquery.Select(strapiquery.PageOf(l.Paging, sorted), l.Fields)
 	if err != nil {
 		return listResponse{}, err
 	}

@@ -6,9 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"stampduty/shared/function"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/stampduty/stampjson"
-	"stampduty/shared/strapi"
+	"stampduty/shared/strapiquery"
 	"stampduty/shared/testkit/fake"
 )
 
@@ -35,7 +36,7 @@ func benchOrders(b *testing.B, n int) []stampduty.Order {
 			"secondPartyAddress": "No. 14, 2nd Cross, 5th Main Road, Indiranagar 1st Stage, Bengaluru, Karnataka - 560038",
 			"firstPartyPan": "ABCPV%04dK", "secondPartyPan": "AAACP%04dQ"}`,
 			100+i%400, 100+i, first[i%len(first)], i, first[i%len(first)], second[i%len(second)], 100+i, i, i)
-		members, err := strapi.DecodeObject([]byte(body))
+		members, err := function.DecodeObject([]byte(body))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -57,9 +58,9 @@ func benchOrders(b *testing.B, n int) []stampduty.Order {
 // calls: encoding a page of 100 orders as the response body, exactly as the
 // handler writes it.
 func BenchmarkEncodeOrders(b *testing.B) {
-	resp := listResponse{Data: benchOrders(b, 100), Pagination: strapi.Paging{Page: 1, PageSize: 100}.Block(10000)}
+	resp := listResponse{Data: benchOrders(b, 100), Pagination: strapiquery.Paging{Page: 1, PageSize: 100}.Block(10000)}
 	w := &fake.DiscardWriter{}
-	strapi.WriteJSON(w, http.StatusOK, resp)
+	function.WriteJSON(w, http.StatusOK, resp)
 	if w.Status != http.StatusOK {
 		b.Fatalf("status %d", w.Status)
 	}
@@ -67,6 +68,6 @@ func BenchmarkEncodeOrders(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		w.N = 0
-		strapi.WriteJSON(w, http.StatusOK, resp)
+		function.WriteJSON(w, http.StatusOK, resp)
 	}
 }

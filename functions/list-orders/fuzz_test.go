@@ -11,9 +11,8 @@ import (
 	"time"
 
 	"stampduty/shared/auth"
-	"stampduty/shared/filter"
 	"stampduty/shared/stampduty"
-	"stampduty/shared/strapi"
+	"stampduty/shared/strapiquery"
 	"stampduty/shared/testkit/fake"
 	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/localdb"
@@ -95,7 +94,7 @@ func FuzzListOrders(f *testing.F) {
 }
 
 // fuzzSpec is what the order list accepts, per the README.
-var fuzzSpec = strapi.ListSpec{Sortable: []string{"createdAt"}, Fields: []string{"createdAt", "updatedAt"}, TopLevelPage: true}
+var fuzzSpec = strapiquery.ListSpec{Sortable: []string{"createdAt"}, Fields: []string{"createdAt", "updatedAt"}, TopLevelPage: true}
 
 // checkOrderPage fails unless body is {"data": [...], "pagination": {...}}
 // with a pagination block in range and data exactly the orders of the
@@ -103,11 +102,11 @@ var fuzzSpec = strapi.ListSpec{Sortable: []string{"createdAt"}, Fields: []string
 // they name some.
 func checkOrderPage(t *testing.T, raw string, body []byte) {
 	t.Helper()
-	l, err := strapi.ParseList(raw, fuzzSpec)
+	l, err := strapiquery.ParseList(raw, fuzzSpec)
 	if err != nil {
 		t.Fatalf("query %q: 200, but ParseList refuses it: %v", raw, err)
 	}
-	docs, filtered, err := filter.DocumentIDs(l.Filters)
+	docs, filtered, err := strapiquery.DocumentIDs(l.Filters)
 	if err != nil {
 		t.Fatalf("query %q: 200, but its filters are refused: %v", raw, err)
 	}

@@ -5,11 +5,10 @@ import (
 	"net/http"
 
 	"stampduty/shared/auth"
-	"stampduty/shared/filter"
 	"stampduty/shared/function"
 	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
-	"stampduty/shared/strapi"
+	"stampduty/shared/strapiquery"
 )
 
 // handler lists the caller's orders.
@@ -24,14 +23,14 @@ type handler struct {
 
 // listResponse is the order list: data and, at the top level, pagination.
 type listResponse struct {
-	Data       any              `json:"data"`
-	Pagination strapi.PageBlock `json:"pagination"`
+	Data       any                   `json:"data"`
+	Pagination strapiquery.PageBlock `json:"pagination"`
 }
 
 // spec is what the list accepts: its one order (createdAt:desc), its
 // scalar fields (fulfillments and stamp duty always come), and page and
 // pageSize at the top level.
-var spec = strapi.ListSpec{Sortable: []string{"createdAt"}, Fields: []string{"createdAt", "updatedAt"}, TopLevelPage: true}
+var spec = strapiquery.ListSpec{Sortable: []string{"createdAt"}, Fields: []string{"createdAt", "updatedAt"}, TopLevelPage: true}
 
 // always are the fields an order keeps whatever fields says.
 var always = []string{"live_order_fulfillments", "stamp_duty"}
@@ -45,7 +44,7 @@ func (h *handler) routes() http.Handler {
 // caller's, whatever the query says, since the owner comes from the token.
 // With a documentId filter it reads only the orders named.
 func (h *handler) list(r *http.Request, owner string) (listResponse, error) {
-	l, err := strapi.ParseList(r.URL.RawQuery, spec)
+	l, err := strapiquery.ParseList(r.URL.RawQuery, spec)
 	if err != nil {
 		return listResponse{}, err
 	}
@@ -55,7 +54,7 @@ func (h *handler) list(r *http.Request, owner string) (listResponse, error) {
 			return listResponse{}, &stampduty.Error{Code: stampduty.EINVALID, Message: msg, Fields: []stampduty.FieldError{{Path: "sort", Message: msg}}}
 		}
 	}
-	docs, filtered, err := filter.DocumentIDs(l.Filters)
+	docs, filtered, err := strapiquery.DocumentIDs(l.Filters)
 	if err != nil {
 		return listResponse{}, err
 	}
@@ -69,7 +68,7 @@ func (h *handler) list(r *http.Request, owner string) (listResponse, error) {
 		if err != nil {
 			return listResponse{}, err
 		}
-		list, total = strapi.PageOf(l.Paging, found), len(found)
+		list, total = strapiquery.PageOf(l.Paging, found), len(found)
 	default:
 		start, limit := l.Paging.Window()
 		if list, total, err = h.orders.Slice(r.Context(), owner, start, limit); err != nil {
@@ -81,7 +80,7 @@ func (h *handler) list(r *http.Request, owner string) (listResponse, error) {
 			return listResponse{}, err
 		}
 	}
-	data, err := strapi.Select(list, l.Fields, always...)
+	data, err := strapiquery.Select(list, l.Fields, always...)
 	if err != nil {
 		return listResponse{}, err
 	}

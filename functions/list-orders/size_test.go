@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"stampduty/shared/function"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/stampduty/stampjson"
-	"stampduty/shared/strapi"
 	"stampduty/shared/testkit/functest"
 )
 
@@ -42,7 +42,7 @@ func TestLargestPageFitsTheResponseLimit(t *testing.T) {
 		limit    = 6 << 20 // Lambda's synchronous response payload
 		wellFits = limit / 8
 	)
-	members, err := strapi.DecodeObject([]byte(largestOrderBody()))
+	members, err := function.DecodeObject([]byte(largestOrderBody()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"stampduty/shared/apipath"
+	"stampduty/shared/function"
 	"stampduty/shared/stampduty"
-	"stampduty/shared/strapi"
 )
 
 // route is one route of the template: a method and a path pattern, whose
@@ -35,11 +35,11 @@ func (h *handler) serve() http.Handler {
 			}
 		}
 		if len(allow) == 0 || slices.Contains(allow, r.Method) {
-			strapi.WriteError(w, r, stampduty.Errorf(stampduty.ENOTFOUND, "Not Found"))
+			function.WriteError(w, r, stampduty.Errorf(stampduty.ENOTFOUND, "Not Found"))
 			return
 		}
 		slices.Sort(allow)
 		w.Header().Set("Allow", strings.Join(slices.Compact(allow), ", "))
-		strapi.WriteError(w, r, stampduty.Errorf(stampduty.ENOTALLOWED, "Method %s is not allowed here", r.Method))
+		function.WriteError(w, r, stampduty.Errorf(stampduty.ENOTALLOWED, "Method %s is not allowed here", r.Method))
 	})
 }

@@ -13,7 +13,7 @@ import (
 	"stampduty/shared/jsonobj"
 	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
-	"stampduty/shared/strapi"
+	"stampduty/shared/strapiquery"
 )
 
 // handler is the operators' API.
@@ -69,7 +69,7 @@ func operator(r *http.Request) (string, error) {
 	if !ok || rc.Authorizer == nil || rc.Authorizer.IAM == nil || rc.Authorizer.IAM.UserARN == "" {
 		return "", stampduty.Errorf(stampduty.EFORBIDDEN, "Forbidden")
 	}
-	strapi.SetCaller(r.Context(), rc.Authorizer.IAM.UserARN)
+	function.SetCaller(r.Context(), rc.Authorizer.IAM.UserARN)
 	return rc.Authorizer.IAM.UserARN, nil
 }
 
@@ -84,7 +84,7 @@ func (h *handler) queue(r *http.Request) (any, error) {
 	if _, err := operator(r); err != nil {
 		return nil, err
 	}
-	q, err := strapi.ParseQuery(r.URL.RawQuery, queueParam)
+	q, err := strapiquery.Parse(r.URL.RawQuery, queueParam)
 	if err != nil {
 		return nil, err
 	}
@@ -137,11 +137,11 @@ func (h *handler) advance(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	body, err := strapi.ReadJSONBody(r)
+	body, err := function.ReadJSONBody(r)
 	if err != nil {
 		return nil, err
 	}
-	members, err := strapi.DecodeObject(body)
+	members, err := function.DecodeObject(body)
 	if err != nil {
 		return nil, err
 	}
@@ -189,15 +189,15 @@ func (h *handler) attach(r *http.Request) (any, error) {
 		o   stampduty.OpsOrder
 		err error
 	)
-	if strapi.IsJSON(r) {
+	if function.IsJSON(r) {
 		var id string
-		if id, err = strapi.ReadAttach(r); err != nil {
+		if id, err = function.ReadAttach(r); err != nil {
 			return nil, err
 		}
 		o, err = h.orders.AttachStagedCertificate(r.Context(), doc, ffDoc, id)
 	} else {
 		var u stampduty.Upload
-		if u, err = strapi.ReadUpload(r); err != nil {
+		if u, err = function.ReadUpload(r); err != nil {
 			return nil, err
 		}
 		o, err = h.orders.AttachCertificate(r.Context(), doc, ffDoc, u)
@@ -213,7 +213,7 @@ func (h *handler) upload(r *http.Request) (any, error) {
 	if _, err := operator(r); err != nil {
 		return nil, err
 	}
-	d, err := strapi.ReadDeclared(r)
+	d, err := function.ReadDeclared(r)
 	if err != nil {
 		return nil, err
 	}

@@ -9,7 +9,6 @@ import (
 	"stampduty/shared/function/fulfillment"
 	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
-	"stampduty/shared/strapi"
 )
 
 // handler stores the caller's document of one of its orders: sent as the
@@ -43,8 +42,8 @@ func (h *handler) routes() http.Handler {
 // body {"upload": "<id>"} attaches the file of that upload instead.
 func (h *handler) put(r *http.Request, owner string) (any, error) {
 	doc := r.PathValue("documentId")
-	if strapi.IsJSON(r) {
-		id, err := strapi.ReadAttach(r)
+	if function.IsJSON(r) {
+		id, err := function.ReadAttach(r)
 		if err != nil {
 			return nil, err
 		}
@@ -54,7 +53,7 @@ func (h *handler) put(r *http.Request, owner string) (any, error) {
 		}
 		return fileResponse{Data: f}, nil
 	}
-	u, err := strapi.ReadUpload(r)
+	u, err := function.ReadUpload(r)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +66,7 @@ func (h *handler) put(r *http.Request, owner string) (any, error) {
 
 // upload makes a pre-signed upload of the order's document.
 func (h *handler) upload(r *http.Request, owner string) (any, error) {
-	d, err := strapi.ReadDeclared(r)
+	d, err := function.ReadDeclared(r)
 	if err != nil {
 		return nil, err
 	}

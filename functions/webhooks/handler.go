@@ -10,7 +10,6 @@ import (
 	"stampduty/shared/function"
 	"stampduty/shared/jsonobj"
 	"stampduty/shared/stampduty"
-	"stampduty/shared/strapi"
 	"stampduty/shared/webhooks"
 )
 
@@ -46,10 +45,10 @@ func (h *handler) routes() http.Handler {
 // register reads {"url": "…", "events": ["…", …]} (no other member) and
 // registers it; the answer shows the secret, once.
 func (h *handler) register(r *http.Request, owner string) (any, error) {
-	body, err := strapi.ReadJSONBody(r)
+	body, err := function.ReadJSONBody(r)
 	var members []jsonobj.Member
 	if err == nil {
-		members, err = strapi.DecodeObject(body)
+		members, err = function.DecodeObject(body)
 	}
 	if err != nil {
 		return nil, err

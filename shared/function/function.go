@@ -1,25 +1,38 @@
-// Package function runs a Lambda function whose work is a net/http handler
-// behind an API Gateway HTTP API (payload 2.0): the part every
-// functions/*/main.go and handler.go would otherwise repeat.
+// Package function is the service's edge: all that lies between API
+// Gateway (HTTP API, payload 2.0) or EventBridge and a function's work, which
+// every functions/*/main.go and handler.go would otherwise repeat.
+//
+//   - function.go: Main and Scheduled, which read the settings, open the
+//     store and hand both (Deps) to a function's wiring;
+//   - lambda.go: Lambda, which serves API Gateway's events with a net/http
+//     handler and answers itself those the adapter cannot read (CheckEvent);
+//   - route.go: Route and Routes, which serve a function's methods and
+//     paths within the request budget, and AsCaller, a caller's own routes;
+//   - errors.go: the one table from error kinds to HTTP status, Strapi
+//     error name and Retry-After, and Strapi's error envelope (WriteError);
+//   - json.go: JSON answers (WriteJSON);
+//   - body.go: request bodies: Content-Type and size (ReadJSONBody,
+//     ReadUpload), one JSON object (DecodeObject), Strapi's create shape
+//     {"data": ...} (DecodeData), the bodies of uploads and attaches;
+//   - log.go: each request's one log line (Logged, SetCaller).
+//
+// Strapi's query language (sort, pagination, fields, filters) is package
+// strapiquery's. Where the contract is silent, DECISIONS.md beside this file
+// says what the edge decides.
 package function
 
 import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"maps"
 	"net/http"
 	"os"
-	"slices"
-	"strings"
 
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"stampduty/shared/auth"
 	"stampduty/shared/config"
-	"stampduty/shared/stampduty"
 	"stampduty/shared/store"
-	"stampduty/shared/strapi"
 )
 
 // Deps are what a function's handler is built from: its settings (Env:
@@ -41,7 +54,7 @@ func Build(wire Wire, getenv func(string) string, logger *slog.Logger) (http.Han
 	if err != nil {
 		return nil, err
 	}
-	return strapi.Logged(logger, h), nil
+	return Logged(logger, h), nil
 }
 
 // build reads the environment through getenv, opens the store and builds
@@ -72,89 +85,10 @@ func Main(wire Wire) {
 	lambda.Start(Lambda(h, logger))
 }
 
-// Status is an answer with a status other than 200 (202 Accepted, say):
-// Route answers Code with Body as JSON.
-type Status struct {
-	Code int
-	Body any
-}
-
-// Route serves one method with serve: within strapi.Budget's time, it
-// answers 200 with serve's answer as JSON (a Status: its Code and Body), or
-// serve's error in the Strapi envelope; any other method is answered 405.
-func Route[T any](method string, serve func(r *http.Request) (T, error)) http.Handler {
-	return strapi.Method(method, strapi.Budget(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		resp, err := serve(r)
-		if err != nil {
-			strapi.WriteError(w, r, err)
-			return
-		}
-		if s, ok := any(resp).(Status); ok {
-			strapi.WriteJSON(w, s.Code, s.Body)
-			return
-		}
-		strapi.WriteJSON(w, http.StatusOK, resp)
-	})))
-}
-
 // Authenticator returns the function's token checker (auth.FromEnv) over
 // the tokens table TOKENS_TABLE names.
 func (d Deps) Authenticator() *auth.Authenticator {
 	return auth.FromEnv(d.Env, d.Tokens(d.Require("TOKENS_TABLE")))
-}
-
-// AsCaller serves a route of the caller's own (as in Route): serve is
-// given the owner of the bearer token r carries, whom r's request log line
-// then names. Without a token the answer is 403; with an unknown, revoked
-// or malformed one, 401.
-func AsCaller[T any](a *auth.Authenticator, serve func(r *http.Request, owner string) (T, error)) func(r *http.Request) (T, error) {
-	return func(r *http.Request) (T, error) {
-		owner, err := a.Owner(r.Context(), r.Header.Get("Authorization"))
-		if err != nil {
-			var none T
-			return none, err
-		}
-		strapi.SetCaller(r.Context(), owner)
-		return serve(r, owner)
-	}
-}
-
-// Path is one route of a function with several: a method, a path pattern
-// of net/http.ServeMux (its {name} segments are r.PathValue(name)), and
-// what serves it (as in Route).
-type Path struct {
-	Method, Pattern string
-	Serve           func(r *http.Request) (any, error)
-}
-
-// Routes serves each path as Route serves its one; a request no pattern
-// matches is answered 404 NotFoundError in the Strapi envelope. A pattern
-// may have several methods (one Path each); a method it does not have is
-// answered 405 with an Allow header naming those it has.
-func Routes(paths ...Path) http.Handler {
-	mux := http.NewServeMux()
-	methods := map[string]map[string]http.Handler{}
-	for _, p := range paths {
-		if methods[p.Pattern] == nil {
-			methods[p.Pattern] = map[string]http.Handler{}
-		}
-		methods[p.Pattern][p.Method] = Route(p.Method, p.Serve)
-	}
-	for pattern, hs := range methods {
-		allow := strings.Join(slices.Sorted(maps.Keys(hs)), ", ")
-		mux.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if h, ok := hs[r.Method]; ok {
-				h.ServeHTTP(w, r)
-				return
-			}
-			w.Header().Set("Allow", allow)
-			strapi.WriteError(w, r, stampduty.Errorf(stampduty.ENOTALLOWED, "Method %s is not allowed here", r.Method))
-		}))
-	}
-	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		strapi.WriteError(w, r, stampduty.Errorf(stampduty.ENOTFOUND, "Not Found"))
-	}))
-	return mux
 }
 
 // Run is the work of a scheduled function: one invocation.

@@ -4,15 +4,15 @@ import (
 	"errors"
 	"testing"
 
+	"stampduty/shared/function"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/stampduty/stampjson"
-	"stampduty/shared/strapi"
 )
 
 // createOrderRules is the work of a create between reading the body and the
 // store: the HTTP layer's decode, then the domain's checks and amount.
 func createOrderRules(body []byte, art stampduty.Article) (int64, error) {
-	members, err := strapi.DecodeObject(body)
+	members, err := function.DecodeObject(body)
 	if err != nil {
 		return 0, err
 	}

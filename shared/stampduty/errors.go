@@ -7,7 +7,7 @@ import (
 )
 
 // Code is the kind of a domain error. The HTTP layer maps each code to one
-// status and one Strapi error name, in one table (package strapi).
+// status and one Strapi error name, in one table (package function, errors.go).
 type Code string
 
 // The error kinds of the service.

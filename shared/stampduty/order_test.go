@@ -106,7 +106,7 @@ func jstr(s string) string {
 }
 
 // orderBody decodes a body that must be a JSON object as the edge does,
-// but without its limits (strapi.DecodeObject tests them).
+// but without its limits (function.DecodeObject tests them).
 func orderBody(t testing.TB, body []byte) *OrderBody {
 	t.Helper()
 	fields, err := DecodeFields(body, math.MaxInt)

@@ -6,17 +6,17 @@ import (
 	"testing"
 
 	"stampduty/shared/auth"
+	"stampduty/shared/function"
 	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/stampduty/stampjson"
-	"stampduty/shared/strapi"
 	"stampduty/shared/testkit/fake"
 )
 
 // body decodes a valid order for the article, with the given amount.
 func body(t *testing.T, amount int) *stampduty.OrderBody {
 	t.Helper()
-	members, err := strapi.DecodeObject(fmt.Appendf(nil, `{"amount": %d, "considerationPrice": 0, "purpose": "Rent Agreement",
+	members, err := function.DecodeObject(fmt.Appendf(nil, `{"amount": %d, "considerationPrice": 0, "purpose": "Rent Agreement",
 		"state": "Karnataka", "paidBy": "First Party", "firstPartyMobileNumber": "9876543210",
 		"firstPartyName": "Asha Rao", "secondPartyName": "Vikram Shah"}`, amount))
 	if err != nil {

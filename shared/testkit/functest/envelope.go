@@ -9,7 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"stampduty/shared/strapi"
+	"stampduty/shared/function"
+	"stampduty/shared/strapiquery"
 )
 
 // ErrorNames is the contract's error name for each status this service
@@ -28,7 +29,7 @@ var ErrorNames = map[int]string{
 }
 
 // Envelope is a Strapi error envelope, as a client decodes it.
-type Envelope struct{ strapi.ErrorBody }
+type Envelope struct{ function.ErrorBody }
 
 // Paths returns the path of each entry of details.errors, joined by ".".
 func (e Envelope) Paths() []string {
@@ -132,7 +133,7 @@ func CheckPage(tb testing.TB, raw string, body []byte, outer string, total int) 
 	switch keys := fmt.Sprint(slices.Sorted(maps.Keys(p))); keys {
 	case "[page pageCount pageSize total]", "[page pageSize]":
 		page, size := p["page"], p["pageSize"]
-		if page < 1 || page > math.MaxInt32 || size < 1 || size > strapi.MaxPageSize {
+		if page < 1 || page > math.MaxInt32 || size < 1 || size > strapiquery.MaxPageSize {
 			tb.Fatalf("query %q: pagination %v out of range", raw, p)
 		}
 		if _, counted := p["total"]; counted {
@@ -143,7 +144,7 @@ func CheckPage(tb testing.TB, raw string, body []byte, outer string, total int) 
 		start, limit = (page-1)*size, size
 	case "[limit start total]", "[limit start]":
 		start, limit = p["start"], p["limit"]
-		if start < 0 || start > math.MaxInt32 || limit < 1 || limit > strapi.MaxPageSize {
+		if start < 0 || start > math.MaxInt32 || limit < 1 || limit > strapiquery.MaxPageSize {
 			tb.Fatalf("query %q: pagination %v out of range", raw, p)
 		}
 	default:

@@ -111,11 +111,11 @@ func Seed(t testing.TB, env *storetest.Env) {
 }
 
 // QueryCorpus returns the committed fuzz corpus of raw query strings, kept
-// once in shared/strapi/testdata/fuzz/FuzzQuery, for every fuzz target that
+// once in shared/strapiquery/testdata/fuzz/FuzzQuery, for every fuzz target that
 // reads a query: the files are in go test's corpus format, one string each.
 func QueryCorpus(tb testing.TB) []string {
 	tb.Helper()
-	dir := filepath.Join(root(tb), "shared/strapi/testdata/fuzz/FuzzQuery")
+	dir := filepath.Join(root(tb), "shared/strapiquery/testdata/fuzz/FuzzQuery")
 	files, err := os.ReadDir(dir)
 	if err != nil {
 		tb.Fatal(err)

@@ -16,8 +16,8 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"stampduty/shared/function"
 	"stampduty/shared/stampduty"
-	"stampduty/shared/strapi"
 	"stampduty/shared/testkit/samtemplate"
 )
 
@@ -43,7 +43,7 @@ var HostileSegments = []string{"x\n" + Forged + "\n", "evt_\x00", "x\x01", "x\r"
 func CheckHostilePaths(t *testing.T, s *Stack) {
 	t.Helper()
 	rec := httptest.NewRecorder()
-	strapi.WriteError(rec, httptest.NewRequest(http.MethodGet, "/", nil), stampduty.Errorf(stampduty.ENOTFOUND, "Not Found"))
+	function.WriteError(rec, httptest.NewRequest(http.MethodGet, "/", nil), stampduty.Errorf(stampduty.ENOTFOUND, "Not Found"))
 	want := rec.Body.String()
 	routes := s.Function.Routes
 	if len(routes) == 0 {

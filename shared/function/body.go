@@ -1,13 +1,6 @@
-// Package strapi holds the HTTP conventions of a Strapi v5 API that the
-// service follows: the error envelope and the one table from error kinds to
-// statuses, JSON responses, request bodies (their limits, and DecodeObject,
-// which reads one JSON object with encoding/json), and the pagination and
-// sort query parameters of list endpoints.
-package strapi
+package function
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"stampduty/shared/jsonobj"
 	"stampduty/shared/stampduty"
@@ -24,128 +16,6 @@ import (
 
 // MaxBody is the largest request body accepted: 64 KiB.
 const MaxBody = 64 << 10
-
-// kind is the HTTP face of an error code.
-type kind struct {
-	status int
-	name   string
-	// retryAfter, when set, is the Retry-After header of the answer: the
-	// same request may succeed that many seconds later.
-	retryAfter string
-}
-
-// kinds maps each error code to its status, Strapi error name and
-// Retry-After. It is the only place where these are chosen for errors.
-var kinds = map[stampduty.Code]kind{
-	stampduty.EINVALID:      {http.StatusBadRequest, "ValidationError", ""},
-	stampduty.EUNAUTHORIZED: {http.StatusUnauthorized, "UnauthorizedError", ""},
-	stampduty.EFORBIDDEN:    {http.StatusForbidden, "ForbiddenError", ""},
-	stampduty.ENOTFOUND:     {http.StatusNotFound, "NotFoundError", ""},
-	stampduty.ENOTALLOWED:   {http.StatusMethodNotAllowed, "MethodNotAllowedError", ""},
-	stampduty.ECONFLICT:     {http.StatusConflict, "ConflictError", "1"},
-	stampduty.ETOOLARGE:     {http.StatusRequestEntityTooLarge, "PayloadTooLargeError", ""},
-	stampduty.EUNSUPPORTED:  {http.StatusUnsupportedMediaType, "UnsupportedMediaTypeError", ""},
-	stampduty.EUNAVAILABLE:  {http.StatusServiceUnavailable, "ServiceUnavailableError", "1"},
-	stampduty.EINTERNAL:     {http.StatusInternalServerError, "InternalServerError", ""},
-}
-
-// Status returns the HTTP status of err.
-func Status(err error) int {
-	return kindOf(err).status
-}
-
-func kindOf(err error) kind {
-	if k, ok := kinds[stampduty.ErrorCode(err)]; ok {
-		return k
-	}
-	return kinds[stampduty.EINTERNAL]
-}
-
-// ErrorBody is the Strapi error envelope: {"data": null, "error": {...}}.
-type ErrorBody struct {
-	Data  *struct{} `json:"data"`
-	Error ErrorInfo `json:"error"`
-}
-
-// ErrorInfo is the error object of the envelope.
-type ErrorInfo struct {
-	Status  int     `json:"status"`
-	Name    string  `json:"name"`
-	Message string  `json:"message"`
-	Details Details `json:"details"`
-}
-
-// Details holds the per-field errors of a ValidationError; it is {} otherwise.
-type Details struct {
-	Errors []DetailError `json:"errors,omitempty"`
-}
-
-// DetailError is one failing field: its path, message and error name.
-type DetailError struct {
-	Path    []string `json:"path"`
-	Message string   `json:"message"`
-	Name    string   `json:"name"`
-}
-
-// NewErrorBody returns the envelope of err. Internal and unavailable errors
-// carry only a generic message: no cause, table name or address.
-func NewErrorBody(err error) ErrorBody {
-	k := kindOf(err)
-	info := ErrorInfo{Status: k.status, Name: k.name, Message: stampduty.ErrorMessage(err)}
-	var e *stampduty.Error
-	switch {
-	case k.status >= 500:
-		// Whatever the error says, the caller gets the status's text (an
-		// error that is no *stampduty.Error is a 500).
-		info.Message = http.StatusText(k.status)
-	case errors.As(err, &e):
-		for _, f := range e.Fields {
-			path := []string{}
-			if f.Path != "" {
-				path = []string{f.Path}
-			}
-			info.Details.Errors = append(info.Details.Errors, DetailError{Path: path, Message: f.Message, Name: k.name})
-		}
-	}
-	return ErrorBody{Error: info}
-}
-
-// WriteError writes err in the envelope with its status, and hands it to
-// the request's log line (see Logged). An error a retry may cure (409, 503)
-// tells the client when to retry.
-func WriteError(w http.ResponseWriter, r *http.Request, err error) {
-	body := NewErrorBody(err)
-	setError(r.Context(), err)
-	if after := kindOf(err).retryAfter; after != "" {
-		w.Header().Set("Retry-After", after)
-	}
-	if r.Method == http.MethodHead {
-		// A HEAD answer has no body (RFC 9110); its headers are a GET's.
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.WriteHeader(body.Error.Status)
-		return
-	}
-	WriteJSON(w, body.Error.Status, body)
-}
-
-// WriteJSON writes v as a JSON response with the given status. Text is
-// written as it is, not HTML-escaped: an API answer is not HTML, and
-// encoding/json's default writes each of < > & as six bytes, which would
-// make a page of orders up to six times longer than its text.
-func WriteJSON(w http.ResponseWriter, status int, v any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	err := enc.Encode(v)
-	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-	if err != nil {
-		status = http.StatusInternalServerError
-		b = []byte(`{"data":null,"error":{"status":500,"name":"InternalServerError","message":"Internal Server Error","details":{}}}`)
-	}
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(status)
-	w.Write(b)
-}
 
 // ReadJSONBody reads a JSON request body of at most MaxBody bytes. A body
 // declared with a non-JSON Content-Type is EUNSUPPORTED; a longer one is
@@ -262,38 +132,6 @@ func isJSON(ct string) bool {
 	mt, _, _ := strings.Cut(ct, ";")
 	mt = strings.ToLower(strings.TrimSpace(mt))
 	return mt == "application/json" || (strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))
-}
-
-// RequestBudget is how long a request may work before it gives up with 503:
-// well inside the functions' 10 s timeout, so that a DynamoDB in trouble
-// gets the caller an answer, not a Lambda timeout.
-const RequestBudget = 6 * time.Second
-
-// Budget runs h with a context that ends after RequestBudget, or half a
-// second before the Lambda invocation's own deadline if that is sooner.
-func Budget(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		deadline := time.Now().Add(RequestBudget)
-		if d, ok := r.Context().Deadline(); ok && d.Add(-500*time.Millisecond).Before(deadline) {
-			deadline = d.Add(-500 * time.Millisecond)
-		}
-		ctx, cancel := context.WithDeadline(r.Context(), deadline)
-		defer cancel()
-		h.ServeHTTP(w, r.WithContext(ctx))
-	})
-}
-
-// Method returns a handler that serves only the given method and answers
-// any other with 405 in the envelope.
-func Method(method string, h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != method {
-			w.Header().Set("Allow", method)
-			WriteError(w, r, stampduty.Errorf(stampduty.ENOTALLOWED, "Method %s is not allowed here", r.Method))
-			return
-		}
-		h.ServeHTTP(w, r)
-	})
 }
 
 // IsJSON reports whether r's body is declared JSON (Content-Type

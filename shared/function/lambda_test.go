@@ -16,7 +16,6 @@ import (
 
 	"stampduty/shared/function"
 	"stampduty/shared/stampduty"
-	"stampduty/shared/strapi"
 	"stampduty/shared/testkit/functest"
 )
 
@@ -33,10 +32,10 @@ func event(method, path, query string) events.APIGatewayV2HTTPRequest {
 	}
 }
 
-// errorBody is what strapi.WriteError answers err with.
+// errorBody is what function.WriteError answers err with.
 func errorBody(err error) string {
 	w := httptest.NewRecorder()
-	strapi.WriteError(w, httptest.NewRequest(http.MethodGet, "/", nil), err)
+	function.WriteError(w, httptest.NewRequest(http.MethodGet, "/", nil), err)
 	return w.Body.String()
 }
 
@@ -92,9 +91,9 @@ func TestLambdaHostilePaths(t *testing.T) {
 	}
 }
 
-// logged is strapi.Logged over a JSON logger writing to w.
+// logged is function.Logged over a JSON logger writing to w.
 func logged(h http.Handler, w io.Writer) http.Handler {
-	return strapi.Logged(slog.New(slog.NewJSONHandler(w, nil)), h)
+	return function.Logged(slog.New(slog.NewJSONHandler(w, nil)), h)
 }
 
 func TestLambdaRefusesWhatTheAdapterCannotRead(t *testing.T) {

@@ -1,4 +1,4 @@
-package strapi
+package strapiquery
 
 import (
 	"encoding/json"
@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"stampduty/shared/filter"
 	"stampduty/shared/stampduty"
 )
 
@@ -124,7 +123,7 @@ func TestParseListFields(t *testing.T) {
 }
 
 // show writes an Expr compactly: op(field:values) or op[args].
-func show(e filter.Expr) string {
+func show(e Expr) string {
 	if e.Field != "" {
 		return fmt.Sprintf("%s(%s:%s)", e.Op, e.Field, strings.Join(e.Values, ","))
 	}

@@ -1,4 +1,4 @@
-package filter_test
+package strapiquery_test
 
 import (
 	"fmt"
@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"stampduty/shared/filter"
 	"stampduty/shared/stampduty"
+	"stampduty/shared/strapiquery"
 )
 
 func i64(n int64) *int64 { return &n }
@@ -24,8 +24,8 @@ func dec(t testing.TB, s string) *stampduty.Decimal {
 }
 
 // cond is one attribute condition.
-func cond(field, op string, vals ...string) filter.Expr {
-	return filter.Expr{Op: op, Field: field, Values: vals}
+func cond(field, op string, vals ...string) strapiquery.Expr {
+	return strapiquery.Expr{Op: op, Field: field, Values: vals}
 }
 
 // tableCatalogue has a NULL fixed (2, 3) and a NULL factor (1, 2).
@@ -44,7 +44,7 @@ func TestOperators(t *testing.T) {
 	arts := tableCatalogue(t)
 	for _, tc := range []struct {
 		name string
-		e    filter.Expr
+		e    strapiquery.Expr
 		want string
 	}{
 		{"EqText", cond("state", "$eq", "Goa"), "[2 4]"},
@@ -88,26 +88,26 @@ func TestOperators(t *testing.T) {
 		{"BetweenReversedIsEmpty", cond("min", "$between", "100", "20"), "[]"},
 		{"BetweenSkipsNull", cond("fixed", "$between", "0", "5000"), "[1 4]"},
 		{"EqSeveralValuesIsAny", cond("state", "$eq", "Goa", "Delhi"), "[2 3 4]"},
-		{"AndEmptyIsTrue", filter.And(), "[1 2 3 4]"},
-		{"Or", filter.Expr{Op: "$or", Args: []filter.Expr{cond("id", "$eq", "1"), cond("state", "$eq", "Delhi")}}, "[1 3]"},
-		{"OrWithNullIsNotTrue", filter.Expr{Op: "$or", Args: []filter.Expr{cond("fixed", "$gt", "0"), cond("id", "$eq", "3")}}, "[1 3 4]"},
-		{"NotSkipsNull", filter.Expr{Op: "$not", Args: []filter.Expr{cond("fixed", "$eq", "20")}}, "[4]"},
-		{"NotOfNullCheck", filter.Expr{Op: "$not", Args: []filter.Expr{cond("fixed", "$null", "true")}}, "[1 4]"},
-		{"NotOfAnd", filter.Expr{Op: "$not", Args: []filter.Expr{cond("state", "$eq", "Goa"), cond("min", "$eq", "0")}}, "[1 2 3]"},
+		{"AndEmptyIsTrue", strapiquery.And(), "[1 2 3 4]"},
+		{"Or", strapiquery.Expr{Op: "$or", Args: []strapiquery.Expr{cond("id", "$eq", "1"), cond("state", "$eq", "Delhi")}}, "[1 3]"},
+		{"OrWithNullIsNotTrue", strapiquery.Expr{Op: "$or", Args: []strapiquery.Expr{cond("fixed", "$gt", "0"), cond("id", "$eq", "3")}}, "[1 3 4]"},
+		{"NotSkipsNull", strapiquery.Expr{Op: "$not", Args: []strapiquery.Expr{cond("fixed", "$eq", "20")}}, "[4]"},
+		{"NotOfNullCheck", strapiquery.Expr{Op: "$not", Args: []strapiquery.Expr{cond("fixed", "$null", "true")}}, "[1 4]"},
+		{"NotOfAnd", strapiquery.Expr{Op: "$not", Args: []strapiquery.Expr{cond("state", "$eq", "Goa"), cond("min", "$eq", "0")}}, "[1 2 3]"},
 		// Refused by Compile: the EINVALID message.
 		{"UnknownField", cond("price", "$eq", "1"), "Invalid key price"},
 		{"UnknownOperator", cond("state", "$like", "x"), "Invalid key $like"},
-		{"UnknownOperatorNested", filter.Expr{Op: "$or", Args: []filter.Expr{cond("state", "$regex", "x")}}, "Invalid key $regex"},
+		{"UnknownOperatorNested", strapiquery.Expr{Op: "$or", Args: []strapiquery.Expr{cond("state", "$regex", "x")}}, "Invalid key $regex"},
 		{"IntNotNumber", cond("min", "$gt", "ten"), "filters[min][$gt] must be a number"},
 		{"IntFraction", cond("fixed", "$eq", "1.5"), "filters[fixed][$eq] must be a whole number"},
 		{"DecimalNotNumber", cond("amountPercentConsideration", "$lt", "half"), "filters[amountPercentConsideration][$lt] must be a number"},
 		{"BetweenOneValue", cond("min", "$between", "1"), "filters[min][$between] takes two values, [0] and [1]"},
 		{"NullTwoValues", cond("fixed", "$null", "true", "false"), "filters[fixed][$null] takes one value"},
-		{"IntHugeExponent", filter.Expr{Op: "$or", Args: []filter.Expr{cond("min", "$gt", "1e100000000")}}, "filters[min][$gt] must be a number"},
+		{"IntHugeExponent", strapiquery.Expr{Op: "$or", Args: []strapiquery.Expr{cond("min", "$gt", "1e100000000")}}, "filters[min][$gt] must be a number"},
 		{"IntHex", cond("min", "$gt", "0x10"), "filters[min][$gt] must be a number"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f, err := filter.Compile(tc.e, filter.ArticleFields)
+			f, err := strapiquery.Compile(tc.e, strapiquery.ArticleFields)
 			if err != nil {
 				if got := stampduty.ErrorMessage(err); stampduty.ErrorCode(err) != stampduty.EINVALID || got != tc.want {
 					t.Errorf("error = %v (%s), want %s", got, stampduty.ErrorCode(err), tc.want)
@@ -133,24 +133,24 @@ func TestDocumentIDs(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name string
-		e    filter.Expr
+		e    strapiquery.Expr
 		ids  string
 		ok   bool
 		msg  string
 	}{
-		{"None", filter.And(), "[]", false, ""},
-		{"Eq", filter.And(cond("documentId", "$eq", "a")), "[a]", true, ""},
-		{"InDeduplicated", filter.And(cond("documentId", "$in", "b", "a", "b")), "[b a]", true, ""},
-		{"BothMustHold", filter.And(cond("documentId", "$in", "a", "b"), cond("documentId", "$eq", "b")), "[b]", true, ""},
-		{"Exactly100", filter.And(cond("documentId", "$in", many[:100]...)), "", true, ""},
-		{"Over100", filter.And(cond("documentId", "$in", many...)), "", false, "filters[documentId][$in] takes at most 100 ids"},
-		{"OtherField", filter.And(cond("state", "$eq", "Goa")), "", false, "Invalid key state"},
-		{"OtherOperator", filter.And(cond("documentId", "$ne", "a")), "", false, "Invalid key $ne"},
-		{"Or", filter.And(filter.Expr{Op: "$or", Args: []filter.Expr{cond("documentId", "$eq", "a")}}), "", false, "Invalid key $or"},
-		{"Not", filter.And(filter.Expr{Op: "$not", Args: []filter.Expr{cond("documentId", "$eq", "a")}}), "", false, "Invalid key $not"},
+		{"None", strapiquery.And(), "[]", false, ""},
+		{"Eq", strapiquery.And(cond("documentId", "$eq", "a")), "[a]", true, ""},
+		{"InDeduplicated", strapiquery.And(cond("documentId", "$in", "b", "a", "b")), "[b a]", true, ""},
+		{"BothMustHold", strapiquery.And(cond("documentId", "$in", "a", "b"), cond("documentId", "$eq", "b")), "[b]", true, ""},
+		{"Exactly100", strapiquery.And(cond("documentId", "$in", many[:100]...)), "", true, ""},
+		{"Over100", strapiquery.And(cond("documentId", "$in", many...)), "", false, "filters[documentId][$in] takes at most 100 ids"},
+		{"OtherField", strapiquery.And(cond("state", "$eq", "Goa")), "", false, "Invalid key state"},
+		{"OtherOperator", strapiquery.And(cond("documentId", "$ne", "a")), "", false, "Invalid key $ne"},
+		{"Or", strapiquery.And(strapiquery.Expr{Op: "$or", Args: []strapiquery.Expr{cond("documentId", "$eq", "a")}}), "", false, "Invalid key $or"},
+		{"Not", strapiquery.And(strapiquery.Expr{Op: "$not", Args: []strapiquery.Expr{cond("documentId", "$eq", "a")}}), "", false, "Invalid key $not"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ids, ok, err := filter.DocumentIDs(tc.e)
+			ids, ok, err := strapiquery.DocumentIDs(tc.e)
 			if got, want := stampduty.ErrorMessage(err), tc.msg; got != want {
 				t.Fatalf("error = %q, want %q", got, want)
 			}
@@ -177,7 +177,7 @@ func TestLike(t *testing.T) {
 		{"a%c", `a\%c`, true}, {"abc", `a\%c`, false}, {"a_c", `a\_c`, true}, {"abc", `a\_c`, false},
 		{"é", "_", true}, {"aXbXc", "a%b%c", true}, {"ab", "a%b%c", false}, {`a\`, `a\`, true},
 	} {
-		if got := filter.Like(tc.s, tc.p); got != tc.want {
+		if got := strapiquery.Like(tc.s, tc.p); got != tc.want {
 			t.Errorf("Like(%q, %q) = %v, want %v", tc.s, tc.p, got, tc.want)
 		}
 	}
@@ -279,7 +279,7 @@ func modelLike(s, p string) bool {
 }
 
 // modelEval is the SQL truth of e for row: nil is NULL.
-func modelEval(e filter.Expr, row map[string]any) *bool {
+func modelEval(e strapiquery.Expr, row map[string]any) *bool {
 	switch e.Op {
 	case "$and", "$not":
 		var out *bool = sqlBool(true)
@@ -391,9 +391,9 @@ func randomCatalogue(t testing.TB, r *rand.Rand) []stampduty.Article {
 	return arts
 }
 
-func randomExpr(r *rand.Rand, depth int) filter.Expr {
+func randomExpr(r *rand.Rand, depth int) strapiquery.Expr {
 	if depth > 0 && r.Intn(3) == 0 {
-		e := filter.Expr{Op: pick(r, []string{"$and", "$or", "$not"})}
+		e := strapiquery.Expr{Op: pick(r, []string{"$and", "$or", "$not"})}
 		for range r.Intn(4) {
 			e.Args = append(e.Args, randomExpr(r, depth-1))
 		}
@@ -401,18 +401,18 @@ func randomExpr(r *rand.Rand, depth int) filter.Expr {
 	}
 	fields := []string{"id", "documentId", "purpose_name", "state", "min", "max", "fixed", "toFollowConsiderationPrice", "amountPercentConsideration"}
 	field := pick(r, fields)
-	op := pick(r, filter.Operators())
+	op := pick(r, strapiquery.Operators())
 	pool := randTexts
 	if op == "$null" || op == "$notNull" {
 		return cond(field, op, pick(r, randBools))
 	}
 	if !slices.Contains(likeOps, op) {
-		switch filter.ArticleFields[field] {
-		case filter.Int:
+		switch strapiquery.ArticleFields[field] {
+		case strapiquery.Int:
 			pool = randInts
-		case filter.Bool:
+		case strapiquery.Bool:
 			pool = randBools
-		case filter.Number:
+		case strapiquery.Number:
 			pool = randNums
 		default:
 			if field == "purpose_name" {
@@ -441,7 +441,7 @@ func TestAgainstModel(t *testing.T) {
 	for c := range cases {
 		arts := randomCatalogue(t, r)
 		e := randomExpr(r, 3)
-		f, err := filter.Compile(e, filter.ArticleFields)
+		f, err := strapiquery.Compile(e, strapiquery.ArticleFields)
 		if err != nil {
 			t.Fatalf("case %d: Compile(%+v): %v", c, e, err)
 		}

@@ -1,4 +1,4 @@
-package strapi
+package strapiquery
 
 import (
 	"math"
@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"testing"
 
-	"stampduty/shared/filter"
+	"stampduty/shared/function"
 	"stampduty/shared/stampduty"
 )
 
@@ -30,7 +30,7 @@ var fuzzKnown = []struct {
 // fuzzPageNames are the two spellings of the page parameters.
 var fuzzPageNames = [][2]string{{"page", "pageSize"}, {"pagination[page]", "pagination[pageSize]"}}
 
-// FuzzQuery feeds raw query strings to ParseQuery, Page and Sort. None may
+// FuzzQuery feeds raw query strings to Parse, Page and Sort. None may
 // panic; every error is an EINVALID *stampduty.Error naming a parameter; a page
 // that parses is at least 1 with a size in [1, MaxPageSize], and equals what
 // the README's rules (ASCII digits only, given once, capped) say it is.
@@ -50,13 +50,13 @@ func FuzzQuery(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw string) {
 		_, urlErr := url.ParseQuery(raw)
 		for _, k := range fuzzKnown {
-			q, err := ParseQuery(raw, k.known)
+			q, err := Parse(raw, k.known)
 			if err != nil {
-				requireInvalid(t, "ParseQuery/"+k.name, raw, err)
+				requireInvalid(t, "Parse/"+k.name, raw, err)
 				continue
 			}
 			if urlErr != nil {
-				t.Fatalf("ParseQuery/%s accepted %q, which net/url refuses: %v", k.name, raw, urlErr)
+				t.Fatalf("Parse/%s accepted %q, which net/url refuses: %v", k.name, raw, urlErr)
 			}
 			for _, names := range fuzzPageNames {
 				page, size, err := q.Page(names[0], names[1])
@@ -110,7 +110,7 @@ func requireInvalid(t *testing.T, what, raw string, err error) {
 	if e.Message == "" || len(e.Fields) == 0 {
 		t.Fatalf("%s of %q: error %+v has no message or no field", what, raw, e)
 	}
-	if got, want := Status(err), 400; got != want {
+	if got, want := function.NewErrorBody(err).Error.Status, 400; got != want {
 		t.Fatalf("%s of %q: status = %d, want %d", what, raw, got, want)
 	}
 }
@@ -152,7 +152,7 @@ func expectNumber(values []string, def, limit int) (n int, ok bool) {
 // specs. It must never panic; every error is an EINVALID *stampduty.Error
 // naming a parameter; a query it accepts has a window of at least one and
 // at most MaxPageSize items, only allowed fields, and filters that
-// filter.Compile either accepts or refuses as EINVALID.
+// Compile either accepts or refuses as EINVALID.
 func FuzzParseList(f *testing.F) {
 	for _, s := range []string{
 		"", "filters[state][$eq]=Goa", "filters[$or][0][state][$eq]=Goa&filters[$or][1][min][$gt]=1",
@@ -178,7 +178,7 @@ func FuzzParseList(f *testing.F) {
 					t.Fatalf("ParseList(%q): field %q not allowed", raw, fl)
 				}
 			}
-			if _, err := filter.Compile(l.Filters, filter.ArticleFields); err != nil {
+			if _, err := Compile(l.Filters, ArticleFields); err != nil {
 				if got, want := stampduty.ErrorCode(err), stampduty.EINVALID; got != want {
 					t.Fatalf("Compile of %q: code %q, want %q", raw, got, want)
 				}

@@ -20,7 +20,6 @@ import (
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"stampduty/shared/stampduty"
-	"stampduty/shared/strapi"
 )
 
 // Handler is a function's Lambda handler: what Main hands to lambda.Start.
@@ -129,7 +128,7 @@ func isTokenChar(r rune) bool {
 	return r < 0x7f && r > 0x20 && !strings.ContainsRune(`"(),/:;<=>?@[\]{}`, r)
 }
 
-// refuse answers ev with err in the Strapi envelope, as strapi.WriteError
+// refuse answers ev with err in the Strapi envelope, as WriteError
 // answers any error of err's kind (byte for byte), and logs the request's
 // one line: its route key (API Gateway's name for the route, never the
 // path), status, latency, request id and error kind, and for a fault the
@@ -141,10 +140,10 @@ func refuse(ctx context.Context, logger *slog.Logger, ev events.APIGatewayV2HTTP
 	}
 	r, _ := http.NewRequestWithContext(ctx, method, "/", nil) // a fixed, valid request: never fails
 	w := core.NewProxyResponseWriterV2()
-	strapi.WriteError(w, r, err)
+	WriteError(w, r, err)
 	resp, _ := w.GetProxyResponse() // fails only when no status was written; WriteError writes one
 
-	status := strapi.Status(err)
+	status := kindOf(err).status
 	attrs := []slog.Attr{
 		slog.String("route", cmp.Or(ev.RouteKey, ev.RequestContext.RouteKey)),
 		slog.Int("status", status),

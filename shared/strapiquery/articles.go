@@ -1,4 +1,4 @@
-package filter
+package strapiquery
 
 import (
 	"math/big"

@@ -1,4 +1,4 @@
-package strapi
+package function
 
 import (
 	"context"
@@ -40,6 +40,7 @@ type statusWriter struct {
 	status int
 }
 
+// WriteHeader records status, then writes it.
 func (w *statusWriter) WriteHeader(status int) {
 	w.status = status
 	w.ResponseWriter.WriteHeader(status)

@@ -1,4 +1,4 @@
-package strapi
+package function
 
 import (
 	"bytes"

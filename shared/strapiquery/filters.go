@@ -1,32 +1,30 @@
-package strapi
+package strapiquery
 
 import (
 	"strings"
-
-	"stampduty/shared/filter"
 )
 
 // Filters reads the filters parameter, in qs's forms
 // (filters[state][$eq]=Goa, filters[$or][0][state][$eq]=Goa,
 // filters[state][$in][0]=Goa, filters[state]=Goa for $eq), into one
 // $and of everything it says: the fields and operators are checked later,
-// against a row type (filter.Compile). No filters is an empty $and, which
+// against a row type (Compile). No filters is an empty $and, which
 // every row satisfies.
-func (q Query) Filters() (filter.Expr, error) {
+func (q Query) Filters() (Expr, error) {
 	root, found, err := q.tree("filters")
 	if err != nil || !found {
-		return filter.And(), err
+		return And(), err
 	}
 	if root.kids == nil {
-		return filter.Expr{}, paramError("filters", "filters must be an object, such as filters[field][$eq]=value")
+		return Expr{}, paramError("filters", "filters must be an object, such as filters[field][$eq]=value")
 	}
 	args, err := where(root, "filters")
-	return filter.And(args...), err
+	return And(args...), err
 }
 
 // where reads an object of conditions: logical operators and fields.
-func where(n *qsNode, path string) ([]filter.Expr, error) {
-	var out []filter.Expr
+func where(n *qsNode, path string) ([]Expr, error) {
+	var out []Expr
 	for _, k := range n.names() {
 		c, at := n.kids[k], path+"["+k+"]"
 		switch k {
@@ -35,7 +33,7 @@ func where(n *qsNode, path string) ([]filter.Expr, error) {
 			if !ok || c.kids == nil {
 				return nil, paramError(at, at+" must be a list of conditions, such as "+at+"[0][field][$eq]=value")
 			}
-			e := filter.Expr{Op: k}
+			e := Expr{Op: k}
 			for _, it := range items {
 				if it.kids == nil {
 					return nil, paramError(at, at+" must be a list of conditions, such as "+at+"[0][field][$eq]=value")
@@ -44,7 +42,7 @@ func where(n *qsNode, path string) ([]filter.Expr, error) {
 				if err != nil {
 					return nil, err
 				}
-				e.Args = append(e.Args, filter.And(sub...))
+				e.Args = append(e.Args, And(sub...))
 			}
 			out = append(out, e)
 		case "$not":
@@ -55,10 +53,10 @@ func where(n *qsNode, path string) ([]filter.Expr, error) {
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, filter.Expr{Op: "$not", Args: sub})
+			out = append(out, Expr{Op: "$not", Args: sub})
 		default:
 			if strings.HasPrefix(k, "$") {
-				return nil, filter.InvalidKey(k)
+				return nil, InvalidKey(k)
 			}
 			sub, err := attribute(k, c, at)
 			if err != nil {
@@ -72,7 +70,7 @@ func where(n *qsNode, path string) ([]filter.Expr, error) {
 
 // attribute reads the conditions on one field: a value ($eq), a list of
 // values ($in), or an object of operators, $not among them.
-func attribute(field string, n *qsNode, path string) ([]filter.Expr, error) {
+func attribute(field string, n *qsNode, path string) ([]Expr, error) {
 	if n.kids == nil || isList(n) {
 		vals, err := leaves(n, path)
 		if err != nil {
@@ -82,9 +80,9 @@ func attribute(field string, n *qsNode, path string) ([]filter.Expr, error) {
 		if len(vals) > 1 || n.kids != nil {
 			op = "$in"
 		}
-		return []filter.Expr{{Op: op, Field: field, Values: vals}}, nil
+		return []Expr{{Op: op, Field: field, Values: vals}}, nil
 	}
-	var out []filter.Expr
+	var out []Expr
 	for _, op := range n.names() {
 		c, at := n.kids[op], path+"["+op+"]"
 		if op == "$not" {
@@ -92,17 +90,17 @@ func attribute(field string, n *qsNode, path string) ([]filter.Expr, error) {
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, filter.Expr{Op: "$not", Args: sub})
+			out = append(out, Expr{Op: "$not", Args: sub})
 			continue
 		}
 		if !strings.HasPrefix(op, "$") {
-			return nil, filter.InvalidKey(op)
+			return nil, InvalidKey(op)
 		}
 		vals, err := leaves(c, at)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, filter.Expr{Op: op, Field: field, Values: vals})
+		out = append(out, Expr{Op: op, Field: field, Values: vals})
 	}
 	return out, nil
 }
