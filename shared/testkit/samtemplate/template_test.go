@@ -25,11 +25,11 @@ import (
 // load reads template.yaml, and the spec of it that only these checks read.
 func load(t *testing.T) (*Template, *spec, string) {
 	t.Helper()
-	root, err := filepath.Abs(filepath.Join("..", "..", ".."))
+	path, err := Find(".")
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(filepath.Join(root, "template.yaml"))
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func load(t *testing.T) (*Template, *spec, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return tmpl, readSpec(t, data), root
+	return tmpl, readSpec(t, data), filepath.Dir(path)
 }
 
 // The parts of the template that only these checks read, parsed here from
