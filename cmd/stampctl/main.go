@@ -1,14 +1,7 @@
-// Command stampctl is the operator's tool of the stamp-duty service: it
-// issues, lists and revokes API tokens, imports and exports the articles
-// catalogue and lists the webhooks that keep failing, straight in the
-// service's DynamoDB tables, with the operator's own AWS credentials; its
-// orders commands call the operator API.
-//
-// It works on a deployed stack named with --stack (whose outputs, read
-// with CloudFormation DescribeStacks, give the API's address and the table
-// names) or on the local stack (make local), and says which settings each
-// needs when it has none. Run `stampctl help` for the commands, and
-// `stampctl COMMAND --help` for one command's flags and environment.
+// Command stampctl is the operator's tool of the stamp-duty service:
+// tokens, the articles catalogue and the failing webhooks straight in the
+// DynamoDB tables, orders through the operator API, on a deployed stack or
+// the local one. `stampctl help` lists the commands; see README.md.
 package main
 
 import (
