@@ -15,14 +15,12 @@ import (
 	"time"
 )
 
-// Proxy stands between the code it watches (a test's store or functions,
-// the bench's function instances) and a DynamoDB engine: the one place
-// DynamoDB calls are observed, so the store carries no hooks. It records
-// every call, can answer with a Fault instead of the engine, and measures
-// each call's capacity as its Mode says. dynalite does not check
-// signatures, so the proxy may change a request body.
+// Proxy stands between the code it watches and a DynamoDB engine, at URL:
+// the one place DynamoDB calls are observed, so the store carries no
+// hooks. It records every call, can answer with a Fault instead of the
+// engine, and measures each call's capacity as its Mode says. dynalite
+// does not check signatures, so the proxy may change a request body.
 type Proxy struct {
-	// URL is the proxy's address, to use as DYNAMODB_ENDPOINT.
 	URL string
 
 	target, addr string
@@ -52,22 +50,17 @@ const (
 	Account
 )
 
-// ProxyCall is one DynamoDB request seen by a Proxy.
+// ProxyCall is one DynamoDB request seen by a Proxy: its operation, table
+// and index (of a Query or Scan), the error type of a failed call (the
+// engine's or a fault's), the capacity the engine reported (Meter,
+// Account) and, when Accounted, the capacity by DynamoDB's rules (Billed)
+// for ItemBytes (the items read, or the larger of the item before and
+// after a write), and the size of the item a PutItem writes.
 type ProxyCall struct {
-	Operation string // e.g. "GetItem"
-	Table     string
-	Index     string // the index a Query or Scan reads, "" for the table
-	// ErrType is the DynamoDB error type of a failed call, the engine's or
-	// an injected fault's, e.g. "ConditionalCheckFailedException".
-	ErrType  string
-	Consumed Capacity // what the engine reported (Meter and Account)
-	// Billed is the capacity by DynamoDB's rules (Account, when Accounted).
-	Billed    Capacity
-	Accounted bool
-	// ItemBytes is what was billed: the bytes of the items read, or the
-	// larger of the item before and after a write (Account).
-	ItemBytes int
-	PutBytes  int // the size of the item a PutItem writes (Account)
+	Operation, Table, Index, ErrType string
+	Consumed, Billed                 Capacity
+	Accounted                        bool
+	ItemBytes, PutBytes              int
 }
 
 // Fault is what a Proxy does with a request instead of forwarding it and
@@ -116,7 +109,7 @@ func (e *Env) NewProxy() *Proxy {
 	return p
 }
 
-// serve serves on l; p.mu is held or p not yet shared.
+// serve serves on l; p.mu is held, or p not yet shared.
 func (p *Proxy) serve(l net.Listener) {
 	p.srv = &http.Server{Handler: http.HandlerFunc(p.handle), ReadHeaderTimeout: 10 * time.Second}
 	go p.srv.Serve(l)
