@@ -336,6 +336,9 @@ type functionProps struct {
 			State    string `yaml:"State"`
 		} `yaml:"Properties"`
 	} `yaml:"Events"`
+	// Policies are read as inline documents: a managed policy's name (a
+	// string) is an error, as its grants could not be checked (a SAM
+	// policy template, as before, yields no statement).
 	Policies []struct {
 		Statement []Statement `yaml:"Statement"`
 	} `yaml:"Policies"`
