@@ -9,11 +9,9 @@ import (
 	"stampduty/shared/testkit/localdb"
 )
 
-// The help: `stampctl help` (or --help) prints the overview, `stampctl
-// COMMAND --help` (or `stampctl help COMMAND`) one command's usage, flags
-// and environment. Both are made from the commands table and the flags
-// each command defines, so that they cannot drift from what runs. Flags
-// are written --flag everywhere; Go's flag package accepts -flag too.
+// The help is made from the commands table and the flags each command
+// defines, so that it cannot drift from what runs. Flags are written
+// --flag everywhere; Go's flag package accepts -flag too.
 
 // groups are the first words of the commands, with what help says of them.
 var groups = []struct{ name, title string }{
@@ -49,11 +47,8 @@ func overview(group string) string {
 		}
 	}
 	if group == "" {
-		b.WriteString("\nEnvironment (each command's --help lists what it reads):\n")
-		for _, e := range environment(reads{api: true, tables: []tableSpec{articlesSpec, tokensSpec, countersSpec,
-			ordersSpec, webhooksSpec, deliveriesSpec}, hashKey: true}) {
-			b.WriteString(e)
-		}
+		b.WriteString("\nEnvironment (each command's --help lists what it reads):\n" + environment(reads{api: true,
+			tables: []tableSpec{articlesSpec, tokensSpec, countersSpec, ordersSpec, webhooksSpec, deliveriesSpec}, hashKey: true}))
 		b.WriteString("\nFlags may come before, between or after the arguments, with two dashes or one;\n" +
 			"--stack and --api-url also before the command.\n" +
 			"Exit status: 0 on success, 1 when a command fails, 2 on bad usage.\n")
@@ -102,10 +97,10 @@ func (r reads) fromStack() string {
 	if r.hashKey {
 		parts = append(parts, "the token key's SSM parameter")
 	}
-	if len(parts) == 3 {
-		return parts[0] + ", " + parts[1] + " and " + parts[2]
+	if n := len(parts); n > 1 {
+		return strings.Join(parts[:n-1], ", ") + " and " + parts[n-1]
 	}
-	return strings.Join(parts, " and ")
+	return strings.Join(parts, "")
 }
 
 // usageLine is the command's synopsis with the common flags it takes.
@@ -163,19 +158,15 @@ func commandHelp(cmd *command, fs *flag.FlagSet) string {
 		b.WriteString(wrap(usage, "        ", width))
 	}
 	b.WriteString("  --help\n        this help\n")
-	b.WriteString("\nEnvironment:\n")
-	for _, e := range environment(cmd.reads) {
-		b.WriteString(e)
-	}
-	b.WriteString("\n" + whereItWorks(cmd.reads))
+	b.WriteString("\nEnvironment:\n" + environment(cmd.reads) + "\n" + whereItWorks(cmd.reads))
 	return b.String()
 }
 
 // environment returns the help of each variable a command that reads r
 // reads, in the order it consults them.
-func environment(r reads) []string {
-	var out []string
-	add := func(name, text string) { out = append(out, "  "+name+"\n"+wrap(text, "        ", width)) }
+func environment(r reads) string {
+	var b strings.Builder
+	add := func(name, text string) { b.WriteString("  " + name + "\n" + wrap(text, "        ", width)) }
 	add("STAMPDUTY_STACK", "the stack to read when --stack is not given")
 	if r.api {
 		add("STAMPDUTY_API_URL", "the API to call when --api-url is not given; it wins over the stack's ApiUrl output. "+
@@ -204,7 +195,7 @@ func environment(r reads) []string {
 			"and take the region from an execute-api address when none is configured"
 	}
 	add("AWS_PROFILE, AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN", sign)
-	return out
+	return b.String()
 }
 
 // wrap breaks text into lines of at most width columns, each starting

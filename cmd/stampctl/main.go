@@ -1,17 +1,11 @@
-// Command stampctl is the operator's tool of the stamp-duty service: it
-// issues, lists and revokes API tokens, imports and exports the articles
-// catalogue and lists the webhooks that keep failing, straight in the
-// service's DynamoDB tables, with the operator's own AWS credentials; its
-// orders commands call the operator API.
-//
-// It works on a deployed stack named with --stack (whose outputs, read
-// with CloudFormation DescribeStacks, give the API's address and the table
-// names) or on the local stack (make local), and says which settings each
-// needs when it has none. Run `stampctl help` for the commands, and
-// `stampctl COMMAND --help` for one command's flags and environment.
+// Command stampctl is the operator's tool of the stamp-duty service:
+// tokens, the articles catalogue and the failing webhooks straight in the
+// DynamoDB tables, orders through the operator API, on a deployed stack or
+// the local one. `stampctl help` lists the commands; see README.md.
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -25,8 +19,7 @@ import (
 )
 
 // usageError is a command line stampctl cannot run: it prints the message
-// (if any) and the usage of the command (cmd) or, when there is none, the
-// overview, and exits with status 2.
+// (if any) and the usage of cmd, else the overview, and exits with 2.
 type usageError struct {
 	msg string
 	cmd *command
@@ -40,46 +33,35 @@ func usagef(format string, args ...any) error {
 	return usageError{msg: fmt.Sprintf(format, args...)}
 }
 
-// errHelp is what parse returns for --help (or -h): the command's help is
-// printed to stdout, and stampctl exits with status 0.
+// errHelp is what parse returns for --help (or -h).
 var errHelp = errors.New("help requested")
 
-// cli is one run of stampctl: its input, output and environment, and
-// the settings its flags and the stack it names give.
+// cli is one run of stampctl: its input, output and environment, its
+// --stack and --api-url, and the stack once read (stack).
 type cli struct {
-	ctx    context.Context
-	stdin  io.Reader
-	stdout io.Writer
-	stderr io.Writer
-	getenv func(string) string
-	now    func() time.Time
-
-	// stackFlag and apiURLFlag are --stack and --api-url.
+	ctx                   context.Context
+	stdin                 io.Reader
+	stdout, stderr        io.Writer
+	getenv                func(string) string
+	now                   func() time.Time
 	stackFlag, apiURLFlag string
-	// stackRead says whether the stack was read; stackInfo and stackErr are
-	// what reading it gave (see stack).
-	stackRead bool
-	stackInfo *stackInfo
-	stackErr  error
+	stackRead             bool // stackInfo and stackErr hold what reading the stack gave
+	stackInfo             *stackInfo
+	stackErr              error
 }
 
-// command is a subcommand: its two words ("token create"), what its help
-// says of it, what it reads besides its arguments, and what runs it with a
-// flag set of that name and the arguments after them.
+// command is a subcommand: its two words ("token create"), its synopsis
+// after them ("DOC --to STATUS [--ref R]"), one paragraph of what it does,
+// what it reads, and what runs it with a flag set of that name.
 type command struct {
-	name string
-	// args is the synopsis after the name: the positional arguments and the
-	// command's own flags, e.g. "DOC --to STATUS [--ref R]".
-	args string
-	// about is what the command does, one paragraph.
-	about string
-	reads reads
-	run   func(c *cli, fs *flag.FlagSet, args []string) error
+	name, args, about string
+	reads             reads
+	run               func(c *cli, fs *flag.FlagSet, args []string) error
 }
 
 // reads is what a command reads besides its arguments: the operator API,
-// tables (by spec) or the token hashing key. It decides the common flags
-// the command takes and the environment its help lists.
+// tables or the token hashing key; it decides the common flags it takes
+// and the environment its help lists.
 type reads struct {
 	api     bool
 	tables  []tableSpec
@@ -140,12 +122,10 @@ func main() {
 	os.Exit(code)
 }
 
-// run executes stampctl with args (the command line without the program
-// name) and returns its exit status: 0 on success, 1 when the command
-// failed, 2 on bad usage. getenv supplies stampctl's own variables
-// (DYNAMODB_ENDPOINT, STAMPDUTY_API_URL, the *_TABLE names, ...); the AWS
-// SDK reads its own (AWS_PROFILE, AWS_REGION, ...) from the process
-// environment and the shared config files, as every AWS tool does.
+// run executes stampctl with args (without the program name) and returns
+// its exit status: 0, 1 when the command failed, 2 on bad usage. getenv
+// gives stampctl's own variables; the AWS SDK reads its own (AWS_PROFILE,
+// AWS_REGION, ...) from the process, as every AWS tool does.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) (code int) {
 	defer func() {
 		// A bug must not print a stack trace that could hold a token.
@@ -170,68 +150,57 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			fmt.Fprint(stderr, overview(""))
 		}
 		return 2
-	default:
-		fmt.Fprintf(stderr, "stampctl: %s\n", err)
-		return 1
 	}
+	fmt.Fprintf(stderr, "stampctl: %s\n", err)
+	return 1
 }
 
-// dispatch finds the subcommand named by the first two words of args and
-// runs it with the rest; a failure is prefixed with the subcommand's name.
-// "help", -h and --help print the overview; "help COMMAND" and "COMMAND
-// --help" that command's help; a group's first word with --help the
-// group's part of the overview.
+// dispatch runs the subcommand the first two words of args name with the
+// rest, its failure prefixed with its name. "help", -h and --help print the
+// overview; "help COMMAND" and "COMMAND --help" that command's help; a
+// group's word with --help the group's part of the overview.
 func (c *cli) dispatch(args []string) error {
 	args = commonFlagsLast(args)
-	if len(args) == 0 {
+	switch {
+	case len(args) == 0:
 		return usagef("no command given")
-	}
-	if isHelp(args[0]) {
-		if len(args) == 1 {
-			fmt.Fprint(c.stdout, overview(""))
-			return nil
-		}
+	case len(args) == 1 && isHelp(args[0]):
+		fmt.Fprint(c.stdout, overview(""))
+		return nil
+	case isHelp(args[0]):
 		return c.dispatch(append(slices.Clone(args[1:]), "--help"))
+	case !slices.ContainsFunc(commands, func(cmd command) bool { return strings.HasPrefix(cmd.name, args[0]+" ") }):
+		return usagef("unknown command %q", args[0])
+	case len(args) == 1:
+		return usagef("%s: which command? (see below)", args[0])
+	case isHelp(args[1]):
+		fmt.Fprint(c.stdout, overview(args[0]))
+		return nil
 	}
-	group := args[0]
-	if !slices.ContainsFunc(commands, func(cmd command) bool { return strings.HasPrefix(cmd.name, group+" ") }) {
-		return usagef("unknown command %q", group)
+	name := args[0] + " " + args[1]
+	i := slices.IndexFunc(commands, func(cmd command) bool { return cmd.name == name })
+	if i < 0 {
+		return usagef("unknown command %q", name)
 	}
-	if len(args) < 2 || isHelp(args[1]) {
-		if len(args) >= 2 {
-			fmt.Fprint(c.stdout, overview(group))
-			return nil
-		}
-		return usagef("%s: which command? (see below)", group)
+	cmd := &commands[i]
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	c.commonFlags(fs, cmd)
+	err := cmd.run(c, fs, args[2:])
+	var ue usageError
+	switch {
+	case errors.Is(err, errHelp):
+		fmt.Fprint(c.stdout, commandHelp(cmd, fs))
+	case errors.As(err, &ue):
+		ue.cmd = cmp.Or(ue.cmd, cmd)
+		return ue
+	case err != nil:
+		return fmt.Errorf("%s: %w", name, err)
 	}
-	name := group + " " + args[1]
-	for i := range commands {
-		if cmd := &commands[i]; cmd.name == name {
-			fs := flag.NewFlagSet(name, flag.ContinueOnError)
-			c.commonFlags(fs, cmd)
-			err := cmd.run(c, fs, args[2:])
-			var ue usageError
-			switch {
-			case errors.Is(err, errHelp):
-				fmt.Fprint(c.stdout, commandHelp(cmd, fs))
-				return nil
-			case errors.As(err, &ue):
-				if ue.cmd == nil {
-					ue.cmd = cmd
-				}
-				return ue
-			case err != nil:
-				return fmt.Errorf("%s: %w", name, err)
-			}
-			return nil
-		}
-	}
-	return usagef("unknown command %q", name)
+	return nil
 }
 
 // commonFlagsLast moves the common flags given before the command
-// (`stampctl --stack S token list`) after it, where the command's flag set
-// parses them.
+// (`stampctl --stack S token list`) after it, where its flag set parses them.
 func commonFlagsLast(args []string) []string {
 	var moved []string
 	for len(args) > 0 {
@@ -250,15 +219,10 @@ func commonFlagsLast(args []string) []string {
 
 // isHelp reports whether arg asks for help.
 func isHelp(arg string) bool {
-	switch arg {
-	case "help", "-h", "-help", "--help":
-		return true
-	}
-	return false
+	return slices.Contains([]string{"help", "-h", "-help", "--help"}, arg)
 }
 
-// commonFlags defines the flags every command of its kind takes: --stack,
-// and --api-url for the commands that call the API.
+// commonFlags defines --stack, and --api-url for the commands that call the API.
 func (c *cli) commonFlags(fs *flag.FlagSet, cmd *command) {
 	fs.StringVar(&c.stackFlag, "stack", "",
 		"the deployed stack `NAME` (default $STAMPDUTY_STACK): stampctl reads "+cmd.reads.fromStack()+
@@ -273,19 +237,16 @@ func (c *cli) commonFlags(fs *flag.FlagSet, cmd *command) {
 // commonFlagNames are the flags commonFlags defines.
 var commonFlagNames = []string{"api-url", "stack"}
 
-// parse parses the flags of args into fs (named for its subcommand) and
-// returns the positional arguments, checking there are between min and max
-// of them. Flags may come before, between or after the positional
-// arguments, as --flag or -flag. --help (or -h) is errHelp; flag errors
-// and a wrong count are usage errors.
+// parse parses the flags of args into fs, before, between or after the
+// positional arguments, and returns those, checking there are min to max.
+// --help (or -h) is errHelp; flag errors and a wrong count are usage errors.
 func parse(fs *flag.FlagSet, args []string, min, max int) ([]string, error) {
 	fs.SetOutput(io.Discard)
 	var rest []string
 	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil, errHelp
-			}
+		if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+			return nil, errHelp
+		} else if err != nil {
 			return nil, usagef("%s: %v", fs.Name(), err)
 		}
 		if fs.NArg() == 0 {

@@ -23,31 +23,28 @@ import (
 	"stampduty/shared/store"
 )
 
-// The operator commands are thin clients of the operator API (/api/ops/):
-// every rule (which move is allowed, which file) is the API's, and stampctl
-// prints what it answers. Requests are signed with Signature Version 4 for
-// execute-api with the AWS SDK's default credentials, as API Gateway's
+// The orders commands are thin clients of the operator API (/api/ops/):
+// every rule is the API's, and stampctl prints what it answers. Requests
+// are signed with Signature Version 4 for execute-api, as API Gateway's
 // AWS_IAM authorization requires.
 
 // apiError is an error answer of the API: its status and Strapi envelope,
 // and what stampctl can say about it.
 type apiError struct {
-	Status  int
-	Name    string
-	Message string
-	Hint    string
+	Status              int
+	Name, Message, Hint string
 }
 
 func (e *apiError) Error() string {
+	msg := fmt.Sprintf("%d %s: %s", e.Status, e.Name, e.Message)
 	if e.Hint != "" {
-		return fmt.Sprintf("%d %s: %s\n%s", e.Status, e.Name, e.Message, e.Hint)
+		msg += "\n" + e.Hint
 	}
-	return fmt.Sprintf("%d %s: %s", e.Status, e.Name, e.Message)
+	return msg
 }
 
 // call sends a signed request to the operator API and decodes a 200
-// answer's body into out (unless out is nil); any other answer is an
-// *apiError.
+// answer's body into out (unless nil); any other answer is an *apiError.
 func (c *cli) call(method, path string, query url.Values, contentType string, body []byte, out any) error {
 	base, err := c.apiURL()
 	if err != nil {
@@ -94,7 +91,9 @@ func (c *cli) call(method, path string, query url.Values, contentType string, bo
 		e := &apiError{Status: resp.StatusCode, Name: cmp.Or(env.Error.Name, http.StatusText(resp.StatusCode)),
 			Message: cmp.Or(env.Error.Message, env.Message, strings.TrimSpace(string(raw)))}
 		if resp.StatusCode == http.StatusForbidden && env.Error.Name == "" {
-			e.Hint = c.forbiddenHint(base, creds.AccessKeyID, cfg.Region)
+			// API Gateway refused the signature before any function ran.
+			e.Hint = fmt.Sprintf("The API refused the request's signature (key %s, region %s). On AWS, sign as an identity that may "+
+				"execute-api:Invoke the API, in the API's region. %s", creds.AccessKeyID, cfg.Region, localAPIHint(base))
 		}
 		return e
 	}
@@ -107,15 +106,7 @@ func (c *cli) call(method, path string, query url.Values, contentType string, bo
 	return nil
 }
 
-// forbiddenHint explains API Gateway's own 403 (not the API's envelope):
-// the gateway refused the signature of keyID for region before any
-// function ran.
-func (c *cli) forbiddenHint(base, keyID, region string) string {
-	return fmt.Sprintf("The API refused the request's signature (key %s, region %s). On AWS, sign as an identity that may "+
-		"execute-api:Invoke the API, in the API's region. %s", keyID, region, c.localAPIHint(base))
-}
-
-// opsOrder is the data of an operator answer about one order.
+// opsOrder is an operator answer about one order.
 type opsOrder struct {
 	Data stampduty.OpsOrder `json:"data"`
 }
@@ -182,20 +173,6 @@ func (c *cli) order(doc string) (stampduty.OpsOrder, error) {
 	return o.Data, err
 }
 
-// fulfillment returns the documentId of order doc's fulfillment: ff when
-// given, else the order's only one.
-func (c *cli) fulfillment(doc, ff string) (string, error) {
-	if ff != "" {
-		return ff, nil
-	}
-	o, err := c.order(doc)
-	if err != nil {
-		return "", err
-	}
-	f, err := pick(o, ff)
-	return f.DocumentID, err
-}
-
 // pick returns fulfillment ff of order o, or its only one when ff is "".
 func pick(o stampduty.OpsOrder, ff string) (stampduty.Fulfillment, error) {
 	for _, f := range o.Fulfillments {
@@ -209,24 +186,38 @@ func pick(o stampduty.OpsOrder, ff string) (stampduty.Fulfillment, error) {
 	return stampduty.Fulfillment{}, fmt.Errorf("order %s has no fulfillment %s", o.DocumentID, ff)
 }
 
-// fulfillmentFlag defines the --fulfillment flag of the commands that act
-// on one fulfillment, for fulfillment.
+// fulfillmentFlag defines --fulfillment, for the commands on one fulfillment.
 func fulfillmentFlag(fs *flag.FlagSet) *string {
 	return fs.String("fulfillment", "", "the fulfillment's documentId (default: the order's only one)")
 }
 
+// fulfillmentPath returns the address of order doc's fulfillment ff (its
+// only one, read from the API, when ff is "") and its documentId.
+func (c *cli) fulfillmentPath(doc, ff string) (string, string, error) {
+	if ff == "" {
+		o, err := c.order(doc)
+		if err != nil {
+			return "", "", err
+		}
+		f, err := pick(o, ff)
+		if err != nil {
+			return "", "", err
+		}
+		ff = f.DocumentID
+	}
+	return "/api/ops/live-orders/" + url.PathEscape(doc) + "/fulfillments/" + url.PathEscape(ff), ff, nil
+}
+
 // changeFulfillment sends a change (method, the address under the
-// fulfillment, query, body) to fulfillment ff of order doc (see
-// fulfillment) and returns that fulfillment as changed (the API answers
-// with the whole order).
+// fulfillment, query, body) to order doc's fulfillment ff and returns it
+// as changed (the API answers with the whole order).
 func (c *cli) changeFulfillment(method, doc, ff, under string, query url.Values, contentType string, body []byte) (stampduty.Fulfillment, error) {
-	ff, err := c.fulfillment(doc, ff)
+	path, ff, err := c.fulfillmentPath(doc, ff)
 	if err != nil {
 		return stampduty.Fulfillment{}, err
 	}
 	var o opsOrder
-	path := "/api/ops/live-orders/" + url.PathEscape(doc) + "/fulfillments/" + url.PathEscape(ff) + under
-	if err := c.call(method, path, query, contentType, body, &o); err != nil {
+	if err := c.call(method, path+under, query, contentType, body, &o); err != nil {
 		return stampduty.Fulfillment{}, err
 	}
 	return pick(o.Data, ff)
@@ -292,11 +283,10 @@ func (c *cli) ordersAttachCertificate(fs *flag.FlagSet, args []string) error {
 // S3"): it asks for an upload, sends the file to the bucket as the answer
 // says, then attaches the upload by its id.
 func (c *cli) attachStaged(doc, ff, name string, pdf []byte) (stampduty.Fulfillment, error) {
-	ff, err := c.fulfillment(doc, ff)
+	path, ff, err := c.fulfillmentPath(doc, ff)
 	if err != nil {
 		return stampduty.Fulfillment{}, err
 	}
-	path := "/api/ops/live-orders/" + url.PathEscape(doc) + "/fulfillments/" + url.PathEscape(ff) + "/certificate"
 	declared, _ := json.Marshal(map[string]any{"name": name, "mime": stampduty.MimePDF, "size": len(pdf)})
 	var up struct {
 		Data struct {
@@ -304,7 +294,7 @@ func (c *cli) attachStaged(doc, ff, name string, pdf []byte) (stampduty.Fulfillm
 			Headers             map[string]string
 		}
 	}
-	if err := c.call(http.MethodPost, path+"/upload", nil, "application/json", declared, &up); err != nil {
+	if err := c.call(http.MethodPost, path+"/certificate/upload", nil, "application/json", declared, &up); err != nil {
 		return stampduty.Fulfillment{}, err
 	}
 	req, err := http.NewRequestWithContext(c.ctx, up.Data.Method, up.Data.URL, bytes.NewReader(pdf))
@@ -325,11 +315,7 @@ func (c *cli) attachStaged(doc, ff, name string, pdf []byte) (stampduty.Fulfillm
 		return stampduty.Fulfillment{}, fmt.Errorf("send the file to the bucket: it answered %s", resp.Status)
 	}
 	attach, _ := json.Marshal(map[string]string{"upload": up.Data.Upload})
-	var o opsOrder
-	if err := c.call(http.MethodPut, path, nil, "application/json", attach, &o); err != nil {
-		return stampduty.Fulfillment{}, err
-	}
-	return pick(o.Data, ff)
+	return c.changeFulfillment(http.MethodPut, doc, ff, "/certificate", nil, "application/json", attach)
 }
 
 // ordersDownload saves the certificate of an order's fulfillment, fetched
@@ -341,9 +327,17 @@ func (c *cli) ordersDownload(fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
-	f, err := c.certificate(rest[0], *ffFlag)
+	o, err := c.order(rest[0])
 	if err != nil {
 		return err
+	}
+	ff, err := pick(o, *ffFlag)
+	if err != nil {
+		return err
+	}
+	f := ff.CertificateFile
+	if f == nil {
+		return fmt.Errorf("order %s fulfillment %s has no certificate file (yet)", rest[0], ff.DocumentID)
 	}
 	b, err := download(f)
 	if err != nil {
@@ -355,20 +349,6 @@ func (c *cli) ordersDownload(fs *flag.FlagSet, args []string) error {
 	}
 	fmt.Fprintf(c.stdout, "wrote %s (%d bytes, sha256 %s)\n", path, len(b), f.SHA256)
 	return nil
-}
-
-// certificate returns the certificate file of order doc's fulfillment ff
-// (its only one when ff is "").
-func (c *cli) certificate(doc, ff string) (*stampduty.File, error) {
-	o, err := c.order(doc)
-	if err != nil {
-		return nil, err
-	}
-	f, err := pick(o, ff)
-	if err == nil && f.CertificateFile == nil {
-		err = fmt.Errorf("order %s fulfillment %s has no certificate file (yet)", doc, f.DocumentID)
-	}
-	return f.CertificateFile, err
 }
 
 // download fetches file from its pre-signed address and checks its SHA-256.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -13,42 +14,35 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/feature/ec2/imds"
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/ssm"
 	"github.com/aws/smithy-go"
 
+	"stampduty/shared/auth"
+	"stampduty/shared/stampduty"
+	"stampduty/shared/store"
 	"stampduty/shared/testkit/localdb"
 )
 
-// Where stampctl works. A command works either on a deployed stack, with
-// the operator's AWS credentials, or on the local stack (make local):
-//
-//   - --stack NAME (or STAMPDUTY_STACK) reads the stack's outputs with
-//     CloudFormation DescribeStacks: ApiUrl, the *TableName outputs and the
-//     TokenHashKeyParameter parameter. A variable set explicitly
-//     (STAMPDUTY_API_URL, ARTICLES_TABLE, ...) wins over the stack's value,
-//     and --api-url over both.
-//   - DYNAMODB_ENDPOINT points the table commands at a local engine, whose
-//     tables have the template's logical ids as names.
-//   - The orders commands call the API at --api-url, STAMPDUTY_API_URL or
-//     the stack's ApiUrl, signed with the AWS credentials of the SDK's
-//     default chain, which for the local stack is the operator pair it
-//     prints.
-//
-// With none of these, a command does not guess: it fails, naming what to
-// set for AWS and, exactly as the local stack prints them, for the local
-// one. (Before, the API defaulted to the local stack's address and the
-// tables to the local names even on AWS, and the dummy credentials of the
-// local engine signed API requests, which the local API refuses.)
+// Where stampctl works: on a deployed stack (--stack or STAMPDUTY_STACK,
+// whose outputs DescribeStacks reads; an explicit variable wins over an
+// output, --api-url over both) with the operator's AWS credentials, or on
+// the local stack (DYNAMODB_ENDPOINT, and its operator pair for the API).
+// With none of these a command does not guess: it names what to set for
+// AWS and, as the local stack prints them, for the local one. (Defaulting
+// to the local addresses once sent AWS work to them, and signed API
+// requests with the local engine's dummy credentials, which give 403.)
 
 // The local stack's default addresses (cmd/local's LOCAL_ADDR and
-// LOCAL_DYNAMODB_ADDR), which stampctl names when it has nowhere to go.
+// LOCAL_DYNAMODB_ADDR).
 const (
 	localAPIURL   = "http://127.0.0.1:3000"
 	localDynamoDB = "http://127.0.0.1:8000"
 )
 
-// tableSpec is one of the service's tables as stampctl finds it: the
-// variable that names it, its logical id in template.yaml (the local
-// stack's name for it) and the stack output that gives its name on AWS.
+// tableSpec is one of the service's tables: the variable that names it,
+// its logical id (the local stack's name) and the stack output naming it.
 type tableSpec struct {
 	envVar, logicalID, output string
 }
@@ -63,26 +57,22 @@ var (
 	deliveriesSpec = tableSpec{"DELIVERIES_TABLE", "DeliveriesTable", "DeliveriesTableName"}
 )
 
-// apiURLOutput and hashKeyParam are the stack's output that gives the
-// API's address and its parameter that names the token key's SSM parameter.
+// The stack's output giving the API's address, and its parameter naming
+// the token key's SSM parameter.
 const (
 	apiURLOutput = "ApiUrl"
 	hashKeyParam = "TokenHashKeyParameter"
 )
 
 // table is a table as stampctl resolved it: its name and where the name
-// came from, for messages.
-type table struct {
-	name string
-	from string // e.g. "TOKENS_TABLE", or "stack S's output TokensTableName"
-}
+// came from, for messages ("TOKENS_TABLE", "stack S's output ...").
+type table struct{ name, from string }
 
 // String returns "name (from)", for messages.
 func (t table) String() string { return t.name + " (" + t.from + ")" }
 
-// table resolves the table of spec: its variable when set, else the
-// stack's output when a stack is named, else the logical id against a
-// local engine (DYNAMODB_ENDPOINT); otherwise it says what to set.
+// table resolves spec's table: its variable, else the stack's output, else
+// the logical id against a local engine; otherwise it says what to set.
 func (c *cli) table(spec tableSpec) (table, error) {
 	if v := strings.TrimSpace(c.getenv(spec.envVar)); v != "" {
 		return table{name: v, from: spec.envVar}, nil
@@ -98,8 +88,11 @@ func (c *cli) table(spec tableSpec) (table, error) {
 	if c.dynamoEndpoint() != "" {
 		return table{name: spec.logicalID, from: "the local stack's name; set " + spec.envVar + " for another"}, nil
 	}
-	return table{}, fmt.Errorf("which tables? stampctl has no stack, table name or local engine.\n%s",
-		c.whereTables(spec))
+	return table{}, errors.New("which tables? stampctl has no stack, table name or local engine.\n" +
+		"On AWS:    --stack NAME (stampctl reads the table names from its outputs), or " + spec.envVar + " (the stack's " + spec.output + " output),\n" +
+		"           with your AWS credentials and region (AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY; AWS_REGION).\n" +
+		"Locally:   the local stack's DynamoDB, as make local prints it:\n" +
+		"  export DYNAMODB_ENDPOINT=" + localDynamoDB)
 }
 
 // dynamoEndpoint returns DYNAMODB_ENDPOINT, "" when unset.
@@ -112,14 +105,12 @@ func (c *cli) stackName() string {
 
 // stackInfo is what DescribeStacks says of the named stack.
 type stackInfo struct {
-	name    string
-	region  string
-	outputs map[string]string
-	params  map[string]string
+	name, region    string
+	outputs, params map[string]string
 }
 
-// output returns the stack's output key, or an error when the stack has
-// none (a stack deployed from an older template, say).
+// output returns the stack's output key, or an error when it has none (a
+// stack deployed from an older template, say).
 func (s *stackInfo) output(key string) (string, error) {
 	if v := s.outputs[key]; v != "" {
 		return v, nil
@@ -172,10 +163,9 @@ func (c *cli) describeStack(name string) (*stackInfo, error) {
 	return st, nil
 }
 
-// loadAWS loads the AWS SDK's default chain (profiles, SSO, environment,
-// web identity, container and instance roles). For a local target (local)
-// instance credentials are not looked up: off EC2 that lookup costs
-// seconds, and the local stack accepts none of them anyway.
+// loadAWS loads the AWS SDK's default chain. For a local target, instance
+// credentials are not looked up: off EC2 that costs seconds, and the local
+// stack accepts none of them anyway.
 func (c *cli) loadAWS(local bool) (aws.Config, error) {
 	var opts []func(*config.LoadOptions) error
 	if local {
@@ -209,9 +199,8 @@ const awsCredentialsHelp = "use a profile (AWS_PROFILE, aws configure or aws sso
 	"or set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary ones)"
 
 // dbConfig returns the AWS configuration and endpoint for DynamoDB: the
-// engine at DYNAMODB_ENDPOINT when set, where a missing region or missing
-// credentials fall back to localdb's region and dummy credentials (a
-// local engine accepts any); otherwise AWS, which needs both.
+// engine at DYNAMODB_ENDPOINT, with localdb's region and dummy credentials
+// when none are configured (a local engine accepts any), else AWS.
 func (c *cli) dbConfig() (aws.Config, string, error) {
 	endpoint := c.dynamoEndpoint()
 	if endpoint != "" && c.stackName() != "" {
@@ -246,7 +235,10 @@ func (c *cli) apiURL() (string, error) {
 			return "", err
 		}
 		if st == nil {
-			return "", fmt.Errorf("which API? stampctl has no stack or API address.\n%s", c.whereAPI(localAPIURL))
+			return "", errors.New("which API? stampctl has no stack or API address.\n" +
+				"On AWS:    --stack NAME (stampctl reads the API's address from its ApiUrl output), or --api-url URL,\n" +
+				"           with your AWS credentials and region (AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY; AWS_REGION).\n" +
+				"Locally:   the local stack's address and operator pair, as make local prints them:\n" + localAPIExport(localAPIURL))
 		}
 		if raw, err = st.output(apiURLOutput); err != nil {
 			return "", err
@@ -261,8 +253,7 @@ func (c *cli) apiURL() (string, error) {
 
 // apiConfig returns the AWS configuration to sign requests to the API at
 // base with: the SDK's default chain, never the local engine's dummy
-// credentials (the local API accepts only its operator pair). The region
-// is the configured one, else the one in an execute-api address.
+// credentials; the region is the configured one, else base's execute-api one.
 func (c *cli) apiConfig(base string) (aws.Config, error) {
 	local := isLoopback(base)
 	cfg, err := c.loadAWS(local)
@@ -273,7 +264,7 @@ func (c *cli) apiConfig(base string) (aws.Config, error) {
 		cfg.Region = executeAPIRegion(base)
 	}
 	if err := c.checkAWS(cfg, "sign requests to "+base+" with"); err != nil {
-		hint := c.localAPIHint(base)
+		hint := localAPIHint(base)
 		if !local {
 			hint = "On AWS, the identity needs execute-api:Invoke on the API. " + hint
 		}
@@ -282,23 +273,13 @@ func (c *cli) apiConfig(base string) (aws.Config, error) {
 	return cfg, nil
 }
 
-// whereAPI says what to set for an orders command, on AWS and locally
-// (with the local API at localURL).
-func (c *cli) whereAPI(localURL string) string {
-	return "On AWS:    --stack NAME (stampctl reads the API's address from its ApiUrl output), or --api-url URL,\n" +
-		"           with your AWS credentials and region (AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY; AWS_REGION).\n" +
-		"Locally:   the local stack's address and operator pair, as make local prints them:\n" + localAPIExport(localURL)
-}
-
-// localAPIHint says how to sign for the local stack at apiURL (the
-// default local address when apiURL is not on this machine).
-func (c *cli) localAPIHint(apiURL string) string {
+// localAPIHint says how to sign for the local stack at apiURL.
+func localAPIHint(apiURL string) string {
 	return "Against the local stack (make local), sign with the operator pair it prints:\n" + localAPIExport(apiURL)
 }
 
 // localAPIExport is the local stack's operator line, as it prints it, for
-// its API at apiURL (the default local address when apiURL is not on this
-// machine).
+// its API at apiURL (the default address when apiURL is not on loopback).
 func localAPIExport(apiURL string) string {
 	if !isLoopback(apiURL) {
 		apiURL = localAPIURL
@@ -307,38 +288,142 @@ func localAPIExport(apiURL string) string {
 		"(or the AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY make local itself ran with, if it had them)"
 }
 
-// whereTables says what to set for a table command needing spec's table.
-func (c *cli) whereTables(spec tableSpec) string {
-	return "On AWS:    --stack NAME (stampctl reads the table names from its outputs), or " + spec.envVar + " (the stack's " + spec.output + " output),\n" +
-		"           with your AWS credentials and region (AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY; AWS_REGION).\n" +
-		"Locally:   the local stack's DynamoDB, as make local prints it:\n" +
-		"  export DYNAMODB_ENDPOINT=" + localDynamoDB
-}
-
 // isLoopback reports whether the address raw is on this machine.
 func isLoopback(raw string) bool {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return false
 	}
-	host := u.Hostname()
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	ip := net.ParseIP(u.Hostname())
+	return u.Hostname() == "localhost" || ip != nil && ip.IsLoopback()
 }
 
 // executeAPIRegion returns the region of an API Gateway address
 // (https://ID.execute-api.REGION.amazonaws.com), "" for any other.
 func executeAPIRegion(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return ""
-	}
-	parts := strings.Split(u.Hostname(), ".")
-	if len(parts) >= 4 && parts[1] == "execute-api" {
-		return parts[2]
+	if u, err := url.Parse(raw); err == nil {
+		if parts := strings.Split(u.Hostname(), "."); len(parts) >= 4 && parts[1] == "execute-api" {
+			return parts[2]
+		}
 	}
 	return ""
+}
+
+// storeCall makes the one store call f of a command on spec's table (f
+// gets its name); an error of f is reported with storeErr(what, err, t).
+func storeCall[R any](c *cli, spec tableSpec, what string, f func(db *store.DB, name string) (R, error)) (R, error) {
+	db, ts, err := c.open(spec)
+	if err != nil {
+		var r R
+		return r, err
+	}
+	r, err := f(db, ts[0].name)
+	if err != nil {
+		err = storeErr(what, err, ts[0])
+	}
+	return r, err
+}
+
+// open resolves the tables of specs and returns a store over DynamoDB
+// (dbConfig), or over the engine at DYNAMODB_ENDPOINT when it is set.
+func (c *cli) open(specs ...tableSpec) (*store.DB, []table, error) {
+	ts := make([]table, len(specs))
+	for i, spec := range specs {
+		var err error
+		if ts[i], err = c.table(spec); err != nil {
+			return nil, nil, err
+		}
+	}
+	db, err := c.openDB()
+	return db, ts, err
+}
+
+// openDB returns a store over DynamoDB (dbConfig).
+func (c *cli) openDB() (*store.DB, error) {
+	cfg, endpoint, err := c.dbConfig()
+	if err != nil {
+		return nil, err
+	}
+	client := dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
+		if endpoint != "" {
+			o.BaseEndpoint = aws.String(endpoint)
+		}
+	})
+	return store.New(client), nil
+}
+
+// hasher returns the token hasher the functions use. Its key is
+// TOKEN_HASH_KEY; against a local engine, the local stacks' key; otherwise
+// the SSM parameter hashKeyParameter names, as the stack resolves it for
+// the functions at deploy time.
+func (c *cli) hasher() (*auth.Hasher, error) {
+	key := c.getenv("TOKEN_HASH_KEY")
+	if key == "" && c.dynamoEndpoint() != "" {
+		key = localdb.TokenHashKey
+	}
+	if key == "" {
+		name, err := c.hashKeyParameter()
+		if err != nil {
+			return nil, err
+		}
+		cfg, _, err := c.dbConfig()
+		if err != nil {
+			return nil, err
+		}
+		out, err := ssm.NewFromConfig(cfg).GetParameter(c.ctx, &ssm.GetParameterInput{Name: aws.String(name), WithDecryption: aws.Bool(true)})
+		if err != nil {
+			return nil, fmt.Errorf("read the token hashing key from SSM parameter %s (create it once with: aws ssm put-parameter "+
+				"--name %s --type String --value \"$(openssl rand -base64 48)\"): %w", name, name, err)
+		}
+		key = aws.ToString(out.Parameter.Value)
+	}
+	h, err := auth.NewHasher(key)
+	if err != nil {
+		return nil, fmt.Errorf("token hashing key: %w", err)
+	}
+	return h, nil
+}
+
+// hashKeyParameter returns the SSM parameter that holds the token hashing
+// key: TOKEN_HASH_KEY_PARAMETER, else the stack's TokenHashKeyParameter
+// parameter (with --stack), else auth.DefaultKeyParameter.
+func (c *cli) hashKeyParameter() (string, error) {
+	if name := strings.TrimSpace(c.getenv("TOKEN_HASH_KEY_PARAMETER")); name != "" {
+		return name, nil
+	}
+	st, err := c.stack()
+	if err != nil {
+		return "", err
+	}
+	if st != nil && st.params[hashKeyParam] != "" {
+		return st.params[hashKeyParam], nil
+	}
+	return auth.DefaultKeyParameter, nil
+}
+
+// retrievable reports whether creds yield credentials.
+func retrievable(ctx context.Context, creds aws.CredentialsProvider) bool {
+	_, err := creds.Retrieve(ctx)
+	return err == nil
+}
+
+// storeErr wraps an error of the store, from the operation what on tables,
+// for the operator: a missing table names the tables and where their names
+// came from; a DynamoDB failure shows its cause rather than the caller-safe
+// text the store gives API clients.
+func storeErr(what string, err error, tables ...table) error {
+	var nf *types.ResourceNotFoundException
+	if errors.As(err, &nf) {
+		names := make([]string, len(tables))
+		for i, t := range tables {
+			names[i] = t.String()
+		}
+		return fmt.Errorf("%s: table not found: %s; on AWS use --stack NAME (or the variables from its outputs), "+
+			"locally DYNAMODB_ENDPOINT (see stampctl help): %w", what, strings.Join(names, ", "), nf)
+	}
+	var e *stampduty.Error
+	if errors.As(err, &e) && e.Err != nil && (e.Code == stampduty.EINTERNAL || e.Code == stampduty.EUNAVAILABLE) {
+		return fmt.Errorf("%s: %w", what, e.Err)
+	}
+	return fmt.Errorf("%s: %w", what, err)
 }

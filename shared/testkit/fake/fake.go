@@ -1,13 +1,12 @@
-// Package fake holds in-memory stand-ins for the stores the functions and
-// the order workflow depend on, for tests that do not need DynamoDB:
-// fuzzers, warm benchmarks and pure handler tests. Each is a plain value
-// that answers as its DynamoDB counterpart in shared/store does (the same
-// error codes and messages, the same paging rules) and is safe for
-// concurrent use. Tests that check what DynamoDB does use storetest instead.
+// Package fake holds in-memory stand-ins for the stores, for tests that do
+// not need DynamoDB (fuzzers, warm benchmarks, pure handler and workflow
+// tests): each answers as its counterpart in shared/store does (the same
+// errors, the same paging rules) and is safe for concurrent use.
 package fake
 
 import (
 	"context"
+	"math"
 	"net/http"
 	"slices"
 	"sync"
@@ -17,12 +16,11 @@ import (
 	"stampduty/shared/stampduty"
 )
 
-// Articles is a catalogue: an orders.Articles, and the article list's
-// source (the cache's All). It is read only, so safe for concurrent use.
+// Articles is a read-only catalogue: an orders.Articles, and the article
+// list's source.
 type Articles []stampduty.Article
 
-// Get returns the article of (purpose, state), or the ENOTFOUND error
-// naming the purpose that the store returns.
+// Get returns the article of (purpose, state), or the store's ENOTFOUND.
 func (a Articles) Get(_ context.Context, purpose, state string) (stampduty.Article, error) {
 	for _, art := range a {
 		if art.PurposeName == purpose && art.State == state {
@@ -42,8 +40,8 @@ type Created struct {
 	Order stampduty.Order
 }
 
-// Orders is an orders.Store and the order list's source (Page), keeping
-// every order in the order it was created.
+// Orders is an orders.Store and the order list's source, keeping every
+// order in the order it was created.
 type Orders struct {
 	mu      sync.Mutex
 	created []Created
@@ -68,25 +66,17 @@ func (s *Orders) Find(_ context.Context, owner, doc string, since time.Time) (bo
 	}), nil
 }
 
-// Page returns page (from 1) of owner's orders, newest first, size per
-// page, and the total, with the DynamoDB store's rules: a page past the end
-// is empty (not nil), and an owner with no orders has none.
-func (s *Orders) Page(_ context.Context, owner string, page, size int) ([]stampduty.Order, int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	own := s.of(owner)
-	total := len(own)
-	if page < 1 || size < 1 || page-1 >= (total+size-1)/size {
-		return []stampduty.Order{}, total, nil
+// Page returns page (from 1) of owner's orders, size per page (Slice).
+func (s *Orders) Page(ctx context.Context, owner string, page, size int) ([]stampduty.Order, int, error) {
+	if page < 1 || size < 1 || page-1 > math.MaxInt/size {
+		return s.Slice(ctx, owner, -1, 0)
 	}
-	hi := total - (page-1)*size // the newest seq of the page
-	out := slices.Clone(own[max(0, hi-size):hi])
-	slices.Reverse(out)
-	return out, total, nil
+	return s.Slice(ctx, owner, (page-1)*size, size)
 }
 
 // Slice returns limit of owner's orders, newest first, skipping the start
-// newest, and the total, with the DynamoDB store's rules.
+// newest, and the total, with the DynamoDB store's rules: past the end is
+// empty (not nil).
 func (s *Orders) Slice(_ context.Context, owner string, start, limit int) ([]stampduty.Order, int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -101,8 +91,8 @@ func (s *Orders) Slice(_ context.Context, owner string, start, limit int) ([]sta
 	return out, total, nil
 }
 
-// ByDocuments returns owner's orders among the documentIds docs, newest
-// first; it records each id it was asked for (Lookups).
+// ByDocuments returns owner's orders among docs, newest first, counting
+// the ids asked for (Lookups).
 func (s *Orders) ByDocuments(_ context.Context, owner string, docs []string) ([]stampduty.Order, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -141,12 +131,10 @@ func (s *Orders) of(owner string) []stampduty.Order {
 	return own
 }
 
-// Tokens is an auth.Store: token records by hash. It is read only, so safe
-// for concurrent use.
+// Tokens is a read-only auth.Store: token records by hash.
 type Tokens map[string]auth.Token
 
-// NewTokens returns the store of the given tokens (secret → owner), hashed
-// with h.
+// NewTokens returns the store of owners' tokens (secret → owner), hashed with h.
 func NewTokens(h *auth.Hasher, owners map[string]string) Tokens {
 	t := Tokens{}
 	for secret, owner := range owners {
@@ -156,8 +144,7 @@ func NewTokens(h *auth.Hasher, owners map[string]string) Tokens {
 	return t
 }
 
-// Token returns the record of hash, or the ENOTFOUND error the store
-// returns.
+// Token returns the record of hash, or the store's ENOTFOUND.
 func (t Tokens) Token(_ context.Context, hash string) (auth.Token, error) {
 	if tok, ok := t[hash]; ok {
 		return tok, nil
@@ -169,9 +156,8 @@ func (t Tokens) Token(_ context.Context, hash string) (auth.Token, error) {
 // the number of bytes written, so that a benchmark measures the handler
 // alone. It is for one goroutine.
 type DiscardWriter struct {
-	header http.Header
-	Status int
-	N      int
+	header    http.Header
+	Status, N int
 }
 
 // Header returns the response headers.
@@ -188,8 +174,8 @@ func (w *DiscardWriter) WriteHeader(status int) { w.Status = status }
 // Write counts b and drops it.
 func (w *DiscardWriter) Write(b []byte) (int, error) { w.N += len(b); return len(b), nil }
 
-// Files is a file store that keeps nothing and signs every file with an
-// address made of its key (an orders.Files, for the handlers that only read).
+// Files is an orders.Files that keeps nothing and signs every file with an
+// address made of its key.
 type Files struct{}
 
 // Put accepts the file and keeps nothing.

@@ -17,22 +17,19 @@ import (
 // ErrDied is what Outbox.Relayed answers when told to die before marking.
 var ErrDied = errors.New("the relay died before marking its events relayed")
 
-// Outbox is a webhooks.Outbox over in-memory order items: each stored change
-// bumps the order's version and appends its event, as the store's order
-// writes do.
+// Outbox is a webhooks.Outbox over in-memory order items: each change
+// bumps the order's version and appends its event, as the store's writes
+// do. The next Conflicts calls of Relayed find the order changed meanwhile
+// (version bumped, no event added); the next Deaths calls fail with
+// nothing marked, as a relay that dies after putting its jobs.
 type Outbox struct {
-	mu    sync.Mutex
-	items []*orders.Stored
-	// Conflicts makes the next Conflicts calls of Relayed find the order
-	// changed meanwhile (its version bumped, no event added) and fail.
-	Conflicts int
-	// Deaths makes the next Deaths calls of Relayed fail with nothing
-	// marked, as a relay that dies after putting its jobs.
-	Deaths int
+	mu                sync.Mutex
+	items             []*orders.Stored
+	Conflicts, Deaths int
 }
 
-// Change stores a change of owner's order doc with its event p (p.Order
-// gets the documentId doc) and returns the order's new version.
+// Change stores a change of owner's order doc with its event p and
+// returns the order's new version.
 func (o *Outbox) Change(owner, doc string, p stampduty.Pending) int64 {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -75,8 +72,8 @@ func (o *Outbox) Pending(_ context.Context, limit int) ([]orders.Stored, error) 
 	return out, nil
 }
 
-// Relayed removes ids from p's outbox if its version is still p.Version;
-// otherwise it fails with orders.ErrChanged, as the store does.
+// Relayed removes ids from p's outbox if its version is still p.Version,
+// else fails with orders.ErrChanged.
 func (o *Outbox) Relayed(_ context.Context, p orders.Stored, ids []string) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -161,10 +158,10 @@ func (h *Hooks) SaveWebhooks(_ context.Context, owner string, s webhooks.Set, v 
 	return nil
 }
 
-// job is a stored job and its lease.
+// job is a stored job and its lease's expiry (zero when none).
 type job struct {
 	webhooks.Job
-	leased time.Time // lease expiry; zero when none
+	leased time.Time
 }
 
 // Jobs is a webhooks.Jobs over in-memory jobs and attempt records.
@@ -214,7 +211,7 @@ func (s *Jobs) Due(_ context.Context, now time.Time, limit int) ([]webhooks.Job,
 }
 
 // Waiting returns the Next of the earliest job of j's webhook and order
-// before j that is not done, "" when none.
+// before j not done, "" when none.
 func (s *Jobs) Waiting(_ context.Context, j webhooks.Job) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -255,7 +252,7 @@ func (s *Jobs) Lease(_ context.Context, j webhooks.Job, now, until time.Time) (b
 	return true, nil
 }
 
-// Attempted stores the attempt a and the job j after it, lease released.
+// Attempted stores the attempt a and the job j after it, unleased.
 func (s *Jobs) Attempted(_ context.Context, j webhooks.Job, a webhooks.Attempt) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -335,10 +332,3 @@ func (s *Jobs) Attempts(_ context.Context, owner, webhook string, limit int) ([]
 	}
 	return as, nil
 }
-
-// The fakes are the stores of package webhooks' workflows.
-var (
-	_ webhooks.Outbox = (*Outbox)(nil)
-	_ webhooks.Hooks  = (*Hooks)(nil)
-	_ webhooks.Jobs   = (*Jobs)(nil)
-)

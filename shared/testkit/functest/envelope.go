@@ -13,8 +13,8 @@ import (
 	"stampduty/shared/strapiquery"
 )
 
-// ErrorNames is the contract's error name for each status this service
-// answers with.
+// ErrorNames is the contract's error name of each status the service
+// answers with (the test's own copy of the contract, not strapi's table).
 var ErrorNames = map[int]string{
 	400: "ValidationError",
 	401: "UnauthorizedError",
@@ -41,9 +41,9 @@ func (e Envelope) Paths() []string {
 }
 
 // CheckEnvelope fails unless body is exactly a Strapi error envelope for
-// status: {"data": null, "error": {status, name, message, details}}, with the
-// status's error name, a message, and details an object whose errors, if any,
-// carry a path, a message and the same name.
+// status: {"data": null, "error": {status, name, message, details}}, with
+// the status's name, a message, and details an object whose errors, if
+// any, carry a path, a message and the same name.
 func CheckEnvelope(tb testing.TB, status int, body []byte) Envelope {
 	tb.Helper()
 	var top map[string]json.RawMessage
@@ -99,12 +99,11 @@ func CheckQueryRefused(tb testing.TB, status int, body []byte) {
 }
 
 // CheckPage fails unless body, a list route's 200 answer to the query raw,
-// is a JSON object of exactly data, an array, and outer, whose pagination
-// block (outer itself, or outer.pagination when outer is "meta") is
-// {page, pageSize, pageCount, total} or {start, limit, total} in range
-// for total items (without total and pageCount when the query does not
-// count). It returns the ids of data in order, and the window the block
-// names: its first item (from 0) and its size.
+// is exactly {data: [...], outer}, whose pagination block (outer, or
+// outer.pagination when outer is "meta") is {page, pageSize, pageCount,
+// total} or {start, limit, total} in range for total items (without total
+// and pageCount when the query does not count). It returns the ids of data
+// and the window the block names: its first item (from 0) and its size.
 func CheckPage(tb testing.TB, raw string, body []byte, outer string, total int) (ids []int64, start, limit int) {
 	tb.Helper()
 	var top map[string]json.RawMessage

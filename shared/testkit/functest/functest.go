@@ -1,9 +1,8 @@
-// Package functest drives the Lambda functions in tests the way API Gateway
-// and the Lambda runtime do: API Gateway HTTP API (payload 2.0) events, from
-// events/ or built in the test, through the same aws-lambda-go-api-proxy
-// adapter main uses, against a real DynamoDB engine seeded with the sample
-// catalogue. It also checks a function against template.yaml: the
-// environment it reads and the DynamoDB actions it uses.
+// Package functest drives the Lambda functions in tests as API Gateway and
+// the Lambda runtime do (HTTP API payload 2.0 events through the entry
+// point main uses), against real engines seeded with the sample catalogue,
+// checks every answer against openapi.yaml, and checks a function against
+// template.yaml: the environment it reads, the DynamoDB actions it uses.
 package functest
 
 import (
@@ -36,30 +35,26 @@ import (
 )
 
 // Stack is one test's function, its tables and the proxy that watches its
-// DynamoDB calls.
+// DynamoDB calls: Handler as its wire function built it, Lambda the
+// handler main hands to lambda.Start over it, Read every environment
+// variable it read, Logs everything it logged.
 type Stack struct {
 	t        testing.TB
 	Env      *storetest.Env
 	Proxy    *storetest.Proxy
 	Function samtemplate.Function
-	// Handler is the function's handler as its wire function built it.
-	Handler http.Handler
-	// Lambda is the function's Lambda handler over Handler, the one main
-	// hands to lambda.Start (function.Lambda), logging into Logs.
-	Lambda function.Handler
-	// Read holds every environment variable the function read.
-	Read map[string]bool
-	// Logs holds everything the function logged.
-	Logs *SyncBuffer
+	Handler  http.Handler
+	Lambda   function.Handler
+	Read     map[string]bool
+	Logs     *SyncBuffer
 }
 
 // SyncBuffer is a bytes.Buffer safe for concurrent writers.
 type SyncBuffer = syncbuf.Buffer
 
-// New creates fresh tables, seeds them with the sample catalogue
-// (cmd/local/articles.json) and the local dev token, and builds the
-// function's handler with wire from the environment template.yaml gives the
-// function logicalID, pointed at a recording proxy, logging into Logs.
+// New creates fresh tables, seeded (Seed), and builds function logicalID's
+// handler with wire from the environment template.yaml gives it, pointed at
+// a recording proxy.
 func New(t testing.TB, logicalID string, wire function.Wire) *Stack {
 	t.Helper()
 	s := newStack(t, logicalID)
@@ -72,8 +67,7 @@ func New(t testing.TB, logicalID string, wire function.Wire) *Stack {
 	return s
 }
 
-// newStack creates the tables of a Stack of function logicalID, seeded,
-// behind a recording proxy.
+// newStack creates the seeded tables of function logicalID behind a proxy.
 func newStack(t testing.TB, logicalID string) *Stack {
 	t.Helper()
 	env := storetest.New(t)
@@ -88,9 +82,7 @@ func newStack(t testing.TB, logicalID string) *Stack {
 	return s
 }
 
-// NewScheduled is New for a scheduled function: it builds the function's
-// run with wire (no handler) from its template environment, pointed at a
-// recording proxy.
+// NewScheduled is New for a scheduled function: it builds its run.
 func NewScheduled(t testing.TB, logicalID string, wire func(function.Deps) function.Run) (*Stack, function.Run) {
 	t.Helper()
 	s := newStack(t, logicalID)
@@ -101,8 +93,8 @@ func NewScheduled(t testing.TB, logicalID string, wire func(function.Deps) funct
 	return s, run
 }
 
-// Seed loads the sample catalogue and registers the dev token for the dev
-// owner, in env's tables, as the local stack does (localdb.Seed).
+// Seed loads the sample catalogue and the dev token into env's tables, as
+// the local stack does (localdb.Seed).
 func Seed(t testing.TB, env *storetest.Env) {
 	t.Helper()
 	if _, err := localdb.Seed(context.Background(), env.DB(), env.Table, filepath.Join(root(t), localdb.SampleCatalogue), true); err != nil {
@@ -110,9 +102,9 @@ func Seed(t testing.TB, env *storetest.Env) {
 	}
 }
 
-// QueryCorpus returns the committed fuzz corpus of raw query strings, kept
-// once in shared/strapiquery/testdata/fuzz/FuzzQuery, for every fuzz target that
-// reads a query: the files are in go test's corpus format, one string each.
+// QueryCorpus returns the fuzz corpus of raw query strings kept once in
+// shared/strapiquery/testdata/fuzz/FuzzQuery, for every fuzz target that reads
+// a query.
 func QueryCorpus(tb testing.TB) []string {
 	tb.Helper()
 	dir := filepath.Join(root(tb), "shared/strapiquery/testdata/fuzz/FuzzQuery")
@@ -141,8 +133,8 @@ func QueryCorpus(tb testing.TB) []string {
 	return out
 }
 
-// DevHeaders are the headers of a JSON request with the local dev token
-// (localdb.DevToken), of the dev owner. Copy the map to change it.
+// DevHeaders are the headers of a JSON request with the local dev token.
+// Copy the map to change it.
 var DevHeaders = map[string]string{"authorization": "Bearer " + localdb.DevToken, "content-type": "application/json"}
 
 // AddToken registers secret as a token of owner.
@@ -177,8 +169,8 @@ func Event(t testing.TB, name string) events.APIGatewayV2HTTPRequest {
 	return ev
 }
 
-// Request builds the event API Gateway sends for a request. headers maps
-// lower-case names to values; rawQuery stays percent-encoded.
+// Request builds the event API Gateway sends for a request; rawQuery stays
+// percent-encoded.
 func Request(method, path, rawQuery string, headers map[string]string, body string) events.APIGatewayV2HTTPRequest {
 	h := map[string]string{"host": "api.example.com", "user-agent": "functest"}
 	for k, v := range headers {
@@ -208,10 +200,8 @@ type Response struct {
 	Body    string
 }
 
-// Invoke runs ev through the function's Lambda entry point, the handler
-// main hands to lambda.Start (Stack.Lambda), and checks the answer against
-// the API's OpenAPI document (CheckOpenAPI): an answer the document does
-// not describe fails the test.
+// Invoke runs ev through the function's Lambda entry point; an answer
+// openapi.yaml does not describe fails the test (CheckOpenAPI).
 func (s *Stack) Invoke(ev events.APIGatewayV2HTTPRequest) Response {
 	s.t.Helper()
 	out, err := s.Lambda(context.Background(), ev)
@@ -236,8 +226,7 @@ func OK[T any](t testing.TB, r Response) T {
 	return body
 }
 
-// Download reads url, a file address an answer gave, as a browser would:
-// the Response has its Status and Body.
+// Download reads url, a file address an answer gave, as a browser would.
 func Download(t testing.TB, url string) Response {
 	t.Helper()
 	resp, err := http.Get(url)
@@ -252,8 +241,8 @@ func Download(t testing.TB, url string) Response {
 	return Response{Status: resp.StatusCode, Body: string(body)}
 }
 
-// CheckEvents invokes the function with each event of want
-// (events/<name>.json) and checks the status it answers.
+// CheckEvents checks the status the function answers to each event of
+// want (events/<name>.json).
 func (s *Stack) CheckEvents(t testing.TB, want map[string]int) {
 	t.Helper()
 	for _, name := range slices.Sorted(maps.Keys(want)) {
@@ -270,11 +259,10 @@ func (r Response) Error(t testing.TB) Envelope {
 	return CheckEnvelope(t, r.Status, []byte(r.Body))
 }
 
-// CheckTemplate checks the function against template.yaml after a test has
-// driven every path of it: each variable the template sets was read; each
-// DynamoDB action used on each table is granted by the function's policy;
-// and each granted action was used — no function holds a permission,
-// least of all a write, that it does not use.
+// CheckTemplate checks the function against template.yaml once calls hold
+// every path of it: each variable the template sets was read, each
+// DynamoDB action used is granted, and each granted action was used — no
+// function holds a permission, least of all a write, it does not use.
 func (s *Stack) CheckTemplate(calls []storetest.ProxyCall) {
 	s.t.Helper()
 	for name := range s.Function.Env {
@@ -303,9 +291,9 @@ func (s *Stack) CheckTemplate(calls []storetest.ProxyCall) {
 	}
 }
 
-// CheckRoutes checks that the handler serves each route the template gives
-// the function: the method is accepted (no 405). The catch-all route
-// ($default) must answer a path no route has with 404 NotFoundError.
+// CheckRoutes checks that the handler serves each of the function's
+// routes (no 405), and that the catch-all ($default) answers 404
+// NotFoundError.
 func (s *Stack) CheckRoutes() {
 	s.t.Helper()
 	if len(s.Function.Routes) == 0 {
@@ -327,9 +315,8 @@ func (s *Stack) CheckRoutes() {
 	}
 }
 
-// AddOrders stores n Pending orders of owner (Affidavit, Karnataka, amount
-// 20, first parties "Party 1".."Party n" in order) straight in env's tables,
-// and returns them.
+// AddOrders stores n Pending orders of owner (Affidavit, Karnataka, 20,
+// first parties "Party 1".."Party n") straight in env's tables.
 func AddOrders(t testing.TB, env *storetest.Env, owner string, n int) []stampduty.Order {
 	t.Helper()
 	ctx := context.Background()
@@ -359,8 +346,7 @@ func AddOrders(t testing.TB, env *storetest.Env, owner string, n int) []stampdut
 	return out
 }
 
-// Fulfiller returns the fulfillment workflow over env's orders, counters
-// and files bucket: what puts an order in the states operators move it to.
+// Fulfiller returns the fulfillment workflow over env's tables and bucket.
 func Fulfiller(env *storetest.Env) *orders.Fulfiller {
 	db := env.DB()
 	bucket := files.New(env.S3(), env.Table("FilesBucket"))
@@ -371,8 +357,8 @@ func Fulfiller(env *storetest.Env) *orders.Fulfiller {
 // Operator is the IAM identity of the operator in tests.
 const Operator = "arn:aws:iam::000000000000:user/test-operator"
 
-// AsOperator returns ev as API Gateway passes a request it admitted on an
-// AWS_IAM route: signed by arn.
+// AsOperator returns ev as API Gateway passes a request signed by arn on
+// an AWS_IAM route.
 func AsOperator(ev events.APIGatewayV2HTTPRequest, arn string) events.APIGatewayV2HTTPRequest {
 	ev.RequestContext.Authorizer = &events.APIGatewayV2HTTPRequestContextAuthorizerDescription{
 		IAM: &events.APIGatewayV2HTTPRequestContextAuthorizerIAMDescription{AccessKey: "AKIATEST", AccountID: "000000000000",
@@ -381,8 +367,8 @@ func AsOperator(ev events.APIGatewayV2HTTPRequest, arn string) events.APIGateway
 	return ev
 }
 
-// WithFile returns ev carrying body as a binary upload of contentType, as
-// API Gateway passes one (base64).
+// WithFile returns ev carrying body as a binary upload, in base64 as API
+// Gateway passes one.
 func WithFile(ev events.APIGatewayV2HTTPRequest, contentType string, body []byte) events.APIGatewayV2HTTPRequest {
 	ev.Headers = maps.Clone(ev.Headers)
 	ev.Headers["content-type"] = contentType

@@ -22,24 +22,21 @@ import (
 )
 
 // Forged is the log line issue 17's attacker wrote into the log through a
-// path: `curl "$BASE/api/live-orders/x%0a%7B%22level%22...%7D%0a"`.
+// path (`curl "$BASE/api/live-orders/x%0a%7B%22level%22...%7D%0a"`).
 const Forged = `{"level":"INFO","msg":"FORGED"}`
 
 // HostileSegments are path segments as API Gateway hands them to a
-// function, percent-decoded (rawPath and requestContext.http.path, as
-// cmd/internal/apigw builds them): issue 17's forged line between two
-// newlines (%0a), and %00 %01 %0d %7f.
+// function, percent-decoded: the forged line between newlines, and %00
+// %01 %0d %7f.
 var HostileSegments = []string{"x\n" + Forged + "\n", "evt_\x00", "x\x01", "x\r", "x\x7f"}
 
-// CheckHostilePaths sends the function each of its routes (template.yaml)
-// with each path parameter — or, on a route without one, the end of the
-// path — replaced by each of HostileSegments, without a token and with the
-// dev token, and on AWS_IAM routes signed by an operator (AsOperator). Each
-// must be answered 404 NotFoundError, byte for byte strapi's answer to any
-// ENOTFOUND "Not Found", with the Lambda handler returning no error, nothing
-// printed to standard output or through the standard log (the api-proxy
-// adapter's prints), and every log line one of the service's JSON request
-// lines — none the forged one. It swaps os.Stdout: not for parallel tests.
+// CheckHostilePaths sends each of the function's routes with each path
+// parameter (or the path's end) replaced by each of HostileSegments,
+// without and with the dev token (signed on AWS_IAM routes). Each must be
+// answered strapi's 404 "Not Found" byte for byte, with no Lambda error,
+// nothing printed to stdout or the standard log, and only the service's
+// JSON log lines, none the forged one. It swaps os.Stdout: not for
+// parallel tests.
 func CheckHostilePaths(t *testing.T, s *Stack) {
 	t.Helper()
 	rec := httptest.NewRecorder()
@@ -107,8 +104,8 @@ func hostilePath(pattern, seg string) string {
 	return b.String()
 }
 
-// CheckLogLines fails unless every line of logs is one JSON object the
-// service wrote — its "msg" one of the service's — and none is Forged.
+// CheckLogLines fails unless every line of logs is one of slog's JSON
+// objects, none Forged.
 func CheckLogLines(t testing.TB, logs string) {
 	t.Helper()
 	for line := range strings.Lines(logs) {
@@ -126,10 +123,9 @@ func CheckLogLines(t testing.TB, logs string) {
 	}
 }
 
-// Printed runs f and returns what it wrote to the process's standard output
-// and through the standard library's log, which Lambda would turn into log
-// lines besides the service's own. It swaps os.Stdout and log's output
-// while f runs: not for parallel tests.
+// Printed runs f and returns what it wrote to standard output and through
+// the standard log, which Lambda would turn into log lines besides the
+// service's. It swaps os.Stdout and log's output: not for parallel tests.
 func Printed(t testing.TB, f func()) string {
 	t.Helper()
 	r, w, err := os.Pipe()

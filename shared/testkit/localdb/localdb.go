@@ -1,11 +1,10 @@
-// Package localdb runs the local DynamoDB engine (dynalite, an in-memory
-// server of the DynamoDB API, installed by `make dynalite` from the pinned
-// package in cmd/local/dynalite) and creates in it the tables template.yaml
-// defines, exactly as the template defines them. The local stack and the
-// tests use it; Lambda functions never do.
+// Package localdb runs the local DynamoDB engine (dynalite, installed by
+// `make dynalite`), creates in it the tables template.yaml defines, seeds
+// them, and holds the local stack's fixed settings (region, keys, tokens).
 package localdb
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -41,12 +40,10 @@ const (
 // Server is a running dynalite process.
 type Server = localserver.Server
 
-// ErrAddrInUse is returned by Start when something else listens on the
-// address it was given.
+// ErrAddrInUse is localserver's, for the local stack.
 var ErrAddrInUse = localserver.ErrAddrInUse
 
-// CheckFree reports whether a TCP listener could be opened on addr now;
-// when something listens there already, the error wraps ErrAddrInUse.
+// CheckFree is localserver.CheckFree, for the local stack.
 func CheckFree(addr string) error { return localserver.CheckFree(addr) }
 
 // ModuleRoot returns the directory of go.mod at or above dir.
@@ -61,14 +58,8 @@ func ModuleRoot(dir string) (string, error) {
 	}
 }
 
-// Start starts dynalite, in memory, on a free loopback port (or on addr when
-// not empty and not port 0) and returns once it answers. root is the module
-// root; the server's own output goes to log. The server dies with this
-// process.
-//
-// Start never hands back an engine it did not start: when addr is in use,
-// or dynalite could not listen on it, it returns an error wrapping
-// ErrAddrInUse, and whatever listens there is left alone.
+// Start starts dynalite, in memory, as localserver.Start does (on addr, or
+// a free loopback port), from the module root; its output goes to log.
 func Start(ctx context.Context, root, addr string, log io.Writer) (*Server, error) {
 	cli := filepath.Join(root, DynalitePath)
 	if _, err := os.Stat(cli); err != nil {
@@ -99,16 +90,12 @@ func Client(endpoint string) *dynamodb.Client {
 	})
 }
 
-// CreateTables creates each table of the template under names[LogicalID]
-// (the LogicalID itself when absent, which is what `sam local` resolves a
-// !Ref to), with the template's key schema, attributes, indexes and TTL. A
-// table that exists already is left as it is.
+// CreateTables creates each table as the template defines it, under
+// names[LogicalID] (the LogicalID itself when absent, as `sam local`
+// resolves a !Ref), leaving a table that exists as it is.
 func CreateTables(ctx context.Context, client *dynamodb.Client, tables []samtemplate.Table, names map[string]string) error {
 	for _, t := range tables {
-		name := names[t.LogicalID]
-		if name == "" {
-			name = t.LogicalID
-		}
+		name := cmp.Or(names[t.LogicalID], t.LogicalID)
 		in := &dynamodb.CreateTableInput{
 			TableName:   aws.String(name),
 			BillingMode: types.BillingMode(t.BillingMode),
@@ -120,17 +107,11 @@ func CreateTables(ctx context.Context, client *dynamodb.Client, tables []samtemp
 		}
 		for _, g := range t.GlobalIndexes {
 			in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, types.GlobalSecondaryIndex{
-				IndexName:  aws.String(g.Name),
-				KeySchema:  keySchema(g.KeySchema),
-				Projection: &types.Projection{ProjectionType: types.ProjectionType(g.ProjectionType), NonKeyAttributes: g.NonKeyAttributes},
-			})
+				IndexName: aws.String(g.Name), KeySchema: keySchema(g.KeySchema), Projection: projection(g)})
 		}
 		for _, l := range t.LocalIndexes {
 			in.LocalSecondaryIndexes = append(in.LocalSecondaryIndexes, types.LocalSecondaryIndex{
-				IndexName:  aws.String(l.Name),
-				KeySchema:  keySchema(l.KeySchema),
-				Projection: &types.Projection{ProjectionType: types.ProjectionType(l.ProjectionType), NonKeyAttributes: l.NonKeyAttributes},
-			})
+				IndexName: aws.String(l.Name), KeySchema: keySchema(l.KeySchema), Projection: projection(l)})
 		}
 		_, err := client.CreateTable(ctx, in)
 		var inUse *types.ResourceInUseException
@@ -159,6 +140,10 @@ func CreateTables(ctx context.Context, client *dynamodb.Client, tables []samtemp
 	return nil
 }
 
+func projection(ix samtemplate.Index) *types.Projection {
+	return &types.Projection{ProjectionType: types.ProjectionType(ix.ProjectionType), NonKeyAttributes: ix.NonKeyAttributes}
+}
+
 func keySchema(ks []samtemplate.Key) []types.KeySchemaElement {
 	var out []types.KeySchemaElement
 	for _, k := range ks {
@@ -167,52 +152,43 @@ func keySchema(ks []samtemplate.Key) []types.KeySchemaElement {
 	return out
 }
 
-// DevToken is the token the local stack registers (for owner DevOwner) in
-// the local engine it runs, and the one the events/ samples carry. It exists
-// only in local engines: no command registers it on AWS.
-const DevToken = "sdt_LOCALxDEVxTOKENxNEVERxVALIDxONxAWSx00000000"
+// DevToken is the token of DevOwner the local stack registers and the
+// events/ samples carry; no command registers it on AWS. TokenHashKey is
+// the published, worthless token hashing key of local stacks and tests
+// (on AWS the key is in SSM Parameter Store).
+const (
+	DevToken     = "sdt_LOCALxDEVxTOKENxNEVERxVALIDxONxAWSx00000000"
+	DevOwner     = "dev"
+	TokenHashKey = "local-only-token-hash-key-not-a-secret-0001"
+)
 
-// DevOwner is the owner of DevToken.
-const DevOwner = "dev"
-
-// TokenHashKey is the token hashing key of local stacks and tests: on AWS
-// the key comes from SSM Parameter Store (see template.yaml), here it is
-// this published, worthless value.
-const TokenHashKey = "local-only-token-hash-key-not-a-secret-0001"
-
-// The key pair the local stack's operator API (the AWS_IAM routes, under
-// /api/ops/) accepts when its environment names none, and who requests
-// signed with it act as: fixed, printed by the stack (OperatorExports) and
-// named by stampctl when it has nowhere to go, valid nowhere but there.
+// The key pair the local stack's operator API (/api/ops/) accepts when its
+// environment names none, and who requests signed with it act as: printed
+// by the stack and named by stampctl, valid nowhere but there.
 const (
 	OperatorKeyID  = "AKIALOCALOPERATOR000"
 	OperatorSecret = "local-operator-secret-not-valid-on-aws"
 	OperatorARN    = "arn:aws:iam::000000000000:user/local-operator"
 )
 
-// OperatorExports is the shell line that points stampctl (and any AWS
-// tool) at a local operator API at apiURL which accepts the key pair
-// keyID, secret signed for region: the line the local stack prints and
-// stampctl repeats, so that the two never differ.
+// OperatorExports is the shell line pointing stampctl (and any AWS tool)
+// at a local operator API at apiURL taking keyID, secret for region: the
+// line the local stack prints and stampctl repeats, so they never differ.
 func OperatorExports(keyID, secret, region, apiURL string) string {
 	return fmt.Sprintf("export AWS_ACCESS_KEY_ID=%s AWS_SECRET_ACCESS_KEY=%s AWS_REGION=%s STAMPDUTY_API_URL=%s",
 		keyID, secret, region, apiURL)
 }
 
 // Params are the template parameters of a local stack: the local values of
-// the SSM parameters the template resolves (as "ssm:NAME"), for
-// samtemplate.Template.Resolve. No parameter points a function at a local
-// engine (LocalRuntime does).
+// the SSM parameters the template resolves ("ssm:NAME"), for Resolve.
 func Params() map[string]string {
 	return map[string]string{"ssm:" + auth.DefaultKeyParameter: TokenHashKey}
 }
 
 // LocalRuntime completes env, a function's environment as template.yaml
-// resolves it, as a local Lambda runtime does (`sam local` with its
-// --env-vars file, the local stack, the tests): config.LocalSignal is
-// "true", and each local-engine variable the template declares empty for
-// it (config.LocalEndpoints) is given the engine's address,
-// DYNAMODB_ENDPOINT dynamodb's and S3_ENDPOINT s3's.
+// resolves it, as a local runtime does (`sam local --env-vars`, the local
+// stack, the tests): config.LocalSignal "true", and the engines' addresses
+// in DYNAMODB_ENDPOINT and S3_ENDPOINT where the template declares them.
 func LocalRuntime(env map[string]string, dynamodb, s3 string) {
 	env[config.LocalSignal] = "true"
 	for name, addr := range map[string]string{"DYNAMODB_ENDPOINT": dynamodb, "S3_ENDPOINT": s3} {

@@ -16,16 +16,14 @@ import (
 // SampleCatalogue is the catalogue seeded by default, relative to the module root.
 const SampleCatalogue = "cmd/local/articles.json"
 
-// LogicalNames names each table by its logical id, as `sam local` and the
-// local stack do.
+// LogicalNames names each table by its logical id, as the local stack does.
 func LogicalNames(logicalID string) string { return logicalID }
 
-// Seed loads the catalogue file into the articles table and, when devToken
-// is true, registers DevToken for DevOwner (once). table gives each table's
-// name from its logical id (LogicalNames for the local stack, a test's own
-// names in tests). It returns how many articles it loaded. A bad file is
-// refused whole, with every row's errors in the message. It is the one
-// seeding of the local stack, the bench and the tests.
+// Seed loads the catalogue file into the articles table (a bad file is
+// refused whole, with every row's errors) and, with devToken, registers
+// DevToken once; table names each table from its logical id. It is the one
+// seeding of the local stack, the bench and the tests, and returns how
+// many articles it loaded.
 func Seed(ctx context.Context, db *store.DB, table func(logicalID string) string, catalogue string, devToken bool) (int, error) {
 	data, err := os.ReadFile(catalogue)
 	if err != nil {

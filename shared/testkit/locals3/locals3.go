@@ -1,9 +1,7 @@
-// Package locals3 runs the local S3 server (Versity's S3 gateway with its
-// posix backend in a temporary folder, installed by `make versitygw` at
-// the version the Makefile pins) and creates in it the bucket
-// template.yaml defines. It checks Signature Version 4, pre-signed URLs
-// included, like S3. The local stack and the tests use it; Lambda functions
-// never do.
+// Package locals3 runs the local S3 server (Versity's S3 gateway, posix
+// backend in a temporary folder, installed by `make versitygw`), which
+// checks Signature Version 4 like S3, pre-signed URLs included, and
+// creates buckets as template.yaml defines them.
 package locals3
 
 import (
@@ -35,9 +33,8 @@ type Server struct {
 	dir string
 }
 
-// Start starts the gateway on a free loopback port (or addr), storing its
-// objects in a new temporary folder, and returns once it answers. It
-// accepts requests signed with accessKey and secret, for region.
+// Start starts the gateway as localserver.Start does, storing its objects
+// in a new temporary folder and accepting accessKey, secret for region.
 func Start(ctx context.Context, root, addr, accessKey, secret, region string, log io.Writer) (*Server, error) {
 	gw := filepath.Join(root, GatewayPath)
 	if _, err := os.Stat(gw); err != nil {
@@ -100,10 +97,9 @@ func Client(endpoint, accessKey, secret, region string) *s3.Client {
 	})
 }
 
-// CreateBucket creates bucket as the template defines the files bucket:
-// versioned. The gateway has no public-access block or default-encryption
-// settings (it answers NotImplemented); its objects are private to its one
-// account and stay on this machine. An existing bucket is kept.
+// CreateBucket creates bucket versioned, as the template defines the files
+// bucket, keeping an existing one. (The gateway has no public-access block
+// or default encryption; its objects stay private on this machine.)
 func CreateBucket(ctx context.Context, client *s3.Client, bucket string) error {
 	_, err := client.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)})
 	var owned *types.BucketAlreadyOwnedByYou

@@ -1,8 +1,6 @@
-// Package localserver runs a local stand-in of an AWS service (dynalite for
-// DynamoDB, Versity's gateway for S3) as a child process on a loopback
-// port, for the local stack, the tests and the bench: it starts the
-// process, waits until it listens and answers, and stops it. Lambda
-// functions never use it.
+// Package localserver runs a local stand-in of an AWS service (dynalite,
+// Versity's S3 gateway) as a child process on a loopback port: it starts
+// it, waits until it listens and answers, and stops it.
 package localserver
 
 import (
@@ -19,8 +17,7 @@ import (
 )
 
 // ErrAddrInUse is returned by Start when something else listens on the
-// address it was given: another local stack's engine, say, which must not
-// be taken for the one Start was asked to start.
+// address it was given (another local stack's engine, say).
 var ErrAddrInUse = errors.New("address in use")
 
 // ReadyTimeout bounds how long Start waits for a server to listen and answer.
@@ -29,35 +26,30 @@ const ReadyTimeout = 15 * time.Second
 // maxOutput is how many lines of a server's output a Server keeps for errors.
 const maxOutput = 50
 
-// Spec says how to run one kind of server.
+// Spec says how to run one kind of server: its Name in log lines and
+// errors, the Command that serves on host:port, the start of the output
+// line by which it says it Listening (with "", a server that fails to
+// listen can be taken for another answering on its address), whether an
+// output line says the address was InUse, a Probe making one bounded
+// request (nil once it answers as the server does), and the Log its
+// output goes to, prefixed with its name (nil: discarded).
 type Spec struct {
-	// Name names the server in its log lines and errors ("dynalite").
-	Name string
-	// Command returns the command that serves on host:port.
-	Command func(host, port string) *exec.Cmd
-	// Listening is the start of the output line by which the server says
-	// it listens. With "" only Probe tells, and a server that fails to
-	// listen can be mistaken for another one answering on its address.
+	Name      string
+	Command   func(host, port string) *exec.Cmd
 	Listening string
-	// InUse reports whether an output line says the address was taken.
-	InUse func(line string) bool
-	// Probe makes one bounded request to the server at endpoint; nil once
-	// it answers as the server does.
-	Probe func(ctx context.Context, endpoint string) error
-	// Log receives the server's output, each line prefixed with its name;
-	// nil discards it.
-	Log io.Writer
+	InUse     func(line string) bool
+	Probe     func(ctx context.Context, endpoint string) error
+	Log       io.Writer
 }
 
-// Server is a running server process.
+// Server is a running server process at Endpoint (http://127.0.0.1:PORT).
 type Server struct {
-	// Endpoint is the server's base URL, e.g. http://127.0.0.1:41234.
 	Endpoint string
 	name     string
 	cmd      *exec.Cmd
 	done     chan struct{} // closed once the process has exited
-	output   []string      // its first lines of output, for errors; read once done is closed
-	waitErr  error         // how it exited; read once done is closed
+	output   []string      // its first lines of output, for errors; read once done
+	waitErr  error         // how it exited; read once done
 	inUse    func(string) bool
 }
 
@@ -92,9 +84,8 @@ func Start(ctx context.Context, addr string, spec Spec) (*Server, error) {
 	}
 }
 
-// CheckFree reports whether a TCP listener could be opened on addr now, by
-// opening one and closing it at once. When something listens there already,
-// the error wraps ErrAddrInUse.
+// CheckFree reports whether a TCP listener could be opened on addr now;
+// when something listens there already, the error wraps ErrAddrInUse.
 func CheckFree(addr string) error {
 	l, err := net.Listen("tcp", addr)
 	if errors.Is(err, syscall.EADDRINUSE) {
@@ -107,9 +98,9 @@ func CheckFree(addr string) error {
 }
 
 // spawn starts the server on addr and returns once it answers. It takes
-// the server that answers for its own only once the server has said that it
-// listens (when it says so), and while it still runs: a server that could
-// not listen exits, and another process may be answering on addr.
+// what answers for its server only once the server has said it listens,
+// and while it still runs: one that could not listen exits, and another
+// process may be answering on addr.
 func spawn(ctx context.Context, addr string, spec Spec) (*Server, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -197,9 +188,9 @@ func spawn(ctx context.Context, addr string, spec Spec) (*Server, error) {
 	}
 }
 
-// exitError describes why the server exited before it was ready, from its
-// output: a line saying the address was in use, an "Error..." line, else
-// its last line. Call it only once s.done is closed.
+// exitError says why the server exited before it was ready, from its
+// output: the address in use, an "Error..." line, else its last line.
+// Call it once s.done is closed.
 func (s *Server) exitError(addr string) error {
 	why := ""
 	for _, line := range s.output {

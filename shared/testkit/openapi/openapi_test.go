@@ -1,12 +1,16 @@
 package openapi
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pb33f/libopenapi-validator/config"
+	"github.com/pb33f/libopenapi-validator/schema_validation"
 
 	"stampduty/shared/testkit/samtemplate"
 )
@@ -18,6 +22,41 @@ func checker(t *testing.T) *Checker {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// Version is the document's openapi field.
+func (c *Checker) Version() string { return c.model.Version }
+
+// ValidateDocument checks the document against the OpenAPI 3.1 schema,
+// then compiles the schema of each response as JSON Schema 2020-12 (the
+// OpenAPI schema lets a broken schema object through, e.g. a property
+// that is a string).
+func (c *Checker) ValidateDocument() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ok, errs := c.validator.ValidateDocument(); !ok {
+		return joined("openapi.yaml is not a valid OpenAPI document", errs)
+	}
+	var broken []string
+	opts := config.NewValidationOptions()
+	for path, item := range c.model.Paths.PathItems.FromOldest() {
+		for method, op := range item.GetOperations().FromOldest() {
+			for code, resp := range op.Responses.Codes.FromOldest() {
+				for mediaType, content := range resp.Content.FromOldest() {
+					if content.Schema == nil {
+						continue
+					}
+					if _, err := schema_validation.CompileSchemaForValidation(content.Schema.Schema(), schema_validation.SchemaValidationPurposeResponseBody, opts, 3.1); err != nil {
+						broken = append(broken, fmt.Sprintf("%s %s %s %s: %v", method, path, code, mediaType, err))
+					}
+				}
+			}
+		}
+	}
+	if len(broken) > 0 {
+		return fmt.Errorf("openapi.yaml has response schemas that do not compile:\n  - %s", strings.Join(broken, "\n  - "))
+	}
+	return nil
 }
 
 // root is the module's top, from this package's folder (where go test

@@ -1,18 +1,16 @@
-// Package samtemplate reads the project's AWS SAM template (template.yaml):
-// its parameters' defaults, its functions with their routes, environment and
-// IAM statements, and its DynamoDB tables. The local runner, the test
-// harness and the template tests read the template through it, so nothing
-// the template says is restated elsewhere. Lambda functions never import it.
+// Package samtemplate reads what the tooling uses of the project's AWS SAM
+// template (template.yaml): parameter defaults, functions (routes,
+// schedules, environment, IAM statements, Globals applied), DynamoDB
+// tables and buckets, so that nothing the template says is restated.
 package samtemplate
 
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
-	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -34,35 +32,28 @@ type Function struct {
 	MemorySize int
 	Timeout    int
 	// Env is the function's environment: Globals first, then its own variables.
-	Env    map[string]Value
-	Routes []Route
-	// Schedules are its Schedule events (EventBridge rules), enabled or not.
+	Env        map[string]Value
+	Routes     []Route
 	Schedules  []Schedule
 	Statements []Statement
 }
 
-// Schedule is a Schedule event of a function: an EventBridge rule that
-// invokes it on a schedule.
+// Schedule is a Schedule event (an EventBridge rule) of a function;
+// Enabled is false when it says Enabled: false or State: DISABLED.
 type Schedule struct {
-	Name string
-	// Expression is the rule's schedule: "rate(1 minute)", "cron(...)".
-	Expression string
-	// Enabled is false when the event says Enabled: false (or State: DISABLED).
-	Enabled bool
+	Name, Expression string
+	Enabled          bool
 }
 
-// DefaultRoute is the Path of the HTTP API's catch-all route, which takes
-// every request no other route takes: an HttpApi event with neither Path
-// nor Method. Its Method is "".
+// DefaultRoute is the Path of the HTTP API's catch-all route: an HttpApi
+// event with neither Path nor Method (its Method is "").
 const DefaultRoute = "$default"
 
-// Route is an HttpApi event of a function.
+// Route is an HttpApi event of a function; IAM is set when it is
+// authorized with AWS_IAM (SigV4).
 type Route struct {
-	Name   string
-	Method string
-	Path   string
-	// IAM is set when the route is authorized with AWS_IAM (SigV4).
-	IAM bool
+	Name, Method, Path string
+	IAM                bool
 }
 
 // Key is the route's routeKey as API Gateway names it: "GET /api/x", or
@@ -76,48 +67,85 @@ func (r Route) Key() string {
 
 // Statement is one IAM policy statement of a function.
 type Statement struct {
-	Effect    string
-	Actions   []string
-	Resources []Value
+	Effect    string       `yaml:"Effect"`
+	Actions   list[string] `yaml:"Action"`
+	Resources list[Value]  `yaml:"Resource"`
 }
 
 // Table is an AWS::DynamoDB::Table.
 type Table struct {
-	LogicalID     string
-	BillingMode   string
-	Attributes    []Attribute
-	KeySchema     []Key
-	GlobalIndexes []Index
-	// LocalIndexes are the LocalSecondaryIndexes.
-	LocalIndexes []Index
+	LogicalID     string      `yaml:"-"`
+	BillingMode   string      `yaml:"BillingMode"`
+	Attributes    []Attribute `yaml:"AttributeDefinitions"`
+	KeySchema     []Key       `yaml:"KeySchema"`
+	GlobalIndexes []Index     `yaml:"GlobalSecondaryIndexes"`
+	LocalIndexes  []Index     `yaml:"LocalSecondaryIndexes"`
 	// TTLAttribute is the TimeToLiveSpecification attribute, "" when none.
-	TTLAttribute string
+	TTLAttribute string `yaml:"-"`
 }
 
 // Attribute is an attribute definition: a name and a type (S, N or B).
-type Attribute struct{ Name, Type string }
-
-// Key is one element of a key schema: an attribute and HASH or RANGE.
-type Key struct{ Name, Type string }
-
-// Index is a global secondary index.
-type Index struct {
-	Name             string
-	KeySchema        []Key
-	ProjectionType   string
-	NonKeyAttributes []string
+type Attribute struct {
+	Name string `yaml:"AttributeName"`
+	Type string `yaml:"AttributeType"`
 }
 
-// Value is a template value: a literal, a Ref, or a Fn::GetAtt.
+// Key is one element of a key schema: an attribute and HASH or RANGE.
+type Key struct {
+	Name string `yaml:"AttributeName"`
+	Type string `yaml:"KeyType"`
+}
+
+// Index is a secondary index, global or local.
+type Index struct {
+	Name       string `yaml:"IndexName"`
+	KeySchema  []Key  `yaml:"KeySchema"`
+	Projection `yaml:"Projection"`
+}
+
+// Projection is what an index projects.
+type Projection struct {
+	ProjectionType   string   `yaml:"ProjectionType"`
+	NonKeyAttributes []string `yaml:"NonKeyAttributes"`
+}
+
+// Value is a template value: a literal, a Ref, a Fn::GetAtt (logical id
+// and attribute), a Fn::Sub (its one-string form), or Other, the name of
+// any other intrinsic function.
 type Value struct {
-	Literal string
-	Ref     string
-	// GetAtt holds the logical id and attribute of a Fn::GetAtt.
-	GetAtt [2]string
-	// Sub holds the string of a Fn::Sub (its short form, one string).
-	Sub string
-	// Other is the name of any other intrinsic function (e.g. Fn::Sub).
-	Other string
+	Literal, Ref string
+	GetAtt       [2]string
+	Sub, Other   string
+}
+
+// UnmarshalYAML reads a value in the short (!Ref X) or long ({Ref: X}) form.
+func (v *Value) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	fn, custom := strings.CutPrefix(n.Tag, "!")
+	switch {
+	case custom && !strings.HasPrefix(fn, "!"): // the short form
+	case n.Kind == yaml.MappingNode && len(n.Content) > 0:
+		fn, n = strings.TrimPrefix(n.Content[0].Value, "Fn::"), n.Content[1]
+	default:
+		v.Literal = n.Value
+		return nil
+	}
+	switch {
+	case fn == "Ref":
+		v.Ref = n.Value
+	case fn == "Sub" && n.Kind == yaml.ScalarNode:
+		v.Sub = n.Value
+	case fn == "GetAtt" && n.Kind == yaml.ScalarNode:
+		id, attr, _ := strings.Cut(n.Value, ".")
+		v.GetAtt = [2]string{id, attr}
+	case fn == "GetAtt" && len(n.Content) == 2:
+		v.GetAtt = [2]string{n.Content[0].Value, n.Content[1].Value}
+	default:
+		v.Other = "Fn::" + fn
+	}
+	return nil
 }
 
 // String renders v in the template's short form, for messages.
@@ -133,6 +161,19 @@ func (v Value) String() string {
 		return "!" + strings.TrimPrefix(v.Other, "Fn::") + " ..."
 	}
 	return v.Literal
+}
+
+// list is a YAML value that is one T or a list of them (IAM's Action and
+// Resource).
+type list[T any] []T
+
+// UnmarshalYAML reads one T or a list.
+func (l *list[T]) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.SequenceNode {
+		return n.Decode((*[]T)(l))
+	}
+	*l = make(list[T], 1)
+	return n.Decode(&(*l)[0])
 }
 
 // Load reads and parses the template at path.
@@ -167,12 +208,11 @@ func Find(dir string) (string, error) {
 
 // Function returns the function with the given logical id.
 func (t *Template) Function(logicalID string) (Function, bool) {
-	for _, f := range t.Functions {
-		if f.LogicalID == logicalID {
-			return f, true
-		}
+	i := slices.IndexFunc(t.Functions, func(f Function) bool { return f.LogicalID == logicalID })
+	if i < 0 {
+		return Function{}, false
 	}
-	return Function{}, false
+	return t.Functions[i], true
 }
 
 // TableGrants returns the DynamoDB operations (without "dynamodb:") that
@@ -221,23 +261,6 @@ func (v Value) tableARN() (string, bool) {
 	return table + "/index/" + index, true
 }
 
-// S3Grants returns the S3 actions the function's policy allows, by the
-// key prefix they are allowed on (!Sub "${Bucket.Arn}/PREFIX*": "PREFIX").
-func (f Function) S3Grants() map[string][]string {
-	out := map[string][]string{}
-	for _, st := range f.Statements {
-		for _, r := range st.Resources {
-			if st.Effect != "Allow" || !strings.HasPrefix(st.Actions[0], "s3:") {
-				continue
-			}
-			_, prefix, _ := strings.Cut(r.Sub, ".Arn}/")
-			prefix = strings.TrimSuffix(prefix, "*")
-			out[prefix] = append(out[prefix], st.Actions...)
-		}
-	}
-	return out
-}
-
 // Resolve turns v into a string: a literal as it is, a Ref to a parameter as
 // the parameter's value (params overriding the defaults), a Ref to a
 // resource as names[logical id], and a Sub with its ${...} replaced the same
@@ -246,14 +269,10 @@ func (f Function) S3Grants() map[string][]string {
 // resolved locally to params["ssm:NAME"]. Anything else is an error.
 func (t *Template) Resolve(v Value, params, names map[string]string) (string, error) {
 	ref := func(name string) (string, error) {
-		if p, ok := params[name]; ok {
-			return p, nil
-		}
-		if p, ok := t.Parameters[name]; ok {
-			return p, nil
-		}
-		if n, ok := names[name]; ok {
-			return n, nil
+		for _, m := range []map[string]string{params, t.Parameters, names} {
+			if s, ok := m[name]; ok {
+				return s, nil
+			}
 		}
 		return "", fmt.Errorf("unresolved reference %s", name)
 	}
@@ -262,8 +281,7 @@ func (t *Template) Resolve(v Value, params, names map[string]string) (string, er
 	case v.Ref != "":
 		return ref(v.Ref)
 	case v.Sub != "":
-		rest := v.Sub
-		for {
+		for rest := v.Sub; ; {
 			before, after, found := strings.Cut(rest, "${")
 			out += before
 			if !found {
@@ -277,8 +295,7 @@ func (t *Template) Resolve(v Value, params, names map[string]string) (string, er
 			if err != nil {
 				return "", fmt.Errorf("!Sub %q: %w", v.Sub, err)
 			}
-			out += val
-			rest = tail
+			out, rest = out+val, tail
 		}
 	case v.GetAtt[0] != "" || v.Other != "":
 		return "", fmt.Errorf("cannot resolve %s locally", v)
@@ -299,276 +316,110 @@ func (t *Template) Resolve(v Value, params, names map[string]string) (string, er
 	return out, nil
 }
 
+// functionProps are the properties of a function this package reads.
+type functionProps struct {
+	MemorySize  int `yaml:"MemorySize"`
+	Timeout     int `yaml:"Timeout"`
+	Environment struct {
+		Variables map[string]Value `yaml:"Variables"`
+	} `yaml:"Environment"`
+	Events map[string]struct {
+		Type       string `yaml:"Type"`
+		Properties struct {
+			Method string `yaml:"Method"`
+			Path   string `yaml:"Path"`
+			Auth   struct {
+				Authorizer string `yaml:"Authorizer"`
+			} `yaml:"Auth"`
+			Schedule string `yaml:"Schedule"`
+			Enabled  *bool  `yaml:"Enabled"`
+			State    string `yaml:"State"`
+		} `yaml:"Properties"`
+	} `yaml:"Events"`
+	// Policies are read as inline documents: a managed policy's name (a
+	// string) is an error, as its grants could not be checked (a SAM
+	// policy template, as before, yields no statement).
+	Policies []struct {
+		Statement []Statement `yaml:"Statement"`
+	} `yaml:"Policies"`
+}
+
 // Parse parses a SAM template.
 func Parse(data []byte) (*Template, error) {
-	top, err := document(data)
-	if err != nil {
-		return nil, err
+	var doc struct {
+		Parameters map[string]struct {
+			Default string `yaml:"Default"`
+		} `yaml:"Parameters"`
+		Globals struct {
+			Function yaml.Node `yaml:"Function"`
+		} `yaml:"Globals"`
+		Resources map[string]struct {
+			Type       string    `yaml:"Type"`
+			Properties yaml.Node `yaml:"Properties"`
+		} `yaml:"Resources"`
+	}
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("parse template: %w", err)
 	}
 	t := &Template{Parameters: map[string]string{}}
-	for name, p := range asMap(top["Parameters"]) {
-		t.Parameters[name] = str(asMap(p)["Default"])
+	for name, p := range doc.Parameters {
+		t.Parameters[name] = p.Default
 	}
-	globals := asMap(asMap(top["Globals"])["Function"])
-	err = eachResource(top, func(id, typ string, _, props map[string]any) error {
-		switch typ {
+	for _, id := range slices.Sorted(maps.Keys(doc.Resources)) {
+		r := doc.Resources[id]
+		switch r.Type {
 		case "AWS::Serverless::Function":
-			f, err := parseFunction(id, globals, props)
-			t.Functions = append(t.Functions, f)
-			return err
+			// The function's own properties decoded over the Globals'.
+			var p functionProps
+			if err := errors.Join(doc.Globals.Function.Decode(&p), r.Properties.Decode(&p)); err != nil {
+				return nil, fmt.Errorf("%s: %w", id, err)
+			}
+			t.Functions = append(t.Functions, p.function(id))
 		case "AWS::DynamoDB::Table":
-			t.Tables = append(t.Tables, parseTable(id, props))
+			var p struct {
+				Table `yaml:",inline"`
+				TTL   struct {
+					AttributeName string `yaml:"AttributeName"`
+					Enabled       bool   `yaml:"Enabled"`
+				} `yaml:"TimeToLiveSpecification"`
+			}
+			if err := r.Properties.Decode(&p); err != nil {
+				return nil, fmt.Errorf("%s: %w", id, err)
+			}
+			p.LogicalID = id
+			if p.TTL.Enabled {
+				p.TTLAttribute = p.TTL.AttributeName
+			}
+			t.Tables = append(t.Tables, p.Table)
 		case "AWS::S3::Bucket":
 			t.Buckets = append(t.Buckets, id)
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
 	}
 	return t, nil
 }
 
-// eachResource calls f with each resource of a document in logical id
-// order: its id, its type, the resource and its Properties.
-func eachResource(top map[string]any, f func(id, typ string, r, props map[string]any) error) error {
-	resources := asMap(top["Resources"])
-	for _, id := range sortedKeys(resources) {
-		r := asMap(resources[id])
-		if err := f(id, str(r["Type"]), r, asMap(r["Properties"])); err != nil {
-			return err
-		}
+// function is the Function of logical id id with properties p.
+func (p functionProps) function(id string) Function {
+	f := Function{LogicalID: id, MemorySize: p.MemorySize, Timeout: p.Timeout, Env: p.Environment.Variables}
+	if f.Env == nil {
+		f.Env = map[string]Value{}
 	}
-	return nil
-}
-
-// document parses YAML data into maps, lists and strings (convert).
-func document(data []byte) (map[string]any, error) {
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, fmt.Errorf("parse template: %w", err)
-	}
-	if len(root.Content) != 1 {
-		return nil, fmt.Errorf("parse template: empty document")
-	}
-	doc, err := convert(root.Content[0])
-	if err != nil {
-		return nil, err
-	}
-	top, ok := doc.(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("parse template: top level is not a mapping")
-	}
-	return top, nil
-}
-
-// pick returns a function's property key: its own, else the Globals'.
-func pick(globals, props map[string]any, key string) any {
-	if v, ok := props[key]; ok {
-		return v
-	}
-	return globals[key]
-}
-
-func parseFunction(id string, globals, props map[string]any) (Function, error) {
-	f := Function{LogicalID: id, Env: map[string]Value{}}
-	var err error
-	if f.MemorySize, err = atoi(pick(globals, props, "MemorySize")); err != nil {
-		return f, fmt.Errorf("%s MemorySize: %w", id, err)
-	}
-	if f.Timeout, err = atoi(pick(globals, props, "Timeout")); err != nil {
-		return f, fmt.Errorf("%s Timeout: %w", id, err)
-	}
-	for _, src := range []map[string]any{globals, props} {
-		for k, v := range asMap(asMap(src["Environment"])["Variables"]) {
-			f.Env[k] = value(v)
-		}
-	}
-	events := asMap(props["Events"])
-	for _, name := range sortedKeys(events) {
-		e := asMap(events[name])
-		p := asMap(e["Properties"])
-		if str(e["Type"]) == "Schedule" {
-			f.Schedules = append(f.Schedules, Schedule{Name: name, Expression: str(p["Schedule"]),
-				Enabled: str(p["Enabled"]) != "false" && str(p["State"]) != "DISABLED"})
-			continue
-		}
-		if str(e["Type"]) != "HttpApi" {
-			continue
-		}
-		r := Route{Name: name, Method: strings.ToUpper(str(p["Method"])), Path: str(p["Path"]),
-			IAM: str(asMap(p["Auth"])["Authorizer"]) == "AWS_IAM"}
-		if r.Method == "" && r.Path == "" {
-			r.Path = DefaultRoute
-		}
-		f.Routes = append(f.Routes, r)
-	}
-	for _, pol := range asList(props["Policies"]) {
-		for _, s := range asList(asMap(pol)["Statement"]) {
-			sm := asMap(s)
-			st := Statement{Effect: str(sm["Effect"])}
-			for _, a := range listOrOne(sm["Action"]) {
-				st.Actions = append(st.Actions, str(a))
+	for _, name := range slices.Sorted(maps.Keys(p.Events)) {
+		e := p.Events[name]
+		switch q := e.Properties; e.Type {
+		case "Schedule":
+			enabled := (q.Enabled == nil || *q.Enabled) && q.State != "DISABLED"
+			f.Schedules = append(f.Schedules, Schedule{name, q.Schedule, enabled})
+		case "HttpApi":
+			r := Route{Name: name, Method: strings.ToUpper(q.Method), Path: q.Path, IAM: q.Auth.Authorizer == "AWS_IAM"}
+			if r.Method == "" && r.Path == "" {
+				r.Path = DefaultRoute
 			}
-			for _, r := range listOrOne(sm["Resource"]) {
-				st.Resources = append(st.Resources, value(r))
-			}
-			f.Statements = append(f.Statements, st)
+			f.Routes = append(f.Routes, r)
 		}
 	}
-	return f, nil
-}
-
-func parseTable(id string, props map[string]any) Table {
-	tb := Table{LogicalID: id, BillingMode: str(props["BillingMode"])}
-	if ttl := asMap(props["TimeToLiveSpecification"]); str(ttl["Enabled"]) == "true" {
-		tb.TTLAttribute = str(ttl["AttributeName"])
+	for _, pol := range p.Policies {
+		f.Statements = append(f.Statements, pol.Statement...)
 	}
-	for _, a := range asList(props["AttributeDefinitions"]) {
-		am := asMap(a)
-		tb.Attributes = append(tb.Attributes, Attribute{Name: str(am["AttributeName"]), Type: str(am["AttributeType"])})
-	}
-	tb.KeySchema = keys(props["KeySchema"])
-	tb.GlobalIndexes = indexes(props["GlobalSecondaryIndexes"])
-	tb.LocalIndexes = indexes(props["LocalSecondaryIndexes"])
-	return tb
-}
-
-// indexes reads a list of index definitions.
-func indexes(v any) []Index {
-	var ixs []Index
-	for _, g := range asList(v) {
-		gm := asMap(g)
-		pm := asMap(gm["Projection"])
-		ix := Index{Name: str(gm["IndexName"]), KeySchema: keys(gm["KeySchema"]), ProjectionType: str(pm["ProjectionType"])}
-		for _, n := range asList(pm["NonKeyAttributes"]) {
-			ix.NonKeyAttributes = append(ix.NonKeyAttributes, str(n))
-		}
-		ixs = append(ixs, ix)
-	}
-	return ixs
-}
-
-func keys(v any) []Key {
-	var ks []Key
-	for _, k := range asList(v) {
-		km := asMap(k)
-		ks = append(ks, Key{Name: str(km["AttributeName"]), Type: str(km["KeyType"])})
-	}
-	return ks
-}
-
-// convert turns a YAML node into maps, lists and strings, with the short
-// forms of intrinsic functions (!Ref, !GetAtt, !Sub, ...) turned into their
-// long forms ({"Ref": ...}, {"Fn::GetAtt": [...]}, ...).
-func convert(n *yaml.Node) (any, error) {
-	var v any
-	switch n.Kind {
-	case yaml.AliasNode:
-		return convert(n.Alias)
-	case yaml.ScalarNode:
-		v = n.Value
-	case yaml.SequenceNode:
-		list := make([]any, 0, len(n.Content))
-		for _, c := range n.Content {
-			cv, err := convert(c)
-			if err != nil {
-				return nil, err
-			}
-			list = append(list, cv)
-		}
-		v = list
-	case yaml.MappingNode:
-		m := make(map[string]any, len(n.Content)/2)
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			cv, err := convert(n.Content[i+1])
-			if err != nil {
-				return nil, err
-			}
-			m[n.Content[i].Value] = cv
-		}
-		v = m
-	default:
-		return nil, fmt.Errorf("line %d: unexpected YAML node", n.Line)
-	}
-	if !strings.HasPrefix(n.Tag, "!") || strings.HasPrefix(n.Tag, "!!") {
-		return v, nil
-	}
-	fn := strings.TrimPrefix(n.Tag, "!")
-	switch fn {
-	case "Ref", "Condition":
-		return map[string]any{fn: v}, nil
-	case "GetAtt":
-		if s, ok := v.(string); ok {
-			id, attr, _ := strings.Cut(s, ".")
-			v = []any{id, attr}
-		}
-		return map[string]any{"Fn::GetAtt": v}, nil
-	}
-	return map[string]any{"Fn::" + fn: v}, nil
-}
-
-func value(v any) Value {
-	switch x := v.(type) {
-	case string:
-		return Value{Literal: x}
-	case map[string]any:
-		if r, ok := x["Ref"]; ok {
-			return Value{Ref: str(r)}
-		}
-		if sub, ok := x["Fn::Sub"].(string); ok {
-			return Value{Sub: sub}
-		}
-		if g, ok := x["Fn::GetAtt"]; ok {
-			l := asList(g)
-			if len(l) == 2 {
-				return Value{GetAtt: [2]string{str(l[0]), str(l[1])}}
-			}
-		}
-		for k := range x {
-			return Value{Other: k}
-		}
-	}
-	return Value{}
-}
-
-func asMap(v any) map[string]any {
-	m, _ := v.(map[string]any)
-	return m
-}
-
-func asList(v any) []any {
-	l, _ := v.([]any)
-	return l
-}
-
-func listOrOne(v any) []any {
-	if l, ok := v.([]any); ok {
-		return l
-	}
-	if v == nil {
-		return nil
-	}
-	return []any{v}
-}
-
-func str(v any) string {
-	s, _ := v.(string)
-	return s
-}
-
-func atoi(v any) (int, error) {
-	if v == nil {
-		return 0, nil
-	}
-	return strconv.Atoi(str(v))
-}
-
-func sortedKeys(m map[string]any) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
+	return f
 }

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"go.yaml.in/yaml/v3"
+
 	"stampduty/shared/config"
 )
 
@@ -23,25 +25,19 @@ import (
 // load reads template.yaml, and the spec of it that only these checks read.
 func load(t *testing.T) (*Template, *spec, string) {
 	t.Helper()
-	var (
-		data []byte
-		tmpl *Template
-		top  map[string]any
-	)
 	path, err := Find(".")
-	if err == nil {
-		data, err = os.ReadFile(path)
-	}
-	if err == nil {
-		tmpl, err = Parse(data)
-	}
-	if err == nil {
-		top, err = document(data)
-	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	return tmpl, readSpec(t, top), filepath.Dir(path)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl, err := Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tmpl, readSpec(t, data), filepath.Dir(path)
 }
 
 // The parts of the template that only these checks read, parsed here from
@@ -67,116 +63,166 @@ type spec struct {
 
 // Parameter is the declaration of a template parameter.
 type Parameter struct {
-	Type, Default string
-	AllowedValues []string
+	Type          string   `yaml:"Type"`
+	Default       string   `yaml:"Default"`
+	AllowedValues []string `yaml:"AllowedValues"`
 	// MinValue and MaxValue bound a Number parameter, "" when unbounded.
-	MinValue, MaxValue string
+	MinValue string `yaml:"MinValue"`
+	MaxValue string `yaml:"MaxValue"`
 }
 
 // Throttle is the throttling an HttpApi applies to every route by default.
-type Throttle struct{ BurstLimit, RateLimit Value }
+type Throttle struct {
+	BurstLimit Value `yaml:"ThrottlingBurstLimit"`
+	RateLimit  Value `yaml:"ThrottlingRateLimit"`
+}
 
 // AccessLog is an HttpApi's access logging: where to and in what format.
-type AccessLog struct{ DestinationArn, Format Value }
+type AccessLog struct {
+	DestinationArn Value `yaml:"DestinationArn"`
+	Format         Value `yaml:"Format"`
+}
 
 // LogGroup is an AWS::Logs::LogGroup.
 type LogGroup struct {
-	LogicalID             string
-	Name, RetentionInDays Value
+	LogicalID       string `yaml:"-"`
+	Name            Value  `yaml:"LogGroupName"`
+	RetentionInDays Value  `yaml:"RetentionInDays"`
 }
 
 // Cors is an HttpApi's CorsConfiguration.
 type Cors struct {
-	AllowOrigins                              Value
-	AllowMethods, AllowHeaders, ExposeHeaders []string
-	AllowCredentials                          bool
-	MaxAge                                    int
+	AllowOrigins     Value    `yaml:"AllowOrigins"`
+	AllowMethods     []string `yaml:"AllowMethods"`
+	AllowHeaders     []string `yaml:"AllowHeaders"`
+	ExposeHeaders    []string `yaml:"ExposeHeaders"`
+	AllowCredentials bool     `yaml:"AllowCredentials"`
+	MaxAge           int      `yaml:"MaxAge"`
 }
 
 // functionSpec is a function's build and runtime settings, with Globals
 // applied, the ApiId of each route, and its LoggingConfig LogGroup (empty:
 // Lambda writes to /aws/lambda/<function name>).
 type functionSpec struct {
-	CodeURI, BuildMethod, Runtime, Handler string
-	Architectures                          []string
-	ApiIDs                                 map[string]Value
-	LogGroup                               Value
+	CodeURI       string   `yaml:"CodeUri"`
+	Runtime       string   `yaml:"Runtime"`
+	Handler       string   `yaml:"Handler"`
+	Architectures []string `yaml:"Architectures"`
+	Events        map[string]struct {
+		Properties struct {
+			ApiId Value `yaml:"ApiId"`
+		} `yaml:"Properties"`
+	} `yaml:"Events"`
+	LoggingConfig struct {
+		LogGroup Value `yaml:"LogGroup"`
+	} `yaml:"LoggingConfig"`
+	BuildMethod string           `yaml:"-"`
+	ApiIDs      map[string]Value `yaml:"-"`
+	LogGroup    Value            `yaml:"-"`
 }
 
 // tableSpec is a table's protection settings. SSE is encryption at rest
 // with a KMS key when Enabled and Type is KMS, the AWS managed key
 // aws/dynamodb when KMSKey is also empty.
 type tableSpec struct {
-	DeletionPolicy, UpdateReplacePolicy     string
-	PointInTimeRecovery, DeletionProtection bool
-	SSE                                     struct {
-		Enabled bool
-		Type    string
-		KMSKey  Value
-	}
+	DeletionPolicy, UpdateReplacePolicy     string `yaml:"-"`
+	PointInTimeRecovery, DeletionProtection bool   `yaml:"-"`
+	PITR                                    struct {
+		Enabled bool `yaml:"PointInTimeRecoveryEnabled"`
+	} `yaml:"PointInTimeRecoverySpecification"`
+	Protection bool `yaml:"DeletionProtectionEnabled"`
+	SSE        struct {
+		Enabled bool   `yaml:"SSEEnabled"`
+		Type    string `yaml:"SSEType"`
+		KMSKey  Value  `yaml:"KMSMasterKeyId"`
+	} `yaml:"SSESpecification"`
 }
 
 // readSpec reads the spec from the template's document.
-func readSpec(t *testing.T, top map[string]any) *spec {
+func readSpec(t *testing.T, data []byte) *spec {
 	t.Helper()
-	var err error
-	strs := func(v any) []string {
-		var out []string
-		for _, x := range asList(v) {
-			out = append(out, str(x))
-		}
-		return out
+	var doc struct {
+		Parameters map[string]Parameter `yaml:"Parameters"`
+		Outputs    map[string]struct {
+			Value Value `yaml:"Value"`
+		} `yaml:"Outputs"`
+		Globals struct {
+			Function yaml.Node `yaml:"Function"`
+		} `yaml:"Globals"`
+		Resources map[string]struct {
+			Type                string    `yaml:"Type"`
+			DeletionPolicy      string    `yaml:"DeletionPolicy"`
+			UpdateReplacePolicy string    `yaml:"UpdateReplacePolicy"`
+			Properties          yaml.Node `yaml:"Properties"`
+			Metadata            struct {
+				BuildMethod string `yaml:"BuildMethod"`
+			} `yaml:"Metadata"`
+		} `yaml:"Resources"`
 	}
-	sp := &spec{ParameterSpecs: map[string]Parameter{}, Resources: map[string]string{}, Outputs: map[string]Value{},
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	sp := &spec{ParameterSpecs: doc.Parameters, Resources: map[string]string{}, Outputs: map[string]Value{},
 		Functions: map[string]functionSpec{}, Tables: map[string]tableSpec{}}
-	for name, p := range asMap(top["Parameters"]) {
-		pm := asMap(p)
-		sp.ParameterSpecs[name] = Parameter{Type: str(pm["Type"]), Default: str(pm["Default"]),
-			AllowedValues: strs(pm["AllowedValues"]), MinValue: str(pm["MinValue"]), MaxValue: str(pm["MaxValue"])}
+	for name, o := range doc.Outputs {
+		sp.Outputs[name] = o.Value
 	}
-	for name, o := range asMap(top["Outputs"]) {
-		sp.Outputs[name] = value(asMap(o)["Value"])
-	}
-	globals := asMap(asMap(top["Globals"])["Function"])
-	eachResource(top, func(id, typ string, r, props map[string]any) error {
-		sp.Resources[id] = typ
-		switch typ {
+	for _, id := range slices.Sorted(maps.Keys(doc.Resources)) {
+		r := doc.Resources[id]
+		sp.Resources[id] = r.Type
+		decode := func(v any, nodes ...*yaml.Node) {
+			for _, n := range nodes {
+				if err := n.Decode(v); err != nil {
+					t.Fatalf("%s: %v", id, err)
+				}
+			}
+		}
+		switch r.Type {
 		case "AWS::Serverless::Function":
-			f := functionSpec{CodeURI: str(props["CodeUri"]), BuildMethod: str(asMap(r["Metadata"])["BuildMethod"]),
-				Runtime: str(pick(globals, props, "Runtime")), Handler: str(pick(globals, props, "Handler")),
-				Architectures: strs(pick(globals, props, "Architectures")), ApiIDs: map[string]Value{},
-				LogGroup: value(asMap(pick(globals, props, "LoggingConfig"))["LogGroup"])}
-			for name, e := range asMap(props["Events"]) {
-				f.ApiIDs[name] = value(asMap(asMap(e)["Properties"])["ApiId"])
+			var f functionSpec
+			decode(&f, &doc.Globals.Function, &r.Properties)
+			f.BuildMethod, f.ApiIDs, f.LogGroup = r.Metadata.BuildMethod, map[string]Value{}, f.LoggingConfig.LogGroup
+			for name, e := range f.Events {
+				f.ApiIDs[name] = e.Properties.ApiId
 			}
 			sp.Functions[id] = f
 		case "AWS::Serverless::HttpApi":
-			if c, ok := props["CorsConfiguration"].(map[string]any); ok {
-				sp.Cors = &Cors{AllowOrigins: value(c["AllowOrigins"]), AllowCredentials: str(c["AllowCredentials"]) == "true",
-					AllowMethods: strs(c["AllowMethods"]), AllowHeaders: strs(c["AllowHeaders"]), ExposeHeaders: strs(c["ExposeHeaders"])}
-				if sp.Cors.MaxAge, err = atoi(c["MaxAge"]); err != nil {
-					t.Fatalf("%s CorsConfiguration MaxAge: %v", id, err)
-				}
+			var api struct {
+				Cors      *Cors      `yaml:"CorsConfiguration"`
+				Throttle  *Throttle  `yaml:"DefaultRouteSettings"`
+				AccessLog *AccessLog `yaml:"AccessLogSettings"`
 			}
-			if s, ok := props["DefaultRouteSettings"].(map[string]any); ok {
-				sp.Throttle = &Throttle{BurstLimit: value(s["ThrottlingBurstLimit"]), RateLimit: value(s["ThrottlingRateLimit"])}
-			}
-			if a, ok := props["AccessLogSettings"].(map[string]any); ok {
-				sp.AccessLog = &AccessLog{DestinationArn: value(a["DestinationArn"]), Format: value(a["Format"])}
-			}
+			decode(&api, &r.Properties)
+			sp.Cors, sp.Throttle, sp.AccessLog = api.Cors, api.Throttle, api.AccessLog
 		case "AWS::Logs::LogGroup":
-			sp.LogGroups = append(sp.LogGroups, LogGroup{LogicalID: id, Name: value(props["LogGroupName"]), RetentionInDays: value(props["RetentionInDays"])})
+			g := LogGroup{LogicalID: id}
+			decode(&g, &r.Properties)
+			sp.LogGroups = append(sp.LogGroups, g)
 		case "AWS::DynamoDB::Table":
-			tb := tableSpec{DeletionPolicy: str(r["DeletionPolicy"]), UpdateReplacePolicy: str(r["UpdateReplacePolicy"]),
-				PointInTimeRecovery: str(asMap(props["PointInTimeRecoverySpecification"])["PointInTimeRecoveryEnabled"]) == "true",
-				DeletionProtection:  str(props["DeletionProtectionEnabled"]) == "true"}
-			sse := asMap(props["SSESpecification"])
-			tb.SSE.Enabled, tb.SSE.Type, tb.SSE.KMSKey = str(sse["SSEEnabled"]) == "true", str(sse["SSEType"]), value(sse["KMSMasterKeyId"])
+			tb := tableSpec{DeletionPolicy: r.DeletionPolicy, UpdateReplacePolicy: r.UpdateReplacePolicy}
+			decode(&tb, &r.Properties)
+			tb.PointInTimeRecovery, tb.DeletionProtection = tb.PITR.Enabled, tb.Protection
 			sp.Tables[id] = tb
 		}
-		return nil
-	})
+	}
 	return sp
+}
+
+// s3Grants returns the S3 actions the function's policy allows, by the
+// key prefix they are allowed on (!Sub "${Bucket.Arn}/PREFIX*": "PREFIX").
+func s3Grants(f Function) map[string][]string {
+	out := map[string][]string{}
+	for _, st := range f.Statements {
+		for _, r := range st.Resources {
+			if st.Effect != "Allow" || !strings.HasPrefix(st.Actions[0], "s3:") {
+				continue
+			}
+			_, prefix, _ := strings.Cut(r.Sub, ".Arn}/")
+			prefix = strings.TrimSuffix(prefix, "*")
+			out[prefix] = append(out[prefix], st.Actions...)
+		}
+	}
+	return out
 }
 
 func TestFunctions(t *testing.T) {
@@ -370,7 +416,7 @@ func TestTableGrants(t *testing.T) {
 			t.Errorf("TableGrants = %v, %v; want none", got, err)
 		}
 		want := map[string][]string{"documents/": {"s3:GetObject"}, "certificates/": {"s3:GetObject", "s3:PutObject", "s3:DeleteObject"}}
-		if got := f.S3Grants(); !maps.EqualFunc(got, want, slices.Equal) {
+		if got := s3Grants(f); !maps.EqualFunc(got, want, slices.Equal) {
 			t.Errorf("S3Grants = %v, want %v", got, want)
 		}
 	})

@@ -47,55 +47,49 @@ var (
 
 // Main runs a test binary's tests with a local engine: call it from TestMain.
 func Main(m *testing.M) {
-	os.Exit(run(m))
-}
-
-func run(m *testing.M) int {
-	wd, _ := os.Getwd()
-	root, err := localdb.ModuleRoot(wd)
+	code, err := run(m)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "storetest:", err)
-		return 1
 	}
-	if tmpl, err = samtemplate.Load(root + "/template.yaml"); err != nil {
-		fmt.Fprintln(os.Stderr, "storetest:", err)
-		return 1
+	os.Exit(code)
+}
+
+func run(m *testing.M) (int, error) {
+	wd, _ := os.Getwd()
+	root, err := localdb.ModuleRoot(wd)
+	if err == nil {
+		tmpl, err = samtemplate.Load(root + "/template.yaml")
 	}
-	endpoint = os.Getenv("DYNAMODB_ENDPOINT")
-	if endpoint == "" {
+	if err != nil {
+		return 1, err
+	}
+	if endpoint = os.Getenv("DYNAMODB_ENDPOINT"); endpoint == "" {
 		srv, err := localdb.Start(context.Background(), root, "", nil)
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "storetest:", err)
-			return 1
+			return 1, err
 		}
 		defer srv.Stop()
 		endpoint = srv.Endpoint
 	}
-	s3Endpoint = os.Getenv("S3_ENDPOINT")
-	if s3Endpoint == "" && len(tmpl.Buckets) > 0 {
+	if s3Endpoint = os.Getenv("S3_ENDPOINT"); s3Endpoint == "" && len(tmpl.Buckets) > 0 {
 		srv, err := locals3.Start(context.Background(), root, "", localdb.AccessKeyID, localdb.SecretAccessKey, localdb.Region, nil)
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "storetest:", err)
-			return 1
+			return 1, err
 		}
 		defer srv.Stop()
 		s3Endpoint = srv.Endpoint
 	}
-	return m.Run()
+	return m.Run(), nil
 }
 
-// Env is one test's set of tables.
+// Env is one test's tables and buckets: Names maps each one's logical id
+// to this test's name of it, in the engines at Endpoint and S3Endpoint.
 type Env struct {
-	t testing.TB
-	// Endpoint is the engine's address.
-	Endpoint string
-	// Names maps each table's and bucket's logical id to this test's name
-	// of it.
-	Names map[string]string
-	// S3Endpoint is the S3 server's address.
-	S3Endpoint string
-	Template   *samtemplate.Template
-	Client     *dynamodb.Client
+	t                    testing.TB
+	Endpoint, S3Endpoint string
+	Names                map[string]string
+	Template             *samtemplate.Template
+	Client               *dynamodb.Client
 }
 
 // New creates a fresh copy of the template's tables for t.
@@ -126,15 +120,11 @@ func (e *Env) S3() *s3.Client {
 	return locals3.Client(e.S3Endpoint, localdb.AccessKeyID, localdb.SecretAccessKey, localdb.Region)
 }
 
-// Params are the template parameters of a local stack (localdb.Params).
-func (e *Env) Params() map[string]string { return localdb.Params() }
-
 // DB returns a store straight over this test's engine, around any proxy.
-// To watch a store's calls, give it the endpoint of a Proxy (ProxiedDB).
 func (e *Env) DB() *store.DB { return store.New(e.Client) }
 
 // ProxiedDB starts a proxy in front of this test's engine (NewProxy) and
-// returns a store whose calls go through it, and the proxy.
+// returns it and a store whose calls go through it.
 func (e *Env) ProxiedDB() (*store.DB, *Proxy) {
 	p := e.NewProxy()
 	return store.New(localdb.Client(p.URL)), p
@@ -150,11 +140,11 @@ func (e *Env) Table(logicalID string) string {
 	return n
 }
 
-// Getenv returns the environment function fn gets from the template (its
-// variables, resolved to this test's tables) plus the Lambda runtime's own
-// variables, completed as a local runtime completes them
-// (localdb.LocalRuntime: the local signal, this test's engines). Every name read is recorded in read; reading a
-// name the template does not set fails the test.
+// Getenv returns the environment function fn gets from the template,
+// resolved to this test's tables, plus the Lambda runtime's own variables,
+// completed as a local runtime does (localdb.LocalRuntime). Every name read
+// is recorded in read; reading a name the template does not set fails the
+// test.
 func (e *Env) Getenv(fn string, read map[string]bool) func(string) string {
 	e.t.Helper()
 	f, ok := tmpl.Function(fn)
@@ -163,7 +153,7 @@ func (e *Env) Getenv(fn string, read map[string]bool) func(string) string {
 	}
 	vals := maps.Clone(runtimeVars)
 	for k, v := range f.Env {
-		s, err := tmpl.Resolve(v, e.Params(), e.Names)
+		s, err := tmpl.Resolve(v, localdb.Params(), e.Names)
 		if err != nil {
 			e.t.Fatalf("%s env %s: %v", fn, k, err)
 		}

@@ -1,0 +1,320 @@
+package storetest
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net/http"
+	"reflect"
+	"regexp"
+	"slices"
+
+	"stampduty/shared/testkit/samtemplate"
+)
+
+// Account mode: each call's units by DynamoDB's rules (capacity.go), with
+// the reads its own answer does not tell.
+
+// Schema is what the proxy must know of a table to account its writes:
+// its key attribute names, and those of its secondary indexes: Indexes
+// project every attribute (an entry is the whole item), Partial ones only
+// the keys and Include (KEYS_ONLY, INCLUDE), so a write rewrites their
+// entry only when it changes one of those.
+type Schema struct {
+	Keys    []string
+	Indexes [][]string
+	Partial []Partial
+}
+
+// Partial is a KEYS_ONLY or INCLUDE index: its key attribute names, and
+// the other attributes it projects besides the table's keys.
+type Partial struct{ Keys, Include []string }
+
+// Schemas returns the schema of each table of tmpl under its name in names
+// (its logical id when names has none).
+func Schemas(tmpl *samtemplate.Template, names map[string]string) map[string]Schema {
+	out := map[string]Schema{}
+	for _, tb := range tmpl.Tables {
+		var sc Schema
+		for _, k := range tb.KeySchema {
+			sc.Keys = append(sc.Keys, k.Name)
+		}
+		for _, ix := range append(slices.Clone(tb.GlobalIndexes), tb.LocalIndexes...) {
+			var keys []string
+			for _, k := range ix.KeySchema {
+				keys = append(keys, k.Name)
+			}
+			if ix.ProjectionType == "KEYS_ONLY" || ix.ProjectionType == "INCLUDE" {
+				sc.Partial = append(sc.Partial, Partial{Keys: keys, Include: ix.NonKeyAttributes})
+			} else {
+				sc.Indexes = append(sc.Indexes, keys)
+			}
+		}
+		out[cmp.Or(names[tb.LogicalID], tb.LogicalID)] = sc
+	}
+	return out
+}
+
+// accounting is what the proxy learnt before forwarding a call: the size
+// of the items a read reads, when a shadow read had to find it (-1 when the
+// answer will tell), and the item a write replaces (nil, 0 when none).
+type accounting struct {
+	readBytes, oldBytes int
+	old                 map[string]any
+}
+
+// Request fields that make a read return less than it reads (and bills).
+var narrowing = []string{"ProjectionExpression", "AttributesToGet", "Select", "FilterExpression", "QueryFilter", "ScanFilter", "ConditionalOperator"}
+
+// before does the reads that DynamoDB's units of the call need and that its
+// own response will not tell: the full items behind a projection, filter
+// or count, and the item a write replaces. It returns nil for the
+// operations the proxy does not account.
+func (p *Proxy) before(ctx context.Context, h http.Header, c ProxyCall, req map[string]json.RawMessage) (*accounting, error) {
+	a := &accounting{readBytes: -1}
+	switch c.Operation {
+	case "GetItem", "Query", "Scan":
+		if !slices.ContainsFunc(narrowing, func(f string) bool { return req[f] != nil }) {
+			return a, nil
+		}
+		shadow := maps.Clone(req)
+		for _, f := range append(narrowing, "ReturnConsumedCapacity") {
+			delete(shadow, f)
+		}
+		pruneExpressionNames(shadow)
+		body, err := p.dynamo(ctx, h, c.Operation, shadow)
+		if err != nil {
+			return nil, err
+		}
+		a.readBytes, err = responseBytes(body)
+		return a, err
+	case "PutItem", "UpdateItem", "DeleteItem":
+		var err error
+		if a.old, err = p.current(ctx, h, c.Table, req); err != nil {
+			return nil, err
+		}
+		a.oldBytes, err = itemSize(a.old)
+		return a, err
+	}
+	return nil, nil
+}
+
+// after completes c with DynamoDB's units once the call has been answered
+// with body.
+func (p *Proxy) after(ctx context.Context, h http.Header, req map[string]json.RawMessage, body []byte, a *accounting, c *ProxyCall) error {
+	failed := c.ErrType != ""
+	switch c.Operation {
+	case "GetItem", "Query", "Scan":
+		if failed {
+			c.Accounted = true
+			return nil
+		}
+		n := a.readBytes
+		if n < 0 {
+			var err error
+			if n, err = responseBytes(body); err != nil {
+				return err
+			}
+		}
+		consistent := string(req["ConsistentRead"]) == "true"
+		c.ItemBytes, c.Billed, c.Accounted = n, Capacity{Read: readUnits(n, consistent)}, true
+	case "PutItem", "UpdateItem", "DeleteItem":
+		var item map[string]any // the item after the write
+		switch {
+		case c.Operation == "PutItem":
+			if err := json.Unmarshal(req["Item"], &item); err != nil {
+				return fmt.Errorf("PutItem Item: %w", err)
+			}
+		case c.Operation == "UpdateItem" && !failed:
+			var err error
+			if item, err = p.current(ctx, h, c.Table, req); err != nil {
+				return err
+			}
+		}
+		newBytes, err := itemSize(item)
+		if err != nil {
+			return err
+		}
+		if c.Operation == "PutItem" {
+			c.PutBytes = newBytes
+		}
+		switch {
+		case c.ErrType == "ConditionalCheckFailedException": // billed by the item that is there
+			c.ItemBytes, c.Billed = a.oldBytes, Capacity{Write: writeUnits(a.oldBytes)}
+		case failed:
+		default:
+			if c.Operation == "DeleteItem" {
+				item = nil
+			}
+			c.ItemBytes = max(a.oldBytes, newBytes)
+			c.Billed = Capacity{Write: writeUnits(c.ItemBytes) + p.tables[c.Table].indexUnits(a.old, item)}
+		}
+		c.Accounted = true
+	}
+	return nil
+}
+
+// current returns the item a write request names (its Key, or the key
+// attributes of its Item), nil when none, with a strongly consistent GetItem.
+func (p *Proxy) current(ctx context.Context, h http.Header, table string, req map[string]json.RawMessage) (map[string]any, error) {
+	key := req["Key"]
+	if key == nil {
+		var item map[string]json.RawMessage
+		if err := json.Unmarshal(req["Item"], &item); err != nil {
+			return nil, fmt.Errorf("the request item: %w", err)
+		}
+		names := p.tables[table].Keys
+		if names == nil {
+			return nil, fmt.Errorf("no key schema for table %s", table)
+		}
+		k := map[string]json.RawMessage{}
+		for _, n := range names {
+			k[n] = item[n]
+		}
+		key, _ = json.Marshal(k)
+	}
+	body, err := p.dynamo(ctx, h, "GetItem", map[string]json.RawMessage{
+		"TableName": req["TableName"], "Key": key, "ConsistentRead": json.RawMessage("true")})
+	if err != nil {
+		return nil, err
+	}
+	var resp struct{ Item map[string]any }
+	return resp.Item, json.Unmarshal(body, &resp)
+}
+
+// indexUnits returns the write units of the index entries a write from old
+// to new (nil: none) makes, by DynamoDB's rules: an index holds the items
+// that have all its key attributes; a changed entry is written again, one
+// whose index key changes is deleted and put (both billed), one that
+// leaves or joins is deleted or put; an unchanged entry writes nothing.
+func (sc Schema) indexUnits(old, new map[string]any) float64 {
+	if reflect.DeepEqual(old, new) {
+		return 0
+	}
+	units := 0.0
+	for _, keys := range sc.Indexes {
+		units += entryUnits(keys, nil, old, new)
+	}
+	for _, p := range sc.Partial {
+		units += entryUnits(p.Keys, slices.Concat(sc.Keys, p.Keys, p.Include), old, new)
+	}
+	return units
+}
+
+// entryUnits returns the write units of one index's entry for a write from
+// old to new: its key attributes are keys, and it projects projected
+// (every attribute when nil).
+func entryUnits(keys, projected []string, old, new map[string]any) float64 {
+	in := func(item map[string]any) bool {
+		for _, k := range keys {
+			if _, ok := item[k]; !ok {
+				return false
+			}
+		}
+		return item != nil
+	}
+	entry := func(item map[string]any) map[string]any {
+		if projected == nil || item == nil {
+			return item
+		}
+		e := map[string]any{}
+		for _, k := range projected {
+			if v, ok := item[k]; ok {
+				e[k] = v
+			}
+		}
+		return e
+	}
+	oldEntry, newEntry := entry(old), entry(new)
+	oldBytes, _ := itemSize(oldEntry)
+	newBytes, _ := itemSize(newEntry)
+	sameKey := true
+	for _, k := range keys {
+		sameKey = sameKey && reflect.DeepEqual(old[k], new[k])
+	}
+	units := 0.0
+	switch {
+	case in(old) && in(new) && sameKey:
+		if !reflect.DeepEqual(oldEntry, newEntry) {
+			units += writeUnits(max(oldBytes, newBytes))
+		}
+	default:
+		if in(old) {
+			units += writeUnits(oldBytes)
+		}
+		if in(new) {
+			units += writeUnits(newBytes)
+		}
+	}
+	return units
+}
+
+// dynamo makes a shadow DynamoDB call (not recorded), with the credential
+// headers of the request it serves, and returns the body of its answer.
+func (p *Proxy) dynamo(ctx context.Context, h http.Header, op string, req map[string]json.RawMessage) ([]byte, error) {
+	body, _ := json.Marshal(req)
+	out := http.Header{"Content-Type": {"application/x-amz-json-1.0"}, "X-Amz-Target": {"DynamoDB_20120810." + op}}
+	for _, k := range []string{"Authorization", "X-Amz-Date", "X-Amz-Security-Token"} {
+		if v := h.Get(k); v != "" {
+			out.Set(k, v)
+		}
+	}
+	status, _, b, err := p.forward(ctx, http.MethodPost, "/", out, body)
+	if err == nil && status != http.StatusOK {
+		err = fmt.Errorf("shadow %s: status %d: %s", op, status, b)
+	}
+	return b, err
+}
+
+// responseBytes returns the size of the Item or Items of an answer.
+func responseBytes(body []byte) (int, error) {
+	var resp struct {
+		Item  map[string]any
+		Items []map[string]any
+	}
+	if err := json.Unmarshal(body, &resp); err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, it := range append(resp.Items, resp.Item) {
+		s, err := itemSize(it)
+		if err != nil {
+			return 0, err
+		}
+		n += s
+	}
+	return n, nil
+}
+
+// placeholder matches #name and :value placeholders of an expression.
+var placeholder = regexp.MustCompile(`[#:][A-Za-z0-9_]+`)
+
+// pruneExpressionNames drops the ExpressionAttributeNames and
+// ExpressionAttributeValues that no remaining expression uses (DynamoDB
+// refuses unused ones), and the maps themselves when empty.
+func pruneExpressionNames(req map[string]json.RawMessage) {
+	used := map[string]bool{}
+	for _, f := range []string{"KeyConditionExpression", "FilterExpression", "ProjectionExpression", "ConditionExpression", "UpdateExpression"} {
+		for _, p := range placeholder.FindAllString(string(req[f]), -1) { // no placeholder needs unquoting
+			used[p] = true
+		}
+	}
+	for _, f := range []string{"ExpressionAttributeNames", "ExpressionAttributeValues"} {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(req[f], &m) != nil || m == nil {
+			continue
+		}
+		for k := range m {
+			if !used[k] {
+				delete(m, k)
+			}
+		}
+		if len(m) == 0 {
+			delete(req, f)
+		} else {
+			req[f], _ = json.Marshal(m)
+		}
+	}
+}
