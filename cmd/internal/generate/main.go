@@ -59,20 +59,10 @@ func main() {
 	}
 }
 
-// moduleRoot returns dir or the nearest directory above it with a go.mod.
+// moduleRoot returns the directory of template.yaml at or above dir.
 func moduleRoot(dir string) (string, error) {
-	dir, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err
-	}
-	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d, nil
-		}
-		if filepath.Dir(d) == d {
-			return "", fmt.Errorf("no go.mod in %s or above", dir)
-		}
-	}
+	path, err := samtemplate.Find(dir)
+	return filepath.Dir(path), err
 }
 
 // generate returns the generated files of the module at root, by their
