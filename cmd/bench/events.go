@@ -94,18 +94,6 @@ func (b *bench) freshProxied(prefix string) (map[string]string, *storetest.Proxy
 	return names, proxy, err
 }
 
-// withTables returns env with each variable that names a table by its
-// logical id naming names[id] instead.
-func withTables(env []string, names map[string]string) []string {
-	out := slices.Clone(env)
-	for i, kv := range out {
-		if k, v, _ := strings.Cut(kv, "="); names[v] != "" {
-			out[i] = k + "=" + names[v]
-		}
-	}
-	return out
-}
-
 // usage is DynamoDB calls and units by DynamoDB's rules.
 type usage struct{ Calls, Read, Write float64 }
 

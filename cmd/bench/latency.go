@@ -92,11 +92,10 @@ func (b *bench) measureLatency() error {
 	if err := register(b.ctx, direct, table, owner, rc.URL+"/hook", stampduty.EventOrderCreated); err != nil {
 		return fmt.Errorf("latency: %w", err)
 	}
-	fn, err := localstack.Function(b.tmpl, f, b.bins[dispatchID], localstack.Engines{DynamoDB: proxy.URL, S3: b.s3Endpoint}, b.logs[dispatchID])
+	fn, err := localstack.Function(b.tmpl, f, b.bins[dispatchID], localstack.Engines{DynamoDB: proxy.URL, S3: b.s3Endpoint, Tables: names}, b.logs[dispatchID])
 	if err != nil {
 		return err
 	}
-	fn.Env = withTables(fn.Env, names)
 	pool := runtimeapi.NewPool(fn)
 	defer pool.Close()
 	ctx, cancel := context.WithCancel(b.ctx)

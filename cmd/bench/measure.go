@@ -132,12 +132,13 @@ func (b *bench) start(name, endpoint string) (*runtimeapi.Instance, error) {
 	fn := runtimeapi.Function{Name: name, Path: b.bins[name], Log: b.logs[name], MemoryMB: 128, Timeout: 10 * time.Second,
 		Env: []string{"AWS_REGION=" + localdb.Region}}
 	if f, ok := b.tmpl.Function(name); ok {
-		var err error
-		if fn, err = localstack.Function(b.tmpl, f, b.bins[name], localstack.Engines{DynamoDB: endpoint, S3: b.s3Endpoint}, b.logs[name]); err != nil {
-			return nil, err
-		}
+		eng := localstack.Engines{DynamoDB: endpoint, S3: b.s3Endpoint}
 		if b.isScheduled(name) {
-			fn.Env, fn.Timeout = withTables(fn.Env, b.quiet), onePass
+			eng.Tables, f.Timeout = b.quiet, int(onePass/time.Second)
+		}
+		var err error
+		if fn, err = localstack.Function(b.tmpl, f, b.bins[name], eng, b.logs[name]); err != nil {
+			return nil, err
 		}
 	}
 	inst, err := runtimeapi.Start(b.ctx, fn)

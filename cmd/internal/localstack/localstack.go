@@ -6,6 +6,7 @@
 package localstack
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -53,8 +54,12 @@ func Build(ctx context.Context, root, dir, logicalID string, forLambda bool) (st
 	return filepath.Join(out, "bootstrap"), nil
 }
 
-// Engines are the addresses of the local DynamoDB and S3 a function uses.
-type Engines struct{ DynamoDB, S3 string }
+// Engines are the addresses of the local DynamoDB and S3 a function uses,
+// and its tables' names by logical id when they are not the logical ids.
+type Engines struct {
+	DynamoDB, S3 string
+	Tables       map[string]string
+}
 
 // BucketName is the local name of the bucket with the given logical id:
 // the id in lower case, as bucket names must be.
@@ -73,14 +78,14 @@ func Buckets(ctx context.Context, endpoint string, tmpl *samtemplate.Template) e
 }
 
 // Env is a function's environment locally: the template's variables,
-// resolved with tables named by their logical ids and buckets by
+// resolved with tables named by their logical ids (or eng.Tables) and buckets by
 // BucketName, completed as a local Lambda runtime completes them
 // (localdb.LocalRuntime), plus the region and local credentials the Lambda
 // service would set.
 func Env(tmpl *samtemplate.Template, f samtemplate.Function, eng Engines) ([]string, error) {
 	names, vars := map[string]string{}, map[string]string{}
 	for _, t := range tmpl.Tables {
-		names[t.LogicalID] = t.LogicalID
+		names[t.LogicalID] = cmp.Or(eng.Tables[t.LogicalID], t.LogicalID)
 	}
 	for _, b := range tmpl.Buckets {
 		names[b] = BucketName(b)
