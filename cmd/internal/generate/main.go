@@ -26,7 +26,6 @@ import (
 	"fmt"
 	"go/format"
 	"log"
-	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -51,8 +50,8 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	for _, name := range slices.Sorted(maps.Keys(files)) {
-		if err := os.WriteFile(filepath.Join(root, name), files[name], 0o644); err != nil {
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(root, name), data, 0o644); err != nil {
 			log.Fatal(err)
 		}
 	}
@@ -72,18 +71,17 @@ func generate(root string) (map[string][]byte, error) {
 		return nil, err
 	}
 	dirs, err := functionDirs(root, tmpl)
-	if err != nil {
-		return nil, err
+	var evs []event
+	var routes, bench []byte
+	if err == nil {
+		evs, err = readEvents(root)
 	}
-	evs, err := readEvents(root)
-	if err != nil {
-		return nil, err
+	if err == nil {
+		routes, err = notFoundRoutes(tmpl)
 	}
-	routes, err := notFoundRoutes(tmpl)
-	if err != nil {
-		return nil, err
+	if err == nil {
+		bench, err = benchRequests(tmpl, dirs, evs)
 	}
-	bench, err := benchRequests(tmpl, dirs, evs)
 	if err != nil {
 		return nil, err
 	}
