@@ -7,7 +7,6 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -60,38 +59,6 @@ func (b *bench) scheduledEvent(name string) ([]byte, error) {
 func (b *bench) isScheduled(name string) bool {
 	f, ok := b.tmpl.Function(name)
 	return ok && len(f.Routes) == 0 && len(f.Schedules) > 0
-}
-
-// freshTables creates a copy of the template's tables named prefix +
-// logical id, seeded with the sample catalogue (and, without a prefix, the
-// dev token, as the local stack seeds its tables), and returns their names
-// by logical id.
-func (b *bench) freshTables(prefix string) (map[string]string, error) {
-	names := map[string]string{}
-	for _, t := range b.tmpl.Tables {
-		names[t.LogicalID] = prefix + t.LogicalID
-	}
-	client := localdb.Client(b.endpoint)
-	err := localdb.CreateTables(b.ctx, client, b.tmpl.Tables, names)
-	if err == nil {
-		_, err = localdb.Seed(b.ctx, store.New(client), func(id string) string { return names[id] },
-			filepath.Join(b.root, localdb.SampleCatalogue), prefix == "")
-	}
-	if err != nil {
-		return nil, fmt.Errorf("tables %s*: %w", prefix, err)
-	}
-	return names, nil
-}
-
-// freshProxied is freshTables behind a new proxy, which the caller closes,
-// that accounts their writes by their indexes.
-func (b *bench) freshProxied(prefix string) (map[string]string, *storetest.Proxy, error) {
-	names, err := b.freshTables(prefix)
-	if err != nil {
-		return nil, nil, err
-	}
-	proxy, err := storetest.StartProxy(b.endpoint, storetest.Schemas(b.tmpl, names))
-	return names, proxy, err
 }
 
 // usage is DynamoDB calls and units by DynamoDB's rules.

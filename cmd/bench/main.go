@@ -33,7 +33,9 @@ import (
 
 	"stampduty/cmd/internal/localstack"
 	"stampduty/shared/stampduty"
+	"stampduty/shared/store"
 	"stampduty/shared/testkit/localdb"
+	"stampduty/shared/testkit/locals3"
 	"stampduty/shared/testkit/samtemplate"
 	"stampduty/shared/testkit/storetest"
 	"stampduty/shared/testkit/syncbuf"
@@ -213,4 +215,64 @@ func cpuModel() string {
 		}
 	}
 	return ""
+}
+
+// startEngines starts dynalite with the template's tables, seeded as the
+// local stack seeds them, and empty copies of them (b.quiet), and the local
+// S3 server with the template's buckets.
+func (b *bench) startEngines() (stop func(), err error) {
+	db, err := localdb.Start(b.ctx, b.root, "", nil)
+	if err != nil {
+		return nil, err
+	}
+	s3, err := locals3.Start(b.ctx, b.root, "", localdb.AccessKeyID, localdb.SecretAccessKey, localdb.Region, nil)
+	if err != nil {
+		db.Stop()
+		return nil, err
+	}
+	stop = func() { s3.Stop(); db.Stop() }
+	b.endpoint, b.s3Endpoint = db.Endpoint, s3.Endpoint
+	if _, err = b.freshTables(""); err == nil {
+		err = localstack.Buckets(b.ctx, b.s3Endpoint, b.tmpl)
+	}
+	if err == nil {
+		b.quiet, err = b.freshTables("quiet-")
+	}
+	if err != nil {
+		stop()
+		return nil, err
+	}
+	return stop, nil
+}
+
+// freshTables creates a copy of the template's tables named prefix +
+// logical id, seeded with the sample catalogue (and, without a prefix, the
+// dev token, as the local stack seeds its tables), and returns their names
+// by logical id.
+func (b *bench) freshTables(prefix string) (map[string]string, error) {
+	names := map[string]string{}
+	for _, t := range b.tmpl.Tables {
+		names[t.LogicalID] = prefix + t.LogicalID
+	}
+	client := localdb.Client(b.endpoint)
+	err := localdb.CreateTables(b.ctx, client, b.tmpl.Tables, names)
+	if err == nil {
+		_, err = localdb.Seed(b.ctx, store.New(client), func(id string) string { return names[id] },
+			filepath.Join(b.root, localdb.SampleCatalogue), prefix == "")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("tables %s*: %w", prefix, err)
+	}
+	return names, nil
+}
+
+// freshProxied is freshTables behind a new proxy, which the caller closes,
+// that accounts their writes by their indexes.
+func (b *bench) freshProxied(prefix string) (map[string]string, *storetest.Proxy, error) {
+	names, err := b.freshTables(prefix)
+	if err != nil {
+		return nil, nil, err
+	}
+	proxy, err := storetest.StartProxy(b.endpoint, storetest.Schemas(b.tmpl, names))
+	return names, proxy, err
 }

@@ -5,11 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -23,7 +19,6 @@ import (
 	"stampduty/shared/stampduty/stampjson"
 	"stampduty/shared/store"
 	"stampduty/shared/testkit/localdb"
-	"stampduty/shared/testkit/locals3"
 	"stampduty/shared/testkit/samtemplate"
 	"stampduty/shared/testkit/storetest"
 )
@@ -38,34 +33,6 @@ const (
 	accountedRequests = store.IDBlock / 3
 	coldSamples       = 3
 )
-
-// startEngines starts dynalite with the template's tables, seeded as the
-// local stack seeds them, and empty copies of them (b.quiet), and the local
-// S3 server with the template's buckets.
-func (b *bench) startEngines() (stop func(), err error) {
-	db, err := localdb.Start(b.ctx, b.root, "", nil)
-	if err != nil {
-		return nil, err
-	}
-	s3, err := locals3.Start(b.ctx, b.root, "", localdb.AccessKeyID, localdb.SecretAccessKey, localdb.Region, nil)
-	if err != nil {
-		db.Stop()
-		return nil, err
-	}
-	stop = func() { s3.Stop(); db.Stop() }
-	b.endpoint, b.s3Endpoint = db.Endpoint, s3.Endpoint
-	if _, err = b.freshTables(""); err == nil {
-		err = localstack.Buckets(b.ctx, b.s3Endpoint, b.tmpl)
-	}
-	if err == nil {
-		b.quiet, err = b.freshTables("quiet-")
-	}
-	if err != nil {
-		stop()
-		return nil, err
-	}
-	return stop, nil
-}
 
 // creator is the create-order workflow over db's tables, named by table.
 func creator(db *store.DB, table func(string) string) *orders.Creator {
@@ -403,61 +370,4 @@ func (b *bench) measureMaxOrder() error {
 		}
 	}
 	return errors.New("max-length order: no PutItem measured")
-}
-
-// goBenchmarks are the warm handler benchmarks and the packages they live in.
-var goBenchmarks = []struct{ Name, Pkg, What string }{
-	{"BenchmarkCreateOrderRules", "./shared/stampduty", "create-order: decode + validate a full body, amount rule"},
-	{"BenchmarkEncodeOrders", "./functions/list-orders", "list-orders: encode a page of 100 orders"},
-	{"BenchmarkEncodeArticles", "./functions/list-articles", "list-articles: sort + encode 100 cached articles"},
-}
-
-// runGoBenchmarks is section 3: goBenchmarks run by go test in the module
-// root, with the flags of the functions' host builds (CGO_ENABLED=0,
-// -trimpath), whose compiled packages serve here too.
-func (b *bench) runGoBenchmarks() error {
-	say("go test -bench…\n")
-	var names, pkgs []string
-	for _, g := range goBenchmarks {
-		names, pkgs = append(names, g.Name), append(pkgs, g.Pkg)
-	}
-	pattern := strings.Join(names, "|")
-	b.goTest = fmt.Sprintf("CGO_ENABLED=0 go test -trimpath -run '^$' -bench '%s' -benchmem -count 1 %s", pattern, strings.Join(pkgs, " "))
-	cmd := exec.CommandContext(b.ctx, "go", append([]string{"test", "-trimpath", "-run", "^$", "-bench", pattern, "-benchmem", "-count", "1"}, pkgs...)...)
-	cmd.Dir, cmd.Env = b.root, append(os.Environ(), "CGO_ENABLED=0")
-	out, err := cmd.CombinedOutput()
-	if err == nil {
-		b.gobench, err = parseGoBench(string(out))
-	}
-	for _, n := range names {
-		if err == nil && b.gobench[n] == nil {
-			err = fmt.Errorf("no result of %s", n)
-		}
-	}
-	if err != nil {
-		return fmt.Errorf("%s: %w\n%s", b.goTest, err, out)
-	}
-	return nil
-}
-
-// benchLine matches a result line: name (with its -GOMAXPROCS suffix),
-// iterations, then value-unit pairs.
-var benchLine = regexp.MustCompile(`(?m)^(Benchmark[^\s-]+)(?:-\d+)?\s+(\d+)\s+(.*)$`)
-
-// parseGoBench parses the result lines of go test -bench -benchmem output:
-// each benchmark's values by unit ("ns/op", "B/op", …, and "iterations").
-func parseGoBench(out string) (map[string]map[string]float64, error) {
-	res := map[string]map[string]float64{}
-	for _, m := range benchLine.FindAllStringSubmatch(out, -1) {
-		f := append([]string{m[2], "iterations"}, strings.Fields(m[3])...)
-		res[m[1]] = map[string]float64{}
-		for i := 0; i+1 < len(f); i += 2 {
-			v, err := strconv.ParseFloat(f[i], 64)
-			if err != nil {
-				return nil, fmt.Errorf("benchmark line %q: %w", m[0], err)
-			}
-			res[m[1]][f[i+1]] = v
-		}
-	}
-	return res, nil
 }

@@ -162,21 +162,6 @@ func (b *bench) sizeTable() (*table, error) {
 	return t, nil
 }
 
-// goBenchTable is section 3.
-func (b *bench) goBenchTable() (*table, error) {
-	t := &table{
-		Title:    "3. Warm handler cost (go test -bench, this host)",
-		Header:   []string{"benchmark", "what", "ns/op", "µs/op", "B/op", "allocs/op"},
-		TextCols: 2,
-	}
-	for _, g := range goBenchmarks {
-		v := b.gobench[g.Name]
-		t.add(g.Name, g.What, num(v["ns/op"], 0), fmt.Sprintf("%.1f", v["ns/op"]/1000), num(v["B/op"], 0), num(v["allocs/op"], 0))
-	}
-	t.note("%s", b.goTest)
-	return t, nil
-}
-
 // perRequest returns the mean calls, dynalite capacity and DynamoDB
 // capacity per request, and whether every call was accounted.
 func (r row) perRequest() (calls float64, dyn, ddb storetest.Capacity, complete bool) {
