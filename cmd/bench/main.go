@@ -1,31 +1,17 @@
 // Command bench measures the service and prints one report, every figure
-// from the same run:
-//
-//  1. cold start of each function and of a hello-world Lambda (init and
-//     first invocation, through the local Lambda Runtime API, against a
-//     local DynamoDB), and each function's init as a multiple of hello's;
-//  2. the size of each linux/arm64 bootstrap, and its ratio to hello's;
-//  3. the warm handler cost (go test -bench of the request paths);
-//  4. the DynamoDB calls and capacity units of each kind of request,
-//     measured at the wire by a proxy in front of dynalite, as dynalite
-//     reports them and by DynamoDB's rules;
-//  5. the cost per million requests of each endpoint at us-east-1 list
-//     prices;
-//  6. the webhook dispatch's DynamoDB calls and units per event (relaying,
-//     delivering, retrying), measured the same way;
-//  7. its cost per million events, and the poller's fixed monthly cost;
-//  8. the time from a stored change to its receiver's first delivery
-//     attempt, with the dispatch binary run by the local schedule.
+// from the same run: 1. each function's cold start against a hello-world
+// Lambda's, through the local Lambda Runtime API; 2. each linux/arm64
+// bootstrap's size; 3. the warm handler cost (go test -bench); 4. the
+// DynamoDB calls and capacity units of each kind of request, measured at the
+// wire by a proxy in front of dynalite; 5. the cost per million requests;
+// 6–8. the webhook dispatch's units per event, its cost, and the time from a
+// stored change to its receiver's first delivery attempt.
 //
 // The requests are the samples of events/ (see requests). It prints the
 // sections as aligned text, then as Markdown, which it also puts in
 // cmd/bench/README.md between its marks (-readme names another file, -readme ""
-// none) and writes to the file given with -md. Everything it starts (dynalite, the local S3
-// server, function instances, the proxy) it stops, and its builds are
-// removed.
-//
-// Usage (make bench builds it with the functions' host flags first, and
-// passes BENCH_FLAGS):
+// none) and writes to the file given with -md. Everything it starts it
+// stops, and its builds are removed.
 //
 //	make bench BENCH_FLAGS="[-starts 15] [-orders 10000] [-readme FILE] [-md FILE]"
 package main
@@ -46,7 +32,10 @@ import (
 	"time"
 
 	"stampduty/cmd/internal/localstack"
+	"stampduty/shared/stampduty"
+	"stampduty/shared/store"
 	"stampduty/shared/testkit/localdb"
+	"stampduty/shared/testkit/locals3"
 	"stampduty/shared/testkit/samtemplate"
 	"stampduty/shared/testkit/storetest"
 	"stampduty/shared/testkit/syncbuf"
@@ -56,21 +45,14 @@ import (
 const minStarts = 15
 
 func main() {
-	b := &bench{logs: map[string]*syncbuf.Buffer{}, init: map[string]durations{}, first: map[string]durations{}, status: os.Stderr}
+	b := &bench{logs: map[string]*syncbuf.Buffer{}, init: map[string]durations{}, first: map[string]durations{}}
 	flag.IntVar(&b.starts, "starts", minStarts, fmt.Sprintf("fresh starts per binary for the cold-start section (at least %d)", minStarts))
 	flag.IntVar(&b.orders, "orders", 10000, "orders of the caller whose list is measured (the last page of 25 is measured too)")
 	md := flag.String("md", "", "also write the Markdown report to this file")
 	readme := flag.String("readme", readmeFile, "put the Markdown report between the marks of this file (relative to the module root; \"\": none)")
 	flag.Parse()
-	bad := ""
-	switch {
-	case b.starts < minStarts:
-		bad = fmt.Sprintf("-starts must be at least %d", minStarts)
-	case b.orders < 100:
-		bad = "-orders must be at least 100"
-	}
-	if bad != "" {
-		fmt.Fprintln(os.Stderr, "bench:", bad)
+	if b.starts < minStarts || b.orders < 100 {
+		fmt.Fprintf(os.Stderr, "bench: -starts must be at least %d and -orders at least 100\n", minStarts)
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -83,38 +65,38 @@ func main() {
 	}
 }
 
+// say writes a progress line to stderr.
+func say(format string, a ...any) { fmt.Fprintf(os.Stderr, format, a...) }
+
 // bench is a run: its settings, what it runs on, and its results.
 type bench struct {
-	ctx            context.Context
-	starts, orders int       // the flags
-	status         io.Writer // progress
-	root           string    // the module root
-	tmpl           *samtemplate.Template
-	reqs           []request
-	names          []string                   // the functions' logical ids, then helloID
-	bins, arm      map[string]string          // the host and linux/arm64 builds, by name
-	endpoint       string                     // the local DynamoDB
-	s3Endpoint     string                     // the local S3
-	proxy          *storetest.Proxy           // section 4's, in front of it
-	logs           map[string]*syncbuf.Buffer // what each binary logged
-
-	init, first map[string]durations          // section 1: each start's init and first invocation, by name
-	gobench     map[string]map[string]float64 // section 3: values by benchmark and unit
-	goTest      string                        // section 3: the command
-	rows        []row                         // section 4
-	dispatch    dispatchResults               // sections 6 to 8
-	// quiet are the tables the scheduled functions' cold starts of section
-	// 1 read: empty copies, so that a start's one pass finds nothing to do.
+	ctx                  context.Context
+	starts, orders       int // the flags
+	root                 string
+	tmpl                 *samtemplate.Template
+	reqs                 []request
+	body                 *stampduty.OrderBody       // the create-order request's, for the orders made directly
+	names                []string                   // the functions' logical ids, then helloID
+	bins, arm            map[string]string          // the host and linux/arm64 builds, by name
+	endpoint, s3Endpoint string                     // the local DynamoDB and S3
+	proxy                *storetest.Proxy           // section 4's, in front of endpoint
+	logs                 map[string]*syncbuf.Buffer // what each binary logged
+	// quiet are the empty copies of the tables that the scheduled functions'
+	// cold starts read, so that a start's one pass finds nothing to do.
 	quiet map[string]string
-	// typicalOrderBytes and maxOrderBytes are order item sizes by
-	// DynamoDB's formula, measured on the PutItem at the wire; filled says
-	// how the caller's orders were made.
+	// refs are the dev caller's orders, oldest first, which the requests
+	// that name an order choose from.
+	refs []orderRef
+
+	init, first map[string]durations          // section 1, by name
+	gobench     map[string]map[string]float64 // section 3: values by benchmark and unit
+	goTest      string                        // section 3's command
+	rows        []row                         // section 4
+	// Order item sizes by DynamoDB's formula, measured on the PutItem at the
+	// wire, and how the caller's orders were made.
 	typicalOrderBytes, maxOrderBytes int
 	filled                           string
-	// refs are the dev caller's orders, oldest first, which the requests
-	// that name an order choose from: the seeded one in section 1, all of
-	// them once filled.
-	refs []orderRef
+	dispatch                         dispatchResults // sections 6 to 8
 }
 
 // run measures everything and writes the report to out, and its Markdown to
@@ -128,10 +110,13 @@ func (b *bench) run(md, readme string, out io.Writer) error {
 	if err == nil {
 		b.tmpl, err = samtemplate.Load(filepath.Join(b.root, "template.yaml"))
 	}
-	if err != nil {
-		return err
+	if err == nil {
+		b.reqs, err = load(b.root, b.tmpl, requests((b.orders+listPageSize-1)/listPageSize))
 	}
-	if b.reqs, err = load(b.root, b.tmpl, requests((b.orders+listPageSize-1)/listPageSize)); err != nil {
+	if err == nil {
+		b.body, err = orderBody(firsts(b.reqs)["CreateOrderFunction"].ev.Body)
+	}
+	if err != nil {
 		return err
 	}
 	for _, f := range b.tmpl.Functions {
@@ -146,45 +131,22 @@ func (b *bench) run(md, readme string, out io.Writer) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	fmt.Fprintln(b.status, "building for this host…")
+	say("building for this host, then for linux/arm64…\n")
 	if b.bins, err = b.buildAll(filepath.Join(tmp, "host"), false); err != nil {
 		return err
 	}
-	fmt.Fprintln(b.status, "building for linux/arm64…")
 	if b.arm, err = b.buildAll(filepath.Join(tmp, "arm64"), true); err != nil {
 		return err
 	}
-	srv, err := b.startDatabase()
+	stop, err := b.startEngines()
 	if err != nil {
 		return err
 	}
-	defer srv.Stop()
-	b.endpoint = srv.Endpoint
-	s3srv, err := b.startFiles()
-	if err != nil {
-		return err
-	}
-	defer s3srv.Stop()
-	b.s3Endpoint = s3srv.Endpoint
-	if err := b.seed(); err != nil {
-		return err
-	}
-	if b.quiet, err = b.freshTables("quiet-"); err != nil {
-		return err
-	}
-	for _, measure := range []func() error{b.coldStarts, b.measureDynamo, b.measureEvents, b.measureLatency, b.runGoBenchmarks} {
-		if err := measure(); err != nil {
+	defer stop()
+	for _, step := range []func() error{b.seed, b.coldStarts, b.measureDynamo, b.measureEvents, b.measureLatency, b.runGoBenchmarks} {
+		if err := step(); err != nil {
 			return err
 		}
-	}
-	var tables []*table
-	for _, section := range []func() (*table, error){b.coldTable, b.sizeTable, b.goBenchTable, b.dynamoTable, b.costTable,
-		b.eventTable, b.eventCostTable, b.latencyTable} {
-		t, err := section()
-		if err != nil {
-			return err
-		}
-		tables = append(tables, t)
 	}
 	heading := fmt.Sprintf("stampduty benchmark, %s, %s/%s, %d CPUs%s, %s; took %s",
 		time.Now().UTC().Format("2006-01-02 15:04 MST"), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), cpuModel(), runtime.Version(),
@@ -192,7 +154,12 @@ func (b *bench) run(md, readme string, out io.Writer) error {
 	var text, markdown bytes.Buffer
 	fmt.Fprintf(&text, "%s\n\n", heading)
 	fmt.Fprintf(&markdown, "Measured with `make bench`: %s.\n\n", heading)
-	for _, t := range tables {
+	for _, section := range []func() (*table, error){b.coldTable, b.sizeTable, b.goBenchTable, b.dynamoTable, b.costTable,
+		b.eventTable, b.eventCostTable, b.latencyTable} {
+		t, err := section()
+		if err != nil {
+			return err
+		}
 		t.write(&text, &markdown)
 	}
 	fmt.Fprintf(out, "%sMarkdown (for %s):\n\n%s", text.String(), readmeFile, markdown.String())
@@ -200,7 +167,7 @@ func (b *bench) run(md, readme string, out io.Writer) error {
 		if err := writeReadme(b.root, readme, markdown.Bytes()); err != nil {
 			return err
 		}
-		fmt.Fprintf(b.status, "bench: wrote the report into %s\n", readme)
+		say("bench: wrote the report into %s\n", readme)
 	}
 	if md != "" {
 		return os.WriteFile(md, markdown.Bytes(), 0o644)
@@ -217,9 +184,8 @@ const (
 )
 
 // buildAll builds the functions with their Makefile targets, and the
-// hello-world Lambda with the Makefile's release flags (CGO_ENABLED=0,
-// -tags lambda.norpc -trimpath -ldflags "-s -w"), for Lambda (linux/arm64)
-// or for this host, into dir; it returns their paths by name.
+// hello-world Lambda with the Makefile's release flags, for Lambda
+// (linux/arm64) or for this host, into dir; it returns their paths by name.
 func (b *bench) buildAll(dir string, forLambda bool) (map[string]string, error) {
 	bins := map[string]string{helloID: filepath.Join(dir, helloID, "bootstrap")}
 	for _, f := range b.tmpl.Functions {
@@ -230,8 +196,7 @@ func (b *bench) buildAll(dir string, forLambda bool) (map[string]string, error) 
 		bins[f.LogicalID] = path
 	}
 	cmd := exec.CommandContext(b.ctx, "go", "build", "-tags", "lambda.norpc", "-trimpath", "-ldflags", "-s -w", "-o", bins[helloID], helloPkg)
-	cmd.Dir = b.root
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	cmd.Dir, cmd.Env = b.root, append(os.Environ(), "CGO_ENABLED=0")
 	if forLambda {
 		cmd.Env = append(cmd.Env, "GOOS=linux", "GOARCH=arm64")
 	}
@@ -244,10 +209,70 @@ func (b *bench) buildAll(dir string, forLambda bool) (map[string]string, error) 
 // cpuModel returns ", <model name>" from /proc/cpuinfo, "" when unknown.
 func cpuModel() string {
 	info, _ := os.ReadFile("/proc/cpuinfo")
-	for _, line := range strings.Split(string(info), "\n") {
+	for line := range strings.SplitSeq(string(info), "\n") {
 		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
 			return ", " + strings.TrimSpace(v)
 		}
 	}
 	return ""
+}
+
+// startEngines starts dynalite with the template's tables, seeded as the
+// local stack seeds them, and empty copies of them (b.quiet), and the local
+// S3 server with the template's buckets.
+func (b *bench) startEngines() (stop func(), err error) {
+	db, err := localdb.Start(b.ctx, b.root, "", nil)
+	if err != nil {
+		return nil, err
+	}
+	s3, err := locals3.Start(b.ctx, b.root, "", localdb.AccessKeyID, localdb.SecretAccessKey, localdb.Region, nil)
+	if err != nil {
+		db.Stop()
+		return nil, err
+	}
+	stop = func() { s3.Stop(); db.Stop() }
+	b.endpoint, b.s3Endpoint = db.Endpoint, s3.Endpoint
+	if _, err = b.freshTables(""); err == nil {
+		err = localstack.Buckets(b.ctx, b.s3Endpoint, b.tmpl)
+	}
+	if err == nil {
+		b.quiet, err = b.freshTables("quiet-")
+	}
+	if err != nil {
+		stop()
+		return nil, err
+	}
+	return stop, nil
+}
+
+// freshTables creates a copy of the template's tables named prefix +
+// logical id, seeded with the sample catalogue (and, without a prefix, the
+// dev token, as the local stack seeds its tables), and returns their names
+// by logical id.
+func (b *bench) freshTables(prefix string) (map[string]string, error) {
+	names := map[string]string{}
+	for _, t := range b.tmpl.Tables {
+		names[t.LogicalID] = prefix + t.LogicalID
+	}
+	client := localdb.Client(b.endpoint)
+	err := localdb.CreateTables(b.ctx, client, b.tmpl.Tables, names)
+	if err == nil {
+		_, err = localdb.Seed(b.ctx, store.New(client), func(id string) string { return names[id] },
+			filepath.Join(b.root, localdb.SampleCatalogue), prefix == "")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("tables %s*: %w", prefix, err)
+	}
+	return names, nil
+}
+
+// freshProxied is freshTables behind a new proxy, which the caller closes,
+// that accounts their writes by their indexes.
+func (b *bench) freshProxied(prefix string) (map[string]string, *storetest.Proxy, error) {
+	names, err := b.freshTables(prefix)
+	if err != nil {
+		return nil, nil, err
+	}
+	proxy, err := storetest.StartProxy(b.endpoint, storetest.Schemas(b.tmpl, names))
+	return names, proxy, err
 }

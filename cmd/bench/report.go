@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -25,10 +27,7 @@ type table struct {
 	TextCols int
 }
 
-// add appends a row.
 func (t *table) add(cells ...string) { t.Rows = append(t.Rows, cells) }
-
-// note appends a note line.
 func (t *table) note(format string, args ...any) {
 	t.Notes = append(t.Notes, fmt.Sprintf(format, args...))
 }
@@ -88,14 +87,15 @@ func (d durations) stats() (median, least, p90 time.Duration) {
 	return (s[(n-1)/2] + s[n/2]) / 2, s[0], s[int(math.Ceil(0.9*float64(n)))-1]
 }
 
-// median returns the median of stats.
 func (d durations) median() time.Duration {
 	m, _, _ := d.stats()
 	return m
 }
 
-// ms formats a duration in milliseconds with two decimals.
+// ms formats a duration in milliseconds with two decimals, dollars an
+// amount with four.
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f", float64(d)/float64(time.Millisecond)) }
+func dollars(v float64) string  { return fmt.Sprintf("$%.4f", v) }
 
 // num formats a float with up to prec decimals, trailing zeros dropped.
 func num(v float64, prec int) string {
@@ -113,9 +113,6 @@ func ratio(v, of float64) string {
 	}
 	return fmt.Sprintf("%.2f", v/of)
 }
-
-// dollars formats an amount of US dollars with four decimals.
-func dollars(v float64) string { return fmt.Sprintf("$%.4f", v) }
 
 // coldTable is section 1.
 func (b *bench) coldTable() (*table, error) {
@@ -162,21 +159,6 @@ func (b *bench) sizeTable() (*table, error) {
 		t.add(n, fmt.Sprint(size[n]), fmt.Sprintf("%.2f", float64(size[n])/(1<<20)), ratio(float64(size[n]), float64(size[helloID])))
 	}
 	t.note(`GOOS=linux GOARCH=arm64 CGO_ENABLED=0 go build -tags lambda.norpc -trimpath -ldflags "-s -w" (functions by their Makefile targets)`)
-	return t, nil
-}
-
-// goBenchTable is section 3.
-func (b *bench) goBenchTable() (*table, error) {
-	t := &table{
-		Title:    "3. Warm handler cost (go test -bench, this host)",
-		Header:   []string{"benchmark", "what", "ns/op", "µs/op", "B/op", "allocs/op"},
-		TextCols: 2,
-	}
-	for _, g := range goBenchmarks {
-		v := b.gobench[g.Name]
-		t.add(g.Name, g.What, num(v["ns/op"], 0), fmt.Sprintf("%.1f", v["ns/op"]/1000), num(v["B/op"], 0), num(v["allocs/op"], 0))
-	}
-	t.note("%s", b.goTest)
 	return t, nil
 }
 
@@ -266,35 +248,24 @@ func (b *bench) dynamoTable() (*table, error) {
 	return t, nil
 }
 
-// prices are list prices in US dollars.
-type prices struct {
-	// HTTPAPI and LambdaRequests are per million requests.
-	HTTPAPI, LambdaRequests float64
-	// GBSecond is Lambda's duration price (arm64) per GB-second; MemoryGB
-	// the function's memory.
-	GBSecond, MemoryGB float64
-	// ReadUnits and WriteUnits are DynamoDB on-demand prices per million
-	// read and write request units.
-	ReadUnits, WriteUnits float64
-}
+// prices are list prices in US dollars: HTTP API and Lambda per million
+// requests, Lambda (arm64) per GB-second at MemoryGB, DynamoDB on-demand per
+// million read and write request units.
+type prices struct{ HTTPAPI, LambdaRequests, GBSecond, MemoryGB, ReadUnits, WriteUnits float64 }
 
-// usEast1 are us-east-1 list prices as of pricesDate: HTTP API, Lambda
-// arm64 at 128 MB, DynamoDB on-demand after the November 2024 price cut.
+// usEast1 are us-east-1 list prices as of pricesDate (DynamoDB's after the
+// November 2024 price cut), at 128 MB; coldShare is the share of requests
+// assumed to be cold starts.
 var usEast1 = prices{HTTPAPI: 1.00, LambdaRequests: 0.20, GBSecond: 0.0000133334, MemoryGB: 0.125, ReadUnits: 0.125, WriteUnits: 0.625}
 
-// pricesDate is when usEast1 was read.
-const pricesDate = "2024-11-01"
-
-// coldShare is the share of requests assumed to be cold starts.
-const coldShare = 0.01
+const (
+	pricesDate = "2024-11-01"
+	coldShare  = 0.01
+)
 
 // cost is the cost of a million requests, by part, in US dollars.
-type cost struct {
-	BilledMs                              float64
-	HTTPAPI, Requests, Duration, DynamoDB float64
-}
+type cost struct{ BilledMs, HTTPAPI, Requests, Duration, DynamoDB float64 }
 
-// Total returns the sum of the parts.
 func (c cost) Total() float64 { return c.HTTPAPI + c.Requests + c.Duration + c.DynamoDB }
 
 // perMillion returns the cost of a million requests that each run for d
@@ -347,4 +318,52 @@ func (b *bench) costTable() (*table, error) {
 	t.note("cold: init + first invocation (section 1 medians), billed as provided.al2023 bills init, with the cold row's DynamoDB units (section 4); the other rows of a function take the cold row of its first (list-orders page 1, the ops queue); the last column assumes %g%% of requests are cold", coldShare*100)
 	t.note("request units by DynamoDB's rules (section 4), means per request; HTTP API requests are metered per 512 KB, every response here is smaller")
 	return t, nil
+}
+
+// readmeFile is where make bench keeps its report, relative to the module
+// root: the tables of cmd/bench/README.md between its two marks.
+const readmeFile = "cmd/bench/README.md"
+
+// The marks around the report in readmeFile. What lies between them is
+// the bench's; the text around them is written by hand.
+const (
+	reportBegin = "<!-- make bench writes from here -->\n"
+	reportEnd   = "<!-- make bench writes to here -->\n"
+)
+
+// splice returns doc with what lies between its marks replaced by report,
+// set off by a blank line on each side.
+func splice(doc, report []byte) ([]byte, error) {
+	before, rest, ok := bytes.Cut(doc, []byte(reportBegin))
+	if !ok {
+		return nil, fmt.Errorf("no line %q", bytes.TrimSpace([]byte(reportBegin)))
+	}
+	_, after, ok := bytes.Cut(rest, []byte(reportEnd))
+	if !ok {
+		return nil, fmt.Errorf("no line %q after %q", bytes.TrimSpace([]byte(reportEnd)), bytes.TrimSpace([]byte(reportBegin)))
+	}
+	var b bytes.Buffer
+	b.Write(before)
+	b.WriteString(reportBegin + "\n")
+	b.Write(bytes.Trim(report, "\n"))
+	b.WriteString("\n\n" + reportEnd)
+	b.Write(after)
+	return b.Bytes(), nil
+}
+
+// writeReadme puts report between the marks of the file path (relative to
+// root unless absolute), leaving the rest of the file as it is.
+func writeReadme(root, path string, report []byte) error {
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(root, path)
+	}
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	doc, err = splice(doc, report)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return os.WriteFile(path, doc, 0o644)
 }

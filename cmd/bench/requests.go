@@ -18,36 +18,32 @@ import (
 // listPageSize is the page size of the list-orders rows.
 const listPageSize = 25
 
-// request is a kind of request the report measures: its rows in section 4
-// (warm; and cold for the first request of its function) and in section 5.
-// The first request of each function is also its first invocation in
-// section 1. A function of template.yaml that requests() does not name is
+// request is a kind of request the report measures: its warm rows in
+// section 4 (and a cold row for the first request of its function, which is
+// also that function's first invocation in section 1) and its row in
+// section 5. A function of template.yaml that requests() does not name is
 // sent its default request (defaultRequests, generated from template.yaml
 // and events/ by cmd/internal/generate).
 type request struct {
-	// Function is the logical id in template.yaml of the function whose
-	// route Event is (load fills it in from eventFunctions).
-	Function string
+	Function string // its function's logical id (load fills it in from its event's route)
 	// Event names events/<Event>.json, the request sent; without one, the
 	// request is Route's, with the dev caller's token.
 	Event string
 	// Route is the route key sent instead of the event's, if any (the
-	// event's headers, body and authorizer are kept); its query string is
-	// then Query only.
+	// event's headers, body and authorizer are kept, its query is Query's).
 	Route    string
 	Query    string // the query string sent instead of the event's, if any
 	Row      string // the name of its section 4 rows, with %s for warm or cold
 	Endpoint string // the name of its section 5 row
 	Orders   bool   // measured once the dev caller has exactly -orders orders
-	// Order, if set, makes the request name one of the dev caller's orders:
-	// it returns the path parameters of the request sent i-th (from 0; a
-	// first request, in sections 1 and 4, is always the 0th) given the
-	// caller's orders, oldest first. The path is the route's with them;
-	// the parameter "?", if any, is the query string sent instead.
+	// Order, if set, returns the path parameters of the request sent i-th
+	// (from 0; a first request, in sections 1 and 4, is the 0th) given the
+	// caller's orders, oldest first; the parameter "?", if any, is the query
+	// string sent instead.
 	Order func(refs []orderRef, i int) (map[string]string, error)
 	Note  string // said of its section 4 rows
 
-	ev      events.APIGatewayV2HTTPRequest // the event sent, as load reads it (with Order, event fills in the path)
+	ev      events.APIGatewayV2HTTPRequest // the event sent, as load reads it
 	payload []byte                         // the same, encoded
 }
 
@@ -144,64 +140,70 @@ func firsts(reqs []request) map[string]request {
 	return m
 }
 
-// load completes reqs, the requests requests() returns, into the bench's
-// requests: each function of tmpl with routes that reqs does not measure
-// is given its default request (defaultRequests), and each request its
-// function and the event it sends, read from root/events (or made from its
-// route). Every function of tmpl must have a request, or be a scheduled
-// function without routes that scheduledLabels or coldOnly names.
+// load completes reqs into the bench's requests: each request is given
+// the event it sends and its function, the one whose route that is, and
+// each function of tmpl with routes that reqs does not measure its default
+// request. Every function of tmpl must have a request, or be a scheduled
+// function that scheduledLabels or coldOnly names.
 func load(root string, tmpl *samtemplate.Template, reqs []request) ([]request, error) {
+	owner := map[string]string{} // functions by route key
+	for _, f := range tmpl.Functions {
+		for _, rt := range f.Routes {
+			owner[rt.Key()] = f.LogicalID
+		}
+	}
 	reqs = slices.Clone(reqs)
-	for i, r := range reqs {
+	for i := range reqs {
+		r := &reqs[i]
+		if err := r.read(root); err != nil {
+			return nil, err
+		}
 		if r.Function == "" {
-			if reqs[i].Function = eventFunctions[r.Event]; reqs[i].Function == "" {
-				return nil, fmt.Errorf("events/%s.json is no route of template.yaml (go generate ./... after changing events/)", r.Event)
+			if r.Function = owner[r.ev.RouteKey]; r.Function == "" {
+				return nil, fmt.Errorf("events/%s.json is %s, no route of template.yaml", r.Event, r.ev.RouteKey)
 			}
 		}
 	}
 	first := firsts(reqs)
 	for _, d := range defaultRequests {
 		if _, ok := first[d.Function]; !ok {
+			if err := d.read(root); err != nil {
+				return nil, err
+			}
 			reqs, first[d.Function] = append(reqs, d), d
 		}
 	}
 	for _, f := range tmpl.Functions {
-		if _, ok := first[f.LogicalID]; ok {
-			continue
-		}
-		if _, ok := scheduledLabels[f.LogicalID]; (ok || coldOnly[f.LogicalID]) && len(f.Routes) == 0 && len(f.Schedules) > 0 {
-			continue
-		}
-		return nil, fmt.Errorf("template.yaml has a function %s the bench has no request (or, scheduled, no measurement) for (go generate ./... after changing template.yaml)", f.LogicalID)
-	}
-	for i := range reqs {
-		r := &reqs[i]
-		if r.Event == "" {
-			r.ev = routeEvent(r.Route)
-		} else {
-			data, err := os.ReadFile(filepath.Join(root, "events", r.Event+".json"))
-			if err != nil {
-				return nil, err
-			}
-			if err := json.Unmarshal(data, &r.ev); err != nil {
-				return nil, fmt.Errorf("events/%s.json: %w", r.Event, err)
-			}
-		}
-		if r.Route != "" {
-			method, path, _ := strings.Cut(r.Route, " ")
-			r.ev.RouteKey, r.ev.RequestContext.RouteKey, r.ev.RequestContext.HTTP.Method = r.Route, r.Route, method
-			r.ev.RawPath, r.ev.RequestContext.HTTP.Path, r.ev.PathParameters = path, path, nil
-			r.ev.RawQueryString, r.ev.QueryStringParameters = "", nil
-		}
-		if r.Query != "" { // the functions read the raw query string
-			r.ev.RawQueryString, r.ev.QueryStringParameters = r.Query, nil
-		}
-		var err error
-		if r.payload, err = json.Marshal(r.ev); err != nil {
-			return nil, err
+		_, measured := first[f.LogicalID]
+		if _, ok := scheduledLabels[f.LogicalID]; !measured && !((ok || coldOnly[f.LogicalID]) && len(f.Routes) == 0 && len(f.Schedules) > 0) {
+			return nil, fmt.Errorf("template.yaml has a function %s the bench has no request (or, scheduled, no measurement) for (go generate ./... after changing template.yaml)", f.LogicalID)
 		}
 	}
 	return reqs, nil
+}
+
+// read sets r.ev and r.payload: the event of events/ it names, or its
+// route's, with its route and query.
+func (r *request) read(root string) error {
+	if r.Event == "" {
+		r.ev = routeEvent(r.Route)
+	} else if data, err := os.ReadFile(filepath.Join(root, "events", r.Event+".json")); err != nil {
+		return err
+	} else if err := json.Unmarshal(data, &r.ev); err != nil {
+		return fmt.Errorf("events/%s.json: %w", r.Event, err)
+	}
+	if r.Route != "" {
+		method, path, _ := strings.Cut(r.Route, " ")
+		r.ev.RouteKey, r.ev.RequestContext.RouteKey, r.ev.RequestContext.HTTP.Method = r.Route, r.Route, method
+		r.ev.RawPath, r.ev.RequestContext.HTTP.Path, r.ev.PathParameters = path, path, nil
+		r.ev.RawQueryString, r.ev.QueryStringParameters = "", nil
+	}
+	if r.Query != "" { // the functions read the raw query string
+		r.ev.RawQueryString, r.ev.QueryStringParameters = r.Query, nil
+	}
+	var err error
+	r.payload, err = json.Marshal(r.ev)
+	return err
 }
 
 // routeEvent is the request of a route without an event in events/: no

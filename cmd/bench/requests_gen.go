@@ -3,34 +3,6 @@
 
 package main
 
-// eventFunctions maps each event of events/ to the function of template.yaml
-// whose route it is.
-var eventFunctions = map[string]string{
-	"create-order-bad-body":             "CreateOrderFunction",
-	"create-order-no-token":             "CreateOrderFunction",
-	"create-order-unknown-purpose":      "CreateOrderFunction",
-	"create-order":                      "CreateOrderFunction",
-	"get-order":                         "GetOrderFunction",
-	"list-articles-bad-sort":            "ListArticlesFunction",
-	"list-articles":                     "ListArticlesFunction",
-	"list-orders-bad-page":              "ListOrdersFunction",
-	"list-orders-no-token":              "ListOrdersFunction",
-	"list-orders":                       "ListOrdersFunction",
-	"not-found-method":                  "NotFoundFunction",
-	"not-found":                         "NotFoundFunction",
-	"ops-advance":                       "OpsFunction",
-	"ops-queue":                         "OpsFunction",
-	"stamp-duty-quotes-unknown-purpose": "StampDutyQuotesFunction",
-	"stamp-duty-quotes":                 "StampDutyQuotesFunction",
-	"upload-document":                   "UploadDocumentFunction",
-	"webhooks-delete":                   "WebhooksFunction",
-	"webhooks-deliveries":               "WebhooksFunction",
-	"webhooks-list":                     "WebhooksFunction",
-	"webhooks-redeliver":                "WebhooksFunction",
-	"webhooks-register-private":         "WebhooksFunction",
-	"webhooks-register":                 "WebhooksFunction",
-}
-
 // defaultRequests are the requests of the functions that requests() does
 // not name, one for each function of template.yaml with routes: see
 // cmd/internal/generate.

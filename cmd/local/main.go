@@ -1,34 +1,18 @@
 // Command local runs the whole service on this machine without Docker, the
-// way `sam local start-api` does: a local DynamoDB (dynalite, in memory)
-// with the tables template.yaml defines, the sample catalogue and a dev
-// token; a local S3 server (Versity's gateway) with the template's bucket; each function built for this host by its own Makefile target; and
-// an HTTP server that turns each request into an API Gateway HTTP API
-// (payload 2.0) event, runs it on a warm instance of the function's real
-// binary through a local Lambda Runtime API, and answers with its response.
-// Routes, tables and environment are read from template.yaml.
-//
-// Environment:
-//
-//	LOCAL_ADDR           where to serve the API (default 127.0.0.1:3000)
-//	DYNAMODB_ENDPOINT    use this DynamoDB instead of starting dynalite
-//	LOCAL_DYNAMODB_ADDR  where dynalite listens (default 127.0.0.1:8000)
-//	S3_ENDPOINT          use this S3 server instead of starting versitygw
-//	LOCAL_S3_ADDR        where the local S3 server listens (default 127.0.0.1:9000)
-//	LOCAL_PORT_OFFSET    added to each default port (3000, 8000, 9000), e.g. 1
-//	                     for a second stack on 3001, 8001 and 9001
-//	LOCAL_STARTED_AT     the Unix time `make local` started, for the ready line
-//	AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY
-//	                     the key pair the operator routes (AWS_IAM) accept;
-//	                     unset, a fixed local pair that the stack prints
-//	ARTICLES             a JSON catalogue to seed instead of cmd/local/articles.json
-//
-// With -db-only it runs just the database, for `sam local start-api`.
-//
-// It refuses to start when an address it needs is in use (another local
-// stack's, say), naming the variable that moves it; it prints each phase
-// (and, while a build lasts, how long it has taken), and accepts
-// connections only once it can answer them. Ctrl-C
-// stops everything it started, and it then exits 0.
+// way `sam local start-api` does: dynalite with the tables of template.yaml,
+// the sample catalogue and a dev token; Versity's S3 gateway with the
+// template's bucket; each function built for this host by its own Makefile
+// target; and an HTTP server that turns each request into an API Gateway
+// HTTP API event (payload 2.0), runs it on a warm instance of the
+// function's binary through a local Lambda Runtime API, and answers with its
+// response. README.md beside it says what it does and why, and its
+// variables: LOCAL_ADDR, LOCAL_DYNAMODB_ADDR, LOCAL_S3_ADDR,
+// LOCAL_PORT_OFFSET (where it listens), DYNAMODB_ENDPOINT and S3_ENDPOINT
+// (engines to use instead), ARTICLES (another catalogue),
+// LOCAL_SCHEDULE_EVERY (the period of every schedule), AWS_ACCESS_KEY_ID and
+// AWS_SECRET_ACCESS_KEY (the operator routes' key pair), LOCAL_STARTED_AT
+// (when `make local` started, for the ready line). With -db-only it runs
+// just the database, for `sam local start-api`.
 package main
 
 import (
@@ -46,9 +30,8 @@ import (
 func main() {
 	dbOnly := flag.Bool("db-only", false, "run only the local DynamoDB (tables, catalogue, dev token), e.g. for sam local start-api")
 	flag.Parse()
-	// Ctrl-C (SIGINT) or SIGTERM is the normal way to stop: run stops
-	// everything it started and the exit status is 0. Once stopping, the
-	// signals' default action is back, so a second Ctrl-C ends at once.
+	// Ctrl-C or SIGTERM is the normal way to stop, with exit status 0; once
+	// stopping, a second Ctrl-C ends it at once.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() {
@@ -66,18 +49,12 @@ type options struct {
 	getenv func(string) string
 	dbOnly bool
 	out    io.Writer
-	// ready, when set, receives the stack once it serves.
-	ready func(*stack)
-	// endpointWait bounds the wait for DYNAMODB_ENDPOINT to answer
-	// (defaultEndpointWait when zero).
-	endpointWait time.Duration
-	// progressEvery is how often a long step says it is still going
-	// (defaultProgressEvery when zero).
-	progressEvery time.Duration
+	ready  func(*stack) // if set, receives the stack once it serves
+	// endpointWait bounds the wait for DYNAMODB_ENDPOINT to answer (10 s
+	// when zero); progressEvery is how often a long step says it is still
+	// going (10 s when zero).
+	endpointWait, progressEvery time.Duration
 }
-
-// defaultEndpointWait is how long a run waits for DYNAMODB_ENDPOINT to answer.
-const defaultEndpointWait = 10 * time.Second
 
 // run starts the stack, serves until ctx ends, then stops everything it
 // started. A ctx that ends while the stack starts is a normal stop too.
@@ -103,11 +80,9 @@ func run(ctx context.Context, o options) error {
 	return nil
 }
 
-// readyLine says how long the start took. `make local` sets
-// LOCAL_STARTED_AT to the Unix time at which it started, so that the
-// figure covers what it did before this program ran (installing dynalite,
-// building versitygw and this program): the time a reader waited. Without
-// it, the figure covers this program alone, and says so.
+// readyLine says how long the start took: since startedAt, the Unix time at
+// which `make local` started (installing and building before this program
+// ran), the wait a reader had; without it, since this program started.
 func readyLine(begin, now time.Time, startedAt string) string {
 	own := now.Sub(begin).Seconds()
 	if sec, err := strconv.ParseFloat(startedAt, 64); err == nil && sec > 0 {

@@ -1,21 +1,18 @@
-// Command webhook-receiver is a tiny webhook receiver for trying the
-// service's webhooks on this machine (README.md beside it: "Webhooks, step by
-// step"): it listens on a loopback address, checks each delivery's
+// Command webhook-receiver is the webhook receiver of the walk-through
+// (README.md beside it: "Webhooks, step by step"), not part of the service:
+// it listens on a loopback address, checks each delivery's
 // Stampduty-Signature with the webhook's secret (webhooks.Verify, as a
 // receiver written in Go would), and prints one line per delivery:
 //
 //	delivery=1 at=2026-11-23T16:50:01.123Z id=evt_… type=order.created order=k3v9… previous=- status=- seen=1 signature=ok answer=500
 //
 // seen counts the deliveries of that event id so far (a retry or a
-// redelivery brings the same id again). It answers 204, or 400 when the
-// signature does not verify, or 500 to the first -fail deliveries (to watch
-// a retry). -log appends the lines to a file as well, and -save keeps each
-// delivery's body and signature header as <n>.json and <n>.sig in a folder,
-// for checking a signature with other code. It is a tool of the walk-through,
-// not part of the service: no function imports it.
+// redelivery brings the same id again). It answers 204, 400 when the
+// signature does not verify, or 500 to the first -fail deliveries.
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -76,22 +73,18 @@ func run(ctx context.Context, addr string, r *receiver) error {
 	return nil
 }
 
-// receiver answers deliveries and writes a line for each.
+// receiver answers deliveries and writes a line for each, to out and to the
+// file logFile, and keeps each delivery in the folder save ("": none).
 type receiver struct {
-	secret  string
-	fail    int
-	logFile string // "" for none
-	save    string // "" for none
-	out     io.Writer
-	now     func() time.Time // nil means time.Now
+	secret, logFile, save string
+	fail                  int
+	out                   io.Writer
+	now                   func() time.Time // nil means time.Now
 
 	mu   sync.Mutex
 	n    int
 	seen map[string]int
 }
-
-// maxBody bounds the body read (an event is a few KiB).
-const maxBody = 1 << 20
 
 // delivery is what a line shows of an event.
 type delivery struct {
@@ -101,25 +94,24 @@ type delivery struct {
 		Order struct {
 			DocumentID string `json:"documentId"`
 		} `json:"order"`
-		PreviousStatus *string `json:"previous_status"`
-		OrderStatus    *string `json:"order_status"`
+		PreviousStatus string `json:"previous_status"` // null reads as ""
+		OrderStatus    string `json:"order_status"`
 	} `json:"data"`
 }
 
 // ServeHTTP answers one delivery.
 func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
-	now := time.Now
+	at := time.Now()
 	if r.now != nil {
-		now = r.now
+		at = r.now()
 	}
-	at := now()
 	if req.Method != http.MethodPost {
 		// Not a delivery (a reader's curl checking that it is up): not counted.
 		w.Header().Set("Allow", http.MethodPost)
 		http.Error(w, "deliveries are POSTs", http.StatusMethodNotAllowed)
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(req.Body, maxBody))
+	body, err := io.ReadAll(io.LimitReader(req.Body, 1<<20)) // an event is a few KiB
 	if err != nil {
 		http.Error(w, "cannot read the body", http.StatusBadRequest)
 		return
@@ -152,7 +144,7 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	line := fmt.Sprintf("delivery=%d at=%s id=%s type=%s order=%s previous=%s status=%s seen=%d signature=%s answer=%d\n",
 		r.n, at.UTC().Format("2006-01-02T15:04:05.000Z"), orDash(d.ID), orDash(d.Type), orDash(d.Data.Order.DocumentID),
-		orDash(deref(d.Data.PreviousStatus)), orDash(deref(d.Data.OrderStatus)), r.seen[d.ID], verified, answer)
+		orDash(d.Data.PreviousStatus), orDash(d.Data.OrderStatus), r.seen[d.ID], verified, answer)
 	fmt.Fprint(r.out, line)
 	if err := r.keep(line, body, sig); err != nil {
 		fmt.Fprintf(os.Stderr, "webhook-receiver: %v\n", err)
@@ -164,41 +156,23 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 func (r *receiver) keep(line string, body []byte, sig string) error {
 	if r.logFile != "" {
 		f, err := os.OpenFile(r.logFile, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
-		if err != nil {
-			return fmt.Errorf("log: %w", err)
-		}
-		_, err = f.WriteString(line)
-		if cerr := f.Close(); err == nil {
-			err = cerr
+		if err == nil {
+			_, err = f.WriteString(line)
+			err = errors.Join(err, f.Close())
 		}
 		if err != nil {
 			return fmt.Errorf("log: %w", err)
 		}
 	}
-	if r.save != "" {
-		name := filepath.Join(r.save, strconv.Itoa(r.n))
-		if err := os.WriteFile(name+".json", body, 0o600); err != nil {
-			return fmt.Errorf("save: %w", err)
-		}
-		if err := os.WriteFile(name+".sig", []byte(sig), 0o600); err != nil {
-			return fmt.Errorf("save: %w", err)
-		}
+	if r.save == "" {
+		return nil
+	}
+	name := filepath.Join(r.save, strconv.Itoa(r.n))
+	if err := errors.Join(os.WriteFile(name+".json", body, 0o600), os.WriteFile(name+".sig", []byte(sig), 0o600)); err != nil {
+		return fmt.Errorf("save: %w", err)
 	}
 	return nil
 }
 
-// deref returns *s, or "" for nil.
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
-
 // orDash returns s, or "-" when it is empty, so a line's fields stay one word each.
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
+func orDash(s string) string { return cmp.Or(s, "-") }

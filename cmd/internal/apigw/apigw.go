@@ -29,43 +29,29 @@ import (
 	"stampduty/cmd/internal/runtimeapi"
 )
 
-// Defaults of API Gateway HTTP APIs.
+// Limits of API Gateway HTTP APIs: a request body, the integration
+// timeout, and the quota "Total combined size of request line and header
+// values" (not adjustable: the method, the target as sent and the protocol,
+// and header values, not their names).
 const (
-	// DefaultMaxBody is API Gateway's limit for a request body.
-	DefaultMaxBody = 10 << 20
-	// DefaultTimeout is API Gateway's integration timeout.
-	DefaultTimeout = 30 * time.Second
-	// MaxRequestHeader is the HTTP API quota "Total combined size of
-	// request line and header values": 10,240 bytes, not adjustable. The
-	// request line is the method, the target (path and query, as sent) and
-	// the protocol; header values count, their names do not. See
-	// headerTooLarge for AWS's answer to a request over it.
+	DefaultMaxBody   = 10 << 20
+	DefaultTimeout   = 30 * time.Second
 	MaxRequestHeader = 10240
 )
 
-// AWS's answers to requests it refuses before any route is chosen or
-// function invoked. AWS documents the quotas, not these answers; they are
-// what clients of deployed APIs report, and the status is what matters to
-// a client:
-//
-//   - over MaxRequestHeader: 431 and the text "HTTP header is larger than
-//     10240 bytes." (reported from an API Gateway-fronted Lambda,
-//     https://ntsblog.homedev.com.au/index.php/2021/03/09/aws-api-gateway-http-header-is-larger-than-10240-bytes/,
-//     and 431 from "AWS API gateway" at
-//     http://Backbencher.dev/solved-431-status-code-with-request-header-fields-too-large);
-//     its Content-Type is that of API Gateway's other front-end refusal
-//     seen on the wire, "HTTP content length exceeded 10485760 bytes."
-//     (github.com/koki-develop/lgtm-generator issue 10): "text; charset=utf-8";
-//   - an event over Lambda's synchronous invoke payload (6,291,456 bytes,
-//     runtimeapi.MaxPayload), which Lambda refuses with
-//     RequestEntityTooLargeException before the function runs: 413
-//     {"message":"Request Too Long"} — the same issue shows API Gateway
-//     answering a Lambda proxy request whose event passed the limit
-//     413 {"message": "Request Too Long"} (a REST API there), and an AWS
-//     answer on re:Post calls the decompressed-body refusal "413 Request
-//     Too Long". No HTTP API capture was found; its JSON messages are
-//     written without the space ({"message":"Not Found"}), so this one is
-//     too. The status, 413, is the part every report agrees on.
+// AWS's answers to requests it refuses before any function runs. AWS
+// documents the quotas, not these answers; they are what clients of
+// deployed APIs report, and the status is the part every report agrees on:
+//   - over MaxRequestHeader: 431 "HTTP header is larger than 10240 bytes."
+//     (https://ntsblog.homedev.com.au/index.php/2021/03/09/aws-api-gateway-http-header-is-larger-than-10240-bytes/,
+//     http://Backbencher.dev/solved-431-status-code-with-request-header-fields-too-large),
+//     with the Content-Type of API Gateway's other front-end refusal seen on
+//     the wire, "text; charset=utf-8" (github.com/koki-develop/lgtm-generator
+//     issue 10);
+//   - an event over Lambda's synchronous payload limit
+//     (runtimeapi.MaxPayload), which Lambda refuses before the function
+//     runs: 413 {"message":"Request Too Long"} (the same issue, a REST API;
+//     written without the space, as HTTP APIs write their JSON messages).
 const (
 	headerTooLargeText = "HTTP header is larger than 10240 bytes."
 	payloadTooLarge    = "Request Too Long"
@@ -90,19 +76,16 @@ type Route struct {
 	IAM bool
 }
 
-// Options configures the emulated API.
+// Options configures the emulated API: Log receives an access log line per
+// request (nil: none); MaxBody (DefaultMaxBody when 0) bounds request
+// bodies, answering 413 past it; Timeout (DefaultTimeout when 0) bounds each
+// integration, answering 503 while the function runs on; IAM checks the
+// signatures of the AWS_IAM routes (nil: every request to them is refused).
 type Options struct {
-	// Log receives an access log line per request; nil discards them.
-	Log io.Writer
-	// MaxBody bounds request bodies (DefaultMaxBody when 0); larger ones get
-	// 413 Request Entity Too Large.
+	Log     io.Writer
 	MaxBody int64
-	// Timeout bounds each integration (DefaultTimeout when 0); on expiry the
-	// client gets 503 Service Unavailable while the function runs on.
 	Timeout time.Duration
-	// IAM checks the signatures of the AWS_IAM routes; with none, every
-	// request to them is refused.
-	IAM *IAM
+	IAM     *IAM
 }
 
 // handler is the emulated API.
@@ -131,7 +114,7 @@ func NewHandler(routes []Route, opts Options) http.Handler {
 // ServeHTTP handles one request like API Gateway.
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	requestID := newRequestID()
+	requestID := base64.StdEncoding.EncodeToString(random(11)) // shaped like API Gateway's: "JKJaXmPLvHcESHA="
 	w.Header().Set("Apigw-Requestid", requestID)
 	status, err := h.serve(w, r, requestID, start)
 	h.logRequest(r, status, time.Since(start), requestID, err)
@@ -141,7 +124,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // function was not reached or failed.
 func (h *handler) serve(w http.ResponseWriter, r *http.Request, requestID string, now time.Time) (int, error) {
 	if n := headerSize(r); n > MaxRequestHeader {
-		return headerTooLarge(w), fmt.Errorf("request line and header values of %d bytes exceed the limit of %d bytes", n, MaxRequestHeader)
+		return write(w, http.StatusRequestHeaderFieldsTooLarge, "text; charset=utf-8", []byte(headerTooLargeText)), fmt.Errorf("request line and header values of %d bytes exceed the limit of %d bytes", n, MaxRequestHeader)
 	}
 	rt, params := find(h.routes, r.Method, r.URL.Path)
 	if rt == nil {
@@ -207,15 +190,6 @@ func headerSize(r *http.Request) int {
 		}
 	}
 	return n
-}
-
-// headerTooLarge sends AWS's answer to a request over MaxRequestHeader.
-func headerTooLarge(w http.ResponseWriter) int {
-	w.Header().Set("Content-Type", "text; charset=utf-8")
-	w.Header().Set("Content-Length", strconv.Itoa(len(headerTooLargeText)))
-	w.WriteHeader(http.StatusRequestHeaderFieldsTooLarge)
-	_, _ = io.WriteString(w, headerTooLargeText)
-	return http.StatusRequestHeaderFieldsTooLarge
 }
 
 // newEvent builds the payload 2.0 event API Gateway sends for r.
@@ -326,16 +300,10 @@ func queryParameters(raw string) map[string]string {
 	for k, vs := range values {
 		params[k] = strings.Join(vs, ",")
 	}
-	return nilIfEmpty(params)
-}
-
-// nilIfEmpty returns m, or nil when it is empty, as API Gateway leaves out
-// empty parameter maps.
-func nilIfEmpty(m map[string]string) map[string]string {
-	if len(m) == 0 {
-		return nil
+	if len(params) == 0 {
+		return nil // as API Gateway leaves out an empty map
 	}
-	return m
+	return params
 }
 
 // unescape decodes a query component, keeping it as sent when it is malformed.
@@ -372,7 +340,7 @@ func writeResponse(w http.ResponseWriter, payload []byte) (int, error) {
 		if !json.Valid(payload) {
 			return 0, fmt.Errorf("malformed Lambda response %.100q", payload)
 		}
-		return writeJSON(w, http.StatusOK, payload), nil
+		return write(w, http.StatusOK, "application/json", payload), nil
 	}
 
 	var resp events.APIGatewayV2HTTPResponse
@@ -419,12 +387,12 @@ func writeResponse(w http.ResponseWriter, payload []byte) (int, error) {
 // writeMessage sends one of API Gateway's own answers, {"message":"..."}.
 func writeMessage(w http.ResponseWriter, status int, msg string) int {
 	body, _ := json.Marshal(map[string]string{"message": msg})
-	return writeJSON(w, status, body)
+	return write(w, status, "application/json", body)
 }
 
-// writeJSON sends body as an application/json response.
-func writeJSON(w http.ResponseWriter, status int, body []byte) int {
-	w.Header().Set("Content-Type", "application/json")
+// write sends body as a response of the given content type.
+func write(w http.ResponseWriter, status int, contentType string, body []byte) int {
+	w.Header().Set("Content-Type", contentType)
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
@@ -441,11 +409,6 @@ func (h *handler) logRequest(r *http.Request, status int, d time.Duration, reque
 		line += fmt.Sprintf(" error=%q", err.Error())
 	}
 	_, _ = io.WriteString(h.log, line+"\n")
-}
-
-// newRequestID returns an id shaped like API Gateway's ("JKJaXmPLvHcESHA=").
-func newRequestID() string {
-	return base64.StdEncoding.EncodeToString(random(11))
 }
 
 // random returns n random bytes.

@@ -7,9 +7,8 @@
 //     but its own (the function knows them without reading the template);
 //   - functions/functions.mk: the functions (FUNCTIONS) and the directory under
 //     functions/ that `make build-<LogicalId>` builds for each;
-//   - cmd/bench/requests_gen.go: which function each event of events/ is
-//     for, and the request the bench sends a function requests() does not
-//     measure in its own way.
+//   - cmd/bench/requests_gen.go: the request the bench sends a function
+//     that requests() does not measure in its own way.
 //
 // Run it with `go generate ./...` (or `make generate`) after changing
 // template.yaml or events/; TestGeneratedFilesAreCurrent fails until then.
@@ -27,7 +26,6 @@ import (
 	"fmt"
 	"go/format"
 	"log"
-	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -52,27 +50,17 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	for _, name := range slices.Sorted(maps.Keys(files)) {
-		if err := os.WriteFile(filepath.Join(root, name), files[name], 0o644); err != nil {
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(root, name), data, 0o644); err != nil {
 			log.Fatal(err)
 		}
 	}
 }
 
-// moduleRoot returns dir or the nearest directory above it with a go.mod.
+// moduleRoot returns the directory of template.yaml at or above dir.
 func moduleRoot(dir string) (string, error) {
-	dir, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err
-	}
-	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d, nil
-		}
-		if filepath.Dir(d) == d {
-			return "", fmt.Errorf("no go.mod in %s or above", dir)
-		}
-	}
+	path, err := samtemplate.Find(dir)
+	return filepath.Dir(path), err
 }
 
 // generate returns the generated files of the module at root, by their
@@ -83,18 +71,17 @@ func generate(root string) (map[string][]byte, error) {
 		return nil, err
 	}
 	dirs, err := functionDirs(root, tmpl)
-	if err != nil {
-		return nil, err
+	var evs []event
+	var routes, bench []byte
+	if err == nil {
+		evs, err = readEvents(root)
 	}
-	evs, err := readEvents(root)
-	if err != nil {
-		return nil, err
+	if err == nil {
+		routes, err = notFoundRoutes(tmpl)
 	}
-	routes, err := notFoundRoutes(tmpl)
-	if err != nil {
-		return nil, err
+	if err == nil {
+		bench, err = benchRequests(tmpl, dirs, evs)
 	}
-	bench, err := benchRequests(tmpl, dirs, evs)
 	if err != nil {
 		return nil, err
 	}
@@ -224,8 +211,7 @@ func readEvents(root string) ([]event, error) {
 // pathParam matches a path parameter of a route.
 var pathParam = regexp.MustCompile(`\{[^}]*\}`)
 
-// benchRequests is cmd/bench/requests_gen.go: eventFunctions, the function
-// whose route each event of events/ is, and defaultRequests, one request
+// benchRequests is cmd/bench/requests_gen.go: defaultRequests, one request
 // for each function with routes. A default request is for the function's
 // first route that has an event in events/, preferring a GET and a route
 // without path parameters: the event named as the function's directory,
@@ -239,23 +225,18 @@ func benchRequests(tmpl *samtemplate.Template, dirs map[string]string, evs []eve
 	}
 	var src bytes.Buffer
 	fmt.Fprintf(&src, "// %s\n// (and from the routeKey of each event of events/)\n\npackage main\n\n", header)
-	src.WriteString("// eventFunctions maps each event of events/ to the function of template.yaml\n// whose route it is.\nvar eventFunctions = map[string]string{\n")
-	owner := map[string]string{}
+	routes := map[string]bool{}
 	for _, f := range tmpl.Functions {
 		for _, r := range f.Routes {
-			owner[r.Key()] = f.LogicalID
+			routes[r.Key()] = true
 		}
 	}
 	var errs []error
 	for _, ev := range evs {
-		fn, ok := owner[ev.RouteKey]
-		if !ok {
+		if !routes[ev.RouteKey] {
 			errs = append(errs, fmt.Errorf("events/%s.json is %s, no route of template.yaml", ev.Name, ev.RouteKey))
-			continue
 		}
-		fmt.Fprintf(&src, "\t%q: %q,\n", ev.Name, fn)
 	}
-	src.WriteString("}\n\n")
 	src.WriteString("// defaultRequests are the requests of the functions that requests() does\n// not name, one for each function of template.yaml with routes: see\n// cmd/internal/generate.\nvar defaultRequests = []request{\n")
 	for _, f := range tmpl.Functions {
 		if len(f.Routes) == 0 {

@@ -1,10 +1,13 @@
 // Package schedule runs a SAM template's scheduled functions locally, as
 // EventBridge does on AWS: each enabled Schedule event whose expression is a
 // rate(…) invokes its function with a "Scheduled Event" payload, once when
-// the stack is ready and then once a period. cron(…) expressions are not run
-// locally. A run still going when the next is due is not started again
-// (EventBridge would start it: on AWS two runs may overlap, and the
-// functions allow for it), so that a slow local run does not pile up.
+// the stack is ready and then once a period; cron(…) is not run locally.
+// A job runs once at a time (on AWS two runs may overlap, and the functions
+// allow for it), so that slow local runs do not pile up: a period that ends
+// while a run is going starts the next as soon as it returns (a function
+// that polls for about its period, as the webhook dispatch does, then polls
+// without a gap), and any further period missed meanwhile is skipped, with
+// a line to the log.
 package schedule
 
 import (
@@ -105,13 +108,9 @@ func Event(rule, region string, t time.Time) []byte {
 	return b
 }
 
-// Run runs each job once at once and then every job.Every until ctx ends.
-// A job runs once at a time: a period that ends while its previous run is
-// still going starts the next run as soon as that one returns (so a
-// function that polls for about its period, as the webhook dispatch does,
-// polls without a gap, as overlapping runs on AWS would), and any further
-// period missed meanwhile is skipped, with a line to log, as is each failed
-// run. It returns once ctx has ended and every run it started has returned.
+// Run runs each job at once and then every job.Every until ctx ends,
+// logging each failed or skipped run, and returns once every run it started
+// has returned.
 func Run(ctx context.Context, jobs []Job, region string, log io.Writer) {
 	var wg sync.WaitGroup
 	for _, j := range jobs {
@@ -122,40 +121,36 @@ func Run(ctx context.Context, jobs []Job, region string, log io.Writer) {
 
 // runJob runs one job until ctx ends.
 func runJob(ctx context.Context, j Job, region string, log io.Writer) {
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	ended := make(chan struct{}, 1)
-	start := func() {
-		wg.Go(func() {
-			defer func() { ended <- struct{}{} }()
+	t := time.NewTicker(j.Every)
+	defer t.Stop()
+	for {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
 			if _, err := j.Target.Invoke(ctx, Event(j.Rule, region, time.Now())); err != nil && ctx.Err() == nil {
 				fmt.Fprintf(log, "local: scheduled run of %s (%s) failed: %v\n", j.Function, j.Rule, err)
 			}
-		})
-	}
-	t := time.NewTicker(j.Every)
-	defer t.Stop()
-	running, due := true, false
-	start()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			switch {
-			case !running:
-				running = true
-				start()
-			case !due:
+		}()
+		due := false // a period ended during the run: the next starts when it returns
+		for running := true; running; {
+			select {
+			case <-ctx.Done():
+				<-done
+				return
+			case <-done:
+				running = false
+			case <-t.C:
+				if due {
+					fmt.Fprintf(log, "local: scheduled run of %s (%s) skipped: the previous run is still going\n", j.Function, j.Rule)
+				}
 				due = true
-			default:
-				fmt.Fprintf(log, "local: scheduled run of %s (%s) skipped: the previous run is still going\n", j.Function, j.Rule)
 			}
-		case <-ended:
-			running = false
-			if due {
-				running, due = true, false
-				start()
+		}
+		if !due {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
 			}
 		}
 	}
