@@ -30,9 +30,9 @@ func (c *clock) advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.U
 // harness is a dispatcher over fake stores with a settable clock.
 type harness struct {
 	t     *testing.T
-	out   *fake.Outbox
-	hooks *fake.Hooks
-	jobs  *fake.Jobs
+	out   *Outbox
+	hooks *Hooks
+	jobs  *Jobs
 	clock *clock
 	d     *webhooks.Dispatcher
 }
@@ -40,7 +40,7 @@ type harness struct {
 // newHarness returns a harness whose dispatcher delivers to loopback
 // receivers with a delivery timeout of 200 ms.
 func newHarness(t *testing.T) *harness {
-	h := &harness{t: t, out: &fake.Outbox{}, hooks: &fake.Hooks{}, jobs: &fake.Jobs{},
+	h := &harness{t: t, out: &Outbox{}, hooks: &Hooks{}, jobs: &Jobs{},
 		clock: &clock{t: time.Date(2026, 11, 21, 4, 9, 0, 0, time.UTC)}}
 	h.d = h.dispatcher()
 	return h

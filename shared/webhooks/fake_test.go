@@ -1,4 +1,8 @@
-package fake
+// The in-memory outbox, webhooks and jobs the dispatcher tests run over:
+// the webhooks workflow is their only user, so they live in its tests (the
+// store's real adapters are tested against dynalite in shared/store).
+
+package webhooks_test
 
 import (
 	"context"
