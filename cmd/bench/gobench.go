@@ -26,8 +26,8 @@ func (b *bench) runGoBenchmarks() error {
 		names, pkgs = append(names, g.Name), append(pkgs, g.Pkg)
 	}
 	pattern := strings.Join(names, "|")
-	b.goTest = fmt.Sprintf("CGO_ENABLED=0 go test -trimpath -run '^$' -bench '%s' -benchmem -count 1 %s", pattern, strings.Join(pkgs, " "))
-	cmd := exec.CommandContext(b.ctx, "go", append([]string{"test", "-trimpath", "-run", "^$", "-bench", pattern, "-benchmem", "-count", "1"}, pkgs...)...)
+	b.goTest = fmt.Sprintf("CGO_ENABLED=0 go test -tags benchmarks -trimpath -run '^$' -bench '%s' -benchmem -count 1 %s", pattern, strings.Join(pkgs, " "))
+	cmd := exec.CommandContext(b.ctx, "go", append([]string{"test", "-tags", "benchmarks", "-trimpath", "-run", "^$", "-bench", pattern, "-benchmem", "-count", "1"}, pkgs...)...)
 	cmd.Dir, cmd.Env = b.root, append(os.Environ(), "CGO_ENABLED=0")
 	out, err := cmd.CombinedOutput()
 	if err == nil {

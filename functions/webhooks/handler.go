@@ -74,13 +74,8 @@ func (h *handler) register(r *http.Request, owner string) (any, error) {
 			bad = append(bad, stampduty.FieldError{Path: m.Key, Message: m.Key + " is not a field of a webhook"})
 		}
 	}
-	for _, k := range []string{"url", "events"} {
-		if !has[k] {
-			bad = append(bad, stampduty.FieldError{Path: k, Message: k + " is required"})
-		}
-	}
-	if bad != nil {
-		return nil, stampduty.Invalid(bad)
+	if err := stampduty.Required(bad, has, "url", "events"); err != nil {
+		return nil, err
 	}
 	// DecodeObject found one events member, an array: read its elements.
 	if err := json.Unmarshal(body, &rawFirst); err != nil {

@@ -174,13 +174,8 @@ func ReadDeclared(r *http.Request) (stampduty.Declared, error) {
 			bad = append(bad, stampduty.FieldError{Path: m.Key, Message: m.Key + " is not a field of an upload"})
 		}
 	}
-	for _, k := range []string{"mime", "size"} {
-		if !seen[k] {
-			bad = append(bad, stampduty.FieldError{Path: k, Message: k + " is required"})
-		}
-	}
-	if bad != nil {
-		return d, stampduty.Invalid(bad)
+	if err := stampduty.Required(bad, seen, "mime", "size"); err != nil {
+		return d, err
 	}
 	return d, nil
 }

@@ -70,6 +70,22 @@ func Unavailable(cause error) *Error {
 	return &Error{Code: EUNAVAILABLE, Message: "Service Unavailable", Err: cause}
 }
 
+// Required appends to bad a "K is required" error for each of keys that
+// given does not hold, in the order of keys, and returns the EINVALID error
+// of them all, or nil when bad stays empty: the last step of reading an
+// object whose members were checked one by one.
+func Required(bad []FieldError, given map[string]bool, keys ...string) error {
+	for _, k := range keys {
+		if !given[k] {
+			bad = append(bad, FieldError{Path: k, Message: k + " is required"})
+		}
+	}
+	if bad != nil {
+		return Invalid(bad)
+	}
+	return nil
+}
+
 // Invalid returns the EINVALID error for the given failing fields. Its message
 // starts with "Invalid data." and lists every field's message.
 func Invalid(fields []FieldError) *Error {

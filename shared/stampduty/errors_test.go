@@ -29,3 +29,38 @@ func TestErrorConstructors(t *testing.T) {
 		})
 	}
 }
+
+func TestRequired(t *testing.T) {
+	earlier := []FieldError{{Path: "size", Message: "size must be a whole number of bytes, at least 1"}}
+	for _, tc := range []struct {
+		name  string
+		bad   []FieldError
+		given map[string]bool
+		want  string // the error's message; "" for none
+	}{
+		{"AllGivenNothingBad", nil, map[string]bool{"url": true, "events": true}, ""},
+		{"MissingInKeyOrder", nil, map[string]bool{}, "Invalid data. url is required; events is required"},
+		{"AfterEarlierErrors", earlier, map[string]bool{"size": true}, "Invalid data. size must be a whole number of bytes, at least 1; mime is required"},
+		{"EarlierErrorsAlone", earlier, map[string]bool{"mime": true, "size": true}, "Invalid data. size must be a whole number of bytes, at least 1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			keys := []string{"url", "events"}
+			if tc.bad != nil {
+				keys = []string{"mime", "size"}
+			}
+			err := Required(tc.bad, tc.given, keys...)
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("Required = %v, want nil", err)
+				}
+				return
+			}
+			if got, want := ErrorCode(err), EINVALID; got != want {
+				t.Errorf("code = %s, want %s", got, want)
+			}
+			if got := ErrorMessage(err); got != tc.want {
+				t.Errorf("message = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -1,3 +1,5 @@
+//go:build !benchmarks
+
 package functest
 
 import (
