@@ -20,11 +20,10 @@ import (
 // address it was given (another local stack's engine, say).
 var ErrAddrInUse = errors.New("address in use")
 
-// ReadyTimeout bounds how long Start waits for a server to listen and answer.
-const ReadyTimeout = 15 * time.Second
-
-// maxOutput is how many lines of a server's output a Server keeps for errors.
-const maxOutput = 50
+const (
+	readyTimeout = 15 * time.Second // for a server to listen and answer
+	maxOutput    = 50               // lines of a server's output kept for errors
+)
 
 // Spec says how to run one kind of server: its Name in log lines and
 // errors, the Command that serves on host:port, the start of the output
@@ -118,13 +117,12 @@ func spawn(ctx context.Context, addr string, spec Spec) (*Server, error) {
 	}
 	s := &Server{Endpoint: "http://" + net.JoinHostPort(host, port), name: spec.Name, cmd: cmd, done: make(chan struct{}), inUse: spec.InUse}
 	listening := make(chan struct{})
-	if spec.Listening == "" {
-		close(listening)
-	}
 	go func() {
-		sc := bufio.NewScanner(out)
 		said := spec.Listening == ""
-		for sc.Scan() {
+		if said {
+			close(listening)
+		}
+		for sc := bufio.NewScanner(out); sc.Scan(); {
 			line := sc.Text()
 			if !said && strings.HasPrefix(line, spec.Listening) {
 				close(listening)
@@ -141,26 +139,22 @@ func spawn(ctx context.Context, addr string, spec Spec) (*Server, error) {
 		close(s.done)
 	}()
 
-	deadline := time.NewTimer(ReadyTimeout)
-	defer deadline.Stop()
-	// wait returns nil once ready is closed, and otherwise why the server
-	// will not be ready: it exited, ctx ended, or the deadline passed
-	// (late's error).
-	wait := func(ready <-chan struct{}, late func() error) error {
+	ctx, cancel := context.WithTimeoutCause(ctx, readyTimeout, fmt.Errorf("not ready within %v", readyTimeout))
+	defer cancel()
+	// ready returns nil once ch is closed, and otherwise why the server will
+	// not be ready: it exited, or ctx ended before it would do what.
+	ready := func(ch <-chan struct{}, what string) error {
 		select {
-		case <-ready:
+		case <-ch:
 			return nil
 		case <-s.done:
 			return s.exitError(addr)
 		case <-ctx.Done():
 			s.Stop()
-			return ctx.Err()
-		case <-deadline.C:
-			s.Stop()
-			return late()
+			return fmt.Errorf("%s did not %s on %s: %w", spec.Name, what, addr, context.Cause(ctx))
 		}
 	}
-	if err := wait(listening, func() error { return fmt.Errorf("%s did not listen on %s within %v", spec.Name, addr, ReadyTimeout) }); err != nil {
+	if err := ready(listening, "listen"); err != nil {
 		return nil, err
 	}
 	for {
@@ -179,10 +173,7 @@ func spawn(ctx context.Context, addr string, spec Spec) (*Server, error) {
 		}
 		pause := make(chan struct{})
 		time.AfterFunc(50*time.Millisecond, func() { close(pause) })
-		late := func() error {
-			return fmt.Errorf("%s did not answer on %s within %v: %w", spec.Name, s.Endpoint, ReadyTimeout, err)
-		}
-		if err := wait(pause, late); err != nil {
+		if err := ready(pause, fmt.Sprintf("answer (%v)", err)); err != nil {
 			return nil, err
 		}
 	}
@@ -206,9 +197,7 @@ func (s *Server) exitError(addr string) error {
 
 // Stop kills the server and waits for it to exit.
 func (s *Server) Stop() {
-	if s.cmd.Process != nil {
-		syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
-	}
+	syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
 	<-s.done
 }
 
