@@ -45,7 +45,6 @@ type Created struct {
 type Orders struct {
 	mu      sync.Mutex
 	created []Created
-	lookups int
 }
 
 // Create stores o as owner's newest order and returns its seq: 1 for the
@@ -91,12 +90,10 @@ func (s *Orders) Slice(_ context.Context, owner string, start, limit int) ([]sta
 	return out, total, nil
 }
 
-// ByDocuments returns owner's orders among docs, newest first, counting
-// the ids asked for (Lookups).
+// ByDocuments returns owner's orders among docs, newest first.
 func (s *Orders) ByDocuments(_ context.Context, owner string, docs []string) ([]stampduty.Order, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.lookups += len(docs)
 	out := []stampduty.Order{}
 	for _, o := range slices.Backward(s.of(owner)) {
 		if slices.Contains(docs, o.DocumentID) {
@@ -104,13 +101,6 @@ func (s *Orders) ByDocuments(_ context.Context, owner string, docs []string) ([]
 		}
 	}
 	return out, nil
-}
-
-// Lookups returns how many documentIds ByDocuments was asked for so far.
-func (s *Orders) Lookups() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.lookups
 }
 
 // Created returns every order created so far, oldest first.
