@@ -47,8 +47,15 @@ func (i *Instance) handleAnswer(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	inv := i.claim(r.PathValue("id"))
-	if inv == nil {
+	// The invocation in flight, if it has that request id and no answer yet.
+	i.mu.Lock()
+	inv := i.current
+	claimed := inv != nil && inv.id == r.PathValue("id") && !inv.answered
+	if claimed {
+		inv.answered = true
+	}
+	i.mu.Unlock()
+	if !claimed {
 		writeError(w, http.StatusBadRequest, "InvalidRequestID", "Invalid request ID")
 		return
 	}
@@ -79,19 +86,6 @@ func (i *Instance) handleInitError(w http.ResponseWriter, r *http.Request) {
 	fe := readFunctionError(r)
 	writeAccepted(w)
 	i.kill(fmt.Errorf("init error: %w", fe))
-}
-
-// claim returns the invocation with the given request id if it is in flight
-// and not answered yet, marking it answered; nil otherwise.
-func (i *Instance) claim(id string) *invocation {
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	inv := i.current
-	if inv == nil || inv.id != id || inv.answered {
-		return nil
-	}
-	inv.answered = true
-	return inv
 }
 
 // readFunctionError decodes an error report: a JSON body with errorType and
