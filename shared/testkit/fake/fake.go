@@ -6,7 +6,6 @@ package fake
 
 import (
 	"context"
-	"math"
 	"net/http"
 	"slices"
 	"sync"
@@ -63,14 +62,6 @@ func (s *Orders) Find(_ context.Context, owner, doc string, since time.Time) (bo
 	return slices.ContainsFunc(s.of(owner), func(o stampduty.Order) bool {
 		return o.DocumentID == doc && o.CreatedAt >= stampduty.FormatTime(since)
 	}), nil
-}
-
-// Page returns page (from 1) of owner's orders, size per page (Slice).
-func (s *Orders) Page(ctx context.Context, owner string, page, size int) ([]stampduty.Order, int, error) {
-	if page < 1 || size < 1 || page-1 > math.MaxInt/size {
-		return s.Slice(ctx, owner, -1, 0)
-	}
-	return s.Slice(ctx, owner, (page-1)*size, size)
 }
 
 // Slice returns limit of owner's orders, newest first, skipping the start
