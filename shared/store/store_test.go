@@ -9,10 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
 	"stampduty/shared/auth"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/store"
@@ -45,26 +41,6 @@ func newOrder(t testing.TB, ids *store.IDs, n int) stampduty.Order {
 		t.Fatal(err)
 	}
 	return o
-}
-
-// putItem writes item as it is to the table of logicalID, around the store:
-// an item of an older format, or one the store would refuse to write.
-func putItem(t testing.TB, env *storetest.Env, logicalID string, item map[string]types.AttributeValue) {
-	t.Helper()
-	if _, err := env.Client.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(env.Table(logicalID)), Item: item}); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// getItem reads the item of key from the table of logicalID as it is
-// stored (a consistent read, around the store); nil when there is none.
-func getItem(t testing.TB, env *storetest.Env, logicalID string, key map[string]types.AttributeValue) map[string]types.AttributeValue {
-	t.Helper()
-	out, err := env.Client.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String(env.Table(logicalID)), Key: key, ConsistentRead: aws.Bool(true)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out.Item
 }
 
 // proxiedStore starts a test's tables and opens them through a proxy, with
