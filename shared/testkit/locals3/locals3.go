@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -56,7 +55,6 @@ func Start(ctx context.Context, root, addr, accessKey, secret, region string, lo
 				"--port", host+":"+port, "posix", "--versioning-dir", versions, data)
 		},
 		Listening: "│Admin/S3 service listening on:",
-		InUse:     func(line string) bool { return strings.Contains(line, "address already in use") },
 		Probe: func(ctx context.Context, endpoint string) error {
 			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, endpoint, nil)
 			resp, err := http.DefaultClient.Do(req)

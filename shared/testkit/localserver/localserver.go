@@ -28,15 +28,13 @@ const (
 // Spec says how to run one kind of server: its Name in log lines and
 // errors, the Command that serves on host:port, the start of the output
 // line by which it says it Listening (with "", a server that fails to
-// listen can be taken for another answering on its address), whether an
-// output line says the address was InUse, a Probe making one bounded
-// request (nil once it answers as the server does), and the Log its
-// output goes to, prefixed with its name (nil: discarded).
+// listen can be taken for another answering on its address), a Probe
+// making one bounded request (nil once it answers as the server does), and
+// the Log its output goes to, prefixed with its name (nil: discarded).
 type Spec struct {
 	Name      string
 	Command   func(host, port string) *exec.Cmd
 	Listening string
-	InUse     func(line string) bool
 	Probe     func(ctx context.Context, endpoint string) error
 	Log       io.Writer
 }
@@ -49,7 +47,6 @@ type Server struct {
 	done     chan struct{} // closed once the process has exited
 	output   []string      // its first lines of output, for errors; read once done
 	waitErr  error         // how it exited; read once done
-	inUse    func(string) bool
 }
 
 // Start starts the server on a free loopback port (or on addr when not
@@ -115,7 +112,7 @@ func spawn(ctx context.Context, addr string, spec Spec) (*Server, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", spec.Name, err)
 	}
-	s := &Server{Endpoint: "http://" + net.JoinHostPort(host, port), name: spec.Name, cmd: cmd, done: make(chan struct{}), inUse: spec.InUse}
+	s := &Server{Endpoint: "http://" + net.JoinHostPort(host, port), name: spec.Name, cmd: cmd, done: make(chan struct{})}
 	listening := make(chan struct{})
 	go func() {
 		said := spec.Listening == ""
@@ -180,12 +177,12 @@ func spawn(ctx context.Context, addr string, spec Spec) (*Server, error) {
 }
 
 // exitError says why the server exited before it was ready, from its
-// output: the address in use, an "Error..." line, else its last line.
-// Call it once s.done is closed.
+// output: the address in use (as Node or Go says it), an "Error..." line,
+// else its last line. Call it once s.done is closed.
 func (s *Server) exitError(addr string) error {
 	why := ""
 	for _, line := range s.output {
-		if strings.Contains(line, "EADDRINUSE") || s.inUse != nil && s.inUse(line) {
+		if strings.Contains(line, "EADDRINUSE") || strings.Contains(line, "address already in use") {
 			return fmt.Errorf("%s could not listen on %s: %w", s.name, addr, ErrAddrInUse)
 		}
 		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(why, "Error") {
