@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"stampduty/shared/testkit/localdb"
+	"stampduty/shared/testkit/localserver"
 )
 
 // The default ports, which LOCAL_PORT_OFFSET moves all at once.
@@ -63,7 +63,7 @@ func (s *stack) checkAddrs() error {
 		if l.addr == "" {
 			continue
 		}
-		if err := localdb.CheckFree(l.addr); errors.Is(err, localdb.ErrAddrInUse) {
+		if err := localserver.CheckFree(l.addr); errors.Is(err, localserver.ErrAddrInUse) {
 			taken = append(taken, l)
 		} else if err != nil {
 			errs = append(errs, fmt.Errorf("%s=%s: %w", l.variable, l.addr, err))

@@ -26,6 +26,7 @@ import (
 	"stampduty/shared/store"
 	"stampduty/shared/testkit/localdb"
 	"stampduty/shared/testkit/locals3"
+	"stampduty/shared/testkit/localserver"
 	"stampduty/shared/testkit/samtemplate"
 )
 
@@ -42,7 +43,7 @@ type stack struct {
 	// the S3 server (empty when DYNAMODB_ENDPOINT or S3_ENDPOINT is given),
 	// and the engines it started.
 	apiAddr, dbAddr, s3Addr string
-	db                      *localdb.Server
+	db                      *localserver.Server
 	s3                      *locals3.Server
 	pools                   map[string]*runtimeapi.Pool
 	schedules               []schedule.Job // the scheduled functions' jobs it runs
@@ -112,7 +113,7 @@ func (s *stack) open(ctx context.Context, o options) error {
 	if s.dbAddr != "" {
 		fmt.Fprintf(s.out, "local: starting DynamoDB (dynalite) on %s…\n", s.dbAddr)
 		db, err := localdb.Start(ctx, s.root, s.dbAddr, nil)
-		if errors.Is(err, localdb.ErrAddrInUse) {
+		if errors.Is(err, localserver.ErrAddrInUse) {
 			return s.inUse(s.dbBusy())
 		} else if err != nil {
 			return err
@@ -137,7 +138,7 @@ func (s *stack) open(ctx context.Context, o options) error {
 	if s.s3Addr != "" {
 		fmt.Fprintf(s.out, "local: starting S3 (versitygw) on %s…\n", s.s3Addr)
 		srv, err := locals3.Start(ctx, s.root, s.s3Addr, localdb.AccessKeyID, localdb.SecretAccessKey, localdb.Region, nil)
-		if errors.Is(err, localdb.ErrAddrInUse) {
+		if errors.Is(err, localserver.ErrAddrInUse) {
 			return s.inUse(s.s3Busy())
 		} else if err != nil {
 			return err

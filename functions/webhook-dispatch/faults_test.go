@@ -65,7 +65,7 @@ type world struct {
 	f     *orders.Fulfiller
 	reg   *webhooks.Registry
 	clock *clock
-	rc    *functest.Receiver
+	rc    *receiver
 	start time.Time
 }
 
@@ -622,7 +622,7 @@ func failingIsRetriedOnScheduleThenGivenUp(t *testing.T) {
 // retried registers path answering bad to the first attempt and 204
 // to the next, makes the changes, and checks that the first attempt
 // failed (check) and the retry, 30 s later, delivered the same event.
-func retried(t *testing.T, w *world, timeout time.Duration, path string, bad functest.Answer, check func(a webhooks.Attempt, took time.Duration)) {
+func retried(t *testing.T, w *world, timeout time.Duration, path string, bad answer, check func(a webhooks.Attempt, took time.Duration)) {
 	h := w.register(localdb.DevOwner, path, stampduty.EventOrderCreated)
 	w.rc.On(path, func(rw http.ResponseWriter, req *http.Request, n int) {
 		if n == 1 {
@@ -739,7 +739,7 @@ func disappearedIsRetriedUntilBack(t *testing.T) {
 	if err != nil {
 		t.Skipf("the receiver's port was taken meanwhile: %v", err)
 	}
-	back := functest.NewReceiver(t, l)
+	back := startReceiver(t, l)
 	w.pass(ctx, d, schedule[2])
 	w.expectAll(evs)
 	w.rc = back

@@ -19,8 +19,8 @@ func TestMain(m *testing.M) { functest.Main(m) }
 
 // newReceiver starts a loopback webhook receiver whose /gone answers 410,
 // any other path 204 unless told otherwise (On).
-func newReceiver(t *testing.T) *functest.Receiver {
-	r := functest.NewReceiver(t, nil)
+func newReceiver(t *testing.T) *receiver {
+	r := startReceiver(t, nil)
 	r.On("/gone", func(w http.ResponseWriter, _ *http.Request, _ int) { w.WriteHeader(http.StatusGone) })
 	return r
 }

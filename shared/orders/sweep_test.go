@@ -151,7 +151,7 @@ func TestNoOrphanedFiles(t *testing.T) {
 
 	t.Run("S3StalledDuringAPut", func(t *testing.T) {
 		w := newFulfillmentWorld(t, 1)
-		proxy := w.env.NewS3Proxy()
+		proxy := newS3Proxy(t, w.env.S3Endpoint)
 		rf := &recordingFiles{Store: files.New(locals3.Client(proxy.URL, localdb.AccessKeyID, localdb.SecretAccessKey, localdb.Region), w.env.Table("FilesBucket"))}
 		f := w.fulfiller(w.orders, rf)
 		proxy.Stall(4 * time.Second)

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"stampduty/shared/auth"
@@ -27,6 +29,26 @@ func avL(v ...types.AttributeValue) types.AttributeValue {
 }
 func avM(v map[string]types.AttributeValue) types.AttributeValue {
 	return &types.AttributeValueMemberM{Value: v}
+}
+
+// putItem writes item as it is to the table of logicalID, around the store:
+// an item of an older format, or one the store would refuse to write.
+func putItem(t testing.TB, env *storetest.Env, logicalID string, item map[string]types.AttributeValue) {
+	t.Helper()
+	if _, err := env.Client.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(env.Table(logicalID)), Item: item}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// getItem reads the item of key from the table of logicalID as it is
+// stored (a consistent read, around the store); nil when there is none.
+func getItem(t testing.TB, env *storetest.Env, logicalID string, key map[string]types.AttributeValue) map[string]types.AttributeValue {
+	t.Helper()
+	out, err := env.Client.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String(env.Table(logicalID)), Key: key, ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.Item
 }
 
 // storedOrder is an order item exactly as the store wrote it before orders
@@ -109,7 +131,7 @@ func TestStoredFormat(t *testing.T) {
 	db := env.DB()
 
 	t.Run("OrderWrittenBeforeReads", func(t *testing.T) {
-		env.PutItem(t, "OrdersTable", storedOrder("before"))
+		putItem(t, env, "OrdersTable", storedOrder("before"))
 		got, total, err := db.Orders(env.Table("OrdersTable")).Page(ctx, "before", 1, 10)
 		if err != nil {
 			t.Fatal(err)
@@ -132,7 +154,7 @@ func TestStoredFormat(t *testing.T) {
 		for _, f := range want["ff"].(*types.AttributeValueMemberL).Value {
 			f.(*types.AttributeValueMemberM).Value["h"] = avL(avM(map[string]types.AttributeValue{"st": avS("Pending"), "at": avS("2026-11-21T04:09:00.123Z")}))
 		}
-		checkSameItem(t, env.GetItem(t, "OrdersTable", map[string]types.AttributeValue{"owner": avS("now"), "seq": avN("1")}), want)
+		checkSameItem(t, getItem(t, env, "OrdersTable", map[string]types.AttributeValue{"owner": avS("now"), "seq": avN("1")}), want)
 	})
 	t.Run("OrderWithPendingEventsWritesItsOutbox", func(t *testing.T) {
 		prev, st := "Pending", "Created"
@@ -164,7 +186,7 @@ func TestStoredFormat(t *testing.T) {
 				"at": avS("2026-11-21T04:10:00.000Z"), "ps": avS("Pending"), "st": avS("Created"), "o": avM(snapshot)}),
 		)
 		want["obp"], want["obk"] = avS("pending"), avS("2026-11-21T04:09:00.123Z#o2ZQm3X8pV1nR7tK4wY9sL0c")
-		checkSameItem(t, env.GetItem(t, "OrdersTable", map[string]types.AttributeValue{"owner": avS("outbox"), "seq": avN("1")}), want)
+		checkSameItem(t, getItem(t, env, "OrdersTable", map[string]types.AttributeValue{"owner": avS("outbox"), "seq": avN("1")}), want)
 		read, err := ords.Reread(ctx, orders.Stored{OpsOrder: stampduty.OpsOrder{Owner: "outbox"}, Seq: 1})
 		if err != nil {
 			t.Fatal(err)
@@ -182,7 +204,7 @@ func TestStoredFormat(t *testing.T) {
 		if err != nil || seq != 1 {
 			t.Fatalf("Create = %d, %v; want 1", seq, err)
 		}
-		item := env.GetItem(t, "OrdersTable", map[string]types.AttributeValue{"owner": avS("files"), "seq": avN("1")})
+		item := getItem(t, env, "OrdersTable", map[string]types.AttributeValue{"owner": avS("files"), "seq": avN("1")})
 		got := item["sd"].(*types.AttributeValueMemberM).Value["ud"]
 		want := avM(map[string]types.AttributeValue{"id": avN("10"), "doc": avS("g"), "name": avS("c.pdf"), "mime": avS("application/pdf"),
 			"size": avN("42"), "sha": avS("ab12"), "key": avS("certificates/o/g"), "at": avS("2026-11-21T05:00:00.000Z")})
@@ -191,11 +213,11 @@ func TestStoredFormat(t *testing.T) {
 		}
 	})
 	t.Run("ArticleWrittenBeforeReads", func(t *testing.T) {
-		env.PutItem(t, "ArticlesTable", map[string]types.AttributeValue{
+		putItem(t, env, "ArticlesTable", map[string]types.AttributeValue{
 			"purpose_name": avS("Sale Deed"), "state": avS("Delhi"), "id": avN("4"), "doc": avS("d"), "min": avN("100"), "max": avN("900"),
 			"follow": avBool(true), "factor": avN("0.065"),
 		})
-		env.PutItem(t, "ArticlesTable", map[string]types.AttributeValue{
+		putItem(t, env, "ArticlesTable", map[string]types.AttributeValue{
 			"purpose_name": avS("Affidavit"), "state": avS("Delhi"), "id": avN("5"), "doc": avS("e"), "min": avN("0"), "max": avN("0"),
 			"fixed": avN("20"), "follow": avBool(false),
 		})
@@ -216,7 +238,7 @@ func TestStoredFormat(t *testing.T) {
 		}
 	})
 	t.Run("TokenWrittenBeforeReads", func(t *testing.T) {
-		env.PutItem(t, "TokensTable", map[string]types.AttributeValue{
+		putItem(t, env, "TokensTable", map[string]types.AttributeValue{
 			"hash": avS("abc123"), "owner": avS("alice"), "created_at": avS("2026-11-21T04:09:00.123456789Z"), "revoked_at": avS("2026-11-22T00:00:00Z"),
 		})
 		tok, err := db.Tokens(env.Table("TokensTable")).Token(ctx, "abc123")
@@ -235,7 +257,7 @@ func TestStoredFormat(t *testing.T) {
 		if err != nil || !claimed {
 			t.Fatalf("Claim = %v, %v; want claimed", claimed, err)
 		}
-		checkSameItem(t, env.GetItem(t, "IdempotencyTable", map[string]types.AttributeValue{"pk": avS("alice#k1")}), map[string]types.AttributeValue{
+		checkSameItem(t, getItem(t, env, "IdempotencyTable", map[string]types.AttributeValue{"pk": avS("alice#k1")}), map[string]types.AttributeValue{
 			"pk": avS("alice#k1"), "fp": avS("fp"), "st": avS(orders.KeyPending), "doc": avS("doc1"),
 			"claimed": avN("1795000000123"), "lease": avN("1795000015123"), "expires": avN("1795086400"),
 		})
@@ -263,7 +285,7 @@ func TestCorruptItemsAreInternal(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			item := storedOrder(tc.name)
 			tc.change(item)
-			env.PutItem(t, "OrdersTable", item)
+			putItem(t, env, "OrdersTable", item)
 			_, _, err := ordersTable.Page(ctx, tc.name, 1, 10)
 			if got, want := stampduty.ErrorCode(err), stampduty.EINTERNAL; got != want {
 				t.Errorf("code = %q, want %q (%v)", got, want, err)
@@ -271,7 +293,7 @@ func TestCorruptItemsAreInternal(t *testing.T) {
 		})
 	}
 	t.Run("ArticleFactorNegative", func(t *testing.T) {
-		env.PutItem(t, "ArticlesTable", map[string]types.AttributeValue{
+		putItem(t, env, "ArticlesTable", map[string]types.AttributeValue{
 			"purpose_name": avS("Sale Deed"), "state": avS("Delhi"), "id": avN("4"), "doc": avS("d"), "min": avN("100"), "max": avN("900"),
 			"follow": avBool(true), "factor": avN("-1"),
 		})
@@ -281,7 +303,7 @@ func TestCorruptItemsAreInternal(t *testing.T) {
 		}
 	})
 	t.Run("TokenOwnerNotAString", func(t *testing.T) {
-		env.PutItem(t, "TokensTable", map[string]types.AttributeValue{"hash": avS("h"), "owner": avBool(true), "created_at": avS("2026-11-21T04:09:00Z")})
+		putItem(t, env, "TokensTable", map[string]types.AttributeValue{"hash": avS("h"), "owner": avBool(true), "created_at": avS("2026-11-21T04:09:00Z")})
 		_, err := db.Tokens(env.Table("TokensTable")).Token(ctx, "h")
 		if got, want := stampduty.ErrorCode(err), stampduty.EINTERNAL; got != want {
 			t.Errorf("code = %q, want %q (%v)", got, want, err)
@@ -289,7 +311,7 @@ func TestCorruptItemsAreInternal(t *testing.T) {
 	})
 	t.Run("KeyRecordLiveWithClaimedAString", func(t *testing.T) {
 		now := time.Now()
-		env.PutItem(t, "IdempotencyTable", map[string]types.AttributeValue{
+		putItem(t, env, "IdempotencyTable", map[string]types.AttributeValue{
 			"pk": avS("alice#live"), "fp": avS("fp"), "st": avS(orders.KeyPending), "doc": avS("d"),
 			"claimed": avS("yesterday"), "lease": avN("0"), "expires": avN(fmt.Sprint(now.Add(time.Hour).Unix())),
 		})
@@ -300,7 +322,7 @@ func TestCorruptItemsAreInternal(t *testing.T) {
 	})
 	t.Run("KeyRecordExpiredIsAbsentWhateverItHolds", func(t *testing.T) {
 		now := time.Now()
-		env.PutItem(t, "IdempotencyTable", map[string]types.AttributeValue{
+		putItem(t, env, "IdempotencyTable", map[string]types.AttributeValue{
 			"pk": avS("alice#gone"), "claimed": avS("yesterday"), "expires": avN(fmt.Sprint(now.Add(-time.Hour).Unix())),
 		})
 		if _, live, err := db.Idempotency(env.Table("IdempotencyTable")).Get(ctx, "alice", "gone", now); err != nil || live {

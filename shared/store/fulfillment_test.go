@@ -150,7 +150,7 @@ func (f *fulfillmentsFixture) oneWinnerAmongConcurrentReplaces(t *testing.T) {
 }
 
 func (f *fulfillmentsFixture) orderStoredBeforeVersionsIsReplacedOnce(t *testing.T) {
-	f.env.PutItem(t, "OrdersTable", storedOrder("legacy"))
+	putItem(t, f.env, "OrdersTable", storedOrder("legacy"))
 	// It has a doc, so the documentId index finds it.
 	s, err := f.ords.ByDocument(f.ctx, "o2ZQm3X8pV1nR7tK4wY9sL0c")
 	if err != nil || s.Owner != "legacy" || s.Version != 0 {
@@ -226,10 +226,10 @@ func TestBackfill(t *testing.T) {
 	ctx := context.Background()
 	env := storetest.New(t)
 	ords := env.DB().Orders(env.Table("OrdersTable"))
-	env.PutItem(t, "OrdersTable", storedOrder("legacy-1"))
+	putItem(t, env, "OrdersTable", storedOrder("legacy-1"))
 	old2 := storedOrder("legacy-2")
 	old2["doc"], old2["at"] = avS("p2ZQm3X8pV1nR7tK4wY9sL0c"), avS("2026-11-20T01:00:00.000Z")
-	env.PutItem(t, "OrdersTable", old2)
+	putItem(t, env, "OrdersTable", old2)
 	ids := env.DB().IDs(env.Table("CountersTable"), 10)
 	if _, err := ords.Create(ctx, "new", newOrder(t, ids, 1)); err != nil {
 		t.Fatal(err)

@@ -34,7 +34,7 @@ func putKeyRecord(t *testing.T, env *storetest.Env, owner, key, doc string, now 
 	if expires != nil {
 		item["expires"] = expires
 	}
-	env.PutItem(t, "IdempotencyTable", item)
+	putItem(t, env, "IdempotencyTable", item)
 }
 
 // claim runs one Claim within claimBudget and returns what it returned and

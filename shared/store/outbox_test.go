@@ -89,7 +89,7 @@ func (f *outboxFixture) checkCalls(t *testing.T, want string) {
 // item returns the stored item of s.
 func (f *outboxFixture) item(t *testing.T, s orders.Stored) map[string]types.AttributeValue {
 	t.Helper()
-	return f.env.GetItem(t, "OrdersTable", map[string]types.AttributeValue{"owner": avS(s.Owner), "seq": avN(strconv.FormatInt(s.Seq, 10))})
+	return getItem(t, f.env, "OrdersTable", map[string]types.AttributeValue{"owner": avS(s.Owner), "seq": avN(strconv.FormatInt(s.Seq, 10))})
 }
 
 // create stores a new order of owner with its order.created event.

@@ -1,6 +1,7 @@
 package runtimeapi
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -22,30 +23,23 @@ import (
 type Instance struct {
 	fn      Function
 	addr    string // host:port of the Runtime API, as in AWS_LAMBDA_RUNTIME_API
-	cmd     *exec.Cmd
 	srv     *http.Server
 	started time.Time
-	stdout  *lineWriter
-	stderr  *lineWriter
 
 	ready     chan struct{} // closed on the first /invocation/next
-	readyOnce sync.Once
+	markReady func()        // records initDur and closes ready, once
 	initDur   time.Duration // written before ready is closed
 
-	done     chan struct{} // closed once the instance is dead
-	failOnce sync.Once
-	cause    error // why the instance died; written before done is closed
-
-	exited chan struct{} // closed once the process has been reaped
+	dead   context.Context         // done once the instance is dead; its cause says why
+	kill   context.CancelCauseFunc // marks it dead, which kills its process group
+	exited chan struct{}           // closed once the process has been reaped
+	close  func() error            // Close, run once
 
 	events chan *invocation // hands an event to a waiting /invocation/next
 	busy   chan struct{}    // holds a token while an invocation is in flight
 
 	mu      sync.Mutex
 	current *invocation // the invocation in flight, if any
-
-	closeOnce sync.Once
-	closeErr  error
 }
 
 // invocation is one event on its way through an instance.
@@ -77,89 +71,60 @@ func Start(ctx context.Context, fn Function) (*Instance, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start %s: listen: %w", fn.Name, err)
 	}
-	i := &Instance{
-		fn:     fn,
-		addr:   ln.Addr().String(),
-		stdout: &lineWriter{out: fn.Log, prefix: "[" + fn.Name + "] "},
-		stderr: &lineWriter{out: fn.Log, prefix: "[" + fn.Name + "] "},
-		ready:  make(chan struct{}),
-		done:   make(chan struct{}),
-		exited: make(chan struct{}),
-		events: make(chan *invocation),
-		busy:   make(chan struct{}, 1),
-	}
-	i.srv = &http.Server{
-		Handler:           i.routes(),
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          log.New(io.Discard, "", 0), // connections of killed processes break
-	}
+	dead, kill := context.WithCancelCause(context.Background())
+	i := &Instance{fn: fn, addr: ln.Addr().String(), dead: dead, kill: kill, ready: make(chan struct{}),
+		exited: make(chan struct{}), events: make(chan *invocation), busy: make(chan struct{}, 1)}
+	i.markReady = sync.OnceFunc(func() { i.initDur = time.Since(i.started); close(i.ready) })
+	i.srv = &http.Server{Handler: i.routes(), ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog: log.New(io.Discard, "", 0)} // connections of killed processes break
+	i.close = sync.OnceValue(func() error {
+		kill(ErrClosed)
+		<-i.exited
+		if err := i.srv.Close(); err != nil {
+			return fmt.Errorf("close %s: %w", fn.Name, err)
+		}
+		return nil
+	})
 
-	cmd := exec.Command(fn.Path)
-	cmd.Env = fn.environ(i.addr, newLogStreamName(time.Now()))
-	cmd.Dir = filepath.Dir(fn.Path)
-	cmd.Stdout = i.stdout
-	cmd.Stderr = i.stderr
-	cmd.WaitDelay = time.Second // children that keep the output pipes open
-	// A process group of its own, so that killing it reaches the processes it
+	// The process dies with i.dead, with its process group: the processes it
 	// starts too.
+	cmd := exec.CommandContext(dead, fn.Path)
+	cmd.Env = fn.environ(i.addr, time.Now())
+	cmd.Dir = filepath.Dir(fn.Path)
+	stdout := &lineWriter{out: fn.Log, prefix: "[" + fn.Name + "] "}
+	stderr := &lineWriter{out: fn.Log, prefix: stdout.prefix}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	i.cmd = cmd
-
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = time.Second // children that keep the output pipes open
 	i.started = time.Now()
 	if err := cmd.Start(); err != nil {
 		_ = ln.Close()
+		kill(err)
 		return nil, fmt.Errorf("start %s: %w", fn.Name, err)
 	}
-	// Serve only now: the process's first connection waits in the backlog, and
-	// the handlers see i.cmd complete.
+	// Serve only now: the process's first connection waits in the backlog.
 	go func() { _ = i.srv.Serve(ln) }()
-	go i.wait()
+	go func() {
+		err := cmd.Wait()
+		stdout.flush()
+		stderr.flush()
+		kill(fmt.Errorf("%w: %v", ErrExited, cmp.Or(err, errors.New("exit status 0"))))
+		close(i.exited)
+	}()
 
-	timer := time.NewTimer(fn.InitTimeout)
-	defer timer.Stop()
+	ctx, cancel := context.WithTimeoutCause(ctx, fn.InitTimeout, fmt.Errorf("init: %w after %s", ErrTimeout, fn.InitTimeout))
+	defer cancel()
 	select {
 	case <-i.ready:
 		return i, nil
-	case <-i.done:
-		err = i.cause
+	case <-dead.Done():
+		err = context.Cause(dead)
 	case <-ctx.Done():
-		err = ctx.Err()
-	case <-timer.C:
-		err = fmt.Errorf("init: %w after %s", ErrTimeout, fn.InitTimeout)
+		err = context.Cause(ctx)
 	}
 	_ = i.Close()
 	return nil, fmt.Errorf("start %s: %w", fn.Name, err)
-}
-
-// wait reaps the process and marks the instance dead.
-func (i *Instance) wait() {
-	err := i.cmd.Wait()
-	i.stdout.flush()
-	i.stderr.flush()
-	if err == nil {
-		err = errors.New("exit status 0")
-	}
-	i.fail(fmt.Errorf("%w: %v", ErrExited, err))
-	close(i.exited)
-}
-
-// fail marks the instance dead for cause, the first time it is called, and
-// kills its process group.
-func (i *Instance) fail(cause error) {
-	i.failOnce.Do(func() {
-		i.cause = cause
-		close(i.done)
-		_ = syscall.Kill(-i.cmd.Process.Pid, syscall.SIGKILL) // ESRCH: already gone
-		_ = i.cmd.Process.Kill()
-	})
-}
-
-// markReady records the end of init at the first /invocation/next.
-func (i *Instance) markReady() {
-	i.readyOnce.Do(func() {
-		i.initDur = time.Since(i.started)
-		close(i.ready)
-	})
 }
 
 // InitDuration returns the time from process start until its first
@@ -200,23 +165,15 @@ func (i *Instance) invoke(ctx context.Context, payload []byte, free func()) ([]b
 		return nil, fmt.Errorf("request payload of %d bytes exceeds the limit of %d bytes", len(payload), MaxPayload)
 	}
 	select {
-	case i.busy <- struct{}{}:
-	case <-i.done:
-		free()
-		return nil, fmt.Errorf("%w: %w", errNotDelivered, i.cause)
+	case i.busy <- struct{}{}: // a dead instance fails the event in run
 	case <-ctx.Done():
 		free()
 		return nil, ctx.Err()
 	}
 
 	now := time.Now()
-	inv := &invocation{
-		id:       newRequestID(),
-		payload:  payload,
-		deadline: now.Add(i.fn.Timeout),
-		traceID:  newTraceID(now),
-		result:   make(chan result, 1),
-	}
+	inv := &invocation{id: newRequestID(), payload: payload, deadline: now.Add(i.fn.Timeout), result: make(chan result, 1),
+		traceID: fmt.Sprintf("Root=1-%08x-%s;Parent=%s;Sampled=0", now.Unix(), randomHex(12), randomHex(8))}
 	i.mu.Lock()
 	i.current = inv
 	i.mu.Unlock()
@@ -254,8 +211,8 @@ func (i *Instance) run(ctx context.Context, inv *invocation) result {
 
 	select {
 	case i.events <- inv:
-	case <-i.done:
-		return result{err: fmt.Errorf("%w: %w", errNotDelivered, i.cause)}
+	case <-i.dead.Done():
+		return result{err: fmt.Errorf("%w: %w", errNotDelivered, context.Cause(i.dead))}
 	case <-ctx.Done():
 		return result{err: ctx.Err()}
 	case <-timer.C:
@@ -265,21 +222,18 @@ func (i *Instance) run(ctx context.Context, inv *invocation) result {
 	select {
 	case res := <-inv.result:
 		return res
-	case <-i.done:
-		select {
-		case res := <-inv.result: // answered, then exited
-			return res
-		default:
-			return result{err: i.cause}
-		}
+	case <-i.dead.Done():
 	case <-timer.C:
-		select {
-		case res := <-inv.result: // answered just in time
-			return res
-		default:
-			return i.timedOut(inv)
-		}
 	}
+	select {
+	case res := <-inv.result: // answered, then died or timed out
+		return res
+	default:
+	}
+	if i.dead.Err() != nil {
+		return result{err: context.Cause(i.dead)}
+	}
+	return i.timedOut(inv)
 }
 
 // timedOut kills the instance for the expired invocation inv.
@@ -287,20 +241,11 @@ func (i *Instance) timedOut(inv *invocation) result {
 	err := fmt.Errorf("%w after %.2f seconds", ErrTimeout, i.fn.Timeout.Seconds())
 	_, _ = fmt.Fprintf(i.fn.Log, "[%s] %s %s Task timed out after %.2f seconds\n",
 		i.fn.Name, time.Now().UTC().Format(time.RFC3339Nano), inv.id, i.fn.Timeout.Seconds())
-	i.fail(err)
+	i.kill(err)
 	return result{err: err}
 }
 
 // Close kills the process and its children, waits for it to be reaped and
 // closes the Runtime API listener. An invocation in flight fails. Close is
 // idempotent.
-func (i *Instance) Close() error {
-	i.closeOnce.Do(func() {
-		i.fail(ErrClosed)
-		<-i.exited
-		if err := i.srv.Close(); err != nil {
-			i.closeErr = fmt.Errorf("close %s: %w", i.fn.Name, err)
-		}
-	})
-	return i.closeErr
-}
+func (i *Instance) Close() error { return i.close() }

@@ -319,7 +319,7 @@ func TestReadFunctionError(t *testing.T) {
 				t.Fatal(err)
 			}
 			if c.header != "" {
-				r.Header.Set(headerErrorType, c.header)
+				r.Header.Set("Lambda-Runtime-Function-Error-Type", c.header)
 			}
 			if got := *readFunctionError(r); got != c.want {
 				t.Errorf("got %+v, want %+v", got, c.want)

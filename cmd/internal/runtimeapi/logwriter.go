@@ -23,7 +23,6 @@ func LockedWriter(w io.Writer) io.Writer {
 	return &lockedWriter{w: w}
 }
 
-// Write writes p to the underlying writer under the lock.
 func (lw *lockedWriter) Write(p []byte) (int, error) {
 	lw.mu.Lock()
 	defer lw.mu.Unlock()
@@ -32,15 +31,14 @@ func (lw *lockedWriter) Write(p []byte) (int, error) {
 
 // lineWriter receives one output stream of a process and copies each complete
 // line to out, prefixed, in a single Write. exec.Cmd calls Write from one
-// goroutine; flush must be called after cmd.Wait.
+// goroutine; flush must be called after cmd.Wait. It never fails (a failing
+// log destination is ignored), so the process never sees a broken pipe.
 type lineWriter struct {
 	out    io.Writer
 	prefix string
 	buf    []byte
 }
 
-// Write buffers p and emits every line it completes. It never fails, so the
-// process never sees a broken pipe because of the log's destination.
 func (w *lineWriter) Write(p []byte) (int, error) {
 	w.buf = append(w.buf, p...)
 	for {
@@ -48,7 +46,7 @@ func (w *lineWriter) Write(p []byte) (int, error) {
 		if !ok {
 			return len(p), nil
 		}
-		w.emit(line)
+		_, _ = w.out.Write(slices.Concat([]byte(w.prefix), line, []byte{'\n'}))
 		w.buf = rest
 	}
 }
@@ -56,13 +54,6 @@ func (w *lineWriter) Write(p []byte) (int, error) {
 // flush emits a last line the process did not end with a newline.
 func (w *lineWriter) flush() {
 	if len(w.buf) > 0 {
-		w.emit(w.buf)
-		w.buf = nil
+		_, _ = w.Write([]byte{'\n'})
 	}
-}
-
-// emit writes one line, prefixed and newline-terminated. A failing log
-// destination must not stop the function, so its error is dropped.
-func (w *lineWriter) emit(line []byte) {
-	_, _ = w.out.Write(slices.Concat([]byte(w.prefix), line, []byte{'\n'}))
 }

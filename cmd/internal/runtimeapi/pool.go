@@ -17,11 +17,12 @@ const deliveryAttempts = 3
 // (cold starts) while all are busy, up to Function.MaxInstances. Instances
 // that crashed, timed out or failed their init are discarded, never reused.
 type Pool struct {
-	fn     Function
-	err    error          // the Function is invalid
-	slots  chan struct{}  // a token per live instance
-	idle   chan *Instance // warm instances waiting for an event
-	closed chan struct{}  // closed by Close, under mu
+	fn       Function
+	err      error          // the Function is invalid
+	slots    chan struct{}  // a token per live instance
+	idle     chan *Instance // warm instances waiting for an event
+	closed   context.Context
+	closeAll context.CancelFunc // called by Close, under mu
 
 	mu      sync.Mutex
 	live    map[*Instance]struct{}
@@ -31,14 +32,9 @@ type Pool struct {
 // NewPool returns a pool for fn. It starts no process: the first Invoke does.
 func NewPool(fn Function) *Pool {
 	fn, err := fn.withDefaults()
-	return &Pool{
-		fn:     fn,
-		err:    err,
-		slots:  make(chan struct{}, max(fn.MaxInstances, 1)),
-		idle:   make(chan *Instance, max(fn.MaxInstances, 1)),
-		closed: make(chan struct{}),
-		live:   make(map[*Instance]struct{}),
-	}
+	closed, closeAll := context.WithCancel(context.Background())
+	return &Pool{fn: fn, err: err, slots: make(chan struct{}, max(fn.MaxInstances, 1)), idle: make(chan *Instance, max(fn.MaxInstances, 1)),
+		closed: closed, closeAll: closeAll, live: make(map[*Instance]struct{})}
 }
 
 // Invoke runs one invocation like Instance.Invoke, on an idle warm instance if
@@ -65,7 +61,7 @@ func (p *Pool) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 // acquire returns an instance for the caller's exclusive use: a warm one, or a
 // new one when there is room, waiting for either when there is neither.
 func (p *Pool) acquire(ctx context.Context) (*Instance, error) {
-	for !isClosed(p.closed) {
+	for p.closed.Err() == nil {
 		var inst *Instance
 		select { // prefer a warm instance to a cold start
 		case inst = <-p.idle:
@@ -76,11 +72,11 @@ func (p *Pool) acquire(ctx context.Context) (*Instance, error) {
 				return p.start(ctx)
 			case <-ctx.Done():
 				return nil, ctx.Err()
-			case <-p.closed:
+			case <-p.closed.Done():
 			}
 		}
 		if inst != nil {
-			if !isClosed(inst.done) {
+			if inst.dead.Err() == nil {
 				return inst, nil
 			}
 			p.discard(inst)
@@ -98,7 +94,7 @@ func (p *Pool) start(ctx context.Context) (*Instance, error) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if isClosed(p.closed) {
+	if p.closed.Err() != nil {
 		_ = inst.Close()
 		<-p.slots
 		return nil, ErrClosed
@@ -111,7 +107,7 @@ func (p *Pool) start(ctx context.Context) (*Instance, error) {
 // put makes inst available again once its invocation is over, or discards it
 // when it is dead or the pool closed.
 func (p *Pool) put(inst *Instance) {
-	if isClosed(p.closed) || isClosed(inst.done) {
+	if p.closed.Err() != nil || inst.dead.Err() != nil {
 		p.discard(inst)
 		return
 	}
@@ -148,11 +144,11 @@ func (p *Pool) Live() int {
 // ErrClosed. Close is idempotent.
 func (p *Pool) Close() error {
 	p.mu.Lock()
-	if isClosed(p.closed) {
+	if p.closed.Err() != nil {
 		p.mu.Unlock()
 		return nil
 	}
-	close(p.closed)
+	p.closeAll()
 	insts := slices.Collect(maps.Keys(p.live))
 	clear(p.live)
 	p.mu.Unlock()
@@ -162,14 +158,4 @@ func (p *Pool) Close() error {
 		errs = append(errs, inst.Close())
 	}
 	return errors.Join(errs...)
-}
-
-// isClosed reports whether ch is closed.
-func isClosed(ch <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
 }

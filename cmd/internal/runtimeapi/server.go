@@ -1,6 +1,7 @@
 package runtimeapi
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,21 +10,11 @@ import (
 	"strings"
 )
 
-// Runtime API headers.
-const (
-	headerRequestID   = "Lambda-Runtime-Aws-Request-Id"
-	headerDeadline    = "Lambda-Runtime-Deadline-Ms"
-	headerFunctionARN = "Lambda-Runtime-Invoked-Function-Arn"
-	headerTraceID     = "Lambda-Runtime-Trace-Id"
-	headerErrorType   = "Lambda-Runtime-Function-Error-Type"
-)
-
 // routes returns the instance's Runtime API.
 func (i *Instance) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /2018-06-01/runtime/invocation/next", i.handleNext)
-	mux.HandleFunc("POST /2018-06-01/runtime/invocation/{id}/response", i.handleResponse)
-	mux.HandleFunc("POST /2018-06-01/runtime/invocation/{id}/error", i.handleError)
+	mux.HandleFunc("POST /2018-06-01/runtime/invocation/{id}/{kind}", i.handleAnswer)
 	mux.HandleFunc("POST /2018-06-01/runtime/init/error", i.handleInitError)
 	return mux
 }
@@ -35,24 +26,42 @@ func (i *Instance) handleNext(w http.ResponseWriter, r *http.Request) {
 	select {
 	case inv := <-i.events:
 		h := w.Header()
-		h.Set(headerRequestID, inv.id)
-		h.Set(headerDeadline, strconv.FormatInt(inv.deadline.UnixMilli(), 10))
-		h.Set(headerFunctionARN, i.fn.arn())
-		h.Set(headerTraceID, inv.traceID)
+		h.Set("Lambda-Runtime-Aws-Request-Id", inv.id)
+		h.Set("Lambda-Runtime-Deadline-Ms", strconv.FormatInt(inv.deadline.UnixMilli(), 10))
+		h.Set("Lambda-Runtime-Invoked-Function-Arn", i.fn.arn())
+		h.Set("Lambda-Runtime-Trace-Id", inv.traceID)
 		h.Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusOK)
 		_, _ = w.Write(inv.payload) // on failure the invocation times out
-	case <-i.done:
+	case <-i.dead.Done():
 		writeError(w, http.StatusInternalServerError, "Runtime.Stopped", "The instance is shutting down.")
 	case <-r.Context().Done():
 	}
 }
 
-// handleResponse takes the function's response to an invocation.
-func (i *Instance) handleResponse(w http.ResponseWriter, r *http.Request) {
-	inv := i.claim(r.PathValue("id"))
-	if inv == nil {
+// handleAnswer takes the function's response to an invocation, or the error
+// it reports for it.
+func (i *Instance) handleAnswer(w http.ResponseWriter, r *http.Request) {
+	kind := r.PathValue("kind")
+	if kind != "response" && kind != "error" {
+		http.NotFound(w, r)
+		return
+	}
+	// The invocation in flight, if it has that request id and no answer yet.
+	i.mu.Lock()
+	inv := i.current
+	claimed := inv != nil && inv.id == r.PathValue("id") && !inv.answered
+	if claimed {
+		inv.answered = true
+	}
+	i.mu.Unlock()
+	if !claimed {
 		writeError(w, http.StatusBadRequest, "InvalidRequestID", "Invalid request ID")
+		return
+	}
+	if kind == "error" {
+		inv.result <- result{err: readFunctionError(r)}
+		writeAccepted(w)
 		return
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, MaxPayload+1))
@@ -60,29 +69,15 @@ func (i *Instance) handleResponse(w http.ResponseWriter, r *http.Request) {
 	case err != nil:
 		inv.result <- result{err: fmt.Errorf("read the function's response: %w", err)}
 		writeError(w, http.StatusBadRequest, "InvalidRequest", err.Error())
-		return
 	case len(body) > MaxPayload:
-		fe := &FunctionError{
-			Type:    "Function.ResponseSizeTooLarge",
-			Message: fmt.Sprintf("Response payload size exceeded maximum allowed payload size (%d bytes).", MaxPayload),
-		}
+		fe := &FunctionError{Type: "Function.ResponseSizeTooLarge",
+			Message: fmt.Sprintf("Response payload size exceeded maximum allowed payload size (%d bytes).", MaxPayload)}
 		inv.result <- result{err: fe}
 		writeError(w, http.StatusRequestEntityTooLarge, fe.Type, fe.Message)
-		return
+	default:
+		inv.result <- result{body: body}
+		writeAccepted(w)
 	}
-	inv.result <- result{body: body}
-	writeAccepted(w)
-}
-
-// handleError takes the error a function reports for an invocation.
-func (i *Instance) handleError(w http.ResponseWriter, r *http.Request) {
-	inv := i.claim(r.PathValue("id"))
-	if inv == nil {
-		writeError(w, http.StatusBadRequest, "InvalidRequestID", "Invalid request ID")
-		return
-	}
-	inv.result <- result{err: readFunctionError(r)}
-	writeAccepted(w)
 }
 
 // handleInitError takes the error a function reports during its init and
@@ -90,20 +85,7 @@ func (i *Instance) handleError(w http.ResponseWriter, r *http.Request) {
 func (i *Instance) handleInitError(w http.ResponseWriter, r *http.Request) {
 	fe := readFunctionError(r)
 	writeAccepted(w)
-	i.fail(fmt.Errorf("init error: %w", fe))
-}
-
-// claim returns the invocation with the given request id if it is in flight
-// and not answered yet, marking it answered; nil otherwise.
-func (i *Instance) claim(id string) *invocation {
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	inv := i.current
-	if inv == nil || inv.id != id || inv.answered {
-		return nil
-	}
-	inv.answered = true
-	return inv
+	i.kill(fmt.Errorf("init error: %w", fe))
 }
 
 // readFunctionError decodes an error report: a JSON body with errorType and
@@ -116,10 +98,7 @@ func readFunctionError(r *http.Request) *FunctionError {
 		fe = FunctionError{Message: strings.TrimSpace(string(body))}
 	}
 	if fe.Type == "" {
-		fe.Type = r.Header.Get(headerErrorType)
-	}
-	if fe.Type == "" {
-		fe.Type = "Unhandled"
+		fe.Type = cmp.Or(r.Header.Get("Lambda-Runtime-Function-Error-Type"), "Unhandled")
 	}
 	return &fe
 }

@@ -6,7 +6,6 @@ package fake
 
 import (
 	"context"
-	"math"
 	"net/http"
 	"slices"
 	"sync"
@@ -45,7 +44,6 @@ type Created struct {
 type Orders struct {
 	mu      sync.Mutex
 	created []Created
-	lookups int
 }
 
 // Create stores o as owner's newest order and returns its seq: 1 for the
@@ -66,14 +64,6 @@ func (s *Orders) Find(_ context.Context, owner, doc string, since time.Time) (bo
 	}), nil
 }
 
-// Page returns page (from 1) of owner's orders, size per page (Slice).
-func (s *Orders) Page(ctx context.Context, owner string, page, size int) ([]stampduty.Order, int, error) {
-	if page < 1 || size < 1 || page-1 > math.MaxInt/size {
-		return s.Slice(ctx, owner, -1, 0)
-	}
-	return s.Slice(ctx, owner, (page-1)*size, size)
-}
-
 // Slice returns limit of owner's orders, newest first, skipping the start
 // newest, and the total, with the DynamoDB store's rules: past the end is
 // empty (not nil).
@@ -91,12 +81,10 @@ func (s *Orders) Slice(_ context.Context, owner string, start, limit int) ([]sta
 	return out, total, nil
 }
 
-// ByDocuments returns owner's orders among docs, newest first, counting
-// the ids asked for (Lookups).
+// ByDocuments returns owner's orders among docs, newest first.
 func (s *Orders) ByDocuments(_ context.Context, owner string, docs []string) ([]stampduty.Order, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.lookups += len(docs)
 	out := []stampduty.Order{}
 	for _, o := range slices.Backward(s.of(owner)) {
 		if slices.Contains(docs, o.DocumentID) {
@@ -104,13 +92,6 @@ func (s *Orders) ByDocuments(_ context.Context, owner string, docs []string) ([]
 		}
 	}
 	return out, nil
-}
-
-// Lookups returns how many documentIds ByDocuments was asked for so far.
-func (s *Orders) Lookups() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.lookups
 }
 
 // Created returns every order created so far, oldest first.

@@ -56,7 +56,7 @@ func TestOrdersPage(t *testing.T) {
 		{"alice", 1, 3, "[7 6 5] of 7"}, {"alice", 3, 3, "[1] of 7"}, {"alice", 4, 3, "[] of 7"},
 		{"alice", 1, 100, "[7 6 5 4 3 2 1] of 7"}, {"bob", 1, 3, "[99] of 1"}, {"carol", 1, 3, "[] of 0"},
 	} {
-		page, total, err := s.Page(ctx, tc.owner, tc.page, tc.size)
+		page, total, err := s.Slice(ctx, tc.owner, (tc.page-1)*tc.size, tc.size) // page tc.page
 		ids := []int64{}
 		for _, o := range page {
 			ids = append(ids, o.ID)

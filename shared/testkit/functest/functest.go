@@ -74,11 +74,7 @@ func newStack(t testing.TB, logicalID string) *Stack {
 	s := &Stack{t: t, Env: env, Read: map[string]bool{}, Logs: &SyncBuffer{}}
 	Seed(t, env)
 	s.Proxy = env.NewProxy()
-	f, ok := env.Template.Function(logicalID)
-	if !ok {
-		t.Fatalf("template.yaml has no function %s", logicalID)
-	}
-	s.Function = f
+	s.Function, _ = env.Template.Function(logicalID) // Getenv fails the test for an unknown one
 	return s
 }
 

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -92,17 +93,10 @@ func hostilePath(pattern, seg string) string {
 	if !strings.Contains(pattern, "{") {
 		return pattern + "/" + seg
 	}
-	var b strings.Builder
-	for part := range strings.SplitSeq(strings.TrimPrefix(pattern, "/"), "/") {
-		b.WriteByte('/')
-		if strings.HasPrefix(part, "{") {
-			b.WriteString(seg)
-		} else {
-			b.WriteString(part)
-		}
-	}
-	return b.String()
+	return pathParam.ReplaceAllLiteralString(pattern, seg)
 }
+
+var pathParam = regexp.MustCompile(`\{[^/]*\}`)
 
 // CheckLogLines fails unless every line of logs is one of slog's JSON
 // objects, none Forged.

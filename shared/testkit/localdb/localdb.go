@@ -37,30 +37,15 @@ const (
 	SecretAccessKey = "local"
 )
 
-// Server is a running dynalite process.
-type Server = localserver.Server
-
-// ErrAddrInUse is localserver's, for the local stack.
-var ErrAddrInUse = localserver.ErrAddrInUse
-
-// CheckFree is localserver.CheckFree, for the local stack.
-func CheckFree(addr string) error { return localserver.CheckFree(addr) }
-
-// ModuleRoot returns the directory of go.mod at or above dir.
+// ModuleRoot returns the module's root at or above dir: where template.yaml is.
 func ModuleRoot(dir string) (string, error) {
-	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d, nil
-		}
-		if filepath.Dir(d) == d {
-			return "", fmt.Errorf("no go.mod in %s or above", dir)
-		}
-	}
+	path, err := samtemplate.Find(dir)
+	return filepath.Dir(path), err
 }
 
 // Start starts dynalite, in memory, as localserver.Start does (on addr, or
 // a free loopback port), from the module root; its output goes to log.
-func Start(ctx context.Context, root, addr string, log io.Writer) (*Server, error) {
+func Start(ctx context.Context, root, addr string, log io.Writer) (*localserver.Server, error) {
 	cli := filepath.Join(root, DynalitePath)
 	if _, err := os.Stat(cli); err != nil {
 		return nil, fmt.Errorf("dynalite is not installed (%s): run `make dynalite`", DynalitePath)

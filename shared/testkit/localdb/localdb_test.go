@@ -12,6 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"stampduty/shared/testkit/localserver"
 )
 
 func moduleRoot(t *testing.T) string {
@@ -26,7 +28,7 @@ func moduleRoot(t *testing.T) string {
 
 // occupiedEngine starts a dynalite with one table, Occupant, standing for
 // another local stack's data.
-func occupiedEngine(t *testing.T) (*Server, *dynamodb.Client) {
+func occupiedEngine(t *testing.T) (*localserver.Server, *dynamodb.Client) {
 	t.Helper()
 	ctx := context.Background()
 	other, err := Start(ctx, moduleRoot(t), "", nil)
@@ -70,7 +72,7 @@ func TestStart(t *testing.T) {
 			s.Stop()
 			t.Fatalf("Start(%s) succeeded on another engine's address, want ErrAddrInUse", addr)
 		}
-		if !errors.Is(err, ErrAddrInUse) {
+		if !errors.Is(err, localserver.ErrAddrInUse) {
 			t.Errorf("Start(%s) = %v, want ErrAddrInUse", addr, err)
 		}
 		checkUntouched(t, client)
@@ -87,7 +89,7 @@ func TestStart(t *testing.T) {
 			s.Stop()
 			t.Fatal("Start succeeded on an address in use")
 		}
-		if !errors.Is(err, ErrAddrInUse) {
+		if !errors.Is(err, localserver.ErrAddrInUse) {
 			t.Errorf("Start(%s) = %v, want ErrAddrInUse", l.Addr(), err)
 		}
 	})

@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -41,15 +40,13 @@ func Start(ctx context.Context, root, addr, accessKey, secret, region string, lo
 		return nil, fmt.Errorf("the local S3 server is not installed (%s): run `make versitygw`", GatewayPath)
 	}
 	dir, err := os.MkdirTemp("", "stampduty-s3-")
-	if err != nil {
-		return nil, err
-	}
 	data, versions := filepath.Join(dir, "data"), filepath.Join(dir, "versions")
-	for _, d := range []string{data, versions} {
-		if err := os.Mkdir(d, 0o700); err != nil {
-			os.RemoveAll(dir)
-			return nil, err
-		}
+	if err == nil {
+		err = errors.Join(os.Mkdir(data, 0o700), os.Mkdir(versions, 0o700))
+	}
+	if err != nil {
+		os.RemoveAll(dir) // "" when none was made: nothing removed
+		return nil, err
 	}
 	s, err := localserver.Start(ctx, addr, localserver.Spec{
 		Name: "s3",
@@ -58,7 +55,6 @@ func Start(ctx context.Context, root, addr, accessKey, secret, region string, lo
 				"--port", host+":"+port, "posix", "--versioning-dir", versions, data)
 		},
 		Listening: "│Admin/S3 service listening on:",
-		InUse:     func(line string) bool { return strings.Contains(line, "address already in use") },
 		Probe: func(ctx context.Context, endpoint string) error {
 			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, endpoint, nil)
 			resp, err := http.DefaultClient.Do(req)

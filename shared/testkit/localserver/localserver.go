@@ -20,24 +20,21 @@ import (
 // address it was given (another local stack's engine, say).
 var ErrAddrInUse = errors.New("address in use")
 
-// ReadyTimeout bounds how long Start waits for a server to listen and answer.
-const ReadyTimeout = 15 * time.Second
-
-// maxOutput is how many lines of a server's output a Server keeps for errors.
-const maxOutput = 50
+const (
+	readyTimeout = 15 * time.Second // for a server to listen and answer
+	maxOutput    = 50               // lines of a server's output kept for errors
+)
 
 // Spec says how to run one kind of server: its Name in log lines and
 // errors, the Command that serves on host:port, the start of the output
 // line by which it says it Listening (with "", a server that fails to
-// listen can be taken for another answering on its address), whether an
-// output line says the address was InUse, a Probe making one bounded
-// request (nil once it answers as the server does), and the Log its
-// output goes to, prefixed with its name (nil: discarded).
+// listen can be taken for another answering on its address), a Probe
+// making one bounded request (nil once it answers as the server does), and
+// the Log its output goes to, prefixed with its name (nil: discarded).
 type Spec struct {
 	Name      string
 	Command   func(host, port string) *exec.Cmd
 	Listening string
-	InUse     func(line string) bool
 	Probe     func(ctx context.Context, endpoint string) error
 	Log       io.Writer
 }
@@ -50,7 +47,6 @@ type Server struct {
 	done     chan struct{} // closed once the process has exited
 	output   []string      // its first lines of output, for errors; read once done
 	waitErr  error         // how it exited; read once done
-	inUse    func(string) bool
 }
 
 // Start starts the server on a free loopback port (or on addr when not
@@ -116,15 +112,14 @@ func spawn(ctx context.Context, addr string, spec Spec) (*Server, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", spec.Name, err)
 	}
-	s := &Server{Endpoint: "http://" + net.JoinHostPort(host, port), name: spec.Name, cmd: cmd, done: make(chan struct{}), inUse: spec.InUse}
+	s := &Server{Endpoint: "http://" + net.JoinHostPort(host, port), name: spec.Name, cmd: cmd, done: make(chan struct{})}
 	listening := make(chan struct{})
-	if spec.Listening == "" {
-		close(listening)
-	}
 	go func() {
-		sc := bufio.NewScanner(out)
 		said := spec.Listening == ""
-		for sc.Scan() {
+		if said {
+			close(listening)
+		}
+		for sc := bufio.NewScanner(out); sc.Scan(); {
 			line := sc.Text()
 			if !said && strings.HasPrefix(line, spec.Listening) {
 				close(listening)
@@ -141,26 +136,22 @@ func spawn(ctx context.Context, addr string, spec Spec) (*Server, error) {
 		close(s.done)
 	}()
 
-	deadline := time.NewTimer(ReadyTimeout)
-	defer deadline.Stop()
-	// wait returns nil once ready is closed, and otherwise why the server
-	// will not be ready: it exited, ctx ended, or the deadline passed
-	// (late's error).
-	wait := func(ready <-chan struct{}, late func() error) error {
+	ctx, cancel := context.WithTimeoutCause(ctx, readyTimeout, fmt.Errorf("not ready within %v", readyTimeout))
+	defer cancel()
+	// ready returns nil once ch is closed, and otherwise why the server will
+	// not be ready: it exited, or ctx ended before it would do what.
+	ready := func(ch <-chan struct{}, what string) error {
 		select {
-		case <-ready:
+		case <-ch:
 			return nil
 		case <-s.done:
 			return s.exitError(addr)
 		case <-ctx.Done():
 			s.Stop()
-			return ctx.Err()
-		case <-deadline.C:
-			s.Stop()
-			return late()
+			return fmt.Errorf("%s did not %s on %s: %w", spec.Name, what, addr, context.Cause(ctx))
 		}
 	}
-	if err := wait(listening, func() error { return fmt.Errorf("%s did not listen on %s within %v", spec.Name, addr, ReadyTimeout) }); err != nil {
+	if err := ready(listening, "listen"); err != nil {
 		return nil, err
 	}
 	for {
@@ -179,22 +170,19 @@ func spawn(ctx context.Context, addr string, spec Spec) (*Server, error) {
 		}
 		pause := make(chan struct{})
 		time.AfterFunc(50*time.Millisecond, func() { close(pause) })
-		late := func() error {
-			return fmt.Errorf("%s did not answer on %s within %v: %w", spec.Name, s.Endpoint, ReadyTimeout, err)
-		}
-		if err := wait(pause, late); err != nil {
+		if err := ready(pause, fmt.Sprintf("answer (%v)", err)); err != nil {
 			return nil, err
 		}
 	}
 }
 
 // exitError says why the server exited before it was ready, from its
-// output: the address in use, an "Error..." line, else its last line.
-// Call it once s.done is closed.
+// output: the address in use (as Node or Go says it), an "Error..." line,
+// else its last line. Call it once s.done is closed.
 func (s *Server) exitError(addr string) error {
 	why := ""
 	for _, line := range s.output {
-		if strings.Contains(line, "EADDRINUSE") || s.inUse != nil && s.inUse(line) {
+		if strings.Contains(line, "EADDRINUSE") || strings.Contains(line, "address already in use") {
 			return fmt.Errorf("%s could not listen on %s: %w", s.name, addr, ErrAddrInUse)
 		}
 		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(why, "Error") {
@@ -206,9 +194,7 @@ func (s *Server) exitError(addr string) error {
 
 // Stop kills the server and waits for it to exit.
 func (s *Server) Stop() {
-	if s.cmd.Process != nil {
-		syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
-	}
+	syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
 	<-s.done
 }
 

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"net/http"
@@ -121,21 +122,17 @@ func (p *Proxy) after(ctx context.Context, h http.Header, req map[string]json.Ra
 		consistent := string(req["ConsistentRead"]) == "true"
 		c.ItemBytes, c.Billed, c.Accounted = n, Capacity{Read: readUnits(n, consistent)}, true
 	case "PutItem", "UpdateItem", "DeleteItem":
-		var item map[string]any // the item after the write
+		var item map[string]any // the item after the write, nil after a delete
+		var err error
 		switch {
 		case c.Operation == "PutItem":
-			if err := json.Unmarshal(req["Item"], &item); err != nil {
-				return fmt.Errorf("PutItem Item: %w", err)
-			}
+			err = json.Unmarshal(req["Item"], &item)
 		case c.Operation == "UpdateItem" && !failed:
-			var err error
-			if item, err = p.current(ctx, h, c.Table, req); err != nil {
-				return err
-			}
+			item, err = p.current(ctx, h, c.Table, req)
 		}
-		newBytes, err := itemSize(item)
-		if err != nil {
-			return err
+		newBytes, sizeErr := itemSize(item)
+		if err = errors.Join(err, sizeErr); err != nil {
+			return fmt.Errorf("the item after the write: %w", err)
 		}
 		if c.Operation == "PutItem" {
 			c.PutBytes = newBytes
@@ -145,9 +142,6 @@ func (p *Proxy) after(ctx context.Context, h http.Header, req map[string]json.Ra
 			c.ItemBytes, c.Billed = a.oldBytes, Capacity{Write: writeUnits(a.oldBytes)}
 		case failed:
 		default:
-			if c.Operation == "DeleteItem" {
-				item = nil
-			}
 			c.ItemBytes = max(a.oldBytes, newBytes)
 			c.Billed = Capacity{Write: writeUnits(c.ItemBytes) + p.tables[c.Table].indexUnits(a.old, item)}
 		}
@@ -208,59 +202,42 @@ func (sc Schema) indexUnits(old, new map[string]any) float64 {
 // (every attribute when nil).
 func entryUnits(keys, projected []string, old, new map[string]any) float64 {
 	in := func(item map[string]any) bool {
-		for _, k := range keys {
-			if _, ok := item[k]; !ok {
-				return false
-			}
-		}
-		return item != nil
+		return item != nil && !slices.ContainsFunc(keys, func(k string) bool { _, ok := item[k]; return !ok })
 	}
 	entry := func(item map[string]any) map[string]any {
 		if projected == nil || item == nil {
 			return item
 		}
-		e := map[string]any{}
-		for _, k := range projected {
-			if v, ok := item[k]; ok {
-				e[k] = v
-			}
-		}
+		e := maps.Clone(item)
+		maps.DeleteFunc(e, func(k string, _ any) bool { return !slices.Contains(projected, k) })
 		return e
 	}
 	oldEntry, newEntry := entry(old), entry(new)
 	oldBytes, _ := itemSize(oldEntry)
 	newBytes, _ := itemSize(newEntry)
-	sameKey := true
-	for _, k := range keys {
-		sameKey = sameKey && reflect.DeepEqual(old[k], new[k])
+	sameKey := !slices.ContainsFunc(keys, func(k string) bool { return !reflect.DeepEqual(old[k], new[k]) })
+	if in(old) && in(new) && sameKey {
+		if reflect.DeepEqual(oldEntry, newEntry) {
+			return 0
+		}
+		return writeUnits(max(oldBytes, newBytes))
 	}
 	units := 0.0
-	switch {
-	case in(old) && in(new) && sameKey:
-		if !reflect.DeepEqual(oldEntry, newEntry) {
-			units += writeUnits(max(oldBytes, newBytes))
-		}
-	default:
-		if in(old) {
-			units += writeUnits(oldBytes)
-		}
-		if in(new) {
-			units += writeUnits(newBytes)
-		}
+	if in(old) {
+		units += writeUnits(oldBytes)
+	}
+	if in(new) {
+		units += writeUnits(newBytes)
 	}
 	return units
 }
 
-// dynamo makes a shadow DynamoDB call (not recorded), with the credential
-// headers of the request it serves, and returns the body of its answer.
+// dynamo makes a shadow DynamoDB call (not recorded), with the headers of
+// the request it serves, and returns the body of its answer.
 func (p *Proxy) dynamo(ctx context.Context, h http.Header, op string, req map[string]json.RawMessage) ([]byte, error) {
 	body, _ := json.Marshal(req)
-	out := http.Header{"Content-Type": {"application/x-amz-json-1.0"}, "X-Amz-Target": {"DynamoDB_20120810." + op}}
-	for _, k := range []string{"Authorization", "X-Amz-Date", "X-Amz-Security-Token"} {
-		if v := h.Get(k); v != "" {
-			out.Set(k, v)
-		}
-	}
+	out := h.Clone()
+	out.Set("X-Amz-Target", "DynamoDB_20120810."+op)
 	status, _, b, err := p.forward(ctx, http.MethodPost, "/", out, body)
 	if err == nil && status != http.StatusOK {
 		err = fmt.Errorf("shadow %s: status %d: %s", op, status, b)

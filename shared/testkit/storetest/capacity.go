@@ -26,11 +26,8 @@ var writeOps = []string{"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem",
 // only CapacityUnits).
 func parseConsumed(op string, raw json.RawMessage) (Capacity, error) {
 	s := strings.TrimSpace(string(raw))
-	if s == "" || s == "null" {
-		return Capacity{}, nil
-	}
 	if !strings.HasPrefix(s, "[") {
-		s = "[" + s + "]"
+		s = "[" + s + "]" // [] when absent, [null] when null: nothing consumed
 	}
 	var list []struct{ CapacityUnits, ReadCapacityUnits, WriteCapacityUnits float64 }
 	if err := json.Unmarshal([]byte(s), &list); err != nil {

@@ -23,9 +23,9 @@ import (
 type Proxy struct {
 	URL string
 
-	target, addr string
-	tables       map[string]Schema // each table's keys and indexes, by name
-	client       *http.Client
+	target string
+	tables map[string]Schema // each table's keys and indexes, by name
+	client *http.Client
 
 	mu    sync.Mutex
 	srv   *http.Server // nil while refusing
@@ -85,13 +85,8 @@ func StartProxy(target string, tables map[string]Schema) (*Proxy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("proxy: %w", err)
 	}
-	p := &Proxy{
-		URL:    "http://" + l.Addr().String(),
-		target: strings.TrimRight(target, "/"),
-		addr:   l.Addr().String(),
-		tables: tables,
-		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64, IdleConnTimeout: 30 * time.Second}},
-	}
+	p := &Proxy{URL: "http://" + l.Addr().String(), target: strings.TrimRight(target, "/"), tables: tables,
+		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64, IdleConnTimeout: 30 * time.Second}}}
 	p.serve(l)
 	return p, nil
 }
@@ -132,7 +127,7 @@ func (p *Proxy) Refuse(refuse bool) error {
 		p.srv.Close()
 		p.srv = nil
 	case !refuse && p.srv == nil:
-		l, err := net.Listen("tcp", p.addr)
+		l, err := net.Listen("tcp", strings.TrimPrefix(p.URL, "http://"))
 		if err != nil {
 			return fmt.Errorf("proxy: %w", err)
 		}
