@@ -56,7 +56,7 @@ func (d *Dispatcher) now() time.Time {
 // logf writes one line to the log.
 func (d *Dispatcher) logf(format string, args ...any) {
 	if d.Log != nil {
-		fmt.Fprintf(d.Log, "notify: "+format+"\n", args...)
+		fmt.Fprintf(d.Log, "webhooks: "+format+"\n", args...)
 	}
 }
 
