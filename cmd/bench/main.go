@@ -13,7 +13,7 @@
 // none) and writes to the file given with -md. Everything it starts it
 // stops, and its builds are removed.
 //
-//	make bench BENCH_FLAGS="[-starts 15] [-orders 10000] [-readme FILE] [-md FILE]"
+//	make bench BENCH_FLAGS="[-starts 15] [-orders 10000] [-only SECTION,…] [-readme FILE] [-md FILE]"
 package main
 
 import (
@@ -50,7 +50,16 @@ func main() {
 	flag.IntVar(&b.orders, "orders", 10000, "orders of the caller whose list is measured (the last page of 25 is measured too)")
 	md := flag.String("md", "", "also write the Markdown report to this file")
 	readme := flag.String("readme", readmeFile, "put the Markdown report between the marks of this file (relative to the module root; \"\": none)")
+	only := flag.String("only", "", "measure only these sections, by name, comma-separated ("+strings.Join(sectionNames(), ", ")+"); the report then goes to no README")
 	flag.Parse()
+	if *only != "" {
+		var err error
+		if b.only, err = pickSections(*only); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(2)
+		}
+		*readme = ""
+	}
 	if b.starts < minStarts || b.orders < 100 {
 		fmt.Fprintf(os.Stderr, "bench: -starts must be at least %d and -orders at least 100\n", minStarts)
 		os.Exit(2)
@@ -71,7 +80,8 @@ func say(format string, a ...any) { fmt.Fprintf(os.Stderr, format, a...) }
 // bench is a run: its settings, what it runs on, and its results.
 type bench struct {
 	ctx                  context.Context
-	starts, orders       int // the flags
+	starts, orders       int             // the flags
+	only                 map[string]bool // -only's sections; nil: all
 	root                 string
 	tmpl                 *samtemplate.Template
 	reqs                 []request
@@ -143,8 +153,14 @@ func (b *bench) run(md, readme string, out io.Writer) error {
 		return err
 	}
 	defer stop()
-	for _, step := range []func() error{b.seed, b.coldStarts, b.measureDynamo, b.measureEvents, b.measureLatency, b.runGoBenchmarks} {
-		if err := step(); err != nil {
+	if err := b.seed(); err != nil {
+		return err
+	}
+	for _, s := range b.sections() {
+		if b.only != nil && !b.only[s.name] {
+			continue
+		}
+		if err := s.measure(); err != nil {
 			return err
 		}
 	}
@@ -154,13 +170,17 @@ func (b *bench) run(md, readme string, out io.Writer) error {
 	var text, markdown bytes.Buffer
 	fmt.Fprintf(&text, "%s\n\n", heading)
 	fmt.Fprintf(&markdown, "Measured with `make bench`: %s.\n\n", heading)
-	for _, section := range []func() (*table, error){b.coldTable, b.sizeTable, b.goBenchTable, b.dynamoTable, b.costTable,
-		b.eventTable, b.eventCostTable, b.latencyTable} {
-		t, err := section()
-		if err != nil {
-			return err
+	for _, s := range b.sections() {
+		if b.only != nil && !b.only[s.name] {
+			continue
 		}
-		t.write(&text, &markdown)
+		for _, tableOf := range s.tables {
+			t, err := tableOf()
+			if err != nil {
+				return err
+			}
+			t.write(&text, &markdown)
+		}
 	}
 	fmt.Fprintf(out, "%sMarkdown (for %s):\n\n%s", text.String(), readmeFile, markdown.String())
 	if readme != "" {

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+)
+
+// section is one part of the report: what it measures, run in the order of
+// sections, and the tables it prints, numbered in that order.
+type section struct {
+	name    string
+	measure func() error
+	tables  []func() (*table, error)
+}
+
+// sections lists the report's parts in their order. A new measurement is a
+// new entry here (its step and its tables in a file of their own).
+func (b *bench) sections() []section {
+	return []section{
+		{"cold", b.coldStarts, []func() (*table, error){b.coldTable, b.sizeTable}},
+		{"gobench", b.runGoBenchmarks, []func() (*table, error){b.goBenchTable}},
+		{"dynamo", b.measureDynamo, []func() (*table, error){b.dynamoTable, b.costTable}},
+		{"events", b.measureEvents, []func() (*table, error){b.eventTable, b.eventCostTable}},
+		{"latency", b.measureLatency, []func() (*table, error){b.latencyTable}},
+	}
+}
+
+// sectionNames returns the sections' names in order.
+func sectionNames() []string {
+	var names []string
+	for _, s := range (&bench{}).sections() {
+		names = append(names, s.name)
+	}
+	return names
+}
+
+// pickSections parses -only's comma-separated names.
+func pickSections(list string) (map[string]bool, error) {
+	known := map[string]bool{}
+	for _, n := range sectionNames() {
+		known[n] = true
+	}
+	picked := map[string]bool{}
+	for n := range strings.SplitSeq(list, ",") {
+		n = strings.TrimSpace(n)
+		if !known[n] {
+			return nil, fmt.Errorf("-only: no section %q (there are %s)", n, strings.Join(sectionNames(), ", "))
+		}
+		picked[n] = true
+	}
+	return picked, nil
+}
