@@ -18,6 +18,7 @@ import (
 // TestDeliveries's steps put, lease, attempt, postpone and stop in turn.
 type deliveriesFixture struct {
 	ctx   context.Context
+	env   *storetest.Env
 	del   *store.Deliveries
 	order stampduty.Order
 	job   webhooks.Job
@@ -37,7 +38,7 @@ func newDeliveriesFixture(t *testing.T) *deliveriesFixture {
 	job := webhooks.Job{Owner: "acme", Webhook: "w000000000000000000000000", Pending: stampduty.Pending{ID: "evt_e00000000000000000000000",
 		Type: stampduty.EventOrderCreated, At: order.CreatedAt, Status: &status, Order: order},
 		Seq: webhooks.Seq(order.DocumentID, 3, 0), Next: "2026-11-23T10:00:00.000Z"}
-	return &deliveriesFixture{ctx: context.Background(), del: db.Deliveries(env.Table("DeliveriesTable")), order: order, job: job}
+	return &deliveriesFixture{ctx: context.Background(), env: env, del: db.Deliveries(env.Table("DeliveriesTable")), order: order, job: job}
 }
 
 // jobIDs returns the ids of js.

@@ -185,7 +185,7 @@ func TestStoredFormat(t *testing.T) {
 			avM(map[string]types.AttributeValue{"id": avS("evt_a00000000000000000000002"), "t": avS("order.status_changed"),
 				"at": avS("2026-11-21T04:10:00.000Z"), "ps": avS("Pending"), "st": avS("Created"), "o": avM(snapshot)}),
 		)
-		want["obp"], want["obk"] = avS("pending"), avS("2026-11-21T04:09:00.123Z#o2ZQm3X8pV1nR7tK4wY9sL0c")
+		want["obp"], want["obk"] = avS("pending#11"), avS("2026-11-21T04:09:00.123Z#o2ZQm3X8pV1nR7tK4wY9sL0c")
 		checkSameItem(t, getItem(t, env, "OrdersTable", map[string]types.AttributeValue{"owner": avS("outbox"), "seq": avN("1")}), want)
 		read, err := ords.Reread(ctx, orders.Stored{OpsOrder: stampduty.OpsOrder{Owner: "outbox"}, Seq: 1})
 		if err != nil {

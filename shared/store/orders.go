@@ -58,7 +58,7 @@ func (db *DB) Orders(table string) *Orders { return &Orders{db: db, table: table
 //	                    first: list of {id, t, at, ps?, st?, o}; t is the type, ps and st
 //	                    the statuses of an order.status_changed, o the order right after
 //	                    the change as id, doc, at, up?, ff, sd (absent when empty)
-//	obp, obk            while ob is not empty: "pending" and <at of its oldest event>#doc,
+//	obp, obk            while ob is not empty: "pending#<shard of doc>" and <at of its oldest event>#doc,
 //	                    the keys of the outbox index
 type orderItem struct {
 	Owner string `dynamodbav:"owner"`
@@ -115,7 +115,7 @@ func newOrderItem(owner string, seq int64, o stampduty.Order, v int64, outbox []
 	it := orderItem{Owner: owner, Seq: seq, orderBody: newOrderBody(o), Version: v,
 		QueueStatus: o.QueueStatus(), QueueKey: queueKey(o), Outbox: newEventItems(outbox)}
 	if len(outbox) > 0 {
-		it.OutboxState, it.OutboxKey = outboxPending, outboxKey(outbox, o.DocumentID)
+		it.OutboxState, it.OutboxKey = outboxShard(o.DocumentID), outboxKey(outbox, o.DocumentID)
 	}
 	return it
 }

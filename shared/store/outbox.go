@@ -28,9 +28,14 @@ type eventItem struct {
 	Status         *string   `dynamodbav:"st,omitempty"`
 }
 
-// outboxPending is the outbox index's partition key on every order with
-// pending events.
+// outboxPending is the base of the outbox index's partition key: an order
+// with pending events has obp = outboxShard(its documentId), one of
+// "pending#00"…"pending#15"; orders stored before the sharding have
+// "pending" until their next write.
 const outboxPending = "pending"
+
+// outboxShard is the outbox index's partition key of order doc.
+func outboxShard(doc string) string { return shardKey(outboxPending, doc) }
 
 // outboxKey is an order's sort key in the outbox index: the time of its
 // oldest pending event, then its documentId, so the relay takes the
@@ -61,23 +66,28 @@ func (e eventItem) pending() (stampduty.Pending, error) {
 	return stampduty.Pending{ID: e.ID, Type: e.Type, At: e.At, PreviousStatus: e.PreviousStatus, Status: e.Status, Order: o}, nil
 }
 
-// Pending returns up to limit orders with pending events (their Outbox),
-// the one whose oldest event has waited longest first: one Query of the
-// outbox index, which holds only such orders, eventually consistent (an
-// event shows a moment after its change, and stays a moment after it is
-// relayed: relaying is idempotent, see Relayed).
+// Pending returns orders with pending events (their Outbox), up to limit
+// of each shard of the outbox index, the one whose oldest event has waited
+// longest first (exactly so within a shard): one Query per shard, all at
+// once (the Shards sharded keys and the unsharded "pending" of orders
+// stored before the sharding), of the outbox index, which holds only such
+// orders, eventually consistent (an event shows a moment after its change,
+// and stays a moment after it is relayed: relaying is idempotent, see
+// Relayed).
 func (s *Orders) Pending(ctx context.Context, limit int) ([]orders.Stored, error) {
-	out, err := s.db.client.Query(ctx, &dynamodb.QueryInput{
-		TableName:                 aws.String(s.table),
-		IndexName:                 aws.String(OutboxIndex),
-		KeyConditionExpression:    aws.String("obp = :p"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":p": avS(outboxPending)},
-		Limit:                     aws.Int32(int32(limit)),
+	items, err := s.db.queryShards(ctx, shardKeys(outboxPending), "obk", func(key string) *dynamodb.QueryInput {
+		return &dynamodb.QueryInput{
+			TableName:                 aws.String(s.table),
+			IndexName:                 aws.String(OutboxIndex),
+			KeyConditionExpression:    aws.String("obp = :p"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":p": avS(key)},
+			Limit:                     aws.Int32(int32(limit)),
+		}
 	})
 	if err != nil {
-		return nil, fail("Query", err)
+		return nil, err
 	}
-	return decodeItems(out.Items, theStored)
+	return decodeItems(items, theStored)
 }
 
 // Relayed removes the events ids from the outbox of o, an order as Pending
@@ -115,8 +125,10 @@ func (s *Orders) Relayed(ctx context.Context, o orders.Stored, ids []string) err
 		if err != nil {
 			return stampduty.Internal(fmt.Errorf("encode outbox: %w", err))
 		}
-		in.UpdateExpression = aws.String("SET ob = :ob, obk = :k")
+		// obp too: an order stored before the sharding moves to its shard.
+		in.UpdateExpression = aws.String("SET ob = :ob, obp = :p, obk = :k")
 		in.ExpressionAttributeValues[":ob"] = ob
+		in.ExpressionAttributeValues[":p"] = avS(outboxShard(o.DocumentID))
 		in.ExpressionAttributeValues[":k"] = avS(outboxKey(rest, o.DocumentID))
 	}
 	if _, err := s.db.client.UpdateItem(ctx, in); err != nil {
