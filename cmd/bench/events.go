@@ -171,10 +171,14 @@ func (e *eventBench) logical(name string) string {
 }
 
 // dispatcher returns a dispatcher over the proxied store, delivering to
-// loopback receivers. The orders have no files to sign.
+// loopback receivers. The orders have no files to sign. It makes one
+// attempt at a time, so that each attempt makes its own read of the
+// webhook (attempts of a caller that start together share one): the units
+// are the most an event costs, whatever the timing.
 func (e *eventBench) dispatcher() *webhooks.Dispatcher {
 	return &webhooks.Dispatcher{Outbox: e.db.Orders(e.table("OrdersTable")), Hooks: e.db.Webhooks(e.table("WebhooksTable")),
-		Jobs: e.db.Deliveries(e.table("DeliveriesTable")), Files: fake.Files{}, Deliverer: webhooks.Deliverer{Guard: webhooks.Guard{Local: true}}}
+		Jobs: e.db.Deliveries(e.table("DeliveriesTable")), Files: fake.Files{}, Deliverer: webhooks.Deliverer{Guard: webhooks.Guard{Local: true}},
+		Parallel: 1, PerWebhook: 1}
 }
 
 // register gives owner a webhook at url for events, around the proxy.

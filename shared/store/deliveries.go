@@ -348,20 +348,19 @@ func (s *Deliveries) Postpone(ctx context.Context, j webhooks.Job, next string) 
 
 // Lease claims j until until for this run: one UpdateItem on condition
 // that the job has made j.N attempts, is not done, and holds no lease
-// unexpired at now. false: another run has it, or it moved on. The lease
-// also moves the job's due key to until: a job being attempted leaves the
-// head of its due shard (so that jobs held by slow receivers never crowd
-// out the others' in a pass's read), and a run that dies mid-attempt
-// leaves it due exactly when its lease runs out. Its next stays as it was.
+// unexpired at now. false: another run has it, or it moved on. The job
+// stays where it is in the due index (moving it would move its index
+// entry, 1 WCU more per attempt): a run reads up to a batch of each
+// shard, far more than the attempts it can have under way, so jobs being
+// attempted never crowd the others out of a pass's read.
 func (s *Deliveries) Lease(ctx context.Context, j webhooks.Job, now, until time.Time) (bool, error) {
-	pk, end := deliveriesPK(j.Owner, j.Webhook), stampduty.FormatTime(until)
 	_, err := s.db.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:           aws.String(s.table),
 		Key:                 keyOfJob(j.Owner, j.Webhook, j.ID),
-		UpdateExpression:    aws.String("SET ls = :until, dp = :dp, dk = :dk"),
+		UpdateExpression:    aws.String("SET ls = :until"),
 		ConditionExpression: aws.String("n = :n AND attribute_not_exists(done) AND (attribute_not_exists(ls) OR ls <= :now)"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":until": avS(end), ":dp": avS(jobDueShard(pk, j.ID)),
-			":dk": avS(dueKey(end, pk, j.ID)), ":n": avN(int64(j.N)), ":now": avS(stampduty.FormatTime(now))},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":until": avS(stampduty.FormatTime(until)), ":n": avN(int64(j.N)), ":now": avS(stampduty.FormatTime(now))},
 	})
 	return applied("UpdateItem", err)
 }

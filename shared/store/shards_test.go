@@ -14,6 +14,7 @@ import (
 
 	"stampduty/shared/stampduty"
 	"stampduty/shared/store"
+	"stampduty/shared/webhooks"
 )
 
 // TestShardedKeysSpread: the outbox and due index keys spread 2,000
@@ -101,15 +102,18 @@ func TestItemsStoredBeforeTheSharding(t *testing.T) {
 		if ok, err := d.del.Lease(d.ctx, d.job, now, now.Add(15*time.Second)); !ok || err != nil {
 			t.Fatal(ok, err)
 		}
+		// A failed attempt: due again in 30 s, under its shard.
+		j := d.job
+		j.N, j.First, j.Next = 1, d.job.Next, stampduty.FormatTime(now.Add(30*time.Second))
+		if err := d.del.Attempted(d.ctx, j, webhooks.Attempt{EventID: j.ID, Type: j.Type, Attempt: 1, At: d.job.Next, NextAttemptAt: &j.Next}); err != nil {
+			t.Fatal(err)
+		}
 		it := getItem(t, env, "DeliveriesTable", key)
 		if got, want := render(it["dp"]), `{S:"`+store.JobDueShard(d.job.Owner+"#"+d.job.Webhook, d.job.ID)+`"}`; got != want {
-			t.Errorf("dp after the lease = %s, want its shard %s", got, want)
+			t.Errorf("dp after an attempt = %s, want its shard %s", got, want)
 		}
-		if got := d.dueAt(t, d.job.Next); len(got) != 0 {
-			t.Errorf("due while leased = %v, want none: a leased job leaves the head of the due jobs", got)
-		}
-		if got := d.dueAt(t, stampduty.FormatTime(now.Add(15*time.Second))); !slices.Equal(got, []string{d.job.ID}) {
-			t.Errorf("due when the lease runs out = %v, want the job", got)
+		if got := d.dueAt(t, j.Next); !slices.Equal(got, []string{d.job.ID}) {
+			t.Errorf("due at its retry = %v, want the job", got)
 		}
 	})
 }
