@@ -148,6 +148,8 @@ type dispatchResults struct {
 	Latency        durations
 	PollsPerSecond float64
 	LatencyNote    string
+	// KeepUp is section 9's.
+	KeepUp keepUp
 }
 
 // eventBench measures the dispatcher's DynamoDB calls, in process, over one

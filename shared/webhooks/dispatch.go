@@ -25,7 +25,7 @@ const (
 	DefaultPerCaller = 16
 	// DefaultPerWebhook is how many attempts to one webhook are made at
 	// once, each of another order (an order's events go one at a time).
-	DefaultPerWebhook = 8
+	DefaultPerWebhook = 16
 	// DefaultBatch is how many outboxes or due jobs one pass reads of each
 	// shard.
 	DefaultBatch = 100
@@ -36,7 +36,7 @@ const (
 	// its attempts timed out (its jobs are postponed that long).
 	DefaultBackoff = 30 * time.Second
 	// relayParallel is how many outboxes one relay pass hands on at once.
-	relayParallel = 16
+	relayParallel = 32
 	// leaseMargin is how much longer than a delivery's timeout a lease lasts.
 	leaseMargin = 5 * time.Second
 )
@@ -131,6 +131,9 @@ func (d *Dispatcher) Relay(ctx context.Context) (RelayReport, error) {
 		wg.Go(func() {
 			defer func() { <-sem }()
 			n, err := d.relay(ctx, p, hooks)
+			if n > 0 {
+				d.lanes().poke() // Run's delivery starts on them at once
+			}
 			mu.Lock()
 			defer mu.Unlock()
 			rep.Jobs += n
@@ -253,19 +256,21 @@ func (d *Dispatcher) Deliver(ctx context.Context) (DeliverReport, error) {
 	return d.deliver(ctx, ctx.Done(), true)
 }
 
-// Run relays then delivers every `every`, and starts no pass later than
+// Run relays and delivers every `every`, and starts no pass later than
 // `until` before ctx's deadline (or until ctx ends, when it has none): the
 // loop of the scheduled dispatch function, whose run starts every minute, so
 // that an event's first attempt is made within about `every` of its change.
-// Deliveries run beside the passes: a pass starts the turns of the
-// webhooks with due jobs that have none running, and never waits for a
-// slow one, so the relay and the first attempts of other webhooks go on
-// while a receiver hangs. A pass that relayed a full batch is followed at
-// once by the next. No attempt starts later than `until` before the
-// deadline, so `until` must leave room for a delivery's timeout; Run
-// returns once the attempts it started are over. A pass's errors are
-// logged and the next pass tries again; Run returns ctx's error only when
-// ctx ends.
+// The relay and the delivery are two loops side by side: a relay pass that
+// read a full batch is followed at once by the next, and each job it stores
+// wakes the delivery, which also reads the due jobs again as soon as a
+// turn that made attempts ends (at most every `every`/8) and otherwise
+// every `every`. A delivery pass starts the turns of the webhooks with due
+// jobs that have none running, and never waits for a slow one, so the
+// relay and the first attempts of other webhooks go on while a receiver
+// hangs. No attempt starts later than `until` before the deadline, so
+// `until` must leave room for a delivery's timeout; Run returns once the
+// attempts it started are over. A pass's errors are logged and the next
+// pass tries again; Run returns ctx's error only when ctx ends.
 func (d *Dispatcher) Run(ctx context.Context, every, until time.Duration) error {
 	stop := ctx
 	if deadline, ok := ctx.Deadline(); ok {
@@ -273,30 +278,56 @@ func (d *Dispatcher) Run(ctx context.Context, every, until time.Duration) error 
 		stop, cancel = context.WithDeadline(ctx, deadline.Add(-until))
 		defer cancel()
 	}
+	st := d.lanes()
+	wake := make(chan struct{}, 1)
+	st.mu.Lock()
+	st.wake = func() {
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	}
+	st.mu.Unlock()
+	var relays sync.WaitGroup
+	relays.Go(func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for stop.Err() == nil {
+			rep, err := d.Relay(ctx)
+			if err != nil {
+				d.logf("%v", err)
+			}
+			if rep.Relayed+rep.Left < cmp.Or(d.Batch, DefaultBatch) {
+				select {
+				case <-stop.Done():
+				case <-t.C:
+				}
+			}
+		}
+	})
 	t := time.NewTicker(every)
 	defer t.Stop()
-	defer d.lanes().running.Wait()
-	for {
-		rep, err := d.Relay(ctx)
-		if err != nil {
-			d.logf("%v", err)
-		}
+	for stop.Err() == nil {
+		last := time.Now()
 		if _, err := d.deliver(ctx, stop.Done(), false); err != nil {
 			d.logf("%v", err)
 		}
-		if full := rep.Relayed+rep.Left >= cmp.Or(d.Batch, DefaultBatch); !full {
-			select {
+		select {
+		case <-stop.Done():
+		case <-t.C:
+		case <-wake:
+			select { // at most every every/8
 			case <-stop.Done():
-			case <-t.C:
+			case <-time.After(every/8 - time.Since(last)):
 			}
-		}
-		if stop.Err() != nil {
-			if ctx.Err() != nil {
-				return fmt.Errorf("dispatch: %w", ctx.Err())
-			}
-			return nil
 		}
 	}
+	relays.Wait()
+	st.running.Wait()
+	if ctx.Err() != nil {
+		return fmt.Errorf("dispatch: %w", ctx.Err())
+	}
+	return nil
 }
 
 // disable turns owner's webhook doc off (its receiver answered 410 Gone);

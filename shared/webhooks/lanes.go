@@ -34,6 +34,17 @@ type lanes struct {
 	all     chan struct{}            // the run's slots
 	reads   map[string]*ownerReads   // per caller
 	running sync.WaitGroup           // the turns started, for Run to wait for
+	wake    func()                   // Run's: read the due jobs again soon; nil outside Run
+}
+
+// poke wakes Run's delivery loop, if one runs.
+func (st *lanes) poke() {
+	st.mu.Lock()
+	wake := st.wake
+	st.mu.Unlock()
+	if wake != nil {
+		wake()
+	}
 }
 
 // lanes returns d's shared state, made on first use.
@@ -90,6 +101,9 @@ func (d *Dispatcher) deliver(ctx context.Context, stop <-chan struct{}, wait boo
 				st.running.Done()
 			}()
 			r, err := d.turn(ctx, stop, k, jobs)
+			if r.Attempts > 0 {
+				st.poke() // there may be more
+			}
 			mu.Lock()
 			defer mu.Unlock()
 			rep.add(r)
