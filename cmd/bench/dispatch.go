@@ -38,11 +38,11 @@ const (
 
 // keepUp is section 9's results.
 type keepUp struct {
-	Creates        int
-	CreatesTook    time.Duration
-	DrainTook      time.Duration
-	Quiet, Loaded  durations
-	HungAttempts   int // attempts A's receivers got while B's changes were made
+	Creates       int
+	CreatesTook   time.Duration
+	DrainTook     time.Duration
+	Quiet, Loaded durations
+	HungAttempts  int // attempts A's receivers got while B's changes were made
 }
 
 // measureKeepUp is section 9.
