@@ -90,7 +90,7 @@ func newJobItem(j webhooks.Job) jobItem {
 
 // job returns the job it stores.
 func (it jobItem) job() (webhooks.Job, error) {
-	p, err := it.pending()
+	p, err := it.pending(nil)
 	if err != nil {
 		return webhooks.Job{}, err
 	}

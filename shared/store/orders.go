@@ -113,7 +113,7 @@ type stampDutyItem struct {
 // the pending events outbox.
 func newOrderItem(owner string, seq int64, o stampduty.Order, v int64, outbox []stampduty.Pending) orderItem {
 	it := orderItem{Owner: owner, Seq: seq, orderBody: newOrderBody(o), Version: v,
-		QueueStatus: o.QueueStatus(), QueueKey: queueKey(o), Outbox: newEventItems(outbox)}
+		QueueStatus: o.QueueStatus(), QueueKey: queueKey(o), Outbox: newEventItems(outbox, o)}
 	if len(outbox) > 0 {
 		it.OutboxState, it.OutboxKey = outboxShard(o.DocumentID), outboxKey(outbox, o.DocumentID)
 	}
@@ -172,7 +172,7 @@ func decodeStored(item map[string]types.AttributeValue) (orders.Stored, error) {
 	}
 	s := orders.Stored{OpsOrder: stampduty.OpsOrder{Order: o, Owner: it.Owner}, Seq: it.Seq, Version: it.Version}
 	for _, e := range it.Outbox {
-		p, err := e.pending()
+		p, err := e.pending(&o)
 		if err != nil {
 			return orders.Stored{}, err
 		}

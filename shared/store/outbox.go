@@ -7,6 +7,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -18,11 +19,19 @@ import (
 	"stampduty/shared/stampduty"
 )
 
-// eventItem is a stampduty.Pending as an order's outbox stores it.
+// eventItem is a stampduty.Pending as an order's outbox (or a delivery
+// job) stores it. o, the order right after the change, is left out of the
+// newest event of an outbox when it is the order item itself (the change
+// that made the event is the item's latest): the item does not carry its
+// order twice, which keeps a typical order with its pending event under
+// 1 KB, so the change, the relay and their index entries are billed 1 WCU
+// each instead of 2. A later change that keeps the event pending stores it
+// with its o again (it is then no longer the item's order). Events stored
+// with o always (before this) read as they did.
 type eventItem struct {
-	ID             string    `dynamodbav:"id"`
-	Type           string    `dynamodbav:"t"`
-	Order          orderBody `dynamodbav:"o"`
+	ID             string     `dynamodbav:"id"`
+	Type           string     `dynamodbav:"t"`
+	Order          *orderBody `dynamodbav:"o,omitempty"`
 	At             string    `dynamodbav:"at"`
 	PreviousStatus *string   `dynamodbav:"ps,omitempty"`
 	Status         *string   `dynamodbav:"st,omitempty"`
@@ -42,26 +51,40 @@ func outboxShard(doc string) string { return shardKey(outboxPending, doc) }
 // longest-waiting orders first.
 func outboxKey(outbox []stampduty.Pending, doc string) string { return outbox[0].At + "#" + doc }
 
-// newEventItems returns the outbox's items (nil for none).
-func newEventItems(outbox []stampduty.Pending) []eventItem {
+// newEventItems returns the items of the outbox of an item that stores
+// self (nil for none): the newest without its o when that is self.
+func newEventItems(outbox []stampduty.Pending, self stampduty.Order) []eventItem {
 	var items []eventItem
 	for _, p := range outbox {
 		items = append(items, newEventItem(p))
+	}
+	if n := len(items); n > 0 && reflect.DeepEqual(*items[n-1].Order, newOrderBody(self)) {
+		items[n-1].Order = nil
 	}
 	return items
 }
 
 // newEventItem returns p as an outbox (or a delivery job) stores it.
 func newEventItem(p stampduty.Pending) eventItem {
+	o := newOrderBody(p.Order)
 	return eventItem{ID: p.ID, Type: p.Type, At: p.At, PreviousStatus: p.PreviousStatus,
-		Status: p.Status, Order: newOrderBody(p.Order)}
+		Status: p.Status, Order: &o}
 }
 
-// pending returns the event e stores.
-func (e eventItem) pending() (stampduty.Pending, error) {
-	o, err := e.Order.order()
-	if err != nil {
-		return stampduty.Pending{}, err
+// pending returns the event e stores; one stored without its order is
+// of self, the order of the item that holds it (nil: none may be left out).
+func (e eventItem) pending(self *stampduty.Order) (stampduty.Pending, error) {
+	var o stampduty.Order
+	switch {
+	case e.Order != nil:
+		var err error
+		if o, err = e.Order.order(); err != nil {
+			return stampduty.Pending{}, err
+		}
+	case self != nil:
+		o = *self
+	default:
+		return stampduty.Pending{}, stampduty.Internal(fmt.Errorf("event %s stored without its order", e.ID))
 	}
 	return stampduty.Pending{ID: e.ID, Type: e.Type, At: e.At, PreviousStatus: e.PreviousStatus, Status: e.Status, Order: o}, nil
 }
@@ -121,7 +144,7 @@ func (s *Orders) Relayed(ctx context.Context, o orders.Stored, ids []string) err
 	if len(rest) == 0 {
 		in.UpdateExpression = aws.String("REMOVE ob, obp, obk")
 	} else {
-		ob, err := attributevalue.Marshal(newEventItems(rest))
+		ob, err := attributevalue.Marshal(newEventItems(rest, o.Order))
 		if err != nil {
 			return stampduty.Internal(fmt.Errorf("encode outbox: %w", err))
 		}
