@@ -54,21 +54,24 @@ func TestWebhookEventUnits(t *testing.T) {
 		// The webhook read again right before each attempt (consistent:
 		// 1 RCU); no waiting Query: an order's first event waits for none.
 		"GetItem WebhooksTable": {1, 1, 0},
-		// The lease (the job and its due entry: 2) and the job after the
-		// attempt (done: the job, its due and waiting entries removed: 3).
-		"UpdateItem DeliveriesTable": {2, 0, 5},
-		"PutItem DeliveriesTable":    {1, 0, 1}, // the attempt record
+		// The lease (the job and its due entry: 2).
+		"UpdateItem DeliveriesTable": {1, 0, 2},
+		// The attempt record (1), then the job after the attempt (done:
+		// the job, its due and waiting entries removed: 3), each a
+		// BatchWriteItem that the attempts ending together share (here
+		// one attempt at a time).
+		"BatchWriteItem DeliveriesTable": {2, 0, 4},
 	}
 	want := map[string]map[string]usage{
 		stepRelay:      relay,
 		stepRelayExtra: {"PutItem DeliveriesTable": {1, 0, 3}},
 		stepDeliver:    deliver,
 		stepDeliverExtra: {"GetItem WebhooksTable": {1, 1, 0},
-			"UpdateItem DeliveriesTable": {2, 0, 5}, "PutItem DeliveriesTable": {1, 0, 1}},
+			"UpdateItem DeliveriesTable": {1, 0, 2}, "BatchWriteItem DeliveriesTable": {2, 0, 4}},
 		// A failed attempt also moves the job's next, which the waiting
 		// index includes: its entry is rewritten (1 more).
 		stepRetry: {"Query DeliveriesTable due": {shards * share, -1, 0}, "GetItem WebhooksTable": {1, 1, 0},
-			"UpdateItem DeliveriesTable": {2, 0, 6}, "PutItem DeliveriesTable": {1, 0, 1}},
+			"UpdateItem DeliveriesTable": {1, 0, 2}, "BatchWriteItem DeliveriesTable": {2, 0, 5}},
 		stepEmpty: {"Query OrdersTable outbox": {shards, shards / 2, 0}, "Query DeliveriesTable due": {shards, shards / 2, 0}},
 	}
 	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }

@@ -167,7 +167,7 @@ func (f *deliveriesFixture) attemptedMovesTheJob(t *testing.T) {
 	j, next := f.job, "2026-11-23T10:00:30.000Z"
 	j.N, j.First, j.Next = 1, f.job.Next, next
 	a := webhooks.Attempt{EventID: j.ID, Type: j.Type, Attempt: 1, Status: 500, At: f.job.Next, DurationMS: 12, NextAttemptAt: &next}
-	if err := f.del.Attempted(f.ctx, j, a); err != nil {
+	if err := f.del.Attempted(f.ctx, webhooks.AttemptDone{Job: j, Attempt: a}); err != nil {
 		t.Fatal(err)
 	}
 	got, _, _ := f.del.Job(f.ctx, "acme", j.Webhook, j.ID)
@@ -182,7 +182,7 @@ func (f *deliveriesFixture) attemptedMovesTheJob(t *testing.T) {
 	}
 	j.N, j.Next, j.Done = 2, "", webhooks.JobDelivered
 	a.Attempt, a.Status, a.At, a.NextAttemptAt = 2, 204, next, nil
-	if err := f.del.Attempted(f.ctx, j, a); err != nil {
+	if err := f.del.Attempted(f.ctx, webhooks.AttemptDone{Job: j, Attempt: a}); err != nil {
 		t.Fatal(err)
 	}
 	if got, _, _ := f.del.Job(f.ctx, "acme", j.Webhook, j.ID); !reflect.DeepEqual(got, j) {

@@ -32,9 +32,9 @@ type eventItem struct {
 	ID             string     `dynamodbav:"id"`
 	Type           string     `dynamodbav:"t"`
 	Order          *orderBody `dynamodbav:"o,omitempty"`
-	At             string    `dynamodbav:"at"`
-	PreviousStatus *string   `dynamodbav:"ps,omitempty"`
-	Status         *string   `dynamodbav:"st,omitempty"`
+	At             string     `dynamodbav:"at"`
+	PreviousStatus *string    `dynamodbav:"ps,omitempty"`
+	Status         *string    `dynamodbav:"st,omitempty"`
 }
 
 // outboxPending is the base of the outbox index's partition key: an order

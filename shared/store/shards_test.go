@@ -105,7 +105,7 @@ func TestItemsStoredBeforeTheSharding(t *testing.T) {
 		// A failed attempt: due again in 30 s, under its shard.
 		j := d.job
 		j.N, j.First, j.Next = 1, d.job.Next, stampduty.FormatTime(now.Add(30*time.Second))
-		if err := d.del.Attempted(d.ctx, j, webhooks.Attempt{EventID: j.ID, Type: j.Type, Attempt: 1, At: d.job.Next, NextAttemptAt: &j.Next}); err != nil {
+		if err := d.del.Attempted(d.ctx, webhooks.AttemptDone{Job: j, Attempt: webhooks.Attempt{EventID: j.ID, Type: j.Type, Attempt: 1, At: d.job.Next, NextAttemptAt: &j.Next}}); err != nil {
 			t.Fatal(err)
 		}
 		it := getItem(t, env, "DeliveriesTable", key)

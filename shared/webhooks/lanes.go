@@ -35,6 +35,78 @@ type lanes struct {
 	reads   map[string]*ownerReads   // per caller
 	running sync.WaitGroup           // the turns started, for Run to wait for
 	wake    func()                   // Run's: read the due jobs again soon; nil outside Run
+	commits []commit                 // attempts ended, waiting for their write
+}
+
+// commit is an attempt waiting for the write of its record and job; the
+// write's outcome comes on result.
+type commit struct {
+	ctx    context.Context // the attempt's: once it ends, the attempt is not written
+	done   AttemptDone
+	result chan error
+}
+
+// Group commit of the attempts' records: an attempt's record and job wait
+// up to commitWait for others that end meanwhile, and commitBatch of them
+// are written in one Jobs.Attempted (two BatchWriteItems instead of two
+// writes each).
+const (
+	commitWait  = 5 * time.Millisecond
+	commitBatch = 25
+)
+
+// commit writes done with the attempts that end with it and returns the
+// write's outcome.
+func (d *Dispatcher) commit(ctx context.Context, done AttemptDone) error {
+	st := d.lanes()
+	c := commit{ctx: ctx, done: done, result: make(chan error, 1)}
+	st.mu.Lock()
+	st.commits = append(st.commits, c)
+	n := len(st.commits)
+	st.mu.Unlock()
+	switch {
+	case n >= commitBatch:
+		go d.flush(ctx)
+	case n == 1:
+		time.AfterFunc(commitWait, func() { d.flush(ctx) })
+	}
+	select {
+	case err := <-c.result:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// flush writes the attempts waiting. The write outlives the context of the
+// attempt that started it (others wait for it), bounded by a delivery's
+// timeout.
+func (d *Dispatcher) flush(ctx context.Context) {
+	st := d.lanes()
+	st.mu.Lock()
+	batch := st.commits
+	st.commits = nil
+	st.mu.Unlock()
+	var (
+		all  []AttemptDone
+		live []commit
+	)
+	for _, c := range batch {
+		if err := c.ctx.Err(); err != nil { // its run ended: as if it had died
+			c.result <- err
+			continue
+		}
+		all, live = append(all, c.done), append(live, c)
+	}
+	if len(all) == 0 {
+		return
+	}
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cmp.Or(d.Deliverer.Timeout, Timeout))
+	defer cancel()
+	err := d.Jobs.Attempted(wctx, all...)
+	for _, c := range live {
+		c.result <- err
+	}
 }
 
 // poke wakes Run's delivery loop, if one runs.
@@ -331,7 +403,7 @@ func (d *Dispatcher) record(ctx context.Context, h *Webhook, j Job, start time.T
 		rep.Disabled++
 		t.ended.Store(true)
 	}
-	if err := d.Jobs.Attempted(ctx, j, rec); err != nil {
+	if err := d.commit(ctx, AttemptDone{Job: j, Attempt: rec}); err != nil {
 		return rep, fmt.Errorf("record attempt %d: %w", j.N, err)
 	}
 	if outcome == Disable {

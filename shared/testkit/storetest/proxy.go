@@ -195,9 +195,17 @@ func (p *Proxy) handle(w http.ResponseWriter, r *http.Request) {
 	}
 	_, op, _ := strings.Cut(r.Header.Get("X-Amz-Target"), ".")
 	var req map[string]json.RawMessage
-	var head struct{ TableName, IndexName, ReturnConsumedCapacity string }
+	var head struct {
+		TableName, IndexName, ReturnConsumedCapacity string
+		RequestItems                                 map[string]json.RawMessage
+	}
 	jsonErr := json.Unmarshal(body, &req)
 	json.Unmarshal(body, &head)
+	if head.TableName == "" && len(head.RequestItems) == 1 { // a batch of one table: named by it
+		for t := range head.RequestItems {
+			head.TableName = t
+		}
+	}
 	rec := &ProxyCall{Operation: op, Table: head.TableName, Index: head.IndexName}
 	c := *rec
 	p.mu.Lock()
