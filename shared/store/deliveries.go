@@ -81,7 +81,7 @@ type jobItem struct {
 func newJobItem(j webhooks.Job) jobItem {
 	pk := deliveriesPK(j.Owner, j.Webhook)
 	it := jobItem{PK: pk, SK: jobSK(j.ID), eventItem: newEventItem(j.Pending), OSeq: j.Seq, First: j.First, N: j.N,
-		Next: j.Next, Done: j.Done}
+		Next: j.Next, Done: j.Done, Lease: j.Lease}
 	if j.Done == webhooks.JobDue && j.Next != "" {
 		it.DuePK, it.DueKey, it.Waiting = jobDueShard(pk, j.ID), dueKey(j.Next, pk, j.ID), j.Seq
 	}
@@ -96,7 +96,7 @@ func (it jobItem) job() (webhooks.Job, error) {
 	}
 	owner, webhook, _ := strings.Cut(it.PK, "#")
 	return webhooks.Job{Owner: owner, Webhook: webhook, Pending: p, Seq: it.OSeq, First: it.First, N: it.N,
-		Next: it.Next, Done: it.Done}, nil
+		Next: it.Next, Done: it.Done, Lease: it.Lease}, nil
 }
 
 // decodeJobs reads job items.

@@ -131,9 +131,6 @@ func (d *Dispatcher) Relay(ctx context.Context) (RelayReport, error) {
 		wg.Go(func() {
 			defer func() { <-sem }()
 			n, err := d.relay(ctx, p, hooks)
-			if n > 0 {
-				d.lanes().poke() // Run's delivery starts on them at once
-			}
 			mu.Lock()
 			defer mu.Unlock()
 			rep.Jobs += n
@@ -189,7 +186,11 @@ func (d *Dispatcher) relay(ctx context.Context, p orders.Stored, hooks *passHook
 	if err != nil {
 		return 0, err
 	}
-	now := stampduty.FormatTime(d.now())
+	st, at := d.lanes(), d.now()
+	now, hold := stampduty.FormatTime(at), ""
+	if st.holding() {
+		hold = stampduty.FormatTime(at.Add(cmp.Or(d.Deliverer.Timeout, Timeout) + leaseMargin))
+	}
 	stored := 0
 	ids := make([]string, 0, len(p.Outbox))
 	for i, c := range p.Outbox {
@@ -197,13 +198,15 @@ func (d *Dispatcher) relay(ctx context.Context, p orders.Stored, hooks *passHook
 			if !h.Subscribed(c.Type) { // enabled and subscribed to the type
 				continue
 			}
-			put, err := d.Jobs.Put(ctx, Job{Owner: p.Owner, Webhook: h.DocumentID, Pending: c,
-				Seq: Seq(p.DocumentID, p.Version, i), Next: now})
+			j := Job{Owner: p.Owner, Webhook: h.DocumentID, Pending: c, Seq: Seq(p.DocumentID, p.Version, i), Next: now, Lease: hold}
+			put, err := d.Jobs.Put(ctx, j)
 			if err != nil {
 				return stored, fmt.Errorf("put the job of event %s for webhook %s: %w", c.ID, h.DocumentID, err)
 			}
 			if put {
 				stored++
+				st.hold(j, at)
+				st.pokeFor(hookKey{j.Owner, j.Webhook}) // Run's delivery starts on it at once
 			}
 		}
 		ids = append(ids, c.ID)
@@ -281,6 +284,7 @@ func (d *Dispatcher) Run(ctx context.Context, every, until time.Duration) error 
 	st := d.lanes()
 	wake := make(chan struct{}, 1)
 	st.mu.Lock()
+	st.held = map[hookKey]map[string]time.Time{}
 	st.wake = func() {
 		select {
 		case wake <- struct{}{}:

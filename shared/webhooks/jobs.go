@@ -45,6 +45,10 @@ type Job struct {
 	Next string
 	// Done is JobDue, JobDelivered, JobGaveUp or JobDisabled.
 	Done string
+	// Lease is until when a run holds the job (stampduty.TimeLayout), ""
+	// when none does. Put stores it: a run's relay puts the jobs it will
+	// attempt first already leased to itself.
+	Lease string
 }
 
 // OrderOf returns the order documentId of a Seq.

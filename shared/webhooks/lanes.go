@@ -35,6 +35,9 @@ type lanes struct {
 	reads   map[string]*ownerReads   // per caller
 	running sync.WaitGroup           // the turns started, for Run to wait for
 	wake    func()                   // Run's: read the due jobs again soon; nil outside Run
+	// held are the jobs this run's relay put leased to itself, by webhook
+	// and event, with when their lease was taken; nil outside Run.
+	held map[hookKey]map[string]time.Time
 	commits []commit                 // attempts ended, waiting for their write
 }
 
@@ -106,6 +109,55 @@ func (d *Dispatcher) flush(ctx context.Context) {
 	err := d.Jobs.Attempted(wctx, all...)
 	for _, c := range live {
 		c.result <- err
+	}
+}
+
+// holding reports whether the relay puts its jobs leased to this run (in
+// Run, whose delivery attempts them).
+func (st *lanes) holding() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.held != nil
+}
+
+// hold notes that this run holds j's lease since at.
+func (st *lanes) hold(j Job, at time.Time) {
+	if j.Lease == "" {
+		return
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	k := hookKey{j.Owner, j.Webhook}
+	if st.held[k] == nil {
+		st.held[k] = map[string]time.Time{}
+	}
+	st.held[k][j.ID] = at
+}
+
+// holds reports whether this run holds j's lease for a delivery starting
+// at now: one its relay took at most leaseMargin ago, before any attempt
+// (forgotten once asked).
+func (st *lanes) holds(j Job, now time.Time) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	k := hookKey{j.Owner, j.Webhook}
+	at, ok := st.held[k][j.ID]
+	delete(st.held[k], j.ID)
+	if len(st.held[k]) == 0 {
+		delete(st.held, k)
+	}
+	return ok && j.N == 0 && now.Sub(at) < leaseMargin
+}
+
+// pokeFor wakes Run's delivery loop for a new job of webhook k, unless
+// k's turn is running: it will have the due jobs read again when it ends,
+// and reading them meanwhile would only read its jobs again.
+func (st *lanes) pokeFor(k hookKey) {
+	st.mu.Lock()
+	busy := st.busy[k]
+	st.mu.Unlock()
+	if !busy {
+		st.poke()
 	}
 }
 
@@ -333,9 +385,11 @@ func (d *Dispatcher) attempt(ctx context.Context, k hookKey, j Job, t *turn) (De
 	defer release()
 	timeout := cmp.Or(d.Deliverer.Timeout, Timeout)
 	start := d.now()
-	leased, err := d.Jobs.Lease(ctx, j, start, start.Add(timeout+leaseMargin))
-	if err != nil {
-		return rep, err
+	leased := st.holds(j, start) // put leased to this run by its relay: the attempt ends before the lease
+	if !leased {
+		if leased, err = d.Jobs.Lease(ctx, j, start, start.Add(timeout+leaseMargin)); err != nil {
+			return rep, err
+		}
 	}
 	if !leased {
 		rep.Skipped++
