@@ -37,8 +37,8 @@ type lanes struct {
 	wake    func()                   // Run's: read the due jobs again soon; nil outside Run
 	// held are the jobs this run's relay put leased to itself, by webhook
 	// and event, with when their lease was taken; nil outside Run.
-	held map[hookKey]map[string]time.Time
-	commits []commit                 // attempts ended, waiting for their write
+	held    map[hookKey]map[string]time.Time
+	commits []commit // attempts ended, waiting for their write
 }
 
 // commit is an attempt waiting for the write of its record and job; the
