@@ -14,11 +14,7 @@ import (
 // what it writes with the files of the module: a change of template.yaml
 // or events/ without `go generate ./...` (make generate) fails here.
 func TestGeneratedFilesAreCurrent(t *testing.T) {
-	root, err := moduleRoot(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err := generate(root)
+	root, files, err := generateHere()
 	if err != nil {
 		t.Fatal(err)
 	}
