@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"stampduty/shared/testkit/samtemplate"
 )
 
 // TestGeneratedFilesAreCurrent runs the generator into memory and compares
@@ -47,7 +49,7 @@ func TestFunctionDir(t *testing.T) {
 // directory, or a directory of functions/ without its function, is an error,
 // not a build target that builds nothing.
 func TestGenerateFailsOnAStrayFunction(t *testing.T) {
-	root, err := moduleRoot(".")
+	root, err := samtemplate.Root(".")
 	if err != nil {
 		t.Fatal(err)
 	}

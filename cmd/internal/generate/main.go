@@ -53,16 +53,10 @@ func main() {
 	}
 }
 
-// moduleRoot returns the directory of template.yaml at or above dir.
-func moduleRoot(dir string) (string, error) {
-	path, err := samtemplate.Find(dir)
-	return filepath.Dir(path), err
-}
-
 // generateHere returns the root of the module at or above the working
 // directory and its generated files (generate).
 func generateHere() (string, map[string][]byte, error) {
-	root, err := moduleRoot(".")
+	root, err := samtemplate.Root(".")
 	if err != nil {
 		return "", nil, err
 	}
