@@ -157,10 +157,9 @@ func decodeItems[T any](items []map[string]types.AttributeValue, part func(order
 	return out, nil
 }
 
-// theOrder, theOpsOrder and theStored are parts of a stored order, for decodeItems.
-func theOrder(s orders.Stored) stampduty.Order       { return s.Order }
-func theOpsOrder(s orders.Stored) stampduty.OpsOrder { return s.OpsOrder }
-func theStored(s orders.Stored) orders.Stored        { return s }
+// theOrder and theStored are parts of a stored order, for decodeItems.
+func theOrder(s orders.Stored) stampduty.Order { return s.Order }
+func theStored(s orders.Stored) orders.Stored  { return s }
 
 // decodeStored reads an order item with its key and version. An order
 // stored before fulfillment existed reads as one that never changed: its
