@@ -373,7 +373,8 @@ func download(file *stampduty.File) ([]byte, error) {
 	return b, nil
 }
 
-// ordersBackfill queues the orders stored before the work queue existed.
+// ordersBackfill queues the orders stored before the work queue existed,
+// and moves those stored before its shards into their shard.
 func (c *cli) ordersBackfill(fs *flag.FlagSet, args []string) error {
 	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
@@ -384,6 +385,6 @@ func (c *cli) ordersBackfill(fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(c.stdout, "queued %d orders stored before the work queue\n", n)
+	fmt.Fprintf(c.stdout, "queued %d orders stored before the work queue or its shards\n", n)
 	return nil
 }
