@@ -17,7 +17,7 @@ import (
 	"stampduty/shared/testkit/localdb"
 )
 
-// Section 9: does the dispatch keep up with the API, and is it fair. In one
+// Section 11: does the dispatch keep up with the API, and is it fair. In one
 // run, over fresh tables: the creates a second of createCallers callers at
 // concurrency createCallers; the drain of a backlog of drainEvents events
 // of one caller to one webhook by the scheduled dispatch function; the
@@ -36,7 +36,7 @@ const (
 	keepUpDeadline = 120 * time.Second
 )
 
-// keepUp is section 9's results.
+// keepUp is section 11's results.
 type keepUp struct {
 	Creates       int
 	CreatesTook   time.Duration
@@ -45,7 +45,7 @@ type keepUp struct {
 	HungAttempts  int // attempts A's receivers got while B's changes were made
 }
 
-// measureKeepUp is section 9.
+// measureKeepUp is section 11.
 func (b *bench) measureKeepUp() error {
 	if err := b.measureCreates(); err != nil {
 		return fmt.Errorf("keep up: creates: %w", err)
@@ -239,11 +239,11 @@ func (h *hangingReceiver) count() int { return int(h.n.Load()) }
 // release lets every held request go.
 func (h *hangingReceiver) release() { h.once.Do(func() { close(h.done) }) }
 
-// keepUpTable is section 9.
+// keepUpTable is section 11.
 func (b *bench) keepUpTable() (*table, error) {
 	k := b.dispatch.KeepUp
 	if k.Creates == 0 || k.DrainTook == 0 || len(k.Quiet) == 0 || len(k.Loaded) == 0 {
-		return nil, errors.New("section 9 has no measurements")
+		return nil, errors.New("section 11 has no measurements")
 	}
 	creates := float64(k.Creates) / k.CreatesTook.Seconds()
 	drain := float64(drainEvents) / k.DrainTook.Seconds()
@@ -251,7 +251,7 @@ func (b *bench) keepUpTable() (*table, error) {
 	loadedMed := k.Loaded.median()
 	worst := slices.Max(k.Loaded)
 	t := &table{
-		Title:  "9. Webhook dispatch: keeping up with the API, and fairness (local stack)",
+		Title:  "11. Webhook dispatch: keeping up with the API, and fairness (local stack)",
 		Header: []string{"what", "measured", "bar"},
 	}
 	label := scheduledLabels[dispatchID]

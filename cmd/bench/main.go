@@ -107,6 +107,7 @@ type bench struct {
 	typicalOrderBytes, maxOrderBytes int
 	filled                           string
 	dispatch                         dispatchResults // sections 6 to 8
+	shares                           sharesResults   // sections 9 and 10
 }
 
 // run measures everything and writes the report to out, and its Markdown to

@@ -56,11 +56,16 @@ const (
 // Account) and, when Accounted, the capacity by DynamoDB's rules (Billed)
 // for ItemBytes (the items read, or the larger of the item before and
 // after a write), and the size of the item a PutItem writes.
+//
+// Keys breaks an accounted write's units down by partition key value: the
+// table's, then each index entry's (a failed conditional write bills the
+// table's key only).
 type ProxyCall struct {
 	Operation, Table, Index, ErrType string
 	Consumed, Billed                 Capacity
 	Accounted                        bool
 	ItemBytes, PutBytes              int
+	Keys                             []KeyWrite
 }
 
 // Fault is what a Proxy does with a request instead of forwarding it and
@@ -197,16 +202,16 @@ func (p *Proxy) handle(w http.ResponseWriter, r *http.Request) {
 	var req map[string]json.RawMessage
 	var head struct {
 		TableName, IndexName, ReturnConsumedCapacity string
-		RequestItems                                 map[string]json.RawMessage
+		RequestItems                                 map[string]json.RawMessage // of a batch
 	}
 	jsonErr := json.Unmarshal(body, &req)
 	json.Unmarshal(body, &head)
-	if head.TableName == "" && len(head.RequestItems) == 1 { // a batch of one table: named by it
-		for t := range head.RequestItems {
-			head.TableName = t
+	rec := &ProxyCall{Operation: op, Table: head.TableName, Index: head.IndexName}
+	for t := range head.RequestItems { // a batch of one table is that table's
+		if len(head.RequestItems) == 1 {
+			rec.Table = t
 		}
 	}
-	rec := &ProxyCall{Operation: op, Table: head.TableName, Index: head.IndexName}
 	c := *rec
 	p.mu.Lock()
 	mode, fault := p.mode, p.fault
