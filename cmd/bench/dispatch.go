@@ -15,6 +15,7 @@ import (
 	"stampduty/shared/stampduty"
 	"stampduty/shared/store"
 	"stampduty/shared/testkit/localdb"
+	"stampduty/shared/testkit/storetest"
 )
 
 // Section 11: does the dispatch keep up with the API, and is it fair. In one
@@ -50,15 +51,12 @@ func (b *bench) measureKeepUp() error {
 	if err := b.measureCreates(); err != nil {
 		return fmt.Errorf("keep up: creates: %w", err)
 	}
-	names, proxy, err := b.freshProxied("keepup-")
+	w, err := b.newListening("keepup-")
 	if err != nil {
 		return err
 	}
-	defer proxy.Close()
-	table := func(id string) string { return names[id] }
-	direct := store.New(localdb.Client(proxy.URL))
-	c := creator(direct, table)
-	c.Listeners = direct.Webhooks(table("WebhooksTable"))
+	defer w.proxy.Close()
+	names, proxy, table, direct, c := w.names, w.proxy, w.table, w.db, w.creator
 	drain, quiet, hang := &arrivals{first: map[string]time.Time{}}, &arrivals{first: map[string]time.Time{}}, newHanging()
 	for _, r := range []http.Handler{drain, quiet, hang} {
 		srv := httptest.NewServer(r)
@@ -125,15 +123,12 @@ func (b *bench) measureKeepUp() error {
 // caller listening to order.created (each create stores its event, as the
 // backlog's did).
 func (b *bench) measureCreates() error {
-	names, proxy, err := b.freshProxied("creates-")
+	w, err := b.newListening("creates-")
 	if err != nil {
 		return err
 	}
-	defer proxy.Close()
-	table := func(id string) string { return names[id] }
-	db := store.New(localdb.Client(proxy.URL))
-	c := creator(db, table)
-	c.Listeners = db.Webhooks(table("WebhooksTable"))
+	defer w.proxy.Close()
+	table, db, c := w.table, w.db, w.creator
 	for i := range createCallers {
 		if err := register(b.ctx, db, table, fmt.Sprintf("bench-create-%02d", i), "http://127.0.0.1:9/never", stampduty.EventOrderCreated); err != nil {
 			return err
@@ -160,6 +155,29 @@ func (b *bench) measureCreates() error {
 	wg.Wait()
 	b.dispatch.KeepUp.Creates, b.dispatch.KeepUp.CreatesTook = int(made.Load()), time.Since(t0)
 	return errors.Join(errs...)
+}
+
+// listening is a copy of the template's tables behind a recording proxy
+// (closed by the caller), and a creator of orders over it that stores the
+// order.created event of each caller that listens to it.
+type listening struct {
+	names   map[string]string
+	proxy   *storetest.Proxy
+	table   func(string) string
+	db      *store.DB
+	creator *orders.Creator
+}
+
+// newListening returns fresh tables named prefix + logical id.
+func (b *bench) newListening(prefix string) (*listening, error) {
+	names, proxy, err := b.freshProxied(prefix)
+	if err != nil {
+		return nil, err
+	}
+	w := &listening{names: names, proxy: proxy, table: func(id string) string { return names[id] }, db: store.New(localdb.Client(proxy.URL))}
+	w.creator = creator(w.db, w.table)
+	w.creator.Listeners = w.db.Webhooks(w.table("WebhooksTable"))
+	return w, nil
 }
 
 // waitFor waits until r got n orders' events, at most keepUpDeadline after
