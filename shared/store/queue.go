@@ -24,7 +24,8 @@ import (
 )
 
 // Each status's queue is spread over Shards partition key values (the
-// outbox and due keys share the scheme: shards.go). With one value per status, every new order of every caller
+// outbox and due keys share the scheme: shards.go). With one value per
+// status, every new order of every caller
 // wrote the same key (Pending): one partition's 1,000 WCU/s bounded the
 // whole service's creates, and the time-ordered sort key kept DynamoDB
 // from splitting it. An order's shard is a hash of its documentId, so the
