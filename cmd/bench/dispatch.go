@@ -41,7 +41,8 @@ const (
 type keepUp struct {
 	Creates       int
 	CreatesTook   time.Duration
-	DrainTook     time.Duration
+	DrainTook     time.Duration // from the first pass
+	DrainCold     time.Duration // from the binary's start
 	Quiet, Loaded durations
 	HungAttempts  int // attempts A's receivers got while B's changes were made
 }
@@ -86,16 +87,17 @@ func (b *bench) measureKeepUp() error {
 		}
 	}
 	say("\n")
-	t0 := time.Now()
+	cold := time.Now()
 	_, stop, err := b.scheduledDispatch(names, proxy)
 	if err != nil {
 		return fmt.Errorf("keep up: %w", err)
 	}
 	defer stop()
-	if err := b.waitFor(drain, drainEvents, t0, "drained"); err != nil {
+	t0 := time.Now() // its first pass has begun
+	if err := b.waitFor(drain, drainEvents, cold, "drained"); err != nil {
 		return err
 	}
-	b.dispatch.KeepUp.DrainTook = time.Since(t0)
+	b.dispatch.KeepUp.DrainTook, b.dispatch.KeepUp.DrainCold = time.Since(t0), time.Since(cold)
 	say("\nkeep up: %d changes of B with nothing queued…\n", quietChanges)
 	if b.dispatch.KeepUp.Quiet, err = b.latencies(c, "bench-b", quiet, quietChanges); err != nil {
 		return err
@@ -274,14 +276,16 @@ func (b *bench) keepUpTable() (*table, error) {
 	}
 	label := scheduledLabels[dispatchID]
 	t.add(fmt.Sprintf("creates a second, %d callers at concurrency %d (%d orders, each with its event)", createCallers, createCallers, k.Creates), fmt.Sprintf("%.1f", creates), "—")
-	t.add(fmt.Sprintf("%s: a backlog of %d events for one webhook drained, events a second", label, drainEvents), fmt.Sprintf("%.1f", drain), "—")
+	t.add(fmt.Sprintf("%s: a backlog of %d events for one webhook drained, events a second from its first pass", label, drainEvents), fmt.Sprintf("%.1f", drain), "—")
 	t.add("drain ÷ creates", fmt.Sprintf("%.2f×", drain/creates), "≥ 1×")
+	t.add("the same drain from the function's start (its cold start included), events a second; ÷ creates",
+		fmt.Sprintf("%.1f; %.2f×", float64(drainEvents)/k.DrainCold.Seconds(), float64(drainEvents)/k.DrainCold.Seconds()/creates), "—")
 	t.add(fmt.Sprintf("change → first attempt, nothing queued: median (p90) ms, %d changes", len(k.Quiet)), fmt.Sprintf("%s (%s)", ms(quietMed), ms(quietP90)), "≤ 1000")
 	t.add(fmt.Sprintf("B's change → first attempt while A's %d webhooks hang on %d orders: median (worst) ms, %d changes", hangingHooks, hangingOrders, len(k.Loaded)),
 		fmt.Sprintf("%s (%s)", ms(loadedMed), ms(worst)), "—")
 	t.add("B's worst delay over its unloaded median, ms", ms(worst-quietMed), "≤ 2000")
 	t.note("all in one run over fresh tables behind the recording proxy: the creates with the create-order workflow (orders.Creator) on the database directly, %d callers each making %d orders one after another, all at once, each caller with a webhook on order.created (so each create stores its event, as the backlog's did); no dispatcher runs on those tables", createCallers, createsEach)
-	t.note("the drain: %d orders of one caller created first (one at a time), each with its order.created event, for one webhook at a loopback receiver answering 204; then %s's host binary is started by the local schedule (%s, as make local runs it) and the time runs from its start (cold start included) to the receiver's %d-th event", drainEvents, dispatchID, "its template rate", drainEvents)
+	t.note("the drain: %d orders of one caller created first (one at a time), each with its order.created event, for one webhook at a loopback receiver answering 204; then %s's host binary is started by the local schedule (its template rate, as make local runs it) and the time runs from its first pass (seen at the proxy: on AWS a run is always polling) to the receiver's %d-th event; the row below counts from the binary's start instead", drainEvents, dispatchID, drainEvents)
 	t.note("latencies: start of the create's call → the receiver's first request of its event, changes %v–%v apart; A's receivers hold each request %s (the delivery is cut at its 10 s timeout), and got %d attempts while B's changes were made", latencyGap[0], latencyGap[1], hangFor, k.HungAttempts)
 	return t, nil
 }
