@@ -193,6 +193,7 @@ func (d *Dispatcher) relay(ctx context.Context, p orders.Stored, hooks *passHook
 	}
 	stored := 0
 	ids := make([]string, 0, len(p.Outbox))
+	held := map[string][]Job{} // by webhook: the jobs put leased to this run
 	for i, c := range p.Outbox {
 		for _, h := range hs {
 			if !h.Subscribed(c.Type) { // enabled and subscribed to the type
@@ -205,11 +206,16 @@ func (d *Dispatcher) relay(ctx context.Context, p orders.Stored, hooks *passHook
 			}
 			if put {
 				stored++
-				st.hold(j, at)
-				st.pokeFor(hookKey{j.Owner, j.Webhook}) // Run's delivery starts on it at once
+				if hold != "" {
+					st.hold(j, at)
+					held[h.DocumentID] = append(held[h.DocumentID], j)
+				}
 			}
 		}
 		ids = append(ids, c.ID)
+	}
+	for webhook, jobs := range held { // Run's delivery starts on them at once
+		d.offer(ctx, hookKey{p.Owner, webhook}, jobs)
 	}
 	if err := d.Outbox.Relayed(ctx, p, ids); err != nil {
 		return stored, fmt.Errorf("mark %d events relayed: %w", len(ids), err)
@@ -264,10 +270,12 @@ func (d *Dispatcher) Deliver(ctx context.Context) (DeliverReport, error) {
 // loop of the scheduled dispatch function, whose run starts every minute, so
 // that an event's first attempt is made within about `every` of its change.
 // The relay and the delivery are two loops side by side: a relay pass that
-// read a full batch is followed at once by the next, and each job it stores
-// wakes the delivery, which also reads the due jobs again as soon as a
-// turn that made attempts ends (at most every `every`/8) and otherwise
-// every `every`. A delivery pass starts the turns of the webhooks with due
+// read a full batch is followed at once by the next, and the jobs it
+// stores, leased to the run, go straight to their webhook's turn (joining
+// the one running or starting one), without waiting for the due index;
+// the delivery reads the due jobs (retries, jobs of other runs, what a
+// turn left) every `every`, and again as soon as a turn that made
+// attempts ends (at most every `every`/8). A delivery pass starts the turns of the webhooks with due
 // jobs that have none running, and never waits for a slow one, so the
 // relay and the first attempts of other webhooks go on while a receiver
 // hangs. No attempt starts later than `until` before the deadline, so
@@ -285,6 +293,7 @@ func (d *Dispatcher) Run(ctx context.Context, every, until time.Duration) error 
 	wake := make(chan struct{}, 1)
 	st.mu.Lock()
 	st.held = map[hookKey]map[string]time.Time{}
+	st.stop = stop.Done()
 	st.wake = func() {
 		select {
 		case wake <- struct{}{}:

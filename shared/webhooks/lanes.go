@@ -27,45 +27,24 @@ type hookKey struct{ owner, webhook string }
 // each caller's webhooks.
 type lanes struct {
 	mu      sync.Mutex
-	busy    map[hookKey]bool         // webhooks whose turn is running
+	turns   map[hookKey]*turn        // the turns running, by webhook
 	rest    map[hookKey]time.Time    // webhooks backing off, until when
 	callers map[string]chan struct{} // each caller's slots
 	all     chan struct{}            // the run's slots
 	reads   map[string]*ownerReads   // per caller
 	running sync.WaitGroup           // the turns started, for Run to wait for
 	wake    func()                   // Run's: read the due jobs again soon; nil outside Run
+	stop    <-chan struct{}          // Run's: the turns its relay starts stop on it
 	// held are the jobs this run's relay put leased to itself, by webhook
 	// and event, with when their lease was taken; nil outside Run.
 	held    map[hookKey]map[string]time.Time
 	commits []commit // attempts ended, waiting for their write
 }
 
-// pokeFor wakes Run's delivery loop for a new job of webhook k, unless
-// k's turn is running: it will have the due jobs read again when it ends,
-// and reading them meanwhile would only read its jobs again.
-func (st *lanes) pokeFor(k hookKey) {
-	st.mu.Lock()
-	busy := st.busy[k]
-	st.mu.Unlock()
-	if !busy {
-		st.poke()
-	}
-}
-
-// poke wakes Run's delivery loop, if one runs.
-func (st *lanes) poke() {
-	st.mu.Lock()
-	wake := st.wake
-	st.mu.Unlock()
-	if wake != nil {
-		wake()
-	}
-}
-
 // lanes returns d's shared state, made on first use.
 func (d *Dispatcher) lanes() *lanes {
 	d.once.Do(func() {
-		d.st = &lanes{busy: map[hookKey]bool{}, rest: map[hookKey]time.Time{}, callers: map[string]chan struct{}{},
+		d.st = &lanes{turns: map[hookKey]*turn{}, rest: map[hookKey]time.Time{}, callers: map[string]chan struct{}{},
 			all: make(chan struct{}, cmp.Or(d.Parallel, DefaultParallel)), reads: map[string]*ownerReads{}}
 	})
 	return d.st
@@ -90,97 +69,46 @@ func (d *Dispatcher) deliver(ctx context.Context, stop <-chan struct{}, wait boo
 		groups[k] = append(groups[k], j)
 	}
 	st := d.lanes()
-	var (
-		mu   sync.Mutex
-		wg   sync.WaitGroup
-		errs []error
-	)
+	var started []*turn
+	st.mu.Lock()
 	for _, k := range order {
-		jobs := groups[k]
-		st.mu.Lock()
-		busy := st.busy[k]
-		st.busy[k] = true
-		st.mu.Unlock()
-		if busy { // its running turn has these jobs, or the next pass will
-			rep.Skipped += len(jobs)
+		if st.turns[k] != nil { // its running turn has these jobs, or the next pass will
+			rep.Skipped += len(groups[k])
 			continue
 		}
-		wg.Add(1)
-		st.running.Add(1)
-		go func() {
-			defer func() {
-				st.mu.Lock()
-				delete(st.busy, k)
-				st.mu.Unlock()
-				wg.Done()
-				st.running.Done()
-			}()
-			r, err := d.turn(ctx, stop, k, jobs)
-			if r.Attempts > 0 {
-				st.poke() // there may be more
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			rep.add(r)
-			if err != nil {
-				errs = append(errs, err)
-				if !wait {
-					d.logf("%v", err)
-				}
-			}
-		}()
+		started = append(started, d.startTurn(ctx, stop, k, chainsOf(groups[k])))
 	}
+	st.mu.Unlock()
 	if !wait {
 		return DeliverReport{}, nil
 	}
-	wg.Wait()
+	var errs []error
+	for _, t := range started {
+		<-t.done
+		rep.add(t.rep)
+		errs = append(errs, t.errs...)
+	}
 	return rep, errors.Join(errs...)
 }
 
-// turn is one webhook's turn at its due jobs.
-type turn struct {
-	end    time.Time     // no attempt starts after it (the budget)
-	ended  atomic.Bool   // the webhook is gone, disabled or backing off
-	stop   sync.Once     // its jobs are stopped once
-	opened chan struct{} // closed once the receiver answered: the other lanes start
-	open   sync.Once
+// offer gives the run's delivery the jobs of webhook k that its relay has
+// just put leased to the run, one order's in Seq order: they join k's
+// running turn, or start one, without waiting for the due index.
+func (d *Dispatcher) offer(ctx context.Context, k hookKey, chain []Job) {
+	st := d.lanes()
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if t := st.turns[k]; t != nil {
+		t.queue = append(t.queue, chain)
+		d.grow(ctx, t)
+		return
+	}
+	d.startTurn(ctx, st.stop, k, [][]Job{chain})
 }
 
-// answered opens the turn's other lanes.
-func (t *turn) answered() { t.open.Do(func() { close(t.opened) }) }
-
-// over reports whether the turn starts no more attempts.
-func (t *turn) over(stop <-chan struct{}) bool {
-	select {
-	case <-stop:
-		return true
-	default:
-	}
-	return t.ended.Load() || time.Now().After(t.end)
-}
-
-// turn attempts k's due jobs: in Seq order, each order's one after
-// another, up to PerWebhook orders at once, until the budget is spent or
-// the webhook ends (gone, disabled, or timed out: then it backs off). A
-// turn starts with one attempt at a time and opens its other lanes once
-// the receiver has answered one (any status): a receiver that hangs, is
-// down or answers 410 gets one attempt of the turn, never PerWebhook. A
-// webhook backing off has its due jobs postponed to the end of its rest.
-func (d *Dispatcher) turn(ctx context.Context, stop <-chan struct{}, k hookKey, jobs []Job) (DeliverReport, error) {
-	var rep DeliverReport
-	if until, ok := d.lanes().resting(k, d.now()); ok {
-		next := stampduty.FormatTime(until)
-		for _, j := range jobs {
-			rep.Skipped++
-			if j.Next >= next {
-				continue
-			}
-			if _, err := d.Jobs.Postpone(ctx, j, next); err != nil {
-				return rep, fmt.Errorf("postpone event %s of webhook %s while it backs off: %w", j.ID, k.webhook, err)
-			}
-		}
-		return rep, nil
-	}
+// chainsOf returns jobs (a webhook's) as its orders' chains: each order's
+// jobs in Seq order, the orders in the order of their first job.
+func chainsOf(jobs []Job) [][]Job {
 	sort.SliceStable(jobs, func(a, b int) bool { return jobs[a].Seq < jobs[b].Seq })
 	var chains [][]Job
 	at := map[string]int{}
@@ -193,49 +121,176 @@ func (d *Dispatcher) turn(ctx context.Context, stop <-chan struct{}, k hookKey, 
 		}
 		chains[i] = append(chains[i], j)
 	}
-	var (
-		t    = &turn{end: time.Now().Add(cmp.Or(d.Budget, DefaultBudget)), opened: make(chan struct{})}
-		feed = make(chan []Job)
-		fed  = make(chan struct{})
-		mu   sync.Mutex
-		wg   sync.WaitGroup
-		errs []error
-	)
-	for lane := range min(cmp.Or(d.PerWebhook, DefaultPerWebhook), len(chains)) {
-		wg.Go(func() {
-			if lane > 0 {
-				select {
-				case <-t.opened:
-				case <-fed:
-				}
-			}
-			for chain := range feed {
-				for i, j := range chain {
-					if t.over(stop) {
-						mu.Lock()
-						rep.Skipped += len(chain) - i
-						mu.Unlock()
-						break
-					}
-					r, err := d.attempt(ctx, k, j, t)
-					mu.Lock()
-					rep.add(r)
-					if err != nil {
-						errs = append(errs, err)
-						d.logf("deliver event %s to webhook %s: %v", j.ID, k.webhook, err)
-					}
-					mu.Unlock()
-				}
-			}
-		})
+	return chains
+}
+
+// turn is one webhook's turn at its jobs: its queue of chains (each an
+// order's jobs, one after another), worked by lanes.
+type turn struct {
+	k      hookKey
+	stop   <-chan struct{} // the run's: no attempt starts once closed
+	end    time.Time       // no attempt starts after it (the budget)
+	ended  atomic.Bool     // the webhook is gone, disabled or backing off
+	halt   sync.Once       // its jobs are stopped once
+	opened chan struct{}   // closed once the receiver answered: the other lanes start
+	open   sync.Once
+	done   chan struct{} // closed when its last lane ends
+	// Guarded by the lanes' lock:
+	queue [][]Job
+	lanes int
+	// Guarded by mu:
+	mu   sync.Mutex
+	rep  DeliverReport
+	errs []error
+}
+
+// answered opens the turn's other lanes.
+func (t *turn) answered() { t.open.Do(func() { close(t.opened) }) }
+
+// isOpen reports whether the turn's other lanes may start.
+func (t *turn) isOpen() bool {
+	select {
+	case <-t.opened:
+		return true
+	default:
+		return false
 	}
-	for _, c := range chains {
-		feed <- c
+}
+
+// over reports whether the turn starts no more attempts.
+func (t *turn) over() bool {
+	select {
+	case <-t.stop:
+		return true
+	default:
 	}
-	close(feed)
-	close(fed)
-	wg.Wait()
-	return rep, errors.Join(errs...)
+	return t.ended.Load() || time.Now().After(t.end)
+}
+
+// add adds an attempt's report and error to the turn's.
+func (t *turn) add(r DeliverReport, err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.rep.add(r)
+	if err != nil {
+		t.errs = append(t.errs, err)
+	}
+}
+
+// startTurn starts k's turn at chains (the lanes' lock is held): its jobs
+// in Seq order, each order's one after another, up to PerWebhook orders at
+// once, until the budget is spent or the webhook ends (gone, disabled, or
+// timed out: then it backs off). A turn starts with one lane and opens the
+// others once the receiver has answered an attempt (any status but 410):
+// a receiver that hangs, is down or answers 410 gets one attempt of the
+// turn, never PerWebhook. A webhook backing off has its jobs postponed to
+// the end of its rest instead.
+func (d *Dispatcher) startTurn(ctx context.Context, stop <-chan struct{}, k hookKey, chains [][]Job) *turn {
+	st := d.st
+	t := &turn{k: k, stop: stop, end: time.Now().Add(cmp.Or(d.Budget, DefaultBudget)), opened: make(chan struct{}),
+		done: make(chan struct{}), queue: chains, lanes: 1}
+	st.turns[k] = t
+	st.running.Add(1)
+	if until, ok := st.restingLocked(k, d.now()); ok {
+		go d.rest(ctx, t, until)
+		return t
+	}
+	go d.lane(ctx, t)
+	return t
+}
+
+// grow starts another lane of t when it is open, has chains waiting and
+// fewer than PerWebhook lanes (the lanes' lock is held).
+func (d *Dispatcher) grow(ctx context.Context, t *turn) {
+	if t.lanes > 0 && t.lanes < cmp.Or(d.PerWebhook, DefaultPerWebhook) && len(t.queue) > 0 && t.isOpen() && !t.over() {
+		t.lanes++
+		go d.lane(ctx, t)
+	}
+}
+
+// lane works t's chains until none is left or the turn is over; the last
+// lane to end ends the turn.
+func (d *Dispatcher) lane(ctx context.Context, t *turn) {
+	st := d.st
+	for {
+		st.mu.Lock()
+		if len(t.queue) == 0 || t.over() {
+			left := 0
+			for _, c := range t.queue {
+				left += len(c)
+			}
+			t.queue = nil
+			t.add(DeliverReport{Skipped: left}, nil)
+			if t.lanes--; t.lanes == 0 {
+				d.endTurn(t)
+			}
+			st.mu.Unlock()
+			return
+		}
+		chain := t.queue[0]
+		t.queue = t.queue[1:]
+		d.grow(ctx, t)
+		st.mu.Unlock()
+		for i, j := range chain {
+			if t.over() {
+				t.add(DeliverReport{Skipped: len(chain) - i}, nil)
+				break
+			}
+			r, err := d.attempt(ctx, t.k, j, t)
+			if err != nil {
+				d.logf("deliver event %s to webhook %s: %v", j.ID, t.k.webhook, err)
+			}
+			t.add(r, err)
+			st.mu.Lock()
+			d.grow(ctx, t) // the receiver may have answered
+			st.mu.Unlock()
+		}
+	}
+}
+
+// endTurn ends t (the lanes' lock is held): a turn that made attempts has
+// the due jobs read again, as there may be more.
+func (d *Dispatcher) endTurn(t *turn) {
+	st := d.st
+	if st.turns[t.k] == t {
+		delete(st.turns, t.k)
+	}
+	t.mu.Lock()
+	attempted := t.rep.Attempts > 0
+	t.mu.Unlock()
+	if attempted && st.wake != nil {
+		st.wake()
+	}
+	close(t.done)
+	st.running.Done()
+}
+
+// rest postpones t's jobs to until, the end of its webhook's rest, and
+// ends t.
+func (d *Dispatcher) rest(ctx context.Context, t *turn, until time.Time) {
+	next := stampduty.FormatTime(until)
+	st := d.st
+	for {
+		st.mu.Lock()
+		if len(t.queue) == 0 {
+			t.lanes = 0
+			d.endTurn(t)
+			st.mu.Unlock()
+			return
+		}
+		chain := t.queue[0]
+		t.queue = t.queue[1:]
+		st.mu.Unlock()
+		for _, j := range chain {
+			t.add(DeliverReport{Skipped: 1}, nil)
+			if j.Next >= next {
+				continue
+			}
+			if _, err := d.Jobs.Postpone(ctx, j, next); err != nil {
+				t.add(DeliverReport{}, fmt.Errorf("postpone event %s of webhook %s while it backs off: %w", j.ID, t.k.webhook, err))
+			}
+		}
+	}
 }
 
 // firstOfOrder reports whether seq is the first event its order ever
@@ -298,7 +353,7 @@ func (d *Dispatcher) attempt(ctx context.Context, k hookKey, j Job, t *turn) (De
 		// Deleted or disabled since the job was put: nothing more goes out.
 		t.ended.Store(true)
 		rep.Skipped++
-		t.stop.Do(func() { err = d.Jobs.Stop(ctx, k.owner, k.webhook) })
+		t.halt.Do(func() { err = d.Jobs.Stop(ctx, k.owner, k.webhook) })
 		if err != nil {
 			return rep, fmt.Errorf("stop the jobs of webhook %s: %w", k.webhook, err)
 		}
@@ -395,10 +450,9 @@ func (st *lanes) backOff(k hookKey, until time.Time) {
 	}
 }
 
-// resting returns until when webhook k rests, ok false when it does not at now.
-func (st *lanes) resting(k hookKey, now time.Time) (until time.Time, ok bool) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
+// restingLocked returns until when webhook k rests, ok false when it does
+// not at now (the lanes' lock is held).
+func (st *lanes) restingLocked(k hookKey, now time.Time) (until time.Time, ok bool) {
 	until, ok = st.rest[k]
 	if ok && !now.Before(until) {
 		delete(st.rest, k)
