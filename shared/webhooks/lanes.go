@@ -1,6 +1,7 @@
-// The delivery side of a Dispatcher: each webhook's turn, the slots that
-// keep one caller's slow receivers from holding the others back, and the
-// back-off of a webhook that timed out (run.go has the rest a run keeps).
+// The delivery side of a Dispatcher: the passes over the due jobs, each
+// webhook's turn (its orders' chains, worked by lanes) and the attempt;
+// run.go has the rest a run keeps (slots, rests, commits, held leases,
+// fresh reads).
 
 package webhooks
 
@@ -415,48 +416,4 @@ func (d *Dispatcher) record(ctx context.Context, h *Webhook, j Job, start time.T
 		}
 	}
 	return rep, nil
-}
-
-// acquire takes one of owner's per slots, then one of the run's; release
-// gives both back.
-func (st *lanes) acquire(ctx context.Context, owner string, per int) (release func(), err error) {
-	st.mu.Lock()
-	c, ok := st.callers[owner]
-	if !ok {
-		c = make(chan struct{}, per)
-		st.callers[owner] = c
-	}
-	st.mu.Unlock()
-	select {
-	case c <- struct{}{}:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	select {
-	case st.all <- struct{}{}:
-	case <-ctx.Done():
-		<-c
-		return nil, ctx.Err()
-	}
-	return func() { <-st.all; <-c }, nil
-}
-
-// backOff rests webhook k until until.
-func (st *lanes) backOff(k hookKey, until time.Time) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if until.After(st.rest[k]) {
-		st.rest[k] = until
-	}
-}
-
-// restingLocked returns until when webhook k rests, ok false when it does
-// not at now (the lanes' lock is held).
-func (st *lanes) restingLocked(k hookKey, now time.Time) (until time.Time, ok bool) {
-	until, ok = st.rest[k]
-	if ok && !now.Before(until) {
-		delete(st.rest, k)
-		return time.Time{}, false
-	}
-	return until, ok
 }

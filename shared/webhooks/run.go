@@ -1,7 +1,7 @@
-// What a run keeps between its attempts besides its lanes: the group
+// What a run keeps between its attempts besides its turns: the group
 // commit of the attempts that end together, the jobs its relay holds the
-// lease of, and the fresh read of a caller's webhooks right before each
-// attempt.
+// lease of, the fresh read of a caller's webhooks right before each
+// attempt, the slots, and the webhooks backing off.
 
 package webhooks
 
@@ -189,4 +189,48 @@ func (d *Dispatcher) startRead(ctx context.Context, owner string, o *ownerReads)
 			d.startRead(ctx, owner, o)
 		}
 	}()
+}
+
+// acquire takes one of owner's per slots, then one of the run's; release
+// gives both back.
+func (st *lanes) acquire(ctx context.Context, owner string, per int) (release func(), err error) {
+	st.mu.Lock()
+	c, ok := st.callers[owner]
+	if !ok {
+		c = make(chan struct{}, per)
+		st.callers[owner] = c
+	}
+	st.mu.Unlock()
+	select {
+	case c <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	select {
+	case st.all <- struct{}{}:
+	case <-ctx.Done():
+		<-c
+		return nil, ctx.Err()
+	}
+	return func() { <-st.all; <-c }, nil
+}
+
+// backOff rests webhook k until until.
+func (st *lanes) backOff(k hookKey, until time.Time) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if until.After(st.rest[k]) {
+		st.rest[k] = until
+	}
+}
+
+// restingLocked returns until when webhook k rests, ok false when it does
+// not at now (the lanes' lock is held).
+func (st *lanes) restingLocked(k hookKey, now time.Time) (until time.Time, ok bool) {
+	until, ok = st.rest[k]
+	if ok && !now.Before(until) {
+		delete(st.rest, k)
+		return time.Time{}, false
+	}
+	return until, ok
 }
