@@ -211,3 +211,35 @@ func TestParallelDeliveryKeepsPerOrderOrder(t *testing.T) {
 		t.Errorf("at most %d attempt in flight to the webhook, want its orders at once", most)
 	}
 }
+
+// laggingJobs is a Jobs whose due index shows nothing yet (a global
+// index's lag on AWS).
+type laggingJobs struct{ *Jobs }
+
+func (laggingJobs) Due(context.Context, time.Time, int) ([]webhooks.Job, error) { return nil, nil }
+
+// TestFirstAttemptDoesNotWaitForTheDueIndex: in Run, the jobs the relay
+// puts go straight to their webhook's turn, so the first attempt does not
+// wait for the due index (here one that never shows them).
+func TestFirstAttemptDoesNotWaitForTheDueIndex(t *testing.T) {
+	h := newHarness(t)
+	h.d.Now = nil // the real clock: Run polls
+	h.d.Jobs = laggingJobs{h.jobs}
+	rc := newReceiver(t)
+	h.hook("acme", "h", rc.URL, true, created)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- h.d.Run(ctx, 20*time.Millisecond, 0) }()
+	defer func() { cancel(); <-done }()
+	t0 := time.Now()
+	e := h.change("acme", "ord1", created)
+	if took := firstArrival(rc, t0, 2*time.Second); took > 300*time.Millisecond {
+		t.Fatalf("the first attempt came %s after the change, want within 300 ms without the due index", took)
+	}
+	assertIDs(t, "the receiver", rc, e)
+	for deadline := time.Now().Add(time.Second); h.job("acme", "h", e).Done != webhooks.JobDelivered; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the job is %q a second after its delivery, want delivered", h.job("acme", "h", e).Done)
+		}
+	}
+}
