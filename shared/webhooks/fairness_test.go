@@ -20,6 +20,15 @@ func hanging(int, http.ResponseWriter) int {
 	return http.StatusOK
 }
 
+// run runs the harness's dispatcher (Run, polling every `every`) until the
+// test ends.
+func (h *harness) run(every time.Duration) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- h.d.Run(ctx, every, 0) }()
+	h.t.Cleanup(func() { cancel(); <-done })
+}
+
 // firstArrival waits up to limit for r's first request and returns how
 // long after since it came; limit when none did.
 func firstArrival(r *receiver, since time.Time, limit time.Duration) time.Duration {
@@ -46,10 +55,7 @@ func TestSlowCallerHoldsNoOneElseBack(t *testing.T) {
 	}
 	fast := newReceiver(t)
 	h.hook("b", "b0", fast.URL, true, created)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- h.d.Run(ctx, 20*time.Millisecond, 0) }()
-	defer func() { cancel(); <-done }()
+	h.run(20 * time.Millisecond)
 	for i := range 12 {
 		h.change("a", fmt.Sprintf("orda%d", i), created)
 	}
@@ -227,10 +233,7 @@ func TestFirstAttemptDoesNotWaitForTheDueIndex(t *testing.T) {
 	h.d.Jobs = laggingJobs{h.jobs}
 	rc := newReceiver(t)
 	h.hook("acme", "h", rc.URL, true, created)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- h.d.Run(ctx, 20*time.Millisecond, 0) }()
-	defer func() { cancel(); <-done }()
+	h.run(20 * time.Millisecond)
 	t0 := time.Now()
 	e := h.change("acme", "ord1", created)
 	if took := firstArrival(rc, t0, 2*time.Second); took > 300*time.Millisecond {
