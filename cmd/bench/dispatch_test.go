@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"stampduty/shared/store"
 	"stampduty/shared/testkit/localdb"
 	"stampduty/shared/testkit/storetest"
 )
@@ -41,33 +42,37 @@ func TestWebhookEventUnits(t *testing.T) {
 	// and kind of call (Read -1: a Query's share, which depends on sizes).
 	// Kinds with no calls and no writes (an extra webhook's share of the
 	// same Query) are left out.
-	share := 1.0 / n
+	share, shards := 1.0/n, float64(store.Shards+1) // a pass reads every shard and the unsharded key
 	relay := map[string]usage{
-		"Query OrdersTable outbox": {share, -1, 0},
+		"Query OrdersTable outbox": {shards * share, -1, 0},
 		"GetItem WebhooksTable":    {share, share, 0}, // consistent: 1 RCU
 		"PutItem DeliveriesTable":  {1, 0, 3},         // the job, its due and waiting entries
 		"UpdateItem OrdersTable":   {1, 0, 2},         // the order and its outbox entry (the keys-only entries are not written)
 	}
 	deliver := map[string]usage{
-		"Query DeliveriesTable due":     {share, -1, 0},
-		"GetItem WebhooksTable":         {share, share, 0},
-		"Query DeliveriesTable waiting": {1, 1, 0},
-		// The lease (the job and its due entry: 2) and the job after the
-		// attempt (done: the job, its due and waiting entries removed: 3).
-		"UpdateItem DeliveriesTable": {2, 0, 5},
-		"PutItem DeliveriesTable":    {1, 0, 1}, // the attempt record
+		"Query DeliveriesTable due": {shards * share, -1, 0},
+		// The webhook read again right before each attempt (consistent:
+		// 1 RCU); no waiting Query: an order's first event waits for none.
+		"GetItem WebhooksTable": {1, 1, 0},
+		// The lease (the job and its due entry: 2).
+		"UpdateItem DeliveriesTable": {1, 0, 2},
+		// The attempt record (1), then the job after the attempt (done:
+		// the job, its due and waiting entries removed: 3), each a
+		// BatchWriteItem that the attempts ending together share (here
+		// one attempt at a time).
+		"BatchWriteItem DeliveriesTable": {2, 0, 4},
 	}
 	want := map[string]map[string]usage{
 		stepRelay:      relay,
 		stepRelayExtra: {"PutItem DeliveriesTable": {1, 0, 3}},
 		stepDeliver:    deliver,
-		stepDeliverExtra: {"GetItem WebhooksTable": {share, share, 0}, "Query DeliveriesTable waiting": {1, 1, 0},
-			"UpdateItem DeliveriesTable": {2, 0, 5}, "PutItem DeliveriesTable": {1, 0, 1}},
+		stepDeliverExtra: {"GetItem WebhooksTable": {1, 1, 0},
+			"UpdateItem DeliveriesTable": {1, 0, 2}, "BatchWriteItem DeliveriesTable": {2, 0, 4}},
 		// A failed attempt also moves the job's next, which the waiting
 		// index includes: its entry is rewritten (1 more).
-		stepRetry: {"Query DeliveriesTable due": {share, -1, 0}, "GetItem WebhooksTable": {share, share, 0},
-			"Query DeliveriesTable waiting": {1, 1, 0}, "UpdateItem DeliveriesTable": {2, 0, 6}, "PutItem DeliveriesTable": {1, 0, 1}},
-		stepEmpty: {"Query OrdersTable outbox": {1, 0.5, 0}, "Query DeliveriesTable due": {1, 0.5, 0}},
+		stepRetry: {"Query DeliveriesTable due": {shards * share, -1, 0}, "GetItem WebhooksTable": {1, 1, 0},
+			"UpdateItem DeliveriesTable": {1, 0, 2}, "BatchWriteItem DeliveriesTable": {2, 0, 5}},
+		stepEmpty: {"Query OrdersTable outbox": {shards, shards / 2, 0}, "Query DeliveriesTable due": {shards, shards / 2, 0}},
 	}
 	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 	for _, s := range stepOrder {

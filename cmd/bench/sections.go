@@ -23,6 +23,7 @@ func (b *bench) sections() []section {
 		{"events", b.measureEvents, []func() (*table, error){b.eventTable, b.eventCostTable}},
 		{"latency", b.measureLatency, []func() (*table, error){b.latencyTable}},
 		{"shares", b.measureShares, []func() (*table, error){b.sharesTable, b.changeTable}},
+		{"dispatch", b.measureKeepUp, []func() (*table, error){b.keepUpTable}},
 	}
 }
 

@@ -60,7 +60,7 @@ func TestWebhooksFailing(t *testing.T) {
 			if i < attempts || done == webhooks.JobDue {
 				a.NextAttemptAt = &next
 			}
-			if err := del.Attempted(ctx, j, a); err != nil {
+			if err := del.Attempted(ctx, webhooks.AttemptDone{Job: j, Attempt: a}); err != nil {
 				t.Fatal(err)
 			}
 		}

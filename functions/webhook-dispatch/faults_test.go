@@ -422,7 +422,8 @@ func TestDispatchDiesMidAttempt(t *testing.T) {
 			if _, err := d.Relay(context.Background()); err != nil {
 				w.t.Fatal(err)
 			}
-			w.s.Proxy.SetFault(refuse("PutItem", w.env.Table("DeliveriesTable"), nil))
+			// The records go in a BatchWriteItem, before their jobs'.
+			w.s.Proxy.SetFault(refuse("BatchWriteItem", w.env.Table("DeliveriesTable"), nil))
 			defer w.s.Proxy.SetFault(nil)
 			if _, _, err := w.pass(context.Background(), d, 0); err == nil {
 				w.t.Error("the pass whose record was refused reports no error")

@@ -50,6 +50,10 @@ func TestDispatch(t *testing.T) {
 	register(localdb.DevOwner, "/changed", stampduty.EventOrderStatusChanged)
 	gone := register(localdb.DevOwner, "/gone", stampduty.EventOrderCreated)
 	register("someone-else", "/other", stampduty.EventOrderCreated)
+	// A receiver that fails: the status change waits for the create's
+	// retry (its job is postponed), even in the run that put it.
+	rc.On("/flaky", func(w http.ResponseWriter, _ *http.Request, _ int) { w.WriteHeader(http.StatusInternalServerError) })
+	register(localdb.DevOwner, "/flaky", stampduty.EventOrderCreated, stampduty.EventOrderStatusChanged)
 
 	o := createOrder(t, env, localdb.DevOwner)
 	f := functest.Fulfiller(env)
@@ -139,6 +143,11 @@ func TestDispatch(t *testing.T) {
 		atts, err := reg.Deliveries(ctx, localdb.DevOwner, gone.DocumentID)
 		if err != nil || len(atts) != 1 || atts[0].Status != http.StatusGone || atts[0].NextAttemptAt != nil {
 			t.Errorf("deliveries of /gone: %+v, %v", atts, err)
+		}
+	})
+	t.Run("LaterEventsWaitForARetry", func(t *testing.T) {
+		if got := rc.At("/flaky"); len(got) != 1 || !strings.Contains(string(got[0].Body), stampduty.EventOrderCreated) {
+			t.Errorf("/flaky got %d requests, want the create's once (its status change waits for the create's retry)", len(got))
 		}
 	})
 	t.Run("OutboxesEmptied", func(t *testing.T) {

@@ -242,7 +242,7 @@ func (r *registry) deliveriesNewestFirst(t *testing.T) {
 		} else {
 			j.Next, j.Done = "", webhooks.JobDelivered
 		}
-		if err := jobs.Attempted(ctx, j, a); err != nil {
+		if err := jobs.Attempted(ctx, webhooks.AttemptDone{Job: j, Attempt: a}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -20,8 +20,9 @@ import (
 // per webhook: a job per event to deliver to it (sk "job#<eventId>"), and a
 // record per attempt made (sk "att#<at>#<eventId>#<attempt, 2 digits>", so
 // that a Query of "att#" reads them in time order). A job not done carries
-// the keys of two sparse indexes: dp = "due" and dk = "<next>#<pk>#<eventId>"
-// of the global index due, which the dispatcher reads soonest due first,
+// the keys of two sparse indexes: dp = "due#<shard>" (jobDueShard) and
+// dk = "<next>#<pk>#<eventId>" of the global index due, which the
+// dispatcher reads soonest due first, shard by shard,
 // and wq = its oseq of the local index waiting, where the dispatcher finds
 // the earlier jobs of an order that a job must wait for.
 type Deliveries struct {
@@ -40,8 +41,16 @@ const (
 	WaitingIndex = "waiting"
 )
 
-// due is the value of dp on a job not done.
+// due is the base of dp on a job not done: dp = jobDueShard(pk, eventId), one
+// of "due#00"…"due#15"; jobs stored before the sharding have "due" until
+// their next write (a lease, an attempt, a postponement), which moves them
+// to their shard.
 const due = "due"
+
+// jobDueShard is the due index's partition key of the job of event eventID
+// under pk: by the job, not the webhook, so that one busy webhook's jobs
+// spread over every shard too.
+func jobDueShard(pk, eventID string) string { return shardKey(due, pk+"#"+eventID) }
 
 // leave is the part of an update that makes a job done: it leaves both
 // indexes (dp, dk, wq), has no next attempt and no lease.
@@ -72,22 +81,22 @@ type jobItem struct {
 func newJobItem(j webhooks.Job) jobItem {
 	pk := deliveriesPK(j.Owner, j.Webhook)
 	it := jobItem{PK: pk, SK: jobSK(j.ID), eventItem: newEventItem(j.Pending), OSeq: j.Seq, First: j.First, N: j.N,
-		Next: j.Next, Done: j.Done}
+		Next: j.Next, Done: j.Done, Lease: j.Lease}
 	if j.Done == webhooks.JobDue && j.Next != "" {
-		it.DuePK, it.DueKey, it.Waiting = due, dueKey(j.Next, pk, j.ID), j.Seq
+		it.DuePK, it.DueKey, it.Waiting = jobDueShard(pk, j.ID), dueKey(j.Next, pk, j.ID), j.Seq
 	}
 	return it
 }
 
 // job returns the job it stores.
 func (it jobItem) job() (webhooks.Job, error) {
-	p, err := it.pending()
+	p, err := it.pending(nil)
 	if err != nil {
 		return webhooks.Job{}, err
 	}
 	owner, webhook, _ := strings.Cut(it.PK, "#")
 	return webhooks.Job{Owner: owner, Webhook: webhook, Pending: p, Seq: it.OSeq, First: it.First, N: it.N,
-		Next: it.Next, Done: it.Done}, nil
+		Next: it.Next, Done: it.Done, Lease: it.Lease}, nil
 }
 
 // decodeJobs reads job items.
@@ -202,10 +211,10 @@ func (s *Deliveries) Redeliver(ctx context.Context, owner, webhook, eventID stri
 	_, err := s.db.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(s.table),
 		Key:                       keyOfJob(owner, webhook, eventID),
-		UpdateExpression:          aws.String("SET #next = :next, dp = :due, dk = :dk, wq = oseq REMOVE done"),
+		UpdateExpression:          aws.String("SET #next = :next, dp = :dp, dk = :dk, wq = oseq REMOVE done"),
 		ConditionExpression:       aws.String("attribute_exists(sk)"),
 		ExpressionAttributeNames:  map[string]string{"#next": "next"},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":next": avS(next), ":due": avS(due), ":dk": avS(dueKey(next, pk, eventID))},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":next": avS(next), ":dp": avS(jobDueShard(pk, eventID)), ":dk": avS(dueKey(next, pk, eventID))},
 	})
 	return applied("UpdateItem", err)
 }
@@ -236,48 +245,54 @@ func (s *Deliveries) Attempts(ctx context.Context, owner, webhook string, limit 
 	return atts, nil
 }
 
-// Due returns up to limit jobs not done whose next attempt is due at or
-// before now, soonest first: one Query of the due index.
+// Due returns jobs not done whose next attempt is due at or before now,
+// up to limit of each shard, soonest first (exactly so within a shard):
+// one Query per shard of the due index, all at once (the Shards sharded
+// keys and the unsharded "due" of jobs stored before the sharding).
 func (s *Deliveries) Due(ctx context.Context, now time.Time, limit int) ([]webhooks.Job, error) {
-	out, err := s.db.client.Query(ctx, &dynamodb.QueryInput{
-		TableName:              aws.String(s.table),
-		IndexName:              aws.String(DueIndex),
-		KeyConditionExpression: aws.String("dp = :due AND dk < :after"),
-		// '$' sorts right after '#': every dk of a job due at now.
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":due": avS(due), ":after": avS(stampduty.FormatTime(now) + "$")},
-		Limit: aws.Int32(int32(limit)),
+	// '$' sorts right after '#': every dk of a job due at now.
+	after := avS(stampduty.FormatTime(now) + "$")
+	items, err := s.db.queryShards(ctx, shardKeys(due), "dk", func(key string) *dynamodb.QueryInput {
+		return &dynamodb.QueryInput{
+			TableName:                 aws.String(s.table),
+			IndexName:                 aws.String(DueIndex),
+			KeyConditionExpression:    aws.String("dp = :due AND dk < :after"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":due": avS(key), ":after": after},
+			Limit:                     aws.Int32(int32(limit)),
+		}
 	})
 	if err != nil {
-		return nil, fail("Query", err)
+		return nil, err
 	}
-	return decodeJobs(out.Items)
+	return decodeJobs(items)
 }
 
 // Failing returns the jobs not done that have had at least minAttempts
 // attempts, across every webhook: a paginated Query of the due index
-// (which holds exactly the jobs not done) with the FilterExpression
+// (which holds exactly the jobs not done), shard after shard, with the FilterExpression
 // n >= :min; never a Scan of the table. Eventually consistent; the filter
 // does not lower the units: every job not done is read.
 func (s *Deliveries) Failing(ctx context.Context, minAttempts int) ([]webhooks.Job, error) {
-	p := dynamodb.NewQueryPaginator(s.db.client, &dynamodb.QueryInput{
-		TableName:                 aws.String(s.table),
-		IndexName:                 aws.String(DueIndex),
-		KeyConditionExpression:    aws.String("dp = :due"),
-		FilterExpression:          aws.String("n >= :min"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":due": avS(due), ":min": avN(int64(minAttempts))},
-	})
 	var out []webhooks.Job
-	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
-		if err != nil {
-			return nil, fail("Query", err)
+	for _, key := range shardKeys(due) {
+		p := dynamodb.NewQueryPaginator(s.db.client, &dynamodb.QueryInput{
+			TableName:                 aws.String(s.table),
+			IndexName:                 aws.String(DueIndex),
+			KeyConditionExpression:    aws.String("dp = :due"),
+			FilterExpression:          aws.String("n >= :min"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":due": avS(key), ":min": avN(int64(minAttempts))},
+		})
+		for p.HasMorePages() {
+			page, err := p.NextPage(ctx)
+			if err != nil {
+				return nil, fail("Query", err)
+			}
+			js, err := decodeJobs(page.Items)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, js...)
 		}
-		js, err := decodeJobs(page.Items)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, js...)
 	}
 	return out, nil
 }
@@ -318,21 +333,26 @@ func (s *Deliveries) Waiting(ctx context.Context, j webhooks.Job) (string, error
 // with one UpdateItem on condition that it has made j.N attempts and is
 // not done; false when it moved on.
 func (s *Deliveries) Postpone(ctx context.Context, j webhooks.Job, next string) (bool, error) {
+	pk := deliveriesPK(j.Owner, j.Webhook)
 	_, err := s.db.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                aws.String(s.table),
 		Key:                      keyOfJob(j.Owner, j.Webhook, j.ID),
-		UpdateExpression:         aws.String("SET #next = :next, dk = :dk"),
+		UpdateExpression:         aws.String("SET #next = :next, dp = :dp, dk = :dk"),
 		ConditionExpression:      aws.String("n = :n AND attribute_not_exists(done)"),
 		ExpressionAttributeNames: map[string]string{"#next": "next"},
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":next": avS(next), ":dk": avS(dueKey(next, deliveriesPK(j.Owner, j.Webhook), j.ID)), ":n": avN(int64(j.N))},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":next": avS(next), ":dp": avS(jobDueShard(pk, j.ID)),
+			":dk": avS(dueKey(next, pk, j.ID)), ":n": avN(int64(j.N))},
 	})
 	return applied("UpdateItem", err)
 }
 
 // Lease claims j until until for this run: one UpdateItem on condition
 // that the job has made j.N attempts, is not done, and holds no lease
-// unexpired at now. false: another run has it, or it moved on.
+// unexpired at now. false: another run has it, or it moved on. The job
+// stays where it is in the due index (moving it would move its index
+// entry, 1 WCU more per attempt): a run reads up to a batch of each
+// shard, far more than the attempts it can have under way, so jobs being
+// attempted never crowd the others out of a pass's read.
 func (s *Deliveries) Lease(ctx context.Context, j webhooks.Job, now, until time.Time) (bool, error) {
 	_, err := s.db.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:           aws.String(s.table),
@@ -343,43 +363,6 @@ func (s *Deliveries) Lease(ctx context.Context, j webhooks.Job, now, until time.
 			":until": avS(stampduty.FormatTime(until)), ":n": avN(int64(j.N)), ":now": avS(stampduty.FormatTime(now))},
 	})
 	return applied("UpdateItem", err)
-}
-
-// Attempted records attempt a of job j, then stores j as it is after it
-// (its attempts, first, next or done, and its index keys) and releases the
-// lease: a PutItem and an UpdateItem, the record first, so that no attempt
-// goes unrecorded; if the run dies between them, the lease runs out and the
-// attempt is made again, as delivery at least once allows.
-func (s *Deliveries) Attempted(ctx context.Context, j webhooks.Job, a webhooks.Attempt) error {
-	pk := deliveriesPK(j.Owner, j.Webhook)
-	item, err := attributevalue.MarshalMap(attemptItem{PK: pk,
-		SK: fmt.Sprintf("att#%s#%s#%02d", a.At, a.EventID, a.Attempt), ID: a.EventID, Type: a.Type, N: a.Attempt,
-		Status: a.Status, At: a.At, MS: a.DurationMS, Next: a.NextAttemptAt})
-	if err != nil {
-		return stampduty.Internal(fmt.Errorf("encode attempt: %w", err))
-	}
-	if _, err := s.db.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: item}); err != nil {
-		return writeFail("PutItem", err)
-	}
-	in := &dynamodb.UpdateItemInput{
-		TableName:                aws.String(s.table),
-		Key:                      keyOfJob(j.Owner, j.Webhook, j.ID),
-		ExpressionAttributeNames: map[string]string{"#next": "next", "#first": "first"},
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":n": avN(int64(j.N)), ":first": avS(j.First)},
-	}
-	if j.Done == webhooks.JobDue {
-		in.UpdateExpression = aws.String("SET n = :n, #first = :first, #next = :next, dk = :dk REMOVE ls")
-		in.ExpressionAttributeValues[":next"] = avS(j.Next)
-		in.ExpressionAttributeValues[":dk"] = avS(dueKey(j.Next, pk, j.ID))
-	} else {
-		in.UpdateExpression = aws.String("SET n = :n, #first = :first, done = :done" + leave)
-		in.ExpressionAttributeValues[":done"] = avS(j.Done)
-	}
-	if _, err := s.db.client.UpdateItem(ctx, in); err != nil {
-		return writeFail("UpdateItem", err)
-	}
-	return nil
 }
 
 // Stop marks every job of owner's webhook doc that is not done disabled:

@@ -18,6 +18,7 @@ import (
 // TestDeliveries's steps put, lease, attempt, postpone and stop in turn.
 type deliveriesFixture struct {
 	ctx   context.Context
+	env   *storetest.Env
 	del   *store.Deliveries
 	order stampduty.Order
 	job   webhooks.Job
@@ -37,7 +38,7 @@ func newDeliveriesFixture(t *testing.T) *deliveriesFixture {
 	job := webhooks.Job{Owner: "acme", Webhook: "w000000000000000000000000", Pending: stampduty.Pending{ID: "evt_e00000000000000000000000",
 		Type: stampduty.EventOrderCreated, At: order.CreatedAt, Status: &status, Order: order},
 		Seq: webhooks.Seq(order.DocumentID, 3, 0), Next: "2026-11-23T10:00:00.000Z"}
-	return &deliveriesFixture{ctx: context.Background(), del: db.Deliveries(env.Table("DeliveriesTable")), order: order, job: job}
+	return &deliveriesFixture{ctx: context.Background(), env: env, del: db.Deliveries(env.Table("DeliveriesTable")), order: order, job: job}
 }
 
 // jobIDs returns the ids of js.
@@ -166,7 +167,7 @@ func (f *deliveriesFixture) attemptedMovesTheJob(t *testing.T) {
 	j, next := f.job, "2026-11-23T10:00:30.000Z"
 	j.N, j.First, j.Next = 1, f.job.Next, next
 	a := webhooks.Attempt{EventID: j.ID, Type: j.Type, Attempt: 1, Status: 500, At: f.job.Next, DurationMS: 12, NextAttemptAt: &next}
-	if err := f.del.Attempted(f.ctx, j, a); err != nil {
+	if err := f.del.Attempted(f.ctx, webhooks.AttemptDone{Job: j, Attempt: a}); err != nil {
 		t.Fatal(err)
 	}
 	got, _, _ := f.del.Job(f.ctx, "acme", j.Webhook, j.ID)
@@ -181,7 +182,7 @@ func (f *deliveriesFixture) attemptedMovesTheJob(t *testing.T) {
 	}
 	j.N, j.Next, j.Done = 2, "", webhooks.JobDelivered
 	a.Attempt, a.Status, a.At, a.NextAttemptAt = 2, 204, next, nil
-	if err := f.del.Attempted(f.ctx, j, a); err != nil {
+	if err := f.del.Attempted(f.ctx, webhooks.AttemptDone{Job: j, Attempt: a}); err != nil {
 		t.Fatal(err)
 	}
 	if got, _, _ := f.del.Job(f.ctx, "acme", j.Webhook, j.ID); !reflect.DeepEqual(got, j) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"sort"
 	"strings"
@@ -169,7 +170,8 @@ func TestStoredFormat(t *testing.T) {
 			t.Fatalf("Create = %d, %v; want 1", seq, err)
 		}
 		// Each event holds the order as the order's item does, without
-		// its key, version and index keys.
+		// its key, version and index keys; the newest leaves it out when
+		// it is the item's own order (it is read back from the item).
 		snapshot := storedOrder("outbox")
 		delete(snapshot, "owner")
 		delete(snapshot, "seq")
@@ -183,9 +185,9 @@ func TestStoredFormat(t *testing.T) {
 			avM(map[string]types.AttributeValue{"id": avS("evt_a00000000000000000000001"), "t": avS("order.created"),
 				"at": avS("2026-11-21T04:09:00.123Z"), "o": avM(snapshot)}),
 			avM(map[string]types.AttributeValue{"id": avS("evt_a00000000000000000000002"), "t": avS("order.status_changed"),
-				"at": avS("2026-11-21T04:10:00.000Z"), "ps": avS("Pending"), "st": avS("Created"), "o": avM(snapshot)}),
+				"at": avS("2026-11-21T04:10:00.000Z"), "ps": avS("Pending"), "st": avS("Created")}),
 		)
-		want["obp"], want["obk"] = avS("pending"), avS("2026-11-21T04:09:00.123Z#o2ZQm3X8pV1nR7tK4wY9sL0c")
+		want["obp"], want["obk"] = avS("pending#11"), avS("2026-11-21T04:09:00.123Z#o2ZQm3X8pV1nR7tK4wY9sL0c")
 		checkSameItem(t, getItem(t, env, "OrdersTable", map[string]types.AttributeValue{"owner": avS("outbox"), "seq": avN("1")}), want)
 		read, err := ords.Reread(ctx, orders.Stored{OpsOrder: stampduty.OpsOrder{Owner: "outbox"}, Seq: 1})
 		if err != nil {
@@ -193,6 +195,22 @@ func TestStoredFormat(t *testing.T) {
 		}
 		if !reflect.DeepEqual(read.Outbox, events) {
 			t.Errorf("outbox read back\n%+v\nwant\n%+v", read.Outbox, events)
+		}
+		// As stored before: every event with its o, under the unsharded key.
+		old := maps.Clone(want)
+		old["owner"], old["obp"] = avS("outbox-old"), avS("pending")
+		old["ob"] = avL(want["ob"].(*types.AttributeValueMemberL).Value[0], avM(map[string]types.AttributeValue{
+			"id": avS("evt_a00000000000000000000002"), "t": avS("order.status_changed"), "at": avS("2026-11-21T04:10:00.000Z"),
+			"ps": avS("Pending"), "st": avS("Created"), "o": avM(snapshot)}))
+		if _, err := env.Client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(env.Table("OrdersTable")), Item: old}); err != nil {
+			t.Fatal(err)
+		}
+		read, err = ords.Reread(ctx, orders.Stored{OpsOrder: stampduty.OpsOrder{Owner: "outbox-old"}, Seq: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(read.Outbox, events) {
+			t.Errorf("outbox stored before, read back\n%+v\nwant\n%+v", read.Outbox, events)
 		}
 	})
 	t.Run("FilesWrittenWithoutAddresses", func(t *testing.T) {

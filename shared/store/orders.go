@@ -63,7 +63,7 @@ func (db *DB) Orders(table string) *Orders {
 //	                    first: list of {id, t, at, ps?, st?, o}; t is the type, ps and st
 //	                    the statuses of an order.status_changed, o the order right after
 //	                    the change as id, doc, at, up?, ff, sd (absent when empty)
-//	obp, obk            while ob is not empty: "pending" and <at of its oldest event>#doc,
+//	obp, obk            while ob is not empty: "pending#<shard of doc>" and <at of its oldest event>#doc,
 //	                    the keys of the outbox index
 type orderItem struct {
 	Owner string `dynamodbav:"owner"`
@@ -118,9 +118,9 @@ type stampDutyItem struct {
 // the pending events outbox.
 func newOrderItem(owner string, seq int64, o stampduty.Order, v int64, outbox []stampduty.Pending) orderItem {
 	it := orderItem{Owner: owner, Seq: seq, orderBody: newOrderBody(o), Version: v,
-		QueueStatus: queuePartition(o.QueueStatus(), o.DocumentID), QueueKey: queueKey(o), Outbox: newEventItems(outbox)}
+		QueueStatus: queuePartition(o.QueueStatus(), o.DocumentID), QueueKey: queueKey(o), Outbox: newEventItems(outbox, o)}
 	if len(outbox) > 0 {
-		it.OutboxState, it.OutboxKey = outboxPending, outboxKey(outbox, o.DocumentID)
+		it.OutboxState, it.OutboxKey = outboxShard(o.DocumentID), outboxKey(outbox, o.DocumentID)
 	}
 	return it
 }
@@ -176,7 +176,7 @@ func decodeStored(item map[string]types.AttributeValue) (orders.Stored, error) {
 	}
 	s := orders.Stored{OpsOrder: stampduty.OpsOrder{Order: o, Owner: it.Owner}, Seq: it.Seq, Version: it.Version}
 	for _, e := range it.Outbox {
-		p, err := e.pending()
+		p, err := e.pending(&o)
 		if err != nil {
 			return orders.Stored{}, err
 		}

@@ -7,6 +7,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -18,66 +19,98 @@ import (
 	"stampduty/shared/stampduty"
 )
 
-// eventItem is a stampduty.Pending as an order's outbox stores it.
+// eventItem is a stampduty.Pending as an order's outbox (or a delivery
+// job) stores it. o, the order right after the change, is left out of the
+// newest event of an outbox when it is the order item itself (the change
+// that made the event is the item's latest): the item does not carry its
+// order twice, which keeps a typical order with its pending event under
+// 1 KB, so the change, the relay and their index entries are billed 1 WCU
+// each instead of 2. A later change that keeps the event pending stores it
+// with its o again (it is then no longer the item's order). Events stored
+// with o always (before this) read as they did.
 type eventItem struct {
-	ID             string    `dynamodbav:"id"`
-	Type           string    `dynamodbav:"t"`
-	Order          orderBody `dynamodbav:"o"`
-	At             string    `dynamodbav:"at"`
-	PreviousStatus *string   `dynamodbav:"ps,omitempty"`
-	Status         *string   `dynamodbav:"st,omitempty"`
+	ID             string     `dynamodbav:"id"`
+	Type           string     `dynamodbav:"t"`
+	Order          *orderBody `dynamodbav:"o,omitempty"`
+	At             string     `dynamodbav:"at"`
+	PreviousStatus *string    `dynamodbav:"ps,omitempty"`
+	Status         *string    `dynamodbav:"st,omitempty"`
 }
 
-// outboxPending is the outbox index's partition key on every order with
-// pending events.
+// outboxPending is the base of the outbox index's partition key: an order
+// with pending events has obp = outboxShard(its documentId), one of
+// "pending#00"…"pending#15"; orders stored before the sharding have
+// "pending" until their next write.
 const outboxPending = "pending"
+
+// outboxShard is the outbox index's partition key of order doc.
+func outboxShard(doc string) string { return shardKey(outboxPending, doc) }
 
 // outboxKey is an order's sort key in the outbox index: the time of its
 // oldest pending event, then its documentId, so the relay takes the
 // longest-waiting orders first.
 func outboxKey(outbox []stampduty.Pending, doc string) string { return outbox[0].At + "#" + doc }
 
-// newEventItems returns the outbox's items (nil for none).
-func newEventItems(outbox []stampduty.Pending) []eventItem {
+// newEventItems returns the items of the outbox of an item that stores
+// self (nil for none): the newest without its o when that is self.
+func newEventItems(outbox []stampduty.Pending, self stampduty.Order) []eventItem {
 	var items []eventItem
 	for _, p := range outbox {
 		items = append(items, newEventItem(p))
+	}
+	if n := len(items); n > 0 && reflect.DeepEqual(*items[n-1].Order, newOrderBody(self)) {
+		items[n-1].Order = nil
 	}
 	return items
 }
 
 // newEventItem returns p as an outbox (or a delivery job) stores it.
 func newEventItem(p stampduty.Pending) eventItem {
+	o := newOrderBody(p.Order)
 	return eventItem{ID: p.ID, Type: p.Type, At: p.At, PreviousStatus: p.PreviousStatus,
-		Status: p.Status, Order: newOrderBody(p.Order)}
+		Status: p.Status, Order: &o}
 }
 
-// pending returns the event e stores.
-func (e eventItem) pending() (stampduty.Pending, error) {
-	o, err := e.Order.order()
-	if err != nil {
-		return stampduty.Pending{}, err
+// pending returns the event e stores; one stored without its order is
+// of self, the order of the item that holds it (nil: none may be left out).
+func (e eventItem) pending(self *stampduty.Order) (stampduty.Pending, error) {
+	var o stampduty.Order
+	switch {
+	case e.Order != nil:
+		var err error
+		if o, err = e.Order.order(); err != nil {
+			return stampduty.Pending{}, err
+		}
+	case self != nil:
+		o = *self
+	default:
+		return stampduty.Pending{}, stampduty.Internal(fmt.Errorf("event %s stored without its order", e.ID))
 	}
 	return stampduty.Pending{ID: e.ID, Type: e.Type, At: e.At, PreviousStatus: e.PreviousStatus, Status: e.Status, Order: o}, nil
 }
 
-// Pending returns up to limit orders with pending events (their Outbox),
-// the one whose oldest event has waited longest first: one Query of the
-// outbox index, which holds only such orders, eventually consistent (an
-// event shows a moment after its change, and stays a moment after it is
-// relayed: relaying is idempotent, see Relayed).
+// Pending returns orders with pending events (their Outbox), up to limit
+// of each shard of the outbox index, the one whose oldest event has waited
+// longest first (exactly so within a shard): one Query per shard, all at
+// once (the Shards sharded keys and the unsharded "pending" of orders
+// stored before the sharding), of the outbox index, which holds only such
+// orders, eventually consistent (an event shows a moment after its change,
+// and stays a moment after it is relayed: relaying is idempotent, see
+// Relayed).
 func (s *Orders) Pending(ctx context.Context, limit int) ([]orders.Stored, error) {
-	out, err := s.db.client.Query(ctx, &dynamodb.QueryInput{
-		TableName:                 aws.String(s.table),
-		IndexName:                 aws.String(OutboxIndex),
-		KeyConditionExpression:    aws.String("obp = :p"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":p": avS(outboxPending)},
-		Limit:                     aws.Int32(int32(limit)),
+	items, err := s.db.queryShards(ctx, shardKeys(outboxPending), "obk", func(key string) *dynamodb.QueryInput {
+		return &dynamodb.QueryInput{
+			TableName:                 aws.String(s.table),
+			IndexName:                 aws.String(OutboxIndex),
+			KeyConditionExpression:    aws.String("obp = :p"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":p": avS(key)},
+			Limit:                     aws.Int32(int32(limit)),
+		}
 	})
 	if err != nil {
-		return nil, fail("Query", err)
+		return nil, err
 	}
-	return decodeItems(out.Items, theStored)
+	return decodeItems(items, theStored)
 }
 
 // Relayed removes the events ids from the outbox of o, an order as Pending
@@ -111,12 +144,14 @@ func (s *Orders) Relayed(ctx context.Context, o orders.Stored, ids []string) err
 	if len(rest) == 0 {
 		in.UpdateExpression = aws.String("REMOVE ob, obp, obk")
 	} else {
-		ob, err := attributevalue.Marshal(newEventItems(rest))
+		ob, err := attributevalue.Marshal(newEventItems(rest, o.Order))
 		if err != nil {
 			return stampduty.Internal(fmt.Errorf("encode outbox: %w", err))
 		}
-		in.UpdateExpression = aws.String("SET ob = :ob, obk = :k")
+		// obp too: an order stored before the sharding moves to its shard.
+		in.UpdateExpression = aws.String("SET ob = :ob, obp = :p, obk = :k")
 		in.ExpressionAttributeValues[":ob"] = ob
+		in.ExpressionAttributeValues[":p"] = avS(outboxShard(o.DocumentID))
 		in.ExpressionAttributeValues[":k"] = avS(outboxKey(rest, o.DocumentID))
 	}
 	if _, err := s.db.client.UpdateItem(ctx, in); err != nil {

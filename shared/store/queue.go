@@ -10,7 +10,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"slices"
 	"strings"
 	"sync"
@@ -24,15 +23,15 @@ import (
 	"stampduty/shared/stampduty"
 )
 
-// queueShards is how many partition key values each status's queue is
-// spread over. With one value per status, every new order of every caller
+// Each status's queue is spread over Shards partition key values (the
+// outbox and due keys share the scheme: shards.go). With one value per
+// status, every new order of every caller
 // wrote the same key (Pending): one partition's 1,000 WCU/s bounded the
 // whole service's creates, and the time-ordered sort key kept DynamoDB
 // from splitting it. An order's shard is a hash of its documentId, so the
 // shares are random: 1/16 each on average, and in a run of 2,000 orders the
 // largest shard stays far below 1/8 of the index's writes (it would need
 // twice its mean, about 11 standard deviations). A page reads every shard.
-const queueShards = 16
 
 // queueKey is o's sort key in the queue index: createdAt#documentId, so
 // that the queue is oldest first, ties broken by documentId. It is unique:
@@ -41,26 +40,16 @@ func queueKey(o stampduty.Order) string { return o.CreatedAt + "#" + o.DocumentI
 
 // queuePartition is the queue index's partition key of the order with
 // documentId doc while it waits in status: <status>#<nn>, nn its shard
-// (FNV-1a of doc modulo queueShards, two digits). The documentId never
+// (shardKey: FNV-1a of doc modulo Shards, two digits). The documentId never
 // changes, so an order keeps its shard for life and only the status part
 // moves.
-func queuePartition(status, doc string) string {
-	h := fnv.New32a()
-	h.Write([]byte(doc))
-	return fmt.Sprintf("%s#%02d", status, h.Sum32()%queueShards)
-}
+func queuePartition(status, doc string) string { return shardKey(status, doc) }
 
 // queuePartitions returns the partition keys a page of status's queue
 // reads: its shards, and the bare status under which orders stored before
 // the shards wait until a change or `stampctl orders backfill` moves them
 // to their shard.
-func queuePartitions(status string) []string {
-	keys := make([]string, 0, queueShards+1)
-	for i := range queueShards {
-		keys = append(keys, fmt.Sprintf("%s#%02d", status, i))
-	}
-	return append(keys, status)
-}
+func queuePartitions(status string) []string { return shardKeys(status) }
 
 // queueEntry is an entry of the queue index, which projects the keys only:
 // its own and the order item's.

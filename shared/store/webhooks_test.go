@@ -111,7 +111,7 @@ func TestFailingReads(t *testing.T) {
 	t.Run("JobsNotDoneWithEnoughAttempts", func(t *testing.T) {
 		for min := 0; min <= 4; min++ {
 			var js []webhooks.Job
-			onlyCalls(t, "Query:DeliveriesTable/index/due=1", func() (err error) { js, err = del.Failing(ctx, min); return err })
+			onlyCalls(t, "Query:DeliveriesTable/index/due=17", func() (err error) { js, err = del.Failing(ctx, min); return err })
 			var got []string
 			for _, j := range js {
 				got = append(got, j.ID)

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"sort"
 	"sync"
 	"time"
 
@@ -18,15 +17,33 @@ import (
 
 // Defaults of a Dispatcher.
 const (
-	// DefaultParallel is how many webhooks are delivered to at once.
-	DefaultParallel = 8
-	// DefaultBatch is how many outboxes or due jobs one pass reads.
+	// DefaultParallel is how many attempts are made at once, in all.
+	DefaultParallel = 64
+	// DefaultPerCaller is how many attempts to one caller's webhooks are
+	// made at once: a caller whose receivers hang holds at most these
+	// slots, and the others' attempts go on in the rest.
+	DefaultPerCaller = 16
+	// DefaultPerWebhook is how many attempts to one webhook are made at
+	// once, each of another order (an order's events go one at a time).
+	DefaultPerWebhook = 16
+	// DefaultBatch is how many outboxes or due jobs one pass reads of each
+	// shard.
 	DefaultBatch = 100
+	// DefaultBudget is how long a webhook's turn lasts: no new attempt to
+	// it starts later in the turn, and its jobs left wait for the next pass.
+	DefaultBudget = 5 * time.Second
+	// DefaultBackoff is how long a webhook gets no attempt after one of
+	// its attempts timed out (its jobs are postponed that long).
+	DefaultBackoff = 30 * time.Second
+	// relayParallel is how many outboxes one relay pass hands on at once.
+	relayParallel = 32
 	// leaseMargin is how much longer than a delivery's timeout a lease lasts.
 	leaseMargin = 5 * time.Second
 )
 
-// Dispatcher relays outboxes into jobs and delivers due jobs.
+// Dispatcher relays outboxes into jobs and delivers due jobs. It holds
+// the state its passes share (which webhooks are being delivered to, which
+// are backing off, the slots in use), so one Dispatcher is one run.
 type Dispatcher struct {
 	Outbox Outbox
 	Hooks  Hooks
@@ -37,12 +54,26 @@ type Dispatcher struct {
 	Deliverer Deliverer
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
-	// Parallel bounds the webhooks delivered to at once; 0 means DefaultParallel.
+	// Parallel bounds the attempts made at once; 0 means DefaultParallel.
 	Parallel int
-	// Batch bounds what one pass reads; 0 means DefaultBatch.
+	// PerCaller bounds the attempts made at once to one caller's
+	// webhooks; 0 means DefaultPerCaller.
+	PerCaller int
+	// PerWebhook bounds the attempts made at once to one webhook; 0 means
+	// DefaultPerWebhook.
+	PerWebhook int
+	// Batch bounds what one pass reads of each shard; 0 means DefaultBatch.
 	Batch int
+	// Budget bounds a webhook's turn; 0 means DefaultBudget.
+	Budget time.Duration
+	// Backoff is how long a webhook whose attempt timed out rests; 0
+	// means DefaultBackoff.
+	Backoff time.Duration
 	// Log receives a line per failure that a later pass retries; nil discards.
 	Log io.Writer
+
+	once sync.Once
+	st   *lanes
 }
 
 // now returns the dispatcher's time.
@@ -76,61 +107,115 @@ type RelayReport struct {
 // outbox's events only once every one of their jobs is stored; a job that
 // exists already (an earlier pass died before removing) is not put twice;
 // an outbox it could not finish (an error, or its order changed meanwhile)
-// is left for the next pass, which reads it again.
+// is left for the next pass, which reads it again. Outboxes are relayed
+// relayParallel at once (each order's events in one job write after
+// another), and a caller's webhooks are read once per pass.
 func (d *Dispatcher) Relay(ctx context.Context) (RelayReport, error) {
 	var rep RelayReport
 	pending, err := d.Outbox.Pending(ctx, cmp.Or(d.Batch, DefaultBatch))
 	if err != nil {
 		return rep, fmt.Errorf("relay: %w", err)
 	}
-	hooks := map[string][]Webhook{}
-	var errs []error
+	var (
+		mu    sync.Mutex
+		wg    sync.WaitGroup
+		errs  []error
+		sem   = make(chan struct{}, relayParallel)
+		hooks = &passHooks{hooks: d.Hooks, sets: map[string]*hookRead{}}
+	)
 	for _, p := range pending {
-		n, err := d.relay(ctx, p, hooks)
-		rep.Jobs += n
-		if err != nil {
+		if ctx.Err() != nil {
+			break
+		}
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			n, err := d.relay(ctx, p, hooks)
+			mu.Lock()
+			defer mu.Unlock()
+			rep.Jobs += n
+			if err == nil {
+				rep.Relayed++
+				return
+			}
 			rep.Left++
 			d.logf("relay order %s of %s: %v (left for the next pass)", p.DocumentID, p.Owner, err)
-			if ctx.Err() != nil {
+			if ctx.Err() != nil && len(errs) == 0 {
 				errs = append(errs, err)
-				break
 			}
-			continue
-		}
-		rep.Relayed++
+		})
 	}
+	wg.Wait()
 	return rep, errors.Join(errs...)
 }
 
-// relay relays one outbox, reading its owner's webhooks once per pass.
-func (d *Dispatcher) relay(ctx context.Context, p orders.Stored, hooks map[string][]Webhook) (int, error) {
-	hs, ok := hooks[p.Owner]
+// passHooks reads each caller's webhooks once for a relay pass.
+type passHooks struct {
+	hooks Hooks
+	mu    sync.Mutex
+	sets  map[string]*hookRead
+}
+
+// hookRead is one read of a caller's webhooks; done is closed when it is.
+type hookRead struct {
+	done chan struct{}
+	set  Set
+	err  error
+}
+
+// get returns owner's webhooks, read by the first to ask in the pass.
+func (p *passHooks) get(ctx context.Context, owner string) ([]Webhook, error) {
+	p.mu.Lock()
+	r, ok := p.sets[owner]
 	if !ok {
-		s, err := d.Hooks.Webhooks(ctx, p.Owner)
-		if err != nil {
-			return 0, err
-		}
-		hs = s.Live
-		hooks[p.Owner] = hs
+		r = &hookRead{done: make(chan struct{})}
+		p.sets[owner] = r
 	}
-	now := stampduty.FormatTime(d.now())
+	p.mu.Unlock()
+	if !ok {
+		r.set, r.err = p.hooks.Webhooks(ctx, owner)
+		close(r.done)
+	}
+	<-r.done
+	return r.set.Live, r.err
+}
+
+// relay relays one outbox.
+func (d *Dispatcher) relay(ctx context.Context, p orders.Stored, hooks *passHooks) (int, error) {
+	hs, err := hooks.get(ctx, p.Owner)
+	if err != nil {
+		return 0, err
+	}
+	st, at := d.lanes(), d.now()
+	now, hold := stampduty.FormatTime(at), ""
+	if st.holding() {
+		hold = stampduty.FormatTime(at.Add(cmp.Or(d.Deliverer.Timeout, Timeout) + leaseMargin))
+	}
 	stored := 0
 	ids := make([]string, 0, len(p.Outbox))
+	held := map[string][]Job{} // by webhook: the jobs put leased to this run
 	for i, c := range p.Outbox {
 		for _, h := range hs {
 			if !h.Subscribed(c.Type) { // enabled and subscribed to the type
 				continue
 			}
-			put, err := d.Jobs.Put(ctx, Job{Owner: p.Owner, Webhook: h.DocumentID, Pending: c,
-				Seq: Seq(p.DocumentID, p.Version, i), Next: now})
+			j := Job{Owner: p.Owner, Webhook: h.DocumentID, Pending: c, Seq: Seq(p.DocumentID, p.Version, i), Next: now, Lease: hold}
+			put, err := d.Jobs.Put(ctx, j)
 			if err != nil {
 				return stored, fmt.Errorf("put the job of event %s for webhook %s: %w", c.ID, h.DocumentID, err)
 			}
 			if put {
 				stored++
+				if hold != "" {
+					st.hold(j, at)
+					held[h.DocumentID] = append(held[h.DocumentID], j)
+				}
 			}
 		}
 		ids = append(ids, c.ID)
+	}
+	for webhook, jobs := range held { // Run's delivery starts on them at once
+		d.offer(ctx, hookKey{p.Owner, webhook}, jobs)
 	}
 	if err := d.Outbox.Relayed(ctx, p, ids); err != nil {
 		return stored, fmt.Errorf("mark %d events relayed: %w", len(ids), err)
@@ -145,7 +230,9 @@ type DeliverReport struct {
 	// Delivered, Retried, GaveUp and Disabled count the attempts by outcome.
 	Delivered, Retried, GaveUp, Disabled int
 	// Skipped counts due jobs it left: waiting on an earlier job of their
-	// order, leased by another run, or stopped with their webhook.
+	// order, leased by another run, stopped with their webhook, postponed
+	// while their webhook backs off, or left for the next pass when their
+	// webhook's turn ended.
 	Skipped int
 }
 
@@ -159,182 +246,42 @@ func (rep *DeliverReport) add(r DeliverReport) {
 	rep.Skipped += r.Skipped
 }
 
-// Deliver attempts the due jobs: a webhook's jobs one at a time in Seq
-// order, up to Parallel webhooks at once. A job whose order has an earlier
-// job for the same webhook not done yet waits for it; a job another run has
-// leased is left to it. Each attempt is recorded, then the job is delivered,
-// rescheduled (NextAttempt from the first attempt), given up after
-// the last attempt, or, on 410 Gone, the webhook is disabled and its jobs
+// Deliver attempts the due jobs and returns when every attempt it started
+// is over. Each webhook has a turn: its jobs in Seq order, an order's one
+// at a time, up to PerWebhook orders at once, each attempt in one of its
+// caller's PerCaller slots and one of the Parallel slots of the run; a
+// turn starts no attempt after Budget, nor after an attempt of it timed
+// out (the webhook then backs off: its jobs are postponed by Backoff). A
+// job whose order has an earlier job for the same webhook not done yet
+// waits for it; a job another run has leased is left to it. Right before
+// each attempt the webhook is read again (consistently, one read shared
+// by the attempts that start together), so a webhook deleted or disabled
+// gets no attempt after that change was answered, except one already
+// being made. Each attempt is recorded, then the job is delivered,
+// rescheduled (NextAttempt from the first attempt), given up after the
+// last attempt, or, on 410 Gone, the webhook is disabled and its jobs
 // stopped.
 func (d *Dispatcher) Deliver(ctx context.Context) (DeliverReport, error) {
-	var rep DeliverReport
-	due, err := d.Jobs.Due(ctx, d.now(), cmp.Or(d.Batch, DefaultBatch))
-	if err != nil {
-		return rep, fmt.Errorf("deliver: %w", err)
-	}
-	type key struct{ owner, webhook string }
-	groups := map[key][]Job{}
-	var order []key
-	for _, j := range due {
-		k := key{j.Owner, j.Webhook}
-		if _, ok := groups[k]; !ok {
-			order = append(order, k)
-		}
-		groups[k] = append(groups[k], j)
-	}
-	var (
-		mu   sync.Mutex
-		wg   sync.WaitGroup
-		errs []error
-		sem  = make(chan struct{}, cmp.Or(d.Parallel, DefaultParallel))
-	)
-	for _, k := range order {
-		jobs := groups[k]
-		sort.SliceStable(jobs, func(a, b int) bool { return jobs[a].Seq < jobs[b].Seq })
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-			wg.Wait()
-			return rep, errors.Join(append(errs, ctx.Err())...)
-		}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			r, err := d.deliverWebhook(ctx, k.owner, k.webhook, jobs)
-			mu.Lock()
-			defer mu.Unlock()
-			rep.add(r)
-			if err != nil {
-				errs = append(errs, err)
-			}
-		}()
-	}
-	wg.Wait()
-	return rep, errors.Join(errs...)
+	return d.deliver(ctx, ctx.Done(), true)
 }
 
-// deliverWebhook attempts one webhook's due jobs, in Seq order.
-func (d *Dispatcher) deliverWebhook(ctx context.Context, owner, doc string, jobs []Job) (DeliverReport, error) {
-	var rep DeliverReport
-	s, err := d.Hooks.Webhooks(ctx, owner)
-	if err != nil {
-		return rep, fmt.Errorf("deliver to webhook %s: %w", doc, err)
-	}
-	var hook *Webhook
-	for i := range s.Live {
-		if s.Live[i].DocumentID == doc {
-			hook = &s.Live[i]
-		}
-	}
-	if hook == nil || !hook.Enabled {
-		// Deleted or disabled since the jobs were put: nothing more goes out.
-		rep.Skipped += len(jobs)
-		if err := d.Jobs.Stop(ctx, owner, doc); err != nil {
-			return rep, fmt.Errorf("stop the jobs of webhook %s: %w", doc, err)
-		}
-		return rep, nil
-	}
-	var errs []error
-	for i, j := range jobs {
-		if ctx.Err() != nil {
-			return rep, errors.Join(append(errs, ctx.Err())...)
-		}
-		r, err := d.attempt(ctx, *hook, j)
-		rep.add(r)
-		if err != nil {
-			errs = append(errs, err)
-			d.logf("deliver event %s to webhook %s: %v", j.ID, doc, err)
-		}
-		if r.Disabled > 0 {
-			rep.Skipped += len(jobs) - i - 1
-			break
-		}
-	}
-	return rep, errors.Join(errs...)
-}
-
-// attempt makes one attempt of job j to webhook h, if j is not waiting on
-// an earlier job of its order and this run gets its lease.
-func (d *Dispatcher) attempt(ctx context.Context, h Webhook, j Job) (DeliverReport, error) {
-	var rep DeliverReport
-	behind, err := d.Jobs.Waiting(ctx, j)
-	if err != nil {
-		return rep, err
-	}
-	if behind != "" {
-		// j cannot go before the job it waits for: make it due then, so
-		// that a long wait (a receiver failing an order's first event for
-		// hours) does not keep it at the head of the due jobs, where a
-		// batch of such jobs would crowd every other webhook out.
-		rep.Skipped++
-		if behind > j.Next {
-			if _, err := d.Jobs.Postpone(ctx, j, behind); err != nil {
-				return rep, fmt.Errorf("postpone event %s: %w", j.ID, err)
-			}
-		}
-		return rep, nil
-	}
-	timeout := cmp.Or(d.Deliverer.Timeout, Timeout)
-	start := d.now()
-	leased, err := d.Jobs.Lease(ctx, j, start, start.Add(timeout+leaseMargin))
-	if err != nil {
-		return rep, err
-	}
-	if !leased {
-		rep.Skipped++
-		return rep, nil
-	}
-	body, err := d.body(ctx, j)
-	if err != nil {
-		return rep, err // the lease runs out and a later pass tries again
-	}
-	res := d.Deliverer.Deliver(ctx, h.URL, h.Secret, j.ID, body)
-	first := start
-	if j.First != "" {
-		if first, err = parseTime(j.First); err != nil {
-			return rep, err
-		}
-	}
-	rec, outcome := Record(Event{ID: j.ID, Type: j.Type}, j.N+1, first, start, res)
-	j.N++
-	j.First = stampduty.FormatTime(first)
-	j.Next = ""
-	rep.Attempts++
-	switch outcome {
-	case Delivered:
-		j.Done = JobDelivered
-		rep.Delivered++
-	case Retry:
-		j.Next = *rec.NextAttemptAt
-		rep.Retried++
-	case GiveUp:
-		j.Done = JobGaveUp
-		rep.GaveUp++
-	case Disable:
-		j.Done = JobDisabled
-		rep.Disabled++
-	}
-	if err := d.Jobs.Attempted(ctx, j, rec); err != nil {
-		return rep, fmt.Errorf("record attempt %d: %w", j.N, err)
-	}
-	if outcome == Disable {
-		if err := disable(ctx, d.Hooks, j.Owner, j.Webhook); err != nil {
-			return rep, fmt.Errorf("disable webhook %s: %w", h.DocumentID, err)
-		}
-		if err := d.Jobs.Stop(ctx, j.Owner, j.Webhook); err != nil {
-			return rep, fmt.Errorf("stop the jobs of webhook %s: %w", h.DocumentID, err)
-		}
-	}
-	return rep, nil
-}
-
-// Run relays then delivers every `every`, and starts no pass later than
+// Run relays and delivers every `every`, and starts no pass later than
 // `until` before ctx's deadline (or until ctx ends, when it has none): the
 // loop of the scheduled dispatch function, whose run starts every minute, so
 // that an event's first attempt is made within about `every` of its change.
-// A pass runs under ctx, so `until` must leave room for a delivery's
-// timeout. A pass's errors are logged and the next pass tries again; Run
-// returns ctx's error only when ctx ends.
+// The relay and the delivery are two loops side by side: a relay pass that
+// read a full batch is followed at once by the next, and the jobs it
+// stores, leased to the run, go straight to their webhook's turn (joining
+// the one running or starting one), without waiting for the due index;
+// the delivery reads the due jobs (retries, jobs of other runs, what a
+// turn left) every `every`, and again as soon as a turn that made
+// attempts ends (at most every `every`/8). A delivery pass starts the turns of the webhooks with due
+// jobs that have none running, and never waits for a slow one, so the
+// relay and the first attempts of other webhooks go on while a receiver
+// hangs. No attempt starts later than `until` before the deadline, so
+// `until` must leave room for a delivery's timeout; Run returns once the
+// attempts it started are over. A pass's errors are logged and the next
+// pass tries again; Run returns ctx's error only when ctx ends.
 func (d *Dispatcher) Run(ctx context.Context, every, until time.Duration) error {
 	stop := ctx
 	if deadline, ok := ctx.Deadline(); ok {
@@ -342,24 +289,58 @@ func (d *Dispatcher) Run(ctx context.Context, every, until time.Duration) error 
 		stop, cancel = context.WithDeadline(ctx, deadline.Add(-until))
 		defer cancel()
 	}
+	st := d.lanes()
+	wake := make(chan struct{}, 1)
+	st.mu.Lock()
+	st.held = map[hookKey]map[string]time.Time{}
+	st.stop = stop.Done()
+	st.wake = func() {
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	}
+	st.mu.Unlock()
+	var relays sync.WaitGroup
+	relays.Go(func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for stop.Err() == nil {
+			rep, err := d.Relay(ctx)
+			if err != nil {
+				d.logf("%v", err)
+			}
+			if rep.Relayed+rep.Left < cmp.Or(d.Batch, DefaultBatch) {
+				select {
+				case <-stop.Done():
+				case <-t.C:
+				}
+			}
+		}
+	})
 	t := time.NewTicker(every)
 	defer t.Stop()
-	for {
-		if _, err := d.Relay(ctx); err != nil {
-			d.logf("%v", err)
-		}
-		if _, err := d.Deliver(ctx); err != nil {
+	for stop.Err() == nil {
+		last := time.Now()
+		if _, err := d.deliver(ctx, stop.Done(), false); err != nil {
 			d.logf("%v", err)
 		}
 		select {
 		case <-stop.Done():
-			if ctx.Err() != nil {
-				return fmt.Errorf("dispatch: %w", ctx.Err())
-			}
-			return nil
 		case <-t.C:
+		case <-wake:
+			select { // at most every every/8
+			case <-stop.Done():
+			case <-time.After(every/8 - time.Since(last)):
+			}
 		}
 	}
+	relays.Wait()
+	st.running.Wait()
+	if ctx.Err() != nil {
+		return fmt.Errorf("dispatch: %w", ctx.Err())
+	}
+	return nil
 }
 
 // disable turns owner's webhook doc off (its receiver answered 410 Gone);

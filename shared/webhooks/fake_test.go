@@ -256,20 +256,23 @@ func (s *Jobs) Lease(_ context.Context, j webhooks.Job, now, until time.Time) (b
 	return true, nil
 }
 
-// Attempted stores the attempt a and the job j after it, unleased.
-func (s *Jobs) Attempted(_ context.Context, j webhooks.Job, a webhooks.Attempt) error {
+// Attempted stores the attempts and their jobs after them, unleased.
+func (s *Jobs) Attempted(_ context.Context, done ...webhooks.AttemptDone) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	o := s.find(j.Owner, j.Webhook, j.ID)
-	if o == nil {
-		return fmt.Errorf("record an attempt of event %s: no such job", j.ID)
+	for _, d := range done {
+		j := d.Job
+		o := s.find(j.Owner, j.Webhook, j.ID)
+		if o == nil {
+			return fmt.Errorf("record an attempt of event %s: no such job", j.ID)
+		}
+		o.Job, o.leased = j, time.Time{}
+		if s.attempts == nil {
+			s.attempts = map[string][]webhooks.Attempt{}
+		}
+		k := j.Owner + "#" + j.Webhook
+		s.attempts[k] = append(s.attempts[k], d.Attempt)
 	}
-	o.Job, o.leased = j, time.Time{}
-	if s.attempts == nil {
-		s.attempts = map[string][]webhooks.Attempt{}
-	}
-	k := j.Owner + "#" + j.Webhook
-	s.attempts[k] = append(s.attempts[k], a)
 	return nil
 }
 

@@ -45,6 +45,10 @@ type Job struct {
 	Next string
 	// Done is JobDue, JobDelivered, JobGaveUp or JobDisabled.
 	Done string
+	// Lease is until when a run holds the job (stampduty.TimeLayout), ""
+	// when none does. Put stores it: a run's relay puts the jobs it will
+	// attempt first already leased to itself.
+	Lease string
 }
 
 // OrderOf returns the order documentId of a Seq.
@@ -64,6 +68,12 @@ func OrderOf(seq string) string {
 // outbox is relayed in several runs.
 func Seq(doc string, v int64, i int) string {
 	return fmt.Sprintf("%s#%010d#%03d", doc, v, i)
+}
+
+// AttemptDone is an attempt made and its job after it.
+type AttemptDone struct {
+	Job     Job
+	Attempt Attempt
 }
 
 // Outbox is where the orders' pending events are (the OrdersTable's
@@ -117,9 +127,10 @@ type Jobs interface {
 	// Lease claims j until until, if it is still as read (same N, not done)
 	// and no unexpired lease holds it; false when another run has it.
 	Lease(ctx context.Context, j Job, now, until time.Time) (bool, error)
-	// Attempted stores the record of an attempt and the job after it (N,
-	// First, Next, Done), and releases the lease.
-	Attempted(ctx context.Context, j Job, a Attempt) error
+	// Attempted stores the records of attempts, then their jobs after them
+	// (N, First, Next, Done), releasing their leases: every record before
+	// any job, so that no attempt goes unrecorded.
+	Attempted(ctx context.Context, done ...AttemptDone) error
 	// Stop marks every job of owner's webhook doc that is not done JobDisabled.
 	Stop(ctx context.Context, owner, doc string) error
 }

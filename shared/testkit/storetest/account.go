@@ -65,6 +65,14 @@ func Schemas(tmpl *samtemplate.Template, names map[string]string) map[string]Sch
 type accounting struct {
 	readBytes, oldBytes int
 	old                 map[string]any
+	batch               []batchWrite // a BatchWriteItem's writes
+}
+
+// batchWrite is one write of a BatchWriteItem: its table, the item it
+// replaces (nil: none) and the item after it (nil: deleted).
+type batchWrite struct {
+	table    string
+	old, new map[string]any
 }
 
 // Request fields that make a read return less than it reads (and bills).
@@ -101,8 +109,43 @@ func (p *Proxy) before(ctx context.Context, h http.Header, c ProxyCall, req map[
 		}
 		a.oldBytes, err = itemSize(a.old)
 		return a, err
+	case "BatchWriteItem":
+		return a, p.beforeBatch(ctx, h, req, a)
 	}
 	return nil, nil
+}
+
+// beforeBatch reads the item each write of a BatchWriteItem replaces.
+func (p *Proxy) beforeBatch(ctx context.Context, h http.Header, req map[string]json.RawMessage, a *accounting) error {
+	var items map[string][]struct {
+		PutRequest    *struct{ Item json.RawMessage }
+		DeleteRequest *struct{ Key json.RawMessage }
+	}
+	if err := json.Unmarshal(req["RequestItems"], &items); err != nil {
+		return fmt.Errorf("the batch's items: %w", err)
+	}
+	for table, writes := range items {
+		name, _ := json.Marshal(table)
+		for _, w := range writes {
+			one := map[string]json.RawMessage{"TableName": name}
+			var after map[string]any
+			switch {
+			case w.PutRequest != nil:
+				one["Item"] = w.PutRequest.Item
+				if err := json.Unmarshal(w.PutRequest.Item, &after); err != nil {
+					return fmt.Errorf("a batch's item: %w", err)
+				}
+			case w.DeleteRequest != nil:
+				one["Key"] = w.DeleteRequest.Key
+			}
+			old, err := p.current(ctx, h, table, one)
+			if err != nil {
+				return err
+			}
+			a.batch = append(a.batch, batchWrite{table: table, old: old, new: after})
+		}
+	}
+	return nil
 }
 
 // after completes c with DynamoDB's units once the call has been answered
@@ -161,6 +204,22 @@ func (p *Proxy) after(ctx context.Context, h http.Header, req map[string]json.Ra
 			c.ItemBytes = max(a.oldBytes, newBytes)
 			c.Keys = sc.writes(writeUnits(c.ItemBytes), a.old, item)
 			c.Billed = Capacity{Write: writeUnits(c.ItemBytes) + sc.indexUnits(a.old, item)}
+		}
+		c.Accounted = true
+	case "BatchWriteItem":
+		// Every write of the batch, each billed as its own (dynalite
+		// leaves none unprocessed).
+		for _, w := range a.batch {
+			oldBytes, err := itemSize(w.old)
+			newBytes, err2 := itemSize(w.new)
+			if err = errors.Join(err, err2); err != nil {
+				return err
+			}
+			if !failed {
+				n := max(oldBytes, newBytes)
+				c.ItemBytes += n
+				c.Billed.Write += writeUnits(n) + p.tables[w.table].indexUnits(w.old, w.new)
+			}
 		}
 		c.Accounted = true
 	}

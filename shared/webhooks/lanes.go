@@ -1,0 +1,419 @@
+// The delivery side of a Dispatcher: the passes over the due jobs, each
+// webhook's turn (its orders' chains, worked by lanes) and the attempt;
+// run.go has the rest a run keeps (slots, rests, commits, held leases,
+// fresh reads).
+
+package webhooks
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"stampduty/shared/stampduty"
+)
+
+// hookKey names one webhook: its owner and documentId.
+type hookKey struct{ owner, webhook string }
+
+// lanes is what a Dispatcher's passes share: the webhooks whose turn is
+// running, those backing off, the slots in use, and the fresh reads of
+// each caller's webhooks.
+type lanes struct {
+	mu      sync.Mutex
+	turns   map[hookKey]*turn        // the turns running, by webhook
+	rest    map[hookKey]time.Time    // webhooks backing off, until when
+	callers map[string]chan struct{} // each caller's slots
+	all     chan struct{}            // the run's slots
+	reads   map[string]*ownerReads   // per caller
+	running sync.WaitGroup           // the turns started, for Run to wait for
+	wake    func()                   // Run's: read the due jobs again soon; nil outside Run
+	stop    <-chan struct{}          // Run's: the turns its relay starts stop on it
+	// held are the jobs this run's relay put leased to itself, by webhook
+	// and event, with when their lease was taken; nil outside Run.
+	held    map[hookKey]map[string]time.Time
+	commits []commit // attempts ended, waiting for their write
+}
+
+// lanes returns d's shared state, made on first use.
+func (d *Dispatcher) lanes() *lanes {
+	d.once.Do(func() {
+		d.st = &lanes{turns: map[hookKey]*turn{}, rest: map[hookKey]time.Time{}, callers: map[string]chan struct{}{},
+			all: make(chan struct{}, cmp.Or(d.Parallel, DefaultParallel)), reads: map[string]*ownerReads{}}
+	})
+	return d.st
+}
+
+// deliver reads the due jobs and starts the turn of each webhook among
+// them that has none running; it waits for the turns when wait is set. No
+// turn starts an attempt once stop is closed.
+func (d *Dispatcher) deliver(ctx context.Context, stop <-chan struct{}, wait bool) (DeliverReport, error) {
+	var rep DeliverReport
+	due, err := d.Jobs.Due(ctx, d.now(), cmp.Or(d.Batch, DefaultBatch))
+	if err != nil {
+		return rep, fmt.Errorf("deliver: %w", err)
+	}
+	groups := map[hookKey][]Job{}
+	var order []hookKey
+	for _, j := range due {
+		k := hookKey{j.Owner, j.Webhook}
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], j)
+	}
+	st := d.lanes()
+	var started []*turn
+	st.mu.Lock()
+	for _, k := range order {
+		if st.turns[k] != nil { // its running turn has these jobs, or the next pass will
+			rep.Skipped += len(groups[k])
+			continue
+		}
+		started = append(started, d.startTurn(ctx, stop, k, chainsOf(groups[k])))
+	}
+	st.mu.Unlock()
+	if !wait {
+		return DeliverReport{}, nil
+	}
+	var errs []error
+	for _, t := range started {
+		<-t.done
+		rep.add(t.rep)
+		errs = append(errs, t.errs...)
+	}
+	return rep, errors.Join(errs...)
+}
+
+// offer gives the run's delivery the jobs of webhook k that its relay has
+// just put leased to the run, one order's in Seq order: they join k's
+// running turn, or start one, without waiting for the due index.
+func (d *Dispatcher) offer(ctx context.Context, k hookKey, chain []Job) {
+	st := d.lanes()
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if t := st.turns[k]; t != nil {
+		t.queue = append(t.queue, chain)
+		d.grow(ctx, t)
+		return
+	}
+	d.startTurn(ctx, st.stop, k, [][]Job{chain})
+}
+
+// chainsOf returns jobs (a webhook's) as its orders' chains: each order's
+// jobs in Seq order, the orders in the order of their first job.
+func chainsOf(jobs []Job) [][]Job {
+	sort.SliceStable(jobs, func(a, b int) bool { return jobs[a].Seq < jobs[b].Seq })
+	var chains [][]Job
+	at := map[string]int{}
+	for _, j := range jobs {
+		o := OrderOf(j.Seq)
+		i, ok := at[o]
+		if !ok {
+			i, at[o] = len(chains), len(chains)
+			chains = append(chains, nil)
+		}
+		chains[i] = append(chains[i], j)
+	}
+	return chains
+}
+
+// turn is one webhook's turn at its jobs: its queue of chains (each an
+// order's jobs, one after another), worked by lanes.
+type turn struct {
+	k      hookKey
+	stop   <-chan struct{} // the run's: no attempt starts once closed
+	end    time.Time       // no attempt starts after it (the budget)
+	ended  atomic.Bool     // the webhook is gone, disabled or backing off
+	halt   sync.Once       // its jobs are stopped once
+	opened chan struct{}   // closed once the receiver answered: the other lanes start
+	open   sync.Once
+	done   chan struct{} // closed when its last lane ends
+	// Guarded by the lanes' lock:
+	queue [][]Job
+	lanes int
+	// Guarded by mu:
+	mu   sync.Mutex
+	rep  DeliverReport
+	errs []error
+}
+
+// answered opens the turn's other lanes.
+func (t *turn) answered() { t.open.Do(func() { close(t.opened) }) }
+
+// isOpen reports whether the turn's other lanes may start.
+func (t *turn) isOpen() bool {
+	select {
+	case <-t.opened:
+		return true
+	default:
+		return false
+	}
+}
+
+// over reports whether the turn starts no more attempts.
+func (t *turn) over() bool {
+	select {
+	case <-t.stop:
+		return true
+	default:
+	}
+	return t.ended.Load() || time.Now().After(t.end)
+}
+
+// add adds an attempt's report and error to the turn's.
+func (t *turn) add(r DeliverReport, err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.rep.add(r)
+	if err != nil {
+		t.errs = append(t.errs, err)
+	}
+}
+
+// startTurn starts k's turn at chains (the lanes' lock is held): its jobs
+// in Seq order, each order's one after another, up to PerWebhook orders at
+// once, until the budget is spent or the webhook ends (gone, disabled, or
+// timed out: then it backs off). A turn starts with one lane and opens the
+// others once the receiver has answered an attempt (any status but 410):
+// a receiver that hangs, is down or answers 410 gets one attempt of the
+// turn, never PerWebhook. A webhook backing off has its jobs postponed to
+// the end of its rest instead.
+func (d *Dispatcher) startTurn(ctx context.Context, stop <-chan struct{}, k hookKey, chains [][]Job) *turn {
+	st := d.st
+	t := &turn{k: k, stop: stop, end: time.Now().Add(cmp.Or(d.Budget, DefaultBudget)), opened: make(chan struct{}),
+		done: make(chan struct{}), queue: chains, lanes: 1}
+	st.turns[k] = t
+	st.running.Add(1)
+	if until, ok := st.restingLocked(k, d.now()); ok {
+		go d.rest(ctx, t, until)
+		return t
+	}
+	go d.lane(ctx, t)
+	return t
+}
+
+// grow starts another lane of t when it is open, has chains waiting and
+// fewer than PerWebhook lanes (the lanes' lock is held).
+func (d *Dispatcher) grow(ctx context.Context, t *turn) {
+	if t.lanes > 0 && t.lanes < cmp.Or(d.PerWebhook, DefaultPerWebhook) && len(t.queue) > 0 && t.isOpen() && !t.over() {
+		t.lanes++
+		go d.lane(ctx, t)
+	}
+}
+
+// lane works t's chains until none is left or the turn is over; the last
+// lane to end ends the turn.
+func (d *Dispatcher) lane(ctx context.Context, t *turn) {
+	st := d.st
+	for {
+		st.mu.Lock()
+		if len(t.queue) == 0 || t.over() {
+			left := 0
+			for _, c := range t.queue {
+				left += len(c)
+			}
+			t.queue = nil
+			t.add(DeliverReport{Skipped: left}, nil)
+			if t.lanes--; t.lanes == 0 {
+				d.endTurn(t)
+			}
+			st.mu.Unlock()
+			return
+		}
+		chain := t.queue[0]
+		t.queue = t.queue[1:]
+		d.grow(ctx, t)
+		st.mu.Unlock()
+		for i, j := range chain {
+			if t.over() {
+				t.add(DeliverReport{Skipped: len(chain) - i}, nil)
+				break
+			}
+			r, err := d.attempt(ctx, t.k, j, t)
+			if err != nil {
+				d.logf("deliver event %s to webhook %s: %v", j.ID, t.k.webhook, err)
+			}
+			t.add(r, err)
+			st.mu.Lock()
+			d.grow(ctx, t) // the receiver may have answered
+			st.mu.Unlock()
+		}
+	}
+}
+
+// endTurn ends t (the lanes' lock is held): a turn that made attempts has
+// the due jobs read again, as there may be more.
+func (d *Dispatcher) endTurn(t *turn) {
+	st := d.st
+	if st.turns[t.k] == t {
+		delete(st.turns, t.k)
+	}
+	t.mu.Lock()
+	attempted := t.rep.Attempts > 0
+	t.mu.Unlock()
+	if attempted && st.wake != nil {
+		st.wake()
+	}
+	close(t.done)
+	st.running.Done()
+}
+
+// rest postpones t's jobs to until, the end of its webhook's rest, and
+// ends t.
+func (d *Dispatcher) rest(ctx context.Context, t *turn, until time.Time) {
+	next := stampduty.FormatTime(until)
+	st := d.st
+	for {
+		st.mu.Lock()
+		if len(t.queue) == 0 {
+			t.lanes = 0
+			d.endTurn(t)
+			st.mu.Unlock()
+			return
+		}
+		chain := t.queue[0]
+		t.queue = t.queue[1:]
+		st.mu.Unlock()
+		for _, j := range chain {
+			t.add(DeliverReport{Skipped: 1}, nil)
+			if j.Next >= next {
+				continue
+			}
+			if _, err := d.Jobs.Postpone(ctx, j, next); err != nil {
+				t.add(DeliverReport{}, fmt.Errorf("postpone event %s of webhook %s while it backs off: %w", j.ID, t.k.webhook, err))
+			}
+		}
+	}
+}
+
+// firstOfOrder reports whether seq is the first event its order ever
+// recorded (the outbox's first at version 1): no job of its order can come
+// before it, so it need not look for one.
+func firstOfOrder(seq string) bool { return strings.HasSuffix(seq, "#0000000001#000") }
+
+// attempt makes one attempt of job j to webhook k, if j is not waiting on
+// an earlier job of its order, a slot is free for it, this run gets its
+// lease, and the webhook, read again right before the attempt, is still
+// live and enabled.
+func (d *Dispatcher) attempt(ctx context.Context, k hookKey, j Job, t *turn) (DeliverReport, error) {
+	var rep DeliverReport
+	if !firstOfOrder(j.Seq) {
+		behind, err := d.Jobs.Waiting(ctx, j)
+		if err != nil {
+			return rep, err
+		}
+		if behind != "" {
+			// j cannot go before the job it waits for: make it due then, so
+			// that a long wait (a receiver failing an order's first event for
+			// hours) does not keep it at the head of the due jobs, where a
+			// batch of such jobs would crowd every other webhook out.
+			rep.Skipped++
+			if behind > j.Next {
+				if _, err := d.Jobs.Postpone(ctx, j, behind); err != nil {
+					return rep, fmt.Errorf("postpone event %s: %w", j.ID, err)
+				}
+			}
+			return rep, nil
+		}
+	}
+	st := d.lanes()
+	release, err := st.acquire(ctx, k.owner, cmp.Or(d.PerCaller, DefaultPerCaller))
+	if err != nil {
+		return rep, err
+	}
+	defer release()
+	timeout := cmp.Or(d.Deliverer.Timeout, Timeout)
+	start := d.now()
+	leased := st.holds(j, start) // put leased to this run by its relay: the attempt ends before the lease
+	if !leased {
+		if leased, err = d.Jobs.Lease(ctx, j, start, start.Add(timeout+leaseMargin)); err != nil {
+			return rep, err
+		}
+	}
+	if !leased {
+		rep.Skipped++
+		return rep, nil
+	}
+	body, err := d.body(ctx, j)
+	if err != nil {
+		return rep, err // the lease runs out and a later pass tries again
+	}
+	h, err := d.current(ctx, k.owner, k.webhook)
+	if err != nil {
+		return rep, err // the lease runs out and a later pass tries again
+	}
+	if h == nil || !h.Enabled {
+		// Deleted or disabled since the job was put: nothing more goes out.
+		t.ended.Store(true)
+		rep.Skipped++
+		t.halt.Do(func() { err = d.Jobs.Stop(ctx, k.owner, k.webhook) })
+		if err != nil {
+			return rep, fmt.Errorf("stop the jobs of webhook %s: %w", k.webhook, err)
+		}
+		return rep, nil
+	}
+	res := d.Deliverer.Deliver(ctx, h.URL, h.Secret, j.ID, body)
+	if res.Status != 0 && res.Status != http.StatusGone {
+		t.answered()
+	}
+	if res.Status == 0 && res.Duration >= timeout*9/10 {
+		// It hung: rest the webhook rather than spend more slots on it.
+		t.ended.Store(true)
+		st.backOff(k, start.Add(cmp.Or(d.Backoff, DefaultBackoff)))
+	}
+	return d.record(ctx, h, j, start, res, t)
+}
+
+// record stores the attempt of j to h that started at start and got res,
+// and the job after it; on 410 Gone it disables the webhook and stops its
+// jobs.
+func (d *Dispatcher) record(ctx context.Context, h *Webhook, j Job, start time.Time, res Result, t *turn) (DeliverReport, error) {
+	var rep DeliverReport
+	first := start
+	if j.First != "" {
+		var err error
+		if first, err = parseTime(j.First); err != nil {
+			return rep, err
+		}
+	}
+	rec, outcome := Record(Event{ID: j.ID, Type: j.Type}, j.N+1, first, start, res)
+	j.N++
+	j.First = stampduty.FormatTime(first)
+	j.Next = ""
+	rep.Attempts++
+	switch outcome {
+	case Delivered:
+		j.Done = JobDelivered
+		rep.Delivered++
+	case Retry:
+		j.Next = *rec.NextAttemptAt
+		rep.Retried++
+	case GiveUp:
+		j.Done = JobGaveUp
+		rep.GaveUp++
+	case Disable:
+		j.Done = JobDisabled
+		rep.Disabled++
+		t.ended.Store(true)
+	}
+	if err := d.commit(ctx, AttemptDone{Job: j, Attempt: rec}); err != nil {
+		return rep, fmt.Errorf("record attempt %d: %w", j.N, err)
+	}
+	if outcome == Disable {
+		if err := disable(ctx, d.Hooks, j.Owner, j.Webhook); err != nil {
+			return rep, fmt.Errorf("disable webhook %s: %w", h.DocumentID, err)
+		}
+		if err := d.Jobs.Stop(ctx, j.Owner, j.Webhook); err != nil {
+			return rep, fmt.Errorf("stop the jobs of webhook %s: %w", h.DocumentID, err)
+		}
+	}
+	return rep, nil
+}
