@@ -5,6 +5,7 @@
 package fake
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 	"slices"
@@ -32,6 +33,14 @@ func (a Articles) Get(_ context.Context, purpose, state string) (stampduty.Artic
 // All returns the catalogue itself, the same slice every time as the
 // article cache does, so that a caller reordering it in place is caught.
 func (a Articles) All(context.Context) ([]stampduty.Article, error) { return a, nil }
+
+// Window returns the articles at positions [start, start+limit) in id
+// order and how many there are, as store.SnapshotCache does.
+func (a Articles) Window(_ context.Context, start, limit int) ([]stampduty.Article, int, error) {
+	sorted := slices.SortedFunc(slices.Values(a), func(x, y stampduty.Article) int { return cmp.Compare(x.ID, y.ID) })
+	start = min(max(start, 0), len(sorted))
+	return sorted[start : start+min(max(limit, 0), len(sorted)-start)], len(sorted), nil
+}
 
 // Created is one order the Orders store was asked to create.
 type Created struct {
