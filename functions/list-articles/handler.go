@@ -21,9 +21,10 @@ type handler struct {
 
 // snapshot is the published catalogue (store.SnapshotCache).
 type snapshot interface {
-	// Window returns the articles at positions [start, start+limit) in id
-	// order, and how many there are, without reading the others.
-	Window(ctx context.Context, start, limit int) ([]stampduty.Article, int, error)
+	// Window returns the articles at positions [start, start+limit) in
+	// the order of one sort field (stampduty.ArticleOrder), and how many there are,
+	// without reading the others.
+	Window(ctx context.Context, order string, start, limit int) ([]stampduty.Article, int, error)
 	// All returns every article, the same slice while the catalogue is
 	// unchanged; callers must not change it.
 	All(ctx context.Context) ([]stampduty.Article, error)
@@ -52,9 +53,10 @@ func (h *handler) routes() http.Handler { return function.Route(http.MethodGet, 
 
 // list answers with the requested page of the catalogue as Strapi
 // would: filtered, then sorted, then paged, total counting the filtered
-// articles. A page in id order with no filter (the default query) is read
-// on its own (Window); any other query filters the whole catalogue, sorted
-// once per catalogue version and sort (sortCache).
+// articles. A page with no filter in the order of one field (no sort: id),
+// which the snapshot holds pre-sorted, is read on its own (Window); any
+// other query filters the whole catalogue, sorted once per catalogue
+// version and sort (sortCache).
 func (h *handler) list(r *http.Request) (listResponse, error) {
 	l, err := strapiquery.ParseList(r.URL.RawQuery, spec)
 	if err != nil {
@@ -69,13 +71,14 @@ func (h *handler) list(r *http.Request) (listResponse, error) {
 		total int
 	)
 	noFilter := len(l.Filters.Args) == 0 && (l.Filters.Op == "$and" || l.Filters.Op == "")
+	order, presorted := presortedOrder(l.Sort)
 	switch {
 	case l.Draft:
 		// there are no drafts: an empty list
-	case noFilter && (len(l.Sort) == 0 || l.Sort[0] == strapiquery.SortKey{Field: "id"}):
+	case noFilter && presorted:
 		start, limit := l.Paging.Window()
 		var arts []stampduty.Article
-		if arts, total, err = h.articles.Window(r.Context(), start, limit); err != nil {
+		if arts, total, err = h.articles.Window(r.Context(), order, start, limit); err != nil {
 			return listResponse{}, err
 		}
 		page = append(page, arts...)
@@ -95,6 +98,19 @@ func (h *handler) list(r *http.Request) (listResponse, error) {
 		return listResponse{}, err
 	}
 	return listResponse{Data: data, Meta: meta{Pagination: l.Paging.Block(total)}}, nil
+}
+
+// presortedOrder returns the snapshot order (stampduty.ArticleOrder) that sorts the
+// list as keys say, when there is one: no key (id), one key, or id first
+// (ids are unique, so the keys after it change nothing).
+func presortedOrder(keys []strapiquery.SortKey) (string, bool) {
+	switch {
+	case len(keys) == 0:
+		return stampduty.ArticleOrder("id", false), true
+	case len(keys) == 1 || keys[0].Field == "id":
+		return stampduty.ArticleOrder(keys[0].Field, keys[0].Desc), true
+	}
+	return "", false
 }
 
 // sortCache keeps the catalogue sorted by the sorts asked for, for the
@@ -133,7 +149,7 @@ func (c *sortCache) sorted(all []stampduty.Article, keys []strapiquery.SortKey) 
 	s = slices.Clone(all) // the catalogue's slice keeps its order
 	slices.SortStableFunc(s, func(a, b stampduty.Article) int {
 		for _, k := range keys {
-			d := compare(a, b, k.Field)
+			d := stampduty.CompareArticles(a, b, k.Field)
 			if k.Desc {
 				d = -d
 			}
@@ -149,32 +165,4 @@ func (c *sortCache) sorted(all []stampduty.Article, keys []strapiquery.SortKey) 
 	}
 	c.mu.Unlock()
 	return s
-}
-
-// compare orders two articles by one field. A missing fixed amount sorts
-// after every amount, as NULL does in PostgreSQL.
-func compare(a, b stampduty.Article, field string) int {
-	switch field {
-	case "id":
-		return cmp.Compare(a.ID, b.ID)
-	case "purpose_name":
-		return strings.Compare(a.PurposeName, b.PurposeName)
-	case "state":
-		return strings.Compare(a.State, b.State)
-	case "min":
-		return cmp.Compare(a.Min, b.Min)
-	case "max":
-		return cmp.Compare(a.Max, b.Max)
-	case "fixed":
-		switch {
-		case a.Fixed == nil && b.Fixed == nil:
-			return 0
-		case a.Fixed == nil:
-			return 1
-		case b.Fixed == nil:
-			return -1
-		}
-		return cmp.Compare(*a.Fixed, *b.Fixed)
-	}
-	return 0
 }

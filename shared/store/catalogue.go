@@ -2,7 +2,6 @@ package store
 
 import (
 	"bytes"
-	"cmp"
 	"compress/gzip"
 	"context"
 	"crypto/sha256"
@@ -25,8 +24,10 @@ import (
 // table, so that the public routes never read the articles table whole.
 // Key `k` (S): `version` holds the current snapshot's version, its number
 // of articles and pages (and the previous snapshot's, kept a while for the
-// instances still reading it); `<version>#<page, 4 digits>` holds one page:
-// PageArticles articles in id order, as gzipped JSON in `z` (B).
+// instances still reading it); `<version>#<order>#<page, 4 digits>` holds
+// one page: PageArticles articles in one of stampduty.ArticleOrders (id,
+// id:desc, purpose_name, …: the list's one-field sorts, ties by id), as
+// gzipped JSON in `z` (B).
 type Catalogue struct {
 	db    *DB
 	table string
@@ -43,10 +44,15 @@ const PageArticles = 100
 // versionKey is the key of the item naming the current snapshot.
 const versionKey = "version"
 
+// idOrder is the catalogue in id order: the default list's order, the one
+// the whole catalogue is read in, and the one the version digests.
+const idOrder = "id"
+
 // Snapshot is what the version item says of a published catalogue.
 type Snapshot struct {
 	Version string `dynamodbav:"ver"`
-	// Articles is how many articles it holds, Pages how many pages.
+	// Articles is how many articles it holds, Pages how many pages each
+	// order has.
 	Articles int `dynamodbav:"n"`
 	Pages    int `dynamodbav:"pages"`
 	// Prev and PrevPages are the snapshot it replaced, whose pages are
@@ -81,12 +87,13 @@ type pageArticle struct {
 	Factor string `json:"x,omitempty"`
 }
 
-func pageKey(version string, page int) string { return fmt.Sprintf("%s#%04d", version, page) }
+func pageKey(version, order string, page int) string {
+	return fmt.Sprintf("%s#%s#%04d", version, order, page)
+}
 
-// encodePages returns arts (sorted by id) as the JSON of each page, and the
-// snapshot's version: a digest of them, so the same catalogue always has
-// the same version and publishing it again changes nothing.
-func encodePages(arts []stampduty.Article) (pages [][]byte, version string, err error) {
+// encodePages returns arts, in order, as the JSON of each page, and a
+// digest of them.
+func encodePages(arts []stampduty.Article) (pages [][]byte, digest string, err error) {
 	h := sha256.New()
 	for chunk := range slices.Chunk(arts, PageArticles) {
 		out := make([]pageArticle, len(chunk))
@@ -166,12 +173,12 @@ func (c *Catalogue) Current(ctx context.Context, consistent bool) (Snapshot, boo
 	return it.Snapshot, true, nil
 }
 
-// Page reads page i of snapshot version with one GetItem, or false when it
-// is gone (a newer snapshot replaced it twice since).
-func (c *Catalogue) Page(ctx context.Context, version string, i int) ([]stampduty.Article, bool, error) {
+// Page reads page i of order of snapshot version with one GetItem, or
+// false when it is gone (a newer snapshot replaced it twice since).
+func (c *Catalogue) Page(ctx context.Context, version, order string, i int) ([]stampduty.Article, bool, error) {
 	out, err := c.db.client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: aws.String(c.table),
-		Key:       map[string]types.AttributeValue{"k": avS(pageKey(version, i))},
+		Key:       map[string]types.AttributeValue{"k": avS(pageKey(version, order, i))},
 	})
 	if err != nil {
 		return nil, false, fail("GetItem", err)
@@ -191,16 +198,16 @@ func decodeStoredPage(item map[string]types.AttributeValue) ([]stampduty.Article
 	return decodePage(it.Z)
 }
 
-// Pages reads the given pages of snapshot version with BatchGetItem
-// (batchKeys pages a call), asking again for what DynamoDB leaves
-// unprocessed. A page that is gone is absent from the answer.
-func (c *Catalogue) Pages(ctx context.Context, version string, pages []int) (map[int][]stampduty.Article, error) {
+// Pages reads the given pages of order of snapshot version with
+// BatchGetItem (batchKeys pages a call), asking again for what DynamoDB
+// leaves unprocessed. A page that is gone is absent from the answer.
+func (c *Catalogue) Pages(ctx context.Context, version, order string, pages []int) (map[int][]stampduty.Article, error) {
 	got := make(map[int][]stampduty.Article, len(pages))
 	byKey := make(map[string]int, len(pages))
 	var keys []map[string]types.AttributeValue
 	for _, i := range pages {
-		byKey[pageKey(version, i)] = i
-		keys = append(keys, map[string]types.AttributeValue{"k": avS(pageKey(version, i))})
+		byKey[pageKey(version, order, i)] = i
+		keys = append(keys, map[string]types.AttributeValue{"k": avS(pageKey(version, order, i))})
 	}
 	for len(keys) > 0 {
 		ask := keys[:min(len(keys), batchKeys)]
@@ -260,23 +267,35 @@ func (c *Catalogue) publish(ctx context.Context, src *Articles, now time.Time) (
 	if err != nil {
 		return Snapshot{}, err
 	}
-	slices.SortFunc(arts, func(a, b stampduty.Article) int { return cmp.Compare(a.ID, b.ID) })
-	pages, version, err := encodePages(arts)
-	if err != nil {
-		return Snapshot{}, err
+	// The version is a digest of the catalogue in id order, so the same
+	// catalogue always has the same version and publishing it again
+	// changes nothing; the other orders follow from it.
+	pages := map[string][][]byte{}
+	var version string
+	for _, order := range stampduty.ArticleOrders() {
+		stampduty.SortArticlesBy(arts, order)
+		var digest string
+		if pages[order], digest, err = encodePages(arts); err != nil {
+			return Snapshot{}, err
+		}
+		if order == idOrder {
+			version = digest
+		}
 	}
 	if had && old.Version == version {
 		return old, nil
 	}
-	s := Snapshot{Version: version, Articles: len(arts), Pages: len(pages), Prev: old.Version, PrevPages: old.Pages,
+	s := Snapshot{Version: version, Articles: len(arts), Pages: len(pages[idOrder]), Prev: old.Version, PrevPages: old.Pages,
 		At: now.UTC().Format(time.RFC3339)}
 	var puts []types.WriteRequest
-	for i, p := range pages {
-		item, err := attributevalue.MarshalMap(pageItem{K: pageKey(version, i), Z: gzipped(p)})
-		if err != nil {
-			return Snapshot{}, fmt.Errorf("encode catalogue page: %w", err)
+	for _, order := range stampduty.ArticleOrders() {
+		for i, p := range pages[order] {
+			item, err := attributevalue.MarshalMap(pageItem{K: pageKey(version, order, i), Z: gzipped(p)})
+			if err != nil {
+				return Snapshot{}, fmt.Errorf("encode catalogue page: %w", err)
+			}
+			puts = append(puts, types.WriteRequest{PutRequest: &types.PutRequest{Item: item}})
 		}
-		puts = append(puts, types.WriteRequest{PutRequest: &types.PutRequest{Item: item}})
 	}
 	if err := c.db.batchWrite(ctx, c.table, puts); err != nil {
 		return Snapshot{}, err
@@ -302,9 +321,11 @@ func (c *Catalogue) publish(ctx context.Context, src *Articles, now time.Time) (
 	// here leaves old pages behind and harms nothing.
 	if old.Prev != "" && old.Prev != version {
 		var dels []types.WriteRequest
-		for i := range old.PrevPages {
-			dels = append(dels, types.WriteRequest{DeleteRequest: &types.DeleteRequest{
-				Key: map[string]types.AttributeValue{"k": avS(pageKey(old.Prev, i))}}})
+		for _, order := range stampduty.ArticleOrders() {
+			for i := range old.PrevPages {
+				dels = append(dels, types.WriteRequest{DeleteRequest: &types.DeleteRequest{
+					Key: map[string]types.AttributeValue{"k": avS(pageKey(old.Prev, order, i))}}})
+			}
 		}
 		if err := c.db.batchWrite(ctx, c.table, dels); err != nil {
 			return s, nil // published; the old pages stay (see above)

@@ -95,7 +95,7 @@ func TestCatalogueSnapshot(t *testing.T) {
 
 	window := func(t *testing.T, start, limit int, want []stampduty.Article) {
 		t.Helper()
-		got, total, err := c.Window(f.ctx, start, limit)
+		got, total, err := c.Window(f.ctx, "id", start, limit)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -125,6 +125,17 @@ func TestCatalogueSnapshot(t *testing.T) {
 	}
 	if got, want := f.calls(), "BatchGetItem:CatalogueTable=1 GetItem:CatalogueTable=1"; got != want {
 		t.Errorf("the whole catalogue, cold, read %s, want %s", got, want)
+	}
+	for _, order := range []string{"purpose_name", "fixed:desc", "min"} {
+		sorted := slices.Clone(want)
+		stampduty.SortArticlesBy(sorted, order)
+		got, total, err := c.Window(f.ctx, order, 95, 10)
+		if err != nil || total != 250 || !reflect.DeepEqual(got, sorted[95:105]) {
+			t.Errorf("Window(%s, 95, 10) = %v of %d, %v; want %v", order, got, total, err, sorted[95:105])
+		}
+	}
+	if got, want := f.calls(), "BatchGetItem:CatalogueTable=3"; got != want {
+		t.Errorf("pages of 3 sorts read %s, want %s", got, want)
 	}
 	window(t, 0, 100, want[:100])
 	if _, err := c.All(f.ctx); err != nil {
@@ -178,7 +189,7 @@ func TestCatalogueSnapshot(t *testing.T) {
 func TestCatalogueReplacedWhileRead(t *testing.T) {
 	f := newCatalogue(t, 120)
 	c := store.NewSnapshotCache(f.cat, f.articles, time.Hour)
-	if _, _, err := c.Window(f.ctx, 0, 10); err != nil {
+	if _, _, err := c.Window(f.ctx, "id", 0, 10); err != nil {
 		t.Fatal(err)
 	}
 	arts := f.byID(t)
@@ -190,7 +201,7 @@ func TestCatalogueReplacedWhileRead(t *testing.T) {
 		}
 		f.publish(t)
 	}
-	got, total, err := c.Window(f.ctx, 110, 10)
+	got, total, err := c.Window(f.ctx, "id", 110, 10)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -38,21 +37,27 @@ type SnapshotCache struct {
 	cur     Snapshot
 	has     bool      // cur is a published snapshot
 	checked time.Time // when cur was read; zero: never
-	pages   map[int][]stampduty.Article
+	pages   map[pageRef][]stampduty.Article
 	all     []stampduty.Article // in id order, once read whole
-	legacyS legacySorted
+	sorted  sortedCopies
 }
 
-// legacySorted is the legacy catalogue in id order, for the slice it was
-// sorted from.
-type legacySorted struct {
-	from, sorted []stampduty.Article
+// pageRef is a page of one order of the current snapshot.
+type pageRef struct {
+	order string
+	i     int
+}
+
+// sortedCopies are a catalogue slice sorted in each order asked for.
+type sortedCopies struct {
+	from    []stampduty.Article
+	byOrder map[string][]stampduty.Article
 }
 
 // NewSnapshotCache returns the cache of cat's snapshots. legacy, when not
 // nil, is read whole when no snapshot was ever published.
 func NewSnapshotCache(cat *Catalogue, legacy *Articles, ttl time.Duration) *SnapshotCache {
-	c := &SnapshotCache{cat: cat, ttl: ttl, now: time.Now, pages: map[int][]stampduty.Article{}}
+	c := &SnapshotCache{cat: cat, ttl: ttl, now: time.Now, pages: map[pageRef][]stampduty.Article{}}
 	if legacy != nil {
 		c.legacy = NewArticleCache(legacy, ttl)
 	}
@@ -81,23 +86,38 @@ func (c *SnapshotCache) current(ctx context.Context, force bool) (Snapshot, bool
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if s.Version != c.cur.Version || has != c.has {
-		c.pages, c.all = map[int][]stampduty.Article{}, nil
+		c.pages, c.all = map[pageRef][]stampduty.Article{}, nil
 	}
 	c.cur, c.has, c.checked = s, has, now
 	return s, has, nil
 }
 
 // Window returns the articles at positions [start, start+limit) of the
-// catalogue in id order, and how many articles it has. The slice is shared:
-// callers must not change it.
-func (c *SnapshotCache) Window(ctx context.Context, start, limit int) ([]stampduty.Article, int, error) {
+// catalogue in order (one of stampduty.ArticleOrders), and how many
+// articles it has. The slice is shared: callers must not change it.
+func (c *SnapshotCache) Window(ctx context.Context, order string, start, limit int) ([]stampduty.Article, int, error) {
+	if !slices.Contains(stampduty.ArticleOrders(), order) {
+		return nil, 0, stampduty.Internal(fmt.Errorf("catalogue: no order %q", order))
+	}
 	for try := 0; ; try++ {
 		s, has, err := c.current(ctx, try > 0)
 		if err != nil {
 			return nil, 0, err
 		}
 		if !has {
-			return c.legacyWindow(ctx, start, limit)
+			return c.legacyWindow(ctx, order, start, limit)
+		}
+		if s.Pages <= 1 {
+			// A catalogue of one page is read whole once, in id order,
+			// and sorted here: no read per order.
+			all, ok, err := c.pagesOf(ctx, s.Version, idOrder, 0, 0, false)
+			if err != nil {
+				return nil, 0, err
+			}
+			if ok || try > 0 {
+				return window(c.sortedOf(all, order), start, limit), s.Articles, nil
+			}
+			continue
 		}
 		start := min(max(start, 0), s.Articles)
 		end := start + min(max(limit, 0), s.Articles-start)
@@ -105,7 +125,7 @@ func (c *SnapshotCache) Window(ctx context.Context, start, limit int) ([]stampdu
 			return []stampduty.Article{}, s.Articles, nil
 		}
 		first, last := start/PageArticles, (end-1)/PageArticles
-		got, ok, err := c.pagesOf(ctx, s.Version, first, last, false)
+		got, ok, err := c.pagesOf(ctx, s.Version, order, first, last, false)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -122,11 +142,11 @@ func (c *SnapshotCache) Window(ctx context.Context, start, limit int) ([]stampdu
 // pagesOf returns pages first to last of version, joined, reading the ones
 // not held yet (GetItem for one unless batch, else BatchGetItem); false
 // when one is gone.
-func (c *SnapshotCache) pagesOf(ctx context.Context, version string, first, last int, batch bool) ([]stampduty.Article, bool, error) {
+func (c *SnapshotCache) pagesOf(ctx context.Context, version, order string, first, last int, batch bool) ([]stampduty.Article, bool, error) {
 	c.mu.Lock()
 	var need []int
 	for i := first; i <= last; i++ {
-		if _, ok := c.pages[i]; !ok {
+		if _, ok := c.pages[pageRef{order, i}]; !ok {
 			need = append(need, i)
 		}
 	}
@@ -134,14 +154,14 @@ func (c *SnapshotCache) pagesOf(ctx context.Context, version string, first, last
 	got := map[int][]stampduty.Article{}
 	switch {
 	case len(need) == 1 && !batch:
-		arts, ok, err := c.cat.Page(ctx, version, need[0])
+		arts, ok, err := c.cat.Page(ctx, version, order, need[0])
 		if err != nil || !ok {
 			return nil, false, err
 		}
 		got[need[0]] = arts
 	case len(need) > 0:
 		var err error
-		if got, err = c.cat.Pages(ctx, version, need); err != nil {
+		if got, err = c.cat.Pages(ctx, version, order, need); err != nil {
 			return nil, false, err
 		}
 	}
@@ -151,12 +171,12 @@ func (c *SnapshotCache) pagesOf(ctx context.Context, version string, first, last
 	for i := first; i <= last; i++ {
 		p, ok := got[i]
 		if !ok {
-			if p, ok = c.pages[i]; !ok {
+			if p, ok = c.pages[pageRef{order, i}]; !ok {
 				return nil, false, nil
 			}
 		}
 		if c.cur.Version == version {
-			c.pages[i] = p
+			c.pages[pageRef{order, i}] = p
 		}
 		out = append(out, p...)
 	}
@@ -181,7 +201,7 @@ func (c *SnapshotCache) All(ctx context.Context) ([]stampduty.Article, error) {
 		if all != nil && same {
 			return all, nil
 		}
-		all, ok, err := c.pagesOf(ctx, s.Version, 0, s.Pages-1, true)
+		all, ok, err := c.pagesOf(ctx, s.Version, idOrder, 0, s.Pages-1, true)
 		if err != nil {
 			return nil, err
 		}
@@ -213,21 +233,39 @@ func (c *SnapshotCache) legacyAll(ctx context.Context) ([]stampduty.Article, err
 	if err != nil {
 		return nil, err
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(from) == 0 || len(c.legacyS.from) != len(from) || &c.legacyS.from[0] != &from[0] {
-		sorted := slices.Clone(from)
-		slices.SortFunc(sorted, func(a, b stampduty.Article) int { return cmp.Compare(a.ID, b.ID) })
-		c.legacyS = legacySorted{from: from, sorted: sorted}
-	}
-	return c.legacyS.sorted, nil
+	return c.sortedOf(from, idOrder), nil
 }
 
-func (c *SnapshotCache) legacyWindow(ctx context.Context, start, limit int) ([]stampduty.Article, int, error) {
-	all, err := c.legacyAll(ctx)
+// sortedOf returns from sorted in order, sorted once for as long as from
+// is the slice given (the legacy Scan's, or a one-page snapshot's).
+func (c *SnapshotCache) sortedOf(from []stampduty.Article, order string) []stampduty.Article {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(from) == 0 || len(c.sorted.from) != len(from) || &c.sorted.from[0] != &from[0] {
+		c.sorted = sortedCopies{from: from, byOrder: map[string][]stampduty.Article{}}
+	}
+	sorted, ok := c.sorted.byOrder[order]
+	if !ok {
+		sorted = slices.Clone(from)
+		stampduty.SortArticlesBy(sorted, order)
+		c.sorted.byOrder[order] = sorted
+	}
+	return sorted
+}
+
+func (c *SnapshotCache) legacyWindow(ctx context.Context, order string, start, limit int) ([]stampduty.Article, int, error) {
+	if c.legacy == nil {
+		return nil, 0, stampduty.Internal(fmt.Errorf("no catalogue snapshot is published"))
+	}
+	from, err := c.legacy.All(ctx)
 	if err != nil {
 		return nil, 0, err
 	}
-	start = min(max(start, 0), len(all))
-	return all[start : start+min(max(limit, 0), len(all)-start)], len(all), nil
+	return window(c.sortedOf(from, order), start, limit), len(from), nil
+}
+
+// window returns arts[start:start+limit], within arts.
+func window(arts []stampduty.Article, start, limit int) []stampduty.Article {
+	start = min(max(start, 0), len(arts))
+	return arts[start : start+min(max(limit, 0), len(arts)-start)]
 }

@@ -5,7 +5,6 @@
 package fake
 
 import (
-	"cmp"
 	"context"
 	"net/http"
 	"slices"
@@ -34,10 +33,12 @@ func (a Articles) Get(_ context.Context, purpose, state string) (stampduty.Artic
 // article cache does, so that a caller reordering it in place is caught.
 func (a Articles) All(context.Context) ([]stampduty.Article, error) { return a, nil }
 
-// Window returns the articles at positions [start, start+limit) in id
-// order and how many there are, as store.SnapshotCache does.
-func (a Articles) Window(_ context.Context, start, limit int) ([]stampduty.Article, int, error) {
-	sorted := slices.SortedFunc(slices.Values(a), func(x, y stampduty.Article) int { return cmp.Compare(x.ID, y.ID) })
+// Window returns the articles at positions [start, start+limit) in the
+// order of one sort field (stampduty.ArticleOrder) and how many
+// there are, as store.SnapshotCache does.
+func (a Articles) Window(_ context.Context, order string, start, limit int) ([]stampduty.Article, int, error) {
+	sorted := slices.Clone(a)
+	stampduty.SortArticlesBy(sorted, order)
 	start = min(max(start, 0), len(sorted))
 	return sorted[start : start+min(max(limit, 0), len(sorted)-start)], len(sorted), nil
 }
