@@ -209,33 +209,17 @@ func (c *Catalogue) Pages(ctx context.Context, version, order string, pages []in
 		byKey[pageKey(version, order, i)] = i
 		keys = append(keys, map[string]types.AttributeValue{"k": avS(pageKey(version, order, i))})
 	}
-	for len(keys) > 0 {
-		ask := keys[:min(len(keys), batchKeys)]
-		keys = keys[len(ask):]
-		for try := 0; len(ask) > 0; try++ {
-			if try > 0 {
-				if err := sleep(ctx, time.Duration(try)*20*time.Millisecond); err != nil {
-					return nil, stampduty.Unavailable(fmt.Errorf("read the catalogue: %d pages unprocessed: %w", len(ask), err))
-				}
-			}
-			out, err := c.db.client.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{
-				RequestItems: map[string]types.KeysAndAttributes{c.table: {Keys: ask}}})
-			if err != nil {
-				return nil, fail("BatchGetItem", err)
-			}
-			for _, item := range out.Responses[c.table] {
-				var it pageItem
-				if err := attributevalue.UnmarshalMap(item, &it); err != nil {
-					return nil, stampduty.Internal(fmt.Errorf("decode catalogue page: %w", err))
-				}
-				arts, err := decodePage(it.Z)
-				if err != nil {
-					return nil, err
-				}
-				got[byKey[it.K]] = arts
-			}
-			ask = out.UnprocessedKeys[c.table].Keys
+	err := c.db.batchGet(ctx, c.table, keys, func(item map[string]types.AttributeValue) error {
+		var it pageItem
+		if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+			return stampduty.Internal(fmt.Errorf("decode catalogue page: %w", err))
 		}
+		arts, err := decodePage(it.Z)
+		got[byKey[it.K]] = arts
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return got, nil
 }
@@ -332,25 +316,4 @@ func (c *Catalogue) publish(ctx context.Context, src *Articles, now time.Time) (
 		}
 	}
 	return s, nil
-}
-
-// batchWrite runs writes with BatchWriteItem, 25 a call, asking again for
-// what DynamoDB leaves unprocessed.
-func (db *DB) batchWrite(ctx context.Context, table string, writes []types.WriteRequest) error {
-	for chunk := range slices.Chunk(writes, 25) {
-		for try := 0; len(chunk) > 0; try++ {
-			if try > 0 {
-				if err := sleep(ctx, time.Duration(try)*50*time.Millisecond); err != nil {
-					return stampduty.Unavailable(fmt.Errorf("write %s: %d items unprocessed: %w", table, len(chunk), err))
-				}
-			}
-			out, err := db.client.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{
-				RequestItems: map[string][]types.WriteRequest{table: chunk}})
-			if err != nil {
-				return fail("BatchWriteItem", err)
-			}
-			chunk = out.UnprocessedItems[table]
-		}
-	}
-	return nil
 }

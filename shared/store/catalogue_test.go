@@ -258,3 +258,22 @@ func TestVersionedArticleCache(t *testing.T) {
 		t.Errorf("after a new version, lookups read %s, want %s", got, want)
 	}
 }
+
+// TestCatalogueEmpty: a published empty catalogue is an empty list, read
+// from the version alone (no page, no Scan of the articles table).
+func TestCatalogueEmpty(t *testing.T) {
+	f := newCatalogue(t, 0)
+	c := store.NewSnapshotCache(f.cat, f.articles, time.Hour)
+	for _, order := range []string{"id", "purpose_name:desc"} {
+		got, total, err := c.Window(f.ctx, order, 0, 25)
+		if err != nil || total != 0 || got == nil || len(got) != 0 {
+			t.Errorf("Window(%s) of an empty catalogue = %v, %d, %v", order, got, total, err)
+		}
+	}
+	if all, err := c.All(f.ctx); err != nil || all == nil || len(all) != 0 {
+		t.Errorf("All of an empty catalogue = %v, %v", all, err)
+	}
+	if got, want := f.calls(), "GetItem:CatalogueTable=1"; got != want {
+		t.Errorf("an empty catalogue read %s, want %s", got, want)
+	}
+}

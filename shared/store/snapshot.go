@@ -107,17 +107,23 @@ func (c *SnapshotCache) Window(ctx context.Context, order string, start, limit i
 		if !has {
 			return c.legacyWindow(ctx, order, start, limit)
 		}
-		if s.Pages <= 1 {
+		if s.Articles == 0 {
+			return []stampduty.Article{}, 0, nil
+		}
+		if s.Pages == 1 {
 			// A catalogue of one page is read whole once, in id order,
 			// and sorted here: no read per order.
 			all, ok, err := c.pagesOf(ctx, s.Version, idOrder, 0, 0, false)
 			if err != nil {
 				return nil, 0, err
 			}
-			if ok || try > 0 {
+			if ok {
 				return window(c.sortedOf(all, order), start, limit), s.Articles, nil
 			}
-			continue
+			if try == 0 {
+				continue // replaced while this instance read it: read the version again
+			}
+			return nil, 0, stampduty.Internal(fmt.Errorf("catalogue %s: page missing", s.Version))
 		}
 		start := min(max(start, 0), s.Articles)
 		end := start + min(max(limit, 0), s.Articles-start)
