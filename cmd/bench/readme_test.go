@@ -36,7 +36,7 @@ func TestSplice(t *testing.T) {
 
 // TestReadmeHoldsTheReport: cmd/bench/README.md, where make bench keeps its
 // report, has the marks, and between them a report as the bench writes it
-// (its heading line, then the eleven sections in order), which splicing the
+// (its heading line, then the ten sections in order), which splicing the
 // same report back in leaves unchanged.
 func TestReadmeHoldsTheReport(t *testing.T) {
 	doc, err := os.ReadFile(filepath.Join("..", "..", readmeFile))
