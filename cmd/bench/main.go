@@ -108,6 +108,7 @@ type bench struct {
 	filled                           string
 	dispatch                         dispatchResults // sections 6 to 8
 	shares                           sharesResults   // sections 9 and 10
+	catalogue                        []catalogueSize // section 12: the sample, then thousands
 }
 
 // run measures everything and writes the report to out, and its Markdown to

@@ -96,10 +96,16 @@ func (b *bench) fill(n int) (int, error) {
 // start starts an instance of name's host build, talking to DynamoDB at
 // endpoint; a name of no function of the template is the hello-world Lambda.
 func (b *bench) start(name, endpoint string) (*runtimeapi.Instance, error) {
+	return b.startOn(name, endpoint, nil)
+}
+
+// startOn is start with the tables named by tables (nil: the template's
+// names, or b.quiet for a scheduled function).
+func (b *bench) startOn(name, endpoint string, tables map[string]string) (*runtimeapi.Instance, error) {
 	fn := runtimeapi.Function{Name: name, Path: b.bins[name], Log: b.logs[name], MemoryMB: 128, Timeout: 10 * time.Second,
 		Env: []string{"AWS_REGION=" + localdb.Region}}
 	if f, ok := b.tmpl.Function(name); ok {
-		eng := localstack.Engines{DynamoDB: endpoint, S3: b.s3Endpoint}
+		eng := localstack.Engines{DynamoDB: endpoint, S3: b.s3Endpoint, Tables: tables}
 		if b.isScheduled(name) {
 			eng.Tables, f.Timeout = b.quiet, int(onePass/time.Second)
 		}

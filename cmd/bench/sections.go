@@ -24,6 +24,7 @@ func (b *bench) sections() []section {
 		{"latency", b.measureLatency, []func() (*table, error){b.latencyTable}},
 		{"shares", b.measureShares, []func() (*table, error){b.sharesTable, b.changeTable}},
 		{"dispatch", b.measureKeepUp, []func() (*table, error){b.keepUpTable}},
+		{"catalogue", b.measureCatalogue, []func() (*table, error){b.catalogueTable}},
 	}
 }
 

@@ -208,3 +208,35 @@ func (f *articlesFixture) exportOfAnEmptyCatalogueIsAnEmptyArray(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q; want 0 and []", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestArticlesPublish: a stack whose articles were imported before
+// catalogue snapshots has none; `stampctl articles publish` publishes the
+// articles table, and publishing it again unchanged keeps the version and
+// writes nothing.
+func TestArticlesPublish(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	arts, err := stampjson.DecodeArticles([]byte(goodArticles))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := h.db.Articles(h.vars["ARTICLES_TABLE"]).Upsert(ctx, h.db.IDs(h.vars["COUNTERS_TABLE"], 10), arts); err != nil {
+		t.Fatal(err)
+	}
+	cat := h.db.Catalogue(h.vars["CATALOGUE_TABLE"])
+	if _, has, err := cat.Current(ctx, true); err != nil || has {
+		t.Fatalf("before publishing: snapshot %v, %v", has, err)
+	}
+	r := h.mustRun(t, "", "articles", "publish")
+	s, has, err := cat.Current(ctx, true)
+	if err != nil || !has || s.Articles != 3 || s.Pages != 1 {
+		t.Fatalf("published %+v, %v, %v", s, has, err)
+	}
+	if want := "published the catalogue: version " + s.Version + ", 3 articles"; !strings.HasPrefix(r.stderr, want) {
+		t.Errorf("stderr = %q, want %q…", r.stderr, want)
+	}
+	h.mustRun(t, "", "articles", "publish")
+	if again, _, err := cat.Current(ctx, true); err != nil || again != s {
+		t.Errorf("republished unchanged: %+v, %v; was %+v", again, err, s)
+	}
+}

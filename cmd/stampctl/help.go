@@ -48,7 +48,7 @@ func overview(group string) string {
 	}
 	if group == "" {
 		b.WriteString("\nEnvironment (each command's --help lists what it reads):\n" + environment(reads{api: true,
-			tables: []tableSpec{articlesSpec, tokensSpec, countersSpec, ordersSpec, webhooksSpec, deliveriesSpec}, hashKey: true}))
+			tables: []tableSpec{articlesSpec, tokensSpec, countersSpec, catalogueSpec, ordersSpec, webhooksSpec, deliveriesSpec}, hashKey: true}))
 		b.WriteString("\nFlags may come before, between or after the arguments, with two dashes or one;\n" +
 			"--stack and --api-url also before the command.\n" +
 			"Exit status: 0 on success, 1 when a command fails, 2 on bad usage.\n")

@@ -82,8 +82,13 @@ var commands = []command{
 	{"articles import", "FILE",
 		"check every article of FILE (- for stdin) and, when all are valid, create or update each one by (purpose_name, state), " +
 			"keeping the id and documentId of existing ones; articles not in FILE are left as they are. " +
-			"If any article is invalid nothing is written and every error is printed.",
-		reads{tables: []tableSpec{articlesSpec, countersSpec}}, (*cli).articlesImport},
+			"If any article is invalid nothing is written and every error is printed. " +
+			"Then it publishes the catalogue (as articles publish).",
+		reads{tables: []tableSpec{articlesSpec, countersSpec, catalogueSpec}}, (*cli).articlesImport},
+	{"articles publish", "",
+		"publish the articles table as the catalogue that the article list and the quote serve (every instance within a minute); " +
+			"import does it too. Run it once on a stack whose articles were imported before catalogue snapshots.",
+		reads{tables: []tableSpec{articlesSpec, catalogueSpec}}, (*cli).articlesPublish},
 	{"articles export", "[FILE]",
 		"write the whole catalogue to FILE (default stdout) in the format import reads, sorted by purpose_name and state",
 		reads{tables: []tableSpec{articlesSpec}}, (*cli).articlesExport},

@@ -52,6 +52,7 @@ var (
 	articlesSpec   = tableSpec{"ARTICLES_TABLE", "ArticlesTable", "ArticlesTableName"}
 	tokensSpec     = tableSpec{"TOKENS_TABLE", "TokensTable", "TokensTableName"}
 	countersSpec   = tableSpec{"COUNTERS_TABLE", "CountersTable", "CountersTableName"}
+	catalogueSpec  = tableSpec{"CATALOGUE_TABLE", "CatalogueTable", "CatalogueTableName"}
 	ordersSpec     = tableSpec{"ORDERS_TABLE", "OrdersTable", "OrdersTableName"}
 	webhooksSpec   = tableSpec{"WEBHOOKS_TABLE", "WebhooksTable", "WebhooksTableName"}
 	deliveriesSpec = tableSpec{"DELIVERIES_TABLE", "DeliveriesTable", "DeliveriesTableName"}

@@ -49,6 +49,7 @@ func newHarness(t *testing.T) *harness {
 		"ARTICLES_TABLE":    env.Table("ArticlesTable"),
 		"TOKENS_TABLE":      env.Table("TokensTable"),
 		"COUNTERS_TABLE":    env.Table("CountersTable"),
+		"CATALOGUE_TABLE":   env.Table("CatalogueTable"),
 	}}
 }
 

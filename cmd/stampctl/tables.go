@@ -164,7 +164,7 @@ func (c *cli) articlesImport(fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return c.reportInvalid(name, data, err)
 	}
-	db, ts, err := c.open(articlesSpec, countersSpec)
+	db, ts, err := c.open(articlesSpec, countersSpec, catalogueSpec)
 	if err != nil {
 		return err
 	}
@@ -174,6 +174,32 @@ func (c *cli) articlesImport(fs *flag.FlagSet, args []string) error {
 			err, ts...)
 	}
 	fmt.Fprintf(c.stdout, "imported %d articles: %d created, %d updated\n", len(arts), created, updated)
+	return c.publish(db, ts[0], ts[2])
+}
+
+// articlesPublish publishes the articles table as the catalogue the public
+// routes serve: `articles publish`. Import does it too; this is the step
+// for a stack whose articles were imported before snapshots, or after a
+// publish that failed.
+func (c *cli) articlesPublish(fs *flag.FlagSet, args []string) error {
+	if _, err := parse(fs, args, 0, 0); err != nil {
+		return err
+	}
+	db, ts, err := c.open(articlesSpec, catalogueSpec)
+	if err != nil {
+		return err
+	}
+	return c.publish(db, ts[0], ts[1])
+}
+
+// publish publishes the articles table's content (store.Catalogue.Publish)
+// and says so on stderr, so that import's stdout stays one line.
+func (c *cli) publish(db *store.DB, articles, catalogue table) error {
+	s, err := db.Catalogue(catalogue.name).Publish(c.ctx, db.Articles(articles.name), c.now())
+	if err != nil {
+		return storeErr("publish the catalogue (run `stampctl articles publish` again)", err, articles, catalogue)
+	}
+	fmt.Fprintf(c.stderr, "published the catalogue: version %s, %d articles; every instance serves it within a minute\n", s.Version, s.Articles)
 	return nil
 }
 

@@ -86,6 +86,7 @@ func TestListArticles(t *testing.T) {
 			t.Errorf("warm list made DynamoDB calls: %s", c.Env.Operations(got))
 		}
 	})
+	t.Run("OldDeploymentScansUntilPublished", c.oldDeployment)
 	t.Run("Template", func(t *testing.T) {
 		c.CheckRoutes()
 		c.CheckTemplate(c.Proxy.All())

@@ -10,10 +10,12 @@ import (
 	"stampduty/shared/store"
 )
 
-// wire serves the articles table, read whole and cached for a minute,
-// to anyone: no token is checked.
+// wire serves the published catalogue (its version checked at most once a
+// minute; the articles table read whole only on a stack where no snapshot
+// was ever published) to anyone: no token is checked.
 func wire(d function.Deps) http.Handler {
-	return (&handler{articles: store.NewArticleCache(d.Articles(d.Require("ARTICLES_TABLE")), store.CatalogueTTL)}).routes()
+	cat := store.NewSnapshotCache(d.Catalogue(d.Require("CATALOGUE_TABLE")), d.Articles(d.Require("ARTICLES_TABLE")), store.CatalogueTTL)
+	return (&handler{articles: cat}).routes()
 }
 
 func main() { function.Main(wire) }

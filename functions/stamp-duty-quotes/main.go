@@ -11,11 +11,14 @@ import (
 	"stampduty/shared/store"
 )
 
-// wire quotes from the articles table, read whole and cached for a minute
-// as the article list reads it, to anyone: no token is checked.
+// wire quotes from the articles table, one article by its key (GetItem),
+// cached with misses for as long as the published catalogue's version
+// (read at most once a minute) is unchanged, to anyone: no token is
+// checked.
 func wire(d function.Deps) http.Handler {
-	articles := store.NewArticleCache(d.Articles(d.Require("ARTICLES_TABLE")), store.CatalogueTTL)
-	return (&handler{quotes: &orders.Quoter{Articles: articles.Catalogue()}}).routes()
+	versions := store.NewSnapshotCache(d.Catalogue(d.Require("CATALOGUE_TABLE")), nil, store.CatalogueTTL)
+	articles := store.NewVersionedArticleCache(d.Articles(d.Require("ARTICLES_TABLE")), versions)
+	return (&handler{quotes: &orders.Quoter{Articles: articles}}).routes()
 }
 
 func main() { function.Main(wire) }

@@ -294,14 +294,15 @@ func stringOf(c byte, n int) string { return strings.Repeat(string(c), n) }
 // same purpose, state, amount and consideration price, over every article
 // of the sample catalogue and a range of values: both refuse with the same
 // status and message, or the order stores the amount the quote gave. The
-// quote reads the cached catalogue, the create its own lookup, so this also
+// quote reads its versioned cache, the create its own lookup, so this also
 // checks that both find the same article.
 func TestQuoteAgreesWithCreate(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t)
 	env := storetest.New(t)
 	functest.Seed(t, env)
-	quoter := &orders.Quoter{Articles: store.NewArticleCache(env.DB().Articles(env.Table("ArticlesTable")), time.Minute).Catalogue()}
+	versions := store.NewSnapshotCache(env.DB().Catalogue(env.Table("CatalogueTable")), nil, time.Minute)
+	quoter := &orders.Quoter{Articles: store.NewVersionedArticleCache(env.DB().Articles(env.Table("ArticlesTable")), versions)}
 	arts, err := env.DB().Articles(env.Table("ArticlesTable")).All(ctx)
 	if err != nil {
 		t.Fatal(err)

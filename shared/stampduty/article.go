@@ -1,7 +1,9 @@
 package stampduty
 
 import (
+	"cmp"
 	"errors"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -207,4 +209,72 @@ func NewArticle(fields []Field) (Article, []FieldError) {
 
 	a.check(&msgs)
 	return a, append(articleErrors(&msgs), extra...)
+}
+
+// ArticleSortFields are the fields the article list sorts by.
+var ArticleSortFields = []string{"id", "purpose_name", "state", "min", "max", "fixed"}
+
+// CompareArticles orders two articles by one sort field, ascending: text
+// byte-wise, numbers by value, a missing fixed amount after every amount
+// (as NULL sorts in PostgreSQL). An unknown field compares equal.
+func CompareArticles(a, b Article, field string) int {
+	switch field {
+	case "id":
+		return cmp.Compare(a.ID, b.ID)
+	case "purpose_name":
+		return strings.Compare(a.PurposeName, b.PurposeName)
+	case "state":
+		return strings.Compare(a.State, b.State)
+	case "min":
+		return cmp.Compare(a.Min, b.Min)
+	case "max":
+		return cmp.Compare(a.Max, b.Max)
+	case "fixed":
+		switch {
+		case a.Fixed == nil && b.Fixed == nil:
+			return 0
+		case a.Fixed == nil:
+			return 1
+		case b.Fixed == nil:
+			return -1
+		}
+		return cmp.Compare(*a.Fixed, *b.Fixed)
+	}
+	return 0
+}
+
+// SortArticles sorts arts in place by field (descending when desc), ties
+// by id ascending: the article list's order for a one-field sort.
+func SortArticles(arts []Article, field string, desc bool) {
+	slices.SortFunc(arts, func(a, b Article) int {
+		c := CompareArticles(a, b, field)
+		if desc {
+			c = -c
+		}
+		return cmp.Or(c, cmp.Compare(a.ID, b.ID))
+	})
+}
+
+// ArticleOrder names the article list's order by one sort field: the
+// field, with ":desc" when descending ("min", "min:desc").
+func ArticleOrder(field string, desc bool) string {
+	if desc {
+		return field + ":desc"
+	}
+	return field
+}
+
+// ArticleOrders are the orders of ArticleSortFields, each way.
+func ArticleOrders() []string {
+	var out []string
+	for _, f := range ArticleSortFields {
+		out = append(out, ArticleOrder(f, false), ArticleOrder(f, true))
+	}
+	return out
+}
+
+// SortArticlesBy sorts arts in place in an ArticleOrder.
+func SortArticlesBy(arts []Article, order string) {
+	field, desc := strings.CutSuffix(order, ":desc")
+	SortArticles(arts, field, desc)
 }

@@ -20,9 +20,10 @@ import (
 // a copy (never a substring that would pin a whole request body), and the
 // lookups held together stay under MaxCacheBytes.
 type ArticleCache struct {
-	src *Articles
-	ttl time.Duration
-	now func() time.Time
+	src      *Articles
+	ttl      time.Duration
+	now      func() time.Time
+	versions *SnapshotCache // nil: lookups expire after ttl
 
 	mu     sync.Mutex
 	byKey  map[[2]string]articleEntry
@@ -40,6 +41,7 @@ type articleEntry struct {
 	art     stampduty.Article
 	err     error // the ENOTFOUND error when there is no such article
 	expires time.Time
+	version string // the snapshot it was read under (versioned caches)
 }
 
 // entrySize is what one cached lookup is counted as: its strings and a
@@ -57,24 +59,45 @@ func NewArticleCache(src *Articles, ttl time.Duration) *ArticleCache {
 	return &ArticleCache{src: src, ttl: ttl, now: time.Now, byKey: map[[2]string]articleEntry{}}
 }
 
+// NewVersionedArticleCache returns a cache over src whose lookups, found
+// or not, hold for as long as the published catalogue's version (read
+// through versions, at most once per its TTL) stays the same: an unchanged
+// catalogue costs one small read per TTL, however many keys are cached.
+// Before any snapshot is published, lookups expire after versions' TTL, as
+// NewArticleCache's do.
+func NewVersionedArticleCache(src *Articles, versions *SnapshotCache) *ArticleCache {
+	c := NewArticleCache(src, versions.ttl)
+	c.versions = versions
+	return c
+}
+
 // Get returns the article of (purpose, state), as Articles.Get does.
 func (c *ArticleCache) Get(ctx context.Context, purpose, state string) (stampduty.Article, error) {
 	if !stampduty.ValidArticleKey(purpose, state) {
 		return stampduty.Article{}, stampduty.NotFoundPurpose(purpose)
+	}
+	var version string
+	if c.versions != nil {
+		s, _, err := c.versions.Current(ctx)
+		if err != nil {
+			return stampduty.Article{}, err
+		}
+		version = s.Version
 	}
 	k := [2]string{purpose, state}
 	now := c.now()
 	c.mu.Lock()
 	e, ok := c.byKey[k]
 	c.mu.Unlock()
-	if ok && now.Before(e.expires) {
+	if ok && e.version == version && (version != "" || now.Before(e.expires)) {
 		return e.art, e.err
 	}
 	a, err := c.src.Get(ctx, purpose, state)
 	if err != nil && stampduty.ErrorCode(err) != stampduty.ENOTFOUND {
 		return a, err // faults are not cached
 	}
-	c.put([2]string{strings.Clone(purpose), strings.Clone(state)}, articleEntry{art: a, err: err, expires: now.Add(c.ttl)}, now)
+	c.put([2]string{strings.Clone(purpose), strings.Clone(state)},
+		articleEntry{art: a, err: err, expires: now.Add(c.ttl), version: version}, now)
 	return a, err
 }
 
@@ -91,7 +114,7 @@ func (c *ArticleCache) put(k [2]string, e articleEntry, now time.Time) {
 	}
 	if c.bytes+size > MaxCacheBytes {
 		for ok, old := range c.byKey {
-			if !now.Before(old.expires) {
+			if !now.Before(old.expires) || old.version != e.version {
 				c.bytes -= entrySize(ok, old)
 				delete(c.byKey, ok)
 			}
@@ -133,36 +156,4 @@ func (c *ArticleCache) All(ctx context.Context) ([]stampduty.Article, error) {
 	c.all, c.allExp = all, now.Add(c.ttl)
 	c.mu.Unlock()
 	return all, nil
-}
-
-// CatalogueTTL is how long a function that reads the whole catalogue keeps
-// it: an import is seen everywhere within it.
-const CatalogueTTL = time.Minute
-
-// Catalogue is the whole catalogue of an ArticleCache (All) as an article
-// lookup: a key is found in the cached catalogue, never read on its own, so
-// on a warm instance a lookup costs no DynamoDB call whatever key it names,
-// and nothing is cached per key. It suits a public route, where anyone
-// chooses the keys.
-type Catalogue struct{ cache *ArticleCache }
-
-// Catalogue returns the lookup over c's catalogue.
-func (c *ArticleCache) Catalogue() Catalogue { return Catalogue{cache: c} }
-
-// Get returns the article of (purpose, state), or the ENOTFOUND error of
-// stampduty.NotFoundPurpose, as Articles.Get does.
-func (c Catalogue) Get(ctx context.Context, purpose, state string) (stampduty.Article, error) {
-	if !stampduty.ValidArticleKey(purpose, state) {
-		return stampduty.Article{}, stampduty.NotFoundPurpose(purpose)
-	}
-	all, err := c.cache.All(ctx)
-	if err != nil {
-		return stampduty.Article{}, err
-	}
-	for _, a := range all {
-		if a.PurposeName == purpose && a.State == state {
-			return a, nil
-		}
-	}
-	return stampduty.Article{}, stampduty.NotFoundPurpose(purpose)
 }

@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -187,44 +186,24 @@ func (s *Orders) queueOrders(ctx context.Context, status string, entries []queue
 	return page, nil
 }
 
-// batchKeys is the most keys one BatchGetItem may ask for.
-const batchKeys = 100
-
-// getItems reads the order items at keys (distinct) with BatchGetItem,
-// eventually consistent, up to batchKeys a call, asking again for the keys
-// DynamoDB leaves unprocessed (throttling, size) after a short wait while
-// ctx allows. A key with no item is absent from the answer.
+// getItems reads the order items at keys (distinct) with BatchGetItem
+// (DB.batchGet). A key with no item is absent from the answer.
 func (s *Orders) getItems(ctx context.Context, keys []orderKey) (map[orderKey]map[string]types.AttributeValue, error) {
 	items := make(map[orderKey]map[string]types.AttributeValue, len(keys))
-	for chunk := range slices.Chunk(keys, batchKeys) {
-		ask := &types.KeysAndAttributes{}
-		for _, k := range chunk {
-			ask.Keys = append(ask.Keys, k.av())
+	avs := make([]map[string]types.AttributeValue, len(keys))
+	for i, k := range keys {
+		avs[i] = k.av()
+	}
+	err := s.db.batchGet(ctx, s.table, avs, func(item map[string]types.AttributeValue) error {
+		var k orderKey
+		if err := attributevalue.UnmarshalMap(item, &k); err != nil {
+			return stampduty.Internal(fmt.Errorf("decode order key: %w", err))
 		}
-		for try := 0; ask != nil && len(ask.Keys) > 0; try++ {
-			if try > 0 {
-				if err := sleep(ctx, time.Duration(try)*20*time.Millisecond); err != nil {
-					return nil, stampduty.Unavailable(fmt.Errorf("read orders: %d keys left unprocessed: %w", len(ask.Keys), err))
-				}
-			}
-			out, err := s.db.client.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{
-				RequestItems: map[string]types.KeysAndAttributes{s.table: *ask}})
-			if err != nil {
-				return nil, fail("BatchGetItem", err)
-			}
-			for _, item := range out.Responses[s.table] {
-				var k orderKey
-				if err := attributevalue.UnmarshalMap(item, &k); err != nil {
-					return nil, stampduty.Internal(fmt.Errorf("decode order key: %w", err))
-				}
-				items[k] = item
-			}
-			left, ok := out.UnprocessedKeys[s.table]
-			ask = nil
-			if ok {
-				ask = &left
-			}
-		}
+		items[k] = item
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return items, nil
 }

@@ -9,8 +9,11 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -33,6 +36,7 @@ type Instance struct {
 	dead   context.Context         // done once the instance is dead; its cause says why
 	kill   context.CancelCauseFunc // marks it dead, which kills its process group
 	exited chan struct{}           // closed once the process has been reaped
+	pid    int                     // the process's id, once started
 	close  func() error            // Close, run once
 
 	events chan *invocation // hands an event to a waiting /invocation/next
@@ -103,6 +107,7 @@ func Start(ctx context.Context, fn Function) (*Instance, error) {
 		kill(err)
 		return nil, fmt.Errorf("start %s: %w", fn.Name, err)
 	}
+	i.pid = cmd.Process.Pid
 	// Serve only now: the process's first connection waits in the backlog.
 	go func() { _ = i.srv.Serve(ln) }()
 	go func() {
@@ -243,6 +248,25 @@ func (i *Instance) timedOut(inv *invocation) result {
 		i.fn.Name, time.Now().UTC().Format(time.RFC3339Nano), inv.id, i.fn.Timeout.Seconds())
 	i.kill(err)
 	return result{err: err}
+}
+
+// PeakRSS returns the process's peak resident set size since it started,
+// in bytes (VmHWM of /proc/<pid>/status): call it before Close. It is 0
+// where there is no /proc (not Linux) or once the process is gone.
+func (i *Instance) PeakRSS() int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", i.pid))
+	if err != nil {
+		return 0
+	}
+	for line := range strings.Lines(string(b)) {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			if err == nil {
+				return kb * 1024
+			}
+		}
+	}
+	return 0
 }
 
 // Close kills the process and its children, waits for it to be reaped and

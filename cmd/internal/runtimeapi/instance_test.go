@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -193,6 +194,26 @@ func TestInstanceInvoke(t *testing.T) {
 		}
 		if string(got) != payload {
 			t.Errorf("response = %s, want %s", got, payload)
+		}
+	})
+
+	t.Run("reports its process's peak memory while it runs", func(t *testing.T) {
+		if runtime.GOOS != "linux" {
+			t.Skip("PeakRSS reads /proc")
+		}
+		fn, _ := testFunction(t, "rssfn")
+		inst := start(t, fn)
+		if _, err := inst.Invoke(context.Background(), []byte(`{"action":"echo"}`)); err != nil {
+			t.Fatal(err)
+		}
+		if got := inst.PeakRSS(); got < 1<<20 || got > 1<<30 {
+			t.Errorf("PeakRSS = %d bytes, want a Go process's (1 MiB to 1 GiB)", got)
+		}
+		if err := inst.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if got := inst.PeakRSS(); got != 0 {
+			t.Errorf("PeakRSS after Close = %d, want 0", got)
 		}
 	})
 

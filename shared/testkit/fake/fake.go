@@ -33,6 +33,16 @@ func (a Articles) Get(_ context.Context, purpose, state string) (stampduty.Artic
 // article cache does, so that a caller reordering it in place is caught.
 func (a Articles) All(context.Context) ([]stampduty.Article, error) { return a, nil }
 
+// Window returns the articles at positions [start, start+limit) in the
+// order of one sort field (stampduty.ArticleOrder) and how many
+// there are, as store.SnapshotCache does.
+func (a Articles) Window(_ context.Context, order string, start, limit int) ([]stampduty.Article, int, error) {
+	sorted := slices.Clone(a)
+	stampduty.SortArticlesBy(sorted, order)
+	start = min(max(start, 0), len(sorted))
+	return sorted[start : start+min(max(limit, 0), len(sorted)-start)], len(sorted), nil
+}
+
 // Created is one order the Orders store was asked to create.
 type Created struct {
 	Owner string

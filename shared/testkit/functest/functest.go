@@ -58,12 +58,7 @@ type SyncBuffer = syncbuf.Buffer
 func New(t testing.TB, logicalID string, wire function.Wire) *Stack {
 	t.Helper()
 	s := newStack(t, logicalID)
-	logger := slog.New(slog.NewJSONHandler(s.Logs, nil))
-	h, err := function.Build(wire, s.Env.Getenv(logicalID, s.Read), logger)
-	if err != nil {
-		t.Fatalf("wire %s: %v", logicalID, err)
-	}
-	s.Handler, s.Lambda = h, function.Lambda(h, logger)
+	s.Restart(wire)
 	return s
 }
 
@@ -76,6 +71,18 @@ func newStack(t testing.TB, logicalID string) *Stack {
 	s.Proxy = env.NewProxy()
 	s.Function, _ = env.Template.Function(logicalID) // Getenv fails the test for an unknown one
 	return s
+}
+
+// Restart replaces the function's instance with a new one built by wire
+// (a cold start): same tables, same proxy, nothing cached.
+func (s *Stack) Restart(wire function.Wire) {
+	s.t.Helper()
+	logger := slog.New(slog.NewJSONHandler(s.Logs, nil))
+	h, err := function.Build(wire, s.Env.Getenv(s.Function.LogicalID, s.Read), logger)
+	if err != nil {
+		s.t.Fatalf("wire %s: %v", s.Function.LogicalID, err)
+	}
+	s.Handler, s.Lambda = h, function.Lambda(h, logger)
 }
 
 // NewScheduled is New for a scheduled function: it builds its run.

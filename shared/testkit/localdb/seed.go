@@ -20,7 +20,8 @@ const SampleCatalogue = "cmd/local/articles.json"
 func LogicalNames(logicalID string) string { return logicalID }
 
 // Seed loads the catalogue file into the articles table (a bad file is
-// refused whole, with every row's errors) and, with devToken, registers
+// refused whole, with every row's errors) and publishes it (as `stampctl
+// articles import` does), and, with devToken, registers
 // DevToken once; table names each table from its logical id. It is the one
 // seeding of the local stack, the bench and the tests, and returns how
 // many articles it loaded.
@@ -46,8 +47,12 @@ func Seed(ctx context.Context, db *store.DB, table func(logicalID string) string
 		}
 		return 0, fmt.Errorf("%s: %w", catalogue, err)
 	}
-	if _, _, err := db.Articles(table("ArticlesTable")).Upsert(ctx, db.IDs(table("CountersTable"), 10), arts); err != nil {
+	articles := db.Articles(table("ArticlesTable"))
+	if _, _, err := articles.Upsert(ctx, db.IDs(table("CountersTable"), 10), arts); err != nil {
 		return 0, fmt.Errorf("seed articles: %w", err)
+	}
+	if _, err := db.Catalogue(table("CatalogueTable")).Publish(ctx, articles, time.Now()); err != nil {
+		return 0, fmt.Errorf("publish the catalogue: %w", err)
 	}
 	if devToken {
 		err := db.Tokens(table("TokensTable")).Create(ctx, auth.Token{Hash: Hasher().Hash(DevToken), Owner: DevOwner, CreatedAt: time.Now()})
