@@ -9,8 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -233,49 +231,6 @@ func (s *Orders) ByDocument(ctx context.Context, doc string) (orders.Stored, err
 		return orders.Stored{}, stampduty.Errorf(stampduty.ENOTFOUND, "no order %s", doc)
 	}
 	return decodeStored(out.Items[0])
-}
-
-// lookups is how many documentId Queries ByDocuments runs at once.
-const lookups = 10
-
-// ByDocuments returns owner's orders among the documentIds docs, newest
-// first: one Query of the documentId index per id (ByDocument), lookups at
-// a time, so the cost follows len(docs), never the number of owner's
-// orders. An id that is unknown, or another owner's, is left out.
-func (s *Orders) ByDocuments(ctx context.Context, owner string, docs []string) ([]stampduty.Order, error) {
-	found := make([]orders.Stored, len(docs))
-	errs := make([]error, len(docs))
-	sem := make(chan struct{}, lookups)
-	var wg sync.WaitGroup
-	for i, doc := range docs {
-		if doc == "" { // no order has one, and DynamoDB refuses an empty key
-			errs[i] = stampduty.Errorf(stampduty.ENOTFOUND, "no order")
-			continue
-		}
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			found[i], errs[i] = s.ByDocument(ctx, doc)
-		}()
-	}
-	wg.Wait()
-	var own []orders.Stored
-	for i, o := range found {
-		switch err := errs[i]; {
-		case stampduty.ErrorCode(err) == stampduty.ENOTFOUND:
-		case err != nil:
-			return nil, err
-		case o.Owner == owner:
-			own = append(own, o)
-		}
-	}
-	slices.SortFunc(own, func(a, b orders.Stored) int { return cmp.Compare(b.Seq, a.Seq) })
-	out := make([]stampduty.Order, len(own))
-	for i, o := range own {
-		out[i] = o.Order
-	}
-	return out, nil
 }
 
 // Reread returns the order stored at o's key now: a strongly consistent

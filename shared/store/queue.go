@@ -100,6 +100,9 @@ func (s *Orders) Backfill(ctx context.Context) (int, error) {
 			if _, ok := item["qs"]; ok {
 				continue
 			}
+			if _, ok := item["doc"]; !ok { // a caller's counter or a void (seq.go)
+				continue
+			}
 			o, err := decodeStored(item)
 			if err != nil {
 				return err

@@ -1,0 +1,154 @@
+package store
+
+// This file holds reading a caller's orders by documentId:
+// filters[documentId][$in] by key, with the documentId index for ids that
+// carry no seq.
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"stampduty/shared/orders"
+	"stampduty/shared/stampduty"
+)
+
+// batchKeys is the most keys one BatchGetItem takes.
+const batchKeys = 100
+
+// batchTries bounds the BatchGetItem calls of one chunk: the first, then
+// the retries of the keys DynamoDB left unprocessed (throttling, or 16 MB
+// of answer), after a short wait.
+const batchTries = 4
+
+// lookups is how many documentId Queries ByDocuments runs at once.
+const lookups = 10
+
+// ByDocuments returns owner's orders among the documentIds docs, newest
+// first. An id that carries a seq (stampduty.IDSeq: every order stored
+// since ids carry it) is read by key, (owner, seq), with one BatchGetItem
+// per 100 ids, eventually consistent, and kept only when the item's
+// documentId is the id asked for: another caller's id names a slot of this
+// caller's that holds another order or nothing. The ids found no other way
+// (orders stored before, an order put at another seq than its id's, an
+// unknown id) are looked up in the documentId index, one Query each,
+// lookups at a time, and kept when owner's. The cost follows len(docs),
+// never the number of owner's orders.
+func (s *Orders) ByDocuments(ctx context.Context, owner string, docs []string) ([]stampduty.Order, error) {
+	var own []orders.Stored
+	found := map[string]bool{}
+	var keys []map[string]types.AttributeValue
+	seen := map[int64]bool{}
+	for _, doc := range docs {
+		if seq, ok := stampduty.IDSeq(doc); ok && !seen[seq] {
+			seen[seq] = true
+			keys = append(keys, s.key(owner, seq))
+		}
+	}
+	for chunk := range slices.Chunk(keys, batchKeys) {
+		items, err := s.batchGet(ctx, chunk)
+		if err != nil {
+			return nil, err
+		}
+		for _, item := range items {
+			if isVoid(item) {
+				continue
+			}
+			o, err := decodeStored(item)
+			if err != nil {
+				return nil, err
+			}
+			if slices.Contains(docs, o.DocumentID) && !found[o.DocumentID] {
+				found[o.DocumentID] = true
+				own = append(own, o)
+			}
+		}
+	}
+	var rest []string
+	for _, doc := range docs {
+		if !found[doc] && doc != "" && !slices.Contains(rest, doc) {
+			rest = append(rest, doc)
+		}
+	}
+	byIndex, err := s.byIndex(ctx, owner, rest)
+	if err != nil {
+		return nil, err
+	}
+	own = append(own, byIndex...)
+	slices.SortFunc(own, func(a, b orders.Stored) int { return cmp.Compare(b.Seq, a.Seq) })
+	return ordersOf(own), nil
+}
+
+// batchGet reads the items of keys (at most batchKeys) from the orders
+// table with BatchGetItem, retrying the keys left unprocessed.
+func (s *Orders) batchGet(ctx context.Context, keys []map[string]types.AttributeValue) ([]map[string]types.AttributeValue, error) {
+	var items []map[string]types.AttributeValue
+	req := map[string]types.KeysAndAttributes{s.table: {Keys: keys}}
+	for try := 1; ; try++ {
+		out, err := s.db.client.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
+		if err != nil {
+			return nil, fail("BatchGetItem", err)
+		}
+		items = append(items, out.Responses[s.table]...)
+		req = out.UnprocessedKeys
+		if len(req[s.table].Keys) == 0 {
+			return items, nil
+		}
+		if try == batchTries {
+			return nil, stampduty.Unavailable(errUnprocessed)
+		}
+		if err := sleep(ctx, time.Duration(try)*50*time.Millisecond); err != nil {
+			return nil, stampduty.Unavailable(err)
+		}
+	}
+}
+
+// byIndex returns owner's orders among docs from the documentId index:
+// one Query per id (ByDocument), lookups at a time.
+func (s *Orders) byIndex(ctx context.Context, owner string, docs []string) ([]orders.Stored, error) {
+	found := make([]orders.Stored, len(docs))
+	errs := make([]error, len(docs))
+	sem := make(chan struct{}, lookups)
+	var wg sync.WaitGroup
+	for i, doc := range docs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			found[i], errs[i] = s.ByDocument(ctx, doc)
+		}()
+	}
+	wg.Wait()
+	var own []orders.Stored
+	for i, o := range found {
+		switch err := errs[i]; {
+		case stampduty.ErrorCode(err) == stampduty.ENOTFOUND:
+		case err != nil:
+			return nil, err
+		case o.Owner == owner:
+			own = append(own, o)
+		}
+	}
+	return own, nil
+}
+
+// sleep waits d, or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// errUnprocessed is a BatchGetItem that kept leaving keys unprocessed.
+var errUnprocessed = errors.New("dynamodb BatchGetItem: keys left unprocessed")
