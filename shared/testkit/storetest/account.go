@@ -91,6 +91,8 @@ func (p *Proxy) before(ctx context.Context, h http.Header, c ProxyCall, req map[
 		}
 		a.readBytes, err = responseBytes(body)
 		return a, err
+	case "BatchGetItem":
+		return a, nil
 	case "PutItem", "UpdateItem", "DeleteItem":
 		var err error
 		if a.old, err = p.current(ctx, h, c.Table, req); err != nil {
@@ -121,6 +123,16 @@ func (p *Proxy) after(ctx context.Context, h http.Header, req map[string]json.Ra
 		}
 		consistent := string(req["ConsistentRead"]) == "true"
 		c.ItemBytes, c.Billed, c.Accounted = n, Capacity{Read: readUnits(n, consistent)}, true
+	case "BatchGetItem":
+		if failed {
+			c.Accounted = true
+			return nil
+		}
+		n, billed, err := batchGetUnits(req, body)
+		if err != nil {
+			return err
+		}
+		c.ItemBytes, c.Billed, c.Accounted = n, billed, true
 	case "PutItem", "UpdateItem", "DeleteItem":
 		var item map[string]any // the item after the write, nil after a delete
 		var err error
@@ -294,4 +306,40 @@ func pruneExpressionNames(req map[string]json.RawMessage) {
 			req[f], _ = json.Marshal(m)
 		}
 	}
+}
+
+// batchGetUnits returns the bytes a BatchGetItem read and its read units
+// by DynamoDB's rules: each item on its own, rounded up to 4 KB, and a key
+// not found costs what a GetItem that finds nothing costs; keys left
+// unprocessed cost nothing.
+func batchGetUnits(req map[string]json.RawMessage, body []byte) (int, Capacity, error) {
+	var in map[string]struct {
+		Keys           []json.RawMessage
+		ConsistentRead bool
+	}
+	var out struct {
+		Responses       map[string][]map[string]any
+		UnprocessedKeys map[string]struct{ Keys []json.RawMessage }
+	}
+	if err := json.Unmarshal(req["RequestItems"], &in); err != nil {
+		return 0, Capacity{}, fmt.Errorf("BatchGetItem request: %w", err)
+	}
+	if err := json.Unmarshal(body, &out); err != nil {
+		return 0, Capacity{}, fmt.Errorf("BatchGetItem answer: %w", err)
+	}
+	n, units := 0, 0.0
+	for table, r := range in {
+		found := out.Responses[table]
+		for _, it := range found {
+			s, err := itemSize(it)
+			if err != nil {
+				return 0, Capacity{}, err
+			}
+			n += s
+			units += readUnits(s, r.ConsistentRead)
+		}
+		missing := len(r.Keys) - len(out.UnprocessedKeys[table].Keys) - len(found)
+		units += float64(max(0, missing)) * readUnits(0, r.ConsistentRead)
+	}
+	return n, Capacity{Read: units}, nil
 }

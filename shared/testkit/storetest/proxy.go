@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -198,7 +199,7 @@ func (p *Proxy) handle(w http.ResponseWriter, r *http.Request) {
 	var head struct{ TableName, IndexName, ReturnConsumedCapacity string }
 	jsonErr := json.Unmarshal(body, &req)
 	json.Unmarshal(body, &head)
-	rec := &ProxyCall{Operation: op, Table: head.TableName, Index: head.IndexName}
+	rec := &ProxyCall{Operation: op, Table: cmp.Or(head.TableName, batchTable(req)), Index: head.IndexName}
 	c := *rec
 	p.mu.Lock()
 	mode, fault := p.mode, p.fault
@@ -327,4 +328,17 @@ func (p *Proxy) measure(ctx context.Context, h http.Header, mode Mode, req map[s
 		return err
 	}
 	return p.after(ctx, h, req, body, acct, c)
+}
+
+// batchTable returns the table of a batch request's RequestItems when it
+// names one table only ("" otherwise).
+func batchTable(req map[string]json.RawMessage) string {
+	var items map[string]json.RawMessage
+	if json.Unmarshal(req["RequestItems"], &items) != nil || len(items) != 1 {
+		return ""
+	}
+	for table := range items {
+		return table
+	}
+	return ""
 }
