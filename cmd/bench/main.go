@@ -107,6 +107,7 @@ type bench struct {
 	typicalOrderBytes, maxOrderBytes int
 	filled                           string
 	dispatch                         dispatchResults // sections 6 to 8
+	load                             loadResults     // section 9
 }
 
 // run measures everything and writes the report to out, and its Markdown to
