@@ -47,8 +47,9 @@ func TestGetOrder(t *testing.T) {
 			t.Errorf("meta = %s, want {}", body.Meta)
 		}
 		// At most 2 calls and 1 RCU, whatever the number of orders: one
-		// Query of the documentId index (the token is cached).
-		if got, want := s.Env.Operations(s.Proxy.Take()), "Query:OrdersTable/index/by-document=1"; got != want {
+		// consistent GetItem by the key its documentId carries (the token
+		// is cached).
+		if got, want := s.Env.Operations(s.Proxy.Take()), "GetItem:OrdersTable=1"; got != want {
 			t.Errorf("calls = %s, want %s", got, want)
 		}
 		s.Proxy.SetMode(storetest.Account)
@@ -63,6 +64,21 @@ func TestGetOrder(t *testing.T) {
 		}
 		if units.Read <= 0 || units.Read > 1 || units.Write != 0 {
 			t.Errorf("a one-order read costs %+v by DynamoDB's rules, want at most 1 RCU and no write", units)
+		}
+	})
+	t.Run("OrderStoredBeforeIdsCarriedTheirSeq", func(t *testing.T) {
+		// Its documentId is random: it is found through the documentId index.
+		old := functest.AddOrders(t, s.Env, "someone-else", 1)[0]
+		old.DocumentID = "b" + strings.Repeat("y", 23)
+		if _, err := s.Env.DB().Orders(s.Env.Table("OrdersTable")).Create(context.Background(), localdb.DevOwner, old); err != nil {
+			t.Fatal(err)
+		}
+		s.Proxy.Take()
+		if resp := get(functest.DevHeaders, old.DocumentID); resp.Status != http.StatusOK {
+			t.Fatalf("status %d: %s", resp.Status, resp.Body)
+		}
+		if got, want := s.Env.Operations(s.Proxy.Take()), "Query:OrdersTable/index/by-document=1"; got != want {
+			t.Errorf("calls = %s, want %s", got, want)
 		}
 	})
 	t.Run("ErrAnotherCallersOrderIsNotFound", func(t *testing.T) {

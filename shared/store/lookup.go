@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -83,6 +84,35 @@ func (s *Orders) ByDocuments(ctx context.Context, owner string, docs []string) (
 	own = append(own, byIndex...)
 	slices.SortFunc(own, func(a, b orders.Stored) int { return cmp.Compare(b.Seq, a.Seq) })
 	return ordersOf(own), nil
+}
+
+// Owned returns owner's order doc, ENOTFOUND when owner has none. An id
+// that carries its seq is read by key, (owner, seq), with one strongly
+// consistent GetItem: an order reads back the moment its create has
+// answered, which an index (eventually consistent) does not promise. Any
+// other id, or one whose slot holds another order (another caller's id, an
+// order put at another seq than its id's), is looked up in the documentId
+// index, and another owner's order found there is ENOTFOUND.
+func (s *Orders) Owned(ctx context.Context, owner, doc string) (orders.Stored, error) {
+	if seq, ok := stampduty.IDSeq(doc); ok {
+		out, err := s.db.client.GetItem(ctx, &dynamodb.GetItemInput{
+			TableName: aws.String(s.table), Key: s.key(owner, seq), ConsistentRead: aws.Bool(true),
+		})
+		if err != nil {
+			return orders.Stored{}, fail("GetItem", err)
+		}
+		if out.Item != nil && !isVoid(out.Item) {
+			o, err := decodeStored(out.Item)
+			if err != nil || o.DocumentID == doc {
+				return o, err
+			}
+		}
+	}
+	o, err := s.ByDocument(ctx, doc)
+	if err == nil && o.Owner != owner {
+		return orders.Stored{}, stampduty.Errorf(stampduty.ENOTFOUND, "no order %s", doc)
+	}
+	return o, err
 }
 
 // batchGet reads the items of keys (at most batchKeys) from the orders
