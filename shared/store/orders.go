@@ -150,8 +150,7 @@ func decodeItems[T any](items []map[string]types.AttributeValue, part func(order
 	return out, nil
 }
 
-// theOrder, theOpsOrder and theStored are parts of a stored order, for decodeItems.
-func theOrder(s orders.Stored) stampduty.Order       { return s.Order }
+// theOpsOrder and theStored are parts of a stored order, for decodeItems.
 func theOpsOrder(s orders.Stored) stampduty.OpsOrder { return s.OpsOrder }
 func theStored(s orders.Stored) orders.Stored        { return s }
 
