@@ -374,10 +374,10 @@ func (b *bench) eventTable() (*table, error) {
 		}
 	}
 	t.note("the dispatcher's passes (webhooks.Dispatcher Relay, then Deliver, as each poll of %s makes them), in process, over a fresh copy of the template's tables behind the measuring proxy; each step relays and delivers %d events (one outbox Query's worth), each the order.created event of an order of the create-order request above, to loopback receivers answering 204 (or 500)", dispatchID, b.dispatch.Events)
-	t.note("the order item with its order.created event pending: %d bytes (DynamoDB's formula; the event carries the order's snapshot), created for %s WCU with its index entries; its relay rewrites the item and its three index entries", b.dispatch.OrderBytes, num(b.dispatch.OrderWrite, 3))
+	t.note("the order item with its order.created event pending: %d bytes (DynamoDB's formula; the event carries the order's snapshot), created for %s WCU with its index entries; its relay rewrites the item and its outbox entry", b.dispatch.OrderBytes, num(b.dispatch.OrderWrite, 3))
 	t.note("means per event: the Queries and the webhooks GetItem are shared by the events of a pass (a pass reads up to %d outboxes and %d due jobs, and a caller's webhooks once per pass for the relay and once per webhook for the delivery); alone in its pass, an event bears them whole", webhooks.DefaultBatch, webhooks.DefaultBatch)
 	t.note("each extra webhook: the same events with 2 webhooks minus with 1; a failed attempt: the receiver answers 500 and the job is due again 30 s later (the same units for each retry); an empty pass: what every poll costs when nothing is pending")
-	t.note("units by DynamoDB's rules over the template's indexes: OrdersTable's outbox, by-document and queue entries (projection ALL) are rewritten with the item; DeliveriesTable's due entry (global, ALL) with the job while it is not done, its waiting entry (local, keys and next) when the job joins or leaves it or its next moves (a retry, a postponement)")
+	t.note("units by DynamoDB's rules over the template's indexes: OrdersTable's outbox entry (projection ALL) is rewritten with the item, its by-document-keys and queue-shards entries (keys only) are not; DeliveriesTable's due entry (global, ALL) with the job while it is not done, its waiting entry (local, keys and next) when the job joins or leaves it or its next moves (a retry, a postponement)")
 	return t, nil
 }
 

@@ -19,7 +19,7 @@ import (
 	"stampduty/shared/testkit/storetest"
 )
 
-// Section 9 creates loadCreates orders at loadConcurrency requests at a
+// Sections 11 and 12: it creates loadCreates orders at loadConcurrency requests at a
 // time, once from loadCallers callers (loadCreates/loadCallers each) and
 // once from one caller, through the create-order function; then sends
 // mixedRequests mixed requests at mixedConcurrency across two callers; and
@@ -35,7 +35,7 @@ const (
 	inSamples        = 20
 )
 
-// loadFunctions are the functions section 9 sends requests to.
+// loadFunctions are the functions sections 11 and 12 send requests to.
 var loadFunctions = []string{"CreateOrderFunction", "ListOrdersFunction", "GetOrderFunction"}
 
 // loadRun is one batch of creates: timed (the proxy records), then the same
@@ -69,7 +69,7 @@ type inRow struct {
 	units storetest.Capacity
 }
 
-// loadResults are section 9's.
+// loadResults are sections 11 and 12's.
 type loadResults struct {
 	solo  loadRun
 	runs  []loadRun // loadCallers callers, then one caller
@@ -89,7 +89,7 @@ type loadStack struct {
 	orders string            // the orders table's name
 }
 
-// measureLoad is section 9.
+// measureLoad is sections 11 and 12.
 func (b *bench) measureLoad() error {
 	names, proxy, err := b.freshProxied("load-")
 	if err != nil {
@@ -443,13 +443,13 @@ func (r loadRun) perOrder() (rcu, wcu, usd float64) {
 	return rcu, wcu, rcu*usEast1.ReadUnits + wcu*usEast1.WriteUnits
 }
 
-// loadTable is section 9's first table: the creates.
+// loadTable is section 11: the creates.
 func (b *bench) loadTable() (*table, error) {
 	if len(b.load.runs) != 2 {
-		return nil, errors.New("section 9 has no load runs")
+		return nil, errors.New("sections 11 and 12 have no load runs")
 	}
 	t := &table{
-		Title:  "9. One caller's concurrent creates against many callers' (local stack, create-order function)",
+		Title:  "11. One caller's concurrent creates against many callers' (local stack, create-order function)",
 		Header: []string{"creates", "orders", "orders/s", "503", "other non-200", "failed conditional writes per order", "RCU per order", "WCU per order", "$ per million orders (DynamoDB)", "× uncontended"},
 	}
 	_, _, soloUSD := b.load.solo.perOrder()
@@ -472,14 +472,14 @@ func (b *bench) loadTable() (*table, error) {
 	return t, nil
 }
 
-// mixedTable is section 9's second table: the mixed load and $in.
+// mixedTable is section 12: the mixed load and $in.
 func (b *bench) mixedTable() (*table, error) {
 	m := b.load.mixed
 	if len(b.load.in) != 2 {
-		return nil, errors.New("section 9 has no $in rows")
+		return nil, errors.New("sections 11 and 12 have no $in rows")
 	}
 	t := &table{
-		Title:  "10. Mixed load, and filters[documentId][$in] by key (local stack)",
+		Title:  "12. Mixed load, and filters[documentId][$in] by key (local stack)",
 		Header: []string{"what", "requests", "5xx", "median ms", "DynamoDB calls", "RCU", "result"},
 	}
 	verdict := "exact"

@@ -107,7 +107,8 @@ type bench struct {
 	typicalOrderBytes, maxOrderBytes int
 	filled                           string
 	dispatch                         dispatchResults // sections 6 to 8
-	load                             loadResults     // section 9
+	shares                           sharesResults   // sections 9 and 10
+	load                             loadResults     // sections 11 and 12
 }
 
 // run measures everything and writes the report to out, and its Markdown to

@@ -240,7 +240,7 @@ func (b *bench) dynamoTable() (*table, error) {
 	t.note("units and calls are means per request (create-order reserves %d ids, %d orders' worth, with one UpdateItem)", store.IDBlock, store.IDBlock/3)
 	t.note("RCU/WCU dynalite: what dynalite reports with ReturnConsumedCapacity TOTAL (the proxy asks for it)")
 	t.note("RCU/WCU DynamoDB rules: computed from item sizes (DynamoDB's formula): reads ceil(bytes read / 4 KB) per call, at least 1, ×0.5 if eventually consistent, whatever the projection; writes ceil(max(old, new item) / 1 KB), at least 1, also when the condition fails")
-	t.note("index writes: dynalite reports the table's write only; the DynamoDB-rules columns add each global secondary index entry a write makes (OrdersTable's by-document and queue, projection ALL: the item's size again each; a delete and a put when a write moves the item to another queue; none when the item is unchanged)")
+	t.note("index writes: dynalite reports the table's write only; the DynamoDB-rules columns add each global secondary index entry a write makes (OrdersTable's by-document-keys and queue-shards, projection KEYS_ONLY: a keys-sized entry put with the order, a delete and a put when a write moves it to another queue shard, nothing otherwise; its outbox, projection ALL, the item's size again while events are pending)")
 	for _, n := range notes {
 		t.note("%s: %s", strings.Join(noted[n], "; "), n)
 	}

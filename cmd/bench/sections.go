@@ -22,6 +22,7 @@ func (b *bench) sections() []section {
 		{"dynamo", b.measureDynamo, []func() (*table, error){b.dynamoTable, b.costTable}},
 		{"events", b.measureEvents, []func() (*table, error){b.eventTable, b.eventCostTable}},
 		{"latency", b.measureLatency, []func() (*table, error){b.latencyTable}},
+		{"shares", b.measureShares, []func() (*table, error){b.sharesTable, b.changeTable}},
 		{"load", b.measureLoad, []func() (*table, error){b.loadTable, b.mixedTable}},
 	}
 }

@@ -63,8 +63,7 @@ type stack struct {
 // connection waits on a stack that cannot answer yet. On error, what was
 // started is stopped and nothing is left behind.
 func start(ctx context.Context, o options) (*stack, error) {
-	wd, _ := os.Getwd()
-	root, err := localdb.ModuleRoot(wd)
+	root, err := localdb.ModuleRoot(".")
 	if err != nil {
 		return nil, err
 	}

@@ -62,8 +62,7 @@ func command(t *testing.T) string {
 
 func moduleRoot(t *testing.T) string {
 	t.Helper()
-	wd, _ := os.Getwd()
-	root, err := localdb.ModuleRoot(wd)
+	root, err := localdb.ModuleRoot(".")
 	if err != nil {
 		t.Fatal(err)
 	}

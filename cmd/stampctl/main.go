@@ -104,7 +104,7 @@ var commands = []command{
 		"save the certificate through its pre-signed address, checking its SHA-256",
 		reads{api: true}, (*cli).ordersDownload},
 	{"orders backfill", "",
-		"once, after the first deploy with the work queue: put the orders stored before it into the queue " +
+		"once, after the first deploy with the work queue or its shards: put the orders stored before it into their queue shard " +
 			"(straight in the orders table; running it again changes nothing)",
 		reads{tables: []tableSpec{ordersSpec}}, (*cli).ordersBackfill},
 	{"webhooks failing", "[--min-attempts N] [--json]",

@@ -191,15 +191,21 @@ func fulfillmentFlag(fs *flag.FlagSet) *string {
 	return fs.String("fulfillment", "", "the fulfillment's documentId (default: the order's only one)")
 }
 
+// fulfillment returns fulfillment ff of order doc (its only one when ff is
+// ""), read from the API.
+func (c *cli) fulfillment(doc, ff string) (stampduty.Fulfillment, error) {
+	o, err := c.order(doc)
+	if err != nil {
+		return stampduty.Fulfillment{}, err
+	}
+	return pick(o, ff)
+}
+
 // fulfillmentPath returns the address of order doc's fulfillment ff (its
 // only one, read from the API, when ff is "") and its documentId.
 func (c *cli) fulfillmentPath(doc, ff string) (string, string, error) {
 	if ff == "" {
-		o, err := c.order(doc)
-		if err != nil {
-			return "", "", err
-		}
-		f, err := pick(o, ff)
+		f, err := c.fulfillment(doc, ff)
 		if err != nil {
 			return "", "", err
 		}
@@ -327,11 +333,7 @@ func (c *cli) ordersDownload(fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
-	o, err := c.order(rest[0])
-	if err != nil {
-		return err
-	}
-	ff, err := pick(o, *ffFlag)
+	ff, err := c.fulfillment(rest[0], *ffFlag)
 	if err != nil {
 		return err
 	}
@@ -371,7 +373,8 @@ func download(file *stampduty.File) ([]byte, error) {
 	return b, nil
 }
 
-// ordersBackfill queues the orders stored before the work queue existed.
+// ordersBackfill queues the orders stored before the work queue existed,
+// and moves those stored before its shards into their shard.
 func (c *cli) ordersBackfill(fs *flag.FlagSet, args []string) error {
 	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
@@ -382,6 +385,6 @@ func (c *cli) ordersBackfill(fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(c.stdout, "queued %d orders stored before the work queue\n", n)
+	fmt.Fprintf(c.stdout, "queued %d orders stored before the work queue or its shards\n", n)
 	return nil
 }

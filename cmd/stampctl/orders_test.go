@@ -224,27 +224,42 @@ func TestOrdersCommands(t *testing.T) {
 }
 
 // TestOrdersBackfill: the command queues the orders stored before the
-// queue, once.
+// queue, and moves those stored before its shards into their shard, once.
 func TestOrdersBackfill(t *testing.T) {
 	h := newHarness(t)
 	h.vars["ORDERS_TABLE"] = h.env.Table("OrdersTable")
 	functest.Seed(t, h.env)
-	o := functest.AddOrders(t, h.env, "alice", 1)[0]
-	// As stored before the queue: no queue keys.
+	os := functest.AddOrders(t, h.env, "alice", 2)
+	key := func(seq string) map[string]types.AttributeValue {
+		return map[string]types.AttributeValue{"owner": &types.AttributeValueMemberS{Value: "alice"}, "seq": &types.AttributeValueMemberN{Value: seq}}
+	}
+	// As stored before the queue: no queue keys; before its shards: the
+	// bare status.
 	_, err := h.env.Client.UpdateItem(context.Background(), &dynamodb.UpdateItemInput{TableName: aws.String(h.vars["ORDERS_TABLE"]),
-		Key:              map[string]types.AttributeValue{"owner": &types.AttributeValueMemberS{Value: "alice"}, "seq": &types.AttributeValueMemberN{Value: "1"}},
-		UpdateExpression: aws.String("REMOVE qs, qk")})
+		Key: key("1"), UpdateExpression: aws.String("REMOVE qs, qk")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := h.mustRun(t, "", "orders", "backfill"); !strings.Contains(r.stdout, "queued 1 orders") {
+	_, err = h.env.Client.UpdateItem(context.Background(), &dynamodb.UpdateItemInput{TableName: aws.String(h.vars["ORDERS_TABLE"]),
+		Key: key("2"), UpdateExpression: aws.String("SET qs = :s"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":s": &types.AttributeValueMemberS{Value: stampduty.StatusPending}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := h.mustRun(t, "", "orders", "backfill"); !strings.Contains(r.stdout, "queued 2 orders") {
 		t.Errorf("first run: %s", r.stdout)
 	}
 	if r := h.mustRun(t, "", "orders", "backfill"); !strings.Contains(r.stdout, "queued 0 orders") {
 		t.Errorf("second run: %s", r.stdout)
 	}
+	for _, seq := range []string{"1", "2"} {
+		out, err := h.env.Client.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String(h.vars["ORDERS_TABLE"]), Key: key(seq)})
+		if qs, _ := out.Item["qs"].(*types.AttributeValueMemberS); err != nil || qs == nil || !strings.HasPrefix(qs.Value, stampduty.StatusPending+"#") {
+			t.Errorf("order %s after the backfill: qs %v, %v; want its shard of Pending", seq, out.Item["qs"], err)
+		}
+	}
 	page, _, err := h.db.Orders(h.vars["ORDERS_TABLE"]).Queue(context.Background(), stampduty.StatusPending, "", 10)
-	if err != nil || len(page) != 1 || page[0].DocumentID != o.DocumentID {
+	if err != nil || len(page) != 2 || page[0].DocumentID != os[0].DocumentID || page[1].DocumentID != os[1].DocumentID {
 		t.Errorf("queue = %v, %v", page, err)
 	}
 }

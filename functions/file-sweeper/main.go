@@ -6,8 +6,6 @@
 package main
 
 import (
-	"context"
-	"log/slog"
 	"os"
 	"time"
 
@@ -15,8 +13,6 @@ import (
 	"stampduty/shared/function"
 	"stampduty/shared/orders"
 )
-
-func main() { function.Scheduled(wire) }
 
 // wire sweeps the watches of the uploads table against the orders table
 // and the files bucket, logging one line per run.
@@ -26,15 +22,9 @@ func wire(d function.Deps) function.Run {
 		Orders:  d.Orders(d.Require("ORDERS_TABLE")),
 		Files:   files.Open(d.Env),
 		Now:     time.Now,
+		Log:     os.Stdout,
 	}
-	log := slog.New(slog.NewJSONHandler(os.Stdout, nil))
-	return func(ctx context.Context) error {
-		done, err := sw.Sweep(ctx)
-		level := slog.LevelInfo
-		if err != nil {
-			level = slog.LevelError
-		}
-		log.Log(ctx, level, "sweep", "settled", done.Settled, "removed", done.Removed, "failed", done.Failed)
-		return err
-	}
+	return sw.Run
 }
+
+func main() { function.Scheduled(wire) }

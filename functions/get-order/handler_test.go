@@ -67,7 +67,7 @@ func TestGetOrder(t *testing.T) {
 		}
 	})
 	t.Run("OrderStoredBeforeIdsCarriedTheirSeq", func(t *testing.T) {
-		// Its documentId is random: it is found through the documentId index.
+		// Its documentId is random: its key is found through the documentId index.
 		old := functest.AddOrders(t, s.Env, "someone-else", 1)[0]
 		old.DocumentID = "b" + strings.Repeat("y", 23)
 		if _, err := s.Env.DB().Orders(s.Env.Table("OrdersTable")).Create(context.Background(), localdb.DevOwner, old); err != nil {
@@ -77,7 +77,7 @@ func TestGetOrder(t *testing.T) {
 		if resp := get(functest.DevHeaders, old.DocumentID); resp.Status != http.StatusOK {
 			t.Fatalf("status %d: %s", resp.Status, resp.Body)
 		}
-		if got, want := s.Env.Operations(s.Proxy.Take()), "Query:OrdersTable/index/by-document=1"; got != want {
+		if got, want := s.Env.Operations(s.Proxy.Take()), "GetItem:OrdersTable=1 Query:OrdersTable/index/by-document-keys=1"; got != want {
 			t.Errorf("calls = %s, want %s", got, want)
 		}
 	})

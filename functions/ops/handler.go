@@ -53,24 +53,27 @@ const (
 // routes answers the five operator routes.
 func (h *handler) routes() http.Handler {
 	return function.Routes(
-		function.Path{Method: http.MethodGet, Pattern: "/api/ops/live-orders", Serve: h.queue},
-		function.Path{Method: http.MethodGet, Pattern: orderPath, Serve: h.get},
-		function.Path{Method: http.MethodPatch, Pattern: fulfillmentPath, Serve: h.advance},
-		function.Path{Method: http.MethodPut, Pattern: fulfillmentPath + "/certificate", Serve: h.attach},
-		function.Path{Method: http.MethodPost, Pattern: fulfillmentPath + "/certificate/upload", Serve: h.upload},
+		function.Path{Method: http.MethodGet, Pattern: "/api/ops/live-orders", Serve: asOperator(h.queue)},
+		function.Path{Method: http.MethodGet, Pattern: orderPath, Serve: asOperator(h.get)},
+		function.Path{Method: http.MethodPatch, Pattern: fulfillmentPath, Serve: asOperator(h.advance)},
+		function.Path{Method: http.MethodPut, Pattern: fulfillmentPath + "/certificate", Serve: asOperator(h.attach)},
+		function.Path{Method: http.MethodPost, Pattern: fulfillmentPath + "/certificate/upload", Serve: asOperator(h.upload)},
 	)
 }
 
-// operator returns the IAM identity API Gateway verified for r (the ARN in
-// requestContext.authorizer.iam). A request without one did not come
-// through the AWS_IAM routes: it is refused.
-func operator(r *http.Request) (string, error) {
-	rc, ok := core.GetAPIGatewayV2ContextFromContext(r.Context())
-	if !ok || rc.Authorizer == nil || rc.Authorizer.IAM == nil || rc.Authorizer.IAM.UserARN == "" {
-		return "", stampduty.Errorf(stampduty.EFORBIDDEN, "Forbidden")
+// asOperator serves r with serve, given the IAM identity API Gateway
+// verified for r (the ARN in requestContext.authorizer.iam), whom r's
+// request log line then names. A request without one did not come through
+// the AWS_IAM routes: it is refused.
+func asOperator(serve func(r *http.Request, by string) (any, error)) func(r *http.Request) (any, error) {
+	return func(r *http.Request) (any, error) {
+		rc, ok := core.GetAPIGatewayV2ContextFromContext(r.Context())
+		if !ok || rc.Authorizer == nil || rc.Authorizer.IAM == nil || rc.Authorizer.IAM.UserARN == "" {
+			return nil, stampduty.Errorf(stampduty.EFORBIDDEN, "Forbidden")
+		}
+		function.SetCaller(r.Context(), rc.Authorizer.IAM.UserARN)
+		return serve(r, rc.Authorizer.IAM.UserARN)
 	}
-	function.SetCaller(r.Context(), rc.Authorizer.IAM.UserARN)
-	return rc.Authorizer.IAM.UserARN, nil
 }
 
 // queueParams are the query parameters of the queue.
@@ -80,10 +83,7 @@ func queueParam(k string) bool {
 
 // queue answers a page of the work queue: status (default Pending),
 // pagination[pageSize] (default 25, at most 100) and pagination[cursor].
-func (h *handler) queue(r *http.Request) (any, error) {
-	if _, err := operator(r); err != nil {
-		return nil, err
-	}
+func (h *handler) queue(r *http.Request, _ string) (any, error) {
 	q, err := strapiquery.Parse(r.URL.RawQuery, queueParam)
 	if err != nil {
 		return nil, err
@@ -116,10 +116,7 @@ func (h *handler) queue(r *http.Request) (any, error) {
 }
 
 // get answers with one order as operators see it.
-func (h *handler) get(r *http.Request) (any, error) {
-	if _, err := operator(r); err != nil {
-		return nil, err
-	}
+func (h *handler) get(r *http.Request, _ string) (any, error) {
 	o, err := h.orders.OpsGet(r.Context(), r.PathValue("documentId"))
 	if err != nil {
 		return nil, err
@@ -132,11 +129,7 @@ func (h *handler) get(r *http.Request) (any, error) {
 var changeFields = map[string]bool{"order_status": true, "unique_doc_ref": true, "certificate_number": true}
 
 // advance moves a fulfillment as the body asks.
-func (h *handler) advance(r *http.Request) (any, error) {
-	by, err := operator(r)
-	if err != nil {
-		return nil, err
-	}
+func (h *handler) advance(r *http.Request, by string) (any, error) {
 	body, err := function.ReadJSONBody(r)
 	if err != nil {
 		return nil, err
@@ -180,28 +173,15 @@ func (h *handler) advance(r *http.Request) (any, error) {
 
 // attach stores the body, a PDF, as the fulfillment's certificate; a JSON
 // body {"upload": "<id>"} attaches the file of that upload instead.
-func (h *handler) attach(r *http.Request) (any, error) {
-	if _, err := operator(r); err != nil {
-		return nil, err
-	}
-	doc, ffDoc := r.PathValue("documentId"), r.PathValue("fulfillmentDocumentId")
-	var (
-		o   stampduty.OpsOrder
-		err error
-	)
-	if function.IsJSON(r) {
-		var id string
-		if id, err = function.ReadAttach(r); err != nil {
-			return nil, err
-		}
-		o, err = h.orders.AttachStagedCertificate(r.Context(), doc, ffDoc, id)
-	} else {
-		var u stampduty.Upload
-		if u, err = function.ReadUpload(r); err != nil {
-			return nil, err
-		}
-		o, err = h.orders.AttachCertificate(r.Context(), doc, ffDoc, u)
-	}
+func (h *handler) attach(r *http.Request, _ string) (any, error) {
+	ctx, doc, ffDoc := r.Context(), r.PathValue("documentId"), r.PathValue("fulfillmentDocumentId")
+	o, err := fulfillment.Put(r,
+		func(u stampduty.Upload) (stampduty.OpsOrder, error) {
+			return h.orders.AttachCertificate(ctx, doc, ffDoc, u)
+		},
+		func(id string) (stampduty.OpsOrder, error) {
+			return h.orders.AttachStagedCertificate(ctx, doc, ffDoc, id)
+		})
 	if err != nil {
 		return nil, err
 	}
@@ -209,17 +189,8 @@ func (h *handler) attach(r *http.Request) (any, error) {
 }
 
 // upload makes a pre-signed upload of the fulfillment's certificate.
-func (h *handler) upload(r *http.Request) (any, error) {
-	if _, err := operator(r); err != nil {
-		return nil, err
-	}
-	d, err := function.ReadDeclared(r)
-	if err != nil {
-		return nil, err
-	}
-	u, err := h.orders.NewCertificateUpload(r.Context(), r.PathValue("documentId"), r.PathValue("fulfillmentDocumentId"), d)
-	if err != nil {
-		return nil, err
-	}
-	return fulfillment.Answer(u), nil
+func (h *handler) upload(r *http.Request, _ string) (any, error) {
+	return fulfillment.NewUpload(r, func(d stampduty.Declared) (orders.Upload, error) {
+		return h.orders.NewCertificateUpload(r.Context(), r.PathValue("documentId"), r.PathValue("fulfillmentDocumentId"), d)
+	})
 }

@@ -120,7 +120,7 @@ func (s operating) queueOldestFirstAcrossCallers(t *testing.T) {
 		if resp.Status != http.StatusOK {
 			t.Fatalf("status %d: %s", resp.Status, resp.Body)
 		}
-		if got, want := s.Env.Operations(s.Proxy.Take()), "Query:OrdersTable/index/queue=1"; got != want {
+		if got, want := s.Env.Operations(s.Proxy.Take()), "BatchGetItem:OrdersTable=1 Query:OrdersTable/index/queue-shards=17"; got != want {
 			t.Errorf("a queue page costs %s, want %s", got, want)
 		}
 		var page queueResponse

@@ -41,23 +41,10 @@ func (h *handler) routes() http.Handler {
 // put stores the body, the file itself, as the order's document; a JSON
 // body {"upload": "<id>"} attaches the file of that upload instead.
 func (h *handler) put(r *http.Request, owner string) (any, error) {
-	doc := r.PathValue("documentId")
-	if function.IsJSON(r) {
-		id, err := function.ReadAttach(r)
-		if err != nil {
-			return nil, err
-		}
-		f, err := h.orders.AttachDocument(r.Context(), owner, doc, id)
-		if err != nil {
-			return nil, err
-		}
-		return fileResponse{Data: f}, nil
-	}
-	u, err := function.ReadUpload(r)
-	if err != nil {
-		return nil, err
-	}
-	f, err := h.orders.UploadDocument(r.Context(), owner, doc, u)
+	ctx, doc := r.Context(), r.PathValue("documentId")
+	f, err := fulfillment.Put(r,
+		func(u stampduty.Upload) (stampduty.File, error) { return h.orders.UploadDocument(ctx, owner, doc, u) },
+		func(id string) (stampduty.File, error) { return h.orders.AttachDocument(ctx, owner, doc, id) })
 	if err != nil {
 		return nil, err
 	}
@@ -66,13 +53,7 @@ func (h *handler) put(r *http.Request, owner string) (any, error) {
 
 // upload makes a pre-signed upload of the order's document.
 func (h *handler) upload(r *http.Request, owner string) (any, error) {
-	d, err := function.ReadDeclared(r)
-	if err != nil {
-		return nil, err
-	}
-	u, err := h.orders.NewDocumentUpload(r.Context(), owner, r.PathValue("documentId"), d)
-	if err != nil {
-		return nil, err
-	}
-	return fulfillment.Answer(u), nil
+	return fulfillment.NewUpload(r, func(d stampduty.Declared) (orders.Upload, error) {
+		return h.orders.NewDocumentUpload(r.Context(), owner, r.PathValue("documentId"), d)
+	})
 }

@@ -36,8 +36,7 @@ var endpoint string
 
 func TestMain(m *testing.M) {
 	os.Exit(func() int {
-		wd, _ := os.Getwd()
-		root, err := localdb.ModuleRoot(wd)
+		root, err := localdb.ModuleRoot(".")
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1

@@ -204,13 +204,9 @@ func (f *Fulfiller) attach(ctx context.Context, t target, prefix string, src sou
 	if err != nil {
 		return Stored{}, err
 	}
-	id, err := f.IDs.Reserve(ctx, 1)
+	id, fileDoc, err := NewIdentity(ctx, f.IDs)
 	if err != nil {
 		return Stored{}, err
-	}
-	fileDoc, err := stampduty.NewDocumentID()
-	if err != nil {
-		return Stored{}, stampduty.Internal(err)
 	}
 	now := f.now()
 	at := stampduty.FormatTime(now)

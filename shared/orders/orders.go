@@ -22,6 +22,20 @@ type IDs interface {
 	Reserve(ctx context.Context, n int64) (int64, error)
 }
 
+// NewIdentity returns the two identities of a new record (a file, a
+// webhook): an id reserved from ids and a new documentId.
+func NewIdentity(ctx context.Context, ids IDs) (int64, string, error) {
+	id, err := ids.Reserve(ctx, 1)
+	if err != nil {
+		return 0, "", err
+	}
+	doc, err := stampduty.NewDocumentID()
+	if err != nil {
+		return 0, "", stampduty.Internal(err)
+	}
+	return id, doc, nil
+}
+
 // Store keeps orders.
 type Store interface {
 	// Reserve returns the seq owner's next order is to be stored at, taken

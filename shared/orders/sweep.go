@@ -3,6 +3,8 @@ package orders
 import (
 	"context"
 	"errors"
+	"io"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -29,6 +31,23 @@ type Sweeper struct {
 		Purge(ctx context.Context, key string) error
 	}
 	Now func() time.Time
+	// Log receives the line of each Run (slog's JSON); nil discards.
+	Log io.Writer
+}
+
+// Run is one scheduled run: it sweeps (Sweep) and logs what it did as one
+// line, level ERROR when the run failed (its error is the run's), INFO
+// otherwise.
+func (s *Sweeper) Run(ctx context.Context) error {
+	done, err := s.Sweep(ctx)
+	if s.Log != nil {
+		level := slog.LevelInfo
+		if err != nil {
+			level = slog.LevelError
+		}
+		slog.New(slog.NewJSONHandler(s.Log, nil)).Log(ctx, level, "sweep", "settled", done.Settled, "removed", done.Removed, "failed", done.Failed)
+	}
+	return err
 }
 
 // Swept is what a sweeper run did: the watches it settled, the objects it

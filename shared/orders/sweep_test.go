@@ -3,6 +3,8 @@ package orders_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"runtime"
@@ -381,4 +383,43 @@ func TestUploadCosts(t *testing.T) {
 		}
 		return err
 	})
+}
+
+// dueOnly is a Watches whose Due answers with err and no watch; a sweep
+// calls nothing else when nothing is due.
+type dueOnly struct {
+	orders.Watches
+	err error
+}
+
+func (d dueOnly) Due(context.Context, time.Time, int) ([]orders.Watch, error) { return nil, d.err }
+
+// TestSweeperRunLogsOneLine: a scheduled run logs one JSON line of what it
+// did, level ERROR with the run failing when the sweep fails.
+func TestSweeperRunLogsOneLine(t *testing.T) {
+	for _, tc := range []struct {
+		name, level string
+		err         error
+	}{
+		{"Done", "INFO", nil},
+		{"Failed", "ERROR", errors.New("the table is gone")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var log bytes.Buffer
+			sw := &orders.Sweeper{Watches: dueOnly{err: tc.err}, Now: time.Now, Log: &log}
+			if err := sw.Run(context.Background()); !errors.Is(err, tc.err) {
+				t.Fatalf("Run() = %v, want %v", err, tc.err)
+			}
+			var line struct {
+				Level, Msg               string
+				Settled, Removed, Failed *int
+			}
+			if err := json.Unmarshal(log.Bytes(), &line); err != nil {
+				t.Fatalf("the log %q: %v", log.String(), err)
+			}
+			if line.Level != tc.level || line.Msg != "sweep" || line.Settled == nil || line.Removed == nil || line.Failed == nil {
+				t.Errorf("the log line = %s, want level %s, msg sweep, settled, removed and failed", log.String(), tc.level)
+			}
+		})
+	}
 }

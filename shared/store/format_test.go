@@ -150,7 +150,7 @@ func TestStoredFormat(t *testing.T) {
 			t.Fatalf("Create = %d, %v; want 1", seq, err)
 		}
 		want := storedOrder("now")
-		want["v"], want["qs"], want["qk"] = avN("1"), avS("Pending"), avS("2026-11-21T04:09:00.123Z#o2ZQm3X8pV1nR7tK4wY9sL0c")
+		want["v"], want["qs"], want["qk"] = avN("1"), avS("Pending#11"), avS("2026-11-21T04:09:00.123Z#o2ZQm3X8pV1nR7tK4wY9sL0c") // qs: the status and its shard
 		for _, f := range want["ff"].(*types.AttributeValueMemberL).Value {
 			f.(*types.AttributeValueMemberM).Value["h"] = avL(avM(map[string]types.AttributeValue{"st": avS("Pending"), "at": avS("2026-11-21T04:09:00.123Z")}))
 		}
@@ -177,7 +177,7 @@ func TestStoredFormat(t *testing.T) {
 			f.(*types.AttributeValueMemberM).Value["h"] = avL(avM(map[string]types.AttributeValue{"st": avS("Pending"), "at": avS("2026-11-21T04:09:00.123Z")}))
 		}
 		want := storedOrder("outbox")
-		want["v"], want["qs"], want["qk"] = avN("1"), avS("Pending"), avS("2026-11-21T04:09:00.123Z#o2ZQm3X8pV1nR7tK4wY9sL0c")
+		want["v"], want["qs"], want["qk"] = avN("1"), avS("Pending#11"), avS("2026-11-21T04:09:00.123Z#o2ZQm3X8pV1nR7tK4wY9sL0c")
 		want["ff"] = snapshot["ff"]
 		want["ob"] = avL(
 			avM(map[string]types.AttributeValue{"id": avS("evt_a00000000000000000000001"), "t": avS("order.created"),

@@ -61,32 +61,44 @@ func newFulfillmentsFixture(t *testing.T) *fulfillmentsFixture {
 	return &fulfillmentsFixture{ctx: ctx, env: env, proxy: proxy, ords: ords, created: created}
 }
 
-// TestFulfillments: an order is found by its documentId in one query,
-// replaced by one conditional write that one writer wins, and queued by
-// status across owners, oldest first.
+// TestFulfillments: an order is found by its documentId (its key from the
+// keys-only index, then the item), replaced by one conditional write that
+// one writer wins, and queued by status across owners, oldest first.
 func TestFulfillments(t *testing.T) {
 	f := newFulfillmentsFixture(t)
-	testkit.Steps(t, f.byDocumentIsOneQuery, f.errByDocumentUnknown, f.replaceIsOneConditionalWrite,
+	testkit.Steps(t, f.byDocumentIsTheKeyThenTheItem, f.errByDocumentUnknown, f.replaceIsOneConditionalWrite,
 		f.oneWinnerAmongConcurrentReplaces, f.orderStoredBeforeVersionsIsReplacedOnce,
 		f.queueOldestFirstAcrossOwners, f.errQueueCursor)
 }
 
-func (f *fulfillmentsFixture) byDocumentIsOneQuery(t *testing.T) {
+func (f *fulfillmentsFixture) byDocumentIsTheKeyThenTheItem(t *testing.T) {
 	s, err := f.ords.ByDocument(f.ctx, f.created[4].DocumentID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := f.env.Operations(f.proxy.Take()), "Query:OrdersTable/index/by-document=1"; got != want {
+	if got, want := f.env.Operations(f.proxy.Take()), "GetItem:OrdersTable=1 Query:OrdersTable/index/by-document-keys=1"; got != want {
 		t.Errorf("calls = %s, want %s", got, want)
 	}
 	if s.Owner != "owner-1" || s.Seq != 2 || s.Version != 1 || s.DocumentID != f.created[4].DocumentID {
 		t.Errorf("ByDocument = owner %s seq %d version %d doc %s", s.Owner, s.Seq, s.Version, s.DocumentID)
 	}
+	// An order's key never changes: the instance looks it up once.
+	if again, err := f.ords.ByDocument(f.ctx, f.created[4].DocumentID); err != nil || again.Seq != 2 {
+		t.Fatalf("ByDocument again = %d, %v", again.Seq, err)
+	}
+	if got, want := f.env.Operations(f.proxy.Take()), "GetItem:OrdersTable=1"; got != want {
+		t.Errorf("calls the second time = %s, want %s", got, want)
+	}
 }
 
 func (f *fulfillmentsFixture) errByDocumentUnknown(t *testing.T) {
-	if _, err := f.ords.ByDocument(f.ctx, "nosuchdocument0000000000"); stampduty.ErrorCode(err) != stampduty.ENOTFOUND {
-		t.Errorf("ByDocument(unknown) = %v, want ENOTFOUND", err)
+	for range 2 { // an unknown documentId is looked up each time
+		if _, err := f.ords.ByDocument(f.ctx, "nosuchdocument0000000000"); stampduty.ErrorCode(err) != stampduty.ENOTFOUND {
+			t.Errorf("ByDocument(unknown) = %v, want ENOTFOUND", err)
+		}
+		if got, want := f.env.Operations(f.proxy.Take()), "Query:OrdersTable/index/by-document-keys=1"; got != want {
+			t.Errorf("calls = %s, want %s", got, want)
+		}
 	}
 }
 
@@ -173,7 +185,7 @@ func (f *fulfillmentsFixture) queueOldestFirstAcrossOwners(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := f.env.Operations(f.proxy.Take()), "Query:OrdersTable/index/queue=1"; got != want {
+		if got, want := f.env.Operations(f.proxy.Take()), "BatchGetItem:OrdersTable=1 Query:OrdersTable/index/queue-shards=17"; got != want {
 			t.Errorf("page %d: calls = %s, want %s", page, got, want)
 		}
 		for _, o := range got {

@@ -7,34 +7,24 @@ package store
 import (
 	"cmp"
 	"context"
-	"errors"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
 )
 
-// batchKeys is the most keys one BatchGetItem takes.
-const batchKeys = 100
-
-// batchTries bounds the BatchGetItem calls of one chunk: the first, then
-// the retries of the keys DynamoDB left unprocessed (throttling, or 16 MB
-// of answer), after a short wait.
-const batchTries = 4
-
-// lookups is how many documentId Queries ByDocuments runs at once.
+// lookups is how many documentId lookups ByDocuments runs at once.
 const lookups = 10
 
 // ByDocuments returns owner's orders among the documentIds docs, newest
 // first. An id that carries a seq (stampduty.IDSeq: every order stored
 // since ids carry it) is read by key, (owner, seq), with one BatchGetItem
-// per 100 ids, eventually consistent, and kept only when the item's
+// per 100 ids (getItems), eventually consistent, and kept only when the item's
 // documentId is the id asked for: another caller's id names a slot of this
 // caller's that holds another order or nothing. The ids found no other way
 // (orders stored before, an order put at another seq than its id's, an
@@ -44,31 +34,29 @@ const lookups = 10
 func (s *Orders) ByDocuments(ctx context.Context, owner string, docs []string) ([]stampduty.Order, error) {
 	var own []orders.Stored
 	found := map[string]bool{}
-	var keys []map[string]types.AttributeValue
+	var keys []orderKey
 	seen := map[int64]bool{}
 	for _, doc := range docs {
 		if seq, ok := stampduty.IDSeq(doc); ok && !seen[seq] {
 			seen[seq] = true
-			keys = append(keys, s.key(owner, seq))
+			keys = append(keys, orderKey{Owner: owner, Seq: seq})
 		}
 	}
-	for chunk := range slices.Chunk(keys, batchKeys) {
-		items, err := s.batchGet(ctx, chunk)
+	items, err := s.getItems(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	for _, item := range items {
+		if isVoid(item) {
+			continue
+		}
+		o, err := decodeStored(item)
 		if err != nil {
 			return nil, err
 		}
-		for _, item := range items {
-			if isVoid(item) {
-				continue
-			}
-			o, err := decodeStored(item)
-			if err != nil {
-				return nil, err
-			}
-			if slices.Contains(docs, o.DocumentID) && !found[o.DocumentID] {
-				found[o.DocumentID] = true
-				own = append(own, o)
-			}
+		if slices.Contains(docs, o.DocumentID) && !found[o.DocumentID] {
+			found[o.DocumentID] = true
+			own = append(own, o)
 		}
 	}
 	var rest []string
@@ -115,30 +103,6 @@ func (s *Orders) Owned(ctx context.Context, owner, doc string) (orders.Stored, e
 	return o, err
 }
 
-// batchGet reads the items of keys (at most batchKeys) from the orders
-// table with BatchGetItem, retrying the keys left unprocessed.
-func (s *Orders) batchGet(ctx context.Context, keys []map[string]types.AttributeValue) ([]map[string]types.AttributeValue, error) {
-	var items []map[string]types.AttributeValue
-	req := map[string]types.KeysAndAttributes{s.table: {Keys: keys}}
-	for try := 1; ; try++ {
-		out, err := s.db.client.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
-		if err != nil {
-			return nil, fail("BatchGetItem", err)
-		}
-		items = append(items, out.Responses[s.table]...)
-		req = out.UnprocessedKeys
-		if len(req[s.table].Keys) == 0 {
-			return items, nil
-		}
-		if try == batchTries {
-			return nil, stampduty.Unavailable(errUnprocessed)
-		}
-		if err := sleep(ctx, time.Duration(try)*50*time.Millisecond); err != nil {
-			return nil, stampduty.Unavailable(err)
-		}
-	}
-}
-
 // byIndex returns owner's orders among docs from the documentId index:
 // one Query per id (ByDocument), lookups at a time.
 func (s *Orders) byIndex(ctx context.Context, owner string, docs []string) ([]orders.Stored, error) {
@@ -179,6 +143,3 @@ func sleep(ctx context.Context, d time.Duration) error {
 		return ctx.Err()
 	}
 }
-
-// errUnprocessed is a BatchGetItem that kept leaving keys unprocessed.
-var errUnprocessed = errors.New("dynamodb BatchGetItem: keys left unprocessed")

@@ -118,13 +118,9 @@ func (r *Registry) Register(ctx context.Context, owner string, reg Registration)
 	if err := CheckEvents(reg.Events); err != nil {
 		return Registered{}, err
 	}
-	id, err := r.IDs.Reserve(ctx, 1)
+	id, doc, err := orders.NewIdentity(ctx, r.IDs)
 	if err != nil {
 		return Registered{}, err
-	}
-	doc, err := stampduty.NewDocumentID()
-	if err != nil {
-		return Registered{}, stampduty.Internal(err)
 	}
 	w := Webhook{ID: id, DocumentID: doc, URL: reg.URL, Events: slices.Clone(reg.Events), Enabled: true,
 		CreatedAt: stampduty.FormatTime(r.Now()), Secret: NewSecret(), Owner: owner}

@@ -8,17 +8,15 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"stampduty/shared/testkit/samtemplate"
 )
 
 // TestGeneratedFilesAreCurrent runs the generator into memory and compares
 // what it writes with the files of the module: a change of template.yaml
 // or events/ without `go generate ./...` (make generate) fails here.
 func TestGeneratedFilesAreCurrent(t *testing.T) {
-	root, err := moduleRoot(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err := generate(root)
+	root, files, err := generateHere()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +49,7 @@ func TestFunctionDir(t *testing.T) {
 // directory, or a directory of functions/ without its function, is an error,
 // not a build target that builds nothing.
 func TestGenerateFailsOnAStrayFunction(t *testing.T) {
-	root, err := moduleRoot(".")
+	root, err := samtemplate.Root(".")
 	if err != nil {
 		t.Fatal(err)
 	}

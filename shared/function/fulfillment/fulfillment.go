@@ -4,11 +4,13 @@
 package fulfillment
 
 import (
+	"net/http"
 	"time"
 
 	"stampduty/shared/files"
 	"stampduty/shared/function"
 	"stampduty/shared/orders"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/store"
 )
 
@@ -45,10 +47,41 @@ type UploadResponse struct {
 	} `json:"data"`
 }
 
-// Answer returns u as the API answers it.
-func Answer(u orders.Upload) UploadResponse {
-	var r UploadResponse
-	r.Data.Upload, r.Data.Method, r.Data.URL, r.Data.Headers, r.Data.Fields, r.Data.ExpiresAt =
+// NewUpload serves a request for a pre-signed upload: it reads the
+// declared file (function.ReadDeclared), makes the upload with newUpload
+// and answers it as an UploadResponse.
+func NewUpload(r *http.Request, newUpload func(stampduty.Declared) (orders.Upload, error)) (any, error) {
+	d, err := function.ReadDeclared(r)
+	if err != nil {
+		return nil, err
+	}
+	u, err := newUpload(d)
+	if err != nil {
+		return nil, err
+	}
+	var a UploadResponse
+	a.Data.Upload, a.Data.Method, a.Data.URL, a.Data.Headers, a.Data.Fields, a.Data.ExpiresAt =
 		u.ID, u.Method, u.URL, u.Headers, map[string]string{}, u.ExpiresAt
-	return r
+	return a, nil
+}
+
+// Put stores the file r brings (lifecycle.md "Large files: straight to
+// S3"): the body itself, read with function.ReadUpload, with body; or, when
+// the body is JSON, the staged upload {"upload": "<id>"} it names, read
+// with function.ReadAttach, with staged.
+func Put[T any](r *http.Request, body func(stampduty.Upload) (T, error), staged func(id string) (T, error)) (T, error) {
+	if function.IsJSON(r) {
+		id, err := function.ReadAttach(r)
+		if err != nil {
+			var none T
+			return none, err
+		}
+		return staged(id)
+	}
+	u, err := function.ReadUpload(r)
+	if err != nil {
+		var none T
+		return none, err
+	}
+	return body(u)
 }

@@ -143,8 +143,7 @@ func AddToken(t testing.TB, env *storetest.Env, secret, owner string) {
 }
 
 func root(t testing.TB) string {
-	wd, _ := os.Getwd()
-	r, err := localdb.ModuleRoot(wd)
+	r, err := localdb.ModuleRoot(".")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,10 +38,7 @@ const (
 )
 
 // ModuleRoot returns the module's root at or above dir: where template.yaml is.
-func ModuleRoot(dir string) (string, error) {
-	path, err := samtemplate.Find(dir)
-	return filepath.Dir(path), err
-}
+func ModuleRoot(dir string) (string, error) { return samtemplate.Root(dir) }
 
 // Start starts dynalite, in memory, as localserver.Start does (on addr, or
 // a free loopback port), from the module root; its output goes to log.

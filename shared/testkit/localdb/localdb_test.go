@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -18,8 +17,7 @@ import (
 
 func moduleRoot(t *testing.T) string {
 	t.Helper()
-	wd, _ := os.Getwd()
-	root, err := ModuleRoot(wd)
+	root, err := ModuleRoot(".")
 	if err != nil {
 		t.Fatal(err)
 	}

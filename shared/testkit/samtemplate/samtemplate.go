@@ -189,16 +189,16 @@ func Load(path string) (*Template, error) {
 	return t, nil
 }
 
-// Find returns the path of template.yaml in dir or the nearest directory above it.
-func Find(dir string) (string, error) {
+// Root returns the module's root: the directory of template.yaml, dir or
+// the nearest directory above it.
+func Root(dir string) (string, error) {
 	dir, err := filepath.Abs(dir)
 	if err != nil {
 		return "", err
 	}
 	for d := dir; ; d = filepath.Dir(d) {
-		p := filepath.Join(d, "template.yaml")
-		if _, err := os.Stat(p); err == nil {
-			return p, nil
+		if _, err := os.Stat(filepath.Join(d, "template.yaml")); err == nil {
+			return d, nil
 		}
 		if filepath.Dir(d) == d {
 			return "", fmt.Errorf("no template.yaml in %s or above", dir)

@@ -25,11 +25,11 @@ import (
 // load reads template.yaml, and the spec of it that only these checks read.
 func load(t *testing.T) (*Template, *spec, string) {
 	t.Helper()
-	path, err := Find(".")
+	root, err := Root(".")
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(path)
+	data, err := os.ReadFile(filepath.Join(root, "template.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func load(t *testing.T) (*Template, *spec, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return tmpl, readSpec(t, data), filepath.Dir(path)
+	return tmpl, readSpec(t, data), root
 }
 
 // The parts of the template that only these checks read, parsed here from

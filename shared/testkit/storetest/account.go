@@ -19,19 +19,24 @@ import (
 // the reads its own answer does not tell.
 
 // Schema is what the proxy must know of a table to account its writes:
-// its key attribute names, and those of its secondary indexes: Indexes
-// project every attribute (an entry is the whole item), Partial ones only
-// the keys and Include (KEYS_ONLY, INCLUDE), so a write rewrites their
-// entry only when it changes one of those.
+// its key attribute names (the partition key first), and its secondary
+// indexes.
 type Schema struct {
 	Keys    []string
-	Indexes [][]string
-	Partial []Partial
+	Indexes []Index
 }
 
-// Partial is a KEYS_ONLY or INCLUDE index: its key attribute names, and
-// the other attributes it projects besides the table's keys.
-type Partial struct{ Keys, Include []string }
+// Index is a secondary index: its name, its key attribute names (the
+// partition key first) and what it projects: every attribute when All
+// (ALL), else the keys (the table's and its own) and Include (KEYS_ONLY,
+// INCLUDE), so that a write rewrites its entry only when it changes one of
+// those.
+type Index struct {
+	Name    string
+	Keys    []string
+	All     bool
+	Include []string
+}
 
 // Schemas returns the schema of each table of tmpl under its name in names
 // (its logical id when names has none).
@@ -43,15 +48,11 @@ func Schemas(tmpl *samtemplate.Template, names map[string]string) map[string]Sch
 			sc.Keys = append(sc.Keys, k.Name)
 		}
 		for _, ix := range append(slices.Clone(tb.GlobalIndexes), tb.LocalIndexes...) {
-			var keys []string
+			x := Index{Name: ix.Name, All: ix.ProjectionType != "KEYS_ONLY" && ix.ProjectionType != "INCLUDE", Include: ix.NonKeyAttributes}
 			for _, k := range ix.KeySchema {
-				keys = append(keys, k.Name)
+				x.Keys = append(x.Keys, k.Name)
 			}
-			if ix.ProjectionType == "KEYS_ONLY" || ix.ProjectionType == "INCLUDE" {
-				sc.Partial = append(sc.Partial, Partial{Keys: keys, Include: ix.NonKeyAttributes})
-			} else {
-				sc.Indexes = append(sc.Indexes, keys)
-			}
+			sc.Indexes = append(sc.Indexes, x)
 		}
 		out[cmp.Or(names[tb.LogicalID], tb.LogicalID)] = sc
 	}
@@ -91,7 +92,7 @@ func (p *Proxy) before(ctx context.Context, h http.Header, c ProxyCall, req map[
 		}
 		a.readBytes, err = responseBytes(body)
 		return a, err
-	case "BatchGetItem":
+	case "BatchGetItem": // the answer tells
 		return a, nil
 	case "PutItem", "UpdateItem", "DeleteItem":
 		var err error
@@ -124,15 +125,12 @@ func (p *Proxy) after(ctx context.Context, h http.Header, req map[string]json.Ra
 		consistent := string(req["ConsistentRead"]) == "true"
 		c.ItemBytes, c.Billed, c.Accounted = n, Capacity{Read: readUnits(n, consistent)}, true
 	case "BatchGetItem":
-		if failed {
-			c.Accounted = true
-			return nil
-		}
-		n, billed, err := batchGetUnits(req, body)
-		if err != nil {
+		c.Accounted = true
+		if !failed {
+			var err error
+			c.ItemBytes, c.Billed.Read, err = batchReadUnits(req, body)
 			return err
 		}
-		c.ItemBytes, c.Billed, c.Accounted = n, billed, true
 	case "PutItem", "UpdateItem", "DeleteItem":
 		var item map[string]any // the item after the write, nil after a delete
 		var err error
@@ -149,17 +147,56 @@ func (p *Proxy) after(ctx context.Context, h http.Header, req map[string]json.Ra
 		if c.Operation == "PutItem" {
 			c.PutBytes = newBytes
 		}
+		sc := p.tables[c.Table]
 		switch {
 		case c.ErrType == "ConditionalCheckFailedException": // billed by the item that is there
 			c.ItemBytes, c.Billed = a.oldBytes, Capacity{Write: writeUnits(a.oldBytes)}
+			there := a.old
+			if there == nil {
+				there = requestItem(req)
+			}
+			c.Keys = sc.writes(c.Billed.Write, there, nil)[:1] // no index entry is written
 		case failed:
 		default:
 			c.ItemBytes = max(a.oldBytes, newBytes)
-			c.Billed = Capacity{Write: writeUnits(c.ItemBytes) + p.tables[c.Table].indexUnits(a.old, item)}
+			c.Keys = sc.writes(writeUnits(c.ItemBytes), a.old, item)
+			c.Billed = Capacity{Write: writeUnits(c.ItemBytes) + sc.indexUnits(a.old, item)}
 		}
 		c.Accounted = true
 	}
 	return nil
+}
+
+// batchReadUnits returns the size of the items a BatchGetItem answered
+// with body read, and its read units: each key processed is a GetItem of
+// its own (its item's size rounded up to 4 KB, at least one unit, halved
+// unless consistent); the unprocessed keys cost nothing.
+func batchReadUnits(req map[string]json.RawMessage, body []byte) (int, float64, error) {
+	var ask map[string]struct {
+		Keys           []json.RawMessage
+		ConsistentRead bool
+	}
+	var resp struct {
+		Responses       map[string][]map[string]any
+		UnprocessedKeys map[string]struct{ Keys []json.RawMessage }
+	}
+	if err := errors.Join(json.Unmarshal(req["RequestItems"], &ask), json.Unmarshal(body, &resp)); err != nil {
+		return 0, 0, fmt.Errorf("BatchGetItem: %w", err)
+	}
+	bytes, units := 0, 0.0
+	for table, r := range ask {
+		found := resp.Responses[table]
+		for _, it := range found {
+			n, err := itemSize(it)
+			if err != nil {
+				return 0, 0, err
+			}
+			bytes, units = bytes+n, units+readUnits(n, r.ConsistentRead)
+		}
+		missing := len(r.Keys) - len(resp.UnprocessedKeys[table].Keys) - len(found)
+		units += float64(max(0, missing)) * readUnits(0, r.ConsistentRead)
+	}
+	return bytes, units, nil
 }
 
 // current returns the item a write request names (its Key, or the key
@@ -190,29 +227,101 @@ func (p *Proxy) current(ctx context.Context, h http.Header, table string, req ma
 	return resp.Item, json.Unmarshal(body, &resp)
 }
 
+// KeyWrite is the write units a write (or a failed conditional write)
+// gave one partition key value: of its table when Index is "", else of
+// that index. Key is the value (a string, a number's digits, a binary's
+// base64) and Item the table partition key value of the item written, so
+// that a reader can tell whose writes meet on a key.
+type KeyWrite struct {
+	Index, Key, Item string
+	Units            float64
+}
+
+// requestItem returns the Key a write request names, or its Item.
+func requestItem(req map[string]json.RawMessage) map[string]any {
+	raw := req["Key"]
+	if raw == nil {
+		raw = req["Item"]
+	}
+	var item map[string]any
+	json.Unmarshal(raw, &item)
+	return item
+}
+
+// keyValue returns the scalar value of attribute name of item ("" when it
+// has none).
+func keyValue(item map[string]any, name string) string {
+	v, _ := item[name].(map[string]any)
+	for _, t := range []string{"S", "N", "B"} {
+		if s, ok := v[t].(string); ok {
+			return s
+		}
+	}
+	return ""
+}
+
+// writes returns the write units, by partition key value, of a write that
+// billed table units to the item and changed it from old to new (nil:
+// none): the table's, then each index entry's (indexWrites).
+func (sc Schema) writes(table float64, old, new map[string]any) []KeyWrite {
+	item := new
+	if item == nil {
+		item = old
+	}
+	var pk string
+	if len(sc.Keys) > 0 {
+		pk = keyValue(item, sc.Keys[0])
+	}
+	return append([]KeyWrite{{Key: pk, Item: pk, Units: table}}, sc.indexWrites(old, new)...)
+}
+
 // indexUnits returns the write units of the index entries a write from old
-// to new (nil: none) makes, by DynamoDB's rules: an index holds the items
-// that have all its key attributes; a changed entry is written again, one
-// whose index key changes is deleted and put (both billed), one that
-// leaves or joins is deleted or put; an unchanged entry writes nothing.
+// to new (nil: none) makes (indexWrites).
 func (sc Schema) indexUnits(old, new map[string]any) float64 {
-	if reflect.DeepEqual(old, new) {
-		return 0
-	}
 	units := 0.0
-	for _, keys := range sc.Indexes {
-		units += entryUnits(keys, nil, old, new)
-	}
-	for _, p := range sc.Partial {
-		units += entryUnits(p.Keys, slices.Concat(sc.Keys, p.Keys, p.Include), old, new)
+	for _, w := range sc.indexWrites(old, new) {
+		units += w.Units
 	}
 	return units
 }
 
-// entryUnits returns the write units of one index's entry for a write from
-// old to new: its key attributes are keys, and it projects projected
-// (every attribute when nil).
-func entryUnits(keys, projected []string, old, new map[string]any) float64 {
+// indexWrites returns the index entries a write from old to new (nil:
+// none) makes, by DynamoDB's rules: an index holds the items that have all
+// its key attributes; a changed entry is written again, one whose index
+// key changes is deleted and put (both billed, each to its own key value),
+// one that leaves or joins is deleted or put; an unchanged entry writes
+// nothing.
+func (sc Schema) indexWrites(old, new map[string]any) []KeyWrite {
+	if reflect.DeepEqual(old, new) {
+		return nil
+	}
+	item := new
+	if item == nil {
+		item = old
+	}
+	var pk string // the item's, in the table
+	if len(sc.Keys) > 0 {
+		pk = keyValue(item, sc.Keys[0])
+	}
+	var out []KeyWrite
+	for _, ix := range sc.Indexes {
+		var projected []string // every attribute when nil
+		if !ix.All {
+			projected = slices.Concat(sc.Keys, ix.Keys, ix.Include)
+		}
+		for _, w := range entryWrites(ix.Keys, projected, old, new) {
+			w.Index = ix.Name
+			w.Item = pk
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// entryWrites returns the writes of one index's entry for a write from
+// old to new: its key attribute names are keys (the partition key first),
+// and it projects projected (every attribute when nil).
+func entryWrites(keys, projected []string, old, new map[string]any) []KeyWrite {
 	in := func(item map[string]any) bool {
 		return item != nil && !slices.ContainsFunc(keys, func(k string) bool { _, ok := item[k]; return !ok })
 	}
@@ -230,18 +339,18 @@ func entryUnits(keys, projected []string, old, new map[string]any) float64 {
 	sameKey := !slices.ContainsFunc(keys, func(k string) bool { return !reflect.DeepEqual(old[k], new[k]) })
 	if in(old) && in(new) && sameKey {
 		if reflect.DeepEqual(oldEntry, newEntry) {
-			return 0
+			return nil
 		}
-		return writeUnits(max(oldBytes, newBytes))
+		return []KeyWrite{{Key: keyValue(new, keys[0]), Units: writeUnits(max(oldBytes, newBytes))}}
 	}
-	units := 0.0
+	var out []KeyWrite
 	if in(old) {
-		units += writeUnits(oldBytes)
+		out = append(out, KeyWrite{Key: keyValue(old, keys[0]), Units: writeUnits(oldBytes)})
 	}
 	if in(new) {
-		units += writeUnits(newBytes)
+		out = append(out, KeyWrite{Key: keyValue(new, keys[0]), Units: writeUnits(newBytes)})
 	}
-	return units
+	return out
 }
 
 // dynamo makes a shadow DynamoDB call (not recorded), with the headers of
@@ -306,40 +415,4 @@ func pruneExpressionNames(req map[string]json.RawMessage) {
 			req[f], _ = json.Marshal(m)
 		}
 	}
-}
-
-// batchGetUnits returns the bytes a BatchGetItem read and its read units
-// by DynamoDB's rules: each item on its own, rounded up to 4 KB, and a key
-// not found costs what a GetItem that finds nothing costs; keys left
-// unprocessed cost nothing.
-func batchGetUnits(req map[string]json.RawMessage, body []byte) (int, Capacity, error) {
-	var in map[string]struct {
-		Keys           []json.RawMessage
-		ConsistentRead bool
-	}
-	var out struct {
-		Responses       map[string][]map[string]any
-		UnprocessedKeys map[string]struct{ Keys []json.RawMessage }
-	}
-	if err := json.Unmarshal(req["RequestItems"], &in); err != nil {
-		return 0, Capacity{}, fmt.Errorf("BatchGetItem request: %w", err)
-	}
-	if err := json.Unmarshal(body, &out); err != nil {
-		return 0, Capacity{}, fmt.Errorf("BatchGetItem answer: %w", err)
-	}
-	n, units := 0, 0.0
-	for table, r := range in {
-		found := out.Responses[table]
-		for _, it := range found {
-			s, err := itemSize(it)
-			if err != nil {
-				return 0, Capacity{}, err
-			}
-			n += s
-			units += readUnits(s, r.ConsistentRead)
-		}
-		missing := len(r.Keys) - len(out.UnprocessedKeys[table].Keys) - len(found)
-		units += float64(max(0, missing)) * readUnits(0, r.ConsistentRead)
-	}
-	return n, Capacity{Read: units}, nil
 }

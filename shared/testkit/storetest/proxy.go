@@ -2,7 +2,6 @@ package storetest
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -57,11 +56,16 @@ const (
 // Account) and, when Accounted, the capacity by DynamoDB's rules (Billed)
 // for ItemBytes (the items read, or the larger of the item before and
 // after a write), and the size of the item a PutItem writes.
+//
+// Keys breaks an accounted write's units down by partition key value: the
+// table's, then each index entry's (a failed conditional write bills the
+// table's key only).
 type ProxyCall struct {
 	Operation, Table, Index, ErrType string
 	Consumed, Billed                 Capacity
 	Accounted                        bool
 	ItemBytes, PutBytes              int
+	Keys                             []KeyWrite
 }
 
 // Fault is what a Proxy does with a request instead of forwarding it and
@@ -196,10 +200,18 @@ func (p *Proxy) handle(w http.ResponseWriter, r *http.Request) {
 	}
 	_, op, _ := strings.Cut(r.Header.Get("X-Amz-Target"), ".")
 	var req map[string]json.RawMessage
-	var head struct{ TableName, IndexName, ReturnConsumedCapacity string }
+	var head struct {
+		TableName, IndexName, ReturnConsumedCapacity string
+		RequestItems                                 map[string]json.RawMessage // of a batch
+	}
 	jsonErr := json.Unmarshal(body, &req)
 	json.Unmarshal(body, &head)
-	rec := &ProxyCall{Operation: op, Table: cmp.Or(head.TableName, batchTable(req)), Index: head.IndexName}
+	rec := &ProxyCall{Operation: op, Table: head.TableName, Index: head.IndexName}
+	for t := range head.RequestItems { // a batch of one table is that table's
+		if len(head.RequestItems) == 1 {
+			rec.Table = t
+		}
+	}
 	c := *rec
 	p.mu.Lock()
 	mode, fault := p.mode, p.fault
@@ -328,17 +340,4 @@ func (p *Proxy) measure(ctx context.Context, h http.Header, mode Mode, req map[s
 		return err
 	}
 	return p.after(ctx, h, req, body, acct, c)
-}
-
-// batchTable returns the table of a batch request's RequestItems when it
-// names one table only ("" otherwise).
-func batchTable(req map[string]json.RawMessage) string {
-	var items map[string]json.RawMessage
-	if json.Unmarshal(req["RequestItems"], &items) != nil || len(items) != 1 {
-		return ""
-	}
-	for table := range items {
-		return table
-	}
-	return ""
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -165,7 +166,7 @@ func TestProxyRecords(t *testing.T) {
 		t.Fatalf("calls = %+v, want %+v", got, want)
 	}
 	for i := range want {
-		if got[i] != want[i] {
+		if !reflect.DeepEqual(got[i], want[i]) {
 			t.Errorf("call %d = %+v, want %+v", i, got[i], want[i])
 		}
 	}
@@ -179,7 +180,7 @@ func TestProxyRecords(t *testing.T) {
 // TestIndexUnits: a write to an indexed table is billed again for each
 // index entry it writes, by DynamoDB's rules.
 func TestIndexUnits(t *testing.T) {
-	sc := Schema{Keys: []string{"owner", "seq"}, Indexes: [][]string{{"doc"}, {"qs", "qk"}}}
+	sc := Schema{Keys: []string{"owner", "seq"}, Indexes: []Index{{Name: "by-document", Keys: []string{"doc"}, All: true}, {Name: "queue", Keys: []string{"qs", "qk"}, All: true}}}
 	s := func(v string) map[string]any { return map[string]any{"S": v} }
 	item := func(qs string, extra ...string) map[string]any {
 		it := map[string]any{"owner": s("o"), "seq": map[string]any{"N": "1"}, "doc": s("d")}
@@ -216,13 +217,74 @@ func TestIndexUnits(t *testing.T) {
 			case tc.name == "NoIndexes":
 				schema.Indexes = nil
 			case strings.HasPrefix(tc.name, "KeysOnly"): // the queue index, projecting keys only
-				schema.Indexes, schema.Partial = nil, []Partial{{Keys: []string{"qs", "qk"}}}
+				schema.Indexes = []Index{{Name: "queue", Keys: []string{"qs", "qk"}}}
 			case strings.HasPrefix(tc.name, "Include"): // the queue index, projecting ref too
-				schema.Indexes, schema.Partial = nil, []Partial{{Keys: []string{"qs", "qk"}, Include: []string{"ref"}}}
+				schema.Indexes = []Index{{Name: "queue", Keys: []string{"qs", "qk"}, Include: []string{"ref"}}}
 			}
 			if got := schema.indexUnits(tc.old, tc.new); got != tc.want {
 				t.Errorf("indexUnits = %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestKeyWrites: a write's units are broken down by partition key value,
+// of the table (its units given: the first want) and of each index entry,
+// with the item's own table key; a
+// move between queues bills the old key for the delete and the new one
+// for the put.
+func TestKeyWrites(t *testing.T) {
+	sc := Schema{Keys: []string{"owner", "seq"}, Indexes: []Index{
+		{Name: "by-document", Keys: []string{"doc"}}, {Name: "queue", Keys: []string{"qs", "qk"}}}}
+	s := func(v string) map[string]any { return map[string]any{"S": v} }
+	item := func(qs string) map[string]any {
+		return map[string]any{"owner": s("o"), "seq": map[string]any{"N": "7"}, "doc": s("d"),
+			"qs": s(qs), "qk": s("2026#d"), "body": s(strings.Repeat("x", 1500))}
+	}
+	for _, tc := range []struct {
+		name     string
+		old, new map[string]any
+		want     []KeyWrite
+	}{
+		{"CreatePutsEachEntryUnderItsKey", nil, item("Pending#03"), []KeyWrite{
+			{"", "o", "o", 2}, {"by-document", "d", "o", 1}, {"queue", "Pending#03", "o", 1}}},
+		{"MoveBillsTheOldKeyAndTheNew", item("Pending#03"), item("Created#03"), []KeyWrite{
+			{"", "o", "o", 2}, {"queue", "Pending#03", "o", 1}, {"queue", "Created#03", "o", 1}}},
+		{"UnchangedKeysOnlyEntriesWriteNothing", item("Pending#03"), func() map[string]any {
+			it := item("Pending#03")
+			it["body"] = s("changed")
+			return it
+		}(), []KeyWrite{{"", "o", "o", 2}}},
+		{"DeleteBillsTheEntriesItHad", item("Pending#03"), nil, []KeyWrite{
+			{"", "o", "o", 2}, {"by-document", "d", "o", 1}, {"queue", "Pending#03", "o", 1}}},
+		{"NumberKeysAreTheirDigits", nil, map[string]any{"owner": map[string]any{"N": "42"}, "seq": map[string]any{"N": "1"}},
+			[]KeyWrite{{"", "42", "42", 1}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := sc.writes(tc.want[0].Units, tc.old, tc.new); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("writes = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestBatchReadUnits: a BatchGetItem is billed as a GetItem per key
+// processed: each found item rounded up to 4 KB, a key with no item at
+// the minimum, the unprocessed keys not at all.
+func TestBatchReadUnits(t *testing.T) {
+	big := strings.Repeat("x", 5000) // with its name "b": 5,001 bytes, 2 units
+	req := map[string]json.RawMessage{"RequestItems": json.RawMessage(`{"T":{"Keys":[{"k":{"S":"1"}},{"k":{"S":"2"}},{"k":{"S":"3"}},{"k":{"S":"4"}}]}}`)}
+	body := `{"Responses":{"T":[{"b":{"S":"` + big + `"}},{"k":{"S":"2"}}]},"UnprocessedKeys":{"T":{"Keys":[{"k":{"S":"4"}}]}}}`
+	bytes, units, err := batchReadUnits(req, []byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Eventually consistent: 2/2 + 1/2 + 1/2 (key 3, not found).
+	if bytes != 5001+2 || units != 2 {
+		t.Errorf("batchReadUnits = %d bytes, %v units; want 5003, 2", bytes, units)
+	}
+	req["RequestItems"] = json.RawMessage(`{"T":{"Keys":[{"k":{"S":"1"}}],"ConsistentRead":true}}`)
+	if _, units, _ := batchReadUnits(req, []byte(`{"Responses":{"T":[{"b":{"S":"`+big+`"}}]}}`)); units != 2 {
+		t.Errorf("consistent: %v units, want 2", units)
 	}
 }
