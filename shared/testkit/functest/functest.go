@@ -315,11 +315,17 @@ func (s *Stack) CheckRoutes() {
 // its seq in its documentId as the create-order workflow stores them.
 func AddOrders(t testing.TB, env *storetest.Env, owner string, n int) []stampduty.Order {
 	t.Helper()
-	return AddOrdersAt(t, env, owner, n, time.Now())
+	return addOrders(t, env, owner, n, time.Now)
 }
 
-// AddOrdersAt is AddOrders with the orders created at at.
+// AddOrdersAt is AddOrders with every order created at at.
 func AddOrdersAt(t testing.TB, env *storetest.Env, owner string, n int, at time.Time) []stampduty.Order {
+	t.Helper()
+	return addOrders(t, env, owner, n, func() time.Time { return at })
+}
+
+// addOrders is AddOrders with each order created at now().
+func addOrders(t testing.TB, env *storetest.Env, owner string, n int, now func() time.Time) []stampduty.Order {
 	t.Helper()
 	ctx := context.Background()
 	db := env.DB()
@@ -336,7 +342,7 @@ func AddOrdersAt(t testing.TB, env *storetest.Env, owner string, n int, at time.
 		}
 		req := stampduty.OrderRequest{Amount: 20, Purpose: art.PurposeName, State: art.State, PaidBy: stampduty.SecondParty, Description: "N/A",
 			FirstPartyMobileNumber: "9876543210", FirstPartyName: "Party " + strconv.Itoa(i), SecondPartyName: "Bank", FirstPartyPan: "ABCDE1234F"}
-		o, err := stampduty.NewOrder(req, art, 20, stampduty.OrderIDs{Order: first, Fulfillment: first + 1, StampDuty: first + 2}, at)
+		o, err := stampduty.NewOrder(req, art, 20, stampduty.OrderIDs{Order: first, Fulfillment: first + 1, StampDuty: first + 2}, now())
 		if err != nil {
 			t.Fatal(err)
 		}
