@@ -100,27 +100,35 @@ func (s *Orders) seed(ctx context.Context, owner string) (*int64, error) {
 // newestStored returns the seq of owner's newest stored order (0 when it
 // has none): one consistent Query of one key, below the counter items.
 func (s *Orders) newestStored(ctx context.Context, owner string) (int64, error) {
+	item, err := s.newestOne(ctx, owner, "seq < :top", avN(orderSeqs), "seq")
+	if err != nil || item == nil {
+		return 0, err
+	}
+	head, err := decodeHead(item)
+	return head.Seq, err
+}
+
+// newestOne returns owner's newest item whose seq meets cond (its value
+// :top), projecting proj, with one strongly consistent Query; nil when
+// there is none.
+func (s *Orders) newestOne(ctx context.Context, owner, cond string, top types.AttributeValue, proj string) (map[string]types.AttributeValue, error) {
 	out, err := s.db.client.Query(ctx, &dynamodb.QueryInput{
 		TableName:                 aws.String(s.table),
-		KeyConditionExpression:    aws.String("#o = :o AND seq < :top"),
+		KeyConditionExpression:    aws.String("#o = :o AND " + cond),
 		ExpressionAttributeNames:  map[string]string{"#o": "owner"},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":o": avS(owner), ":top": avN(orderSeqs)},
-		ProjectionExpression:      aws.String("seq"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":o": avS(owner), ":top": top},
+		ProjectionExpression:      aws.String(proj),
 		ScanIndexForward:          aws.Bool(false),
 		Limit:                     aws.Int32(1),
 		ConsistentRead:            aws.Bool(true),
 	})
 	if err != nil {
-		return 0, fail("Query", err)
+		return nil, fail("Query", err)
 	}
 	if len(out.Items) == 0 {
-		return 0, nil
+		return nil, nil
 	}
-	head, err := decodeHead(out.Items[0])
-	if err != nil {
-		return 0, err
-	}
-	return head.Seq, nil
+	return out.Items[0], nil
 }
 
 func decodeHead(item map[string]types.AttributeValue) (headItem, error) {
@@ -223,24 +231,17 @@ func (s *Orders) voidFailed(ctx context.Context, owner string, seq int64, doc st
 // holds reports whether owner's slot seq holds the order doc: a consistent
 // Query of that one key.
 func (s *Orders) holds(ctx context.Context, owner string, seq int64, doc string) (bool, error) {
-	out, err := s.db.client.Query(ctx, &dynamodb.QueryInput{
-		TableName:                 aws.String(s.table),
-		KeyConditionExpression:    aws.String("#o = :o AND seq = :s"),
-		ExpressionAttributeNames:  map[string]string{"#o": "owner"},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":o": avS(owner), ":s": avN(seq)},
-		ProjectionExpression:      aws.String("doc"),
-		ConsistentRead:            aws.Bool(true),
-	})
-	if err != nil {
-		return false, fail("Query", err)
+	item, err := s.newestOne(ctx, owner, "seq = :top", avN(seq), "doc")
+	if err != nil || item == nil {
+		return false, err
 	}
-	var items []struct {
+	var it struct {
 		Doc string `dynamodbav:"doc"`
 	}
-	if err := attributevalue.UnmarshalListOfMaps(out.Items, &items); err != nil {
+	if err := attributevalue.UnmarshalMap(item, &it); err != nil {
 		return false, stampduty.Internal(fmt.Errorf("decode order: %w", err))
 	}
-	return len(items) == 1 && items[0].Doc == doc, nil
+	return it.Doc == doc, nil
 }
 
 // Void marks owner's seq as holding no order, for good, and reports

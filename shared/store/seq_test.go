@@ -55,16 +55,14 @@ func TestConcurrentCreatesOfOneCaller(t *testing.T) {
 	var wg sync.WaitGroup
 	proxy.Take()
 	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for range each {
 				_, seq := createSeqd(t, s, "busy", newOrder(t, ids, 0))
 				mu.Lock()
 				seqs = append(seqs, seq)
 				mu.Unlock()
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	if got := failedConditions(proxy.Take()); got != 0 {
@@ -231,11 +229,7 @@ func TestOrdersStoredBeforeTheCounter(t *testing.T) {
 	var wg sync.WaitGroup
 	seqs := make([]int64, 16)
 	for i := range seqs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_, seqs[i] = createSeqd(t, s, "old", newOrder(t, ids, 10+i))
-		}()
+		wg.Go(func() { _, seqs[i] = createSeqd(t, s, "old", newOrder(t, ids, 10+i)) })
 	}
 	wg.Wait()
 	if got := failedConditions(proxy.Take()); got != 0 {
