@@ -29,7 +29,7 @@ func TestGetOrder(t *testing.T) {
 	}
 
 	t.Run("OwnOrder", func(t *testing.T) {
-		get(functest.DevHeaders, mine[1].DocumentID) // the token is cached from here on
+		get(functest.DevHeaders, mine[0].DocumentID) // the token is cached from here on; mine[1]'s key is not
 		s.Proxy.Take()
 		resp := get(functest.DevHeaders, mine[1].DocumentID)
 		if resp.Status != http.StatusOK {
