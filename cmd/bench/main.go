@@ -109,6 +109,7 @@ type bench struct {
 	dispatch                         dispatchResults // sections 6 to 8
 	shares                           sharesResults   // sections 9 and 10
 	catalogue                        []catalogueSize // section 12: the sample, then thousands
+	load                             loadResults     // sections 13 and 14
 }
 
 // run measures everything and writes the report to out, and its Markdown to

@@ -305,12 +305,17 @@ func (b *bench) costTable() (*table, error) {
 			return nil, fmt.Errorf("section 4 has no row %q or %q whose DynamoDB calls are all accounted by DynamoDB's rules", r.rowName("warm"), cr.Name)
 		}
 		coldDur := b.coldTotal(r.Function)
-		if coldDur == 0 {
-			return nil, fmt.Errorf("no cold starts of %s", r.Function)
-		}
 		w, c := p.perMillion(wr.Wall.median(), wu), p.perMillion(coldDur, cu)
-		t.add(r.Endpoint, num(w.BilledMs, 0), dollars(w.HTTPAPI), dollars(w.Requests), dollars(w.Duration), dollars(w.DynamoDB),
-			dollars(w.Total()), num(c.BilledMs, 0), dollars(c.Total()), dollars(blended(w, c, coldShare)))
+		switch {
+		case coldDur == 0 && b.only != nil && !b.only["cold"]: // -only without section 1: warm columns only
+			t.add(r.Endpoint, num(w.BilledMs, 0), dollars(w.HTTPAPI), dollars(w.Requests), dollars(w.Duration), dollars(w.DynamoDB),
+				dollars(w.Total()), "—", "—", "—")
+		case coldDur == 0:
+			return nil, fmt.Errorf("no cold starts of %s", r.Function)
+		default:
+			t.add(r.Endpoint, num(w.BilledMs, 0), dollars(w.HTTPAPI), dollars(w.Requests), dollars(w.Duration), dollars(w.DynamoDB),
+				dollars(w.Total()), num(c.BilledMs, 0), dollars(c.Total()), dollars(blended(w, c, coldShare)))
+		}
 	}
 	t.note("prices: us-east-1 list prices as of %s: HTTP API $%.2f per million requests; Lambda arm64 $%.2f per million requests + $%.10f per GB-second at %g GB (128 MB), billed per 1 ms; DynamoDB on-demand $%.3f per million read request units, $%.3f per million write request units",
 		pricesDate, p.HTTPAPI, p.LambdaRequests, p.GBSecond, p.MemoryGB, p.ReadUnits, p.WriteUnits)

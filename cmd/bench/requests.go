@@ -101,7 +101,7 @@ func requests(lastPage int) []request {
 			Endpoint: "GET /api/live-orders " + page(lastPage), Orders: true},
 		{Event: "list-orders", Row: fmt.Sprintf("list-orders %%s, filters[documentId][$in] of %d ids", filteredOrders),
 			Endpoint: fmt.Sprintf("GET /api/live-orders?filters[documentId][$in]=… (%d ids)", filteredOrders), Orders: true, Order: byDocument,
-			Note: "per id asked, a Query of the by-document-keys index (none when the instance knows the order's key) and a GetItem, whatever the caller's order count"},
+			Note: "one BatchGetItem of the ids' keys (an id carries its order's seq), whatever the caller's order count; an id without one (an order stored before ids carried it) costs a Query of the by-document index"},
 		{Event: "list-articles", Row: "list-articles %s", Endpoint: "GET /api/stamp-duty-datas (list-articles)"},
 		{Event: "stamp-duty-quotes", Row: "stamp-duty-quotes %s", Endpoint: "GET /api/stamp-duty-quotes (stamp-duty-quotes)"},
 		{Event: "not-found", Row: "not-found %s", Endpoint: "$default (not-found, GET /api/nothing)"},

@@ -25,6 +25,7 @@ func (b *bench) sections() []section {
 		{"shares", b.measureShares, []func() (*table, error){b.sharesTable, b.changeTable}},
 		{"dispatch", b.measureKeepUp, []func() (*table, error){b.keepUpTable}},
 		{"catalogue", b.measureCatalogue, []func() (*table, error){b.catalogueTable}},
+		{"load", b.measureLoad, []func() (*table, error){b.loadTable, b.mixedTable}},
 	}
 }
 

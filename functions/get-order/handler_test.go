@@ -29,7 +29,7 @@ func TestGetOrder(t *testing.T) {
 	}
 
 	t.Run("OwnOrder", func(t *testing.T) {
-		get(functest.DevHeaders, mine[1].DocumentID) // the token is cached from here on
+		get(functest.DevHeaders, mine[0].DocumentID) // the token is cached from here on; mine[1]'s key is not
 		s.Proxy.Take()
 		resp := get(functest.DevHeaders, mine[1].DocumentID)
 		if resp.Status != http.StatusOK {
@@ -47,11 +47,10 @@ func TestGetOrder(t *testing.T) {
 			t.Errorf("meta = %s, want {}", body.Meta)
 		}
 		// At most 2 calls and 1 RCU, whatever the number of orders: one
-		// Query of the documentId index for the key (none when the instance
-		// looked it up before), one GetItem of the order (the token is
-		// cached).
-		if got := s.Env.Operations(s.Proxy.Take()); got != "GetItem:OrdersTable=1 Query:OrdersTable/index/by-document-keys=1" && got != "GetItem:OrdersTable=1" {
-			t.Errorf("calls = %s, want a GetItem of the order after at most one Query of by-document-keys", got)
+		// consistent GetItem by the key its documentId carries (the token
+		// is cached).
+		if got, want := s.Env.Operations(s.Proxy.Take()), "GetItem:OrdersTable=1"; got != want {
+			t.Errorf("calls = %s, want %s", got, want)
 		}
 		s.Proxy.SetMode(storetest.Account)
 		defer s.Proxy.SetMode(storetest.Record)
@@ -65,6 +64,21 @@ func TestGetOrder(t *testing.T) {
 		}
 		if units.Read <= 0 || units.Read > 1 || units.Write != 0 {
 			t.Errorf("a one-order read costs %+v by DynamoDB's rules, want at most 1 RCU and no write", units)
+		}
+	})
+	t.Run("OrderStoredBeforeIdsCarriedTheirSeq", func(t *testing.T) {
+		// Its documentId is random: its key is found through the documentId index.
+		old := functest.AddOrders(t, s.Env, "someone-else", 1)[0]
+		old.DocumentID = "b" + strings.Repeat("y", 23)
+		if _, err := s.Env.DB().Orders(s.Env.Table("OrdersTable")).Create(context.Background(), localdb.DevOwner, old); err != nil {
+			t.Fatal(err)
+		}
+		s.Proxy.Take()
+		if resp := get(functest.DevHeaders, old.DocumentID); resp.Status != http.StatusOK {
+			t.Fatalf("status %d: %s", resp.Status, resp.Body)
+		}
+		if got, want := s.Env.Operations(s.Proxy.Take()), "GetItem:OrdersTable=1 Query:OrdersTable/index/by-document-keys=1"; got != want {
+			t.Errorf("calls = %s, want %s", got, want)
 		}
 	})
 	t.Run("ErrAnotherCallersOrderIsNotFound", func(t *testing.T) {

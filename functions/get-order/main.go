@@ -13,7 +13,7 @@ import (
 
 func main() { function.Main(wire) }
 
-// wire reads one order through the documentId index, for the owner of the
+// wire reads one order by its key (or the documentId index), for the owner of the
 // token each request carries.
 func wire(d function.Deps) http.Handler {
 	orders := &orders.Fulfiller{Orders: d.Orders(d.Require("ORDERS_TABLE")), Files: files.Open(d.Env)}

@@ -83,26 +83,41 @@ func (c *Creator) Create(ctx context.Context, owner string, body *stampduty.Orde
 		return "", err
 	}
 	if key == nil {
-		if err := c.store(ctx, owner, order); err != nil {
-			return "", err
-		}
-		return order.DocumentID, nil
+		return c.store(ctx, owner, order)
 	}
 	return c.createOnce(ctx, owner, *key, order)
 }
 
-// store stores order as owner's with its order.created event, when owner
-// listens to it, in one write. The event's id is made here, before the
-// write, so that every retry of the write carries the same one.
-func (c *Creator) store(ctx context.Context, owner string, order stampduty.Order) error {
-	events, err := record(ctx, c.Listeners, owner, stampduty.EventOrderCreated, func() (stampduty.Pending, error) {
-		return stampduty.NewPending(stampduty.EventOrderCreated, order.CreatedAt, order, nil, nil)
-	})
+// store stores order as owner's, with its order.created event when owner
+// listens to it, in one write, and returns its documentId: order's with the
+// seq it is stored at put in (stampduty.WithSeq), so that a lookup by id is
+// a read by key. The seq is reserved first and the event made after, so its
+// snapshot carries that documentId; its id is made before the write, so
+// every retry of the write carries the same one.
+func (c *Creator) store(ctx context.Context, owner string, order stampduty.Order) (string, error) {
+	listens, err := listens(ctx, c.Listeners, owner, stampduty.EventOrderCreated)
 	if err != nil {
-		return err
+		return "", err
 	}
-	_, err = c.Orders.Create(ctx, owner, order, events...)
-	return err
+	seq, err := c.Orders.Reserve(ctx, owner)
+	if err != nil {
+		return "", err
+	}
+	order.DocumentID = stampduty.WithSeq(order.DocumentID, seq)
+	var events []stampduty.Pending
+	if listens {
+		// Should this fail (crypto/rand), the seq stays empty until a
+		// reader voids it (store.DeadAfter).
+		p, err := stampduty.NewPending(stampduty.EventOrderCreated, order.CreatedAt, order, nil, nil)
+		if err != nil {
+			return "", stampduty.Internal(err)
+		}
+		events = append(events, p)
+	}
+	if _, err := c.Orders.Put(ctx, owner, seq, order, events...); err != nil {
+		return "", err
+	}
+	return order.DocumentID, nil
 }
 
 func (c *Creator) now() time.Time {
@@ -165,7 +180,8 @@ func (c *Creator) createOnce(ctx context.Context, owner string, key Key, order s
 // a retry can go ahead at once; if it may have been, the claim stays for a
 // retry to verify after its lease.
 func (c *Creator) createClaimed(ctx context.Context, owner, key string, order stampduty.Order) (string, error) {
-	if err := c.store(ctx, owner, order); err != nil {
+	doc, err := c.store(ctx, owner, order)
+	if err != nil {
 		if !errors.Is(err, ErrOutcomeUnknown) {
 			// A fresh context: the request's may be what ran out.
 			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
@@ -174,11 +190,11 @@ func (c *Creator) createClaimed(ctx context.Context, owner, key string, order st
 		}
 		return "", err
 	}
-	if err := c.Keys.Complete(ctx, owner, key); err != nil {
+	if err := c.Keys.Complete(ctx, owner, key, doc); err != nil {
 		// The order exists; a replay will find it after the lease.
 		return "", err
 	}
-	return order.DocumentID, nil
+	return doc, nil
 }
 
 // takeOver finishes the work of a vanished holder of the key: if its order
@@ -193,18 +209,18 @@ func (c *Creator) takeOver(ctx context.Context, owner, key string, rec KeyRecord
 		return "", errKeyBusy()
 	}
 	// The holder built its order just before claiming: it is among the orders since then.
-	found, err := c.Orders.Find(ctx, owner, rec.OrderID, rec.Claimed.Add(-time.Minute))
+	doc, found, err := c.Orders.Find(ctx, owner, rec.OrderID, rec.Claimed.Add(-time.Minute))
 	if err != nil {
 		return "", err
 	}
 	if !found {
 		order.DocumentID = rec.OrderID
-		if err := c.store(ctx, owner, order); err != nil {
+		if doc, err = c.store(ctx, owner, order); err != nil {
 			return "", err
 		}
 	}
-	if err := c.Keys.Complete(ctx, owner, key); err != nil {
+	if err := c.Keys.Complete(ctx, owner, key, doc); err != nil {
 		return "", err
 	}
-	return rec.OrderID, nil
+	return doc, nil
 }

@@ -207,19 +207,20 @@ func TestCreateWithKey(t *testing.T) {
 	})
 	t.Run("VanishedHolderIsTakenOver", func(t *testing.T) {
 		// A holder claimed the key and died before storing its order: after
-		// the lease its retry creates the order under the holder's documentId.
+		// the lease its retry creates the order under the holder's documentId,
+		// with the seq it is stored at put in (its first: 1).
 		claimed := time.Now().Add(-orders.KeyLease - time.Second)
 		const doc = "vanishedxxxxxxxxxxxxxxxx"
 		if _, ok, err := w.keys.Claim(ctx, "erin", "gone", "fp", doc, claimed, orders.KeyLease, orders.KeyTTL); err != nil || !ok {
 			t.Fatalf("Claim = %v, %v", ok, err)
 		}
-		if got := w.create(t, "erin", key("gone", "fp")); got != doc {
-			t.Errorf("orderId = %q, want the holder's %q", got, doc)
+		if got, want := w.create(t, "erin", key("gone", "fp")), stampduty.WithSeq(doc, 1); got != want {
+			t.Errorf("orderId = %q, want the holder's %q as %q", got, doc, want)
 		}
 		w.checkCount(t, "erin", 1)
 		rec, live, err := w.keys.Get(ctx, "erin", "gone", time.Now())
-		if err != nil || !live || rec.State != orders.KeyDone {
-			t.Errorf("key record = %+v, live %v, %v; want done", rec, live, err)
+		if err != nil || !live || rec.State != orders.KeyDone || rec.OrderID != stampduty.WithSeq(doc, 1) {
+			t.Errorf("key record = %+v, live %v, %v; want done with the stored documentId", rec, live, err)
 		}
 	})
 	t.Run("CertainFailureReleasesTheKey", func(t *testing.T) {
@@ -250,7 +251,9 @@ func TestCreateWithKey(t *testing.T) {
 // unknown, with an outcome the caller cannot know.
 type refusingStore struct{ unknown bool }
 
-func (s refusingStore) Create(context.Context, string, stampduty.Order, ...stampduty.Pending) (int64, error) {
+func (refusingStore) Reserve(context.Context, string) (int64, error) { return 1, nil }
+
+func (s refusingStore) Put(context.Context, string, int64, stampduty.Order, ...stampduty.Pending) (int64, error) {
 	err := error(&stampduty.Error{Code: stampduty.EUNAVAILABLE, Message: "Service Unavailable", Err: errors.New("refused")})
 	if s.unknown {
 		err = &stampduty.Error{Code: stampduty.EUNAVAILABLE, Message: "Service Unavailable", Err: orders.ErrOutcomeUnknown}
@@ -258,8 +261,8 @@ func (s refusingStore) Create(context.Context, string, stampduty.Order, ...stamp
 	return 0, err
 }
 
-func (refusingStore) Find(context.Context, string, string, time.Time) (bool, error) {
-	return false, nil
+func (refusingStore) Find(context.Context, string, string, time.Time) (string, bool, error) {
+	return "", false, nil
 }
 
 func TestCheckKey(t *testing.T) {

@@ -133,8 +133,8 @@ func TestCreateWhoseAnswerIsLostRecordsOneEvent(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Create = %v, want success: the retry finds its own order", err)
 	}
-	if got, want := env.Operations(proxy.Take()), "PutItem:OrdersTable=2 Query:OrdersTable=1"; got != want {
-		t.Errorf("calls = %s, want %s: the lost answer, then the SDK's retry", got, want)
+	if got, want := env.Operations(proxy.Take()), "PutItem:OrdersTable=2 Query:OrdersTable=1 UpdateItem:OrdersTable=2"; got != want {
+		t.Errorf("calls = %s, want %s: the caller's first seq (the counter and its seed), the lost answer, then the SDK's retry", got, want)
 	}
 	w.checkCount(t, "dora", 1)
 	if got := outbox(t, w.orders, doc); len(got) != 1 || got[0].Type != stampduty.EventOrderCreated {

@@ -34,6 +34,10 @@ type Fulfillments interface {
 	// ByDocument returns the order with documentId doc, read eventually
 	// consistent (a moment's lag after a change), or ENOTFOUND.
 	ByDocument(ctx context.Context, doc string) (Stored, error)
+	// Owned returns owner's order doc, read strongly consistent when its
+	// documentId carries its seq (else as ByDocument), or ENOTFOUND, also
+	// for another owner's order.
+	Owned(ctx context.Context, owner, doc string) (Stored, error)
 	// Reread returns s's order as it is now (a strongly consistent read).
 	Reread(ctx context.Context, s Stored) (Stored, error)
 	// Replace stores o in place of s, with s.Outbox followed by events as
@@ -86,9 +90,13 @@ func (f *Fulfiller) find(ctx context.Context, owner, doc string) (Stored, error)
 }
 
 // Get returns owner's order doc as its caller sees it, with fresh download
-// addresses.
+// addresses. It reads the order by key (Owned), so an order reads back as
+// soon as its create has answered.
 func (f *Fulfiller) Get(ctx context.Context, owner, doc string) (stampduty.Order, error) {
-	s, err := f.find(ctx, owner, doc)
+	s, err := f.Orders.Owned(ctx, owner, doc)
+	if stampduty.ErrorCode(err) == stampduty.ENOTFOUND {
+		return stampduty.Order{}, notFound(doc)
+	}
 	if err != nil {
 		return stampduty.Order{}, err
 	}

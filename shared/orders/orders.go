@@ -38,14 +38,19 @@ func NewIdentity(ctx context.Context, ids IDs) (int64, string, error) {
 
 // Store keeps orders.
 type Store interface {
-	// Create stores o as owner's newest order, with events as its pending
-	// events (its outbox) in the same write, at most once whatever the
-	// network does. An error that may hide a stored order wraps
-	// ErrOutcomeUnknown.
-	Create(ctx context.Context, owner string, o stampduty.Order, events ...stampduty.Pending) (int64, error)
-	// Find reports whether owner has an order with documentId doc created
-	// at or after since.
-	Find(ctx context.Context, owner, doc string, since time.Time) (bool, error)
+	// Reserve returns the seq owner's next order is to be stored at, taken
+	// for it alone: concurrent creates of one caller never wait for each
+	// other.
+	Reserve(ctx context.Context, owner string) (int64, error)
+	// Put stores o as owner's order number seq (from Reserve), with events
+	// as its pending events (its outbox) in the same write, at most once
+	// whatever the network does, and returns the seq it stored it at. A
+	// seq that ends up holding no order is voided, so the list skips it. An
+	// error that may hide a stored order wraps ErrOutcomeUnknown.
+	Put(ctx context.Context, owner string, seq int64, o stampduty.Order, events ...stampduty.Pending) (int64, error)
+	// Find returns the documentId of owner's order that doc names
+	// (stampduty.SameOrderID) when it was created at or after since.
+	Find(ctx context.Context, owner, doc string, since time.Time) (string, bool, error)
 }
 
 // Listeners tells whether a caller listens to an event type: whether it
@@ -61,17 +66,23 @@ type Listeners interface {
 // write, so a webhook registered before a change starts gets its event; one
 // registered while the change is being made may or may not.
 func record(ctx context.Context, l Listeners, owner, typ string, ev func() (stampduty.Pending, error)) ([]stampduty.Pending, error) {
-	if l != nil {
-		listens, err := l.Listens(ctx, owner, typ)
-		if err != nil || !listens {
-			return nil, err
-		}
+	if listens, err := listens(ctx, l, owner, typ); err != nil || !listens {
+		return nil, err
 	}
 	p, err := ev()
 	if err != nil {
 		return nil, stampduty.Internal(err)
 	}
 	return []stampduty.Pending{p}, nil
+}
+
+// listens reports whether l says owner listens to typ; a nil l listens to
+// everything.
+func listens(ctx context.Context, l Listeners, owner, typ string) (bool, error) {
+	if l == nil {
+		return true, nil
+	}
+	return l.Listens(ctx, owner, typ)
 }
 
 // ErrOutcomeUnknown marks the failure of a write that may nevertheless have
@@ -87,8 +98,8 @@ type Keys interface {
 	Claim(ctx context.Context, owner, key, fp, orderID string, now time.Time, lease, ttl time.Duration) (KeyRecord, bool, error)
 	// Get returns the live record of the key; ok is false when there is none.
 	Get(ctx context.Context, owner, key string, now time.Time) (rec KeyRecord, ok bool, err error)
-	// Complete marks the key's order as created.
-	Complete(ctx context.Context, owner, key string) error
+	// Complete marks the key's order, orderID, as created.
+	Complete(ctx context.Context, owner, key, orderID string) error
 	// Release drops a pending claim of orderID, so a retry can go ahead.
 	Release(ctx context.Context, owner, key, orderID string) error
 	// TakeOver gives a pending claim whose lease ran out to the caller;
@@ -109,7 +120,9 @@ type KeyRecord struct {
 	// Fingerprint identifies the request body the key was first used with.
 	Fingerprint string
 	State       string
-	// OrderID is the documentId of the key's order (chosen before it is created).
+	// OrderID is the documentId of the key's order: while pending, the one
+	// chosen before it is created, which the stored order's shares its
+	// random part with (stampduty.SameOrderID); once done, the stored one.
 	OrderID string
 	// Claimed is when the request holding the key claimed it.
 	Claimed time.Time

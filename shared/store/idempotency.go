@@ -218,13 +218,14 @@ func (s *Idempotency) Get(ctx context.Context, owner, key string, now time.Time)
 		Lease: time.UnixMilli(it.Lease), Expires: time.Unix(it.Expires.end, 0)}, true, nil
 }
 
-// Complete marks the key's order as created.
-func (s *Idempotency) Complete(ctx context.Context, owner, key string) error {
+// Complete marks the key's order as created, with orderID, the documentId
+// it was stored with (its seq put in the one claimed: a replay answers it).
+func (s *Idempotency) Complete(ctx context.Context, owner, key, orderID string) error {
 	_, err := s.db.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(s.table),
 		Key:                       keyOf(owner, key),
-		UpdateExpression:          aws.String("SET st = :done"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":done": avS(orders.KeyDone)},
+		UpdateExpression:          aws.String("SET st = :done, doc = :doc"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":done": avS(orders.KeyDone), ":doc": avS(orderID)},
 	})
 	if err != nil {
 		return fail("UpdateItem", err)

@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -157,9 +156,8 @@ func decodeItems[T any](items []map[string]types.AttributeValue, part func(order
 	return out, nil
 }
 
-// theOrder and theStored are parts of a stored order, for decodeItems.
-func theOrder(s orders.Stored) stampduty.Order { return s.Order }
-func theStored(s orders.Stored) orders.Stored  { return s }
+// theStored is a stored order whole, for decodeItems.
+func theStored(s orders.Stored) orders.Stored { return s }
 
 // decodeStored reads an order item with its key and version. An order
 // stored before fulfillment existed reads as one that never changed: its
@@ -311,49 +309,6 @@ func (s *Orders) keyOf(ctx context.Context, doc string) (orderKey, error) {
 	}
 	s.keys.put(doc, k)
 	return k, nil
-}
-
-// lookups is how many documentId lookups ByDocuments runs at once.
-const lookups = 10
-
-// ByDocuments returns owner's orders among the documentIds docs, newest
-// first: one lookup by documentId per id (ByDocument), lookups at
-// a time, so the cost follows len(docs), never the number of owner's
-// orders. An id that is unknown, or another owner's, is left out.
-func (s *Orders) ByDocuments(ctx context.Context, owner string, docs []string) ([]stampduty.Order, error) {
-	found := make([]orders.Stored, len(docs))
-	errs := make([]error, len(docs))
-	sem := make(chan struct{}, lookups)
-	var wg sync.WaitGroup
-	for i, doc := range docs {
-		if doc == "" { // no order has one, and DynamoDB refuses an empty key
-			errs[i] = stampduty.Errorf(stampduty.ENOTFOUND, "no order")
-			continue
-		}
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			found[i], errs[i] = s.ByDocument(ctx, doc)
-		}()
-	}
-	wg.Wait()
-	var own []orders.Stored
-	for i, o := range found {
-		switch err := errs[i]; {
-		case stampduty.ErrorCode(err) == stampduty.ENOTFOUND:
-		case err != nil:
-			return nil, err
-		case o.Owner == owner:
-			own = append(own, o)
-		}
-	}
-	slices.SortFunc(own, func(a, b orders.Stored) int { return cmp.Compare(b.Seq, a.Seq) })
-	out := make([]stampduty.Order, len(own))
-	for i, o := range own {
-		out[i] = o.Order
-	}
-	return out, nil
 }
 
 // Reread returns the order stored at o's key now: a strongly consistent

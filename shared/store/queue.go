@@ -237,6 +237,9 @@ func (s *Orders) Backfill(ctx context.Context) (int, error) {
 			if ok && strings.Contains(old.Value, "#") {
 				continue
 			}
+			if _, ok := item["doc"]; !ok { // a caller's counter or a void (seq.go)
+				continue
+			}
 			o, err := decodeStored(item)
 			if err != nil {
 				return err

@@ -52,26 +52,49 @@ type Created struct {
 // Orders is an orders.Store and the order list's source, keeping every
 // order in the order it was created.
 type Orders struct {
-	mu      sync.Mutex
-	created []Created
+	mu       sync.Mutex
+	created  []Created
+	reserved map[string]int64
 }
 
 // Create stores o as owner's newest order and returns its seq: 1 for the
 // owner's first order, and so on. Its pending events are not kept.
-func (s *Orders) Create(_ context.Context, owner string, o stampduty.Order, _ ...stampduty.Pending) (int64, error) {
+func (s *Orders) Create(ctx context.Context, owner string, o stampduty.Order, _ ...stampduty.Pending) (int64, error) {
+	seq, _ := s.Reserve(ctx, owner)
+	return s.Put(ctx, owner, seq, o)
+}
+
+// Reserve returns owner's next seq: 1 for its first order, and so on.
+func (s *Orders) Reserve(_ context.Context, owner string) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.reserved == nil {
+		s.reserved = map[string]int64{}
+	}
+	s.reserved[owner]++
+	return s.reserved[owner], nil
+}
+
+// Put stores o as owner's newest order (in the order of the calls, whatever
+// seq says) and returns seq. Its pending events are not kept.
+func (s *Orders) Put(_ context.Context, owner string, seq int64, o stampduty.Order, _ ...stampduty.Pending) (int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.created = append(s.created, Created{Owner: owner, Order: o})
-	return int64(len(s.of(owner))), nil
+	return seq, nil
 }
 
-// Find reports whether owner has the order doc created at or after since.
-func (s *Orders) Find(_ context.Context, owner, doc string, since time.Time) (bool, error) {
+// Find returns owner's order that doc names (stampduty.SameOrderID) when
+// it was created at or after since.
+func (s *Orders) Find(_ context.Context, owner, doc string, since time.Time) (string, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return slices.ContainsFunc(s.of(owner), func(o stampduty.Order) bool {
-		return o.DocumentID == doc && o.CreatedAt >= stampduty.FormatTime(since)
-	}), nil
+	for _, o := range s.of(owner) {
+		if stampduty.SameOrderID(o.DocumentID, doc) && o.CreatedAt >= stampduty.FormatTime(since) {
+			return o.DocumentID, true, nil
+		}
+	}
+	return "", false, nil
 }
 
 // Slice returns limit of owner's orders, newest first, skipping the start

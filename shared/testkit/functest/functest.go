@@ -318,8 +318,21 @@ func (s *Stack) CheckRoutes() {
 }
 
 // AddOrders stores n Pending orders of owner (Affidavit, Karnataka, 20,
-// first parties "Party 1".."Party n") straight in env's tables.
+// first parties "Party 1".."Party n") straight in env's tables, each with
+// its seq in its documentId as the create-order workflow stores them.
 func AddOrders(t testing.TB, env *storetest.Env, owner string, n int) []stampduty.Order {
+	t.Helper()
+	return addOrders(t, env, owner, n, time.Now)
+}
+
+// AddOrdersAt is AddOrders with every order created at at.
+func AddOrdersAt(t testing.TB, env *storetest.Env, owner string, n int, at time.Time) []stampduty.Order {
+	t.Helper()
+	return addOrders(t, env, owner, n, func() time.Time { return at })
+}
+
+// addOrders is AddOrders with each order created at now().
+func addOrders(t testing.TB, env *storetest.Env, owner string, n int, now func() time.Time) []stampduty.Order {
 	t.Helper()
 	ctx := context.Background()
 	db := env.DB()
@@ -336,11 +349,17 @@ func AddOrders(t testing.TB, env *storetest.Env, owner string, n int) []stampdut
 		}
 		req := stampduty.OrderRequest{Amount: 20, Purpose: art.PurposeName, State: art.State, PaidBy: stampduty.SecondParty, Description: "N/A",
 			FirstPartyMobileNumber: "9876543210", FirstPartyName: "Party " + strconv.Itoa(i), SecondPartyName: "Bank", FirstPartyPan: "ABCDE1234F"}
-		o, err := stampduty.NewOrder(req, art, 20, stampduty.OrderIDs{Order: first, Fulfillment: first + 1, StampDuty: first + 2}, time.Now())
+		o, err := stampduty.NewOrder(req, art, 20, stampduty.OrderIDs{Order: first, Fulfillment: first + 1, StampDuty: first + 2}, now())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.Orders(env.Table("OrdersTable")).Create(ctx, owner, o); err != nil {
+		table := db.Orders(env.Table("OrdersTable"))
+		seq, err := table.Reserve(ctx, owner)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.DocumentID = stampduty.WithSeq(o.DocumentID, seq)
+		if _, err := table.Put(ctx, owner, seq, o); err != nil {
 			t.Fatal(err)
 		}
 		out = append(out, o)

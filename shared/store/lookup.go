@@ -1,0 +1,132 @@
+package store
+
+// This file holds reading a caller's orders by documentId:
+// filters[documentId][$in] by key, with the documentId index for ids that
+// carry no seq.
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"stampduty/shared/orders"
+	"stampduty/shared/stampduty"
+)
+
+// lookups is how many documentId lookups ByDocuments runs at once.
+const lookups = 10
+
+// ByDocuments returns owner's orders among the documentIds docs, newest
+// first. An id that carries a seq (stampduty.IDSeq: every order stored
+// since ids carry it) is read by key, (owner, seq), with one BatchGetItem
+// per 100 ids (getItems), eventually consistent, and kept only when the item's
+// documentId is the id asked for: another caller's id names a slot of this
+// caller's that holds another order or nothing. The ids found no other way
+// (orders stored before, an order put at another seq than its id's, an
+// unknown id) are looked up in the documentId index, one Query each,
+// lookups at a time, and kept when owner's. The cost follows len(docs),
+// never the number of owner's orders.
+func (s *Orders) ByDocuments(ctx context.Context, owner string, docs []string) ([]stampduty.Order, error) {
+	var own []orders.Stored
+	found := map[string]bool{}
+	var keys []orderKey
+	seen := map[int64]bool{}
+	for _, doc := range docs {
+		if seq, ok := stampduty.IDSeq(doc); ok && !seen[seq] {
+			seen[seq] = true
+			keys = append(keys, orderKey{Owner: owner, Seq: seq})
+		}
+	}
+	items, err := s.getItems(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	for _, item := range items {
+		if isVoid(item) {
+			continue
+		}
+		o, err := decodeStored(item)
+		if err != nil {
+			return nil, err
+		}
+		if slices.Contains(docs, o.DocumentID) && !found[o.DocumentID] {
+			found[o.DocumentID] = true
+			own = append(own, o)
+		}
+	}
+	var rest []string
+	for _, doc := range docs {
+		if !found[doc] && doc != "" && !slices.Contains(rest, doc) {
+			rest = append(rest, doc)
+		}
+	}
+	byIndex, err := s.byIndex(ctx, owner, rest)
+	if err != nil {
+		return nil, err
+	}
+	own = append(own, byIndex...)
+	slices.SortFunc(own, func(a, b orders.Stored) int { return cmp.Compare(b.Seq, a.Seq) })
+	return ordersOf(own), nil
+}
+
+// Owned returns owner's order doc, ENOTFOUND when owner has none. An id
+// that carries its seq is read by key, (owner, seq), with one strongly
+// consistent GetItem: an order reads back the moment its create has
+// answered, which an index (eventually consistent) does not promise. Any
+// other id, or one whose slot holds another order (another caller's id, an
+// order put at another seq than its id's), is looked up in the documentId
+// index, and another owner's order found there is ENOTFOUND.
+func (s *Orders) Owned(ctx context.Context, owner, doc string) (orders.Stored, error) {
+	if seq, ok := stampduty.IDSeq(doc); ok {
+		out, err := s.db.client.GetItem(ctx, &dynamodb.GetItemInput{
+			TableName: aws.String(s.table), Key: s.key(owner, seq), ConsistentRead: aws.Bool(true),
+		})
+		if err != nil {
+			return orders.Stored{}, fail("GetItem", err)
+		}
+		if out.Item != nil && !isVoid(out.Item) {
+			o, err := decodeStored(out.Item)
+			if err != nil || o.DocumentID == doc {
+				return o, err
+			}
+		}
+	}
+	o, err := s.ByDocument(ctx, doc)
+	if err == nil && o.Owner != owner {
+		return orders.Stored{}, stampduty.Errorf(stampduty.ENOTFOUND, "no order %s", doc)
+	}
+	return o, err
+}
+
+// byIndex returns owner's orders among docs from the documentId index:
+// one Query per id (ByDocument), lookups at a time.
+func (s *Orders) byIndex(ctx context.Context, owner string, docs []string) ([]orders.Stored, error) {
+	found := make([]orders.Stored, len(docs))
+	errs := make([]error, len(docs))
+	sem := make(chan struct{}, lookups)
+	var wg sync.WaitGroup
+	for i, doc := range docs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			found[i], errs[i] = s.ByDocument(ctx, doc)
+		}()
+	}
+	wg.Wait()
+	var own []orders.Stored
+	for i, o := range found {
+		switch err := errs[i]; {
+		case stampduty.ErrorCode(err) == stampduty.ENOTFOUND:
+		case err != nil:
+			return nil, err
+		case o.Owner == owner:
+			own = append(own, o)
+		}
+	}
+	return own, nil
+}
