@@ -1,6 +1,7 @@
 package strapiquery
 
 import (
+	"maps"
 	"net/url"
 	"slices"
 )
@@ -58,7 +59,9 @@ func ParseList(raw string, spec ListSpec) (List, error) {
 	if l.Paging, err = q.paging(spec.TopLevelPage); err != nil {
 		return List{}, err
 	}
-	for k := range keep {
+	// In key order, so that of two malformed sort keys the answer always
+	// names the same one (a map's order would pick either).
+	for _, k := range slices.Sorted(maps.Keys(keep)) {
 		if topLevel(k) == "sort" && !IsSortKey(k) {
 			return List{}, paramError("sort", "Invalid key "+k)
 		}

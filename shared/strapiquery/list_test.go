@@ -96,6 +96,7 @@ func TestParseListFields(t *testing.T) {
 		{"Unknown", "fields[0]=price", "", "Invalid key price"},
 		{"Object", "fields[a]=state", "", "fields must be a list of field names, such as fields[0]=name"},
 		{"SortMalformed", "sort[0][state]=asc", "", "Invalid key sort[0][state]"},
+		{"SortMalformedTwiceNamesTheFirstKey", "sort[1&sort[", "", "Invalid key sort["},
 		{"StatusDraftTwice", "status=draft&status=draft", "", "status must be given once"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
