@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -92,6 +93,8 @@ func TestCatalogueSnapshot(t *testing.T) {
 	f := newCatalogue(t, 250)
 	want := f.byID(t)
 	c := store.NewSnapshotCache(f.cat, f.articles, ttl)
+	clock := newClock()
+	c.SetClock(clock.now)
 
 	window := func(t *testing.T, start, limit int, want []stampduty.Article) {
 		t.Helper()
@@ -114,6 +117,7 @@ func TestCatalogueSnapshot(t *testing.T) {
 		t.Errorf("the other pages read %s, want %s", got, want)
 	}
 	whole := store.NewSnapshotCache(f.cat, f.articles, ttl)
+	whole.SetClock(clock.now)
 	for _, c := range []*store.SnapshotCache{c, whole} {
 		all, err := c.All(f.ctx)
 		if err != nil {
@@ -145,7 +149,7 @@ func TestCatalogueSnapshot(t *testing.T) {
 		t.Errorf("a warm instance read %s", got)
 	}
 
-	time.Sleep(ttl)
+	clock.advance(ttl)
 	f.proxy.SetMode(storetest.Meter)
 	window(t, 0, 25, want[:25])
 	calls := f.proxy.Take()
@@ -180,7 +184,7 @@ func TestCatalogueSnapshot(t *testing.T) {
 	}
 	f.proxy.Take()
 	window(t, 0, 1, want[:1]) // the old version until the TTL has passed
-	time.Sleep(ttl)
+	clock.advance(ttl)
 	window(t, 0, 1, []stampduty.Article{changed})
 	if got, want := f.calls(), "GetItem:CatalogueTable=2"; got != want {
 		t.Errorf("picking up a new version read %s, want %s", got, want)
@@ -223,6 +227,9 @@ func TestVersionedArticleCache(t *testing.T) {
 	f := newCatalogue(t, 12)
 	versions := store.NewSnapshotCache(f.cat, nil, ttl)
 	c := store.NewVersionedArticleCache(f.articles, versions)
+	clock := newClock()
+	versions.SetClock(clock.now)
+	c.SetClock(clock.now)
 	arts := f.byID(t)
 	ask := func(t *testing.T) {
 		t.Helper()
@@ -246,7 +253,7 @@ func TestVersionedArticleCache(t *testing.T) {
 	if got := f.calls(); got != "" {
 		t.Errorf("warm lookups read %s", got)
 	}
-	time.Sleep(ttl)
+	clock.advance(ttl)
 	ask(t)
 	if got, want := f.calls(), "GetItem:CatalogueTable=1"; got != want {
 		t.Errorf("an unchanged catalogue after the TTL read %s, want %s", got, want)
@@ -256,7 +263,7 @@ func TestVersionedArticleCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.publish(t)
-	time.Sleep(ttl)
+	clock.advance(ttl)
 	ask(t)
 	if got, want := f.calls(), "GetItem:ArticlesTable=10 GetItem:CatalogueTable=1"; got != want {
 		t.Errorf("after a new version, lookups read %s, want %s", got, want)
@@ -296,6 +303,9 @@ func TestVersionedArticleCacheBeforeSnapshots(t *testing.T) {
 	}
 	versions := store.NewSnapshotCache(db.Catalogue(env.Table("CatalogueTable")), nil, ttl)
 	c := store.NewVersionedArticleCache(db.Articles(env.Table("ArticlesTable")), versions)
+	clock := newClock()
+	versions.SetClock(clock.now)
+	c.SetClock(clock.now)
 	for range 2 {
 		if got, err := c.Get(ctx, a.PurposeName, a.State); err != nil || got.Max != a.Max {
 			t.Fatalf("Get = %+v, %v", got, err)
@@ -304,11 +314,32 @@ func TestVersionedArticleCacheBeforeSnapshots(t *testing.T) {
 	if got, want := env.Operations(proxy.Take()), "GetItem:ArticlesTable=1 GetItem:CatalogueTable=1"; got != want {
 		t.Errorf("lookups without a snapshot read %s, want %s", got, want)
 	}
-	time.Sleep(ttl)
+	clock.advance(ttl)
 	if _, err := c.Get(ctx, a.PurposeName, a.State); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := env.Operations(proxy.Take()), "GetItem:ArticlesTable=1 GetItem:CatalogueTable=1"; got != want {
 		t.Errorf("after the TTL without a snapshot, read %s, want %s", got, want)
 	}
+}
+
+// clock is a test's time, which only advance moves.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newClock() *clock { return &clock{t: time.Now()} }
+
+func (c *clock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+// advance moves the clock on by d.
+func (c *clock) advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
 }
