@@ -390,7 +390,7 @@ func (b *bench) sharesTable() (*table, error) {
 	}
 	t.note("%d callers (bench-shares-00…%02d), each with one webhook subscribed to every event type, answered 204 by a loopback receiver; each caller creates %d orders (the create-order request's body), the callers at once; then each order is moved to Created through the operators' workflow (orders.Fulfiller.Advance, as PATCH /api/ops/… runs it); meanwhile the webhook dispatcher relays and delivers every event (webhooks.Dispatcher Relay then Deliver, one pass after another): %d deliveries received, %s in all", sharesCallers, sharesCallers-1, sharesOrders/sharesCallers, r.Got, r.Wall.Round(time.Second))
 	t.note("every write accounted at the wire by DynamoDB's rules over the template's indexes, per partition key value: the table's item, and each index entry it puts, rewrites or deletes (a move between queue shards bills the old value for the delete and the new one for the put); a failed conditional write bills the table's key")
-	t.note("a key all callers share: written for the items of every one of the %d callers, or a key of no caller's items (CountersTable's id counter, one UpdateItem per %d orders per instance). The bar (issue 19): no such key takes more than 1/8 of its table's or index's write units", sharesCallers, store.IDBlock/3)
+	t.note("a key all callers share: written for the items of every one of the %d callers, or a key of no caller's items (CountersTable's id counter, in %d items: one UpdateItem per %d orders per instance, on the next item each time). The bar (issue 19): no such key takes more than 1/8 of its table's or index's write units", sharesCallers, store.IDShards, store.IDBlock/store.IDChunk*(store.IDChunk/3))
 	return t, nil
 }
 

@@ -139,9 +139,11 @@ func TestOutbox(t *testing.T) {
 func (f *outboxFixture) createStoresItsEventInTheSameWrite(t *testing.T) {
 	f.proxy.Take()
 	s, ev := f.create(t, "alice", 1)
-	// the ids, the seq (the caller's first: the counter, then its seed from
-	// the newest stored seq), the one PutItem, the Reread
-	f.checkCalls(t, "GetItem:OrdersTable=1 PutItem:OrdersTable=1 Query:OrdersTable=1 UpdateItem:CountersTable=1 UpdateItem:OrdersTable=2")
+	// the ids (a fresh stack: the shard's first block, then its seed, read
+	// from the counter before the shards), the seq (the caller's first: the
+	// counter, then its seed from the newest stored seq), the one PutItem,
+	// the Reread
+	f.checkCalls(t, "GetItem:CountersTable=1 GetItem:OrdersTable=1 PutItem:OrdersTable=1 Query:OrdersTable=1 UpdateItem:CountersTable=2 UpdateItem:OrdersTable=2")
 	if !reflect.DeepEqual(s.Outbox, []stampduty.Pending{ev}) {
 		t.Errorf("outbox = %+v, want %+v", s.Outbox, ev)
 	}
