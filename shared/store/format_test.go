@@ -230,6 +230,15 @@ func TestStoredFormat(t *testing.T) {
 			t.Errorf("stored file\n%s\nwant\n%s", render(got), render(want))
 		}
 	})
+}
+
+// TestStoredFormatOfOtherTables: as TestStoredFormat, for the articles,
+// tokens and idempotency tables.
+func TestStoredFormatOfOtherTables(t *testing.T) {
+	ctx := context.Background()
+	env := storetest.New(t)
+	db := env.DB()
+
 	t.Run("ArticleWrittenBeforeReads", func(t *testing.T) {
 		putItem(t, env, "ArticlesTable", map[string]types.AttributeValue{
 			"purpose_name": avS("Sale Deed"), "state": avS("Delhi"), "id": avN("4"), "doc": avS("d"), "min": avN("100"), "max": avN("900"),
