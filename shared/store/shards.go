@@ -27,9 +27,14 @@ const Shards = 16
 // shardKey returns the sharded value of an index key: "<base>#<nn>", nn
 // from the FNV-1a hash of what.
 func shardKey(base, what string) string {
+	return fmt.Sprintf("%s#%02d", base, shardOf(what, Shards))
+}
+
+// shardOf returns what's shard among n: the FNV-1a hash of what, mod n.
+func shardOf(what string, n uint32) uint32 {
 	h := fnv.New32a()
 	h.Write([]byte(what))
-	return fmt.Sprintf("%s#%02d", base, h.Sum32()%Shards)
+	return h.Sum32() % n
 }
 
 // shardKeys returns every value of a sharded key, the unsharded base

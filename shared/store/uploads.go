@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-	"hash/fnv"
 	"strconv"
 	"strings"
 	"time"
@@ -82,9 +81,7 @@ var kindNames = map[stampduty.FileKind]string{stampduty.Document: "document", st
 
 // dueShard is the due index partition of record id.
 func dueShard(id string) string {
-	h := fnv.New32a()
-	h.Write([]byte(id))
-	return "due#" + strconv.Itoa(int(h.Sum32()%DueShards))
+	return "due#" + strconv.Itoa(int(shardOf(id, DueShards)))
 }
 
 // uploadDueKey is record id's sort key in the due index.
