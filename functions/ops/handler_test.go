@@ -16,6 +16,7 @@ import (
 	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/localdb"
+	"stampduty/shared/testkit/storetest"
 )
 
 func TestMain(m *testing.M) { functest.Main(m) }
@@ -184,8 +185,8 @@ func (s operating) advance(t *testing.T, o stampduty.Order) {
 		if f := got.Fulfillments[0]; f.Status != st.want {
 			t.Errorf("%s: status %s, want %s", st.name, f.Status, st.want)
 		}
-		// One conditional write at most, three calls in all.
-		if calls := s.Proxy.Take(); len(calls) > 3 {
+		// One conditional write at most, three requests in all.
+		if calls := storetest.Requests(s.Proxy.Take()); len(calls) > 3 {
 			t.Errorf("%s: %d calls (%s), want at most 3", st.name, len(calls), s.Env.Operations(calls))
 		}
 	}

@@ -71,6 +71,9 @@ type Dispatcher struct {
 	Backoff time.Duration
 	// Log receives a line per failure that a later pass retries; nil discards.
 	Log io.Writer
+	// Poller is which of the pollers this run is; the zero value is the
+	// only one.
+	Poller Poller
 
 	once sync.Once
 	st   *lanes

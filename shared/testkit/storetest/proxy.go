@@ -10,6 +10,7 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -60,8 +61,16 @@ const (
 // Keys breaks an accounted write's units down by partition key value: the
 // table's, then each index entry's (a failed conditional write bills the
 // table's key only).
+//
+// Attempt is the SDK's attempt number for the request (its amz-sdk-request
+// header: 1 for the first, 2 and 3 for its retries; 0 when a client sends
+// none). A retry is the SDK sending the same request again after an error
+// or an attempt that ran past its timeout, as a loaded machine makes happen
+// now and then: a call all the same, billed as one, but not one more
+// request of the code's.
 type ProxyCall struct {
 	Operation, Table, Index, ErrType string
+	Attempt                          int
 	Consumed, Billed                 Capacity
 	Accounted                        bool
 	ItemBytes, PutBytes              int
@@ -206,7 +215,7 @@ func (p *Proxy) handle(w http.ResponseWriter, r *http.Request) {
 	}
 	jsonErr := json.Unmarshal(body, &req)
 	json.Unmarshal(body, &head)
-	rec := &ProxyCall{Operation: op, Table: head.TableName, Index: head.IndexName}
+	rec := &ProxyCall{Operation: op, Table: head.TableName, Index: head.IndexName, Attempt: attempt(r.Header)}
 	for t := range head.RequestItems { // a batch of one table is that table's
 		if len(head.RequestItems) == 1 {
 			rec.Table = t
@@ -269,6 +278,18 @@ func (p *Proxy) handle(w http.ResponseWriter, r *http.Request) {
 	maps.Copy(w.Header(), header)
 	w.WriteHeader(status)
 	w.Write(answer)
+}
+
+// attempt returns the attempt number the AWS SDK writes into a request's
+// amz-sdk-request header ("attempt=2; max=3"), or 0 without one.
+func attempt(h http.Header) int {
+	for part := range strings.SplitSeq(h.Get("amz-sdk-request"), ";") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(part), "attempt="); ok {
+			n, _ := strconv.Atoi(v)
+			return n
+		}
+	}
+	return 0
 }
 
 // complete records c as the call rec, and err as a metering failure.

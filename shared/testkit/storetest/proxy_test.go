@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -286,5 +287,45 @@ func TestBatchReadUnits(t *testing.T) {
 	req["RequestItems"] = json.RawMessage(`{"T":{"Keys":[{"k":{"S":"1"}}],"ConsistentRead":true}}`)
 	if _, units, _ := batchReadUnits(req, []byte(`{"Responses":{"T":[{"b":{"S":"`+big+`"}}]}}`)); units != 2 {
 		t.Errorf("consistent: %v units, want 2", units)
+	}
+}
+
+// TestRetriesAreNotTheCodesCalls: the proxy records the SDK's attempt
+// number, and Operations counts a request once however often the SDK sent
+// it (a retry after an attempt timed out on a loaded machine is not a call
+// more of the code's).
+func TestRetriesAreNotTheCodesCalls(t *testing.T) {
+	engine := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{}`)
+	}))
+	defer engine.Close()
+	p, err := StartProxy(engine.URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	for _, header := range []string{"", "attempt=1; max=3", "attempt=2; max=3", "ttl=20261126T212200Z; attempt=3; max=3"} {
+		req, _ := http.NewRequest("POST", p.URL+"/", strings.NewReader(`{"TableName":"t-1"}`))
+		req.Header.Set("X-Amz-Target", "DynamoDB_20120810.Query")
+		if header != "" {
+			req.Header.Set("amz-sdk-request", header)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	calls := p.Take()
+	var attempts []int
+	for _, c := range calls {
+		attempts = append(attempts, c.Attempt)
+	}
+	if got, want := fmt.Sprint(attempts), "[0 1 2 3]"; got != want {
+		t.Errorf("attempts = %s, want %s", got, want)
+	}
+	e := &Env{Names: map[string]string{"T": "t-1"}}
+	if got, want := e.Operations(calls), "Query:T=2"; got != want {
+		t.Errorf("Operations = %s, want %s", got, want)
 	}
 }
