@@ -22,7 +22,7 @@ func TestWebhookEventUnits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := localdb.Seed(ctx, env.DB(), env.Table, filepath.Join(root, localdb.SampleCatalogue), false); err != nil {
+	if _, err := localdb.Seed(ctx, env.DB(), env.FixtureIDs(), env.Table, filepath.Join(root, localdb.SampleCatalogue), false); err != nil {
 		t.Fatal(err)
 	}
 	body, err := orderBody(`{"amount": 20, "considerationPrice": 0, "purpose": "Affidavit", "state": "Karnataka", "paidBy": "First Party",

@@ -280,7 +280,8 @@ func (b *bench) freshTables(prefix string) (map[string]string, error) {
 	client := localdb.Client(b.endpoint)
 	err := localdb.CreateTables(b.ctx, client, b.tmpl.Tables, names)
 	if err == nil {
-		_, err = localdb.Seed(b.ctx, store.New(client), func(id string) string { return names[id] },
+		db := store.New(client)
+		_, err = localdb.Seed(b.ctx, db, db.IDs(names["CountersTable"], 10), func(id string) string { return names[id] },
 			filepath.Join(b.root, localdb.SampleCatalogue), prefix == "")
 	}
 	if err != nil {

@@ -118,7 +118,7 @@ func TestWithoutSettings(t *testing.T) {
 		if err := localdb.CreateTables(context.Background(), env.Client, tmpl.Tables, nil); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := localdb.Seed(context.Background(), env.DB(), localdb.LogicalNames, filepath.Join("..", "..", localdb.SampleCatalogue), true); err != nil {
+		if _, err := localdb.Seed(context.Background(), env.DB(), env.DB().IDs("CountersTable", 10), localdb.LogicalNames, filepath.Join("..", "..", localdb.SampleCatalogue), true); err != nil {
 			t.Fatal(err)
 		}
 

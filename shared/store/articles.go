@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
 )
 
@@ -116,7 +117,7 @@ func (s *Articles) All(ctx context.Context) ([]stampduty.Article, error) {
 // Upsert writes arts, each keyed by (purpose_name, state). An article that
 // exists keeps its id and documentId; a new one gets a fresh id from ids and
 // a fresh documentId. It returns how many were created and updated.
-func (s *Articles) Upsert(ctx context.Context, ids *IDs, arts []stampduty.Article) (created, updated int, err error) {
+func (s *Articles) Upsert(ctx context.Context, ids orders.IDs, arts []stampduty.Article) (created, updated int, err error) {
 	for _, a := range arts {
 		// A consistent read: an import right after another must see its ids.
 		old, err := s.get(ctx, a.PurposeName, a.State, true)

@@ -100,7 +100,7 @@ func NewScheduled(t testing.TB, logicalID string, wire func(function.Deps) funct
 // the local stack does (localdb.Seed).
 func Seed(t testing.TB, env *storetest.Env) {
 	t.Helper()
-	if _, err := localdb.Seed(context.Background(), env.DB(), env.Table, filepath.Join(root(t), localdb.SampleCatalogue), true); err != nil {
+	if _, err := localdb.Seed(context.Background(), env.DB(), env.FixtureIDs(), env.Table, filepath.Join(root(t), localdb.SampleCatalogue), true); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -336,7 +336,7 @@ func addOrders(t testing.TB, env *storetest.Env, owner string, n int, now func()
 	t.Helper()
 	ctx := context.Background()
 	db := env.DB()
-	ids := db.IDs(env.Table("CountersTable"), 100)
+	ids := env.FixtureIDs()
 	art, err := db.Articles(env.Table("ArticlesTable")).Get(ctx, "Affidavit", "Karnataka")
 	if err != nil {
 		t.Fatal(err)
@@ -372,7 +372,7 @@ func Fulfiller(env *storetest.Env) *orders.Fulfiller {
 	db := env.DB()
 	bucket := files.New(env.S3(), env.Table("FilesBucket"))
 	return &orders.Fulfiller{Orders: db.Orders(env.Table("OrdersTable")), Files: bucket, Direct: bucket,
-		Watches: db.Uploads(env.Table("UploadsTable")), IDs: db.IDs(env.Table("CountersTable"), 10), Now: time.Now}
+		Watches: db.Uploads(env.Table("UploadsTable")), IDs: env.FixtureIDs(), Now: time.Now}
 }
 
 // Operator is the IAM identity of the operator in tests.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"stampduty/shared/auth"
+	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/stampduty/stampjson"
 	"stampduty/shared/store"
@@ -24,8 +25,9 @@ func LogicalNames(logicalID string) string { return logicalID }
 // articles import` does), and, with devToken, registers
 // DevToken once; table names each table from its logical id. It is the one
 // seeding of the local stack, the bench and the tests, and returns how
-// many articles it loaded.
-func Seed(ctx context.Context, db *store.DB, table func(logicalID string) string, catalogue string, devToken bool) (int, error) {
+// many articles it loaded. New articles take their ids from ids (the
+// stack's counter, or a test's fixture ids).
+func Seed(ctx context.Context, db *store.DB, ids orders.IDs, table func(logicalID string) string, catalogue string, devToken bool) (int, error) {
 	data, err := os.ReadFile(catalogue)
 	if err != nil {
 		return 0, fmt.Errorf("read articles: %w", err)
@@ -48,7 +50,7 @@ func Seed(ctx context.Context, db *store.DB, table func(logicalID string) string
 		return 0, fmt.Errorf("%s: %w", catalogue, err)
 	}
 	articles := db.Articles(table("ArticlesTable"))
-	if _, _, err := articles.Upsert(ctx, db.IDs(table("CountersTable"), 10), arts); err != nil {
+	if _, _, err := articles.Upsert(ctx, ids, arts); err != nil {
 		return 0, fmt.Errorf("seed articles: %w", err)
 	}
 	if _, err := db.Catalogue(table("CatalogueTable")).Publish(ctx, articles, time.Now()); err != nil {

@@ -32,7 +32,7 @@ func TestSeed(t *testing.T) {
 	t.Run("BadCatalogueRefusedWhole", func(t *testing.T) {
 		file := filepath.Join(t.TempDir(), "bad.json")
 		os.WriteFile(file, []byte(`[{"purpose_name":"Will","state":"Atlantis","min":5,"max":1,"fixed":null,"toFollowConsiderationPrice":false,"amountPercentConsideration":null}]`), 0o600)
-		_, err := Seed(ctx, db, LogicalNames, file, true)
+		_, err := Seed(ctx, db, db.IDs("CountersTable", 10), LogicalNames, file, true)
 		if err == nil || !strings.Contains(err.Error(), "[0].state") || !strings.Contains(err.Error(), "[0].max") {
 			t.Fatalf("err = %v, want every row error", err)
 		}
@@ -40,7 +40,7 @@ func TestSeed(t *testing.T) {
 	t.Run("NotJSONSaidOnce", func(t *testing.T) {
 		file := filepath.Join(t.TempDir(), "bad.json")
 		os.WriteFile(file, []byte("some invalid json"), 0o600)
-		_, err := Seed(ctx, db, LogicalNames, file, true)
+		_, err := Seed(ctx, db, db.IDs("CountersTable", 10), LogicalNames, file, true)
 		if err == nil {
 			t.Fatal("Seed = nil, want an error")
 		}
@@ -53,7 +53,7 @@ func TestSeed(t *testing.T) {
 	})
 	t.Run("SampleAndDevTokenTwice", func(t *testing.T) {
 		for i := 0; i < 2; i++ {
-			n, err := Seed(ctx, db, LogicalNames, filepath.Join(root, SampleCatalogue), true)
+			n, err := Seed(ctx, db, db.IDs("CountersTable", 10), LogicalNames, filepath.Join(root, SampleCatalogue), true)
 			if err != nil || n != 11 {
 				t.Fatalf("run %d: Seed = %d, %v; want 11, nil", i, n, err)
 			}
@@ -71,7 +71,7 @@ func TestSeed(t *testing.T) {
 		if err := CreateTables(ctx, Client(srv.Endpoint), tmpl.Tables, names); err != nil {
 			t.Fatal(err)
 		}
-		n, err := Seed(ctx, db, func(id string) string { return names[id] }, filepath.Join(root, SampleCatalogue), false)
+		n, err := Seed(ctx, db, db.IDs(names["CountersTable"], 10), func(id string) string { return names[id] }, filepath.Join(root, SampleCatalogue), false)
 		if err != nil || n != 11 {
 			t.Fatalf("Seed = %d, %v; want 11, nil", n, err)
 		}
