@@ -395,6 +395,7 @@ func (d *Dispatcher) record(ctx context.Context, h *Webhook, j Job, start time.T
 	j.N++
 	j.First = stampduty.FormatTime(first)
 	j.Next = ""
+	j.Lease = "" // the record releases it: a redelivery need not wait for it
 	rep.Attempts++
 	switch outcome {
 	case Delivered:
