@@ -143,7 +143,8 @@ type dispatchResults struct {
 	OrderBytes int
 	OrderWrite float64
 	// Latency holds section 8's times from a change to its first attempt,
-	// PollsPerSecond the outbox Queries the scheduled binary made a second,
+	// PollsPerSecond the relay passes (Scans of the outbox index) the
+	// scheduled binary made a second,
 	// and LatencyNote how section 8 was run.
 	Latency        durations
 	PollsPerSecond float64
