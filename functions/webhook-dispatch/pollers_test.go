@@ -8,13 +8,13 @@ import (
 	"testing"
 	"time"
 
-	"stampduty/shared/files"
 	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/store"
+	"stampduty/shared/webhooks"
+
 	"stampduty/shared/testkit/localdb"
 	"stampduty/shared/testkit/storetest"
-	"stampduty/shared/webhooks"
 )
 
 // The tests of this file run the dispatcher's reads over dynalite: what an
@@ -24,16 +24,10 @@ import (
 // onItsOwn returns a dispatcher of poller p over db (a store through a
 // proxy of its own), on the real clock.
 func (w *world) onItsOwn(db *store.DB, p webhooks.Poller) *webhooks.Dispatcher {
-	env := w.env
-	return &webhooks.Dispatcher{
-		Outbox:    db.Orders(env.Table("OrdersTable")),
-		Hooks:     db.Webhooks(env.Table("WebhooksTable")),
-		Jobs:      db.Deliveries(env.Table("DeliveriesTable")),
-		Files:     files.New(env.S3(), env.Table("FilesBucket")),
-		Deliverer: webhooks.Deliverer{Guard: webhooks.Guard{Local: true}},
-		Log:       w.s.Logs,
-		Poller:    p,
-	}
+	d := w.dispatcher(0)
+	d.Outbox, d.Hooks = db.Orders(w.env.Table("OrdersTable")), db.Webhooks(w.env.Table("WebhooksTable"))
+	d.Jobs, d.Now, d.Poller = db.Deliveries(w.env.Table("DeliveriesTable")), nil, p
+	return d
 }
 
 // running runs d (polling every `every`) until stop is called or the test
