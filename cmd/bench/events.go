@@ -143,7 +143,8 @@ type dispatchResults struct {
 	OrderBytes int
 	OrderWrite float64
 	// Latency holds section 8's times from a change to its first attempt,
-	// PollsPerSecond the outbox Queries the scheduled binary made a second,
+	// PollsPerSecond the relay passes (Scans of the outbox index) the
+	// scheduled binary made a second,
 	// and LatencyNote how section 8 was run.
 	Latency        durations
 	PollsPerSecond float64
@@ -424,9 +425,19 @@ func (b *bench) eventCostTable() (*table, error) {
 		dyn, lam := dynamo(u), ms/1000*memGB*p.GBSecond*1e6
 		t.add(label+": "+r.name, num(u.Calls, 3), num(u.Read, 3), num(u.Write, 3), dollars(dyn), fmt.Sprintf("%.3f", ms), dollars(lam), dollars(dyn+lam))
 	}
-	// The poller: always running, polling PollsPerSecond times a second.
-	empty := steps[stepEmpty].total()
-	polls := b.dispatch.PollsPerSecond * month.Seconds()
+	// The poller: always running, its relay polling PollsPerSecond times
+	// a second (a Scan of the outbox index each), its delivery reading
+	// the due shards every webhooks.DefaultIdle while idle: a month of
+	// idle seconds, each costing `empty`.
+	var empty usage
+	for k, u := range steps[stepEmpty].By {
+		per := 1 / webhooks.DefaultIdle.Seconds() // the due reads a second
+		if strings.Contains(k, " outbox") {
+			per = b.dispatch.PollsPerSecond
+		}
+		empty = empty.add(usage{u.Calls * per, u.Read * per, u.Write * per})
+	}
+	polls := month.Seconds()
 	runs := float64(month / every)
 	always := month.Seconds() * memGB * p.GBSecond
 	upper := runs * float64(f.Timeout) * memGB * p.GBSecond
@@ -436,8 +447,8 @@ func (b *bench) eventCostTable() (*table, error) {
 		dollars(pollDyn), "—", dollars(always+requests), dollars(pollDyn+always+requests))
 	t.note("prices as in section 5 (DynamoDB on-demand $%.3f per million read request units, $%.3f per million write request units; Lambda arm64 $%.10f per GB-second at %d MB)", p.ReadUnits, p.WriteUnits, p.GBSecond, f.MemorySize)
 	t.note("events: the units of section 6 (relay + delivery); Lambda ms = the wall time per event of the same passes on this host without accounting (the receiver answers at once on loopback; a slow receiver holds the pass for up to its 10 s timeout), billed at %d MB: a share of the poller's time, which is paid whatever the events while a pass fits in its 1 s poll", f.MemorySize)
-	t.note("the poller (template: %s, Timeout %d s, MemorySize %d MB): %.0f runs a month of 30 days; one instance always running is %s a month of Lambda duration + %s of requests (each run polls until %d s minus its margin and runs may overlap a little; billing every run its whole timeout would be %s); %.2f passes a second measured in section 8, each an empty pass of section 6 (%s calls, %s RCU): %s a month of DynamoDB",
+	t.note("the poller (template: %s, Timeout %d s, MemorySize %d MB): %.0f runs a month of 30 days; one instance always running is %s a month of Lambda duration + %s of requests (each run polls until %d s minus its margin and runs may overlap a little; billing every run its whole timeout would be %s); while idle, %.2f relay passes a second measured in section 8 and a read of the due shards every %v, as in the empty pass of section 6 (%s calls, %s RCU a second): %s a month of DynamoDB",
 		f.Schedules[0].Expression, f.Timeout, f.MemorySize, runs, dollars(always), dollars(requests), f.Timeout, dollars(upper),
-		b.dispatch.PollsPerSecond, num(empty.Calls, 2), num(empty.Read, 2), dollars(pollDyn))
+		b.dispatch.PollsPerSecond, webhooks.DefaultIdle, num(empty.Calls, 2), num(empty.Read, 2), dollars(pollDyn))
 	return t, nil
 }

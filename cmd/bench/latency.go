@@ -131,10 +131,10 @@ func (b *bench) measureLatency() error {
 	return nil
 }
 
-// outboxPolls counts the outbox Queries among calls: one per shard of a
-// relay pass.
+// outboxPolls counts the relay passes among calls: a pass is one Scan of
+// the outbox index (a page of its sweep).
 func outboxPolls(calls []storetest.ProxyCall) int {
-	return len(slices.DeleteFunc(calls, func(c storetest.ProxyCall) bool { return c.Index != "outbox" })) / (store.Shards + 1)
+	return len(slices.DeleteFunc(calls, func(c storetest.ProxyCall) bool { return c.Index != store.OutboxIndex || c.Operation != "Scan" }))
 }
 
 // scheduledDispatch starts the dispatch function's host binary, run by the

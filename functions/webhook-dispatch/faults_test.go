@@ -135,7 +135,7 @@ type storedEvent struct {
 // the proxy, so no fault hides them), each order's oldest first.
 func (w *world) stored() []storedEvent {
 	w.t.Helper()
-	ps, err := w.env.DB().Orders(w.env.Table("OrdersTable")).Pending(context.Background(), 100)
+	ps, _, err := w.env.DB().Orders(w.env.Table("OrdersTable")).Pending(context.Background(), webhooks.Poller{}, "", 100)
 	if err != nil {
 		w.t.Fatal(err)
 	}

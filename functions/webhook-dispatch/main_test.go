@@ -151,7 +151,7 @@ func TestDispatch(t *testing.T) {
 		}
 	})
 	t.Run("OutboxesEmptied", func(t *testing.T) {
-		pending, err := db.Orders(env.Table("OrdersTable")).Pending(ctx, 10)
+		pending, _, err := db.Orders(env.Table("OrdersTable")).Pending(ctx, webhooks.Poller{}, "", 10)
 		if err != nil || len(pending) != 0 {
 			t.Errorf("%d orders still have pending events (%v)", len(pending), err)
 		}

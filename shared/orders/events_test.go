@@ -108,7 +108,7 @@ func TestCreateRecordsItsEvent(t *testing.T) {
 			t.Errorf("amount out of range: %v, want EINVALID", err)
 		}
 		w.checkCount(t, "carol", 0)
-		pending, err := w.orders.Pending(ctx, 100)
+		pending, _, err := w.orders.Pending(ctx, webhooks.Poller{}, "", 100)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -247,12 +247,14 @@ func (s *Deliveries) Attempts(ctx context.Context, owner, webhook string, limit 
 
 // Due returns jobs not done whose next attempt is due at or before now,
 // up to limit of each shard, soonest first (exactly so within a shard):
-// one Query per shard of the due index, all at once (the Shards sharded
-// keys and the unsharded "due" of jobs stored before the sharding).
-func (s *Deliveries) Due(ctx context.Context, now time.Time, limit int) ([]webhooks.Job, error) {
+// one Query per shard of the due index that poller p reads, all at once
+// (the shards s with s mod n = i for poller i of n, and for poller 0 the
+// unsharded "due" of jobs stored before the sharding; every one of them
+// for the only poller: 17 Queries).
+func (s *Deliveries) Due(ctx context.Context, p webhooks.Poller, now time.Time, limit int) ([]webhooks.Job, error) {
 	// '$' sorts right after '#': every dk of a job due at now.
 	after := avS(stampduty.FormatTime(now) + "$")
-	items, err := s.db.queryShards(ctx, shardKeys(due), "dk", func(key string) *dynamodb.QueryInput {
+	items, err := s.db.queryShards(ctx, pollerKeys(due, p), "dk", func(key string) *dynamodb.QueryInput {
 		return &dynamodb.QueryInput{
 			TableName:                 aws.String(s.table),
 			IndexName:                 aws.String(DueIndex),

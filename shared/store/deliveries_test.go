@@ -57,7 +57,7 @@ func (f *deliveriesFixture) dueAt(t *testing.T, at string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	js, err := f.del.Due(f.ctx, now, 100)
+	js, err := f.del.Due(f.ctx, webhooks.Poller{}, now, 100)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func (f *deliveriesFixture) dueFromItsNext(t *testing.T) {
 	if got := f.dueAt(t, "2026-11-23T09:59:59.999Z"); len(got) != 0 {
 		t.Errorf("due a moment before its next: %v", got)
 	}
-	js, err := f.del.Due(f.ctx, time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC), 100)
+	js, err := f.del.Due(f.ctx, webhooks.Poller{}, time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC), 100)
 	if err != nil || len(js) != 1 || !reflect.DeepEqual(js[0], f.job) {
 		t.Errorf("due at its next: %+v, %v; want the job as put", js, err)
 	}

@@ -6,6 +6,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
@@ -17,6 +18,7 @@ import (
 
 	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
+	"stampduty/shared/webhooks"
 )
 
 // eventItem is a stampduty.Pending as an order's outbox (or a delivery
@@ -89,28 +91,91 @@ func (e eventItem) pending(self *stampduty.Order) (stampduty.Pending, error) {
 	return stampduty.Pending{ID: e.ID, Type: e.Type, At: e.At, PreviousStatus: e.PreviousStatus, Status: e.Status, Order: o}, nil
 }
 
-// Pending returns orders with pending events (their Outbox), up to limit
-// of each shard of the outbox index, the one whose oldest event has waited
-// longest first (exactly so within a shard): one Query per shard, all at
-// once (the Shards sharded keys and the unsharded "pending" of orders
-// stored before the sharding), of the outbox index, which holds only such
-// orders, eventually consistent (an event shows a moment after its change,
-// and stays a moment after it is relayed: relaying is idempotent, see
-// Relayed).
-func (s *Orders) Pending(ctx context.Context, limit int) ([]orders.Stored, error) {
-	items, err := s.db.queryShards(ctx, shardKeys(outboxPending), "obk", func(key string) *dynamodb.QueryInput {
-		return &dynamodb.QueryInput{
-			TableName:                 aws.String(s.table),
-			IndexName:                 aws.String(OutboxIndex),
-			KeyConditionExpression:    aws.String("obp = :p"),
-			ExpressionAttributeValues: map[string]types.AttributeValue{":p": avS(key)},
-			Limit:                     aws.Int32(int32(limit)),
-		}
-	})
-	if err != nil {
-		return nil, err
+// Pending returns orders with pending events (their Outbox): one page of
+// poller p's part of the outbox index, up to limit orders, read from cursor
+// on ("" from the start), with the cursor to read on from ("" once the
+// part has been read to its end: the next call starts a new sweep). One
+// Scan, of segment i of n for poller i of n (a parallel Scan: no order is
+// in two pollers' parts), Limit limit, eventually consistent (an event
+// shows a moment after its change, and stays a moment after it is
+// relayed: relaying is idempotent, see Relayed). The index holds only such
+// orders, every shard and the unsharded "pending" of orders stored before
+// the sharding, so while it holds fewer than limit of p's orders a call
+// reads them all (0.5 RCU when it holds none). A sweep returns every order
+// that is pending when it starts and still pending when the sweep reaches
+// it, so a backlog is worked through to its end before the sweep starts
+// again, whatever keeps arriving meanwhile; the scan's order is the
+// index's storage order (shard by shard, by DynamoDB's hash of the shard,
+// oldest first within one), and the page is returned oldest event first.
+func (s *Orders) Pending(ctx context.Context, p webhooks.Poller, cursor string, limit int) ([]orders.Stored, string, error) {
+	segment, total := p.Segment()
+	in := &dynamodb.ScanInput{
+		TableName: aws.String(s.table),
+		IndexName: aws.String(OutboxIndex),
+		Limit:     aws.Int32(int32(limit)),
 	}
-	return decodeItems(items, theStored)
+	if total > 1 {
+		in.Segment, in.TotalSegments = aws.Int32(int32(segment)), aws.Int32(int32(total))
+	}
+	if cursor != "" {
+		var err error
+		if in.ExclusiveStartKey, err = decodeSweep(cursor); err != nil {
+			return nil, "", err
+		}
+	}
+	out, err := s.db.client.Scan(ctx, in)
+	if err != nil {
+		return nil, "", fail("Scan", err)
+	}
+	next, err := encodeSweep(out.LastEvaluatedKey)
+	if err != nil {
+		return nil, "", err
+	}
+	slices.SortStableFunc(out.Items, func(a, b map[string]types.AttributeValue) int { return cmpS(a["obk"], b["obk"]) })
+	found, err := decodeItems(out.Items, theStored)
+	if err != nil {
+		return nil, "", err
+	}
+	return found, next, nil
+}
+
+// sweepCursor is where a sweep of the outbox index stopped: the last
+// order it read, by the table's and the index's keys.
+type sweepCursor struct {
+	Owner string `dynamodbav:"owner" json:"owner"`
+	Seq   int64  `dynamodbav:"seq" json:"seq"`
+	Shard string `dynamodbav:"obp" json:"obp"`
+	Key   string `dynamodbav:"obk" json:"obk"`
+}
+
+// encodeSweep returns the cursor of a Scan's LastEvaluatedKey ("" for
+// none: the sweep is at its end).
+func encodeSweep(key map[string]types.AttributeValue) (string, error) {
+	if len(key) == 0 {
+		return "", nil
+	}
+	var c sweepCursor
+	if err := attributevalue.UnmarshalMap(key, &c); err != nil {
+		return "", stampduty.Internal(fmt.Errorf("decode the outbox scan's last key: %w", err))
+	}
+	b, err := json.Marshal(c)
+	if err != nil {
+		return "", stampduty.Internal(fmt.Errorf("encode the outbox scan's cursor: %w", err))
+	}
+	return string(b), nil
+}
+
+// decodeSweep returns the ExclusiveStartKey of a cursor encodeSweep made.
+func decodeSweep(cursor string) (map[string]types.AttributeValue, error) {
+	var c sweepCursor
+	if err := json.Unmarshal([]byte(cursor), &c); err != nil {
+		return nil, stampduty.Internal(fmt.Errorf("read the outbox scan's cursor: %w", err))
+	}
+	key, err := attributevalue.MarshalMap(c)
+	if err != nil {
+		return nil, stampduty.Internal(fmt.Errorf("encode the outbox scan's start key: %w", err))
+	}
+	return key, nil
 }
 
 // Relayed removes the events ids from the outbox of o, an order as Pending

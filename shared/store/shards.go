@@ -1,9 +1,10 @@
 package store
 
-// This file spreads the two index keys every caller's writes would
-// otherwise share, the outbox's obp and the due jobs' dp, over shards, and
-// reads them back: one Query per shard, all at once, each in its key's
-// order, merged.
+// This file spreads the index keys every caller's writes would otherwise
+// share (the outbox's obp, the due jobs' dp, the queue's status) over
+// shards, and reads them back: one Query per shard, all at once, each in
+// its key's order, merged (the outbox is read by a Scan instead; see
+// Orders.Pending).
 
 import (
 	"context"
@@ -14,6 +15,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"stampduty/shared/webhooks"
 )
 
 // Shards is how many values the outbox and due index keys take: each
@@ -44,6 +47,22 @@ func shardKeys(base string) []string {
 	keys := []string{base}
 	for i := range Shards {
 		keys = append(keys, fmt.Sprintf("%s#%02d", base, i))
+	}
+	return keys
+}
+
+// pollerKeys returns the values of a sharded key that poller p reads: the
+// shards s with s mod n = i for poller i of n, and the unsharded base for
+// poller 0 only (every value for the only poller).
+func pollerKeys(base string, p webhooks.Poller) []string {
+	var keys []string
+	if i, _ := p.Segment(); i == 0 {
+		keys = append(keys, base)
+	}
+	for i := range Shards {
+		if p.Owns(i) {
+			keys = append(keys, fmt.Sprintf("%s#%02d", base, i))
+		}
 	}
 	return keys
 }

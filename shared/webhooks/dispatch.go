@@ -35,6 +35,9 @@ const (
 	// DefaultBackoff is how long a webhook gets no attempt after one of
 	// its attempts timed out (its jobs are postponed that long).
 	DefaultBackoff = 30 * time.Second
+	// DefaultIdle is how often an idle run reads the due jobs: the latest
+	// a job written by another run or function (a redelivery) is read.
+	DefaultIdle = 5 * time.Second
 	// relayParallel is how many outboxes one relay pass hands on at once.
 	relayParallel = 32
 	// leaseMargin is how much longer than a delivery's timeout a lease lasts.
@@ -72,8 +75,12 @@ type Dispatcher struct {
 	// Log receives a line per failure that a later pass retries; nil discards.
 	Log io.Writer
 	// Poller is which of the pollers this run is; the zero value is the
-	// only one.
+	// only one. It reads only its part of the outboxes and due jobs.
 	Poller Poller
+	// Idle is how often Run reads the due jobs while there are none (the
+	// last read found none, and no job the run wrote is coming due); 0
+	// means DefaultIdle.
+	Idle time.Duration
 
 	once sync.Once
 	st   *lanes
@@ -103,10 +110,18 @@ type RelayReport struct {
 	// Left is how many outboxes it left for a later pass (a failed put, a
 	// version conflict on marking).
 	Left int
+	// More is set when the sweep of the outboxes has more to read: Run's
+	// next pass reads on at once.
+	More bool
 }
 
 // Relay copies the events of pending outboxes into one job per subscribed,
-// enabled webhook, then removes them from their outbox. It removes an
+// enabled webhook, then removes them from their outbox. A pass reads one
+// page (Batch outboxes at most) of the Poller's part of the outbox index,
+// on from where the Dispatcher's last pass stopped: the passes sweep the
+// index to its end, then start again at its beginning, so every outbox
+// pending when a sweep starts is relayed within that sweep however many
+// arrive meanwhile (no order starves behind newer ones). It removes an
 // outbox's events only once every one of their jobs is stored; a job that
 // exists already (an earlier pass died before removing) is not put twice;
 // an outbox it could not finish (an error, or its order changed meanwhile)
@@ -115,10 +130,18 @@ type RelayReport struct {
 // another), and a caller's webhooks are read once per pass.
 func (d *Dispatcher) Relay(ctx context.Context) (RelayReport, error) {
 	var rep RelayReport
-	pending, err := d.Outbox.Pending(ctx, cmp.Or(d.Batch, DefaultBatch))
-	if err != nil {
+	st := d.lanes()
+	st.mu.Lock()
+	cursor := st.sweep
+	st.mu.Unlock()
+	pending, next, err := d.Outbox.Pending(ctx, d.Poller, cursor, cmp.Or(d.Batch, DefaultBatch))
+	if err != nil { // the next pass reads the same page again
 		return rep, fmt.Errorf("relay: %w", err)
 	}
+	st.mu.Lock()
+	st.sweep = next
+	st.mu.Unlock()
+	rep.More = next != ""
 	var (
 		mu    sync.Mutex
 		wg    sync.WaitGroup
@@ -265,27 +288,34 @@ func (rep *DeliverReport) add(r DeliverReport) {
 // last attempt, or, on 410 Gone, the webhook is disabled and its jobs
 // stopped.
 func (d *Dispatcher) Deliver(ctx context.Context) (DeliverReport, error) {
-	return d.deliver(ctx, ctx.Done(), true)
+	rep, _, err := d.deliver(ctx, d.now(), ctx.Done(), true)
+	return rep, err
 }
 
 // Run relays and delivers every `every`, and starts no pass later than
 // `until` before ctx's deadline (or until ctx ends, when it has none): the
 // loop of the scheduled dispatch function, whose run starts every minute, so
 // that an event's first attempt is made within about `every` of its change.
-// The relay and the delivery are two loops side by side: a relay pass that
-// read a full batch is followed at once by the next, and the jobs it
+// The relay and the delivery are two loops side by side: a relay pass whose
+// sweep has more to read is followed at once by the next, and the jobs it
 // stores, leased to the run, go straight to their webhook's turn (joining
-// the one running or starting one), without waiting for the due index;
-// the delivery reads the due jobs (retries, jobs of other runs, what a
-// turn left) every `every`, and again as soon as a turn that made
-// attempts ends (at most every `every`/8). A delivery pass starts the turns of the webhooks with due
-// jobs that have none running, and never waits for a slow one, so the
-// relay and the first attempts of other webhooks go on while a receiver
-// hangs. No attempt starts later than `until` before the deadline, so
-// `until` must leave room for a delivery's timeout; Run returns once the
-// attempts it started are over. A pass's errors are logged and the next
-// pass tries again; Run returns ctx's error only when ctx ends.
+// the one running or starting one), without waiting for the due index.
+// The delivery reads the due jobs (retries, jobs of other runs, what a
+// turn left, redeliveries) every `every` while the last read found some,
+// and every Idle while it found none; at the first `every` after a job the
+// run wrote itself (a retry, a postponement) comes due; and again as soon
+// as a turn that made attempts ends (at most every `every`/8). A delivery
+// pass starts the turns of the webhooks with due jobs that have none
+// running, and never waits for a slow one, so the relay and the first
+// attempts of other webhooks go on while a receiver hangs. No attempt
+// starts later than `until` before the deadline, so `until` must leave
+// room for a delivery's timeout; Run returns once the attempts it started
+// are over. A pass's errors are logged and the next pass tries again; Run
+// returns ctx's error only when ctx ends.
 func (d *Dispatcher) Run(ctx context.Context, every, until time.Duration) error {
+	if !d.Poller.Valid() {
+		return fmt.Errorf("dispatch: poller %d of %d does not exist", d.Poller.Index, d.Poller.Count)
+	}
 	stop := ctx
 	if deadline, ok := ctx.Deadline(); ok {
 		var cancel context.CancelFunc
@@ -313,7 +343,7 @@ func (d *Dispatcher) Run(ctx context.Context, every, until time.Duration) error 
 			if err != nil {
 				d.logf("%v", err)
 			}
-			if rep.Relayed+rep.Left < cmp.Or(d.Batch, DefaultBatch) {
+			if !rep.More {
 				select {
 				case <-stop.Done():
 				case <-t.C:
@@ -321,29 +351,49 @@ func (d *Dispatcher) Run(ctx context.Context, every, until time.Duration) error 
 			}
 		}
 	})
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for stop.Err() == nil {
-		last := time.Now()
-		if _, err := d.deliver(ctx, stop.Done(), false); err != nil {
-			d.logf("%v", err)
-		}
-		select {
-		case <-stop.Done():
-		case <-t.C:
-		case <-wake:
-			select { // at most every every/8
-			case <-stop.Done():
-			case <-time.After(every/8 - time.Since(last)):
-			}
-		}
-	}
+	d.deliveries(ctx, stop, every, wake)
 	relays.Wait()
 	st.running.Wait()
 	if ctx.Err() != nil {
 		return fmt.Errorf("dispatch: %w", ctx.Err())
 	}
 	return nil
+}
+
+// deliveries is Run's delivery loop (see Run): it reads the due jobs at
+// once, then each `every` while the last read found some, each Idle while
+// it found none, at the first `every` after a job the run wrote comes due,
+// and every/8 after a turn that made attempts ended (wake), until stop.
+func (d *Dispatcher) deliveries(ctx, stop context.Context, every time.Duration, wake <-chan struct{}) {
+	st := d.lanes()
+	idle := max(1, int(cmp.Or(d.Idle, DefaultIdle)/every)) // in ticks
+	t := time.NewTicker(every)
+	defer t.Stop()
+	read, busy, ticks, last := true, false, 0, time.Time{}
+	for stop.Err() == nil {
+		if read {
+			now := d.now()
+			last = time.Now()
+			_, found, err := d.deliver(ctx, now, stop.Done(), false)
+			if err != nil {
+				d.logf("%v", err)
+			}
+			busy, ticks = err != nil || found > 0, 0
+			st.read(now)
+		}
+		select {
+		case <-stop.Done():
+		case <-t.C:
+			ticks++
+			read = busy || ticks >= idle || st.comingDue(d.now())
+		case <-wake:
+			select { // at most every every/8
+			case <-stop.Done():
+			case <-time.After(every/8 - time.Since(last)):
+			}
+			read = true
+		}
+	}
 }
 
 // disable turns owner's webhook doc off (its receiver answered 410 Gone);

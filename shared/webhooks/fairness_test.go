@@ -222,7 +222,9 @@ func TestParallelDeliveryKeepsPerOrderOrder(t *testing.T) {
 // index's lag on AWS).
 type laggingJobs struct{ *Jobs }
 
-func (laggingJobs) Due(context.Context, time.Time, int) ([]webhooks.Job, error) { return nil, nil }
+func (laggingJobs) Due(context.Context, webhooks.Poller, time.Time, int) ([]webhooks.Job, error) {
+	return nil, nil
+}
 
 // TestFirstAttemptDoesNotWaitForTheDueIndex: in Run, the jobs the relay
 // puts go straight to their webhook's turn, so the first attempt does not

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"slices"
 	"sort"
 	"sync"
@@ -57,23 +58,42 @@ func (o *Outbox) item(owner, doc string) *orders.Stored {
 	return it
 }
 
-// Pending returns up to limit items with pending events, oldest event first.
-func (o *Outbox) Pending(_ context.Context, limit int) ([]orders.Stored, error) {
+// Pending returns up to limit items with pending events of poller p's part
+// (by a hash of the order's documentId), in the order the items were
+// first stored, after the one cursor names (its documentId; "" from the
+// start), oldest event first, and the cursor of the last one returned when
+// more may follow (as a Scan that stops at its Limit).
+func (o *Outbox) Pending(_ context.Context, p webhooks.Poller, cursor string, limit int) ([]orders.Stored, string, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	var out []orders.Stored
+	next := ""
+	from := cursor == ""
 	for _, it := range o.items {
-		if len(it.Outbox) > 0 {
-			c := *it
-			c.Outbox = slices.Clone(it.Outbox)
-			out = append(out, c)
+		if !from {
+			from = it.DocumentID == cursor
+			continue
 		}
+		if len(it.Outbox) == 0 || !p.Owns(part(it.DocumentID)) {
+			continue
+		}
+		if len(out) == limit {
+			next = out[len(out)-1].DocumentID
+			break
+		}
+		c := *it
+		c.Outbox = slices.Clone(it.Outbox)
+		out = append(out, c)
 	}
 	sort.SliceStable(out, func(a, b int) bool { return out[a].Outbox[0].At < out[b].Outbox[0].At })
-	if len(out) > limit {
-		out = out[:limit]
-	}
-	return out, nil
+	return out, next, nil
+}
+
+// part is the shard of a key among 16: the store hashes its keys so.
+func part(key string) int {
+	h := fnv.New32a()
+	h.Write([]byte(key))
+	return int(h.Sum32() % 16)
 }
 
 // Relayed removes ids from p's outbox if its version is still p.Version,
@@ -196,14 +216,15 @@ func (s *Jobs) Put(_ context.Context, j webhooks.Job) (bool, error) {
 	return true, nil
 }
 
-// Due returns up to limit jobs not done and due at now, soonest first.
-func (s *Jobs) Due(_ context.Context, now time.Time, limit int) ([]webhooks.Job, error) {
+// Due returns up to limit jobs not done and due at now of poller p's
+// part (by a hash of the job's key), soonest first.
+func (s *Jobs) Due(_ context.Context, p webhooks.Poller, now time.Time, limit int) ([]webhooks.Job, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	at := stampduty.FormatTime(now)
 	var out []webhooks.Job
 	for _, j := range s.jobs {
-		if j.Done == webhooks.JobDue && j.Next <= at {
+		if j.Done == webhooks.JobDue && j.Next <= at && p.Owns(part(j.Owner+"#"+j.Webhook+"#"+j.ID)) {
 			out = append(out, j.Job)
 		}
 	}

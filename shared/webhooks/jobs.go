@@ -79,9 +79,13 @@ type AttemptDone struct {
 // Outbox is where the orders' pending events are (the OrdersTable's
 // `outbox` index and items; store.Orders).
 type Outbox interface {
-	// Pending returns up to limit orders whose outbox is not empty, oldest
-	// pending event first.
-	Pending(ctx context.Context, limit int) ([]orders.Stored, error)
+	// Pending returns up to limit orders whose outbox is not empty, of
+	// poller p's part of them, read on from cursor ("" from the start),
+	// and the cursor to read on from next time ("" once p's part was read
+	// to its end: the next call starts a new sweep). A sweep returns every
+	// order pending when it starts that is still pending when the sweep
+	// reaches it; no order is in two pollers' parts.
+	Pending(ctx context.Context, p Poller, cursor string, limit int) (ps []orders.Stored, next string, err error)
 	// Relayed removes the events ids from o's outbox if the order is still
 	// as read (its version and outbox); otherwise it fails with
 	// orders.ErrChanged (wrapped): the events stay and are relayed again,
@@ -115,8 +119,9 @@ type Jobs interface {
 	// Attempts returns the newest limit attempts of the webhook, newest first.
 	Attempts(ctx context.Context, owner, webhook string, limit int) ([]Attempt, error)
 	// Due returns up to limit jobs not done whose Next is at or before now,
-	// soonest first.
-	Due(ctx context.Context, now time.Time, limit int) ([]Job, error)
+	// soonest first, of poller p's part of them (no job is in two pollers'
+	// parts).
+	Due(ctx context.Context, p Poller, now time.Time, limit int) ([]Job, error)
 	// Waiting returns the Next of the earliest job of j's webhook and
 	// order with a smaller Seq that is not done yet, which j must wait for;
 	// "" when there is none.

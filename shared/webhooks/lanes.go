@@ -40,6 +40,10 @@ type lanes struct {
 	// and event, with when their lease was taken; nil outside Run.
 	held    map[hookKey]map[string]time.Time
 	commits []commit // attempts ended, waiting for their write
+	sweep   string   // where the relay's sweep of the outboxes goes on from
+	// coming are the Nexts this run wrote (retries, postponements) that
+	// its last read of the due jobs was too early for; nil outside Run.
+	coming []string
 }
 
 // lanes returns d's shared state, made on first use.
@@ -51,14 +55,15 @@ func (d *Dispatcher) lanes() *lanes {
 	return d.st
 }
 
-// deliver reads the due jobs and starts the turn of each webhook among
-// them that has none running; it waits for the turns when wait is set. No
-// turn starts an attempt once stop is closed.
-func (d *Dispatcher) deliver(ctx context.Context, stop <-chan struct{}, wait bool) (DeliverReport, error) {
+// deliver reads the Poller's due jobs at now and starts the turn of each
+// webhook among them that has none running; it waits for the turns when
+// wait is set. It returns how many jobs were due. No turn starts an
+// attempt once stop is closed.
+func (d *Dispatcher) deliver(ctx context.Context, now time.Time, stop <-chan struct{}, wait bool) (DeliverReport, int, error) {
 	var rep DeliverReport
-	due, err := d.Jobs.Due(ctx, d.now(), cmp.Or(d.Batch, DefaultBatch))
+	due, err := d.Jobs.Due(ctx, d.Poller, now, cmp.Or(d.Batch, DefaultBatch))
 	if err != nil {
-		return rep, fmt.Errorf("deliver: %w", err)
+		return rep, 0, fmt.Errorf("deliver: %w", err)
 	}
 	groups := map[hookKey][]Job{}
 	var order []hookKey
@@ -81,7 +86,7 @@ func (d *Dispatcher) deliver(ctx context.Context, stop <-chan struct{}, wait boo
 	}
 	st.mu.Unlock()
 	if !wait {
-		return DeliverReport{}, nil
+		return DeliverReport{}, len(due), nil
 	}
 	var errs []error
 	for _, t := range started {
@@ -89,7 +94,7 @@ func (d *Dispatcher) deliver(ctx context.Context, stop <-chan struct{}, wait boo
 		rep.add(t.rep)
 		errs = append(errs, t.errs...)
 	}
-	return rep, errors.Join(errs...)
+	return rep, len(due), errors.Join(errs...)
 }
 
 // offer gives the run's delivery the jobs of webhook k that its relay has
@@ -290,6 +295,7 @@ func (d *Dispatcher) rest(ctx context.Context, t *turn, until time.Time) {
 			if _, err := d.Jobs.Postpone(ctx, j, next); err != nil {
 				t.add(DeliverReport{}, fmt.Errorf("postpone event %s of webhook %s while it backs off: %w", j.ID, t.k.webhook, err))
 			}
+			st.wrote(next)
 		}
 	}
 }
@@ -320,6 +326,7 @@ func (d *Dispatcher) attempt(ctx context.Context, k hookKey, j Job, t *turn) (De
 				if _, err := d.Jobs.Postpone(ctx, j, behind); err != nil {
 					return rep, fmt.Errorf("postpone event %s: %w", j.ID, err)
 				}
+				d.lanes().wrote(behind)
 			}
 			return rep, nil
 		}
@@ -388,6 +395,7 @@ func (d *Dispatcher) record(ctx context.Context, h *Webhook, j Job, start time.T
 	j.N++
 	j.First = stampduty.FormatTime(first)
 	j.Next = ""
+	j.Lease = "" // the record releases it: a redelivery need not wait for it
 	rep.Attempts++
 	switch outcome {
 	case Delivered:
@@ -406,6 +414,9 @@ func (d *Dispatcher) record(ctx context.Context, h *Webhook, j Job, start time.T
 	}
 	if err := d.commit(ctx, AttemptDone{Job: j, Attempt: rec}); err != nil {
 		return rep, fmt.Errorf("record attempt %d: %w", j.N, err)
+	}
+	if j.Next != "" {
+		d.lanes().wrote(j.Next)
 	}
 	if outcome == Disable {
 		if err := disable(ctx, d.Hooks, j.Owner, j.Webhook); err != nil {

@@ -9,7 +9,10 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"time"
+
+	"stampduty/shared/stampduty"
 )
 
 // commit is an attempt waiting for the write of its record and job; the
@@ -233,4 +236,33 @@ func (st *lanes) restingLocked(k hookKey, now time.Time) (until time.Time, ok bo
 		return time.Time{}, false
 	}
 	return until, ok
+}
+
+// wrote notes that the run made a job due at next (a retry, a
+// postponement), so that Run reads the due jobs once it is (outside Run,
+// nothing is noted).
+func (st *lanes) wrote(next string) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.wake != nil {
+		st.coming = append(st.coming, next)
+	}
+}
+
+// read notes that the due jobs were read at now: what the run wrote due
+// by then was among them.
+func (st *lanes) read(now time.Time) {
+	at := stampduty.FormatTime(now)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.coming = slices.DeleteFunc(st.coming, func(next string) bool { return next <= at })
+}
+
+// comingDue reports whether a job the run wrote is due at now and was not
+// due at the last read.
+func (st *lanes) comingDue(now time.Time) bool {
+	at := stampduty.FormatTime(now)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return slices.ContainsFunc(st.coming, func(next string) bool { return next <= at })
 }
