@@ -96,14 +96,14 @@ func (t *Template) schedule(name, expr string, enabled *bool, state, input *yaml
 	if state.Kind != 0 {
 		v, err := t.eval(state)
 		if err != nil {
-			return Schedule{}, fmt.Errorf("State: %w", err)
+			return Schedule{}, fmt.Errorf("property State: %w", err)
 		}
 		s.Enabled = s.Enabled && v != "DISABLED"
 	}
 	if input.Kind != 0 {
 		v, err := t.eval(input)
 		if err != nil {
-			return Schedule{}, fmt.Errorf("Input: %w", err)
+			return Schedule{}, fmt.Errorf("property Input: %w", err)
 		}
 		s.Input = v
 	}
@@ -179,7 +179,7 @@ func (t *Template) truth(n *yaml.Node, seen []string) (bool, error) {
 		return t.condition(arg.Value, seen)
 	}
 	if arg.Kind != yaml.SequenceNode {
-		return false, fmt.Errorf("Fn::%s takes a list", name)
+		return false, fmt.Errorf("function Fn::%s takes a list", name)
 	}
 	args := arg.Content
 	switch {

@@ -878,9 +878,9 @@ func TestScheduleConditions(t *testing.T) {
 	}{
 		{conditional, map[string]string{"Pollers": "3"}, `parameter Pollers: "3" is not one of 1, 2, 4`},
 		{conditional, map[string]string{"Nope": "1"}, "parameter Nope: the template declares no such parameter"},
-		{strings.Replace(conditional, "[Two, ENABLED", "[Three, ENABLED", 1), nil, "P1: State: no condition Three"},
+		{strings.Replace(conditional, "[Two, ENABLED", "[Three, ENABLED", 1), nil, "P1: property State: no condition Three"},
 		{strings.Replace(conditional, "Two: !Not", "Two: !And [{Condition: Two}]\n  Was: !Not", 1), nil, "condition Two refers to itself"},
-		{strings.Replace(conditional, `!Sub '{"poller": 0, "pollers": ${Pollers}}'`, "!GetAtt X.Arn", 1), nil, "P0: Input: cannot evaluate !GetAtt locally"},
+		{strings.Replace(conditional, `!Sub '{"poller": 0, "pollers": ${Pollers}}'`, "!GetAtt X.Arn", 1), nil, "P0: property Input: cannot evaluate !GetAtt locally"},
 	} {
 		_, err := ParseWith([]byte(c.template), c.params)
 		if err == nil || !strings.Contains(err.Error(), c.says) {
