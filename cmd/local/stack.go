@@ -67,7 +67,7 @@ func start(ctx context.Context, o options) (*stack, error) {
 	if err != nil {
 		return nil, err
 	}
-	tmpl, err := samtemplate.Load(filepath.Join(root, "template.yaml"))
+	tmpl, err := loadTemplate(root, o.getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -105,6 +105,23 @@ func start(ctx context.Context, o options) (*stack, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// loadTemplate reads the stack's template with the parameter values the
+// local stack sets from its variables: LOCAL_DISPATCH_POLLERS is
+// DispatchPollers (how many webhook pollers run; the template's default
+// when unset).
+func loadTemplate(root string, getenv func(string) string) (*samtemplate.Template, error) {
+	params := map[string]string{}
+	v := getenv("LOCAL_DISPATCH_POLLERS")
+	if v != "" {
+		params["DispatchPollers"] = v
+	}
+	tmpl, err := samtemplate.LoadWith(filepath.Join(root, "template.yaml"), params)
+	if err != nil && v != "" {
+		return nil, fmt.Errorf("LOCAL_DISPATCH_POLLERS=%q: %w", v, err)
+	}
+	return tmpl, err
 }
 
 // open does start's work once the addresses are known to be free.
@@ -284,7 +301,11 @@ func (s *stack) runSchedules(every time.Duration) error {
 		return nil
 	}
 	for _, j := range jobs {
-		fmt.Fprintf(s.out, "local: running %s every %s (%s)\n", j.Function, j.Every, j.Rule)
+		input := ""
+		if j.Input != nil {
+			input = ", input " + string(j.Input)
+		}
+		fmt.Fprintf(s.out, "local: running %s every %s (%s%s)\n", j.Function, j.Every, j.Rule, input)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup

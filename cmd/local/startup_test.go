@@ -258,6 +258,13 @@ func startupErrors() []startupError {
 		},
 		want:  []string{"LOCAL_SCHEDULE_EVERY", "often"},
 		early: true,
+	}, {
+		name: "BadDispatchPollers",
+		env: func(t *testing.T) map[string]string {
+			return map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "LOCAL_DYNAMODB_ADDR": "127.0.0.1:0", "LOCAL_S3_ADDR": "127.0.0.1:0", "LOCAL_DISPATCH_POLLERS": "3"}
+		},
+		want:  []string{"LOCAL_DISPATCH_POLLERS", `"3" is not one of 1, 2, 4`},
+		early: true,
 	}}
 }
 

@@ -6,6 +6,8 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"os"
 	"time"
 
@@ -24,7 +26,7 @@ func wire(d function.Deps) function.Run {
 		Now:     time.Now,
 		Log:     os.Stdout,
 	}
-	return sw.Run
+	return func(ctx context.Context, _ json.RawMessage) error { return sw.Run(ctx) }
 }
 
 func main() { function.Scheduled(wire) }

@@ -54,7 +54,7 @@ func TestSweep(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := run(ctx); err != nil {
+	if err := run(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	versions := functest.Versions(t, s.Env)

@@ -832,7 +832,7 @@ func TestOverlappingRuns(t *testing.T) {
 			defer wg.Done()
 			ctx, cancel := context.WithTimeout(context.Background(), Margin+3*time.Second)
 			defer cancel()
-			errs[i] = w.run(ctx)
+			errs[i] = w.run(ctx, nil)
 		}()
 	}
 	wg.Wait()

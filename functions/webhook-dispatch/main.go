@@ -8,6 +8,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"time"
 
@@ -26,18 +27,17 @@ const Margin = webhooks.Timeout + 2*time.Second
 func main() { function.Scheduled(wire) }
 
 // wire dispatches the outboxes of the orders table to the webhooks of the
-// webhooks table through the deliveries table. The stack is local (plain
-// http to loopback receivers allowed) exactly when a local Lambda runtime
-// says so (config.LocalSignal), as for registration; the Lambda Runtime API
-// is refused even then.
+// webhooks table through the deliveries table, each invocation as the
+// poller its schedule's input names (webhooks.PollerOf: the template runs
+// DispatchPollers of them). The stack is local (plain http to loopback
+// receivers allowed) exactly when a local Lambda runtime says so
+// (config.LocalSignal), as for registration; the Lambda Runtime API is
+// refused even then.
 func wire(d function.Deps) function.Run {
-	disp := &webhooks.Dispatcher{
-		Outbox:    d.Orders(d.Require("ORDERS_TABLE")),
-		Hooks:     d.Webhooks(d.Require("WEBHOOKS_TABLE")),
-		Jobs:      d.Deliveries(d.Require("DELIVERIES_TABLE")),
-		Files:     files.Open(d.Env),
-		Deliverer: webhooks.Deliverer{Guard: webhooks.Guard{Local: d.Local(), RuntimeAPI: d.Get("AWS_LAMBDA_RUNTIME_API")}},
-		Log:       os.Stdout,
-	}
-	return func(ctx context.Context) error { return disp.Run(ctx, Poll, Margin) }
+	outbox, hooks, jobs := d.Orders(d.Require("ORDERS_TABLE")), d.Webhooks(d.Require("WEBHOOKS_TABLE")), d.Deliveries(d.Require("DELIVERIES_TABLE"))
+	fs, guard := files.Open(d.Env), webhooks.Guard{Local: d.Local(), RuntimeAPI: d.Get("AWS_LAMBDA_RUNTIME_API")}
+	ps := &webhooks.Pollers{Log: os.Stdout, New: func(webhooks.Poller) *webhooks.Dispatcher {
+		return &webhooks.Dispatcher{Outbox: outbox, Hooks: hooks, Jobs: jobs, Files: fs, Deliverer: webhooks.Deliverer{Guard: guard}, Log: os.Stdout}
+	}}
+	return func(ctx context.Context, payload json.RawMessage) error { return ps.Run(ctx, payload, Poll, Margin) }
 }

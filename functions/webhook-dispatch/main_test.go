@@ -69,7 +69,7 @@ func TestDispatch(t *testing.T) {
 	// One run that polls for about two seconds.
 	runCtx, cancel := context.WithTimeout(ctx, Margin+2*time.Second)
 	defer cancel()
-	if err := run(runCtx); err != nil {
+	if err := run(runCtx, nil); err != nil {
 		t.Fatalf("run: %v", err)
 	}
 

@@ -2,8 +2,12 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
+	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -13,7 +17,9 @@ import (
 	"stampduty/shared/store"
 	"stampduty/shared/webhooks"
 
+	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/localdb"
+	"stampduty/shared/testkit/samtemplate"
 	"stampduty/shared/testkit/storetest"
 )
 
@@ -293,5 +299,105 @@ func TestRunReadsTheRetryItWrote(t *testing.T) {
 	}
 	if len(atts) != 2 || atts[0].Status != http.StatusInternalServerError || atts[1].Status != http.StatusNoContent {
 		t.Errorf("attempts %+v, want a failure then its retry delivered", atts)
+	}
+}
+
+// TestDispatchInput: the function runs each invocation as the poller its
+// schedule's input names, reading that poller's due shards (9 Queries of
+// the due index a read for poller 0 of 2, with the unsharded key; 8 for
+// poller 1 of 2; all 17 for EventBridge's plain Scheduled Event, the only
+// poller), and refuses an input that names no poller of the allowed
+// counts before it reads anything.
+func TestDispatchInput(t *testing.T) {
+	s, run := functest.NewScheduled(t, "WebhookDispatchFunction", wire)
+	invoke := func(payload string) (calls, due int, err error) {
+		s.Proxy.Take()
+		ctx, cancel := context.WithTimeout(context.Background(), Margin+500*time.Millisecond)
+		defer cancel()
+		err = run(ctx, json.RawMessage(payload))
+		all := storetest.Requests(s.Proxy.Take())
+		for _, c := range all {
+			if c.Operation == "Query" && c.Index == store.DueIndex {
+				due++
+			}
+		}
+		return len(all), due, err
+	}
+	scheduled := `{"version":"0","detail-type":"Scheduled Event","source":"aws.events","detail":{}}`
+	for _, c := range []struct {
+		payload string
+		per     int
+	}{{`{"poller": 0, "pollers": 2}`, 9}, {`{"poller": 1, "pollers": 2}`, 8}, {`{"poller": 3, "pollers": 4}`, 4}, {`{"poller": 0, "pollers": 1}`, 17}, {scheduled, 17}} {
+		_, n, err := invoke(c.payload)
+		if err != nil {
+			t.Fatalf("run %s: %v", c.payload, err)
+		}
+		if n == 0 || n%c.per != 0 {
+			t.Errorf("run %s made %d Queries of the due index, want a multiple of %d (its shards)", c.payload, n, c.per)
+		}
+	}
+	for _, payload := range []string{`{"poller": 2, "pollers": 2}`, `{"poller": 0, "pollers": 3}`, `{"poller": "0", "pollers": 2}`, `{"pollers": 2}`} {
+		n, _, err := invoke(payload)
+		if err == nil || !strings.Contains(err.Error(), "dispatch input") {
+			t.Errorf("run %s: %v, want an error about its input", payload, err)
+		}
+		if n != 0 {
+			t.Errorf("run %s made %d DynamoDB calls, want none", payload, n)
+		}
+	}
+}
+
+// TestTemplateRunsThePollers: for each number of pollers the template's
+// DispatchPollers allows (exactly webhooks.PollerCounts), the function's
+// enabled schedules are that many, every minute, and their inputs name
+// pollers 0 to N-1 of N, each once; another number is refused.
+func TestTemplateRunsThePollers(t *testing.T) {
+	root, err := samtemplate.Root(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(root, "template.yaml")
+	tmpl, err := samtemplate.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var allowed []int
+	for _, v := range tmpl.Allowed["DispatchPollers"] {
+		n, _ := strconv.Atoi(v)
+		allowed = append(allowed, n)
+	}
+	if !slices.Equal(allowed, webhooks.PollerCounts()) || tmpl.Parameters["DispatchPollers"] != "1" {
+		t.Fatalf("DispatchPollers allows %v (default %s), want %v (default 1)", allowed, tmpl.Parameters["DispatchPollers"], webhooks.PollerCounts())
+	}
+	for _, n := range allowed {
+		tmpl, err := samtemplate.LoadWith(path, map[string]string{"DispatchPollers": strconv.Itoa(n)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, _ := tmpl.Function("WebhookDispatchFunction")
+		var got []webhooks.Poller
+		for _, s := range f.Schedules {
+			if !s.Enabled {
+				continue
+			}
+			p, err := webhooks.PollerOf([]byte(s.Input))
+			if err != nil || s.Expression != "rate(1 minute)" {
+				t.Errorf("%d pollers: schedule %s %s input %s: %v", n, s.Name, s.Expression, s.Input, err)
+			}
+			got = append(got, p)
+		}
+		var want []webhooks.Poller
+		for i := range n {
+			want = append(want, webhooks.Poller{Index: i, Count: n})
+		}
+		if n == 1 {
+			want = []webhooks.Poller{{}}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%d pollers: the enabled schedules run %v, want %v", n, got, want)
+		}
+	}
+	if _, err := samtemplate.LoadWith(path, map[string]string{"DispatchPollers": "3"}); err == nil {
+		t.Error("DispatchPollers=3 accepted")
 	}
 }

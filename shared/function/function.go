@@ -91,8 +91,11 @@ func (d Deps) Authenticator() *auth.Authenticator {
 	return auth.FromEnv(d.Env, d.Tokens(d.Require("TOKENS_TABLE")))
 }
 
-// Run is the work of a scheduled function: one invocation.
-type Run func(ctx context.Context) error
+// Run is the work of a scheduled function: one invocation, given its
+// payload as Lambda received it. EventBridge sends a schedule's Input when
+// the rule has one, else its Scheduled Event; a function that needs no
+// input ignores it.
+type Run func(ctx context.Context, payload json.RawMessage) error
 
 // BuildRun is Build for a scheduled function: it reads the environment
 // through getenv, opens the store and builds the run with wire.
@@ -103,12 +106,12 @@ func BuildRun(wire func(d Deps) Run, getenv func(string) string) (Run, error) {
 // Scheduled is Main for a function that EventBridge invokes on a schedule
 // rather than API Gateway: it builds the run (BuildRun) from the process
 // environment (a missing or unusable setting fails the init, as in Main)
-// and serves each invocation, whatever its payload, with it.
+// and serves each invocation with it, handing it the payload.
 func Scheduled(wire func(d Deps) Run) {
 	run, err := BuildRun(wire, os.Getenv)
 	if err != nil {
 		slog.New(slog.NewJSONHandler(os.Stdout, nil)).Error("init failed", "err", err.Error())
 		os.Exit(1)
 	}
-	lambda.Start(func(ctx context.Context, _ json.RawMessage) error { return run(ctx) })
+	lambda.Start(func(ctx context.Context, payload json.RawMessage) error { return run(ctx, payload) })
 }

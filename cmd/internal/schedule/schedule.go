@@ -1,7 +1,9 @@
 // Package schedule runs a SAM template's scheduled functions locally, as
 // EventBridge does on AWS: each enabled Schedule event whose expression is a
-// rate(…) invokes its function with a "Scheduled Event" payload, once when
-// the stack is ready and then once a period; cron(…) is not run locally.
+// rate(…) invokes its function with its Input as the payload, or without
+// one a "Scheduled Event", once when the stack is ready and then once a
+// period; cron(…) is not run locally. Which events are enabled, and their
+// inputs, follow the template's parameter values (samtemplate.LoadWith).
 // A job runs once at a time (on AWS two runs may overlap, and the functions
 // allow for it), so that slow local runs do not pile up: a period that ends
 // while a run is going starts the next as soon as it returns (a function
@@ -29,13 +31,24 @@ type Invoker interface {
 	Invoke(ctx context.Context, payload []byte) ([]byte, error)
 }
 
-// Job is one schedule to run: a rule of a function, its period and the
-// function's invoker.
+// Job is one schedule to run: a rule of a function, its period, the
+// function's invoker and the rule's Input, the payload of each run (nil:
+// a Scheduled Event).
 type Job struct {
 	Function string
 	Rule     string
 	Every    time.Duration
 	Target   Invoker
+	Input    []byte
+}
+
+// payload is what a run of j started at t sends: its Input as it is, as
+// EventBridge sends a rule's constant input, else a Scheduled Event.
+func (j Job) payload(region string, t time.Time) []byte {
+	if j.Input != nil {
+		return j.Input
+	}
+	return Event(j.Rule, region, t)
 }
 
 // Rate reads a rate expression, "rate(N minute|minutes|hour|hours|day|days)",
@@ -83,7 +96,11 @@ func Jobs(t *samtemplate.Template, every time.Duration, targets map[string]Invok
 			if !ok {
 				return nil, nil, fmt.Errorf("%s's %s: the function is not running", f.LogicalID, s.Name)
 			}
-			jobs = append(jobs, Job{Function: f.LogicalID, Rule: s.Name, Every: d, Target: target})
+			j := Job{Function: f.LogicalID, Rule: s.Name, Every: d, Target: target}
+			if s.Input != "" {
+				j.Input = []byte(s.Input)
+			}
+			jobs = append(jobs, j)
 		}
 	}
 	return jobs, skipped, nil
@@ -127,7 +144,7 @@ func runJob(ctx context.Context, j Job, region string, log io.Writer) {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			if _, err := j.Target.Invoke(ctx, Event(j.Rule, region, time.Now())); err != nil && ctx.Err() == nil {
+			if _, err := j.Target.Invoke(ctx, j.payload(region, time.Now())); err != nil && ctx.Err() == nil {
 				fmt.Fprintf(log, "local: scheduled run of %s (%s) failed: %v\n", j.Function, j.Rule, err)
 			}
 		}()

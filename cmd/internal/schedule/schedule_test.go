@@ -66,10 +66,15 @@ func TestRate(t *testing.T) {
 	}
 }
 
-// testJobs returns the jobs of testdata/template.yaml with every.
-func testJobs(t *testing.T, every time.Duration) ([]Job, []string, map[string]Invoker) {
+// testJobs returns the jobs of testdata/template.yaml with every and
+// params (nil: the defaults).
+func testJobs(t *testing.T, every time.Duration, params ...string) ([]Job, []string, map[string]Invoker) {
 	t.Helper()
-	tmpl, err := samtemplate.Load("testdata/template.yaml")
+	p := map[string]string{}
+	for i := 0; i+1 < len(params); i += 2 {
+		p[params[i]] = params[i+1]
+	}
+	tmpl, err := samtemplate.LoadWith("testdata/template.yaml", p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,6 +101,24 @@ func TestJobs(t *testing.T) {
 		}
 		if len(skipped) != 1 || !strings.Contains(skipped[0], "Nightly") {
 			t.Errorf("skipped = %q, want the cron rule", skipped)
+		}
+	})
+	t.Run("InputsAndStatesFollowTheParameters", func(t *testing.T) {
+		for _, c := range []struct {
+			params []string
+			want   string
+		}{
+			{nil, `EveryMinute {"poller": 0, "pollers": 1}; EveryTwoHours `},
+			{[]string{"Pollers", "2"}, `EveryMinute {"poller": 0, "pollers": 2}; SecondPoller {"poller": 1, "pollers": 2}; EveryTwoHours `},
+		} {
+			jobs, _, _ := testJobs(t, 0, c.params...)
+			var got []string
+			for _, j := range jobs {
+				got = append(got, j.Rule+" "+string(j.Input))
+			}
+			if strings.Join(got, "; ") != c.want {
+				t.Errorf("%v: jobs and inputs = %q, want %s", c.params, got, c.want)
+			}
 		}
 	})
 	t.Run("EveryOverridesEachPeriod", func(t *testing.T) {
@@ -145,6 +168,23 @@ func TestRun(t *testing.T) {
 		}
 		if _, err := time.Parse(time.RFC3339, ev.Time); err != nil {
 			t.Errorf("time %q: %v", ev.Time, err)
+		}
+	})
+	t.Run("TheInputIsThePayload", func(t *testing.T) {
+		fn := &invoker{}
+		ctx, cancel := context.WithTimeout(context.Background(), 130*time.Millisecond)
+		defer cancel()
+		input := `{"poller": 1, "pollers": 2}`
+		Run(ctx, []Job{{Function: "Dispatch", Rule: "SecondPoller", Every: 50 * time.Millisecond, Target: fn, Input: []byte(input)}}, "ap-south-1", &functest.SyncBuffer{})
+		fn.mu.Lock()
+		defer fn.mu.Unlock()
+		if len(fn.payloads) < 2 {
+			t.Fatalf("%d runs in 130 ms every 50 ms, want about 3", len(fn.payloads))
+		}
+		for _, p := range fn.payloads {
+			if string(p) != input {
+				t.Errorf("payload = %s, want the rule's input %s as it is", p, input)
+			}
 		}
 	})
 	t.Run("ARunStillGoingIsNotStartedTwice", func(t *testing.T) {

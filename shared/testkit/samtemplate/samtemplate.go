@@ -1,7 +1,8 @@
 // Package samtemplate reads what the tooling uses of the project's AWS SAM
-// template (template.yaml): parameter defaults, functions (routes,
-// schedules, environment, IAM statements, Globals applied), DynamoDB
-// tables and buckets, so that nothing the template says is restated.
+// template (template.yaml): parameters (defaults, or a deploy's values),
+// functions (routes, schedules with their input and state, environment, IAM
+// statements, Globals applied), DynamoDB tables and buckets, so that
+// nothing the template says is restated.
 package samtemplate
 
 import (
@@ -18,12 +19,17 @@ import (
 
 // Template is the part of a SAM template this project uses.
 type Template struct {
-	// Parameters maps each parameter to its default value.
+	// Parameters maps each parameter to its value: its default, or the
+	// value ParseWith was given.
 	Parameters map[string]string
-	Functions  []Function
-	Tables     []Table
+	// Allowed maps each parameter that lists AllowedValues to them.
+	Allowed   map[string][]string
+	Functions []Function
+	Tables    []Table
 	// Buckets are the logical ids of the AWS::S3::Bucket resources.
 	Buckets []string
+
+	conditions map[string]yaml.Node // the Conditions section, by name
 }
 
 // Function is an AWS::Serverless::Function, with the template's Globals applied.
@@ -39,10 +45,14 @@ type Function struct {
 }
 
 // Schedule is a Schedule event (an EventBridge rule) of a function;
-// Enabled is false when it says Enabled: false or State: DISABLED.
+// Enabled is false when it says Enabled: false or its State is DISABLED,
+// and Input is the JSON EventBridge sends as the event instead of its
+// Scheduled Event ("" when none). State and Input are evaluated with the
+// template's parameter values (a !Sub, an !If on a condition).
 type Schedule struct {
 	Name, Expression string
 	Enabled          bool
+	Input            string
 }
 
 // DefaultRoute is the Path of the HTTP API's catch-all route: an HttpApi
@@ -177,12 +187,16 @@ func (l *list[T]) UnmarshalYAML(n *yaml.Node) error {
 }
 
 // Load reads and parses the template at path.
-func Load(path string) (*Template, error) {
+func Load(path string) (*Template, error) { return LoadWith(path, nil) }
+
+// LoadWith reads and parses the template at path with params overriding
+// its parameters' defaults (ParseWith).
+func LoadWith(path string, params map[string]string) (*Template, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read template: %w", err)
 	}
-	t, err := Parse(data)
+	t, err := ParseWith(data, params)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -261,61 +275,6 @@ func (v Value) tableARN() (string, bool) {
 	return table + "/index/" + index, true
 }
 
-// Resolve turns v into a string: a literal as it is, a Ref to a parameter as
-// the parameter's value (params overriding the defaults), a Ref to a
-// resource as names[logical id], and a Sub with its ${...} replaced the same
-// way. A value that is then a dynamic reference to an SSM parameter,
-// {{resolve:ssm:NAME}}, which CloudFormation resolves at deploy time, is
-// resolved locally to params["ssm:NAME"]. Anything else is an error.
-func (t *Template) Resolve(v Value, params, names map[string]string) (string, error) {
-	ref := func(name string) (string, error) {
-		for _, m := range []map[string]string{params, t.Parameters, names} {
-			if s, ok := m[name]; ok {
-				return s, nil
-			}
-		}
-		return "", fmt.Errorf("unresolved reference %s", name)
-	}
-	var out string
-	switch {
-	case v.Ref != "":
-		return ref(v.Ref)
-	case v.Sub != "":
-		for rest := v.Sub; ; {
-			before, after, found := strings.Cut(rest, "${")
-			out += before
-			if !found {
-				break
-			}
-			name, tail, ok := strings.Cut(after, "}")
-			if !ok {
-				return "", fmt.Errorf("unterminated ${ in !Sub %q", v.Sub)
-			}
-			val, err := ref(name)
-			if err != nil {
-				return "", fmt.Errorf("!Sub %q: %w", v.Sub, err)
-			}
-			out, rest = out+val, tail
-		}
-	case v.GetAtt[0] != "" || v.Other != "":
-		return "", fmt.Errorf("cannot resolve %s locally", v)
-	default:
-		out = v.Literal
-	}
-	if inner, ok := strings.CutPrefix(out, "{{resolve:ssm:"); ok && strings.HasSuffix(inner, "}}") {
-		name := strings.TrimSuffix(inner, "}}")
-		if i := strings.LastIndex(name, ":"); i > 0 && !strings.Contains(name[i:], "/") {
-			name = name[:i] // a version suffix
-		}
-		val, ok := params["ssm:"+name]
-		if !ok {
-			return "", fmt.Errorf("SSM parameter %s has no local value", name)
-		}
-		return val, nil
-	}
-	return out, nil
-}
-
 // functionProps are the properties of a function this package reads.
 type functionProps struct {
 	MemorySize  int `yaml:"MemorySize"`
@@ -331,9 +290,10 @@ type functionProps struct {
 			Auth   struct {
 				Authorizer string `yaml:"Authorizer"`
 			} `yaml:"Auth"`
-			Schedule string `yaml:"Schedule"`
-			Enabled  *bool  `yaml:"Enabled"`
-			State    string `yaml:"State"`
+			Schedule string    `yaml:"Schedule"`
+			Enabled  *bool     `yaml:"Enabled"`
+			State    yaml.Node `yaml:"State"`
+			Input    yaml.Node `yaml:"Input"`
 		} `yaml:"Properties"`
 	} `yaml:"Events"`
 	// Policies are read as inline documents: a managed policy's name (a
@@ -344,13 +304,22 @@ type functionProps struct {
 	} `yaml:"Policies"`
 }
 
-// Parse parses a SAM template.
-func Parse(data []byte) (*Template, error) {
+// Parse parses a SAM template, with its parameters' defaults.
+func Parse(data []byte) (*Template, error) { return ParseWith(data, nil) }
+
+// ParseWith parses a SAM template with params overriding its parameters'
+// defaults, as `sam deploy --parameter-overrides` does: the schedules'
+// State and Input are evaluated with them, and Resolve uses them. A
+// parameter the template does not declare, or a value outside its
+// AllowedValues, is an error.
+func ParseWith(data []byte, params map[string]string) (*Template, error) {
 	var doc struct {
 		Parameters map[string]struct {
-			Default string `yaml:"Default"`
+			Default       string   `yaml:"Default"`
+			AllowedValues []string `yaml:"AllowedValues"`
 		} `yaml:"Parameters"`
-		Globals struct {
+		Conditions map[string]yaml.Node `yaml:"Conditions"`
+		Globals    struct {
 			Function yaml.Node `yaml:"Function"`
 		} `yaml:"Globals"`
 		Resources map[string]struct {
@@ -361,9 +330,15 @@ func Parse(data []byte) (*Template, error) {
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("parse template: %w", err)
 	}
-	t := &Template{Parameters: map[string]string{}}
+	t := &Template{Parameters: map[string]string{}, Allowed: map[string][]string{}, conditions: doc.Conditions}
 	for name, p := range doc.Parameters {
 		t.Parameters[name] = p.Default
+		if len(p.AllowedValues) > 0 {
+			t.Allowed[name] = p.AllowedValues
+		}
+	}
+	if err := t.setParams(params); err != nil {
+		return nil, err
 	}
 	for _, id := range slices.Sorted(maps.Keys(doc.Resources)) {
 		r := doc.Resources[id]
@@ -374,7 +349,11 @@ func Parse(data []byte) (*Template, error) {
 			if err := errors.Join(doc.Globals.Function.Decode(&p), r.Properties.Decode(&p)); err != nil {
 				return nil, fmt.Errorf("%s: %w", id, err)
 			}
-			t.Functions = append(t.Functions, p.function(id))
+			f, err := t.function(p, id)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", id, err)
+			}
+			t.Functions = append(t.Functions, f)
 		case "AWS::DynamoDB::Table":
 			var p struct {
 				Table `yaml:",inline"`
@@ -399,7 +378,7 @@ func Parse(data []byte) (*Template, error) {
 }
 
 // function is the Function of logical id id with properties p.
-func (p functionProps) function(id string) Function {
+func (t *Template) function(p functionProps, id string) (Function, error) {
 	f := Function{LogicalID: id, MemorySize: p.MemorySize, Timeout: p.Timeout, Env: p.Environment.Variables}
 	if f.Env == nil {
 		f.Env = map[string]Value{}
@@ -408,8 +387,11 @@ func (p functionProps) function(id string) Function {
 		e := p.Events[name]
 		switch q := e.Properties; e.Type {
 		case "Schedule":
-			enabled := (q.Enabled == nil || *q.Enabled) && q.State != "DISABLED"
-			f.Schedules = append(f.Schedules, Schedule{name, q.Schedule, enabled})
+			s, err := t.schedule(name, q.Schedule, q.Enabled, &q.State, &q.Input)
+			if err != nil {
+				return Function{}, fmt.Errorf("%s: %w", name, err)
+			}
+			f.Schedules = append(f.Schedules, s)
 		case "HttpApi":
 			r := Route{Name: name, Method: strings.ToUpper(q.Method), Path: q.Path, IAM: q.Auth.Authorizer == "AWS_IAM"}
 			if r.Method == "" && r.Path == "" {
@@ -421,5 +403,5 @@ func (p functionProps) function(id string) Function {
 	for _, pol := range p.Policies {
 		f.Statements = append(f.Statements, pol.Statement...)
 	}
-	return f
+	return f, nil
 }

@@ -1,6 +1,7 @@
 package samtemplate
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -796,11 +797,94 @@ Resources:
 		t.Fatal(err)
 	}
 	f := tmpl.Functions[0]
-	want := []Schedule{{"Every", "rate(1 minute)", true}, {"Nightly", "cron(0 3 * * ? *)", false}, {"Paused", "rate(2 hours)", false}}
+	want := []Schedule{{"Every", "rate(1 minute)", true, ""}, {"Nightly", "cron(0 3 * * ? *)", false, ""}, {"Paused", "rate(2 hours)", false, ""}}
 	if !slices.Equal(f.Schedules, want) {
 		t.Errorf("schedules = %+v, want %+v", f.Schedules, want)
 	}
 	if len(f.Routes) != 0 {
 		t.Errorf("routes = %+v, want none: a schedule is no route", f.Routes)
+	}
+}
+
+// conditional is a template whose schedules' Input and State depend on a
+// parameter through conditions, in the short and the long forms.
+const conditional = `
+Parameters:
+  Pollers: {Type: Number, Default: 1, AllowedValues: [1, 2, 4]}
+  Label: {Type: String, Default: x}
+Conditions:
+  Two: !Not [!Equals [!Ref Pollers, "1"]]
+  Four: {"Fn::Equals": [{Ref: Pollers}, "4"]}
+  TwoNotFour: !And [{Condition: Two}, !Not [{Condition: Four}]]
+  Either: !Or [!Condition Four, !Equals [!Ref Label, y]]
+Resources:
+  Dispatch:
+    Type: AWS::Serverless::Function
+    Properties:
+      Events:
+        P0:
+          Type: Schedule
+          Properties: {Schedule: rate(1 minute), State: ENABLED, Input: !Sub '{"poller": 0, "pollers": ${Pollers}}'}
+        P1:
+          Type: Schedule
+          Properties: {Schedule: rate(1 minute), State: !If [Two, ENABLED, DISABLED], Input: '{"poller": 1}'}
+        P2:
+          Type: Schedule
+          Properties: {Schedule: rate(1 minute), State: {"Fn::If": [TwoNotFour, ENABLED, DISABLED]}}
+        P3:
+          Type: Schedule
+          Properties: {Schedule: rate(1 minute), Enabled: false, State: !If [Either, ENABLED, DISABLED], Input: !If [Four, four, !Ref Label]}
+`
+
+// TestScheduleConditions: a Schedule event's Input and State are
+// evaluated as CloudFormation would with the parameters' values (defaults,
+// or overrides): !Sub, !Ref, !If on conditions made of Equals, Not, And,
+// Or and Condition, in the short and long forms; Enabled: false still
+// disables. An override of an undeclared parameter, or outside its
+// AllowedValues, is refused, as is a condition that cannot be evaluated.
+func TestScheduleConditions(t *testing.T) {
+	for _, c := range []struct {
+		params  map[string]string
+		enabled string // P0..P3, 1 when enabled
+		input0  string
+		input3  string
+	}{
+		{nil, "1000", `{"poller": 0, "pollers": 1}`, "x"},
+		{map[string]string{"Pollers": "2"}, "1110", `{"poller": 0, "pollers": 2}`, "x"},
+		{map[string]string{"Pollers": "4", "Label": "z"}, "1100", `{"poller": 0, "pollers": 4}`, "four"},
+		{map[string]string{"Label": "y"}, "1000", `{"poller": 0, "pollers": 1}`, "y"},
+	} {
+		tmpl, err := ParseWith([]byte(conditional), c.params)
+		if err != nil {
+			t.Fatalf("%v: %v", c.params, err)
+		}
+		ss := tmpl.Functions[0].Schedules
+		enabled := ""
+		for _, s := range ss {
+			enabled += map[bool]string{true: "1", false: "0"}[s.Enabled]
+		}
+		if enabled != c.enabled || ss[0].Input != c.input0 || ss[1].Input != `{"poller": 1}` || ss[2].Input != "" || ss[3].Input != c.input3 {
+			t.Errorf("%v: enabled %s, inputs %q %q %q %q; want %s, %q, {\"poller\": 1}, none, %q", c.params, enabled,
+				ss[0].Input, ss[1].Input, ss[2].Input, ss[3].Input, c.enabled, c.input0, c.input3)
+		}
+		if got, want := tmpl.Parameters["Pollers"], cmp.Or(c.params["Pollers"], "1"); got != want {
+			t.Errorf("%v: parameter Pollers = %s, want %s", c.params, got, want)
+		}
+	}
+	for _, c := range []struct {
+		template string
+		params   map[string]string
+		says     string
+	}{
+		{conditional, map[string]string{"Pollers": "3"}, `parameter Pollers: "3" is not one of 1, 2, 4`},
+		{conditional, map[string]string{"Nope": "1"}, "parameter Nope: the template declares no such parameter"},
+		{strings.Replace(conditional, "[Two, ENABLED", "[Three, ENABLED", 1), nil, "P1: property State: no condition Three"},
+		{strings.Replace(conditional, "Two: !Not", "Two: !And [{Condition: Two}]\n  Was: !Not", 1), nil, "condition Two refers to itself"},
+		{strings.Replace(conditional, `!Sub '{"poller": 0, "pollers": ${Pollers}}'`, "!GetAtt X.Arn", 1), nil, "P0: property Input: cannot evaluate !GetAtt locally"},
+	} {
+		_, err := ParseWith([]byte(c.template), c.params)
+		if err == nil || !strings.Contains(err.Error(), c.says) {
+			t.Errorf("%v: %v, want an error saying %q", c.params, err, c.says)
+		}
 	}
 }
