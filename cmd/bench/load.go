@@ -22,7 +22,8 @@ import (
 // time, once from loadCallers callers (loadCreates/loadCallers each) and
 // once from one caller, through the create-order function; then sends
 // mixedRequests mixed requests at mixedConcurrency across two callers; and
-// times filters[documentId][$in] of 1 and of inIDs ids, inSamples each.
+// times filters[documentId][$in] of 1 id, of inIDs ids in a row and of inIDs
+// spread out, inSamples each.
 const (
 	loadConcurrency  = 32
 	loadCallers      = 32
@@ -32,6 +33,7 @@ const (
 	mixedConcurrency = 100
 	inIDs            = 100
 	inSamples        = 20
+	inSpread         = 3
 )
 
 // loadFunctions are the functions sections 13 and 14 send requests to.
@@ -62,10 +64,11 @@ type mixedRun struct {
 
 // inRow is filters[documentId][$in] of ids ids.
 type inRow struct {
-	ids   int
-	wall  durations
-	calls int
-	units storetest.Capacity
+	ids    int
+	stride int // one id in stride of the owner's newest orders
+	wall   durations
+	calls  int
+	units  storetest.Capacity
 }
 
 // loadResults are sections 13 and 14's.
