@@ -22,7 +22,8 @@ import (
 // time, once from loadCallers callers (loadCreates/loadCallers each) and
 // once from one caller, through the create-order function; then sends
 // mixedRequests mixed requests at mixedConcurrency across two callers; and
-// times filters[documentId][$in] of 1 and of inIDs ids, inSamples each.
+// times filters[documentId][$in] of 1 id, of inIDs ids in a row and of inIDs
+// spread out, inSamples each.
 const (
 	loadConcurrency  = 32
 	loadCallers      = 32
@@ -32,6 +33,7 @@ const (
 	mixedConcurrency = 100
 	inIDs            = 100
 	inSamples        = 20
+	inSpread         = 3
 )
 
 // loadFunctions are the functions sections 13 and 14 send requests to.
@@ -62,10 +64,11 @@ type mixedRun struct {
 
 // inRow is filters[documentId][$in] of ids ids.
 type inRow struct {
-	ids   int
-	wall  durations
-	calls int
-	units storetest.Capacity
+	ids    int
+	stride int // one id in stride of the owner's newest orders
+	wall   durations
+	calls  int
+	units  storetest.Capacity
 }
 
 // loadResults are sections 13 and 14's.
@@ -86,51 +89,73 @@ type loadStack struct {
 	base   map[string]events.APIGatewayV2HTTPRequest
 	tokens map[string]string // secret by owner
 	orders string            // the orders table's name
+	names  map[string]string // the tables' names by logical id
 }
 
-// measureLoad is sections 13 and 14.
-func (b *bench) measureLoad() error {
-	names, proxy, err := b.freshProxied("load-")
-	if err != nil {
-		return err
+// callers returns n callers' names, prefix and a two-digit number.
+func callers(prefix string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("%s%02d", prefix, i)
 	}
-	defer proxy.Close()
-	s := &loadStack{b: b, proxy: proxy, direct: store.New(localdb.Client(b.endpoint)).Orders(names["OrdersTable"]),
+	return out
+}
+
+// startLoadStack starts loadFunctions on warm pools over fresh tables named
+// prefix + logical id behind a proxy, and gives each of owners a token.
+// close stops it.
+func (b *bench) startLoadStack(prefix string, owners []string) (s *loadStack, close func(), err error) {
+	names, proxy, err := b.freshProxied(prefix)
+	if err != nil {
+		return nil, nil, err
+	}
+	s = &loadStack{b: b, proxy: proxy, direct: store.New(localdb.Client(b.endpoint)).Orders(names["OrdersTable"]),
 		pools: map[string]*runtimeapi.Pool{}, base: map[string]events.APIGatewayV2HTTPRequest{}, tokens: map[string]string{},
-		orders: names["OrdersTable"]}
+		orders: names["OrdersTable"], names: names}
+	close = func() {
+		for _, p := range s.pools {
+			p.Close()
+		}
+		proxy.Close()
+	}
 	first := firsts(b.reqs)
 	for _, id := range loadFunctions {
 		f, ok := b.tmpl.Function(id)
 		if !ok {
-			return fmt.Errorf("load: template.yaml has no %s", id)
+			close()
+			return nil, nil, fmt.Errorf("load: template.yaml has no %s", id)
 		}
 		fn, err := localstack.Function(b.tmpl, f, b.bins[id], localstack.Engines{DynamoDB: proxy.URL, S3: b.s3Endpoint, Tables: names}, b.logs[id])
 		if err != nil {
-			return err
+			close()
+			return nil, nil, err
 		}
 		fn.MaxInstances = mixedConcurrency
 		s.pools[id] = runtimeapi.NewPool(fn)
-		defer s.pools[id].Close()
 		s.base[id] = first[id].ev
 	}
-	many := make([]string, loadCallers)
-	for i := range many {
-		many[i] = fmt.Sprintf("load-many-%02d", i)
-	}
-	owners := append(slices.Clone(many), "load-one", "load-solo", "mixed-a", "mixed-b")
 	tokens := store.New(localdb.Client(b.endpoint)).Tokens(names["TokensTable"])
 	for i, o := range owners {
 		secret := fmt.Sprintf("%sLOADxBENCHxCALLER%026d", auth.Prefix, i)
 		if err := tokens.Create(b.ctx, auth.Token{Hash: localdb.Hasher().Hash(secret), Owner: o, CreatedAt: time.Now()}); err != nil {
-			return fmt.Errorf("load: token: %w", err)
+			close()
+			return nil, nil, fmt.Errorf("load: token: %w", err)
 		}
 		s.tokens[o] = secret
 	}
-	// Warm-up, not measured: every caller's first order (which seeds its
-	// counter) at loadConcurrency at a time, so the pools hold that many
-	// warm instances.
-	say("load: warm-up, %d callers' first orders…\n", len(owners))
-	if _, err := s.creates(owners, len(owners), loadConcurrency); err != nil {
+	return s, close, nil
+}
+
+// measureLoad is sections 13 and 14.
+func (b *bench) measureLoad() error {
+	many := callers("load-many-", loadCallers)
+	owners := append(slices.Clone(many), "load-one", "load-solo", "mixed-a", "mixed-b")
+	s, stop, err := b.startLoadStack("load-", owners)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	if err := s.warmUp(owners); err != nil {
 		return err
 	}
 	if b.load.solo, err = s.batch("one caller, one create at a time (uncontended)", []string{"load-solo"}, soloCreates, 1, true); err != nil {
@@ -157,6 +182,15 @@ func (b *bench) measureLoad() error {
 		return err
 	}
 	b.load.in, err = s.inByKey("load-one")
+	return err
+}
+
+// warmUp, not measured, makes every caller's first order (which seeds its
+// counter) at loadConcurrency at a time, so that the pools hold that many
+// warm instances.
+func (s *loadStack) warmUp(owners []string) error {
+	say("load: warm-up, %d callers' first orders…\n", len(owners))
+	_, err := s.creates(owners, len(owners), loadConcurrency)
 	return err
 }
 

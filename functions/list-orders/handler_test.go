@@ -425,8 +425,16 @@ func TestListOrdersByDocument(t *testing.T) {
 		if got, want := len(b.Data), 10; got != want {
 			t.Fatalf("%d orders, want %d", got, want)
 		}
-		if got, want := s.Env.Operations(s.Proxy.Take()), "BatchGetItem:OrdersTable=1"; got != want {
+		// Ten orders in a row: one Query of their range.
+		if got, want := s.Env.Operations(s.Proxy.Take()), "Query:OrdersTable=1"; got != want {
 			t.Errorf("calls = %s, want %s", got, want)
+		}
+		// Spread over more than twice their number: one BatchGetItem.
+		if b := functest.OK[listBody](t, list(in(mine[0].DocumentID, mine[5].DocumentID, mine[11].DocumentID))); len(b.Data) != 3 {
+			t.Errorf("%d orders of 3 spread out", len(b.Data))
+		}
+		if got, want := s.Env.Operations(s.Proxy.Take()), "BatchGetItem:OrdersTable=1"; got != want {
+			t.Errorf("spread out: calls = %s, want %s", got, want)
 		}
 		list(in(docs[0]))
 		if got, want := s.Env.Operations(s.Proxy.Take()), "BatchGetItem:OrdersTable=1"; got != want {

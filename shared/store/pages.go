@@ -196,6 +196,14 @@ func ordersOf(found []orders.Stored) []stampduty.Order {
 // seqRange returns owner's orders with lo <= seq <= hi, newest first, and
 // the seqs of the void markers among them.
 func (s *Orders) seqRange(ctx context.Context, owner string, lo, hi int64, consistent bool) ([]orders.Stored, []int64, error) {
+	found, marks, _, err := s.seqPages(ctx, owner, lo, hi, consistent, 0)
+	return found, marks, err
+}
+
+// seqPages is seqRange reading at most pages pages of the Query (0: all),
+// which also returns the lowest seq it covered: lo when it read the whole
+// range, else the last item read (a page holds at most 1 MB).
+func (s *Orders) seqPages(ctx context.Context, owner string, lo, hi int64, consistent bool, pages int) ([]orders.Stored, []int64, int64, error) {
 	found := make([]orders.Stored, 0, hi-lo+1)
 	var marks []int64
 	p := dynamodb.NewQueryPaginator(s.db.client, &dynamodb.QueryInput{
@@ -210,28 +218,34 @@ func (s *Orders) seqRange(ctx context.Context, owner string, lo, hi int64, consi
 		ScanIndexForward: aws.Bool(false),
 		ConsistentRead:   aws.Bool(consistent),
 	})
-	for p.HasMorePages() {
+	covered := hi + 1 // nothing yet
+	for read := 0; p.HasMorePages(); read++ {
+		if pages > 0 && read == pages {
+			return found, marks, covered, nil
+		}
 		out, err := p.NextPage(ctx)
 		if err != nil {
-			return nil, nil, fail("Query", err)
+			return nil, nil, 0, fail("Query", err)
 		}
 		for _, item := range out.Items {
 			if isVoid(item) {
 				h, err := decodeHead(item)
 				if err != nil {
-					return nil, nil, err
+					return nil, nil, 0, err
 				}
 				marks = append(marks, h.Seq)
+				covered = h.Seq
 				continue
 			}
 			o, err := decodeStored(item)
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, 0, err
 			}
 			found = append(found, o)
+			covered = o.Seq
 		}
 	}
-	return found, marks, nil
+	return found, marks, lo, nil
 }
 
 // isVoid reports whether item is a void marker (see Orders.Void).

@@ -242,16 +242,12 @@ func TestOrdersStoredBeforeTheCounter(t *testing.T) {
 	assertList(t, s, "old", 21)
 }
 
-// TestInByBatch: filters[documentId][$in] of 100 ids is one BatchGetItem
-// (two at most, with the retry of unprocessed keys) and returns exactly the
-// caller's orders among them, newest first: never another caller's, whose
-// ids name slots of this caller's that hold other orders.
-func TestInByBatch(t *testing.T) {
-	ctx := context.Background()
-	env, db, proxy, ids := proxiedStore(t, 400)
-	s := db.Orders(env.Table("OrdersTable"))
-	var mine, theirs []string
-	for i := range 120 {
+// aliceAndBob stores n orders of alice's, then 10 of bob's, through a
+// proxy, and returns their documentIds in order.
+func aliceAndBob(t *testing.T, n int) (env *storetest.Env, proxy *storetest.Proxy, s *store.Orders, mine, theirs []string) {
+	env, db, proxy, ids := proxiedStore(t, int64(3*(n+10)))
+	s = db.Orders(env.Table("OrdersTable"))
+	for i := range n {
 		o, _ := createSeqd(t, s, "alice", newOrder(t, ids, i))
 		mine = append(mine, o.DocumentID)
 	}
@@ -259,7 +255,21 @@ func TestInByBatch(t *testing.T) {
 		o, _ := createSeqd(t, s, "bob", newOrder(t, ids, i))
 		theirs = append(theirs, o.DocumentID)
 	}
-	asked := slices.Clone(mine[10:110])
+	return env, proxy, s, mine, theirs
+}
+
+// TestInByBatch: filters[documentId][$in] of 100 ids spread thinner than
+// denseRange's (one in three of the caller's orders) is one BatchGetItem
+// (two at most, with the retry of unprocessed keys) and returns exactly
+// the caller's orders among them, newest first: never another caller's,
+// whose ids name slots of this caller's that hold other orders.
+func TestInByBatch(t *testing.T) {
+	ctx := context.Background()
+	env, proxy, s, mine, theirs := aliceAndBob(t, 300)
+	var asked []string
+	for i := 0; i < len(mine); i += 3 {
+		asked = append(asked, mine[i])
+	}
 	proxy.Take()
 	got, err := s.ByDocuments(ctx, "alice", asked)
 	if err != nil {
@@ -280,5 +290,41 @@ func TestInByBatch(t *testing.T) {
 	}
 	if fmt.Sprint(docs(got)) != fmt.Sprint([]string{mine[3]}) {
 		t.Errorf("with another caller's ids: found %v, want only %s", docs(got), mine[3])
+	}
+}
+
+// TestInByRange: filters[documentId][$in] of 100 ids that are a run of the
+// caller's orders (a page of its list) is one Query of their seqs' range,
+// and returns exactly the caller's orders among them, newest first: never
+// another caller's, whose ids name slots of this caller's in the range,
+// nor an order of the range that was not asked for.
+func TestInByRange(t *testing.T) {
+	ctx := context.Background()
+	env, proxy, s, mine, theirs := aliceAndBob(t, 120)
+	for _, tc := range []struct {
+		name       string
+		asked      []string
+		want       []string // oldest first
+		operations string   // "": not checked (ids not found are looked up in the index)
+	}{
+		{"AHundredInARow", mine[10:110], mine[10:110], "Query:OrdersTable=1"},
+		{"EveryOther", []string{mine[2], mine[4], mine[6], mine[8]}, []string{mine[2], mine[4], mine[6], mine[8]}, "Query:OrdersTable=1"},
+		{"AnotherCallersIds", append(slices.Clone(theirs), mine[3], mine[3]), []string{mine[3]}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			proxy.Take()
+			got, err := s.ByDocuments(ctx, "alice", tc.asked)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if calls := proxy.Take(); tc.operations != "" && env.Operations(calls) != tc.operations {
+				t.Errorf("calls = %s, want %s", env.Operations(calls), tc.operations)
+			}
+			want := slices.Clone(tc.want)
+			slices.Reverse(want)
+			if fmt.Sprint(docs(got)) != fmt.Sprint(want) {
+				t.Errorf("found %v, want %v", docs(got), want)
+			}
+		})
 	}
 }
