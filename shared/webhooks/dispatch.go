@@ -18,14 +18,14 @@ import (
 // Defaults of a Dispatcher.
 const (
 	// DefaultParallel is how many attempts are made at once, in all.
-	DefaultParallel = 64
+	DefaultParallel = 128
 	// DefaultPerCaller is how many attempts to one caller's webhooks are
 	// made at once: a caller whose receivers hang holds at most these
 	// slots, and the others' attempts go on in the rest.
-	DefaultPerCaller = 16
+	DefaultPerCaller = 32
 	// DefaultPerWebhook is how many attempts to one webhook are made at
 	// once, each of another order (an order's events go one at a time).
-	DefaultPerWebhook = 16
+	DefaultPerWebhook = 32
 	// DefaultBatch is how many outboxes or due jobs one pass reads of each
 	// shard.
 	DefaultBatch = 100
