@@ -80,7 +80,7 @@ func (db *DB) IDs(table string, block int64) *IDs {
 }
 
 // idShard returns the name of shard i's counter item.
-func idShard(i int) string { return fmt.Sprintf("%s#%02d", idCounter, i) }
+func idShard(i int) string { return shardValue(idCounter, i) }
 
 // counterItem is a counter item as Reserve reads it back: its value (the
 // chunks reserved on a shard; the last id handed out for the single

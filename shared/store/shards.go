@@ -30,8 +30,12 @@ const Shards = 16
 // shardKey returns the sharded value of an index key: "<base>#<nn>", nn
 // from the FNV-1a hash of what.
 func shardKey(base, what string) string {
-	return fmt.Sprintf("%s#%02d", base, shardOf(what, Shards))
+	return shardValue(base, int(shardOf(what, Shards)))
 }
+
+// shardValue returns shard i's value of a sharded key: "<base>#<nn>", the
+// one spelling of a stored shard key.
+func shardValue(base string, i int) string { return fmt.Sprintf("%s#%02d", base, i) }
 
 // shardOf returns what's shard among n: the FNV-1a hash of what, mod n.
 func shardOf(what string, n uint32) uint32 {
@@ -46,7 +50,7 @@ func shardOf(what string, n uint32) uint32 {
 func shardKeys(base string) []string {
 	keys := []string{base}
 	for i := range Shards {
-		keys = append(keys, fmt.Sprintf("%s#%02d", base, i))
+		keys = append(keys, shardValue(base, i))
 	}
 	return keys
 }
@@ -61,7 +65,7 @@ func pollerKeys(base string, p webhooks.Poller) []string {
 	}
 	for i := range Shards {
 		if p.Owns(i) {
-			keys = append(keys, fmt.Sprintf("%s#%02d", base, i))
+			keys = append(keys, shardValue(base, i))
 		}
 	}
 	return keys
