@@ -144,6 +144,24 @@ func TestCreateOrder(t *testing.T) {
 			t.Errorf("stamp duty = %+v", sd)
 		}
 	})
+	t.Run("OneFulfillmentPerPaper", func(t *testing.T) {
+		id := orderID(t, c.send(functest.DevHeaders, body(map[string]any{"amount": 150, "quantity": 3})))
+		o := c.newest(t)
+		sd := o.StampDuty
+		if o.DocumentID != id || sd.Amount != 150 || sd.Quantity != 3 || sd.TotalAmount != 450 {
+			t.Errorf("amount %d quantity %d total_amount %d, want 150 3 450", sd.Amount, sd.Quantity, sd.TotalAmount)
+		}
+		if got, want := len(o.Fulfillments), 3; got != want {
+			t.Fatalf("%d fulfillments, want %d", got, want)
+		}
+		ids := map[string]bool{}
+		for k, f := range o.Fulfillments {
+			if f.Status != stampduty.StatusPending || ids[f.DocumentID] || (k > 0 && f.ID != o.Fulfillments[k-1].ID+1) {
+				t.Errorf("paper %d = %+v: want Pending, its own documentId, ids oldest first", k, f)
+			}
+			ids[f.DocumentID] = true
+		}
+	})
 	t.Run("Events", func(t *testing.T) {
 		c.CheckEvents(t, map[string]int{"create-order": 200, "create-order-no-token": 403, "create-order-bad-body": 400, "create-order-unknown-purpose": 404})
 	})
@@ -225,6 +243,13 @@ func refusals() []refusal {
 		{"RangeAbove", functest.DevHeaders, body(map[string]any{"amount": 501}), 400, "ValidationError", "The purpose can take an amount in the range of: 100-500, while the amount passed is equal to: 501", []string{"amount"}},
 		{"ConsiderationZero", functest.DevHeaders, body(map[string]any{"purpose": "Sale Deed", "state": "Delhi", "considerationPrice": 0}), 400, "ValidationError",
 			"The consideration price must be greater than 0 for the selected purpose. Please provide a valid consideration price.", []string{"considerationPrice"}},
+		// Quantity: an integer from 1 to 20 (papers.md), else 400 naming quantity.
+		{"QuantityZero", functest.DevHeaders, body(map[string]any{"quantity": 0}), 400, "ValidationError", "Invalid data. quantity must be an integer from 1 to 20", []string{"quantity"}},
+		{"QuantityTwentyOne", functest.DevHeaders, body(map[string]any{"quantity": 21}), 400, "ValidationError", "Invalid data. quantity must be an integer from 1 to 20", []string{"quantity"}},
+		{"QuantityNegative", functest.DevHeaders, body(map[string]any{"quantity": -2}), 400, "ValidationError", "Invalid data. quantity must be an integer from 1 to 20", []string{"quantity"}},
+		{"QuantityFraction", functest.DevHeaders, body(map[string]any{"quantity": 1.5}), 400, "ValidationError", "Invalid data. quantity must be an integer from 1 to 20", []string{"quantity"}},
+		{"QuantityString", functest.DevHeaders, body(map[string]any{"quantity": "2"}), 400, "ValidationError", "Invalid data. quantity must be an integer from 1 to 20", []string{"quantity"}},
+		{"QuantityBoolean", functest.DevHeaders, body(map[string]any{"quantity": true}), 400, "ValidationError", "Invalid data. quantity must be an integer from 1 to 20", []string{"quantity"}},
 		// Strapi's create shape, {"data": {…}}: the object inside is the body.
 		{"DataWrappedFieldsKeepTheirPaths", functest.DevHeaders, wrap(body(map[string]any{"amount": "200", "firstPartyName": ""})), 400, "ValidationError",
 			"Invalid data. amount must be an integer; firstPartyName must not be empty", []string{"amount", "firstPartyName"}},
@@ -521,7 +546,7 @@ func newOrderWithID(t *testing.T, s *functest.Stack, doc string) stampduty.Order
 	}
 	req := stampduty.OrderRequest{Amount: 200, Purpose: art.PurposeName, State: art.State, PaidBy: stampduty.FirstParty, Description: "N/A",
 		FirstPartyMobileNumber: "9876543210", FirstPartyName: "Takeover", SecondPartyName: "B"}
-	o, err := stampduty.NewOrder(req, art, 200, stampduty.OrderIDs{Order: first, Fulfillment: first + 1, StampDuty: first + 2}, time.Now())
+	o, err := stampduty.NewOrder(req, art, 200, stampduty.NewOrderIDs(first, 1), time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,7 +45,7 @@ func benchOrders(b *testing.B, n int) []stampduty.Order {
 			b.Fatalf("order %d: %v", i, err)
 		}
 		id := int64(100000 + 3*i)
-		o, err := stampduty.NewOrder(req, art, req.Amount, stampduty.OrderIDs{Order: id, Fulfillment: id + 1, StampDuty: id + 2}, now.Add(time.Duration(i)*time.Minute))
+		o, err := stampduty.NewOrder(req, art, req.Amount, stampduty.NewOrderIDs(id, 1), now.Add(time.Duration(i)*time.Minute))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -69,7 +69,7 @@ func TestLargestPageFitsTheResponseLimit(t *testing.T) {
 	orders := s.Env.DB().Orders(s.Env.Table("OrdersTable"))
 	for i := range 100 {
 		id := int64(math.MaxInt64 - 3*i - 2)
-		o, err := stampduty.NewOrder(req, art, amount, stampduty.OrderIDs{Order: id, Fulfillment: id + 1, StampDuty: id + 2}, time.Now())
+		o, err := stampduty.NewOrder(req, art, amount, stampduty.NewOrderIDs(id, 1), time.Now())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -27,7 +27,7 @@ type quoteResponse struct {
 }
 
 // routes answers a quote from the query's purpose, state, amount and
-// considerationPrice; other parameters are ignored, as Strapi ignores them.
+// considerationPrice and quantity; other parameters are ignored, as Strapi ignores them.
 func (h *handler) routes() http.Handler {
 	return function.Route(http.MethodGet, func(r *http.Request) (quoteResponse, error) {
 		vals, err := url.ParseQuery(r.URL.RawQuery)
@@ -39,6 +39,7 @@ func (h *handler) routes() http.Handler {
 			State:              vals["state"],
 			Amount:             vals["amount"],
 			ConsiderationPrice: vals["considerationPrice"],
+			Quantity:           vals["quantity"],
 		})
 		return quoteResponse{Data: q}, err
 	})

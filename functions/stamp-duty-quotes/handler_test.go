@@ -22,25 +22,27 @@ func TestStampDutyQuotes(t *testing.T) {
 		name, query, want string
 	}{
 		{"Consideration", "purpose=Sale%20Deed&state=Delhi&considerationPrice=2500000",
-			`{"data":{"purpose_name":"Sale Deed","state":"Delhi","rule":"consideration","amount":150000,"exact":"150000","min":100,"max":1000000,"fixed":null,"amountPercentConsideration":0.06},"meta":{}}`},
+			`{"data":{"purpose_name":"Sale Deed","state":"Delhi","rule":"consideration","amount":150000,"quantity":1,"total_amount":150000,"exact":"150000","min":100,"max":1000000,"fixed":null,"amountPercentConsideration":0.06},"meta":{}}`},
 		{"ConsiderationClampedToMin", "purpose=Lease+Deed&state=Telangana&considerationPrice=1001",
-			`{"data":{"purpose_name":"Lease Deed","state":"Telangana","rule":"consideration","amount":100,"exact":"4.004","min":100,"max":50000,"fixed":null,"amountPercentConsideration":0.004},"meta":{}}`},
+			`{"data":{"purpose_name":"Lease Deed","state":"Telangana","rule":"consideration","amount":100,"quantity":1,"total_amount":100,"exact":"4.004","min":100,"max":50000,"fixed":null,"amountPercentConsideration":0.004},"meta":{}}`},
 		{"ConsiderationRoundsUp", "purpose=Gift+Deed&state=Tamil+Nadu&considerationPrice=101",
-			`{"data":{"purpose_name":"Gift Deed","state":"Tamil Nadu","rule":"consideration","amount":8,"exact":"7.07","min":0,"max":25000,"fixed":null,"amountPercentConsideration":0.07},"meta":{}}`},
+			`{"data":{"purpose_name":"Gift Deed","state":"Tamil Nadu","rule":"consideration","amount":8,"quantity":1,"total_amount":8,"exact":"7.07","min":0,"max":25000,"fixed":null,"amountPercentConsideration":0.07},"meta":{}}`},
 		{"ConsiderationFixedWins", "purpose=Partnership%20Deed&state=Karnataka&considerationPrice=5000000&amount=3",
-			`{"data":{"purpose_name":"Partnership Deed","state":"Karnataka","rule":"consideration","amount":1000,"exact":"50000","min":1000,"max":1000,"fixed":1000,"amountPercentConsideration":0.01},"meta":{}}`},
+			`{"data":{"purpose_name":"Partnership Deed","state":"Karnataka","rule":"consideration","amount":1000,"quantity":1,"total_amount":1000,"exact":"50000","min":1000,"max":1000,"fixed":1000,"amountPercentConsideration":0.01},"meta":{}}`},
 		{"FixedWithoutAmount", "purpose=Affidavit&state=Karnataka",
-			`{"data":{"purpose_name":"Affidavit","state":"Karnataka","rule":"fixed","amount":20,"exact":null,"min":20,"max":20,"fixed":20,"amountPercentConsideration":null},"meta":{}}`},
+			`{"data":{"purpose_name":"Affidavit","state":"Karnataka","rule":"fixed","amount":20,"quantity":1,"total_amount":20,"exact":null,"min":20,"max":20,"fixed":20,"amountPercentConsideration":null},"meta":{}}`},
 		{"FixedEqual", "purpose=Affidavit&state=Karnataka&amount=20&considerationPrice=9",
-			`{"data":{"purpose_name":"Affidavit","state":"Karnataka","rule":"fixed","amount":20,"exact":null,"min":20,"max":20,"fixed":20,"amountPercentConsideration":null},"meta":{}}`},
+			`{"data":{"purpose_name":"Affidavit","state":"Karnataka","rule":"fixed","amount":20,"quantity":1,"total_amount":20,"exact":null,"min":20,"max":20,"fixed":20,"amountPercentConsideration":null},"meta":{}}`},
+		{"ThreePapers", "purpose=Rent%20Agreement&state=Karnataka&amount=200&quantity=3",
+			`{"data":{"purpose_name":"Rent Agreement","state":"Karnataka","rule":"range","amount":200,"quantity":3,"total_amount":600,"exact":null,"min":100,"max":500,"fixed":null,"amountPercentConsideration":null},"meta":{}}`},
 		{"RangeWithoutAmount", "purpose=Rent%20Agreement&state=Karnataka",
-			`{"data":{"purpose_name":"Rent Agreement","state":"Karnataka","rule":"range","amount":null,"exact":null,"min":100,"max":500,"fixed":null,"amountPercentConsideration":null},"meta":{}}`},
+			`{"data":{"purpose_name":"Rent Agreement","state":"Karnataka","rule":"range","amount":null,"quantity":1,"total_amount":null,"exact":null,"min":100,"max":500,"fixed":null,"amountPercentConsideration":null},"meta":{}}`},
 		{"RangeWithAmount", "purpose=Rent%20Agreement&state=Karnataka&amount=0200",
-			`{"data":{"purpose_name":"Rent Agreement","state":"Karnataka","rule":"range","amount":200,"exact":null,"min":100,"max":500,"fixed":null,"amountPercentConsideration":null},"meta":{}}`},
+			`{"data":{"purpose_name":"Rent Agreement","state":"Karnataka","rule":"range","amount":200,"quantity":1,"total_amount":200,"exact":null,"min":100,"max":500,"fixed":null,"amountPercentConsideration":null},"meta":{}}`},
 		{"PurposeTrimmed", "purpose=%20Affidavit%20&state=Karnataka",
-			`{"data":{"purpose_name":"Affidavit","state":"Karnataka","rule":"fixed","amount":20,"exact":null,"min":20,"max":20,"fixed":20,"amountPercentConsideration":null},"meta":{}}`},
+			`{"data":{"purpose_name":"Affidavit","state":"Karnataka","rule":"fixed","amount":20,"quantity":1,"total_amount":20,"exact":null,"min":20,"max":20,"fixed":20,"amountPercentConsideration":null},"meta":{}}`},
 		{"StrapiParametersIgnored", "purpose=Affidavit&state=Karnataka&populate=*&locale=en&fields[0]=amount&status=draft",
-			`{"data":{"purpose_name":"Affidavit","state":"Karnataka","rule":"fixed","amount":20,"exact":null,"min":20,"max":20,"fixed":20,"amountPercentConsideration":null},"meta":{}}`},
+			`{"data":{"purpose_name":"Affidavit","state":"Karnataka","rule":"fixed","amount":20,"quantity":1,"total_amount":20,"exact":null,"min":20,"max":20,"fixed":20,"amountPercentConsideration":null},"meta":{}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := quote(tc.query, nil)
@@ -61,6 +63,7 @@ func TestStampDutyQuotes(t *testing.T) {
 		message     string
 		paths       []string
 	}{
+		{"QuantityTwentyOne", "purpose=Rent%20Agreement&state=Karnataka&amount=200&quantity=21", 400, "ValidationError", "Invalid data. quantity must be an integer from 1 to 20", []string{"quantity"}},
 		{"UnknownPair", "purpose=Rent%20Agreement&state=Delhi", 404, "NotFoundError", "Purpose with the name: Rent Agreement cannot be found.", nil},
 		{"UnknownPurpose", "purpose=Moon+Lease&state=Karnataka&amount=x", 404, "NotFoundError", "Purpose with the name: Moon Lease cannot be found.", nil},
 		{"UnknownState", "purpose=Affidavit&state=Atlantis", 404, "NotFoundError", "Purpose with the name: Affidavit cannot be found.", nil},

@@ -289,7 +289,7 @@ func newOrder(t *testing.T, env *storetest.Env) (stampduty.Order, stampduty.Pend
 	}
 	req := stampduty.OrderRequest{Amount: 20, Purpose: art.PurposeName, State: art.State, PaidBy: stampduty.SecondParty, Description: "N/A",
 		FirstPartyMobileNumber: "9876543210", FirstPartyName: "Asha Rao", SecondPartyName: "Bank", FirstPartyPan: "ABCDE1234F"}
-	o, err := stampduty.NewOrder(req, art, 20, stampduty.OrderIDs{Order: first, Fulfillment: first + 1, StampDuty: first + 2}, time.Now())
+	o, err := stampduty.NewOrder(req, art, 20, stampduty.NewOrderIDs(first, 1), time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -74,11 +74,14 @@ func (c *Creator) Create(ctx context.Context, owner string, body *stampduty.Orde
 	if err != nil {
 		return "", err
 	}
-	first, err := c.IDs.Reserve(ctx, 3)
+	if _, err := stampduty.TotalAmount(amount, req.Quantity); err != nil {
+		return "", err
+	}
+	first, err := c.IDs.Reserve(ctx, stampduty.IDsPerOrder(req.Quantity))
 	if err != nil {
 		return "", err
 	}
-	order, err := stampduty.NewOrder(req, art, amount, stampduty.OrderIDs{Order: first, Fulfillment: first + 1, StampDuty: first + 2}, c.now())
+	order, err := stampduty.NewOrder(req, art, amount, stampduty.NewOrderIDs(first, req.Quantity), c.now())
 	if err != nil {
 		return "", err
 	}

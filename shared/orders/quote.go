@@ -23,7 +23,7 @@ func (q *Quoter) Quote(ctx context.Context, query stampduty.QuoteQuery) (stampdu
 	if err != nil {
 		return stampduty.Quote{}, err
 	}
-	return art.Quote(req.Amount, req.ConsiderationPrice)
+	return art.Quote(req.Amount, req.ConsiderationPrice, req.Quantity)
 }
 
 // keyed is a request that names an article: a create body, a quote query.

@@ -135,3 +135,15 @@ func (a Article) followingAmount(price int64) (int64, error) {
 func (a Article) broken(why string) *Error {
 	return Internal(fmt.Errorf("article %d (%q, %q) is broken: %s", a.ID, a.PurposeName, a.State, why))
 }
+
+// TotalAmount returns the duty of quantity papers of amount each. A total
+// above MaxAmount is refused (EINVALID naming quantity), so that every
+// amount the API shows keeps at most 15 digits, within what a JavaScript
+// client reads exactly (a decision: papers.md is silent).
+func TotalAmount(amount, quantity int64) (int64, error) {
+	if quantity > 0 && amount > MaxAmount/quantity {
+		msg := fmt.Sprintf("quantity must be at most %d for an amount of %d: the total amount must be at most %d", MaxAmount/max(amount, 1), amount, MaxAmount)
+		return 0, &Error{Code: EINVALID, Message: msg, Fields: []FieldError{{Path: "quantity", Message: msg}}}
+	}
+	return amount * quantity, nil
+}

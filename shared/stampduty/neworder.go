@@ -3,11 +3,32 @@ package stampduty
 import (
 	"crypto/rand"
 	"fmt"
+	"slices"
 	"time"
 )
 
-// OrderIDs are the numeric ids a new order takes.
-type OrderIDs struct{ Order, Fulfillment, StampDuty int64 }
+// OrderIDs are the numeric ids a new order takes: one for the order, one
+// per paper (fulfillment), one for its stamp duty.
+type OrderIDs struct {
+	Order        int64
+	Fulfillments []int64
+	StampDuty    int64
+}
+
+// IDsPerOrder is how many ids an order of papers papers takes.
+func IDsPerOrder(papers int64) int64 { return papers + 2 }
+
+// NewOrderIDs returns the ids of an order of papers papers from
+// IDsPerOrder(papers) consecutive ids starting at first: the order first,
+// its fulfillments next, oldest first, then its stamp duty (for one paper:
+// first, first+1, first+2, as orders were always numbered).
+func NewOrderIDs(first, papers int64) OrderIDs {
+	ids := OrderIDs{Order: first, StampDuty: first + papers + 1}
+	for k := range papers {
+		ids.Fulfillments = append(ids.Fulfillments, first+1+k)
+	}
+	return ids
+}
 
 // TimeLayout is the layout of createdAt: UTC RFC 3339 with milliseconds.
 const TimeLayout = "2006-01-02T15:04:05.000Z"
@@ -60,35 +81,35 @@ func NewDocumentID() (string, error) {
 }
 
 // NewOrder builds a new order from a validated request, the article it was
-// made under, its final amount (from Article.Amount) and its numeric ids,
-// created at now: one Pending fulfillment, quantity 1, fresh documentIds.
+// made under, its final amount (from Article.Amount, the duty of one paper)
+// and its numeric ids, created at now: one Pending fulfillment per paper
+// (req.Quantity, one id of ids.Fulfillments each, oldest first), fresh
+// documentIds.
 func NewOrder(req OrderRequest, art Article, amount int64, ids OrderIDs, now time.Time) (Order, error) {
-	if ids.Order <= 0 || ids.Fulfillment <= 0 || ids.StampDuty <= 0 {
-		return Order{}, Internal(fmt.Errorf("new order: ids must be positive, got %+v", ids))
+	quantity := max(req.Quantity, 1) // a request built in code may leave it 0: one paper
+	if ids.Order <= 0 || ids.StampDuty <= 0 || int64(len(ids.Fulfillments)) != quantity || slices.ContainsFunc(ids.Fulfillments, func(id int64) bool { return id <= 0 }) {
+		return Order{}, Internal(fmt.Errorf("new order: want positive ids, one per paper of %d, got %+v", quantity, ids))
 	}
 	orderDocID, err := NewDocumentID()
 	if err != nil {
 		return Order{}, fmt.Errorf("new order: %w", err)
 	}
-	fulfillmentDocID, err := NewDocumentID()
-	if err != nil {
-		return Order{}, fmt.Errorf("new order: fulfillment: %w", err)
-	}
 	at := FormatTime(now)
+	papers := make([]Fulfillment, quantity)
+	for k := range papers {
+		doc, err := NewDocumentID()
+		if err != nil {
+			return Order{}, fmt.Errorf("new order: fulfillment: %w", err)
+		}
+		papers[k] = Fulfillment{ID: ids.Fulfillments[k], DocumentID: doc, Status: StatusPending,
+			History: []StatusEntry{{Status: StatusPending, At: at}}}
+	}
 	return Order{
-		ID:         ids.Order,
-		DocumentID: orderDocID,
-		CreatedAt:  at,
-		UpdatedAt:  at,
-		Fulfillments: []Fulfillment{{
-			ID:                ids.Fulfillment,
-			DocumentID:        fulfillmentDocID,
-			Status:            StatusPending,
-			UniqueDocRef:      "",
-			CertificateNumber: "",
-			CertificateFile:   nil,
-			History:           []StatusEntry{{Status: StatusPending, At: at}},
-		}},
+		ID:           ids.Order,
+		DocumentID:   orderDocID,
+		CreatedAt:    at,
+		UpdatedAt:    at,
+		Fulfillments: papers,
 		StampDuty: StampDuty{
 			ID:                 ids.StampDuty,
 			Amount:             amount,
@@ -101,7 +122,8 @@ func NewOrder(req OrderRequest, art Article, amount int64, ids OrderIDs, now tim
 			SecondPartyPAN:     req.SecondPartyPan,
 			PaidBy:             req.PaidBy,
 			PurchasedBy:        req.PurchasedBy,
-			Quantity:           1,
+			Quantity:           quantity,
+			TotalAmount:        amount * quantity,
 			State:              req.State,
 			ConsiderationPrice: req.ConsiderationPrice,
 			MobileNumber:       req.FirstPartyMobileNumber,

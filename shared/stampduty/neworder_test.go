@@ -100,7 +100,7 @@ func TestFormatTime(t *testing.T) {
 
 func TestNewOrder(t *testing.T) {
 	art := Article{ID: 42, DocumentID: "k3j2h4g5f6d7s8a9p0o1i2u3", PurposeName: "Rent Agreement", State: "Karnataka", Min: 100, Max: 500}
-	ids := OrderIDs{Order: 7, Fulfillment: 8, StampDuty: 9}
+	ids := NewOrderIDs(7, 1)
 	now := time.Date(2026, 11, 21, 9, 39, 0, 123456789, time.FixedZone("IST", 5*3600+1800))
 	o, err := NewOrder(fullRequest, art, 321, ids, now)
 	if err != nil {
@@ -151,6 +151,7 @@ func TestNewOrder(t *testing.T) {
 			PaidBy:             "First Party",
 			PurchasedBy:        "Ravi Kumar (agent)",
 			Quantity:           1,
+			TotalAmount:        321,
 			State:              "Karnataka",
 			ConsiderationPrice: 100000,
 			MobileNumber:       "9876543210",
@@ -159,6 +160,33 @@ func TestNewOrder(t *testing.T) {
 		}
 		if got := o.StampDuty; !reflect.DeepEqual(got, want) {
 			t.Errorf("StampDuty =\n%+v\nwant\n%+v", got, want)
+		}
+	})
+	t.Run("OnePendingFulfillmentPerPaper", func(t *testing.T) {
+		req := fullRequest
+		req.Quantity = 3
+		o, err := NewOrder(req, art, 321, NewOrderIDs(7, 3), now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := len(o.Fulfillments), 3; got != want {
+			t.Fatalf("%d fulfillments, want %d", got, want)
+		}
+		seen := map[string]bool{o.DocumentID: true}
+		for k, f := range o.Fulfillments {
+			if got, want := f.ID, int64(8+k); got != want {
+				t.Errorf("paper %d: id %d, want %d (the ids after the order's, oldest first)", k, got, want)
+			}
+			if f.Status != StatusPending || len(f.History) != 1 || !documentIDPattern.MatchString(f.DocumentID) || seen[f.DocumentID] {
+				t.Errorf("paper %d = %+v: want Pending with its own documentId", k, f)
+			}
+			seen[f.DocumentID] = true
+		}
+		if got, want := o.StampDuty.ID, int64(11); got != want {
+			t.Errorf("stamp duty id %d, want %d", got, want)
+		}
+		if sd := o.StampDuty; sd.Amount != 321 || sd.Quantity != 3 || sd.TotalAmount != 963 {
+			t.Errorf("amount %d quantity %d total_amount %d, want 321 3 963", sd.Amount, sd.Quantity, sd.TotalAmount)
 		}
 	})
 	t.Run("FreshDocumentIDs", func(t *testing.T) {
@@ -171,9 +199,11 @@ func TestNewOrder(t *testing.T) {
 		}
 	})
 	for name, bad := range map[string]OrderIDs{
-		"ZeroOrderID":       {0, 8, 9},
-		"ZeroFulfillmentID": {7, 0, 9},
-		"NegativeStampID":   {7, 8, -1},
+		"ZeroOrderID":        {0, []int64{8}, 9},
+		"ZeroFulfillmentID":  {7, []int64{0}, 9},
+		"NegativeStampID":    {7, []int64{8}, -1},
+		"FewerIDsThanPapers": {7, nil, 9},
+		"MoreIDsThanPapers":  {7, []int64{8, 10}, 9},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := NewOrder(fullRequest, art, 321, bad, now)

@@ -22,6 +22,7 @@ const (
 	fSecondPartyAddress
 	fFirstPartyPan
 	fSecondPartyPan
+	fQuantity
 	numOrderFields
 )
 
@@ -41,6 +42,7 @@ var orderFieldNames = [numOrderFields]string{
 	"secondPartyAddress",
 	"firstPartyPan",
 	"secondPartyPan",
+	"quantity",
 }
 
 // orderFieldIndex returns the index of a create-order field, -1 for an
@@ -75,6 +77,8 @@ func orderFieldIndex(key string) int {
 		return fFirstPartyPan
 	case "secondPartyPan":
 		return fSecondPartyPan
+	case "quantity":
+		return fQuantity
 	}
 	return -1
 }
@@ -89,10 +93,10 @@ type OrderBody struct {
 
 // OrderRequest is a validated create-order body with the defaults applied:
 // Description "N/A" when absent or blank, PurchasedBy, addresses and PANs ""
-// when absent, Purpose trimmed. Amount and ConsiderationPrice are in
-// 0..MaxAmount.
+// when absent, Purpose trimmed, Quantity 1 when absent or null. Amount and
+// ConsiderationPrice are in 0..MaxAmount; Quantity in 1..MaxQuantity.
 type OrderRequest struct {
-	Amount, ConsiderationPrice                                           int64
+	Amount, ConsiderationPrice, Quantity                                 int64
 	Description, Purpose, State, PaidBy, PurchasedBy                     string
 	FirstPartyMobileNumber, FirstPartyName, SecondPartyName              string
 	FirstPartyAddress, SecondPartyAddress, FirstPartyPan, SecondPartyPan string
@@ -191,6 +195,9 @@ func (r *OrderBody) Validate() (OrderRequest, error) {
 			fail(f.idx, msg)
 		}
 	}
+	if req.Quantity, msg = quantityValue(r.fields[fQuantity]); msg != "" {
+		fail(fQuantity, msg)
+	}
 	for _, key := range r.unknown {
 		errs = append(errs, FieldError{Path: key, Message: key + msgNotAllowed})
 	}
@@ -225,7 +232,25 @@ const (
 	msgAddressLen           = " must be at most 120 characters"
 	msgAddressSet           = " may only contain letters, digits, spaces and . / : , - \\"
 	msgPAN                  = " must be empty or a PAN: 5 capital letters, 4 digits, 1 capital letter"
+	msgQuantity             = " must be an integer from 1 to 20"
 )
+
+// MaxQuantity is the most papers one order may ask for (papers.md).
+const MaxQuantity = 20
+
+// quantityValue reads the optional number of papers: absent or null is 1
+// (as the other optional fields treat null as absent); otherwise a JSON
+// integer (2.0 and 2e0 are 2, as for amounts) from 1 to MaxQuantity. Every
+// other value, a string "2" and a boolean among them, is msgQuantity.
+func quantityValue(v Value) (int64, string) {
+	if v.Kind == Absent || v.Kind == Null {
+		return 1, ""
+	}
+	if i, msg := integerValue(v); msg == "" && i >= 1 && i <= MaxQuantity {
+		return i, ""
+	}
+	return 0, msgQuantity
+}
 
 // requiredString reads a required string field.
 func (r *OrderBody) requiredString(idx int) (string, string) {

@@ -51,6 +51,7 @@ var fullRequest = OrderRequest{
 	SecondPartyAddress:     `Flat 4B\Tower 2, Indiranagar`,
 	FirstPartyPan:          "ABCDE1234F",
 	SecondPartyPan:         "PQRST6789Z",
+	Quantity:               1,
 }
 
 // minimalMembers holds only the required fields.
@@ -254,7 +255,7 @@ func TestValidateDefaults(t *testing.T) {
 		want := OrderRequest{
 			Amount: 20, ConsiderationPrice: 0, Description: "N/A", Purpose: "Affidavit", State: "Delhi",
 			PaidBy: "Second Party", PurchasedBy: "", FirstPartyMobileNumber: "0123456789",
-			FirstPartyName: "A", SecondPartyName: "B",
+			FirstPartyName: "A", SecondPartyName: "B", Quantity: 1,
 		}
 		if got != want {
 			t.Errorf("Validate() =\n%+v\nwant\n%+v", got, want)
@@ -307,6 +308,8 @@ func fieldValue(r OrderRequest, key string) string {
 		return r.FirstPartyPan
 	case "secondPartyPan":
 		return r.SecondPartyPan
+	case "quantity":
+		return fmt.Sprint(r.Quantity)
 	}
 	panic("unknown field " + key)
 }
@@ -436,6 +439,27 @@ func TestValidateIntegers(t *testing.T) {
 	runFieldCases(t, cases)
 }
 
+func TestValidateQuantity(t *testing.T) {
+	const bad = "quantity must be an integer from 1 to 20"
+	runFieldCases(t, []fieldCase{
+		{"AbsentIsOne", "quantity", omit, "1", ""},
+		{"NullIsOne", "quantity", "null", "1", ""},
+		{"One", "quantity", "1", "1", ""},
+		{"Twenty", "quantity", "20", "20", ""},
+		{"IntegralFraction", "quantity", "2.0", "2", ""},
+		{"Exponent", "quantity", "2e1", "20", ""},
+		{"Zero", "quantity", "0", "", bad},
+		{"TwentyOne", "quantity", "21", "", bad},
+		{"Negative", "quantity", "-1", "", bad},
+		{"Fraction", "quantity", "1.5", "", bad},
+		{"Huge", "quantity", "1e999999", "", bad},
+		{"String", "quantity", `"2"`, "", bad},
+		{"True", "quantity", "true", "", bad},
+		{"Object", "quantity", `{"n":2}`, "", bad},
+		{"Array", "quantity", "[2]", "", bad},
+	})
+}
+
 func TestValidateStringTypes(t *testing.T) {
 	required := []string{"purpose", "state", "paidBy", "firstPartyMobileNumber", "firstPartyName", "secondPartyName"}
 	optional := map[string]string{
@@ -443,7 +467,7 @@ func TestValidateStringTypes(t *testing.T) {
 		"secondPartyAddress": "", "firstPartyPan": "", "secondPartyPan": "",
 	}
 	var cases []fieldCase
-	for _, key := range orderFieldNames[fDescription:] {
+	for _, key := range orderFieldNames[fDescription:fQuantity] {
 		for name, lit := range map[string]string{
 			"Number": "123", "Float": "1.5", "True": "true", "False": "false",
 			"Object": `{"a":"b"}`, "EmptyObject": "{}", "Array": `["a"]`, "EmptyArray": "[]",

@@ -18,15 +18,17 @@ const (
 // query string: every value sent for each parameter, in order, none when
 // it was not sent.
 type QuoteQuery struct {
-	Purpose, State, Amount, ConsiderationPrice []string
+	Purpose, State, Amount, ConsiderationPrice, Quantity []string
 }
 
 // QuoteRequest is a validated QuoteQuery: Purpose trimmed, Amount nil when
-// not sent, ConsiderationPrice 0 when not sent; both in 0..MaxAmount.
+// not sent, ConsiderationPrice 0 when not sent; both in 0..MaxAmount;
+// Quantity 1 when not sent, else in 1..MaxQuantity.
 type QuoteRequest struct {
 	Purpose, State     string
 	Amount             *int64
 	ConsiderationPrice int64
+	Quantity           int64
 }
 
 // Quote is what an order for an article would store as its amount, and the
@@ -35,8 +37,13 @@ type Quote struct {
 	PurposeName string `json:"purpose_name"`
 	State       string `json:"state"`
 	Rule        string `json:"rule"`
-	// Amount is the order's amount; nil for a range article asked without one.
+	// Amount is the order's amount, the duty of one paper; nil for a range
+	// article asked without one.
 	Amount *int64 `json:"amount"`
+	// Quantity is the number of papers asked (1 when not asked).
+	Quantity int64 `json:"quantity"`
+	// TotalAmount is Amount × Quantity, nil when Amount is.
+	TotalAmount *int64 `json:"total_amount"`
 	// Exact is consideration price × factor before rounding up and clamping
 	// (consideration articles only), as a decimal string.
 	Exact  *string  `json:"exact"`
@@ -119,6 +126,13 @@ func (q QuoteQuery) Validate() (QuoteRequest, error) {
 			fail(orderFieldNames[fState], msg)
 		}
 	}
+	req.Quantity = 1
+	if s, ok := once(orderFieldNames[fQuantity], q.Quantity, false); ok {
+		var msg string
+		if req.Quantity, msg = quantityValue(queryInteger(s)); msg != "" {
+			fail(orderFieldNames[fQuantity], msg)
+		}
+	}
 	if len(errs) > 0 {
 		return QuoteRequest{}, Invalid(errs)
 	}
@@ -143,12 +157,13 @@ func queryInteger(s string) Value {
 	return Value{Kind: Number, Text: s}
 }
 
-// Quote is what an order for a with these values would store: the amount
-// Amount gives (the create's rules, same errors), except that without an
-// amount a fixed article quotes its fixed amount and a range article quotes
-// none. The consideration price is ignored unless the article follows it.
-func (a Article) Quote(amount *int64, considerationPrice int64) (Quote, error) {
-	q := Quote{PurposeName: a.PurposeName, State: a.State, Min: a.Min, Max: a.Max, Fixed: a.Fixed, Factor: a.Factor}
+// Quote is what an order of quantity papers for a with these values would
+// store: the amount Amount gives (the create's rules, same errors), except
+// that without an amount a fixed article quotes its fixed amount and a
+// range article quotes none; and the total for the papers. The
+// consideration price is ignored unless the article follows it.
+func (a Article) Quote(amount *int64, considerationPrice, quantity int64) (Quote, error) {
+	q := Quote{PurposeName: a.PurposeName, State: a.State, Min: a.Min, Max: a.Max, Fixed: a.Fixed, Factor: a.Factor, Quantity: quantity}
 	var sent int64
 	if amount != nil {
 		sent = *amount
@@ -171,7 +186,11 @@ func (a Article) Quote(amount *int64, considerationPrice int64) (Quote, error) {
 	if err != nil {
 		return Quote{}, err
 	}
-	q.Amount = &v
+	total, err := TotalAmount(v, quantity)
+	if err != nil {
+		return Quote{}, err
+	}
+	q.Amount, q.TotalAmount = &v, &total
 	if a.FollowsConsideration {
 		exact := a.Factor.MulExact(uint64(considerationPrice))
 		q.Exact = &exact

@@ -35,6 +35,12 @@ func TestQuoteQueryValidate(t *testing.T) {
 			"Invalid data. purpose is a required field; state is a required field", []string{"purpose", "state"}},
 		{"Twice", func(q *QuoteQuery) { q.Amount, q.State = []string{"1", "2"}, []string{"Delhi", "Goa"} },
 			"Invalid data. amount is given more than once; state is given more than once", []string{"amount", "state"}},
+		{"Quantity", func(q *QuoteQuery) { q.Quantity = one("20") }, "Sale Deed Delhi <nil> 0 ×20", nil},
+		{"QuantityZero", func(q *QuoteQuery) { q.Quantity = one("0") }, "Invalid data. quantity must be an integer from 1 to 20", []string{"quantity"}},
+		{"QuantityTwentyOne", func(q *QuoteQuery) { q.Quantity = one("21") }, "Invalid data. quantity must be an integer from 1 to 20", []string{"quantity"}},
+		{"QuantityFraction", func(q *QuoteQuery) { q.Quantity = one("1.5") }, "Invalid data. quantity must be an integer from 1 to 20", []string{"quantity"}},
+		{"QuantityWord", func(q *QuoteQuery) { q.Quantity = one("two") }, "Invalid data. quantity must be an integer from 1 to 20", []string{"quantity"}},
+		{"QuantityTwice", func(q *QuoteQuery) { q.Quantity = []string{"1", "2"} }, "Invalid data. quantity is given more than once", []string{"quantity"}},
 		{"BadStateAndEmptyPurpose", func(q *QuoteQuery) { q.Purpose, q.State = one("  "), one("Atlantis") },
 			"Invalid data. purpose must not be empty; state must be one of the states or union territories of India", []string{"purpose", "state"}},
 	} {
@@ -59,6 +65,9 @@ func TestQuoteQueryValidate(t *testing.T) {
 					amount = fmt.Sprint(*req.Amount)
 				}
 				got = fmt.Sprintf("%s %s %s %d", req.Purpose, req.State, amount, req.ConsiderationPrice)
+				if req.Quantity != 1 {
+					got += fmt.Sprintf(" ×%d", req.Quantity)
+				}
 			}
 			if got != tc.want {
 				t.Errorf("Validate() = %q\n want %q", got, tc.want)
@@ -114,24 +123,33 @@ func TestArticleQuote(t *testing.T) {
 		amount *int64
 		price  int64
 		want   string // rule amount exact, or the error message
+		papers int64  // 1 when 0
 	}{
-		{"RangeWithoutAmount", rangeArt, nil, 0, "range <nil> <nil>"},
-		{"RangeWithAmount", rangeArt, ptr[int64](321), 0, "range 321 <nil>"},
-		{"RangeBelow", rangeArt, ptr[int64](99), 0, "The purpose can take an amount in the range of: 100-500, while the amount passed is equal to: 99"},
-		{"RangeIgnoresPrice", rangeArt, ptr[int64](100), 7, "range 100 <nil>"},
-		{"FixedWithoutAmount", fixedArt, nil, 0, "fixed 20 <nil>"},
-		{"FixedEqual", fixedArt, ptr[int64](20), 0, "fixed 20 <nil>"},
-		{"FixedDiffers", fixedArt, ptr[int64](25), 0, "The purpose have a fixed amount of: 20, while the amount passed is equal to: 25"},
-		{"Consideration", saleDeed, nil, 2500000, "consideration 150000 150000"},
-		{"ConsiderationRoundsUp", saleDeed, nil, 2500001, "consideration 150001 150000.06"},
-		{"ConsiderationIgnoresAmount", saleDeed, ptr[int64](3), 2500000, "consideration 150000 150000"},
-		{"ConsiderationClampedToMin", saleDeed, nil, 10, "consideration 100 0.6"},
-		{"ConsiderationClampedToMax", saleDeed, nil, 999999999999999, "consideration 2500000 59999999999999.94"},
-		{"ConsiderationFixedWins", partnership, nil, 5000000, "consideration 1000 50000"},
-		{"ConsiderationZero", saleDeed, nil, 0, msgConsiderationPrice},
+		{"RangeWithoutAmount", rangeArt, nil, 0, "range <nil> <nil>", 0},
+		{"RangeWithAmount", rangeArt, ptr[int64](321), 0, "range 321 <nil>", 0},
+		{"RangeBelow", rangeArt, ptr[int64](99), 0, "The purpose can take an amount in the range of: 100-500, while the amount passed is equal to: 99", 0},
+		{"RangeIgnoresPrice", rangeArt, ptr[int64](100), 7, "range 100 <nil>", 0},
+		{"FixedWithoutAmount", fixedArt, nil, 0, "fixed 20 <nil>", 0},
+		{"FixedEqual", fixedArt, ptr[int64](20), 0, "fixed 20 <nil>", 0},
+		{"FixedDiffers", fixedArt, ptr[int64](25), 0, "The purpose have a fixed amount of: 20, while the amount passed is equal to: 25", 0},
+		{"Consideration", saleDeed, nil, 2500000, "consideration 150000 150000", 0},
+		{"ConsiderationRoundsUp", saleDeed, nil, 2500001, "consideration 150001 150000.06", 0},
+		{"ConsiderationIgnoresAmount", saleDeed, ptr[int64](3), 2500000, "consideration 150000 150000", 0},
+		{"ConsiderationClampedToMin", saleDeed, nil, 10, "consideration 100 0.6", 0},
+		{"ConsiderationClampedToMax", saleDeed, nil, 999999999999999, "consideration 2500000 59999999999999.94", 0},
+		{"ConsiderationFixedWins", partnership, nil, 5000000, "consideration 1000 50000", 0},
+		{"ConsiderationZero", saleDeed, nil, 0, msgConsiderationPrice, 0},
+		{"ThreePapers", rangeArt, ptr[int64](321), 0, "range 321 <nil>", 3},
+		{"TotalPastMaxAmount", rangeArt, ptr[int64](500), 0, "", 20},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			q, err := tc.art.Quote(tc.amount, tc.price)
+			papers := max(tc.papers, 1)
+			if tc.name == "TotalPastMaxAmount" {
+				tc.art.Max = MaxAmount
+				tc.amount = ptr[int64](MaxAmount / 10)
+				tc.want = "quantity must be at most 10 for an amount of 99999999999999: the total amount must be at most 999999999999999"
+			}
+			q, err := tc.art.Quote(tc.amount, tc.price, papers)
 			var got string
 			if err != nil {
 				got = ErrorMessage(err)
@@ -144,6 +162,9 @@ func TestArticleQuote(t *testing.T) {
 					exact = *q.Exact
 				}
 				got = q.Rule + " " + amount + " " + exact
+				if q.Quantity != papers || (q.Amount == nil) != (q.TotalAmount == nil) || q.Amount != nil && *q.TotalAmount != *q.Amount*papers {
+					t.Errorf("quantity %d, total_amount %v for amount %v × %d papers", q.Quantity, q.TotalAmount, q.Amount, papers)
+				}
 				if q.PurposeName != tc.art.PurposeName || q.State != tc.art.State || q.Min != tc.art.Min || q.Max != tc.art.Max || q.Fixed != tc.art.Fixed || q.Factor != tc.art.Factor {
 					t.Errorf("quote %+v does not carry the article %+v", q, tc.art)
 				}

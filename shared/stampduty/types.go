@@ -102,7 +102,10 @@ type StampDuty struct {
 	SecondPartyPAN     string `json:"second_party_PAN"`
 	PaidBy             string `json:"paid_by"`
 	PurchasedBy        string `json:"purchased_by"`
-	Quantity           int64  `json:"quantity"`
+	// Quantity is the number of papers: the order has one fulfillment each.
+	Quantity int64 `json:"quantity"`
+	// TotalAmount is Amount × Quantity: the duty of every paper.
+	TotalAmount        int64  `json:"total_amount"`
 	State              string `json:"state"`
 	ConsiderationPrice int64  `json:"consideration_price"`
 	MobileNumber       string `json:"mobile_number"`

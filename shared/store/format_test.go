@@ -80,7 +80,7 @@ var storedOrderValue = stampduty.Order{ID: 101, DocumentID: "o2ZQm3X8pV1nR7tK4wY
 		{ID: 9, DocumentID: "f", Status: "Pending", History: []stampduty.StatusEntry{{Status: "Pending", At: "2026-11-21T04:09:00.123Z"}}},
 	},
 	StampDuty: stampduty.StampDuty{ID: 103, Amount: 20, Description: "N/A", FirstPartyName: "Asha", FirstPartyAddress: `12, MG Road \ Bengaluru`,
-		FirstPartyPAN: "ABCDE1234F", SecondPartyName: "B", PaidBy: "First Party", PurchasedBy: "ü≠", Quantity: 1, State: "Karnataka",
+		FirstPartyPAN: "ABCDE1234F", SecondPartyName: "B", PaidBy: "First Party", PurchasedBy: "ü≠", Quantity: 1, TotalAmount: 20, State: "Karnataka",
 		MobileNumber: "9876543210", StatePurpose: stampduty.StatePurpose{ID: 3, DocumentID: "a", PurposeName: "Affidavit"}},
 }
 

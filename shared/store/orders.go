@@ -199,7 +199,7 @@ func (it orderBody) order() (stampduty.Order, error) {
 	o.StampDuty = stampduty.StampDuty{ID: sd.ID, Amount: sd.Amount, Description: sd.Description,
 		FirstPartyName: sd.FirstPartyName, FirstPartyAddress: sd.FirstPartyAddress, FirstPartyPAN: sd.FirstPartyPAN,
 		SecondPartyName: sd.SecondPartyName, SecondPartyAddress: sd.SecondPartyAddress, SecondPartyPAN: sd.SecondPartyPAN,
-		PaidBy: sd.PaidBy, PurchasedBy: sd.PurchasedBy, Quantity: sd.Quantity, State: sd.State,
+		PaidBy: sd.PaidBy, PurchasedBy: sd.PurchasedBy, Quantity: sd.Quantity, TotalAmount: sd.Amount * sd.Quantity, State: sd.State,
 		ConsiderationPrice: sd.ConsiderationPrice, MobileNumber: sd.MobileNumber, UploadedDocument: sd.UploadedDocument,
 		StatePurpose: stampduty.StatePurpose{ID: sd.ArticleID, DocumentID: sd.ArticleDocumentID, PurposeName: sd.PurposeName}}
 	return o, nil

@@ -36,7 +36,7 @@ func newOrder(t testing.TB, ids *store.IDs, n int) stampduty.Order {
 		FirstPartyMobileNumber: "9876543210", FirstPartyName: fmt.Sprintf("Party %d", n), SecondPartyName: "Second",
 		Description: "N/A"}
 	o, err := stampduty.NewOrder(req, stampduty.Article{ID: 7, DocumentID: "artdoc", PurposeName: "Affidavit"}, 100,
-		stampduty.OrderIDs{Order: first, Fulfillment: first + 1, StampDuty: first + 2}, time.Now())
+		stampduty.NewOrderIDs(first, 1), time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

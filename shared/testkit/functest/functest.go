@@ -349,7 +349,7 @@ func addOrders(t testing.TB, env *storetest.Env, owner string, n int, now func()
 		}
 		req := stampduty.OrderRequest{Amount: 20, Purpose: art.PurposeName, State: art.State, PaidBy: stampduty.SecondParty, Description: "N/A",
 			FirstPartyMobileNumber: "9876543210", FirstPartyName: "Party " + strconv.Itoa(i), SecondPartyName: "Bank", FirstPartyPan: "ABCDE1234F"}
-		o, err := stampduty.NewOrder(req, art, 20, stampduty.OrderIDs{Order: first, Fulfillment: first + 1, StampDuty: first + 2}, now())
+		o, err := stampduty.NewOrder(req, art, 20, stampduty.NewOrderIDs(first, 1), now())
 		if err != nil {
 			t.Fatal(err)
 		}
