@@ -104,7 +104,7 @@ func TestAttemptJSON(t *testing.T) {
 
 func TestCheckEvents(t *testing.T) {
 	t.Run("KnownTypes", func(t *testing.T) {
-		for _, typ := range []string{"order.created", "order.status_changed", "order.document_uploaded", "order.certificate_attached"} {
+		for _, typ := range []string{"order.created", "order.status_changed", "order.document_uploaded", "order.certificate_attached", "order.cancelled"} {
 			if !stampduty.ValidEventType(typ) {
 				t.Errorf("ValidEventType(%q) = false", typ)
 			}
@@ -115,9 +115,10 @@ func TestCheckEvents(t *testing.T) {
 			}
 		}
 	})
-	t.Run("AllFourAccepted", func(t *testing.T) {
-		if err := CheckEvents([]string{stampduty.EventOrderCertificateAttached, stampduty.EventOrderCreated, stampduty.EventOrderDocumentUploaded, stampduty.EventOrderStatusChanged}); err != nil {
-			t.Errorf("CheckEvents(all four) = %v", err)
+	t.Run("AllFiveAccepted", func(t *testing.T) {
+		if err := CheckEvents([]string{stampduty.EventOrderCertificateAttached, stampduty.EventOrderCreated, stampduty.EventOrderDocumentUploaded,
+			stampduty.EventOrderStatusChanged, stampduty.EventOrderCancelled}); err != nil {
+			t.Errorf("CheckEvents(all five) = %v", err)
 		}
 	})
 	bad := []struct {
@@ -127,7 +128,7 @@ func TestCheckEvents(t *testing.T) {
 	}{
 		{"None", nil, "events must list at least one event type"},
 		{"Empty", []string{}, "events must list at least one event type"},
-		{"Unknown", []string{stampduty.EventOrderCreated, "order.deleted"}, "events[1] must be one of order.created, order.status_changed, order.document_uploaded, order.certificate_attached"},
+		{"Unknown", []string{stampduty.EventOrderCreated, "order.deleted"}, "events[1] must be one of order.created, order.status_changed, order.document_uploaded, order.certificate_attached, order.cancelled"},
 		{"Repeated", []string{stampduty.EventOrderCreated, stampduty.EventOrderStatusChanged, stampduty.EventOrderCreated}, "events[2] repeats an event type"},
 	}
 	for _, tc := range bad {
