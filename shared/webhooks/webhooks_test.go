@@ -14,14 +14,14 @@ func ptr[T any](v T) *T { return &v }
 
 func TestWebhookJSON(t *testing.T) {
 	w := Webhook{ID: 7, DocumentID: "k3v9xq2m7p4r8t1w5y6z0abc", URL: "https://example.com/hooks",
-		Events: []string{stampduty.EventOrderCreated}, Enabled: true, CreatedAt: "2026-11-21T04:09:00.123Z",
+		Events: []string{stampduty.EventOrderCreated}, Format: FormatStampduty, Enabled: true, CreatedAt: "2026-11-21T04:09:00.123Z",
 		Secret: "whsec_SECRET", Owner: "acme"}
 	t.Run("NeverShowsSecretOrOwner", func(t *testing.T) {
 		b, err := json.Marshal(w)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := `{"id":7,"documentId":"k3v9xq2m7p4r8t1w5y6z0abc","url":"https://example.com/hooks","events":["order.created"],"enabled":true,"createdAt":"2026-11-21T04:09:00.123Z"}`
+		want := `{"id":7,"documentId":"k3v9xq2m7p4r8t1w5y6z0abc","url":"https://example.com/hooks","events":["order.created"],"format":"stampduty","enabled":true,"createdAt":"2026-11-21T04:09:00.123Z"}`
 		if got := string(b); got != want {
 			t.Errorf("json = %s, want %s", got, want)
 		}
@@ -31,7 +31,7 @@ func TestWebhookJSON(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := `{"id":7,"documentId":"k3v9xq2m7p4r8t1w5y6z0abc","url":"https://example.com/hooks","events":["order.created"],"enabled":true,"createdAt":"2026-11-21T04:09:00.123Z","secret":"whsec_SECRET"}`
+		want := `{"id":7,"documentId":"k3v9xq2m7p4r8t1w5y6z0abc","url":"https://example.com/hooks","events":["order.created"],"format":"stampduty","enabled":true,"createdAt":"2026-11-21T04:09:00.123Z","secret":"whsec_SECRET"}`
 		if got := string(b); got != want {
 			t.Errorf("json = %s, want %s", got, want)
 		}
