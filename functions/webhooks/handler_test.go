@@ -425,7 +425,7 @@ func TestFormats(t *testing.T) {
 			}
 		}
 	})
-	const onlyCert = `an "original" format webhook must list exactly ["order.certificate_attached"]`
+	const onlyCert = "events must list exactly order.certificate_attached when format is original"
 	for _, c := range []struct{ name, format, events, path, msg string }{
 		{"ErrUnknownFormat", `"strapi"`, `["order.certificate_attached"]`, "format", webhooks.FormatRule},
 		{"ErrFormatNotAString", `1`, `["order.certificate_attached"]`, "format", webhooks.FormatRule},

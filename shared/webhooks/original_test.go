@@ -36,7 +36,7 @@ func TestCheckFormat(t *testing.T) {
 			}
 		})
 	}
-	const onlyCert = `an "original" format webhook must list exactly ["order.certificate_attached"]`
+	const onlyCert = "events must list exactly order.certificate_attached when format is original"
 	for _, tc := range []struct {
 		name, format string
 		events       []string

@@ -41,7 +41,7 @@ const (
 )
 
 // FormatRule is the message of a format that is not one of the formats.
-const FormatRule = `format must be "stampduty" or "original"`
+const FormatRule = "format must be one of stampduty, original"
 
 // Webhook is a caller's registered endpoint, as the caller sees it. Its
 // secret and owner are never part of its JSON; the answer to a registration
@@ -148,7 +148,7 @@ func CheckFormat(format string, events []string) error {
 		return nil
 	case FormatOriginal:
 		if len(events) != 1 || events[0] != stampduty.EventOrderCertificateAttached {
-			return invalid("events", `an "original" format webhook must list exactly ["`+stampduty.EventOrderCertificateAttached+`"]`)
+			return invalid("events", "events must list exactly "+stampduty.EventOrderCertificateAttached+" when format is original")
 		}
 		return nil
 	}
