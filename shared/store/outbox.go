@@ -37,6 +37,7 @@ type eventItem struct {
 	At             string     `dynamodbav:"at"`
 	PreviousStatus *string    `dynamodbav:"ps,omitempty"`
 	Status         *string    `dynamodbav:"st,omitempty"`
+	Fulfillment    string     `dynamodbav:"f,omitempty"` // stampduty.Pending.Fulfillment; absent when empty
 }
 
 // outboxPending is the base of the outbox index's partition key: an order
@@ -70,7 +71,7 @@ func newEventItems(outbox []stampduty.Pending, self stampduty.Order) []eventItem
 func newEventItem(p stampduty.Pending) eventItem {
 	o := newOrderBody(p.Order)
 	return eventItem{ID: p.ID, Type: p.Type, At: p.At, PreviousStatus: p.PreviousStatus,
-		Status: p.Status, Order: &o}
+		Status: p.Status, Fulfillment: p.Fulfillment, Order: &o}
 }
 
 // pending returns the event e stores; one stored without its order is
@@ -88,7 +89,8 @@ func (e eventItem) pending(self *stampduty.Order) (stampduty.Pending, error) {
 	default:
 		return stampduty.Pending{}, stampduty.Internal(fmt.Errorf("event %s stored without its order", e.ID))
 	}
-	return stampduty.Pending{ID: e.ID, Type: e.Type, At: e.At, PreviousStatus: e.PreviousStatus, Status: e.Status, Order: o}, nil
+	return stampduty.Pending{ID: e.ID, Type: e.Type, At: e.At, PreviousStatus: e.PreviousStatus, Status: e.Status,
+		Fulfillment: e.Fulfillment, Order: o}, nil
 }
 
 // Pending returns orders with pending events (their Outbox): one page of
