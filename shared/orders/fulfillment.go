@@ -23,6 +23,36 @@ type Stored struct {
 	Seq     int64
 	Version int64
 	Outbox  []stampduty.Pending
+	// Apart is, for an order of several papers, how the store keeps it
+	// (nil for an order kept whole, in one item): see Apart.
+	Apart *Apart
+}
+
+// Apart is how the store keeps an order of several papers so that a
+// paper's change costs the same whatever the number of papers: the
+// order's own fields in its item (with each paper as the create made it),
+// and each paper changed since the create in an item of its own. A change
+// writes one of them: the paper's item for a paper's change, the order's
+// item for the order's own. Version, in Stored, is then the highest of
+// their versions, and each write takes the next one, so the versions
+// still order the order's changes (and its events) as they happened.
+type Apart struct {
+	// Version and Outbox are the order item's own; Stored.Outbox is the
+	// outbox of the item Item names.
+	Version int64
+	Outbox  []stampduty.Pending
+	// Papers holds, for each paper (oldest first), its item's version (0
+	// while it has none) and outbox.
+	Papers []Part
+	// Item names the item a Stored the relay read stands for: 0 the
+	// order's, k the k-th paper's (from 1).
+	Item int
+}
+
+// Part is one paper's item of an order kept Apart.
+type Part struct {
+	Version int64
+	Outbox  []stampduty.Pending
 }
 
 // ErrChanged is the failure of a Replace whose order changed since it was

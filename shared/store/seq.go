@@ -7,6 +7,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -175,6 +176,14 @@ func (s *Orders) Put(ctx context.Context, owner string, seq int64, o stampduty.O
 	if o.DocumentID == "" {
 		// slotFree recognises the order by its documentId: it must have one.
 		return 0, stampduty.Internal(fmt.Errorf("create order: no documentId"))
+	}
+	if apart(o) {
+		// Its papers' items will carry their events' versions: so does
+		// its create's (replaceApart).
+		events = slices.Clone(events)
+		for i := range events {
+			events[i].Version = 1
+		}
 	}
 	// Encoded once: from one attempt to the next only the seq changes.
 	item, err := attributevalue.MarshalMap(newOrderItem(owner, seq, o, 1, events))
