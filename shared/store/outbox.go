@@ -37,11 +37,12 @@ type eventItem struct {
 	At             string     `dynamodbav:"at"`
 	PreviousStatus *string    `dynamodbav:"ps,omitempty"`
 	Status         *string    `dynamodbav:"st,omitempty"`
+	Fulfillment    string     `dynamodbav:"f,omitempty"` // stampduty.Pending.Fulfillment; absent when empty
 	// Paper is, in a paper item's outbox, the paper right after the change
 	// (the relay puts the order together around it; see papers.go).
 	Paper *stampduty.Fulfillment `dynamodbav:"pf,omitempty"`
 	// Version is the order's version the change was stored at, when the
-	// event is a paper item's (stampduty.Pending.Version).
+	// store keeps it per event (stampduty.Pending.Version).
 	Version int64 `dynamodbav:"v,omitempty"`
 }
 
@@ -76,7 +77,7 @@ func newEventItems(outbox []stampduty.Pending, self stampduty.Order) []eventItem
 func newEventItem(p stampduty.Pending) eventItem {
 	o := newOrderBody(p.Order)
 	return eventItem{ID: p.ID, Type: p.Type, At: p.At, PreviousStatus: p.PreviousStatus,
-		Status: p.Status, Order: &o, Version: p.Version}
+		Status: p.Status, Fulfillment: p.Fulfillment, Order: &o, Version: p.Version}
 }
 
 // pending returns the event e stores; one stored without its order is
@@ -96,7 +97,8 @@ func (e eventItem) pending(self *stampduty.Order) (stampduty.Pending, error) {
 	default:
 		return stampduty.Pending{}, stampduty.Internal(fmt.Errorf("event %s stored without its order", e.ID))
 	}
-	return stampduty.Pending{ID: e.ID, Type: e.Type, At: e.At, PreviousStatus: e.PreviousStatus, Status: e.Status, Order: o, Version: e.Version}, nil
+	return stampduty.Pending{ID: e.ID, Type: e.Type, At: e.At, PreviousStatus: e.PreviousStatus, Status: e.Status,
+		Fulfillment: e.Fulfillment, Order: o, Version: e.Version}, nil
 }
 
 // Pending returns orders with pending events (their Outbox): one page of

@@ -123,7 +123,8 @@ func newPaperItem(owner string, seq int64, o stampduty.Order, k int, v int64, ou
 // (the relay puts it together from the order's items), with the paper as
 // it was right after the change (paper i of p.Order; none when i < 0).
 func newPaperEvent(p stampduty.Pending, i int) eventItem {
-	e := eventItem{ID: p.ID, Type: p.Type, At: p.At, PreviousStatus: p.PreviousStatus, Status: p.Status, Version: p.Version}
+	e := eventItem{ID: p.ID, Type: p.Type, At: p.At, PreviousStatus: p.PreviousStatus, Status: p.Status,
+		Fulfillment: p.Fulfillment, Version: p.Version}
 	if i >= 0 {
 		e.Paper = &p.Order.Fulfillments[i]
 	}

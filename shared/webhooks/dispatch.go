@@ -410,12 +410,16 @@ func disable(ctx context.Context, hooks Hooks, owner, doc string) error {
 	})
 }
 
-// body returns the JSON of j's event, its order as its caller sees it with
-// download addresses signed now.
-func (d *Dispatcher) body(ctx context.Context, j Job) ([]byte, error) {
+// body returns the JSON of j's event in format (a Webhook's Format), its
+// order as its caller sees it with download addresses signed now: the
+// Event for FormatStampduty (or ""), originalBody for FormatOriginal.
+func (d *Dispatcher) body(ctx context.Context, j Job, format string) ([]byte, error) {
 	o, err := orders.ForCaller(ctx, d.Files, j.Order)
 	if err != nil {
 		return nil, fmt.Errorf("render the order of event %s: %w", j.ID, err)
+	}
+	if format == FormatOriginal {
+		return originalBody(j.ID, o, j.Fulfillment)
 	}
 	order, err := json.Marshal(o)
 	if err != nil {
