@@ -172,14 +172,15 @@ func (f *Fulfiller) Queue(ctx context.Context, status, cursor string, size int) 
 type change func(o stampduty.Order) (stampduty.Order, bool, error)
 
 // tell returns the event a stored change from old to next records: its
-// type ("" for none) and, for a status change, the statuses it moved
-// between.
-type tell func(old, next stampduty.Order) (typ string, previous, status *string)
+// type ("" for none), for a status change the statuses it moved between,
+// and the documentId of the paper (fulfillment) it is about ("" for the
+// order's own changes: papers.md's data.fulfillment).
+type tell func(old, next stampduty.Order) (typ string, previous, status *string, paper string)
 
 // told returns the tell of a change that always records an event of type
-// typ, without statuses.
-func told(typ string) tell {
-	return func(stampduty.Order, stampduty.Order) (string, *string, *string) { return typ, nil, nil }
+// typ, without statuses, about paper ("" for none).
+func told(typ, paper string) tell {
+	return func(stampduty.Order, stampduty.Order) (string, *string, *string, string) { return typ, nil, nil, paper }
 }
 
 // update applies ch to s, the order as read from the index, and stores the
@@ -211,9 +212,11 @@ func (f *Fulfiller) updateWith(ctx context.Context, s Stored, ch change, tl tell
 		return s, nil
 	}
 	var events []stampduty.Pending
-	if typ, previous, status := tl(s.Order, next); typ != "" {
+	if typ, previous, status, paper := tl(s.Order, next); typ != "" {
 		if events, err = record(ctx, f.Listeners, s.Owner, typ, func() (stampduty.Pending, error) {
-			return stampduty.NewPending(typ, next.UpdatedAt, next, previous, status)
+			p, err := stampduty.NewPending(typ, next.UpdatedAt, next, previous, status)
+			p.Fulfillment = paper
+			return p, err
 		}); err != nil {
 			return Stored{}, err
 		}
@@ -279,13 +282,13 @@ func (f *Fulfiller) Advance(ctx context.Context, doc, ffDoc string, c stampduty.
 // statusChanged tells an order.status_changed when fulfillment ffDoc moved
 // to another status, and nothing for a change that only stored a reference.
 func statusChanged(ffDoc string) tell {
-	return func(old, next stampduty.Order) (string, *string, *string) {
+	return func(old, next stampduty.Order) (string, *string, *string, string) {
 		i, j := old.Fulfillment(ffDoc), next.Fulfillment(ffDoc)
 		if i < 0 || j < 0 || old.Fulfillments[i].Status == next.Fulfillments[j].Status {
-			return "", nil, nil
+			return "", nil, nil, ""
 		}
 		previous, status := old.Fulfillments[i].Status, next.Fulfillments[j].Status
-		return stampduty.EventOrderStatusChanged, &previous, &status
+		return stampduty.EventOrderStatusChanged, &previous, &status, ffDoc
 	}
 }
 

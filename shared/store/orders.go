@@ -64,6 +64,8 @@ func (db *DB) Orders(table string) *Orders {
 //	                    the change as id, doc, at, up?, ff, sd (absent when empty)
 //	obp, obk            while ob is not empty: "pending#<shard of doc>" and <at of its oldest event>#doc,
 //	                    the keys of the outbox index
+//	pa                  true on an order created with several papers: its papers, once changed,
+//	                    are in items of their own, and ff holds them as created (papers.go)
 type orderItem struct {
 	Owner string `dynamodbav:"owner"`
 	Seq   int64  `dynamodbav:"seq"`
@@ -74,6 +76,9 @@ type orderItem struct {
 	Outbox      []eventItem `dynamodbav:"ob,omitempty"`
 	OutboxState string      `dynamodbav:"obp,omitempty"`
 	OutboxKey   string      `dynamodbav:"obk,omitempty"`
+	// Apart marks an order created with several papers: each paper, once
+	// changed, is kept in an item of its own (papers.go).
+	Apart bool `dynamodbav:"pa,omitempty"`
 }
 
 // orderBody is the order itself as an item stores it, without its key,
@@ -162,6 +167,9 @@ func decodeStored(item map[string]types.AttributeValue) (orders.Stored, error) {
 			return orders.Stored{}, err
 		}
 		s.Outbox = append(s.Outbox, p)
+	}
+	if it.Apart {
+		s.Apart = &orders.Apart{Version: it.Version, Outbox: s.Outbox, Papers: make([]orders.Part, len(o.Fulfillments))}
 	}
 	return s, nil
 }

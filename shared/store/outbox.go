@@ -186,9 +186,10 @@ func (s *Orders) outboxOf(ctx context.Context, item map[string]types.AttributeVa
 // order it read, by the table's and the index's keys.
 type sweepCursor struct {
 	Owner string `dynamodbav:"owner" json:"owner"`
-	Seq   int64  `dynamodbav:"seq" json:"seq"`
-	Shard string `dynamodbav:"obp" json:"obp"`
-	Key   string `dynamodbav:"obk" json:"obk"`
+	// Seq is an order's seq, or a paper's item's (papers.go: s.kk).
+	Seq   attributevalue.Number `dynamodbav:"seq" json:"seq"`
+	Shard string                `dynamodbav:"obp" json:"obp"`
+	Key   string                `dynamodbav:"obk" json:"obk"`
 }
 
 // encodeSweep returns the cursor of a Scan's LastEvaluatedKey ("" for

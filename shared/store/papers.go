@@ -49,10 +49,11 @@ func avSeq(seq string) types.AttributeValue { return &types.AttributeValueMember
 // a Query up to it reads them all.
 func rangeTop(seq int64) string { return fmt.Sprintf("%d.99", seq) }
 
-// apart reports whether an order keeps its papers apart: one of several
-// papers. An order of one paper (every order stored before quantity) is
-// kept whole, in one item, as it always was.
-func apart(o stampduty.Order) bool { return len(o.Fulfillments) > 1 }
+// apart reports whether a new order is to keep its papers apart: one of
+// several papers (quantity above 1; its item is marked pa). An order of
+// one paper, and every order stored before quantity, is kept whole, in one
+// item, as it always was.
+func apart(o stampduty.Order) bool { return o.StampDuty.Quantity > 1 }
 
 // paperItem is a paper's item.
 //
@@ -146,11 +147,10 @@ func initialPapers(o stampduty.Order) []stampduty.Fulfillment {
 // (any order; none for an order kept whole).
 func assemble(order map[string]types.AttributeValue, papers []map[string]types.AttributeValue) (orders.Stored, error) {
 	s, err := decodeStored(order)
-	if err != nil || !apart(s.Order) {
+	if err != nil || s.Apart == nil {
 		return s, err
 	}
-	a := &orders.Apart{Version: s.Version, Outbox: s.Outbox, Papers: make([]orders.Part, len(s.Fulfillments))}
-	s.Apart = a
+	a := s.Apart
 	s.Fulfillments = slices.Clone(s.Fulfillments)
 	for _, item := range papers {
 		var p paperItem
@@ -226,7 +226,7 @@ func (s *Orders) completeApart(ctx context.Context, found []orders.Stored, consi
 	errs := make([]error, len(found))
 	var wg sync.WaitGroup
 	for i, o := range found {
-		if !apart(o.Order) {
+		if o.Apart == nil {
 			continue
 		}
 		wg.Add(1)
@@ -290,6 +290,7 @@ func (s *Orders) replaceApart(ctx context.Context, old orders.Stored, next stamp
 		base := next
 		base.Fulfillments = initialPapers(next)
 		it := newOrderItem(old.Owner, old.Seq, base, v, append(slices.Clone(a.Outbox), events...))
+		it.Apart = true
 		if !slices.ContainsFunc(a.Papers, func(p orders.Part) bool { return p.Version == 0 }) {
 			it.QueueStatus, it.QueueKey = "", "" // every paper waits in its own item
 		}
