@@ -35,11 +35,8 @@ import (
 	"stampduty/shared/stampduty"
 )
 
-// maxPapers bounds the papers of an order the sort keys can hold (s.01 to
-// s.99); the domain allows stampduty.MaxQuantity.
-const maxPapers = 99
-
-// paperSeq is the sort key of paper k (from 1) of the order at seq.
+// paperSeq is the sort key of paper k (from 1) of the order at seq. Two
+// decimals hold papers 1 to 99; the domain allows stampduty.MaxQuantity.
 func paperSeq(seq int64, k int) string { return fmt.Sprintf("%d.%02d", seq, k) }
 
 // avSeq is a sort key as DynamoDB takes it.
