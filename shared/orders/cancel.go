@@ -57,5 +57,5 @@ func (f *Fulfiller) cancel(ctx context.Context, s Stored, who string, reason *st
 	at := stampduty.FormatTime(f.now())
 	return f.update(ctx, s, func(o stampduty.Order) (stampduty.Order, bool, error) {
 		return o.Cancel(who, reason, at)
-	}, told(stampduty.EventOrderCancelled))
+	}, told(stampduty.EventOrderCancelled, ""))
 }

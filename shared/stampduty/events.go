@@ -80,6 +80,10 @@ type Pending struct {
 	// Order is the order right after the change, as stored: its file keys
 	// are kept, its download addresses are made when the event is sent.
 	Order Order
+	// Version is the order's version the change was stored at, when the
+	// store knows it per event (a paper's change of an order of several
+	// papers); 0 otherwise, and the relay orders the event by its outbox.
+	Version int64
 }
 
 // NewPending returns the pending event of type typ about a change made at

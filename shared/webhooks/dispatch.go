@@ -225,7 +225,7 @@ func (d *Dispatcher) relay(ctx context.Context, p orders.Stored, hooks *passHook
 			if !h.Subscribed(c.Type) { // enabled and subscribed to the type
 				continue
 			}
-			j := Job{Owner: p.Owner, Webhook: h.DocumentID, Pending: c, Seq: Seq(p.DocumentID, p.Version, i), Next: now, Lease: hold}
+			j := Job{Owner: p.Owner, Webhook: h.DocumentID, Pending: c, Seq: eventSeq(p, c, i), Next: now, Lease: hold}
 			put, err := d.Jobs.Put(ctx, j)
 			if err != nil {
 				return stored, fmt.Errorf("put the job of event %s for webhook %s: %w", c.ID, h.DocumentID, err)

@@ -103,8 +103,12 @@ type Event struct {
 // NewEvent returns p as the event receivers get, with order as the JSON of
 // p.Order as its caller sees it (rendered and signed by the sender).
 func NewEvent(p stampduty.Pending, order json.RawMessage) Event {
-	return Event{ID: p.ID, Type: p.Type, CreatedAt: p.At,
+	e := Event{ID: p.ID, Type: p.Type, CreatedAt: p.At,
 		Data: EventData{Order: order, PreviousStatus: p.PreviousStatus, OrderStatus: p.Status}}
+	if p.Fulfillment != "" {
+		e.Data.Fulfillment = &p.Fulfillment
+	}
+	return e
 }
 
 // EventData is an event's data: the order as the caller sees it right after
@@ -116,6 +120,10 @@ type EventData struct {
 	PreviousStatus *string `json:"previous_status"`
 	// OrderStatus is the status after the change, nil when the event has none.
 	OrderStatus *string `json:"order_status"`
+	// Fulfillment is the documentId of the paper an order.status_changed or
+	// order.certificate_attached is about (papers.md), nil for the other
+	// types (and for events stored before it was kept).
+	Fulfillment *string `json:"fulfillment"`
 }
 
 // CheckEvents checks the events of a registration: one or more, each a known
