@@ -55,8 +55,9 @@ func TestCancelOrder(t *testing.T) {
 		if resp.Status != http.StatusNoContent || resp.Body != "" {
 			t.Fatalf("%d %q, want 204 and no body (Strapi v5's delete)", resp.Status, resp.Body)
 		}
-		// The order by its key, whether the owner listens, the write.
-		if got, want := s.Env.Operations(s.Proxy.Take()), "GetItem:OrdersTable=1 GetItem:WebhooksTable=1 PutItem:OrdersTable=1"; got != want {
+		// The order by its key (with its papers), whether the owner
+		// listens, the write.
+		if got, want := s.Env.Operations(s.Proxy.Take()), "GetItem:WebhooksTable=1 PutItem:OrdersTable=1 Query:OrdersTable=1"; got != want {
 			t.Errorf("calls = %s, want %s", got, want)
 		}
 		o := read(t, mine[0].DocumentID).Order

@@ -11,6 +11,7 @@ import (
 	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/store"
+	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/storetest"
 	"stampduty/shared/webhooks"
 )
@@ -389,4 +390,75 @@ func TestCancelRecordsItsEventWhenListened(t *testing.T) {
 		t.Fatalf("outbox %v, want one order.cancelled", types(ev))
 	}
 	checkEvent(t, ev[0], stampduty.EventOrderCancelled, "", "", stored(t, c.orders, c.mine[1].DocumentID))
+}
+
+// TestCancelOrderOfSeveralPapers: an order whose papers are kept in items
+// of their own is cancelled with the one write of its own item, and then
+// waits in no queue, though a moved paper's item still names its status;
+// no paper of it moves.
+func TestCancelOrderOfSeveralPapers(t *testing.T) {
+	ctx := context.Background()
+	c := newCancelWorld(t, 0)
+	reason := "Wrong state"
+	queued := func(t *testing.T, status, doc string) bool {
+		t.Helper()
+		page, _, err := c.f.Queue(ctx, status, "", 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return slices.ContainsFunc(page, func(o stampduty.OpsOrder) bool { return o.DocumentID == doc })
+	}
+	t.Run("CallerWhileEveryPaperIsPending", func(t *testing.T) {
+		o := functest.AddPapers(t, c.env, "owner", 3)
+		if _, err := c.f.Cancel(ctx, "owner", o.DocumentID); err != nil {
+			t.Fatal(err)
+		}
+		checkCancelled(t, stored(t, c.orders, o.DocumentID), stampduty.ByCaller, nil)
+		if queued(t, stampduty.StatusPending, o.DocumentID) {
+			t.Error("the cancelled order is in the Pending queue")
+		}
+	})
+	t.Run("OperatorWithACreatedPaper", func(t *testing.T) {
+		o := functest.AddPapers(t, c.env, "owner", 3)
+		second := o.Fulfillments[1].DocumentID
+		if _, err := c.f.Advance(ctx, o.DocumentID, second, toCreated, "op-1"); err != nil {
+			t.Fatal(err)
+		}
+		if !queued(t, stampduty.StatusCreated, o.DocumentID) || !queued(t, stampduty.StatusPending, o.DocumentID) {
+			t.Fatal("the order is not in the Created and Pending queues before the cancel")
+		}
+		if _, err := c.f.Cancel(ctx, "owner", o.DocumentID); stampduty.ErrorCode(err) != stampduty.ECONFLICT || err.Error() != stampduty.MsgCallerCancel {
+			t.Errorf("the caller's cancel = %v, want ECONFLICT %q", err, stampduty.MsgCallerCancel)
+		}
+		c.proxy.Take()
+		got, err := c.f.OpsCancel(ctx, o.DocumentID, reason)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := c.writes(), []string{"PutItem:" + c.env.Table("OrdersTable")}; !slices.Equal(got, want) {
+			t.Errorf("writes %v, want %v: the order's own item", got, want)
+		}
+		s := stored(t, c.orders, o.DocumentID)
+		checkCancelled(t, s, stampduty.ByOperator, &reason)
+		if !reflect.DeepEqual(got.Order, s) || s.Fulfillments[1].Status != stampduty.StatusCreated {
+			t.Errorf("answer %+v, stored %+v", got.Cancellation, s.Fulfillments)
+		}
+		for _, status := range []string{stampduty.StatusPending, stampduty.StatusCreated} {
+			if queued(t, status, o.DocumentID) {
+				t.Errorf("the cancelled order is in the %s queue", status)
+			}
+		}
+		c.proxy.Take()
+		for _, ff := range []string{o.Fulfillments[0].DocumentID, second} {
+			if _, err := c.f.Advance(ctx, o.DocumentID, ff, toCreated, "op-1"); stampduty.ErrorCode(err) != stampduty.ECONFLICT {
+				t.Errorf("a move of paper %s: %v, want ECONFLICT", ff, err)
+			}
+		}
+		if _, err := c.f.OpsCancel(ctx, o.DocumentID, "again"); err != nil {
+			t.Errorf("a second cancel: %v", err)
+		}
+		if w := c.writes(); len(w) != 0 {
+			t.Errorf("wrote %v after the cancel", w)
+		}
+	})
 }

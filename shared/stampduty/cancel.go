@@ -72,6 +72,22 @@ func (o Order) Cancel(who string, reason *string, at string) (Order, bool, error
 	return o, true, nil
 }
 
+// Waits reports whether o waits in the operators' queue of status: while
+// it is not cancelled, when one of its fulfillments is in status
+// (papers.md: a cancelled order leaves the queue, whatever its papers'
+// items still say).
+func (o Order) Waits(status string) bool {
+	if o.Cancelled() {
+		return false
+	}
+	for _, f := range o.Fulfillments {
+		if f.Status == status {
+			return true
+		}
+	}
+	return false
+}
+
 // What a cancelled order refuses, as NotCancelled names it.
 const (
 	CancelledMove        = "its fulfillments can no longer move"

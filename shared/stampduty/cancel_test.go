@@ -138,6 +138,25 @@ func TestCancelledOrderRefuses(t *testing.T) {
 	}
 }
 
+func TestWaits(t *testing.T) {
+	o := ordered(StatusPending, StatusCreated)
+	for status, want := range map[string]bool{StatusPending: true, StatusCreated: true, StatusProcured: false} {
+		if got := o.Waits(status); got != want {
+			t.Errorf("Waits(%s) = %v, want %v", status, got, want)
+		}
+	}
+	reason := "x"
+	c, _, err := o.Cancel(ByOperator, &reason, testAt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, status := range statuses {
+		if c.Waits(status) {
+			t.Errorf("a cancelled order waits in %s", status)
+		}
+	}
+}
+
 func TestCancelReason(t *testing.T) {
 	str := func(s string) Value { return Value{Kind: String, Text: s} }
 	reason := func(v Value) []Field { return []Field{{Name: "reason", Value: v}} }
