@@ -78,7 +78,7 @@ func whereItWorks(r reads) string {
 	if r.api {
 		label := "    "
 		if len(r.tables) > 0 {
-			label = "    the commands on the operator API (orders queue, show, advance, attach-certificate, download):\n      "
+			label = "    the commands on the operator API (orders queue, show, advance, attach-certificate, cancel, download):\n      "
 		}
 		b.WriteString(label + localdb.OperatorExports(localdb.OperatorKeyID, localdb.OperatorSecret, localdb.Region, localAPIURL) + "\n")
 	}

@@ -105,6 +105,11 @@ var commands = []command{
 	{"orders attach-certificate", "DOC FILE [--name NAME] [--fulfillment F]",
 		"upload the certificate PDF of a Procured fulfillment",
 		reads{api: true}, (*cli).ordersAttachCertificate},
+	{"orders cancel", "DOC --reason R",
+		"cancel the order, for the reason R (1 to 200 printable characters, required), while none of its fulfillments is " +
+			"Procured or Printed; the order is kept, leaves the queue and takes no move, certificate or document. " +
+			"Cancelling a cancelled order again changes nothing and prints it as it was cancelled",
+		reads{api: true}, (*cli).ordersCancel},
 	{"orders download", "DOC [--out FILE] [--fulfillment F]",
 		"save the certificate through its pre-signed address, checking its SHA-256",
 		reads{api: true}, (*cli).ordersDownload},

@@ -324,6 +324,35 @@ func (c *cli) attachStaged(doc, ff, name string, pdf []byte) (stampduty.Fulfillm
 	return c.changeFulfillment(http.MethodPut, doc, ff, "/certificate", nil, "application/json", attach)
 }
 
+// ordersCancel cancels an order for the reason --reason gives, and says
+// who cancelled it, when and why: this cancel, or the one before it when
+// the order was cancelled already (the API answers it as it stands).
+func (c *cli) ordersCancel(fs *flag.FlagSet, args []string) error {
+	reason := fs.String("reason", "", "why the order is cancelled: 1 to 200 printable characters (required)")
+	rest, err := parse(fs, args, 1, 1)
+	if err != nil {
+		return err
+	}
+	if *reason == "" {
+		return usagef("orders cancel: --reason is required")
+	}
+	body, _ := json.Marshal(map[string]string{"reason": *reason})
+	var o opsOrder
+	if err := c.call(http.MethodPost, "/api/ops/live-orders/"+url.PathEscape(rest[0])+"/cancel", nil, "application/json", body, &o); err != nil {
+		return err
+	}
+	x, at := o.Data.Cancellation, o.Data.CancelledAt
+	if x == nil || at == nil {
+		return fmt.Errorf("orders cancel: the API answered order %s without its cancellation", rest[0])
+	}
+	msg := fmt.Sprintf("order %s is cancelled, at %s by the %s", rest[0], *at, x.By)
+	if x.Reason != nil {
+		msg += ": " + *x.Reason
+	}
+	fmt.Fprintln(c.stdout, msg)
+	return nil
+}
+
 // ordersDownload saves the certificate of an order's fulfillment, fetched
 // with the pre-signed address the API gives, and checks its SHA-256.
 func (c *cli) ordersDownload(fs *flag.FlagSet, args []string) error {

@@ -55,6 +55,15 @@ func (a *opsAPI) Invoke(_ context.Context, payload []byte) ([]byte, error) {
 	case ev.RequestContext.HTTP.Method == http.MethodPatch && strings.Contains(ev.Body, `"Printed"`):
 		return answer(409, map[string]any{"data": nil, "error": map[string]any{"status": 409, "name": "ConflictError",
 			"message": "Cannot move a fulfillment from Pending to Printed."}})
+	case strings.HasSuffix(ev.RawPath, "/cancel") && strings.Contains(ev.Body, "late"):
+		return answer(409, map[string]any{"data": nil, "error": map[string]any{"status": 409, "name": "ConflictError",
+			"message": stampduty.MsgOperatorCancel}})
+	case strings.HasSuffix(ev.RawPath, "/cancel"):
+		var b struct{ Reason string }
+		json.Unmarshal([]byte(ev.Body), &b)
+		o, at := a.order, "2026-11-21T05:00:00.000Z"
+		o.CancelledAt, o.UpdatedAt, o.Cancellation = &at, at, &stampduty.Cancellation{By: stampduty.ByOperator, Reason: &b.Reason}
+		return answer(200, map[string]any{"data": o})
 	case ev.RequestContext.HTTP.Method == http.MethodPatch:
 		o := a.order
 		o.Fulfillments = slices.Clone(o.Fulfillments)
@@ -93,7 +102,8 @@ func newOpsServer(t *testing.T, api *opsAPI, iam apigw.IAM) *httptest.Server {
 	} {
 		routes = append(routes, apigw.Route{Method: r.method, Path: r.path, Target: api, IAM: true})
 	}
-	routes = append(routes, apigw.Route{Method: "POST", Path: "/api/ops/live-orders/{documentId}/fulfillments/{f}/certificate/upload", Target: api, IAM: true})
+	routes = append(routes, apigw.Route{Method: "POST", Path: "/api/ops/live-orders/{documentId}/fulfillments/{f}/certificate/upload", Target: api, IAM: true},
+		apigw.Route{Method: "POST", Path: "/api/ops/live-orders/{documentId}/cancel", Target: api, IAM: true})
 	api.bucket = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		if r.Method != http.MethodPut || r.Header.Get("Content-Type") != "application/pdf" || r.ContentLength != int64(len(b)) {
@@ -217,6 +227,32 @@ func TestOrdersCommands(t *testing.T) {
 		if attach.RawPath != "/api/ops/live-orders/o1/fulfillments/f1/certificate" || attach.Body != `{"upload":"up1"}` ||
 			attach.Headers["content-type"] != "application/json" {
 			t.Errorf("attach request %s %s %v", attach.RawPath, attach.Body, attach.Headers["content-type"])
+		}
+	})
+	t.Run("Cancel", func(t *testing.T) {
+		r := h.run(t, "", vars, "orders", "cancel", "o1", "--reason", `Duplicate of "o0"`)
+		if r.code != 0 || r.stdout != "order o1 is cancelled, at 2026-11-21T05:00:00.000Z by the operator: Duplicate of \"o0\"\n" {
+			t.Errorf("exit %d\n%q%s", r.code, r.stdout, r.stderr)
+		}
+		ev := last()
+		if ev.RequestContext.HTTP.Method != http.MethodPost || ev.RawPath != "/api/ops/live-orders/o1/cancel" ||
+			ev.Body != `{"reason":"Duplicate of \"o0\""}` || ev.Headers["content-type"] != "application/json" {
+			t.Errorf("request %s %s %s %v", ev.RequestContext.HTTP.Method, ev.RawPath, ev.Body, ev.Headers["content-type"])
+		}
+	})
+	t.Run("ErrCancelWithoutReason", func(t *testing.T) {
+		n := api.count()
+		if r := h.run(t, "", vars, "orders", "cancel", "o1"); r.code != 2 || !strings.Contains(r.stderr, "--reason is required") {
+			t.Errorf("exit %d %s", r.code, r.stderr)
+		}
+		if api.count() != n {
+			t.Error("a cancel without a reason reached the API")
+		}
+	})
+	t.Run("ErrRefusedCancelSaysWhy", func(t *testing.T) {
+		r := h.run(t, "", vars, "orders", "cancel", "o1", "--reason", "too late")
+		if r.code != 1 || !strings.Contains(r.stderr, "409 ConflictError: "+stampduty.MsgOperatorCancel) {
+			t.Errorf("exit %d\n%s", r.code, r.stderr)
 		}
 	})
 	t.Run("DownloadChecksTheSum", func(t *testing.T) {

@@ -28,12 +28,14 @@ type listResponse struct {
 }
 
 // spec is what the list accepts: its one order (createdAt:desc), its
-// scalar fields (fulfillments and stamp duty always come), and page and
-// pageSize at the top level.
-var spec = strapiquery.ListSpec{Sortable: []string{"createdAt"}, Fields: []string{"createdAt", "updatedAt"}, TopLevelPage: true}
+// scalar fields (fulfillments, stamp duty and the cancellation always
+// come), and page and pageSize at the top level.
+var spec = strapiquery.ListSpec{Sortable: []string{"createdAt"}, Fields: []string{"createdAt", "updatedAt", "cancelledAt"}, TopLevelPage: true}
 
-// always are the fields an order keeps whatever fields says.
-var always = []string{"live_order_fulfillments", "stamp_duty"}
+// always are the fields an order keeps whatever fields says: a cancelled
+// order is known as one in every answer (papers.md: it "carries
+// cancelledAt and cancellation" in lists and reads).
+var always = []string{"live_order_fulfillments", "stamp_duty", "cancelledAt", "cancellation"}
 
 // routes answers GET with the requested page.
 func (h *handler) routes() http.Handler {

@@ -79,13 +79,14 @@ func TestListOrders(t *testing.T) {
 		for k := range b.Data[0] {
 			keys = append(keys, k)
 		}
-		if got, want := strings.Join(sortStrings(keys), ","), "createdAt,documentId,id,live_order_fulfillments,stamp_duty"; got != want {
+		if got, want := strings.Join(sortStrings(keys), ","), "cancellation,cancelledAt,createdAt,documentId,id,live_order_fulfillments,stamp_duty"; got != want {
 			t.Errorf("keys = %s, want %s", got, want)
 		}
 	})
 	t.Run("Events", func(t *testing.T) {
 		l.CheckEvents(t, map[string]int{"list-orders": 200, "list-orders-no-token": 403, "list-orders-bad-page": 400})
 	})
+	t.Run("CancelledOrder", l.cancelledOrder)
 	t.Run("PageNCostsWhatPage1Costs", l.pageNCostsWhatPage1Costs)
 	t.Run("InByKey", l.inByKey)
 	t.Run("VanishedCreateIsVoided", l.vanishedCreateIsVoided)
@@ -165,7 +166,7 @@ func (l listing) shape(t *testing.T) {
 		}
 		return fmt.Sprint(sortStrings(ks))
 	}
-	if got, want := keys(o), "[createdAt documentId id live_order_fulfillments stamp_duty updatedAt]"; got != want {
+	if got, want := keys(o), "[cancellation cancelledAt createdAt documentId id live_order_fulfillments stamp_duty updatedAt]"; got != want {
 		t.Errorf("order keys = %s, want %s", got, want)
 	}
 	sd := o["stamp_duty"].(map[string]any)
@@ -184,6 +185,31 @@ func (l listing) shape(t *testing.T) {
 	}
 	if _, err := time.Parse("2006-01-02T15:04:05.000Z", o["createdAt"].(string)); err != nil {
 		t.Errorf("createdAt: %v", err)
+	}
+	if o["cancelledAt"] != nil || o["cancellation"] != nil {
+		t.Errorf("an order not cancelled: cancelledAt %v, cancellation %v, want both null", o["cancelledAt"], o["cancellation"])
+	}
+}
+
+// cancelledOrder: a cancelled order stays in the list, with its cancel,
+// whatever fields selects.
+func (l listing) cancelledOrder(t *testing.T) {
+	// The oldest of the dev caller's orders, which the other subtests have read.
+	b := functest.OK[listBody](t, l.list(functest.DevHeaders, "pagination[start]=29&pagination[limit]=1"))
+	doc := b.Data[0]["documentId"].(string)
+	if _, err := functest.Fulfiller(l.Env).Cancel(context.Background(), localdb.DevOwner, doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"", "&fields[0]=createdAt", "&fields[0]=cancelledAt"} {
+		b := functest.OK[listBody](t, l.list(functest.DevHeaders, "filters[documentId][$eq]="+doc+q))
+		if len(b.Data) != 1 {
+			t.Fatalf("%s: %d orders, want the cancelled one", q, len(b.Data))
+		}
+		o := b.Data[0]
+		x, _ := o["cancellation"].(map[string]any)
+		if at, _ := o["cancelledAt"].(string); at == "" || x == nil || x["by"] != "caller" || x["reason"] != nil {
+			t.Errorf("%s: cancelledAt %v, cancellation %v", q, o["cancelledAt"], o["cancellation"])
+		}
 	}
 }
 

@@ -44,7 +44,7 @@ func TestNotFound(t *testing.T) {
 		}
 	})
 	t.Run("PathsWithAnotherMethod", func(t *testing.T) {
-		for req, allow := range map[string]string{"DELETE /api/live-orders/abc": "GET", "PUT /api/live-orders": "GET, POST",
+		for req, allow := range map[string]string{"PATCH /api/live-orders/abc": "DELETE, GET", "PUT /api/live-orders": "GET, POST",
 			"POST /api/stamp-duty-datas":                            "GET",
 			"GET /api/ops/live-orders/a/fulfillments/b/certificate": "PUT"} {
 			method, _, _ := strings.Cut(req, " ")

@@ -7,11 +7,13 @@ func templateRoutes() []route {
 	return []route{
 		{"GET", "/api/live-orders"},
 		{"POST", "/api/live-orders"},
+		{"DELETE", "/api/live-orders/{documentId}"},
 		{"GET", "/api/live-orders/{documentId}"},
 		{"PUT", "/api/live-orders/{documentId}/document"},
 		{"POST", "/api/live-orders/{documentId}/document/upload"},
 		{"GET", "/api/ops/live-orders"},
 		{"GET", "/api/ops/live-orders/{documentId}"},
+		{"POST", "/api/ops/live-orders/{documentId}/cancel"},
 		{"PATCH", "/api/ops/live-orders/{documentId}/fulfillments/{fulfillmentDocumentId}"},
 		{"PUT", "/api/ops/live-orders/{documentId}/fulfillments/{fulfillmentDocumentId}/certificate"},
 		{"POST", "/api/ops/live-orders/{documentId}/fulfillments/{fulfillmentDocumentId}/certificate/upload"},

@@ -13,6 +13,7 @@ import (
 	"stampduty/shared/jsonobj"
 	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
+	"stampduty/shared/stampduty/stampjson"
 	"stampduty/shared/strapiquery"
 )
 
@@ -25,6 +26,7 @@ type handler struct {
 		AttachCertificate(ctx context.Context, doc, ffDoc string, u stampduty.Upload) (stampduty.OpsOrder, error)
 		AttachStagedCertificate(ctx context.Context, doc, ffDoc, id string) (stampduty.OpsOrder, error)
 		NewCertificateUpload(ctx context.Context, doc, ffDoc string, d stampduty.Declared) (orders.Upload, error)
+		OpsCancel(ctx context.Context, doc, reason string) (stampduty.OpsOrder, error)
 	}
 }
 
@@ -50,7 +52,7 @@ const (
 	fulfillmentPath = orderPath + "/fulfillments/{fulfillmentDocumentId}"
 )
 
-// routes answers the five operator routes.
+// routes answers the six operator routes.
 func (h *handler) routes() http.Handler {
 	return function.Routes(
 		function.Path{Method: http.MethodGet, Pattern: "/api/ops/live-orders", Serve: asOperator(h.queue)},
@@ -58,6 +60,7 @@ func (h *handler) routes() http.Handler {
 		function.Path{Method: http.MethodPatch, Pattern: fulfillmentPath, Serve: asOperator(h.advance)},
 		function.Path{Method: http.MethodPut, Pattern: fulfillmentPath + "/certificate", Serve: asOperator(h.attach)},
 		function.Path{Method: http.MethodPost, Pattern: fulfillmentPath + "/certificate/upload", Serve: asOperator(h.upload)},
+		function.Path{Method: http.MethodPost, Pattern: orderPath + "/cancel", Serve: asOperator(h.cancel)},
 	)
 }
 
@@ -193,4 +196,28 @@ func (h *handler) upload(r *http.Request, _ string) (any, error) {
 	return fulfillment.NewUpload(r, func(d stampduty.Declared) (orders.Upload, error) {
 		return h.orders.NewCertificateUpload(r.Context(), r.PathValue("documentId"), r.PathValue("fulfillmentDocumentId"), d)
 	})
+}
+
+// cancel cancels the order for the reason the body gives ({"reason":
+// "…"}, stampduty.CancelReason) and answers with the order as operators
+// see it, as the other operator writes do: cancelled now, or as an
+// earlier cancel left it.
+func (h *handler) cancel(r *http.Request, _ string) (any, error) {
+	body, err := function.ReadJSONBody(r)
+	if err != nil {
+		return nil, err
+	}
+	members, err := function.DecodeObject(body)
+	if err != nil {
+		return nil, err
+	}
+	reason, err := stampduty.CancelReason(stampjson.Fields(members))
+	if err != nil {
+		return nil, err
+	}
+	o, err := h.orders.OpsCancel(r.Context(), r.PathValue("documentId"), reason)
+	if err != nil {
+		return nil, err
+	}
+	return orderResponse{Data: o}, nil
 }

@@ -88,6 +88,9 @@ func putCertificate(ffDoc string) put {
 		if i < 0 {
 			return o, nil, stampduty.Errorf(stampduty.ENOTFOUND, "Fulfillment with the documentId: %s cannot be found.", ffDoc)
 		}
+		if err := o.NotCancelled(stampduty.CancelledCertificate); err != nil {
+			return o, nil, err
+		}
 		if err := o.Fulfillments[i].CanAttachCertificate(); err != nil {
 			return o, nil, err
 		}

@@ -267,6 +267,9 @@ func (f *Fulfiller) Advance(ctx context.Context, doc, ffDoc string, c stampduty.
 		if i < 0 {
 			return o, false, stampduty.Errorf(stampduty.ENOTFOUND, "Fulfillment with the documentId: %s cannot be found.", ffDoc)
 		}
+		if err := o.NotCancelled(stampduty.CancelledMove); err != nil {
+			return o, false, err
+		}
 		next, changed, err := o.Fulfillments[i].Apply(c, at, by)
 		if err != nil || !changed {
 			return o, false, err

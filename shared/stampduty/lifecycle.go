@@ -180,8 +180,12 @@ func (f Fulfillment) CanAttachCertificate() error {
 }
 
 // CanUploadDocument reports as an error why the caller's document may not
-// be uploaded to o: only while every fulfillment is Pending (ECONFLICT).
+// be uploaded to o: only while o is not cancelled and every fulfillment is
+// Pending (ECONFLICT).
 func (o Order) CanUploadDocument() error {
+	if err := o.NotCancelled(CancelledDocument); err != nil {
+		return err
+	}
 	for _, f := range o.Fulfillments {
 		if f.Status != StatusPending {
 			return Errorf(ECONFLICT, "A document can be uploaded only while every fulfillment of the order is %s.", StatusPending)
@@ -203,8 +207,12 @@ func (o Order) Fulfillment(documentID string) int {
 
 // QueueStatus is the status under which o waits in the operators' work
 // queue: that of its least advanced fulfillment (an order has one
-// fulfillment today; with several, the order waits for its slowest).
+// fulfillment today; with several, the order waits for its slowest); ""
+// for a cancelled order, which waits in no queue.
 func (o Order) QueueStatus() string {
+	if o.Cancelled() {
+		return ""
+	}
 	rank := len(statuses) - 1
 	for _, f := range o.Fulfillments {
 		if r := StatusRank(f.Status); r >= 0 && r < rank {

@@ -51,6 +51,12 @@ type Order struct {
 	UpdatedAt    string        `json:"updatedAt"`
 	Fulfillments []Fulfillment `json:"live_order_fulfillments"`
 	StampDuty    StampDuty     `json:"stamp_duty"`
+	// CancelledAt is when the order was cancelled, in CreatedAt's format;
+	// nil (null) while it is not (papers.md, Cancellation).
+	CancelledAt *string `json:"cancelledAt"`
+	// Cancellation is who cancelled the order and why; nil (null) while it
+	// is not cancelled.
+	Cancellation *Cancellation `json:"cancellation"`
 }
 
 // OpsOrder is an order as operators see it: the Order, with the operators'

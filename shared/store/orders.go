@@ -58,10 +58,13 @@ func (db *DB) Orders(table string) *Orders {
 //	sd                  stamp duty: {id, amt, desc, n1, a1, p1, n2, a2, p2, pb, pu, q,
 //	                    state, cp, mob, aid, adoc, purpose, ud?}; ud is the caller's document
 //	cf, ud              files: {id, doc, name, mime, size, sha, key, at}
+//	ca, cx              a cancelled order's cancelledAt and cancellation {by, r?} (by "caller" or
+//	                    "operator", r the operator's reason); both absent on an order not
+//	                    cancelled, which also has no qs and qk: it left the work queue
 //	ob                  the outbox: the events of its changes not yet relayed, oldest
 //	                    first: list of {id, t, at, ps?, st?, o}; t is the type, ps and st
 //	                    the statuses of an order.status_changed, o the order right after
-//	                    the change as id, doc, at, up?, ff, sd (absent when empty)
+//	                    the change as id, doc, at, up?, ff, sd, ca?, cx? (absent when empty)
 //	obp, obk            while ob is not empty: "pending#<shard of doc>" and <at of its oldest event>#doc,
 //	                    the keys of the outbox index
 //	pa                  true on an order created with several papers: its papers, once changed,
@@ -92,6 +95,8 @@ type orderBody struct {
 	UpdatedAt    string                  `dynamodbav:"up,omitempty"`
 	Fulfillments []stampduty.Fulfillment `dynamodbav:"ff"`
 	StampDuty    *stampDutyItem          `dynamodbav:"sd"`
+	CancelledAt  string                  `dynamodbav:"ca,omitempty"`
+	Cancellation *stampduty.Cancellation `dynamodbav:"cx,omitempty"`
 }
 
 // stampDutyItem is a stampduty.StampDuty as stored in an order's sd, its
@@ -121,8 +126,10 @@ type stampDutyItem struct {
 // newOrderItem returns o as owner's order number seq at version v, with
 // the pending events outbox.
 func newOrderItem(owner string, seq int64, o stampduty.Order, v int64, outbox []stampduty.Pending) orderItem {
-	it := orderItem{Owner: owner, Seq: seq, orderBody: newOrderBody(o), Version: v,
-		QueueStatus: queuePartition(o.QueueStatus(), o.DocumentID), QueueKey: queueKey(o), Outbox: newEventItems(outbox, o)}
+	it := orderItem{Owner: owner, Seq: seq, orderBody: newOrderBody(o), Version: v, Outbox: newEventItems(outbox, o)}
+	if status := o.QueueStatus(); status != "" { // a cancelled order waits in no queue
+		it.QueueStatus, it.QueueKey = queuePartition(status, o.DocumentID), queueKey(o)
+	}
 	if len(outbox) > 0 {
 		it.OutboxState, it.OutboxKey = outboxShard(o.DocumentID), outboxKey(outbox, o.DocumentID)
 	}
@@ -136,8 +143,12 @@ func newOrderBody(o stampduty.Order) orderBody {
 	if up == o.CreatedAt {
 		up = ""
 	}
+	var cancelledAt string
+	if o.CancelledAt != nil {
+		cancelledAt = *o.CancelledAt
+	}
 	return orderBody{ID: o.ID, DocumentID: o.DocumentID, CreatedAt: o.CreatedAt, UpdatedAt: up,
-		Fulfillments: o.Fulfillments,
+		Fulfillments: o.Fulfillments, CancelledAt: cancelledAt, Cancellation: o.Cancellation,
 		StampDuty: &stampDutyItem{ID: sd.ID, Amount: sd.Amount, Description: sd.Description,
 			FirstPartyName: sd.FirstPartyName, FirstPartyAddress: sd.FirstPartyAddress, FirstPartyPAN: sd.FirstPartyPAN,
 			SecondPartyName: sd.SecondPartyName, SecondPartyAddress: sd.SecondPartyAddress, SecondPartyPAN: sd.SecondPartyPAN,
@@ -180,7 +191,11 @@ func (it orderBody) order() (stampduty.Order, error) {
 		return stampduty.Order{}, stampduty.Internal(errors.New("decode order: order without stamp duty"))
 	}
 	o := stampduty.Order{ID: it.ID, DocumentID: it.DocumentID, CreatedAt: it.CreatedAt, UpdatedAt: cmp.Or(it.UpdatedAt, it.CreatedAt),
-		Fulfillments: it.Fulfillments}
+		Fulfillments: it.Fulfillments, Cancellation: it.Cancellation}
+	if it.CancelledAt != "" {
+		at := it.CancelledAt
+		o.CancelledAt = &at
+	}
 	for i, f := range o.Fulfillments {
 		if len(f.History) == 0 {
 			o.Fulfillments[i].History = []stampduty.StatusEntry{{Status: stampduty.StatusPending, At: it.CreatedAt}}

@@ -261,7 +261,7 @@ func (s *Orders) queueOrders(ctx context.Context, status string, entries []queue
 		if o.Apart != nil && status == stampduty.StatusPending && !slices.ContainsFunc(o.Apart.Papers, func(p orders.Part) bool { return p.Version == 0 }) {
 			s.dropStale(ctx, o)
 		}
-		if slices.ContainsFunc(o.Fulfillments, func(f stampduty.Fulfillment) bool { return f.Status == status }) {
+		if o.Waits(status) {
 			page = append(page, o.OpsOrder)
 		}
 	}

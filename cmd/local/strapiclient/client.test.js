@@ -123,6 +123,25 @@ test('orders: create through the client, then findOne', async () => {
   assert.equal(data.stamp_duty.amount, 20);
 });
 
+test('orders: delete cancels the order, which find and findOne still show with cancelledAt', async () => {
+  const created = await orders.create(order('Cancelled Party'));
+  const before = (await orders.findOne(created.orderId)).data;
+  assert.equal(before.cancelledAt, null);
+  assert.equal(before.cancellation, null);
+  // Strapi v5 answers a delete 204 without a body; the client resolves.
+  assert.equal(await orders.delete(created.orderId), undefined);
+  const { data } = await orders.findOne(created.orderId);
+  assert.match(data.cancelledAt, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+  assert.deepEqual(data.cancellation, { by: 'caller', reason: null });
+  assert.equal(data.updatedAt, data.cancelledAt);
+  assert.deepEqual(data.live_order_fulfillments, before.live_order_fulfillments);
+  const found = await orders.find({ filters: { documentId: { $eq: created.orderId } } });
+  assert.deepEqual(found.data.map((o) => [o.documentId, o.cancelledAt]), [[created.orderId, data.cancelledAt]]);
+  // A second delete resolves as the first did and changes nothing.
+  assert.equal(await orders.delete(created.orderId), undefined);
+  assert.deepEqual((await orders.findOne(created.orderId)).data, data);
+});
+
 test('orders: find pages newest first and filters by documentId', async () => {
   const older = await createPlain('Older Party');
   const newer = await createPlain('Newer Party');
@@ -168,6 +187,14 @@ test('errors: a 404 is HTTPNotFoundError with the envelope', async () => {
   assert.ok(err instanceof HTTPNotFoundError, `got ${err}`);
   const e = await envelope(err);
   assert.deepEqual([e.status, e.name], [404, 'NotFoundError']);
+  assert.equal(e.message, 'Order with the documentId: k3v9xq2m7p4r8t1w5y6z0abc cannot be found.');
+});
+
+test('errors: a delete of an order the caller does not have is HTTPNotFoundError with the envelope', async () => {
+  const err = await thrown(orders.delete('k3v9xq2m7p4r8t1w5y6z0abc'));
+  assert.ok(err instanceof HTTPNotFoundError, String(err));
+  const e = await envelope(err);
+  assert.equal(e.status, 404);
   assert.equal(e.message, 'Order with the documentId: k3v9xq2m7p4r8t1w5y6z0abc cannot be found.');
 });
 
