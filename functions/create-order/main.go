@@ -14,7 +14,10 @@ import (
 
 // wire puts the create-order workflow (articles, counters, orders and
 // idempotency keys) behind the caller's token check.
-func wire(d function.Deps) http.Handler {
+func wire(d function.Deps) http.Handler { return wireAt(d, time.Now) }
+
+// wireAt is wire with the clock now (tests move it past a key's lease).
+func wireAt(d function.Deps, now func() time.Time) http.Handler {
 	ords, keys := d.Orders(d.Require("ORDERS_TABLE")), d.Idempotency(d.Require("IDEMPOTENCY_TABLE"))
 	creator := &orders.Creator{
 		Articles: store.NewArticleCache(d.Articles(d.Require("ARTICLES_TABLE")), time.Minute),
@@ -23,7 +26,7 @@ func wire(d function.Deps) http.Handler {
 		Keys:     keys,
 		// The order.created event is recorded when the caller listens.
 		Listeners: d.Webhooks(d.Require("WEBHOOKS_TABLE")),
-		Now:       time.Now,
+		Now:       now,
 	}
 	return (&handler{
 		auth:   d.Authenticator(),
