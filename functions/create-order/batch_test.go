@@ -323,13 +323,20 @@ func TestBatchCalls(t *testing.T) {
 			}
 			functest.OK[batchAnswer](t, sendBatch(s, withKey(key), "", batchBody(validRows(tc.name+" units", n)...)))
 			var units storetest.Capacity
+			by := map[string]storetest.Capacity{}
+			logical := map[string]string{}
+			for id, name := range s.Env.Names {
+				logical[name] = id
+			}
 			for _, c := range s.Proxy.Take() {
 				units = units.Add(c.Billed)
+				k := c.Operation + ":" + logical[c.Table]
+				by[k] = by[k].Add(c.Billed)
 			}
 			if err := s.Proxy.Err(); err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("%d rows: %.1f RCU %.1f WCU (%.2f RCU, %.2f WCU a row)", n, units.Read, units.Write, units.Read/n, units.Write/n)
+			t.Logf("%d rows: %.1f RCU %.1f WCU (%.2f RCU, %.2f WCU a row); by call: %v", n, units.Read, units.Write, units.Read/n, units.Write/n, by)
 		})
 	}
 	s.Proxy.SetMode(storetest.Record)
