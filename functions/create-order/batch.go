@@ -153,10 +153,9 @@ func invalidBatch(msg string) error {
 
 // decodeBatch reads a batch body: {"data": [<create body>, …]}, 1 to
 // orders.MaxBatchRows objects, and nothing else; anything else is one 400
-// for the whole request. Each row's bytes are then decoded exactly as a
-// create's body is (function.DecodeData: invalid UTF-8, repeated keys,
-// {"data": {...}} unwrapped...), and a row that fails it gets that error as
-// its answer. Rows may nest as deep as a create's body (function.MaxDepth
+// for the whole request. Each row's bytes are then read exactly as a
+// create's body is (decodeRow: 64 KiB, repeated keys, {"data": {...}}
+// unwrapped...), and a row that fails it gets that error as its answer. Rows may nest as deep as a create's body (function.MaxDepth
 // below the row).
 func decodeBatch(body []byte) ([]orders.BatchRow, error) {
 	members, err := jsonobj.Members(body, function.MaxDepth+2)
@@ -192,12 +191,27 @@ func decodeBatch(body []byte) ([]orders.BatchRow, error) {
 		if !bytes.HasPrefix(bytes.TrimLeft(raw, " \t\r\n"), []byte("{")) {
 			return nil, invalidBatch(fmt.Sprintf("data[%d] must be an object (an order, as a create's body)", i))
 		}
-		members, err := function.DecodeData(raw)
-		if err != nil {
-			rows[i] = orders.BatchRow{Err: err}
-			continue
-		}
-		rows[i] = orders.BatchRow{Body: stampduty.NewOrderBody(stampjson.Fields(members))}
+		body, err := decodeRow(raw)
+		rows[i] = orders.BatchRow{Body: body, Err: err}
 	}
 	return rows, nil
+}
+
+// decodeRow reads a row's bytes with the very functions that read a
+// create's body — function.ReadJSONBody (so a row above 64 KiB is the
+// create's 413) and function.DecodeData — and sorts its fields.
+func decodeRow(raw []byte) (*stampduty.OrderBody, error) {
+	r, err := http.NewRequest(http.MethodPost, "/api/live-orders", bytes.NewReader(raw))
+	if err != nil {
+		return nil, stampduty.Internal(fmt.Errorf("decode row: %w", err))
+	}
+	b, err := function.ReadJSONBody(r)
+	if err != nil {
+		return nil, err
+	}
+	members, err := function.DecodeData(b)
+	if err != nil {
+		return nil, err
+	}
+	return stampduty.NewOrderBody(stampjson.Fields(members)), nil
 }

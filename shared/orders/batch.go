@@ -175,11 +175,12 @@ func (b *Batcher) Create(ctx context.Context, owner string, batch []BatchRow, ke
 	return b.createOnce(ctx, owner, *key, rows)
 }
 
-// isRowError reports whether err is a refusal of a row's body (a 4xx),
-// which is the row's answer, rather than a failure of the service.
+// isRowError reports whether err is a refusal of a row's body (a 4xx: the
+// checks' 400 and 404, the row reader's 413 and 415), which is the row's
+// final answer, rather than a failure of the service that a retry may cure.
 func isRowError(err error) bool {
 	switch stampduty.ErrorCode(err) {
-	case stampduty.EINVALID, stampduty.ENOTFOUND:
+	case stampduty.EINVALID, stampduty.ENOTFOUND, stampduty.ETOOLARGE, stampduty.EUNSUPPORTED:
 		return true
 	}
 	return false
