@@ -556,3 +556,33 @@ func TestBatchConcurrent(t *testing.T) {
 		t.Errorf("stored %d new documentIds, answered %d (distinct %d)", len(added), len(ids), len(slices.Compact(slices.Clone(ids))))
 	}
 }
+
+// TestBatchHugeRefusalsReplay: a batch under a key whose refused rows have
+// megabytes of messages (rows naming thousands of unknown fields, each row
+// under 64 KiB) is answered, completes its key though a record holds 400
+// KB at most, and its replay answers the same bytes and writes nothing.
+func TestBatchHugeRefusalsReplay(t *testing.T) {
+	s := functest.New(t, "CreateOrderFunction", wire)
+	var keys []string
+	for i := range 4000 {
+		keys = append(keys, fmt.Sprintf(`"k%04d":1`, i))
+	}
+	huge := "{" + strings.Join(keys, ",") + "}"
+	rows := []string{body(nil)}
+	for range 14 {
+		rows = append(rows, huge)
+	}
+	first := sendBatch(s, withKey("huge"), "", batchBody(rows...))
+	got := functest.OK[batchAnswer](t, first)
+	if got.Meta.Created != 1 || got.Meta.Failed != 14 || len(first.Body) < 1<<20 {
+		t.Fatalf("meta %+v, %d bytes", got.Meta, len(first.Body))
+	}
+	s.Proxy.Take()
+	again := sendBatch(s, withKey("huge"), "", batchBody(rows...))
+	if again.Body != first.Body {
+		t.Errorf("the replay answered otherwise (%d bytes, first %d)", len(again.Body), len(first.Body))
+	}
+	if w := writes(s.Proxy.Take()); len(w) != 0 {
+		t.Errorf("the replay wrote: %s", s.Env.Operations(w))
+	}
+}

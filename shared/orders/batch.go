@@ -341,7 +341,7 @@ func (b *Batcher) createOnce(ctx context.Context, owner string, key Key, rows []
 			return nil, stampduty.Errorf(stampduty.ECONFLICT, "This Idempotency-Key was already used with a different request")
 		}
 		if rec.State == KeyDone {
-			return replay(rec.Answers, len(rows))
+			return replay(rec.Answers, rows)
 		}
 		if !now().Before(rec.Lease) {
 			ok, err := b.Keys.TakeOver(ctx, owner, key.Value, rec.KeyRecord, now(), KeyLease)
@@ -496,20 +496,28 @@ func answersOf(rows []*row) ([]RowAnswer, bool) {
 	return out, true
 }
 
-// replay returns the results a completed key's answers stand for; n is
-// the number of rows of the request replaying it (the same body: the same
-// rows).
-func replay(answers []RowAnswer, n int) ([]RowResult, error) {
-	if len(answers) != n {
-		return nil, stampduty.Internal(fmt.Errorf("batch key: %d answers kept for %d rows", len(answers), n))
+// replay returns the results a completed key's answers stand for, for
+// rows, the request replaying it (the same body: the same rows). A refused
+// row whose answer was kept without its message (a record too large for
+// every message: store.maxAnswerBytes) is answered with the error its body
+// gets now, which for the same bytes is the same one, unless the catalogue
+// changed since; then with the kept code and a message saying so.
+func replay(answers []RowAnswer, rows []*row) ([]RowResult, error) {
+	if len(answers) != len(rows) {
+		return nil, stampduty.Internal(fmt.Errorf("batch key: %d answers kept for %d rows", len(answers), len(rows)))
 	}
-	out := make([]RowResult, n)
+	out := make([]RowResult, len(rows))
 	for i, a := range answers {
-		if a.Code != "" {
+		switch {
+		case a.Code == "":
+			out[i] = RowResult{OrderID: a.OrderID, Amount: a.Amount, Quantity: a.Quantity, TotalAmount: a.Amount * a.Quantity}
+		case a.Message != "":
 			out[i] = RowResult{Err: &stampduty.Error{Code: a.Code, Message: a.Message, Fields: a.Fields}}
-			continue
+		case rows[i].done && stampduty.ErrorCode(rows[i].res.Err) == a.Code:
+			out[i] = RowResult{Err: rows[i].res.Err}
+		default:
+			out[i] = RowResult{Err: stampduty.Errorf(a.Code, "This row was refused when this Idempotency-Key was first used")}
 		}
-		out[i] = RowResult{OrderID: a.OrderID, Amount: a.Amount, Quantity: a.Quantity, TotalAmount: a.Amount * a.Quantity}
 	}
 	return out, nil
 }

@@ -144,11 +144,38 @@ func (s *Idempotency) CompleteBatch(ctx context.Context, owner, key, claim strin
 			items[i].Fields = append(items[i].Fields, fieldError{Path: f.Path, Message: f.Message})
 		}
 	}
+	if answerBytes(items) > maxAnswerBytes {
+		// Keep every row's outcome, but not the refusals' words: a replay
+		// reads those again from the same body (orders.replay).
+		for i := range items {
+			items[i].Message, items[i].Fields = "", nil
+		}
+	}
 	av, err := attributevalue.Marshal(items)
 	if err != nil {
 		return stampduty.Internal(fmt.Errorf("encode answers: %w", err))
 	}
 	return s.updateClaim(ctx, owner, key, claim, "SET st = :done, ans = :ans", map[string]types.AttributeValue{":done": avS(orders.KeyDone), ":ans": av})
+}
+
+// maxAnswerBytes bounds the answers a batch's record keeps word for word:
+// a record is at most 400 KB, and a 1 MiB batch of rows each naming
+// thousands of unknown fields would have megabytes of messages. Past it,
+// refused rows keep only their code. 100 rows' ordinary answers are a few
+// KB.
+const maxAnswerBytes = 256 << 10
+
+// answerBytes is about the stored size of answers: their strings' bytes
+// and a few per number and name.
+func answerBytes(answers []answerItem) int {
+	n := 0
+	for _, a := range answers {
+		n += 40 + len(a.OrderID) + len(a.Code) + len(a.Message)
+		for _, f := range a.Fields {
+			n += 8 + len(f.Path) + len(f.Message)
+		}
+	}
+	return n
 }
 
 // Yield ends the lease of the pending claim claim at now: its request
@@ -187,8 +214,8 @@ func (s *Idempotency) updateClaim(ctx context.Context, owner, key, claim, update
 
 // Slots returns the documentId stored at each of owner's seqs lo…hi that
 // holds something ("" for a void marker): one strongly consistent Query of
-// the range, projecting the keys and doc (a batch's 100 slots read about
-// 2 units), paged only past DynamoDB's 1 MB.
+// the range, projecting seq and doc (which trims the answer, not the units:
+// 1 RCU per 4 KB of the items read), paged only past DynamoDB's 1 MB.
 func (s *Orders) Slots(ctx context.Context, owner string, lo, hi int64) (map[int64]string, error) {
 	p := dynamodb.NewQueryPaginator(s.db.client, &dynamodb.QueryInput{
 		TableName:                 aws.String(s.table),
