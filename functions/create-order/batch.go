@@ -82,9 +82,18 @@ func (h *handler) createBatch(r *http.Request, owner string) (any, error) {
 		sum := sha256.Sum256(body)
 		key.Fingerprint = hex.EncodeToString(sum[:])
 	}
-	results, err := h.batch.Create(r.Context(), owner, rows, key, dryRun)
+	checked, err := h.batch.Check(r.Context(), rows)
 	if err != nil {
 		return nil, err
+	}
+	results := checked.Results()
+	if err := errorsFit(results); err != nil {
+		return nil, err
+	}
+	if !dryRun {
+		if results, err = h.batch.Store(r.Context(), owner, checked, key); err != nil {
+			return nil, err
+		}
 	}
 	resp := batchResponse{Data: make([]any, len(results)), Meta: batchMeta{DryRun: dryRun}}
 	for i, res := range results {
@@ -104,6 +113,34 @@ func (h *handler) createBatch(r *http.Request, owner string) (any, error) {
 		resp.Meta.TotalAmount += res.TotalAmount
 	}
 	return resp, nil
+}
+
+// maxRowErrors bounds the JSON of the refused rows' error objects in one
+// answer. A Lambda answer holds at most 6 MB, and a row naming thousands of
+// unknown fields gets an error of about 10 times its own bytes, so a 1 MiB
+// batch of such rows would have an answer Lambda cannot send (API Gateway
+// would answer 500 after the valid rows were created). Such a batch is
+// refused whole, before anything is stored: no real batch comes near it
+// (100 rows refused on every field of the contract are about 300 KB).
+const maxRowErrors = 4 << 20
+
+// errorsFit refuses a batch whose rows' errors would make too large an
+// answer (maxRowErrors).
+func errorsFit(results []orders.RowResult) error {
+	n := 0
+	for _, res := range results {
+		if res.Err == nil {
+			continue
+		}
+		b, err := json.Marshal(function.NewErrorBody(res.Err).Error)
+		if err != nil {
+			return stampduty.Internal(fmt.Errorf("encode a row's error: %w", err))
+		}
+		if n += len(b); n > maxRowErrors {
+			return invalidBatch("The errors of these rows would make an answer of more than 4 MiB: send fewer of them at once")
+		}
+	}
+	return nil
 }
 
 // dryRunParam reads the dryRun query parameter: absent or "false" is a

@@ -23,7 +23,8 @@ type creator interface {
 // batcher is the batch create workflow (orders.Batcher), as the handler
 // calls it.
 type batcher interface {
-	Create(ctx context.Context, owner string, rows []orders.BatchRow, key *orders.Key, dryRun bool) ([]orders.RowResult, error)
+	Check(ctx context.Context, rows []orders.BatchRow) (*orders.CheckedBatch, error)
+	Store(ctx context.Context, owner string, b *orders.CheckedBatch, key *orders.Key) ([]orders.RowResult, error)
 }
 
 // handler translates POST /api/live-orders and POST

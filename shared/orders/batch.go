@@ -128,17 +128,17 @@ type row struct {
 	done  bool // res is the row's answer
 }
 
-// Create checks every row of a batch and, unless dryRun, creates the
-// orders of the rows that pass, as owner's (once per key, when key is not
-// nil), and returns each row's result, in the batch's order. A row that
-// fails never stops the others. The error is for the whole batch: a failure
-// before any row could be stored (the id or seq counter, the key, the
-// webhooks read), or a key conflict.
-//
-// A dry run checks and prices every row and writes nothing: no ids, no
-// seqs, no key (the key's format is checked by the edge; a dry run may be
-// repeated freely, so it is not remembered).
-func (b *Batcher) Create(ctx context.Context, owner string, batch []BatchRow, key *Key, dryRun bool) ([]RowResult, error) {
+// CheckedBatch is a batch whose rows were checked and priced (Check), to
+// be stored once (Store) or answered as a dry run (Results).
+type CheckedBatch struct {
+	rows []*row
+}
+
+// Check checks and prices every row of a batch, as a create checks its
+// body (Creator.check), and writes nothing. A refused row is answered with
+// the create's error; the error returned is for the whole batch: the
+// catalogue could not be read, so no row is decided.
+func (b *Batcher) Check(ctx context.Context, batch []BatchRow) (*CheckedBatch, error) {
 	rows := make([]*row, len(batch))
 	for i, br := range batch {
 		r := &row{index: i}
@@ -150,7 +150,6 @@ func (b *Batcher) Create(ctx context.Context, owner string, batch []BatchRow, ke
 		ok, err := b.Creator.check(ctx, br.Body)
 		if err != nil {
 			if !isRowError(err) {
-				// The catalogue could not be read: the batch is not decided.
 				return nil, err
 			}
 			r.res, r.done = RowResult{Err: err}, true
@@ -158,11 +157,23 @@ func (b *Batcher) Create(ctx context.Context, owner string, batch []BatchRow, ke
 		}
 		r.ok = ok
 		r.res = RowResult{Amount: ok.amount, Quantity: ok.quantity(), TotalAmount: ok.total}
-		r.done = dryRun
 	}
-	if dryRun {
-		return results(rows), nil
-	}
+	return &CheckedBatch{rows: rows}, nil
+}
+
+// Results returns each row's result as checked: the refusals, and the
+// price of each row that passed, without an order (a dry run's answer:
+// it stores nothing, not even the Idempotency-Key, and may be repeated
+// freely).
+func (c *CheckedBatch) Results() []RowResult { return results(c.rows) }
+
+// Store creates the orders of the checked rows that passed, as owner's
+// (once per key, when key is not nil), and returns each row's result, in
+// the batch's order. A row that fails never stops the others. The error is
+// for the whole batch: a failure before any row could be stored (the id
+// or seq counter, the key, the webhooks read), or a key conflict.
+func (b *Batcher) Store(ctx context.Context, owner string, c *CheckedBatch, key *Key) ([]RowResult, error) {
+	rows := c.rows
 	if err := b.build(ctx, pending(rows)); err != nil {
 		return nil, err
 	}
