@@ -61,6 +61,17 @@ type sharesResults struct {
 	// event, and Create an order of a caller with no webhook: write units
 	// by "table" or "table index".
 	Change, Create map[string]float64
+	// Paper holds a paper's change (Pending → Created, with its event)
+	// on an order of 1 paper and on paper 7 of an order of 20: its
+	// DynamoDB calls and write units by "table" or "table index".
+	Paper [2]paperChange
+}
+
+// paperChange is one paper's change as section 10 measures it.
+type paperChange struct {
+	Papers int
+	Calls  string
+	Units  map[string]float64
 }
 
 // callerOf returns the caller whose item a table's partition key value
@@ -252,6 +263,9 @@ func (s *sharesBench) changeAndCreate(ctx context.Context, r *sharesResults, log
 		return fmt.Errorf("a status change: %w", err)
 	}
 	r.Change = byTable(calls, logical)
+	if err := s.paperChanges(ctx, r, logical); err != nil {
+		return err
+	}
 	// The same instance's second create: the first reserved its ids (an
 	// UpdateItem of the counter per store.IDBlock/3 orders).
 	if _, err := c.Create(ctx, "bench-shares-no-webhook", s.body, nil); err != nil {
@@ -263,6 +277,54 @@ func (s *sharesBench) changeAndCreate(ctx context.Context, r *sharesResults, log
 	})
 	r.Create = byTable(calls, logical)
 	return err
+}
+
+// paperChanges measures a paper's change on an order of 1 paper and on
+// paper 7 of an order of 20 (papers.md: the same calls, at most 1 WCU
+// more), each of a caller listening to every event whose create's event
+// was relayed already.
+func (s *sharesBench) paperChanges(ctx context.Context, r *sharesResults, logical func(string) string) error {
+	owner := s.owners[1]
+	c := creator(s.db, s.table)
+	c.Listeners = s.db.Webhooks(s.table("WebhooksTable"))
+	d := s.dispatcher()
+	for i, n := range []int{1, stampduty.MaxQuantity} {
+		body, err := orderBody(fmt.Sprintf(`{"amount": 20, "considerationPrice": 0, "purpose": "Affidavit", "state": "Karnataka", "paidBy": "First Party",
+			"firstPartyMobileNumber": "9876543210", "firstPartyName": "Bench Papers", "secondPartyName": "Bank", "quantity": %d}`, n))
+		if err != nil {
+			return err
+		}
+		doc, err := c.Create(ctx, owner, body, nil)
+		if err != nil {
+			return err
+		}
+		o, err := s.fulfiller().OpsGet(ctx, doc)
+		if err != nil {
+			return err
+		}
+		if _, err := d.Relay(ctx); err != nil {
+			return err
+		}
+		paper := min(6, n-1)
+		calls, err := within(s.proxy, storetest.Account, func() error {
+			ch := stampduty.Change{Status: stampduty.StatusCreated, UniqueDocRef: "REF-PAPER"}
+			_, err := s.fulfiller().Advance(ctx, o.DocumentID, o.Fulfillments[paper].DocumentID, ch, "arn:aws:iam::1:user/bench")
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("paper %d of %d: %w", paper+1, n, err)
+		}
+		count := map[string]int{}
+		for _, c := range storetest.Requests(calls) {
+			count[c.Operation+":"+logical(c.Table)]++
+		}
+		var parts []string
+		for _, k := range slices.Sorted(maps.Keys(count)) {
+			parts = append(parts, fmt.Sprintf("%s=%d", k, count[k]))
+		}
+		r.Paper[i] = paperChange{Papers: n, Calls: strings.Join(parts, " "), Units: byTable(calls, logical)}
+	}
+	return nil
 }
 
 // measureShares is sections 9 and 10.
@@ -421,6 +483,26 @@ func (b *bench) changeTable() (*table, error) {
 			}
 		}
 		t.add(w.name, "OrdersTable and its indexes, in all (bar ≤ "+w.bar+")", num(orders, 0))
+	}
+	for _, p := range r.Paper {
+		name := fmt.Sprintf("a paper's change, with its event, on an order of %d paper(s) (paper %d)", p.Papers, min(7, p.Papers))
+		all := 0.0
+		for _, k := range slices.Sorted(maps.Keys(p.Units)) {
+			t.add(name, k, num(p.Units[k], 0))
+			all += p.Units[k]
+		}
+		t.add(name, "in all; calls: "+p.Calls, num(all, 0))
+	}
+	if a, b := r.Paper[0], r.Paper[1]; a.Units != nil && b.Units != nil {
+		sum := func(m map[string]float64) float64 {
+			n := 0.0
+			for _, v := range m {
+				n += v
+			}
+			return n
+		}
+		t.note("a paper's change on an order of 20 papers: %s against %s for one paper, %s WCU against %s (papers.md: the same calls, at most 1 WCU more)",
+			b.Calls, a.Calls, num(sum(b.Units), 0), num(sum(a.Units), 0))
 	}
 	t.note("the status change: an order of a caller listening to every event, its order.created event relayed already, moved Pending → Created through the operators' workflow (the event in the same PutItem), then the relay's pass that hands the event on (the job's PutItem in DeliveriesTable, and the UpdateItem that empties the order's outbox); the issue's ~17 WCU was the OrdersTable part of the same")
 	t.note("OrdersTable's by-document-keys and queue-shards project the keys only: a change writes them only when their keys change (a status change moves the order's queue entry: a delete and a put, 1 WCU each); the outbox index (h19-dispatch's part) projects what the template says")

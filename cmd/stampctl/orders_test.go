@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -56,8 +57,12 @@ func (a *opsAPI) Invoke(_ context.Context, payload []byte) ([]byte, error) {
 			"message": "Cannot move a fulfillment from Pending to Printed."}})
 	case ev.RequestContext.HTTP.Method == http.MethodPatch:
 		o := a.order
-		o.Fulfillments = []stampduty.Fulfillment{o.Fulfillments[0]}
-		o.Fulfillments[0].Status = stampduty.StatusCreated
+		o.Fulfillments = slices.Clone(o.Fulfillments)
+		for i, f := range o.Fulfillments { // the one the path names moves
+			if strings.HasSuffix(ev.RawPath, "/fulfillments/"+f.DocumentID) {
+				o.Fulfillments[i].Status = stampduty.StatusCreated
+			}
+		}
 		return answer(200, map[string]any{"data": o})
 	case strings.HasSuffix(ev.RawPath, "/certificate/upload"):
 		var d struct{ Size int }
@@ -150,6 +155,25 @@ func TestOrdersCommands(t *testing.T) {
 		ev := last()
 		if ev.RawPath != "/api/ops/live-orders/o1/fulfillments/f1" || ev.Body != `{"order_status":"Created","unique_doc_ref":"SUBIN-1"}` {
 			t.Errorf("request %s %s", ev.RawPath, ev.Body)
+		}
+	})
+	t.Run("SeveralPapersNameOne", func(t *testing.T) {
+		api.mu.Lock()
+		one := api.order
+		api.order.Fulfillments = append(slices.Clone(one.Fulfillments), stampduty.Fulfillment{DocumentID: "f2", Status: stampduty.StatusPending})
+		api.mu.Unlock()
+		defer func() { api.mu.Lock(); api.order = one; api.mu.Unlock() }()
+		before := api.count()
+		r := h.run(t, "", vars, "orders", "advance", "o1", "--to", "Created", "--ref", "SUBIN-2")
+		if r.code != 1 || !strings.Contains(r.stderr, "order o1 has 2 fulfillments: name one with --fulfillment") {
+			t.Errorf("without --fulfillment: exit %d\n%s", r.code, r.stderr)
+		}
+		if got := api.count() - before; got != 1 { // the read of the order, no change
+			t.Errorf("%d requests without --fulfillment, want the one read", got)
+		}
+		r = h.run(t, "", vars, "orders", "advance", "o1", "--to", "Created", "--ref", "SUBIN-2", "--fulfillment", "f2")
+		if ev := last(); r.code != 0 || ev.RawPath != "/api/ops/live-orders/o1/fulfillments/f2" {
+			t.Errorf("with --fulfillment f2: exit %d, request %s\n%s", r.code, ev.RawPath, r.stderr)
 		}
 	})
 	t.Run("ErrRefusedTransitionSaysWhy", func(t *testing.T) {

@@ -47,9 +47,9 @@ func TestGetOrder(t *testing.T) {
 			t.Errorf("meta = %s, want {}", body.Meta)
 		}
 		// At most 2 calls and 1 RCU, whatever the number of orders: one
-		// consistent GetItem by the key its documentId carries (the token
+		// consistent Query of the range its documentId carries (the token
 		// is cached).
-		if got, want := s.Env.Operations(s.Proxy.Take()), "GetItem:OrdersTable=1"; got != want {
+		if got, want := s.Env.Operations(s.Proxy.Take()), "Query:OrdersTable=1"; got != want {
 			t.Errorf("calls = %s, want %s", got, want)
 		}
 		s.Proxy.SetMode(storetest.Account)
@@ -77,7 +77,7 @@ func TestGetOrder(t *testing.T) {
 		if resp := get(functest.DevHeaders, old.DocumentID); resp.Status != http.StatusOK {
 			t.Fatalf("status %d: %s", resp.Status, resp.Body)
 		}
-		if got, want := s.Env.Operations(s.Proxy.Take()), "GetItem:OrdersTable=1 Query:OrdersTable/index/by-document-keys=1"; got != want {
+		if got, want := s.Env.Operations(s.Proxy.Take()), "Query:OrdersTable/index/by-document-keys=1 Query:OrdersTable=1"; got != want {
 			t.Errorf("calls = %s, want %s", got, want)
 		}
 	})

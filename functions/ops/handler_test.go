@@ -99,6 +99,7 @@ func TestOps(t *testing.T) {
 		s.certificateStraightToS3(t, o, replaced)
 		s.print(t, o)
 	})
+	t.Run("Papers", s.papers)
 	t.Run("OneWinnerUnderConcurrency", s.oneWinnerUnderConcurrency)
 	t.Run("ErrUnknownOrderOrFulfillment", s.errUnknownOrderOrFulfillment)
 	t.Run("EventFiles", func(t *testing.T) {
@@ -320,5 +321,70 @@ func (s operating) errUnknownOrderOrFulfillment(t *testing.T) {
 	resp := s.invoke(functest.Request("GET", "/api/ops/live-orders/nosuchorder0000000000000", "", nil, ""))
 	if e := resp.Error(t); resp.Status != 404 || !strings.Contains(e.Error.Message, "cannot be found") {
 		t.Errorf("GET unknown: %d %q", resp.Status, e.Error.Message)
+	}
+}
+
+// papers moves the papers of an order of 20 one by one: each moves on its
+// own, at the calls a paper of a one-paper order takes, and the order
+// stays in a status's queue while any of its papers is in it.
+func (s operating) papers(t *testing.T) {
+	one := functest.AddOrders(t, s.Env, localdb.DevOwner, 1)[0]
+	twenty := functest.AddPapers(t, s.Env, localdb.DevOwner, 20)
+	move := func(t *testing.T, o stampduty.Order, i int, body string) (stampduty.OpsOrder, string) {
+		t.Helper()
+		s.Proxy.Take()
+		p := "/api/ops/live-orders/" + o.DocumentID + "/fulfillments/" + o.Fulfillments[i].DocumentID
+		resp := s.invoke(functest.Request("PATCH", p, "", map[string]string{"content-type": "application/json"}, body))
+		if resp.Status != http.StatusOK {
+			t.Fatalf("move paper %d: %d %s", i+1, resp.Status, resp.Body)
+		}
+		return order(t, resp), s.Env.Operations(s.Proxy.Take())
+	}
+	created := `{"order_status":"Created","unique_doc_ref":"` + ref + `"}`
+	// Each instance looks an order's key up once: warm both up first.
+	move(t, one, 0, `{"order_status":"Pending"}`)
+	move(t, twenty, 0, `{"order_status":"Pending"}`)
+	_, oneCalls := move(t, one, 0, created)
+	got, twentyCalls := move(t, twenty, 6, created)
+	if oneCalls != twentyCalls {
+		t.Errorf("moving paper 7 of 20: %s; want one paper's calls, %s", twentyCalls, oneCalls)
+	}
+	for i, f := range got.Fulfillments {
+		if want := map[bool]string{true: stampduty.StatusCreated, false: stampduty.StatusPending}[i == 6]; f.Status != want {
+			t.Errorf("after moving paper 7: paper %d %s, want %s", i+1, f.Status, want)
+		}
+	}
+	inQueue := func(status string) bool {
+		t.Helper()
+		resp := s.invoke(functest.Request("GET", "/api/ops/live-orders", "status="+status+"&pagination%5BpageSize%5D=100", nil, ""))
+		var page queueResponse
+		if err := json.Unmarshal([]byte(resp.Body), &page); err != nil || resp.Status != http.StatusOK {
+			t.Fatalf("queue: %d %s", resp.Status, resp.Body)
+		}
+		n := 0
+		for _, o := range page.Data {
+			if o.DocumentID == twenty.DocumentID {
+				n++
+			}
+		}
+		if n > 1 {
+			t.Errorf("%s queue lists the order %d times", status, n)
+		}
+		return n == 1
+	}
+	if !inQueue(stampduty.StatusPending) || !inQueue(stampduty.StatusCreated) {
+		t.Errorf("with papers Pending and Created, the order is in the Pending queue %v and the Created one %v; want both",
+			inQueue(stampduty.StatusPending), inQueue(stampduty.StatusCreated))
+	}
+	for i := range 20 {
+		if i != 6 {
+			move(t, twenty, i, created)
+		}
+	}
+	if inQueue(stampduty.StatusPending) {
+		t.Error("every paper Created: the order is still in the Pending queue")
+	}
+	if !inQueue(stampduty.StatusCreated) {
+		t.Error("every paper Created: the order is not in the Created queue")
 	}
 }

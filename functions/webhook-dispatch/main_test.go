@@ -66,6 +66,17 @@ func TestDispatch(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// An order of three papers whose second paper moves twice: its events
+	// are in the paper's own item (the store's papers.go).
+	register("papers-owner", "/papers", stampduty.EventOrderStatusChanged)
+	three := functest.AddPapers(t, env, "papers-owner", 3)
+	for _, c := range []stampduty.Change{{Status: stampduty.StatusCreated, UniqueDocRef: "IN-KA-2"},
+		{Status: stampduty.StatusProcured, CertificateNumber: "IN-KA93689528000869Y"}} {
+		if _, err := f.Advance(ctx, three.DocumentID, three.Fulfillments[1].DocumentID, c, functest.Operator); err != nil {
+			t.Fatal(err)
+		}
+	}
+
 	// One run that polls for about two seconds.
 	runCtx, cancel := context.WithTimeout(ctx, Margin+2*time.Second)
 	defer cancel()
@@ -148,6 +159,30 @@ func TestDispatch(t *testing.T) {
 	t.Run("LaterEventsWaitForARetry", func(t *testing.T) {
 		if got := rc.At("/flaky"); len(got) != 1 || !strings.Contains(string(got[0].Body), stampduty.EventOrderCreated) {
 			t.Errorf("/flaky got %d requests, want the create's once (its status change waits for the create's retry)", len(got))
+		}
+	})
+	t.Run("PaperEventsNameTheirPaper", func(t *testing.T) {
+		got := rc.At("/papers")
+		if len(got) != 2 {
+			t.Fatalf("/papers got %d events, want the two moves of paper 2", len(got))
+		}
+		for i, want := range []string{stampduty.StatusCreated, stampduty.StatusProcured} {
+			var ev webhooks.Event
+			if err := json.Unmarshal(got[i].Body, &ev); err != nil {
+				t.Fatal(err)
+			}
+			var order stampduty.Order
+			if err := json.Unmarshal(ev.Data.Order, &order); err != nil || len(order.Fulfillments) != 3 {
+				t.Fatalf("event %d: order %s (%v), want its 3 papers", i, ev.Data.Order, err)
+			}
+			if ev.Data.Fulfillment == nil || *ev.Data.Fulfillment != three.Fulfillments[1].DocumentID {
+				t.Errorf("event %d: data.fulfillment %v, want paper 2's documentId %s", i, ev.Data.Fulfillment, three.Fulfillments[1].DocumentID)
+			}
+			if ev.Data.OrderStatus == nil || *ev.Data.OrderStatus != want || order.Fulfillments[1].Status != want ||
+				order.Fulfillments[0].Status != stampduty.StatusPending || order.Fulfillments[2].Status != stampduty.StatusPending {
+				t.Errorf("event %d: to %v, papers %s %s %s; want paper 2 %s, the others Pending", i, ev.Data.OrderStatus,
+					order.Fulfillments[0].Status, order.Fulfillments[1].Status, order.Fulfillments[2].Status, want)
+			}
 		}
 	})
 	t.Run("OutboxesEmptied", func(t *testing.T) {

@@ -16,6 +16,7 @@ type delivery struct {
 	Path, ID  string // the URL path, the event id header (webhooks.HeaderEventID)
 	Body      []byte
 	Signature string // the webhooks.HeaderSignature header
+	Header    http.Header
 }
 
 // answer is how a receiver answers the n-th request (from 1) to a path.
@@ -38,7 +39,7 @@ func startReceiver(t testing.TB, l net.Listener) *receiver {
 		b, _ := io.ReadAll(req.Body)
 		path := req.URL.Path
 		r.mu.Lock()
-		r.got[path] = append(r.got[path], delivery{path, req.Header.Get(webhooks.HeaderEventID), b, req.Header.Get(webhooks.HeaderSignature)})
+		r.got[path] = append(r.got[path], delivery{path, req.Header.Get(webhooks.HeaderEventID), b, req.Header.Get(webhooks.HeaderSignature), req.Header.Clone()})
 		n, a := len(r.got[path]), r.answers[path]
 		r.mu.Unlock()
 		if a == nil {

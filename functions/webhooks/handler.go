@@ -42,8 +42,9 @@ func (h *handler) routes() http.Handler {
 	)
 }
 
-// register reads {"url": "…", "events": ["…", …]} (no other member) and
-// registers it; the answer shows the secret, once.
+// register reads {"url": "…", "events": ["…", …], "format": "…"} (format
+// optional; no other member) and registers it; the answer shows the
+// secret, once.
 func (h *handler) register(r *http.Request, owner string) (any, error) {
 	body, err := function.ReadJSONBody(r)
 	var members []jsonobj.Member
@@ -68,6 +69,10 @@ func (h *handler) register(r *http.Request, owner string) (any, error) {
 			reg.URL = m.Value.Text
 		case m.Key == "url":
 			bad = append(bad, stampduty.FieldError{Path: "url", Message: "url must be a string"})
+		case m.Key == "format" && m.Value.Kind == jsonobj.String && m.Value.Text != "":
+			reg.Format = m.Value.Text // the registry checks the value
+		case m.Key == "format": // not a string, or "" (which is not the default's absence)
+			bad = append(bad, stampduty.FieldError{Path: "format", Message: webhooks.FormatRule})
 		case m.Key == "events" && m.Value.Kind != jsonobj.Array:
 			bad = append(bad, stampduty.FieldError{Path: "events", Message: "events must be an array of event types"})
 		case m.Key != "events":

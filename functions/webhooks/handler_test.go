@@ -383,3 +383,66 @@ func TestLocalModeIsTheRuntimes(t *testing.T) {
 			http.StatusBadRequest, "url must not point to a Lambda Runtime API address")
 	})
 }
+
+// TestFormats: format on the register, its answer and the list
+// (webhooks.md, "Receivers written for the original API"): "original" is
+// taken for exactly the certificate event, "stampduty" is the default,
+// anything else is 400 on format, and another event list for "original"
+// is 400 on events.
+func TestFormats(t *testing.T) {
+	s := functest.New(t, "WebhooksFunction", wire)
+	dev := caller{s, localdb.DevToken}
+	register := func(body string) functest.Response { return dev.do("POST", "/api/webhooks", body) }
+	var original, plain webhooks.Registered
+	t.Run("OriginalForTheCertificateEvent", func(t *testing.T) {
+		original = functest.OK[registered](t, register(`{"url":"http://127.0.0.1:9/original","events":["order.certificate_attached"],"format":"original"}`)).Data
+		if got, want := original.Format, webhooks.FormatOriginal; got != want {
+			t.Errorf("format = %q, want %q", got, want)
+		}
+		if !strings.HasPrefix(original.Secret, webhooks.SecretPrefix) {
+			t.Errorf("secret %q", original.Secret)
+		}
+	})
+	t.Run("StampdutyIsTheDefault", func(t *testing.T) {
+		plain = functest.OK[registered](t, register(`{"url":"http://127.0.0.1:9/plain","events":["order.created"]}`)).Data
+		if got, want := plain.Format, webhooks.FormatStampduty; got != want {
+			t.Errorf("format = %q, want %q", got, want)
+		}
+		named := functest.OK[registered](t, register(`{"url":"http://127.0.0.1:9/named","events":["order.cancelled","order.certificate_attached"],"format":"stampduty"}`)).Data
+		if got, want := named.Format, webhooks.FormatStampduty; got != want {
+			t.Errorf("format = %q, want %q", got, want)
+		}
+	})
+	t.Run("ListShowsTheFormat", func(t *testing.T) {
+		resp := dev.do("GET", "/api/webhooks", "")
+		if n := strings.Count(resp.Body, `"format":`); n != 3 {
+			t.Errorf("the list names %d formats, want 3: %s", n, resp.Body)
+		}
+		want := map[string]string{original.DocumentID: webhooks.FormatOriginal, plain.DocumentID: webhooks.FormatStampduty}
+		for _, w := range functest.OK[list](t, resp).Data {
+			if f, ok := want[w.DocumentID]; ok && w.Format != f {
+				t.Errorf("%s listed with format %q, want %q", w.URL, w.Format, f)
+			}
+		}
+	})
+	const onlyCert = "events must list exactly order.certificate_attached when format is original"
+	for _, c := range []struct{ name, format, events, path, msg string }{
+		{"ErrUnknownFormat", `"strapi"`, `["order.certificate_attached"]`, "format", webhooks.FormatRule},
+		{"ErrFormatNotAString", `1`, `["order.certificate_attached"]`, "format", webhooks.FormatRule},
+		{"ErrFormatNull", `null`, `["order.certificate_attached"]`, "format", webhooks.FormatRule},
+		{"ErrFormatEmpty", `""`, `["order.certificate_attached"]`, "format", webhooks.FormatRule},
+		{"ErrOriginalForAnotherEvent", `"original"`, `["order.created"]`, "events", onlyCert},
+		{"ErrOriginalForMoreEvents", `"original"`, `["order.certificate_attached","order.status_changed"]`, "events", onlyCert},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			resp := register(`{"url":"http://127.0.0.1:9/bad","events":` + c.events + `,"format":` + c.format + `}`)
+			wantError(t, resp, http.StatusBadRequest, c.msg)
+			if got := resp.Error(t).Paths(); !slices.Equal(got, []string{c.path}) {
+				t.Errorf("error paths %v, want [%s]", got, c.path)
+			}
+		})
+	}
+	if got := dev.list(t); len(got) != 3 {
+		t.Errorf("refused registrations stored something: %d webhooks", len(got))
+	}
+}

@@ -190,6 +190,9 @@ func TestChangesRecordTheirEvents(t *testing.T) {
 			t.Fatalf("outbox %v, want one order.status_changed", types(got))
 		}
 		checkEvent(t, got[0], stampduty.EventOrderStatusChanged, stampduty.StatusPending, stampduty.StatusCreated, stored(t, table, o.DocumentID))
+		if got, want := got[0].Fulfillment, o.Fulfillments[0].DocumentID; got != want {
+			t.Errorf("the event's fulfillment %q, want the paper that moved, %q", got, want)
+		}
 
 		t.Run("RepeatStoresNone", func(t *testing.T) {
 			if err := advance(o, created); err != nil {
@@ -261,6 +264,9 @@ func TestChangesRecordTheirEvents(t *testing.T) {
 			}
 			now := stored(t, table, o.DocumentID)
 			checkEvent(t, got[2], stampduty.EventOrderCertificateAttached, "", "", now)
+			if got, want := got[2].Fulfillment, o.Fulfillments[0].DocumentID; got != want {
+				t.Errorf("the event's fulfillment %q, want the paper certified, %q", got, want)
+			}
 			if cf := got[2].Order.Fulfillments[0].CertificateFile; cf == nil || cf.Key == "" || cf.URL != "" {
 				t.Errorf("the event's certificate %+v: want its key, and no address until sending", cf)
 			}

@@ -246,7 +246,7 @@ func (f *Fulfiller) attach(ctx context.Context, t target, prefix string, src sou
 		next, old, err := p(o, nf, at)
 		replaced = old
 		return next, err == nil, err
-	}, told(typ), func() error {
+	}, told(typ, t.ffDoc), func() error {
 		// The order holds another file than was read: watch it too before
 		// the order lets go of it.
 		if replaced == nil || replaced.Key == "" || slices.Contains(w.Keys, replaced.Key) {

@@ -23,6 +23,36 @@ type Stored struct {
 	Seq     int64
 	Version int64
 	Outbox  []stampduty.Pending
+	// Apart is, for an order of several papers, how the store keeps it
+	// (nil for an order kept whole, in one item): see Apart.
+	Apart *Apart
+}
+
+// Apart is how the store keeps an order of several papers so that a
+// paper's change costs the same whatever the number of papers: the
+// order's own fields in its item (with each paper as the create made it),
+// and each paper changed since the create in an item of its own. A change
+// writes one of them: the paper's item for a paper's change, the order's
+// item for the order's own. Version, in Stored, is then the highest of
+// their versions, and each write takes the next one, so the versions
+// still order the order's changes (and its events) as they happened.
+type Apart struct {
+	// Version and Outbox are the order item's own; Stored.Outbox is the
+	// outbox of the item Item names.
+	Version int64
+	Outbox  []stampduty.Pending
+	// Papers holds, for each paper (oldest first), its item's version (0
+	// while it has none) and outbox.
+	Papers []Part
+	// Item names the item a Stored the relay read stands for: 0 the
+	// order's, k the k-th paper's (from 1).
+	Item int
+}
+
+// Part is one paper's item of an order kept Apart.
+type Part struct {
+	Version int64
+	Outbox  []stampduty.Pending
 }
 
 // ErrChanged is the failure of a Replace whose order changed since it was
@@ -142,14 +172,15 @@ func (f *Fulfiller) Queue(ctx context.Context, status, cursor string, size int) 
 type change func(o stampduty.Order) (stampduty.Order, bool, error)
 
 // tell returns the event a stored change from old to next records: its
-// type ("" for none) and, for a status change, the statuses it moved
-// between.
-type tell func(old, next stampduty.Order) (typ string, previous, status *string)
+// type ("" for none), for a status change the statuses it moved between,
+// and the documentId of the paper (fulfillment) it is about ("" for the
+// order's own changes: papers.md's data.fulfillment).
+type tell func(old, next stampduty.Order) (typ string, previous, status *string, paper string)
 
 // told returns the tell of a change that always records an event of type
-// typ, without statuses.
-func told(typ string) tell {
-	return func(stampduty.Order, stampduty.Order) (string, *string, *string) { return typ, nil, nil }
+// typ, without statuses, about paper ("" for none).
+func told(typ, paper string) tell {
+	return func(stampduty.Order, stampduty.Order) (string, *string, *string, string) { return typ, nil, nil, paper }
 }
 
 // update applies ch to s, the order as read from the index, and stores the
@@ -181,9 +212,11 @@ func (f *Fulfiller) updateWith(ctx context.Context, s Stored, ch change, tl tell
 		return s, nil
 	}
 	var events []stampduty.Pending
-	if typ, previous, status := tl(s.Order, next); typ != "" {
+	if typ, previous, status, paper := tl(s.Order, next); typ != "" {
 		if events, err = record(ctx, f.Listeners, s.Owner, typ, func() (stampduty.Pending, error) {
-			return stampduty.NewPending(typ, next.UpdatedAt, next, previous, status)
+			p, err := stampduty.NewPending(typ, next.UpdatedAt, next, previous, status)
+			p.Fulfillment = paper
+			return p, err
 		}); err != nil {
 			return Stored{}, err
 		}
@@ -249,13 +282,13 @@ func (f *Fulfiller) Advance(ctx context.Context, doc, ffDoc string, c stampduty.
 // statusChanged tells an order.status_changed when fulfillment ffDoc moved
 // to another status, and nothing for a change that only stored a reference.
 func statusChanged(ffDoc string) tell {
-	return func(old, next stampduty.Order) (string, *string, *string) {
+	return func(old, next stampduty.Order) (string, *string, *string, string) {
 		i, j := old.Fulfillment(ffDoc), next.Fulfillment(ffDoc)
 		if i < 0 || j < 0 || old.Fulfillments[i].Status == next.Fulfillments[j].Status {
-			return "", nil, nil
+			return "", nil, nil, ""
 		}
 		previous, status := old.Fulfillments[i].Status, next.Fulfillments[j].Status
-		return stampduty.EventOrderStatusChanged, &previous, &status
+		return stampduty.EventOrderStatusChanged, &previous, &status, ffDoc
 	}
 }
 

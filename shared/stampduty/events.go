@@ -6,16 +6,19 @@ import (
 	"strings"
 )
 
-// The event types (webhooks.md, Events).
+// The event types (webhooks.md, Events; order.cancelled is papers.md's
+// fifth, registered and delivered like the other four).
 const (
 	EventOrderCreated             = "order.created"              // an order is stored
 	EventOrderStatusChanged       = "order.status_changed"       // a fulfillment moves to another status
 	EventOrderDocumentUploaded    = "order.document_uploaded"    // the caller's document is stored
 	EventOrderCertificateAttached = "order.certificate_attached" // a certificate file is attached
+	EventOrderCancelled           = "order.cancelled"            // the order is cancelled (papers.md, Cancellation)
 )
 
 // eventTypes lists every event type, in the order messages name them.
-var eventTypes = [...]string{EventOrderCreated, EventOrderStatusChanged, EventOrderDocumentUploaded, EventOrderCertificateAttached}
+var eventTypes = [...]string{EventOrderCreated, EventOrderStatusChanged, EventOrderDocumentUploaded, EventOrderCertificateAttached,
+	EventOrderCancelled}
 
 // EventTypes returns every event type, in the order messages name them.
 func EventTypes() []string {
@@ -49,7 +52,7 @@ func ValidEventID(s string) bool {
 	return true
 }
 
-// ValidEventType reports whether typ is one of the four event types.
+// ValidEventType reports whether typ is one of the event types.
 func ValidEventType(typ string) bool {
 	return slices.Contains(eventTypes[:], typ)
 }
@@ -70,9 +73,17 @@ type Pending struct {
 	// after an order.status_changed; nil for the other types.
 	PreviousStatus *string
 	Status         *string
+	// Fulfillment is the documentId of the fulfillment a status or
+	// certificate event is about; empty for other events (and for events
+	// stored before it was recorded).
+	Fulfillment string
 	// Order is the order right after the change, as stored: its file keys
 	// are kept, its download addresses are made when the event is sent.
 	Order Order
+	// Version is the order's version the change was stored at, when the
+	// store knows it per event (a paper's change of an order of several
+	// papers); 0 otherwise, and the relay orders the event by its outbox.
+	Version int64
 }
 
 // NewPending returns the pending event of type typ about a change made at

@@ -13,6 +13,7 @@ func TestNewPending(t *testing.T) {
 		{"CreatedWithoutStatuses", EventOrderCreated, nil, nil, true},
 		{"DocumentUploadedWithoutStatuses", EventOrderDocumentUploaded, nil, nil, true},
 		{"CertificateAttachedWithoutStatuses", EventOrderCertificateAttached, nil, nil, true},
+		{"CancelledWithoutStatuses", EventOrderCancelled, nil, nil, true},
 		{"StatusChangedWithBothStatuses", EventOrderStatusChanged, ptr("Pending"), ptr("Created"), true},
 		{"ErrStatusChangedWithoutStatuses", EventOrderStatusChanged, nil, nil, false},
 		{"ErrStatusChangedWithoutThePrevious", EventOrderStatusChanged, nil, ptr("Created"), false},

@@ -214,15 +214,17 @@ func (s *Idempotency) updateClaim(ctx context.Context, owner, key, claim, update
 
 // Slots returns the documentId stored at each of owner's seqs lo…hi that
 // holds something ("" for a void marker): one strongly consistent Query of
-// the range, projecting seq and doc (which trims the answer, not the units:
-// 1 RCU per 4 KB of the items read), paged only past DynamoDB's 1 MB.
+// the range, projecting seq, doc and p (which trims the answer, not the
+// units: 1 RCU per 4 KB of the items read), paged only past DynamoDB's 1
+// MB. The papers' items of the orders in the range (seq s.kk, marked p)
+// are skipped.
 func (s *Orders) Slots(ctx context.Context, owner string, lo, hi int64) (map[int64]string, error) {
 	p := dynamodb.NewQueryPaginator(s.db.client, &dynamodb.QueryInput{
 		TableName:                 aws.String(s.table),
 		KeyConditionExpression:    aws.String("#o = :o AND seq BETWEEN :lo AND :hi"),
 		ExpressionAttributeNames:  map[string]string{"#o": "owner"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":o": avS(owner), ":lo": avN(lo), ":hi": avN(hi)},
-		ProjectionExpression:      aws.String("seq, doc"),
+		ProjectionExpression:      aws.String("seq, doc, p"),
 		ConsistentRead:            aws.Bool(true),
 	})
 	out := map[int64]string{}
@@ -231,15 +233,21 @@ func (s *Orders) Slots(ctx context.Context, owner string, lo, hi int64) (map[int
 		if err != nil {
 			return nil, fail("Query", err)
 		}
-		var items []struct {
-			Seq int64  `dynamodbav:"seq"`
-			Doc string `dynamodbav:"doc"`
-		}
-		if err := attributevalue.UnmarshalListOfMaps(page.Items, &items); err != nil {
-			return nil, stampduty.Internal(fmt.Errorf("decode slots: %w", err))
-		}
-		for _, it := range items {
-			out[it.Seq] = it.Doc
+		for _, item := range page.Items {
+			if isPaper(item) { // a paper's item, at s.kk beside its order's
+				continue
+			}
+			seq, err := seqOf(item)
+			if err != nil {
+				return nil, err
+			}
+			var it struct {
+				Doc string `dynamodbav:"doc"`
+			}
+			if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+				return nil, stampduty.Internal(fmt.Errorf("decode slots: %w", err))
+			}
+			out[seq] = it.Doc
 		}
 	}
 	return out, nil

@@ -65,7 +65,8 @@ func TestReserveN(t *testing.T) {
 }
 
 // TestSlots: Slots reads, in one Query, the documentId at each seq of a
-// range that holds an order, "" at a voided one, nothing at an empty one.
+// range that holds an order, "" at a voided one, nothing at an empty one;
+// the items of an order's papers (at s.kk) are not slots.
 func TestSlots(t *testing.T) {
 	env, db, proxy, ids := proxiedStore(t, 400)
 	s := db.Orders(env.Table("OrdersTable"))
@@ -76,12 +77,20 @@ func TestSlots(t *testing.T) {
 	}
 	want := map[int64]string{}
 	for _, seq := range []int64{last - 3, last - 1} {
-		o := newOrder(t, ids, int(seq))
+		o := newPapers(t, ids, 3) // kept apart: its papers get items of their own
 		o.DocumentID = stampduty.WithSeq(o.DocumentID, seq)
 		if _, err := s.Put(ctx, "bank", seq, o); err != nil {
 			t.Fatal(err)
 		}
 		want[seq] = o.DocumentID
+	}
+	// Paper 2 of the order at last-3 changes: its item is at (last-3).02.
+	st, err := s.Owned(ctx, "bank", want[last-3])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Replace(ctx, st, movePaper(t, st.Order, 1, stampduty.Change{Status: stampduty.StatusCreated, UniqueDocRef: "REF-2"})); err != nil {
+		t.Fatal(err)
 	}
 	if voided, err := s.Void(ctx, "bank", last); err != nil || !voided {
 		t.Fatal(voided, err)

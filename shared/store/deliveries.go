@@ -57,7 +57,7 @@ func jobDueShard(pk, eventID string) string { return shardKey(due, pk+"#"+eventI
 const leave = " REMOVE #next, dp, dk, wq, ls"
 
 // jobItem is a delivery job as stored, through attributevalue: the event
-// as an outbox stores it (id, t, at, ps?, st?, o: the order right after the
+// as an outbox stores it (id, t, at, ps?, st?, f?, o: the order right after the
 // change with its file keys; addresses are pre-signed when it is sent),
 // flattened into the item. While the job is not done, done is absent (the
 // design's "": dynalite refuses empty strings) and dp, dk and wq are the

@@ -36,7 +36,7 @@ func newDeliveriesFixture(t *testing.T) *deliveriesFixture {
 		Size: 47, SHA256: "00", Key: "documents/x/f", CreatedAt: order.CreatedAt}
 	status := stampduty.StatusPending
 	job := webhooks.Job{Owner: "acme", Webhook: "w000000000000000000000000", Pending: stampduty.Pending{ID: "evt_e00000000000000000000000",
-		Type: stampduty.EventOrderCreated, At: order.CreatedAt, Status: &status, Order: order},
+		Type: stampduty.EventOrderCreated, At: order.CreatedAt, Status: &status, Fulfillment: order.Fulfillments[0].DocumentID, Order: order},
 		Seq: webhooks.Seq(order.DocumentID, 3, 0), Next: "2026-11-23T10:00:00.000Z"}
 	return &deliveriesFixture{ctx: context.Background(), env: env, del: db.Deliveries(env.Table("DeliveriesTable")), order: order, job: job}
 }

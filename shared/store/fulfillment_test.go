@@ -76,7 +76,7 @@ func (f *fulfillmentsFixture) byDocumentIsTheKeyThenTheItem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := f.env.Operations(f.proxy.Take()), "GetItem:OrdersTable=1 Query:OrdersTable/index/by-document-keys=1"; got != want {
+	if got, want := f.env.Operations(f.proxy.Take()), "Query:OrdersTable/index/by-document-keys=1 Query:OrdersTable=1"; got != want {
 		t.Errorf("calls = %s, want %s", got, want)
 	}
 	if s.Owner != "owner-1" || s.Seq != 2 || s.Version != 1 || s.DocumentID != f.created[4].DocumentID {
@@ -86,7 +86,7 @@ func (f *fulfillmentsFixture) byDocumentIsTheKeyThenTheItem(t *testing.T) {
 	if again, err := f.ords.ByDocument(f.ctx, f.created[4].DocumentID); err != nil || again.Seq != 2 {
 		t.Fatalf("ByDocument again = %d, %v", again.Seq, err)
 	}
-	if got, want := f.env.Operations(f.proxy.Take()), "GetItem:OrdersTable=1"; got != want {
+	if got, want := f.env.Operations(f.proxy.Take()), "Query:OrdersTable=1"; got != want {
 		t.Errorf("calls the second time = %s, want %s", got, want)
 	}
 }

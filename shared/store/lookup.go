@@ -10,9 +10,6 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-
 	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
 )
@@ -66,6 +63,7 @@ func (s *Orders) ByDocuments(ctx context.Context, owner string, docs []string) (
 	if err != nil {
 		return nil, err
 	}
+	var byKey []orders.Stored
 	for _, item := range items {
 		if isVoid(item) {
 			continue
@@ -74,6 +72,15 @@ func (s *Orders) ByDocuments(ctx context.Context, owner string, docs []string) (
 		if err != nil {
 			return nil, err
 		}
+		if asked[o.DocumentID] {
+			byKey = append(byKey, o)
+		}
+	}
+	// An order of several papers read by key lacks its changed papers.
+	if err := s.completeApart(ctx, byKey, false); err != nil {
+		return nil, err
+	}
+	for _, o := range byKey {
 		keep(o)
 	}
 	var rest []string
@@ -109,25 +116,17 @@ func denseRange(keys []orderKey) (lo, hi int64, ok bool) {
 }
 
 // Owned returns owner's order doc, ENOTFOUND when owner has none. An id
-// that carries its seq is read by key, (owner, seq), with one strongly
-// consistent GetItem: an order reads back the moment its create has
+// that carries its seq is read by key, (owner, seq), with its papers, with
+// one strongly consistent Query of its range (readOrder): an order reads back the moment its create has
 // answered, which an index (eventually consistent) does not promise. Any
 // other id, or one whose slot holds another order (another caller's id, an
 // order put at another seq than its id's), is looked up in the documentId
 // index, and another owner's order found there is ENOTFOUND.
 func (s *Orders) Owned(ctx context.Context, owner, doc string) (orders.Stored, error) {
 	if seq, ok := stampduty.IDSeq(doc); ok {
-		out, err := s.db.client.GetItem(ctx, &dynamodb.GetItemInput{
-			TableName: aws.String(s.table), Key: s.key(owner, seq), ConsistentRead: aws.Bool(true),
-		})
-		if err != nil {
-			return orders.Stored{}, fail("GetItem", err)
-		}
-		if out.Item != nil && !isVoid(out.Item) {
-			o, err := decodeStored(out.Item)
-			if err != nil || o.DocumentID == doc {
-				return o, err
-			}
+		o, found, err := s.readOrder(ctx, owner, seq, true)
+		if err != nil || found && o.DocumentID == doc {
+			return o, err
 		}
 	}
 	o, err := s.ByDocument(ctx, doc)

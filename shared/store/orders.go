@@ -64,6 +64,8 @@ func (db *DB) Orders(table string) *Orders {
 //	                    the change as id, doc, at, up?, ff, sd (absent when empty)
 //	obp, obk            while ob is not empty: "pending#<shard of doc>" and <at of its oldest event>#doc,
 //	                    the keys of the outbox index
+//	pa                  true on an order created with several papers: its papers, once changed,
+//	                    are in items of their own, and ff holds them as created (papers.go)
 type orderItem struct {
 	Owner string `dynamodbav:"owner"`
 	Seq   int64  `dynamodbav:"seq"`
@@ -74,6 +76,9 @@ type orderItem struct {
 	Outbox      []eventItem `dynamodbav:"ob,omitempty"`
 	OutboxState string      `dynamodbav:"obp,omitempty"`
 	OutboxKey   string      `dynamodbav:"obk,omitempty"`
+	// Apart marks an order created with several papers: each paper, once
+	// changed, is kept in an item of its own (papers.go).
+	Apart bool `dynamodbav:"pa,omitempty"`
 }
 
 // orderBody is the order itself as an item stores it, without its key,
@@ -142,23 +147,6 @@ func newOrderBody(o stampduty.Order) orderBody {
 			UploadedDocument: sd.UploadedDocument}}
 }
 
-// decodeItems reads order items (decodeStored) and returns what part
-// takes of each.
-func decodeItems[T any](items []map[string]types.AttributeValue, part func(orders.Stored) T) ([]T, error) {
-	out := make([]T, 0, len(items))
-	for _, item := range items {
-		o, err := decodeStored(item)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, part(o))
-	}
-	return out, nil
-}
-
-// theStored is a stored order whole, for decodeItems.
-func theStored(s orders.Stored) orders.Stored { return s }
-
 // decodeStored reads an order item with its key and version. An order
 // stored before fulfillment existed reads as one that never changed: its
 // updatedAt is its createdAt, and each fulfillment's history is Pending at
@@ -179,6 +167,9 @@ func decodeStored(item map[string]types.AttributeValue) (orders.Stored, error) {
 			return orders.Stored{}, err
 		}
 		s.Outbox = append(s.Outbox, p)
+	}
+	if it.Apart {
+		s.Apart = &orders.Apart{Version: it.Version, Outbox: s.Outbox, Papers: make([]orders.Part, len(o.Fulfillments))}
 	}
 	return s, nil
 }
@@ -265,11 +256,10 @@ func (c *docKeys) put(doc string, k orderKey) {
 // ByDocument returns the order with documentId doc: its key from one Query
 // of the documentId index (which projects only the keys, so that changes do
 // not rewrite it; skipped when this instance looked doc up before, see
-// docKeys), then a GetItem of the item, both eventually consistent (a
-// change shows a moment later): 2 calls and 1 RCU for an order under 4 KB
-// (1 call and 0.5 RCU when the key is known), where one Query of an index
-// holding the whole item was 1 call and 0.5 RCU. ENOTFOUND when there is
-// none.
+// docKeys), then the order with its papers (readOrder: one Query of its
+// range), both eventually consistent (a change shows a moment later): 2
+// calls and 1 RCU for an order under 4 KB (1 call and 0.5 RCU when the key
+// is known), whatever its number of papers. ENOTFOUND when there is none.
 func (s *Orders) ByDocument(ctx context.Context, doc string) (orders.Stored, error) {
 	k, ok := s.keys.get(doc)
 	if !ok {
@@ -278,14 +268,11 @@ func (s *Orders) ByDocument(ctx context.Context, doc string) (orders.Stored, err
 			return orders.Stored{}, err
 		}
 	}
-	got, err := s.db.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: k.av()})
-	if err != nil {
-		return orders.Stored{}, fail("GetItem", err)
+	o, found, err := s.readOrder(ctx, k.Owner, k.Seq, false)
+	if err == nil && !found { // never deleted; only a write the index saw and this read did not yet
+		err = stampduty.Errorf(stampduty.ENOTFOUND, "no order %s", doc)
 	}
-	if got.Item == nil { // never deleted; only a write the index saw and this read did not yet
-		return orders.Stored{}, stampduty.Errorf(stampduty.ENOTFOUND, "no order %s", doc)
-	}
-	return decodeStored(got.Item)
+	return o, err
 }
 
 // keyOf returns the key of the order with documentId doc from the
@@ -311,21 +298,14 @@ func (s *Orders) keyOf(ctx context.Context, doc string) (orderKey, error) {
 	return k, nil
 }
 
-// Reread returns the order stored at o's key now: a strongly consistent
-// GetItem.
+// Reread returns the order stored at o's key now, with its papers: a
+// strongly consistent readOrder.
 func (s *Orders) Reread(ctx context.Context, o orders.Stored) (orders.Stored, error) {
-	out, err := s.db.client.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName:      aws.String(s.table),
-		Key:            map[string]types.AttributeValue{"owner": avS(o.Owner), "seq": avN(o.Seq)},
-		ConsistentRead: aws.Bool(true),
-	})
-	if err != nil {
-		return orders.Stored{}, fail("GetItem", err)
+	now, found, err := s.readOrder(ctx, o.Owner, o.Seq, true)
+	if err == nil && !found {
+		err = stampduty.Internal(fmt.Errorf("order %s#%d is gone", o.Owner, o.Seq))
 	}
-	if out.Item == nil {
-		return orders.Stored{}, stampduty.Internal(fmt.Errorf("order %s#%d is gone", o.Owner, o.Seq))
-	}
-	return decodeStored(out.Item)
+	return now, err
 }
 
 // Replace stores next at old's key as version old.Version+1, with
@@ -333,8 +313,13 @@ func (s *Orders) Reread(ctx context.Context, o orders.Stored) (orders.Stored, er
 // PutItem: the stored version must still be old's (an order
 // stored before versions existed has none). A change stored in between
 // fails the condition, and Replace returns orders.ErrChanged: no change is
-// ever lost. The queue keys are recomputed from next.
+// ever lost. The queue keys are recomputed from next. An order of several
+// papers (old.Apart) has the one item its change is in written
+// (replaceApart).
 func (s *Orders) Replace(ctx context.Context, old orders.Stored, next stampduty.Order, events ...stampduty.Pending) error {
+	if old.Apart != nil {
+		return s.replaceApart(ctx, old, next, events)
+	}
 	outbox := append(old.Outbox[:len(old.Outbox):len(old.Outbox)], events...)
 	item, err := attributevalue.MarshalMap(newOrderItem(old.Owner, old.Seq, next, old.Version+1, outbox))
 	if err != nil {

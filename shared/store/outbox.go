@@ -37,6 +37,13 @@ type eventItem struct {
 	At             string     `dynamodbav:"at"`
 	PreviousStatus *string    `dynamodbav:"ps,omitempty"`
 	Status         *string    `dynamodbav:"st,omitempty"`
+	Fulfillment    string     `dynamodbav:"f,omitempty"` // stampduty.Pending.Fulfillment; absent when empty
+	// Paper is, in a paper item's outbox, the paper right after the change
+	// (the relay puts the order together around it; see papers.go).
+	Paper *stampduty.Fulfillment `dynamodbav:"pf,omitempty"`
+	// Version is the order's version the change was stored at, when the
+	// store keeps it per event (stampduty.Pending.Version).
+	Version int64 `dynamodbav:"v,omitempty"`
 }
 
 // outboxPending is the base of the outbox index's partition key: an order
@@ -70,7 +77,7 @@ func newEventItems(outbox []stampduty.Pending, self stampduty.Order) []eventItem
 func newEventItem(p stampduty.Pending) eventItem {
 	o := newOrderBody(p.Order)
 	return eventItem{ID: p.ID, Type: p.Type, At: p.At, PreviousStatus: p.PreviousStatus,
-		Status: p.Status, Order: &o}
+		Status: p.Status, Fulfillment: p.Fulfillment, Order: &o, Version: p.Version}
 }
 
 // pending returns the event e stores; one stored without its order is
@@ -83,12 +90,15 @@ func (e eventItem) pending(self *stampduty.Order) (stampduty.Pending, error) {
 		if o, err = e.Order.order(); err != nil {
 			return stampduty.Pending{}, err
 		}
+	case self != nil && e.Paper != nil:
+		o = withPaper(*self, *e.Paper, e.At)
 	case self != nil:
 		o = *self
 	default:
 		return stampduty.Pending{}, stampduty.Internal(fmt.Errorf("event %s stored without its order", e.ID))
 	}
-	return stampduty.Pending{ID: e.ID, Type: e.Type, At: e.At, PreviousStatus: e.PreviousStatus, Status: e.Status, Order: o}, nil
+	return stampduty.Pending{ID: e.ID, Type: e.Type, At: e.At, PreviousStatus: e.PreviousStatus, Status: e.Status,
+		Fulfillment: e.Fulfillment, Order: o, Version: e.Version}, nil
 }
 
 // Pending returns orders with pending events (their Outbox): one page of
@@ -132,20 +142,54 @@ func (s *Orders) Pending(ctx context.Context, p webhooks.Poller, cursor string, 
 		return nil, "", err
 	}
 	slices.SortStableFunc(out.Items, func(a, b map[string]types.AttributeValue) int { return cmpS(a["obk"], b["obk"]) })
-	found, err := decodeItems(out.Items, theStored)
-	if err != nil {
-		return nil, "", err
+	found := make([]orders.Stored, 0, len(out.Items))
+	for _, item := range out.Items {
+		o, ok, err := s.outboxOf(ctx, item)
+		if err != nil {
+			return nil, "", err
+		}
+		if ok {
+			found = append(found, o)
+		}
 	}
 	return found, next, nil
+}
+
+// outboxOf returns the outbox item as the relay handles it: an order's
+// item as it is; a paper's (papers.go) as its order, read whole with one
+// more Query (the events carry the order), standing for the paper's item
+// (Apart.Item), with the paper item's outbox and version. ok is false for
+// a paper whose outbox the read found empty (relayed meanwhile).
+func (s *Orders) outboxOf(ctx context.Context, item map[string]types.AttributeValue) (orders.Stored, bool, error) {
+	if !isPaper(item) {
+		o, err := decodeStored(item)
+		return o, err == nil, err
+	}
+	var p paperItem
+	if err := attributevalue.UnmarshalMap(item, &p); err != nil {
+		return orders.Stored{}, false, stampduty.Internal(fmt.Errorf("decode paper: %w", err))
+	}
+	seq, err := seqOf(item)
+	if err != nil {
+		return orders.Stored{}, false, err
+	}
+	o, found, err := s.readOrder(ctx, p.Owner, seq, false)
+	if err != nil || !found || o.Apart == nil || p.Paper < 1 || p.Paper > len(o.Apart.Papers) {
+		return orders.Stored{}, false, err
+	}
+	part := o.Apart.Papers[p.Paper-1]
+	o.Outbox, o.Version, o.Apart.Item = part.Outbox, part.Version, p.Paper
+	return o, len(o.Outbox) > 0, nil
 }
 
 // sweepCursor is where a sweep of the outbox index stopped: the last
 // order it read, by the table's and the index's keys.
 type sweepCursor struct {
 	Owner string `dynamodbav:"owner" json:"owner"`
-	Seq   int64  `dynamodbav:"seq" json:"seq"`
-	Shard string `dynamodbav:"obp" json:"obp"`
-	Key   string `dynamodbav:"obk" json:"obk"`
+	// Seq is an order's seq, or a paper's item's (papers.go: s.kk).
+	Seq   attributevalue.Number `dynamodbav:"seq" json:"seq"`
+	Shard string                `dynamodbav:"obp" json:"obp"`
+	Key   string                `dynamodbav:"obk" json:"obk"`
 }
 
 // encodeSweep returns the cursor of a Scan's LastEvaluatedKey ("" for
@@ -199,9 +243,15 @@ func (s *Orders) Relayed(ctx context.Context, o orders.Stored, ids []string) err
 	if len(rest) == len(o.Outbox) {
 		return nil
 	}
+	key := map[string]types.AttributeValue{"owner": avS(o.Owner), "seq": avN(o.Seq)}
+	paper := -1 // the paper whose item it is, from 0
+	if o.Apart != nil && o.Apart.Item > 0 {
+		paper = o.Apart.Item - 1
+		key["seq"] = avSeq(paperSeq(o.Seq, o.Apart.Item))
+	}
 	in := &dynamodb.UpdateItemInput{
 		TableName:           aws.String(s.table),
-		Key:                 map[string]types.AttributeValue{"owner": avS(o.Owner), "seq": avN(o.Seq)},
+		Key:                 key,
 		ConditionExpression: aws.String("v = :v AND size(ob) = :n AND ob[0].id = :first"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":v": avN(o.Version), ":n": avN(int64(len(o.Outbox))), ":first": avS(o.Outbox[0].ID)},
@@ -209,7 +259,14 @@ func (s *Orders) Relayed(ctx context.Context, o orders.Stored, ids []string) err
 	if len(rest) == 0 {
 		in.UpdateExpression = aws.String("REMOVE ob, obp, obk")
 	} else {
-		ob, err := attributevalue.Marshal(newEventItems(rest, o.Order))
+		items := newEventItems(rest, o.Order)
+		if paper >= 0 {
+			items = items[:0]
+			for _, p := range rest {
+				items = append(items, newPaperEvent(p, p.Order.Fulfillment(o.Fulfillments[paper].DocumentID)))
+			}
+		}
+		ob, err := attributevalue.Marshal(items)
 		if err != nil {
 			return stampduty.Internal(fmt.Errorf("encode outbox: %w", err))
 		}

@@ -202,7 +202,9 @@ func (s *Orders) seqRange(ctx context.Context, owner string, lo, hi int64, consi
 
 // seqPages is seqRange reading at most pages pages of the Query (0: all),
 // which also returns the lowest seq it covered: lo when it read the whole
-// range, else the last item read (a page holds at most 1 MB).
+// range, else the last order (or void) read (a page holds at most 1 MB).
+// The range runs to hi's papers (rangeTop), so the orders come with theirs:
+// newest first, an order's papers come just before it.
 func (s *Orders) seqPages(ctx context.Context, owner string, lo, hi int64, consistent bool, pages int) ([]orders.Stored, []int64, int64, error) {
 	found := make([]orders.Stored, 0, hi-lo+1)
 	var marks []int64
@@ -213,12 +215,13 @@ func (s *Orders) seqPages(ctx context.Context, owner string, lo, hi int64, consi
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":o":  avS(owner),
 			":lo": avN(lo),
-			":hi": avN(hi),
+			":hi": avSeq(rangeTop(hi)),
 		},
 		ScanIndexForward: aws.Bool(false),
 		ConsistentRead:   aws.Bool(consistent),
 	})
-	covered := hi + 1 // nothing yet
+	covered := hi + 1                            // nothing yet
+	var papers []map[string]types.AttributeValue // of the order read next
 	for read := 0; p.HasMorePages(); read++ {
 		if pages > 0 && read == pages {
 			return found, marks, covered, nil
@@ -228,7 +231,12 @@ func (s *Orders) seqPages(ctx context.Context, owner string, lo, hi int64, consi
 			return nil, nil, 0, fail("Query", err)
 		}
 		for _, item := range out.Items {
+			if isPaper(item) {
+				papers = append(papers, item)
+				continue
+			}
 			if isVoid(item) {
+				papers = papers[:0]
 				h, err := decodeHead(item)
 				if err != nil {
 					return nil, nil, 0, err
@@ -237,10 +245,11 @@ func (s *Orders) seqPages(ctx context.Context, owner string, lo, hi int64, consi
 				covered = h.Seq
 				continue
 			}
-			o, err := decodeStored(item)
+			o, err := assemble(item, papers)
 			if err != nil {
 				return nil, nil, 0, err
 			}
+			papers = papers[:0]
 			found = append(found, o)
 			covered = o.Seq
 		}

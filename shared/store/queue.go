@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
 )
 
@@ -51,11 +53,35 @@ func queuePartition(status, doc string) string { return shardKey(status, doc) }
 func queuePartitions(status string) []string { return shardKeys(status) }
 
 // queueEntry is an entry of the queue index, which projects the keys only:
-// its own and the order item's.
+// its own and the item's. An order of several papers has an entry per
+// paper waiting in the status (each paper's item, and the order's item for
+// the papers still as created: papers.go), all with the order's qk.
 type queueEntry struct {
 	Partition string `dynamodbav:"qs"`
 	Key       string `dynamodbav:"qk"`
+	// orderKey is the key of the entry's order (a paper's item's seq less
+	// its paper's decimals).
 	orderKey
+	// Paper reports an entry of a paper's item.
+	Paper bool
+}
+
+// decodeQueueEntry reads a queue index entry.
+func decodeQueueEntry(item map[string]types.AttributeValue) (queueEntry, error) {
+	var e struct {
+		Partition string `dynamodbav:"qs"`
+		Key       string `dynamodbav:"qk"`
+		Owner     string `dynamodbav:"owner"`
+	}
+	if err := attributevalue.UnmarshalMap(item, &e); err != nil {
+		return queueEntry{}, stampduty.Internal(fmt.Errorf("decode queue entry: %w", err))
+	}
+	seq, err := seqOf(item)
+	if err != nil {
+		return queueEntry{}, err
+	}
+	n := item["seq"].(*types.AttributeValueMemberN).Value // seqOf checked it
+	return queueEntry{Partition: e.Partition, Key: e.Key, orderKey: orderKey{Owner: e.Owner, Seq: seq}, Paper: strings.Contains(n, ".")}, nil
 }
 
 // queueCursor is the position a queue page ends at: the status, and the
@@ -108,40 +134,79 @@ func (s *Orders) Queue(ctx context.Context, status, cursor string, size int) ([]
 	return page, next, nil
 }
 
-// queueEntries returns the first size entries of status's queue after the
-// sort key after ("" from the start), oldest first: one Query per
-// partition, all at once.
+// queueEntries returns the entries of the first size orders of status's
+// queue after the sort key after ("" from the start), oldest first, one per
+// order: one Query per partition, all at once, Limit size each. An order
+// of several papers may have several entries (one per paper in the
+// status), so a partition that filled its Limit may hold more orders
+// before the others' next ones: while fewer than size orders are known to
+// come first, the partitions that filled their Limit are read on, all at
+// once (a round more only when orders of several papers fill a page).
 func (s *Orders) queueEntries(ctx context.Context, status, after string, size int) ([]queueEntry, error) {
 	parts := queuePartitions(status)
-	found := make([][]queueEntry, len(parts))
-	errs := make([]error, len(parts))
-	var wg sync.WaitGroup
+	reads := make([]queueRead, len(parts))
 	for i, p := range parts {
-		wg.Go(func() { found[i], errs[i] = s.queueShard(ctx, p, after, size) })
+		reads[i] = queueRead{partition: p, more: true}
 	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
+	for {
+		errs := make([]error, len(reads))
+		var wg sync.WaitGroup
+		for i := range reads {
+			if reads[i].more {
+				wg.Go(func() { errs[i] = s.queueShard(ctx, &reads[i], after, size) })
+			}
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
 			return nil, err
 		}
+		// Every order up to bound is known: the partitions read to their
+		// end hold no more, the others nothing below their last entry.
+		bound, more := "", false
+		var all []queueEntry
+		for _, r := range reads {
+			all = append(all, r.entries...)
+			if r.more {
+				last := r.entries[len(r.entries)-1].Key
+				if !more || last < bound {
+					bound = last
+				}
+				more = true
+			}
+		}
+		slices.SortFunc(all, func(a, b queueEntry) int { return strings.Compare(a.Key, b.Key) })
+		// One per order (its papers share its qk; a move from the bare
+		// status to its shard may show two for a moment).
+		all = slices.CompactFunc(all, func(a, b queueEntry) bool { return a.Key == b.Key })
+		if more {
+			all = slices.DeleteFunc(all, func(e queueEntry) bool { return e.Key > bound })
+		}
+		if len(all) >= size || !more {
+			return all[:min(size, len(all))], nil
+		}
 	}
-	all := slices.Concat(found...)
-	slices.SortFunc(all, func(a, b queueEntry) int { return strings.Compare(a.Key, b.Key) })
-	// An order has one entry, but a move from the bare status to its shard
-	// may show both for a moment.
-	all = slices.CompactFunc(all, func(a, b queueEntry) bool { return a.orderKey == b.orderKey })
-	return all[:min(size, len(all))], nil
 }
 
-// queueShard returns the first size entries of the queue partition p after
-// the sort key after.
-func (s *Orders) queueShard(ctx context.Context, p, after string, size int) ([]queueEntry, error) {
+// queueRead is what the reads of one queue partition found so far.
+type queueRead struct {
+	partition string
+	entries   []queueEntry
+	// more says the last read filled its Limit: there may be more; start
+	// is where the next read starts.
+	more  bool
+	start map[string]types.AttributeValue
+}
+
+// queueShard reads the next size entries of r's partition after the sort
+// key after (continuing where r's last read stopped).
+func (s *Orders) queueShard(ctx context.Context, r *queueRead, after string, size int) error {
 	in := &dynamodb.QueryInput{
 		TableName:                 aws.String(s.table),
 		IndexName:                 aws.String(QueueIndex),
 		KeyConditionExpression:    aws.String("qs = :p"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":p": avS(p)},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":p": avS(r.partition)},
 		Limit:                     aws.Int32(int32(size)),
+		ExclusiveStartKey:         r.start,
 	}
 	if after != "" {
 		in.KeyConditionExpression = aws.String("qs = :p AND qk > :k")
@@ -149,17 +214,26 @@ func (s *Orders) queueShard(ctx context.Context, p, after string, size int) ([]q
 	}
 	out, err := s.db.client.Query(ctx, in)
 	if err != nil {
-		return nil, fail("Query", err)
+		return fail("Query", err)
 	}
-	var entries []queueEntry
-	if err := attributevalue.UnmarshalListOfMaps(out.Items, &entries); err != nil {
-		return nil, stampduty.Internal(fmt.Errorf("decode queue entries: %w", err))
+	for _, item := range out.Items {
+		e, err := decodeQueueEntry(item)
+		if err != nil {
+			return err
+		}
+		r.entries = append(r.entries, e)
 	}
-	return entries, nil
+	r.start = out.LastEvaluatedKey
+	r.more = len(out.LastEvaluatedKey) > 0 && len(out.Items) > 0
+	return nil
 }
 
-// queueOrders reads the orders of entries and returns those still waiting
-// in status, in the entries' order.
+// queueOrders reads the orders of entries (their items with one
+// BatchGetItem, then, for each order of several papers, its papers:
+// completeApart) and returns those that still have a paper waiting in
+// status, in the entries' order. The Pending entry of an order of several
+// papers' own item stands for its papers still as created; once none is,
+// it is removed here (stale: no write of the order's item would remove it).
 func (s *Orders) queueOrders(ctx context.Context, status string, entries []queueEntry) ([]stampduty.OpsOrder, error) {
 	keys := make([]orderKey, len(entries))
 	for i, e := range entries {
@@ -169,21 +243,43 @@ func (s *Orders) queueOrders(ctx context.Context, status string, entries []queue
 	if err != nil {
 		return nil, err
 	}
-	page := make([]stampduty.OpsOrder, 0, len(entries))
+	found := make([]orders.Stored, 0, len(entries))
 	for _, k := range keys {
-		item, ok := items[k]
-		if !ok {
-			continue
+		if item, ok := items[k]; ok {
+			o, err := decodeStored(item)
+			if err != nil {
+				return nil, err
+			}
+			found = append(found, o)
 		}
-		o, err := decodeStored(item)
-		if err != nil {
-			return nil, err
+	}
+	if err := s.completeApart(ctx, found, false); err != nil {
+		return nil, err
+	}
+	page := make([]stampduty.OpsOrder, 0, len(found))
+	for _, o := range found {
+		if o.Apart != nil && status == stampduty.StatusPending && !slices.ContainsFunc(o.Apart.Papers, func(p orders.Part) bool { return p.Version == 0 }) {
+			s.dropStale(ctx, o)
 		}
-		if o.QueueStatus() == status {
+		if slices.ContainsFunc(o.Fulfillments, func(f stampduty.Fulfillment) bool { return f.Status == status }) {
 			page = append(page, o.OpsOrder)
 		}
 	}
 	return page, nil
+}
+
+// dropStale removes the queue entry of o's own item, an order of several
+// papers each in an item of its own: UpdateItem REMOVE qs, qk on condition
+// that the order's own version is the one read (a change meanwhile wrote
+// the right keys). A failure leaves the entry for the next page to drop.
+func (s *Orders) dropStale(ctx context.Context, o orders.Stored) {
+	_, _ = s.db.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(s.table),
+		Key:                       orderKey{o.Owner, o.Seq}.av(),
+		UpdateExpression:          aws.String("REMOVE qs, qk"),
+		ConditionExpression:       aws.String("v = :v AND attribute_exists(qs)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":v": avN(o.Apart.Version)},
+	})
 }
 
 // getItems reads the order items at keys (distinct) with BatchGetItem

@@ -7,6 +7,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -35,7 +36,8 @@ const (
 
 // headItem is a caller's counter item or voids item, through attributevalue.
 type headItem struct {
-	Seq   int64   `dynamodbav:"seq"`
+	// Seq is the item's seq (a paper's item's order's: seqOf).
+	Seq   int64   `dynamodbav:"-"`
 	N     *int64  `dynamodbav:"n"`
 	Base  *int64  `dynamodbav:"b"`
 	At    int64   `dynamodbav:"t"`
@@ -148,7 +150,9 @@ func decodeHead(item map[string]types.AttributeValue) (headItem, error) {
 	if err := attributevalue.UnmarshalMap(item, &h); err != nil {
 		return headItem{}, stampduty.Internal(fmt.Errorf("decode seq counter: %w", err))
 	}
-	return h, nil
+	var err error
+	h.Seq, err = seqOf(item)
+	return h, err
 }
 
 func (s *Orders) key(owner string, seq int64) map[string]types.AttributeValue {
@@ -188,8 +192,18 @@ func (s *Orders) Put(ctx context.Context, owner string, seq int64, o stampduty.O
 		// slotFree recognises the order by its documentId: it must have one.
 		return 0, stampduty.Internal(fmt.Errorf("create order: no documentId"))
 	}
+	if apart(o) {
+		// Its papers' items will carry their events' versions: so does
+		// its create's (replaceApart).
+		events = slices.Clone(events)
+		for i := range events {
+			events[i].Version = 1
+		}
+	}
+	it := newOrderItem(owner, seq, o, 1, events)
+	it.Apart = apart(o)
 	// Encoded once: from one attempt to the next only the seq changes.
-	item, err := attributevalue.MarshalMap(newOrderItem(owner, seq, o, 1, events))
+	item, err := attributevalue.MarshalMap(it)
 	if err != nil {
 		return 0, stampduty.Internal(fmt.Errorf("encode order: %w", err))
 	}

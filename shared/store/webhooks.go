@@ -33,8 +33,13 @@ func (db *DB) Webhooks(table string) *Webhooks { return &Webhooks{db: db, table:
 //
 //	owner   the caller (key)
 //	v       version: 1 when first stored, +1 per save
-//	hooks   the live webhooks, oldest first: [{id, doc, url, ev, on, at, sec}]
-//	gone    the deleted ones, newest first, at most webhooks.MaxGone: [{id, doc, url, ev, on, at, del}]
+//	hooks   the live webhooks, oldest first: [{id, doc, url, ev, fmt?, on, at, sec}]
+//	gone    the deleted ones, newest first, at most webhooks.MaxGone: [{id, doc, url, ev, fmt?, on, at, del}]
+//
+// fmt is a webhook's format when it is not the default: absent is
+// webhooks.FormatStampduty, so the webhooks stored before formats existed
+// read as what they are, and a rewrite of the item (any change of the
+// caller's webhooks) leaves them as they were.
 type hooksItem struct {
 	Owner string     `dynamodbav:"owner"`
 	V     int64      `dynamodbav:"v"`
@@ -48,19 +53,26 @@ type hookItem struct {
 	Doc       string   `dynamodbav:"doc"`
 	URL       string   `dynamodbav:"url"`
 	Events    []string `dynamodbav:"ev"`
+	Format    string   `dynamodbav:"fmt,omitempty"`
 	Enabled   bool     `dynamodbav:"on"`
 	CreatedAt string   `dynamodbav:"at"`
 	Secret    string   `dynamodbav:"sec,omitempty"`
 	Deleted   string   `dynamodbav:"del,omitempty"`
 }
 
+// newHookItem returns w as stored: its format only when not the default.
 func newHookItem(w webhooks.Webhook) hookItem {
-	return hookItem{ID: w.ID, Doc: w.DocumentID, URL: w.URL, Events: w.Events, Enabled: w.Enabled, CreatedAt: w.CreatedAt, Secret: w.Secret}
+	h := hookItem{ID: w.ID, Doc: w.DocumentID, URL: w.URL, Events: w.Events, Enabled: w.Enabled, CreatedAt: w.CreatedAt, Secret: w.Secret}
+	if w.Format != webhooks.FormatStampduty {
+		h.Format = w.Format
+	}
+	return h
 }
 
+// webhook returns the webhook h stores, of owner; no format is the default.
 func (h hookItem) webhook(owner string) webhooks.Webhook {
-	return webhooks.Webhook{ID: h.ID, DocumentID: h.Doc, URL: h.URL, Events: h.Events, Enabled: h.Enabled,
-		CreatedAt: h.CreatedAt, Secret: h.Secret, Owner: owner}
+	return webhooks.Webhook{ID: h.ID, DocumentID: h.Doc, URL: h.URL, Events: h.Events, Format: cmp.Or(h.Format, webhooks.FormatStampduty),
+		Enabled: h.Enabled, CreatedAt: h.CreatedAt, Secret: h.Secret, Owner: owner}
 }
 
 // Webhooks returns owner's webhooks (one strongly consistent GetItem): V 0

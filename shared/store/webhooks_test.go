@@ -8,6 +8,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/storetest"
 	"stampduty/shared/webhooks"
@@ -18,7 +20,8 @@ func TestWebhooksItem(t *testing.T) {
 	env := storetest.New(t)
 	hooks := env.DB().Webhooks(env.Table("WebhooksTable"))
 	hook := webhooks.Webhook{ID: 7, DocumentID: "k3v9xq2m7p4r8t1w5y6z0abc", URL: "https://hooks.example.com/x",
-		Events: []string{stampduty.EventOrderCreated}, Enabled: true, CreatedAt: "2026-11-23T10:00:00.000Z", Secret: webhooks.NewSecret(), Owner: "acme"}
+		Events: []string{stampduty.EventOrderCreated}, Format: webhooks.FormatStampduty, Enabled: true, CreatedAt: "2026-11-23T10:00:00.000Z",
+		Secret: webhooks.NewSecret(), Owner: "acme"}
 
 	t.Run("NoneStored", func(t *testing.T) {
 		s, err := hooks.Webhooks(ctx, "acme")
@@ -40,6 +43,34 @@ func TestWebhooksItem(t *testing.T) {
 		want := webhooks.Set{V: 1, Live: []webhooks.Webhook{hook}, Gone: []webhooks.Gone{{Webhook: gone, Deleted: "2026-11-23T11:00:00.000Z"}}}
 		if !reflect.DeepEqual(s, want) {
 			t.Errorf("read back %+v, want %+v", s, want)
+		}
+	})
+	t.Run("FormatStoredOnlyWhenNotTheDefault", func(t *testing.T) {
+		// A caller's item as stored before formats: its webhook has no fmt.
+		old := avM(map[string]types.AttributeValue{"id": avN("3"), "doc": avS("b000000000000000000000000"), "url": avS("https://hooks.example.com/old"),
+			"ev": avL(avS(stampduty.EventOrderCreated)), "on": avBool(true), "at": avS("2026-11-20T10:00:00.000Z"), "sec": avS("whsec_old")})
+		putItem(t, env, "WebhooksTable", map[string]types.AttributeValue{"owner": avS("before"), "v": avN("1"), "hooks": avL(old)})
+		s, err := hooks.Webhooks(ctx, "before")
+		if err != nil || len(s.Live) != 1 {
+			t.Fatal(s, err)
+		}
+		if got, want := s.Live[0].Format, webhooks.FormatStampduty; got != want {
+			t.Errorf("a webhook stored without a format reads as %q, want %q", got, want)
+		}
+		orig := hook
+		orig.DocumentID, orig.Format, orig.Events = "c000000000000000000000000", webhooks.FormatOriginal, []string{stampduty.EventOrderCertificateAttached}
+		if err := hooks.SaveWebhooks(ctx, "before", webhooks.Set{Live: append(s.Live, orig)}, s.V); err != nil {
+			t.Fatal(err)
+		}
+		stored := getItem(t, env, "WebhooksTable", map[string]types.AttributeValue{"owner": avS("before")})["hooks"].(*types.AttributeValueMemberL).Value
+		if got, want := render(stored[0]), render(old); got != want {
+			t.Errorf("the rewrite changed the webhook stored before formats:\n%s\nwant\n%s", got, want)
+		}
+		if f, ok := stored[1].(*types.AttributeValueMemberM).Value["fmt"]; !ok || render(f) != render(avS(webhooks.FormatOriginal)) {
+			t.Errorf("the original webhook is stored as %s, want fmt %q", render(stored[1]), webhooks.FormatOriginal)
+		}
+		if s, err = hooks.Webhooks(ctx, "before"); err != nil || len(s.Live) != 2 || s.Live[1].Format != webhooks.FormatOriginal || s.Live[0].Format != webhooks.FormatStampduty {
+			t.Errorf("read back %+v, %v", s.Live, err)
 		}
 	})
 	t.Run("ErrLostRace", func(t *testing.T) {

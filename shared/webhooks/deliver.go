@@ -30,6 +30,10 @@ const UserAgent = "stampduty-webhooks/1"
 const (
 	HeaderEventID   = "Stampduty-Event-Id"
 	HeaderSignature = "Stampduty-Signature"
+	// HeaderOriginalSignature signs a delivery of FormatOriginal (SignOriginal)
+	// instead of HeaderSignature: the original API's x-signature (names
+	// are case-insensitive; Go sends them in this canonical form).
+	HeaderOriginalSignature = "X-Signature"
 )
 
 // Deliverer delivers events to receivers that may be slow or hostile: one
@@ -48,21 +52,23 @@ type Deliverer struct {
 	TLS *tls.Config
 }
 
-// Deliver POSTs body (the JSON of event eventID) to url, signed with secret,
-// and says how the attempt went. It returns within the timeout (or ctx's
+// Deliver POSTs body (the JSON of event eventID, in w's format) to w's URL,
+// signed with w's secret as its format signs (HeaderSignature for
+// FormatStampduty or "", HeaderOriginalSignature for FormatOriginal), and
+// says how the attempt went. It returns within the timeout (or ctx's
 // deadline, when sooner) whatever the receiver does, and reads at most
 // MaxAnswerBytes of the answer. The answer's status decides: a 2xx received
 // in time is a success even when the rest of its body is cut.
-func (d Deliverer) Deliver(ctx context.Context, url, secret, eventID string, body []byte) Result {
+func (d Deliverer) Deliver(ctx context.Context, w Webhook, eventID string, body []byte) Result {
 	start := time.Now()
-	r := d.deliver(ctx, url, secret, eventID, body)
+	r := d.deliver(ctx, w, eventID, body)
 	r.Duration = time.Since(start)
 	return r
 }
 
 // deliver is Deliver without the timing.
-func (d Deliverer) deliver(ctx context.Context, rawURL, secret, eventID string, body []byte) Result {
-	u, err := d.parse(rawURL)
+func (d Deliverer) deliver(ctx context.Context, w Webhook, eventID string, body []byte) Result {
+	u, err := d.parse(w.URL)
 	if err != nil {
 		return Result{Err: fmt.Errorf("deliver event %s: %w", eventID, err)}
 	}
@@ -83,7 +89,11 @@ func (d Deliverer) deliver(ctx context.Context, rawURL, secret, eventID string, 
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", UserAgent)
 	req.Header.Set(HeaderEventID, eventID)
-	req.Header.Set(HeaderSignature, Sign(secret, now(), body))
+	if w.Format == FormatOriginal {
+		req.Header.Set(HeaderOriginalSignature, SignOriginal(w.Secret, body))
+	} else {
+		req.Header.Set(HeaderSignature, Sign(w.Secret, now(), body))
+	}
 
 	resp, err := d.client(u.Scheme).Do(req)
 	if err != nil {

@@ -80,7 +80,7 @@ const testBody = `{"id":"evt_k3v9xq2m7p4r8t1w5y6z0abc","type":"order.created"}`
 
 // deliver delivers the test event to u with d.
 func deliver(d Deliverer, u string) Result {
-	return d.Deliver(context.Background(), u, testSecret, testEventID, []byte(testBody))
+	return d.Deliver(context.Background(), Webhook{URL: u, Secret: testSecret}, testEventID, []byte(testBody))
 }
 
 // assertFailed fails t unless r is a failure with HTTP status code (0: none)
@@ -143,6 +143,28 @@ func TestDeliverAnswers(t *testing.T) {
 		}
 		if err := Verify(s.header.Get("Stampduty-Signature"), "whsec_other", s.body, signedAt, 0); err == nil {
 			t.Error("the signature verifies under another secret")
+		}
+	})
+	t.Run("OriginalSignedInXSignatureOnly", func(t *testing.T) {
+		got := make(chan http.Header, 1)
+		rc := newReceiver(t, false, func(w http.ResponseWriter, r *http.Request) {
+			got <- r.Header.Clone()
+			w.WriteHeader(http.StatusOK)
+		})
+		w := Webhook{URL: rc.URL + "/hooks", Secret: testSecret, Format: FormatOriginal}
+		if res := localDeliverer().Deliver(context.Background(), w, testEventID, []byte(testBody)); res.Err != nil {
+			t.Fatal(res.Err)
+		}
+		h := <-got
+		for name, want := range map[string]string{
+			"x-signature":         SignOriginal(testSecret, []byte(testBody)),
+			"Content-Type":        "application/json",
+			"Stampduty-Event-Id":  testEventID,
+			"Stampduty-Signature": "", // the original API's receivers check x-signature alone
+		} {
+			if got := h.Get(name); got != want {
+				t.Errorf("%s = %q, want %q", name, got, want)
+			}
 		}
 	})
 	t.Run("AnyTwoHundredIsSuccess", func(t *testing.T) {

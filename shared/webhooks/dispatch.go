@@ -225,7 +225,7 @@ func (d *Dispatcher) relay(ctx context.Context, p orders.Stored, hooks *passHook
 			if !h.Subscribed(c.Type) { // enabled and subscribed to the type
 				continue
 			}
-			j := Job{Owner: p.Owner, Webhook: h.DocumentID, Pending: c, Seq: Seq(p.DocumentID, p.Version, i), Next: now, Lease: hold}
+			j := Job{Owner: p.Owner, Webhook: h.DocumentID, Pending: c, Seq: eventSeq(p, c, i), Next: now, Lease: hold}
 			put, err := d.Jobs.Put(ctx, j)
 			if err != nil {
 				return stored, fmt.Errorf("put the job of event %s for webhook %s: %w", c.ID, h.DocumentID, err)
@@ -410,12 +410,16 @@ func disable(ctx context.Context, hooks Hooks, owner, doc string) error {
 	})
 }
 
-// body returns the JSON of j's event, its order as its caller sees it with
-// download addresses signed now.
-func (d *Dispatcher) body(ctx context.Context, j Job) ([]byte, error) {
+// body returns the JSON of j's event in format (a Webhook's Format), its
+// order as its caller sees it with download addresses signed now: the
+// Event for FormatStampduty (or ""), originalBody for FormatOriginal.
+func (d *Dispatcher) body(ctx context.Context, j Job, format string) ([]byte, error) {
 	o, err := orders.ForCaller(ctx, d.Files, j.Order)
 	if err != nil {
 		return nil, fmt.Errorf("render the order of event %s: %w", j.ID, err)
+	}
+	if format == FormatOriginal {
+		return originalBody(j.ID, o, j.Fulfillment)
 	}
 	order, err := json.Marshal(o)
 	if err != nil {

@@ -148,3 +148,14 @@ func parseTime(s string) (time.Time, error) {
 	}
 	return t, nil
 }
+
+// eventSeq returns the Seq of c, the i-th event of outbox p: by the
+// version its change was stored at when the store kept it (the events of
+// an order of several papers are in several items' outboxes, whose
+// versions order them across items), else by p's version and i.
+func eventSeq(p orders.Stored, c stampduty.Pending, i int) string {
+	if c.Version > 0 {
+		return Seq(p.DocumentID, c.Version, 0)
+	}
+	return Seq(p.DocumentID, p.Version, i)
+}

@@ -308,7 +308,7 @@ func firstOfOrder(seq string) bool { return strings.HasSuffix(seq, "#0000000001#
 // attempt makes one attempt of job j to webhook k, if j is not waiting on
 // an earlier job of its order, a slot is free for it, this run gets its
 // lease, and the webhook, read again right before the attempt, is still
-// live and enabled.
+// live and enabled; the body is rendered then, in that webhook's format.
 func (d *Dispatcher) attempt(ctx context.Context, k hookKey, j Job, t *turn) (DeliverReport, error) {
 	var rep DeliverReport
 	if !firstOfOrder(j.Seq) {
@@ -349,10 +349,6 @@ func (d *Dispatcher) attempt(ctx context.Context, k hookKey, j Job, t *turn) (De
 		rep.Skipped++
 		return rep, nil
 	}
-	body, err := d.body(ctx, j)
-	if err != nil {
-		return rep, err // the lease runs out and a later pass tries again
-	}
 	h, err := d.current(ctx, k.owner, k.webhook)
 	if err != nil {
 		return rep, err // the lease runs out and a later pass tries again
@@ -367,7 +363,11 @@ func (d *Dispatcher) attempt(ctx context.Context, k hookKey, j Job, t *turn) (De
 		}
 		return rep, nil
 	}
-	res := d.Deliverer.Deliver(ctx, h.URL, h.Secret, j.ID, body)
+	body, err := d.body(ctx, j, h.Format)
+	if err != nil {
+		return rep, err // the lease runs out and a later pass tries again
+	}
+	res := d.Deliverer.Deliver(ctx, *h, j.ID, body)
 	if res.Status != 0 && res.Status != http.StatusGone {
 		t.answered()
 	}

@@ -1,6 +1,7 @@
 package webhooks
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -58,6 +59,9 @@ type Registry struct {
 type Registration struct {
 	URL    string
 	Events []string
+	// Format is FormatStampduty or FormatOriginal; "" means
+	// FormatStampduty.
+	Format string
 }
 
 // Redelivered is the answer to a redelivery: the event and the webhooks
@@ -107,10 +111,11 @@ func update(ctx context.Context, hooks Hooks, owner string, change func(s Set, r
 	}
 }
 
-// Register checks reg (its URL through the Guard, its event types) and
-// registers it as a new webhook of owner, enabled, with a new secret,
-// which the answer shows once. A caller with MaxPerCaller
-// webhooks already is refused with ECONFLICT, also when registrations race.
+// Register checks reg (its URL through the Guard, its event types, its
+// format and the events the format allows) and registers it as a new
+// webhook of owner, enabled, with a new secret, which the answer shows
+// once. A caller with MaxPerCaller webhooks already is refused with
+// ECONFLICT, also when registrations race.
 func (r *Registry) Register(ctx context.Context, owner string, reg Registration) (Registered, error) {
 	if err := r.Guard.CheckURL(ctx, reg.URL); err != nil {
 		return Registered{}, err
@@ -118,11 +123,14 @@ func (r *Registry) Register(ctx context.Context, owner string, reg Registration)
 	if err := CheckEvents(reg.Events); err != nil {
 		return Registered{}, err
 	}
+	if err := CheckFormat(reg.Format, reg.Events); err != nil {
+		return Registered{}, err
+	}
 	id, doc, err := orders.NewIdentity(ctx, r.IDs)
 	if err != nil {
 		return Registered{}, err
 	}
-	w := Webhook{ID: id, DocumentID: doc, URL: reg.URL, Events: slices.Clone(reg.Events), Enabled: true,
+	w := Webhook{ID: id, DocumentID: doc, URL: reg.URL, Events: slices.Clone(reg.Events), Format: cmp.Or(reg.Format, FormatStampduty), Enabled: true,
 		CreatedAt: stampduty.FormatTime(r.Now()), Secret: NewSecret(), Owner: owner}
 	err = update(ctx, r.Hooks, owner, func(s Set, raced bool) (Set, bool, error) {
 		if raced && slices.ContainsFunc(s.Live, func(l Webhook) bool { return l.DocumentID == doc }) {

@@ -40,6 +40,17 @@ func Sign(secret string, t time.Time, body []byte) string {
 	return "t=" + ts + ",v1=" + hex.EncodeToString(mac(secret, ts, body))
 }
 
+// SignOriginal returns the x-signature header of body for a webhook of
+// FormatOriginal, as the original API signed its callbacks: the lowercase
+// hex HMAC-SHA256 of the raw body, keyed with the whole secret string as
+// shown at registration ("whsec_" included). It carries no timestamp, so
+// a receiver cannot tell a replayed delivery by its age.
+func SignOriginal(secret string, body []byte) string {
+	m := hmac.New(sha256.New, []byte(secret))
+	m.Write(body)
+	return hex.EncodeToString(m.Sum(nil))
+}
+
 // mac returns the HMAC-SHA256, under secret, of "<ts>.<body>".
 func mac(secret, ts string, body []byte) []byte {
 	m := hmac.New(sha256.New, []byte(secret))

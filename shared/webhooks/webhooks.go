@@ -28,6 +28,21 @@ import (
 // MaxPerCaller is how many webhooks one caller may have (webhooks.md: 409 beyond).
 const MaxPerCaller = 10
 
+// The formats of a webhook's deliveries (webhooks.md, "Receivers written
+// for the original API").
+const (
+	// FormatStampduty, the default: the event as Event renders it, signed
+	// in Stampduty-Signature (Sign).
+	FormatStampduty = "stampduty"
+	// FormatOriginal: the original API's certificate callback, {"url",
+	// "name", "orderId", "orderFulfillmentId"}, signed in
+	// x-signature (SignOriginal); only for order.certificate_attached.
+	FormatOriginal = "original"
+)
+
+// FormatRule is the message of a format that is not one of the formats.
+const FormatRule = "format must be one of stampduty, original"
+
 // Webhook is a caller's registered endpoint, as the caller sees it. Its
 // secret and owner are never part of its JSON; the answer to a registration
 // shows the secret once, through Registered.
@@ -36,6 +51,9 @@ type Webhook struct {
 	DocumentID string   `json:"documentId"`
 	URL        string   `json:"url"`
 	Events     []string `json:"events"`
+	// Format is FormatStampduty or FormatOriginal: the body and signature
+	// of its deliveries. It never changes once registered.
+	Format string `json:"format"`
 	// Enabled turns false when a receiver answers 410 Gone.
 	Enabled bool `json:"enabled"`
 	// CreatedAt is in stampduty.TimeLayout (UTC, milliseconds).
@@ -85,8 +103,12 @@ type Event struct {
 // NewEvent returns p as the event receivers get, with order as the JSON of
 // p.Order as its caller sees it (rendered and signed by the sender).
 func NewEvent(p stampduty.Pending, order json.RawMessage) Event {
-	return Event{ID: p.ID, Type: p.Type, CreatedAt: p.At,
+	e := Event{ID: p.ID, Type: p.Type, CreatedAt: p.At,
 		Data: EventData{Order: order, PreviousStatus: p.PreviousStatus, OrderStatus: p.Status}}
+	if p.Fulfillment != "" {
+		e.Data.Fulfillment = &p.Fulfillment
+	}
+	return e
 }
 
 // EventData is an event's data: the order as the caller sees it right after
@@ -98,6 +120,10 @@ type EventData struct {
 	PreviousStatus *string `json:"previous_status"`
 	// OrderStatus is the status after the change, nil when the event has none.
 	OrderStatus *string `json:"order_status"`
+	// Fulfillment is the documentId of the paper an order.status_changed or
+	// order.certificate_attached is about (papers.md), nil for the other
+	// types (and for events stored before it was kept).
+	Fulfillment *string `json:"fulfillment"`
 }
 
 // CheckEvents checks the events of a registration: one or more, each a known
@@ -117,6 +143,24 @@ func CheckEvents(events []string) error {
 		}
 	}
 	return nil
+}
+
+// CheckFormat checks the format of a registration and the events it goes
+// with: "" (FormatStampduty) and FormatStampduty take any events;
+// FormatOriginal takes exactly [order.certificate_attached], the one event
+// the original API called back for. It returns an EINVALID
+// *stampduty.Error on the path "format" or "events".
+func CheckFormat(format string, events []string) error {
+	switch format {
+	case "", FormatStampduty:
+		return nil
+	case FormatOriginal:
+		if len(events) != 1 || events[0] != stampduty.EventOrderCertificateAttached {
+			return invalid("events", "events must list exactly "+stampduty.EventOrderCertificateAttached+" when format is original")
+		}
+		return nil
+	}
+	return invalid("format", FormatRule)
 }
 
 // invalid returns the EINVALID error of one failing field.

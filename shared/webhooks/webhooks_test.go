@@ -14,14 +14,14 @@ func ptr[T any](v T) *T { return &v }
 
 func TestWebhookJSON(t *testing.T) {
 	w := Webhook{ID: 7, DocumentID: "k3v9xq2m7p4r8t1w5y6z0abc", URL: "https://example.com/hooks",
-		Events: []string{stampduty.EventOrderCreated}, Enabled: true, CreatedAt: "2026-11-21T04:09:00.123Z",
+		Events: []string{stampduty.EventOrderCreated}, Format: FormatStampduty, Enabled: true, CreatedAt: "2026-11-21T04:09:00.123Z",
 		Secret: "whsec_SECRET", Owner: "acme"}
 	t.Run("NeverShowsSecretOrOwner", func(t *testing.T) {
 		b, err := json.Marshal(w)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := `{"id":7,"documentId":"k3v9xq2m7p4r8t1w5y6z0abc","url":"https://example.com/hooks","events":["order.created"],"enabled":true,"createdAt":"2026-11-21T04:09:00.123Z"}`
+		want := `{"id":7,"documentId":"k3v9xq2m7p4r8t1w5y6z0abc","url":"https://example.com/hooks","events":["order.created"],"format":"stampduty","enabled":true,"createdAt":"2026-11-21T04:09:00.123Z"}`
 		if got := string(b); got != want {
 			t.Errorf("json = %s, want %s", got, want)
 		}
@@ -31,7 +31,7 @@ func TestWebhookJSON(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := `{"id":7,"documentId":"k3v9xq2m7p4r8t1w5y6z0abc","url":"https://example.com/hooks","events":["order.created"],"enabled":true,"createdAt":"2026-11-21T04:09:00.123Z","secret":"whsec_SECRET"}`
+		want := `{"id":7,"documentId":"k3v9xq2m7p4r8t1w5y6z0abc","url":"https://example.com/hooks","events":["order.created"],"format":"stampduty","enabled":true,"createdAt":"2026-11-21T04:09:00.123Z","secret":"whsec_SECRET"}`
 		if got := string(b); got != want {
 			t.Errorf("json = %s, want %s", got, want)
 		}
@@ -69,7 +69,7 @@ func TestEventJSON(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := `{"id":"evt_x","type":"order.status_changed","createdAt":"2026-11-21T04:09:00.123Z","data":{"order":{"documentId":"k3"},"previous_status":"Pending","order_status":"Created"}}`
+		want := `{"id":"evt_x","type":"order.status_changed","createdAt":"2026-11-21T04:09:00.123Z","data":{"order":{"documentId":"k3"},"previous_status":"Pending","order_status":"Created","fulfillment":null}}`
 		if got := string(b); got != want {
 			t.Errorf("json = %s, want %s", got, want)
 		}
@@ -83,7 +83,7 @@ func TestEventJSON(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := string(b), `{"order":{},"previous_status":null,"order_status":null}`; got != want {
+		if got, want := string(b), `{"order":{},"previous_status":null,"order_status":null,"fulfillment":null}`; got != want {
 			t.Errorf("json = %s, want %s", got, want)
 		}
 	})
@@ -104,7 +104,7 @@ func TestAttemptJSON(t *testing.T) {
 
 func TestCheckEvents(t *testing.T) {
 	t.Run("KnownTypes", func(t *testing.T) {
-		for _, typ := range []string{"order.created", "order.status_changed", "order.document_uploaded", "order.certificate_attached"} {
+		for _, typ := range []string{"order.created", "order.status_changed", "order.document_uploaded", "order.certificate_attached", "order.cancelled"} {
 			if !stampduty.ValidEventType(typ) {
 				t.Errorf("ValidEventType(%q) = false", typ)
 			}
@@ -115,9 +115,10 @@ func TestCheckEvents(t *testing.T) {
 			}
 		}
 	})
-	t.Run("AllFourAccepted", func(t *testing.T) {
-		if err := CheckEvents([]string{stampduty.EventOrderCertificateAttached, stampduty.EventOrderCreated, stampduty.EventOrderDocumentUploaded, stampduty.EventOrderStatusChanged}); err != nil {
-			t.Errorf("CheckEvents(all four) = %v", err)
+	t.Run("AllFiveAccepted", func(t *testing.T) {
+		if err := CheckEvents([]string{stampduty.EventOrderCertificateAttached, stampduty.EventOrderCreated, stampduty.EventOrderDocumentUploaded,
+			stampduty.EventOrderStatusChanged, stampduty.EventOrderCancelled}); err != nil {
+			t.Errorf("CheckEvents(all five) = %v", err)
 		}
 	})
 	bad := []struct {
@@ -127,7 +128,7 @@ func TestCheckEvents(t *testing.T) {
 	}{
 		{"None", nil, "events must list at least one event type"},
 		{"Empty", []string{}, "events must list at least one event type"},
-		{"Unknown", []string{stampduty.EventOrderCreated, "order.deleted"}, "events[1] must be one of order.created, order.status_changed, order.document_uploaded, order.certificate_attached"},
+		{"Unknown", []string{stampduty.EventOrderCreated, "order.deleted"}, "events[1] must be one of order.created, order.status_changed, order.document_uploaded, order.certificate_attached, order.cancelled"},
 		{"Repeated", []string{stampduty.EventOrderCreated, stampduty.EventOrderStatusChanged, stampduty.EventOrderCreated}, "events[2] repeats an event type"},
 	}
 	for _, tc := range bad {

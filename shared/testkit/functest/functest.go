@@ -322,17 +322,24 @@ func (s *Stack) CheckRoutes() {
 // its seq in its documentId as the create-order workflow stores them.
 func AddOrders(t testing.TB, env *storetest.Env, owner string, n int) []stampduty.Order {
 	t.Helper()
-	return addOrders(t, env, owner, n, time.Now)
+	return addOrders(t, env, owner, n, 1, time.Now)
+}
+
+// AddPapers stores one order of owner's with papers papers (quantity), as
+// AddOrders stores its orders, and returns it.
+func AddPapers(t testing.TB, env *storetest.Env, owner string, papers int64) stampduty.Order {
+	t.Helper()
+	return addOrders(t, env, owner, 1, papers, time.Now)[0]
 }
 
 // AddOrdersAt is AddOrders with every order created at at.
 func AddOrdersAt(t testing.TB, env *storetest.Env, owner string, n int, at time.Time) []stampduty.Order {
 	t.Helper()
-	return addOrders(t, env, owner, n, func() time.Time { return at })
+	return addOrders(t, env, owner, n, 1, func() time.Time { return at })
 }
 
-// addOrders is AddOrders with each order created at now().
-func addOrders(t testing.TB, env *storetest.Env, owner string, n int, now func() time.Time) []stampduty.Order {
+// addOrders is AddOrders with papers papers each, each order created at now().
+func addOrders(t testing.TB, env *storetest.Env, owner string, n int, papers int64, now func() time.Time) []stampduty.Order {
 	t.Helper()
 	ctx := context.Background()
 	db := env.DB()
@@ -343,13 +350,13 @@ func addOrders(t testing.TB, env *storetest.Env, owner string, n int, now func()
 	}
 	out := make([]stampduty.Order, 0, n)
 	for i := 1; i <= n; i++ {
-		first, err := ids.Reserve(ctx, 3)
+		first, err := ids.Reserve(ctx, stampduty.IDsPerOrder(papers))
 		if err != nil {
 			t.Fatal(err)
 		}
 		req := stampduty.OrderRequest{Amount: 20, Purpose: art.PurposeName, State: art.State, PaidBy: stampduty.SecondParty, Description: "N/A",
-			FirstPartyMobileNumber: "9876543210", FirstPartyName: "Party " + strconv.Itoa(i), SecondPartyName: "Bank", FirstPartyPan: "ABCDE1234F"}
-		o, err := stampduty.NewOrder(req, art, 20, stampduty.NewOrderIDs(first, 1), now())
+			FirstPartyMobileNumber: "9876543210", FirstPartyName: "Party " + strconv.Itoa(i), SecondPartyName: "Bank", FirstPartyPan: "ABCDE1234F", Quantity: papers}
+		o, err := stampduty.NewOrder(req, art, 20, stampduty.NewOrderIDs(first, papers), now())
 		if err != nil {
 			t.Fatal(err)
 		}
