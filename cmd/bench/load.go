@@ -77,6 +77,7 @@ type loadResults struct {
 	runs  []loadRun // loadCallers callers, then one caller
 	mixed mixedRun
 	in    []inRow
+	batch batchRun
 }
 
 // loadStack is the three functions on warm pools over fresh tables behind
@@ -149,7 +150,7 @@ func (b *bench) startLoadStack(prefix string, owners []string) (s *loadStack, cl
 // measureLoad is sections 13 and 14.
 func (b *bench) measureLoad() error {
 	many := callers("load-many-", loadCallers)
-	owners := append(slices.Clone(many), "load-one", "load-solo", "mixed-a", "mixed-b")
+	owners := append(slices.Clone(many), "load-one", "load-solo", "mixed-a", "mixed-b", batchOwner)
 	s, stop, err := b.startLoadStack("load-", owners)
 	if err != nil {
 		return err
@@ -181,7 +182,10 @@ func (b *bench) measureLoad() error {
 	if b.load.mixed, err = s.mixedLoad(); err != nil {
 		return err
 	}
-	b.load.in, err = s.inByKey("load-one")
+	if b.load.in, err = s.inByKey("load-one"); err != nil {
+		return err
+	}
+	b.load.batch, err = s.measureBatches()
 	return err
 }
 

@@ -20,11 +20,20 @@ type creator interface {
 	Create(ctx context.Context, owner string, body *stampduty.OrderBody, key *orders.Key) (string, error)
 }
 
-// handler translates POST /api/live-orders to the create-order workflow
-// and its answer back to HTTP.
+// batcher is the batch create workflow (orders.Batcher), as the handler
+// calls it.
+type batcher interface {
+	Check(ctx context.Context, rows []orders.BatchRow) (*orders.CheckedBatch, error)
+	Store(ctx context.Context, owner string, b *orders.CheckedBatch, key *orders.Key) ([]orders.RowResult, error)
+}
+
+// handler translates POST /api/live-orders and POST
+// /api/live-orders/batch to the create-order and batch workflows and their
+// answers back to HTTP.
 type handler struct {
 	auth   *auth.Authenticator
 	orders creator
+	batch  batcher
 }
 
 // createResponse is the body of a created order.
@@ -33,12 +42,16 @@ type createResponse struct {
 	OrderID string `json:"orderId"`
 }
 
-// routes answers a create with the new order's documentId.
+// routes answers a create with the new order's documentId, and a batch
+// with each row's answer.
 func (h *handler) routes() http.Handler {
-	return function.Route(http.MethodPost, function.AsCaller(h.auth, func(r *http.Request, owner string) (createResponse, error) {
-		id, err := h.create(r, owner)
-		return createResponse{Message: "Successfully created the order!", OrderID: id}, err
-	}))
+	return function.Routes(
+		function.Path{Method: http.MethodPost, Pattern: "/api/live-orders", Serve: function.AsCaller(h.auth, func(r *http.Request, owner string) (any, error) {
+			id, err := h.create(r, owner)
+			return createResponse{Message: "Successfully created the order!", OrderID: id}, err
+		})},
+		function.Path{Method: http.MethodPost, Pattern: "/api/live-orders/batch", Serve: function.AsCaller(h.auth, h.createBatch)},
+	)
 }
 
 // create reads the rest of the request — Idempotency-Key, then body, in
@@ -48,13 +61,9 @@ func (h *handler) create(r *http.Request, owner string) (string, error) {
 	ctx := r.Context()
 	// API Gateway joins repeated headers with commas, and the adapter splits
 	// them again: the key is all its values, joined back.
-	vals, hasKey := r.Header["Idempotency-Key"]
-	var key *orders.Key
-	if hasKey {
-		key = &orders.Key{Value: strings.Join(vals, ",")}
-		if err := orders.CheckKey(key.Value); err != nil {
-			return "", err
-		}
+	key, err := idempotencyKey(r)
+	if err != nil {
+		return "", err
 	}
 	body, err := function.ReadJSONBody(r)
 	if err != nil {
@@ -69,4 +78,19 @@ func (h *handler) create(r *http.Request, owner string) (string, error) {
 		key.Fingerprint = hex.EncodeToString(sum[:])
 	}
 	return h.orders.Create(ctx, owner, stampduty.NewOrderBody(stampjson.Fields(members)), key)
+}
+
+// idempotencyKey returns r's Idempotency-Key, checked (nil when r has
+// none). API Gateway joins repeated headers with commas, and the adapter
+// splits them again: the key is all its values, joined back.
+func idempotencyKey(r *http.Request) (*orders.Key, error) {
+	vals, hasKey := r.Header["Idempotency-Key"]
+	if !hasKey {
+		return nil, nil
+	}
+	key := &orders.Key{Value: strings.Join(vals, ",")}
+	if err := orders.CheckKey(key.Value); err != nil {
+		return nil, err
+	}
+	return key, nil
 }

@@ -1,5 +1,6 @@
-// Command create-order is the Lambda function behind POST /api/live-orders:
-// it creates a stamp-duty order for the caller.
+// Command create-order is the Lambda function behind POST /api/live-orders
+// and POST /api/live-orders/batch: it creates a caller's stamp-duty order,
+// or a batch of them.
 package main
 
 import (
@@ -13,18 +14,25 @@ import (
 
 // wire puts the create-order workflow (articles, counters, orders and
 // idempotency keys) behind the caller's token check.
-func wire(d function.Deps) http.Handler {
+func wire(d function.Deps) http.Handler { return wireAt(d, time.Now) }
+
+// wireAt is wire with the clock now (tests move it past a key's lease).
+func wireAt(d function.Deps, now func() time.Time) http.Handler {
+	ords, keys := d.Orders(d.Require("ORDERS_TABLE")), d.Idempotency(d.Require("IDEMPOTENCY_TABLE"))
+	creator := &orders.Creator{
+		Articles: store.NewArticleCache(d.Articles(d.Require("ARTICLES_TABLE")), time.Minute),
+		IDs:      d.IDs(d.Require("COUNTERS_TABLE"), store.IDBlock),
+		Orders:   ords,
+		Keys:     keys,
+		// The order.created event is recorded when the caller listens.
+		Listeners: d.Webhooks(d.Require("WEBHOOKS_TABLE")),
+		Now:       now,
+	}
 	return (&handler{
-		auth: d.Authenticator(),
-		orders: &orders.Creator{
-			Articles: store.NewArticleCache(d.Articles(d.Require("ARTICLES_TABLE")), time.Minute),
-			IDs:      d.IDs(d.Require("COUNTERS_TABLE"), store.IDBlock),
-			Orders:   d.Orders(d.Require("ORDERS_TABLE")),
-			Keys:     d.Idempotency(d.Require("IDEMPOTENCY_TABLE")),
-			// The order.created event is recorded when the caller listens.
-			Listeners: d.Webhooks(d.Require("WEBHOOKS_TABLE")),
-			Now:       time.Now,
-		},
+		auth:   d.Authenticator(),
+		orders: creator,
+		// A batch's rows go through the same checks and the same writes.
+		batch: &orders.Batcher{Creator: creator, Orders: ords, Keys: keys},
 	}).routes()
 }
 

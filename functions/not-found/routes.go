@@ -7,6 +7,7 @@ func templateRoutes() []route {
 	return []route{
 		{"GET", "/api/live-orders"},
 		{"POST", "/api/live-orders"},
+		{"POST", "/api/live-orders/batch"},
 		{"DELETE", "/api/live-orders/{documentId}"},
 		{"GET", "/api/live-orders/{documentId}"},
 		{"PUT", "/api/live-orders/{documentId}/document"},

@@ -61,27 +61,15 @@ func CheckKey(k string) error {
 // order — article, fields, amount — then stores the order as owner's (once
 // per key, when key is not nil) and returns its documentId.
 func (c *Creator) Create(ctx context.Context, owner string, body *stampduty.OrderBody, key *Key) (string, error) {
-	art, err := lookUp(ctx, c.Articles, body)
+	ok, err := c.check(ctx, body)
 	if err != nil {
 		return "", err
 	}
-	// When purpose or state is not a string, Validate reports it with the rest.
-	req, err := body.Validate()
+	first, err := c.IDs.Reserve(ctx, stampduty.IDsPerOrder(ok.req.Quantity))
 	if err != nil {
 		return "", err
 	}
-	amount, err := art.Amount(req.Amount, req.ConsiderationPrice)
-	if err != nil {
-		return "", err
-	}
-	if _, err := stampduty.TotalAmount(amount, req.Quantity); err != nil {
-		return "", err
-	}
-	first, err := c.IDs.Reserve(ctx, stampduty.IDsPerOrder(req.Quantity))
-	if err != nil {
-		return "", err
-	}
-	order, err := stampduty.NewOrder(req, art, amount, stampduty.NewOrderIDs(first, req.Quantity), c.now())
+	order, err := ok.order(first, c.now())
 	if err != nil {
 		return "", err
 	}
@@ -89,6 +77,49 @@ func (c *Creator) Create(ctx context.Context, owner string, body *stampduty.Orde
 		return c.store(ctx, owner, order)
 	}
 	return c.createOnce(ctx, owner, *key, order)
+}
+
+// checked is a create-order body that passed every check, priced.
+type checked struct {
+	req    stampduty.OrderRequest
+	art    stampduty.Article
+	amount int64 // of one paper
+	total  int64 // amount × quantity
+}
+
+// check runs the contract's checks on a decoded create-order body, in its
+// order — article, fields, amount, total — and prices it: everything a
+// create decides before it stores anything. A batch's rows go through it
+// one by one, so that each row is refused exactly as a create with its body
+// would be.
+func (c *Creator) check(ctx context.Context, body *stampduty.OrderBody) (checked, error) {
+	art, err := lookUp(ctx, c.Articles, body)
+	if err != nil {
+		return checked{}, err
+	}
+	// When purpose or state is not a string, Validate reports it with the rest.
+	req, err := body.Validate()
+	if err != nil {
+		return checked{}, err
+	}
+	amount, err := art.Amount(req.Amount, req.ConsiderationPrice)
+	if err != nil {
+		return checked{}, err
+	}
+	total, err := stampduty.TotalAmount(amount, req.Quantity)
+	if err != nil {
+		return checked{}, err
+	}
+	return checked{req: req, art: art, amount: amount, total: total}, nil
+}
+
+// quantity is the checked body's number of papers (1 when it left it out).
+func (ok checked) quantity() int64 { return max(ok.req.Quantity, 1) }
+
+// order builds the checked body's order from the IDsPerOrder ids starting
+// at first, with a new documentId (not yet carrying a seq).
+func (ok checked) order(first int64, now time.Time) (stampduty.Order, error) {
+	return stampduty.NewOrder(ok.req, ok.art, ok.amount, stampduty.NewOrderIDs(first, ok.req.Quantity), now)
 }
 
 // store stores order as owner's, with its order.created event when owner

@@ -78,6 +78,25 @@ func (s *Idempotency) Claim(ctx context.Context, owner, key, fp, orderID string,
 	if err != nil {
 		return orders.KeyRecord{}, false, stampduty.Internal(fmt.Errorf("encode idempotency record: %w", err))
 	}
+	live, err := s.claim(ctx, owner, key, item, orderID, now)
+	if err != nil {
+		return orders.KeyRecord{}, false, err
+	}
+	if live == nil {
+		return rec, true, nil
+	}
+	var it keyItem
+	if err := attributevalue.UnmarshalMap(live, &it); err != nil {
+		return orders.KeyRecord{}, false, stampduty.Internal(fmt.Errorf("decode idempotency record: %w", err))
+	}
+	return it.record(), false, nil
+}
+
+// claim writes item, a claim whose doc is orderID, unless the key holds a
+// live record of another request, which it then returns (nil: claimed). It makes
+// at most claimAttempts writes (and as many reads), then gives up with
+// EUNAVAILABLE. Claim and ClaimBatch use it.
+func (s *Idempotency) claim(ctx context.Context, owner, key string, item map[string]types.AttributeValue, orderID string, now time.Time) (map[string]types.AttributeValue, error) {
 	// The key is free, or it holds this very claim already: when the
 	// answer to this PutItem is lost after DynamoDB applied it, the SDK
 	// sends it again, and without "doc = :doc" the retry would fail on the
@@ -96,21 +115,18 @@ func (s *Idempotency) Claim(ctx context.Context, owner, key, fp, orderID string,
 			ExpressionAttributeValues: vals,
 		})
 		if err == nil {
-			return rec, true, nil
+			return nil, nil
 		}
 		if !conditionFailed(err) {
-			return orders.KeyRecord{}, false, writeFail("PutItem", err)
+			return nil, writeFail("PutItem", err)
 		}
-		old, live, err := s.Get(ctx, owner, key, now)
-		if err != nil {
-			return orders.KeyRecord{}, false, err
-		}
-		if live {
-			return old, false, nil
+		live, err := s.live(ctx, owner, key, now)
+		if err != nil || live != nil {
+			return live, err
 		}
 		// Released between the two calls: try again, a few times.
 		if attempt == claimAttempts {
-			return orders.KeyRecord{}, false, stampduty.Unavailable(fmt.Errorf("claim idempotency key: %d conditional writes failed, yet no live record was read after any", attempt))
+			return nil, stampduty.Unavailable(fmt.Errorf("claim idempotency key: %d conditional writes failed, yet no live record was read after any", attempt))
 		}
 	}
 }
@@ -195,27 +211,39 @@ func readExpires(v types.AttributeValue) expiresAttr {
 // Get returns the live record of the key (strongly consistent); ok is false
 // when there is none or it does not count any more (see expiry).
 func (s *Idempotency) Get(ctx context.Context, owner, key string, now time.Time) (orders.KeyRecord, bool, error) {
+	item, err := s.live(ctx, owner, key, now)
+	if err != nil || item == nil {
+		return orders.KeyRecord{}, false, err
+	}
+	var it keyItem
+	if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+		return orders.KeyRecord{}, false, stampduty.Internal(fmt.Errorf("decode idempotency record: %w", err))
+	}
+	return it.record(), true, nil
+}
+
+// record returns the record it stands for.
+func (it keyItem) record() orders.KeyRecord {
+	return orders.KeyRecord{Fingerprint: it.Fingerprint, State: it.State, OrderID: it.OrderID, Claimed: time.UnixMilli(it.Claimed),
+		Lease: time.UnixMilli(it.Lease), Expires: time.Unix(it.Expires.end, 0)}
+}
+
+// live returns the item of the key (strongly consistent) when it is a live
+// record, nil when there is none or it does not count any more (see expiry).
+func (s *Idempotency) live(ctx context.Context, owner, key string, now time.Time) (map[string]types.AttributeValue, error) {
 	out, err := s.db.client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:      aws.String(s.table),
 		Key:            keyOf(owner, key),
 		ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
-		return orders.KeyRecord{}, false, fail("GetItem", err)
-	}
-	if out.Item == nil {
-		return orders.KeyRecord{}, false, nil
+		return nil, fail("GetItem", err)
 	}
 	// A record that does not count is absent, whatever else it holds.
-	if !expiryAt(now).counts(readExpires(out.Item["expires"])) {
-		return orders.KeyRecord{}, false, nil
+	if out.Item == nil || !expiryAt(now).counts(readExpires(out.Item["expires"])) {
+		return nil, nil
 	}
-	var it keyItem
-	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
-		return orders.KeyRecord{}, false, stampduty.Internal(fmt.Errorf("decode idempotency record: %w", err))
-	}
-	return orders.KeyRecord{Fingerprint: it.Fingerprint, State: it.State, OrderID: it.OrderID, Claimed: time.UnixMilli(it.Claimed),
-		Lease: time.UnixMilli(it.Lease), Expires: time.Unix(it.Expires.end, 0)}, true, nil
+	return out.Item, nil
 }
 
 // Complete marks the key's order as created, with orderID, the documentId

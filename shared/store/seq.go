@@ -53,11 +53,23 @@ type headItem struct {
 // if_not_exists, so of concurrent seeders the first one's base stands and
 // every reservation lands above the orders already stored.
 func (s *Orders) Reserve(ctx context.Context, owner string) (int64, error) {
+	return s.ReserveN(ctx, owner, 1)
+}
+
+// ReserveN reserves n consecutive seqs for owner's next n orders (a batch)
+// and returns the last: the seqs are last-n+1 … last, taken for them alone.
+// It is Reserve's one UpdateItem with ADD n :n (and the same seeding), so a
+// batch of any size costs one counter call: concurrent batches and creates
+// of one caller get disjoint ranges, since each ADD is atomic.
+func (s *Orders) ReserveN(ctx context.Context, owner string, n int64) (int64, error) {
+	if n < 1 || n > orderSeqs/2 {
+		return 0, stampduty.Internal(fmt.Errorf("reserve %d seqs", n))
+	}
 	out, err := s.db.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(s.table),
 		Key:                       s.key(owner, headSeq),
-		UpdateExpression:          aws.String("ADD n :one SET t = :now"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":one": avN(1), ":now": avN(time.Now().UnixMilli())},
+		UpdateExpression:          aws.String("ADD n :n SET t = :now"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":n": avN(n), ":now": avN(time.Now().UnixMilli())},
 		ReturnValues:              types.ReturnValueAllNew,
 	})
 	if err != nil {
