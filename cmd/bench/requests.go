@@ -71,6 +71,18 @@ func newOrder(refs []orderRef, i int) (map[string]string, error) {
 	return map[string]string{"documentId": o.Doc, "fulfillmentDocumentId": o.Fulfillment}, nil
 }
 
+// middleOrder is the Order of requests that end what they name (a
+// cancel): the i-th names the order at the middle of the caller's, then the
+// next ones (then the oldest), each only once — away from the oldest, which
+// the uploads name, and from the newest, which the status changes move,
+// as long as the requests are fewer than half the orders.
+func middleOrder(refs []orderRef, i int) (map[string]string, error) {
+	if i >= len(refs) {
+		return nil, fmt.Errorf("request %d needs an order no earlier request cancelled; the caller has %d orders", i+1, len(refs))
+	}
+	return map[string]string{"documentId": refs[(len(refs)/2+i)%len(refs)].Doc}, nil
+}
+
 // filteredOrders is how many documentIds the filtered order list names.
 const filteredOrders = 10
 
@@ -119,6 +131,8 @@ func requests(lastPage int) []request {
 		{Event: "ops-advance", Row: "ops status change %s, Pending → Created", Orders: true, Order: newOrder,
 			Endpoint: "PATCH /api/ops/live-orders/{documentId}/fulfillments/{fulfillmentDocumentId} (ops, Pending → Created)",
 			Note:     "each request moves the fulfillment of another of the caller's orders, newest first, from Pending to Created with a unique_doc_ref (the same move again would change nothing)"},
+		{Event: "cancel-order", Row: "cancel-order %s", Endpoint: "DELETE /api/live-orders/{documentId} (cancel-order)", Orders: true, Order: middleOrder,
+			Note: "each request cancels another of the caller's orders, from the middle of its list on (a second cancel of one would write nothing)"},
 		{Event: "webhooks-list", Row: "webhooks list %s", Endpoint: "GET /api/webhooks (webhooks)"},
 	}
 }

@@ -100,6 +100,31 @@ func TestCancelOrder(t *testing.T) {
 			t.Error("the order changed")
 		}
 	})
+	t.Run("SeveralPapersEachLocked", func(t *testing.T) {
+		// Three papers, the first with a reference stored while Pending (so
+		// in an item of its own): the cancel locks the two never changed
+		// with an item each (PutItem) and the first's item (UpdateItem),
+		// then cancels the order; no paper moves after it.
+		o := functest.AddPapers(t, s.Env, localdb.DevOwner, 3)
+		f := functest.Fulfiller(s.Env)
+		if _, err := f.Advance(ctx, o.DocumentID, o.Fulfillments[0].DocumentID,
+			stampduty.Change{Status: stampduty.StatusPending, UniqueDocRef: "REF-EARLY"}, functest.Operator); err != nil {
+			t.Fatal(err)
+		}
+		s.Proxy.Take()
+		if resp := del(functest.DevHeaders, o.DocumentID); resp.Status != http.StatusNoContent {
+			t.Fatalf("%d %s, want 204", resp.Status, resp.Body)
+		}
+		if got, want := s.Env.Operations(s.Proxy.Take()), "GetItem:WebhooksTable=1 PutItem:OrdersTable=3 Query:OrdersTable=1 UpdateItem:OrdersTable=1"; got != want {
+			t.Errorf("calls = %s, want %s", got, want)
+		}
+		for i, ff := range o.Fulfillments {
+			_, err := f.Advance(ctx, o.DocumentID, ff.DocumentID, stampduty.Change{Status: stampduty.StatusCreated, UniqueDocRef: "REF-LATE"}, functest.Operator)
+			if got, want := stampduty.ErrorCode(err), stampduty.ECONFLICT; got != want {
+				t.Errorf("paper %d moved after the cancel: %v, want %s", i+1, err, want)
+			}
+		}
+	})
 	t.Run("ErrAnotherCallersOrUnknownOrderIsNotFound", func(t *testing.T) {
 		for _, doc := range []string{theirs[0].DocumentID, "nosuchorder0000000000000", "x"} {
 			resp := del(functest.DevHeaders, doc)

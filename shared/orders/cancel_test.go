@@ -393,9 +393,9 @@ func TestCancelRecordsItsEventWhenListened(t *testing.T) {
 }
 
 // TestCancelOrderOfSeveralPapers: an order whose papers are kept in items
-// of their own is cancelled with the one write of its own item, and then
-// waits in no queue, though a moved paper's item still names its status;
-// no paper of it moves.
+// of their own is cancelled by locking each paper's item (the store's
+// fence), then writing its own item, and then waits in no queue; no paper
+// of it moves.
 func TestCancelOrderOfSeveralPapers(t *testing.T) {
 	ctx := context.Background()
 	c := newCancelWorld(t, 0)
@@ -435,8 +435,12 @@ func TestCancelOrderOfSeveralPapers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := c.writes(), []string{"PutItem:" + c.env.Table("OrdersTable")}; !slices.Equal(got, want) {
-			t.Errorf("writes %v, want %v: the order's own item", got, want)
+		// The locks: an item for each paper never changed (PutItem), a mark
+		// on the Created one's (UpdateItem); then the order's own item.
+		table := c.env.Table("OrdersTable")
+		got2 := slices.Sorted(slices.Values(c.writes()))
+		if want := []string{"PutItem:" + table, "PutItem:" + table, "PutItem:" + table, "UpdateItem:" + table}; !slices.Equal(got2, want) {
+			t.Errorf("writes %v, want %v: three papers locked, then the order's own item", got2, want)
 		}
 		s := stored(t, c.orders, o.DocumentID)
 		checkCancelled(t, s, stampduty.ByOperator, &reason)

@@ -53,6 +53,10 @@ type Apart struct {
 type Part struct {
 	Version int64
 	Outbox  []stampduty.Pending
+	// Lock is the version of the cancel that locked the paper's item (see
+	// the store's cancelApart) and Locked when, zero when none did.
+	Lock   int64
+	Locked time.Time
 }
 
 // ErrChanged is the failure of a Replace whose order changed since it was

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/store"
@@ -310,4 +312,146 @@ func TestPapersApart(t *testing.T) {
 			t.Fatalf("ByDocuments = %d orders, %v; want the order with paper 7 Procured", len(got), err)
 		}
 	})
+}
+
+// TestCancelApart shows the cancel of an order whose papers are kept
+// apart fenced against the papers' own changes: a paper's change and a
+// cancel never both land, whichever comes first, and a cancel that died
+// half way holds the papers only until DeadAfter.
+func TestCancelApart(t *testing.T) {
+	ctx := context.Background()
+	env, db, _, ids := proxiedStore(t, 100)
+	ords := db.Orders(env.Table("OrdersTable"))
+	const owner = "cancels"
+	create := func(t *testing.T) orders.Stored {
+		t.Helper()
+		o := newPapers(t, ids, 3)
+		seq, err := ords.Reserve(ctx, owner)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.DocumentID = stampduty.WithSeq(o.DocumentID, seq)
+		if _, err := ords.Put(ctx, owner, seq, o); err != nil {
+			t.Fatal(err)
+		}
+		return read(t, ords, owner, o.DocumentID)
+	}
+	cancelled := func(t *testing.T, s orders.Stored, who string) stampduty.Order {
+		t.Helper()
+		reason := "a mistake"
+		o, changed, err := s.Order.Cancel(who, &reason, stampduty.FormatTime(time.Now()))
+		if err != nil || !changed {
+			t.Fatalf("Cancel = %v, %v", changed, err)
+		}
+		return o
+	}
+	created := stampduty.Change{Status: stampduty.StatusCreated, UniqueDocRef: "REF-1"}
+	inQueue := func(t *testing.T, status, doc string) bool {
+		t.Helper()
+		page, _, err := ords.Queue(ctx, status, "", 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range page {
+			if o.DocumentID == doc {
+				return true
+			}
+		}
+		return false
+	}
+
+	t.Run("ACancelStopsEveryPaper", func(t *testing.T) {
+		s := create(t)
+		if err := ords.Replace(ctx, s, cancelled(t, s, stampduty.ByCaller)); err != nil {
+			t.Fatal(err)
+		}
+		// A move read before the cancel, of a paper never changed.
+		if err := ords.Replace(ctx, s, movePaper(t, s.Order, 1, created)); !errors.Is(err, orders.ErrChanged) {
+			t.Fatalf("a move after the cancel: %v, want ErrChanged", err)
+		}
+		now := read(t, ords, owner, s.DocumentID)
+		if !now.Cancelled() || now.Fulfillments[1].Status != stampduty.StatusPending {
+			t.Errorf("cancelled %v, paper 2 %s; want cancelled with every paper Pending", now.Cancelled(), now.Fulfillments[1].Status)
+		}
+		if inQueue(t, stampduty.StatusPending, s.DocumentID) {
+			t.Error("the cancelled order is in the Pending queue")
+		}
+	})
+	t.Run("AMoveFirstStopsTheCancel", func(t *testing.T) {
+		s := create(t)
+		if err := ords.Replace(ctx, s, movePaper(t, s.Order, 1, created)); err != nil {
+			t.Fatal(err)
+		}
+		if err := ords.Replace(ctx, s, cancelled(t, s, stampduty.ByOperator)); !errors.Is(err, orders.ErrChanged) {
+			t.Fatalf("a cancel read before the move: %v, want ErrChanged", err)
+		}
+		now := read(t, ords, owner, s.DocumentID)
+		if now.Cancelled() || now.Fulfillments[1].Status != stampduty.StatusCreated {
+			t.Errorf("cancelled %v, paper 2 %s; want the move, not the cancel", now.Cancelled(), now.Fulfillments[1].Status)
+		}
+		for _, k := range []int{0, 2} { // the locks the cancel took are undone
+			if p := now.Apart.Papers[k]; p.Lock != 0 || !p.Locked.IsZero() {
+				t.Errorf("paper %d: %+v, want its lock undone", k+1, p)
+			}
+		}
+		if !inQueue(t, stampduty.StatusPending, s.DocumentID) {
+			t.Error("papers 1 and 3 are Pending, but the order is not in the Pending queue")
+		}
+		// And the papers move on.
+		if err := ords.Replace(ctx, now, movePaper(t, now.Order, 0, created)); err != nil {
+			t.Errorf("paper 1 after the failed cancel: %v", err)
+		}
+	})
+	t.Run("AnOperatorsCancelLocksAChangedPaper", func(t *testing.T) {
+		s := create(t)
+		if err := ords.Replace(ctx, s, movePaper(t, s.Order, 1, created)); err != nil {
+			t.Fatal(err)
+		}
+		s = read(t, ords, owner, s.DocumentID)
+		if err := ords.Replace(ctx, s, cancelled(t, s, stampduty.ByOperator)); err != nil {
+			t.Fatal(err)
+		}
+		procured := stampduty.Change{Status: stampduty.StatusProcured, CertificateNumber: "IN-KA93689528000869Y"}
+		if err := ords.Replace(ctx, s, movePaper(t, s.Order, 1, procured)); !errors.Is(err, orders.ErrChanged) {
+			t.Errorf("a move of the Created paper after the cancel: %v, want ErrChanged", err)
+		}
+		if inQueue(t, stampduty.StatusCreated, s.DocumentID) {
+			t.Error("the cancelled order is in the Created queue")
+		}
+	})
+	t.Run("ALockLeftByADeadCancel", func(t *testing.T) {
+		for _, tc := range []struct {
+			name string
+			age  time.Duration
+			want error
+		}{{"HoldsWhileItMayBeUnderWay", 0, orders.ErrChanged}, {"IsLiftedAfterDeadAfter", 2 * store.DeadAfter, nil}} {
+			t.Run(tc.name, func(t *testing.T) {
+				s := create(t)
+				// What a cancel that died after its first lock leaves.
+				putItem(t, env, "OrdersTable", map[string]types.AttributeValue{
+					"owner": avS(owner), "seq": avN(fmt.Sprintf("%d.01", s.Seq)), "p": avN("1"), "v": avN("9"), "up": avS(s.CreatedAt),
+					"f": avM(map[string]types.AttributeValue{"id": avN(fmt.Sprint(s.Fulfillments[0].ID)), "doc": avS(s.Fulfillments[0].DocumentID),
+						"st": avS("Pending"), "ref": avS(""), "cn": avS("")}),
+					"lk": avN("9"), "lt": avN(fmt.Sprint(time.Now().Add(-tc.age).UnixMilli()))})
+				s = read(t, ords, owner, s.DocumentID)
+				err := ords.Replace(ctx, s, movePaper(t, s.Order, 0, created))
+				if !errors.Is(err, tc.want) {
+					t.Fatalf("a move of the locked paper: %v, want %v", err, tc.want)
+				}
+				if now := read(t, ords, owner, s.DocumentID); tc.want == nil && now.Fulfillments[0].Status != stampduty.StatusCreated {
+					t.Errorf("paper 1 %s after the move, want Created", now.Fulfillments[0].Status)
+				}
+			})
+		}
+	})
+}
+
+// read returns owner's order doc as stored.
+func read(t *testing.T, ords *store.Orders, owner, doc string) orders.Stored {
+	t.Helper()
+	s, err := ords.Owned(context.Background(), owner, doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

@@ -340,6 +340,9 @@ func (s *Orders) Backfill(ctx context.Context) (int, error) {
 			if err != nil {
 				return err
 			}
+			if o.QueueStatus() == "" { // a cancelled order waits in no queue
+				continue
+			}
 			in := &dynamodb.UpdateItemInput{
 				TableName:           aws.String(s.table),
 				Key:                 orderKey{o.Owner, o.Seq}.av(),
