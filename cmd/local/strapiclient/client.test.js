@@ -123,6 +123,17 @@ test('orders: create through the client, then findOne', async () => {
   assert.equal(data.stamp_duty.amount, 20);
 });
 
+test('orders: create with a quantity, one fulfillment per paper, then findOne', async () => {
+  const created = await orders.create({ ...order('Papers Party'), quantity: 3 });
+  const { data } = await orders.findOne(created.orderId);
+  assert.equal(data.stamp_duty.quantity, 3);
+  assert.equal(data.stamp_duty.amount, 20);
+  assert.equal(data.stamp_duty.total_amount, 60);
+  assert.equal(data.live_order_fulfillments.length, 3);
+  assert.equal(new Set(data.live_order_fulfillments.map((f) => f.documentId)).size, 3);
+  assert.ok(data.live_order_fulfillments.every((f) => f.order_status === 'Pending'));
+});
+
 test('orders: delete cancels the order, which find and findOne still show with cancelledAt', async () => {
   const created = await orders.create(order('Cancelled Party'));
   const before = (await orders.findOne(created.orderId)).data;
