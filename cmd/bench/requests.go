@@ -60,6 +60,20 @@ func anyOrder(refs []orderRef, i int) (map[string]string, error) {
 	return map[string]string{"documentId": refs[i%len(refs)].Doc}, nil
 }
 
+// documentOrder is the Order of the uploads: anyOrder's, skipping the
+// second-oldest order, which the cancel's first request (section 1, when
+// the caller has three orders) cancels; an upload to it would be refused.
+func documentOrder(refs []orderRef, i int) (map[string]string, error) {
+	if len(refs) < 3 {
+		return nil, fmt.Errorf("the caller has %d orders, want at least 3", len(refs))
+	}
+	k := i % (len(refs) - 1)
+	if k >= 1 {
+		k++
+	}
+	return map[string]string{"documentId": refs[k].Doc}, nil
+}
+
 // newOrder is the Order of requests that change what they name, so that
 // the same request again would change nothing: the i-th names the i-th
 // newest of the caller's orders and its fulfillment, each only once.
@@ -120,10 +134,10 @@ func requests(lastPage int) []request {
 		{Event: "get-order", Row: "get-order %s", Endpoint: "GET /api/live-orders/{documentId} (get-order)",
 			Orders: true, Order: anyOrder},
 		{Event: "upload-document", Row: "upload-document %s, 47-byte PDF",
-			Endpoint: "PUT /api/live-orders/{documentId}/document (upload-document, 47-byte PDF)", Orders: true, Order: anyOrder,
+			Endpoint: "PUT /api/live-orders/{documentId}/document (upload-document, 47-byte PDF)", Orders: true, Order: documentOrder,
 			Note: "the file is also stored in S3 (a PutObject, and a DeleteObject of the document it replaces if the order had one), " +
 				"which the proxy does not see: these rows are DynamoDB calls only, and section 5 counts no S3 requests or storage; " +
-				"each warm request uploads to another of the caller's orders, oldest first, the cold ones to the oldest"},
+				"each warm request uploads to another of the caller's orders, oldest first (but the second-oldest, which the cancel's first request cancels), the cold ones to the oldest"},
 		{Event: "ops-queue", Query: fmt.Sprintf("status=Pending&pagination%%5BpageSize%%5D=%d", listPageSize),
 			Row: "ops queue %s, " + queue, Endpoint: "GET /api/ops/live-orders " + queue + " (ops)", Orders: true},
 		{Event: "ops-queue", Route: "GET /api/ops/live-orders/{documentId}", Row: "ops get-order %s",
