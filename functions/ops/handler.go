@@ -133,11 +133,7 @@ var changeFields = map[string]bool{"order_status": true, "unique_doc_ref": true,
 
 // advance moves a fulfillment as the body asks.
 func (h *handler) advance(r *http.Request, by string) (any, error) {
-	body, err := function.ReadJSONBody(r)
-	if err != nil {
-		return nil, err
-	}
-	members, err := function.DecodeObject(body)
+	members, err := function.ReadObject(r)
 	if err != nil {
 		return nil, err
 	}
@@ -203,11 +199,7 @@ func (h *handler) upload(r *http.Request, _ string) (any, error) {
 // see it, as the other operator writes do: cancelled now, or as an
 // earlier cancel left it.
 func (h *handler) cancel(r *http.Request, _ string) (any, error) {
-	body, err := function.ReadJSONBody(r)
-	if err != nil {
-		return nil, err
-	}
-	members, err := function.DecodeObject(body)
+	members, err := function.ReadObject(r)
 	if err != nil {
 		return nil, err
 	}

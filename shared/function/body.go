@@ -146,7 +146,7 @@ func IsJSON(r *http.Request) bool { return isJSON(r.Header.Get("Content-Type")) 
 // What the values must be is stampduty.FileKind.CheckDeclared's.
 func ReadDeclared(r *http.Request) (stampduty.Declared, error) {
 	var d stampduty.Declared
-	members, err := readObject(r)
+	members, err := ReadObject(r)
 	if err != nil {
 		return d, err
 	}
@@ -183,7 +183,7 @@ func ReadDeclared(r *http.Request) (stampduty.Declared, error) {
 // ReadAttach reads the body of an attach by upload id: {"upload": "<id>"}
 // and nothing else (EINVALID otherwise).
 func ReadAttach(r *http.Request) (string, error) {
-	members, err := readObject(r)
+	members, err := ReadObject(r)
 	if err != nil {
 		return "", err
 	}
@@ -208,8 +208,9 @@ func ReadAttach(r *http.Request) (string, error) {
 	return id, nil
 }
 
-// readObject reads r's JSON body as one object's members.
-func readObject(r *http.Request) ([]jsonobj.Member, error) {
+// ReadObject reads r's JSON body (ReadJSONBody) as one object's members
+// (DecodeObject).
+func ReadObject(r *http.Request) ([]jsonobj.Member, error) {
 	body, err := ReadJSONBody(r)
 	if err != nil {
 		return nil, err
