@@ -387,4 +387,15 @@ func (s operating) papers(t *testing.T) {
 	if !inQueue(stampduty.StatusCreated) {
 		t.Error("every paper Created: the order is not in the Created queue")
 	}
+	// Two papers of one order never share a certificate number.
+	procured := `{"order_status":"Procured","certificate_number":"` + cn + `"}`
+	move(t, twenty, 6, procured)
+	p := "/api/ops/live-orders/" + twenty.DocumentID + "/fulfillments/" + twenty.Fulfillments[7].DocumentID
+	resp := s.invoke(functest.Request("PATCH", p, "", map[string]string{"content-type": "application/json"}, procured))
+	if resp.Status != http.StatusConflict || !strings.Contains(resp.Body, "cannot be another fulfillment's of the same order") {
+		t.Errorf("paper 8 numbered as paper 7: %d %s, want 409", resp.Status, resp.Body)
+	}
+	if got, _ := move(t, twenty, 7, created); got.Fulfillments[7].Status != stampduty.StatusCreated || got.Fulfillments[7].CertificateNumber != "" {
+		t.Errorf("paper 8 after the refusal: %s %q, want Created without a number", got.Fulfillments[7].Status, got.Fulfillments[7].CertificateNumber)
+	}
 }

@@ -278,6 +278,9 @@ func (f *Fulfiller) Advance(ctx context.Context, doc, ffDoc string, c stampduty.
 		if err != nil || !changed {
 			return o, false, err
 		}
+		if err := o.CheckCertificateNumber(i, next.CertificateNumber); err != nil {
+			return o, false, err
+		}
 		return withFulfillment(o, i, next, at), true, nil
 	}, statusChanged(ffDoc))
 	if err != nil {

@@ -254,3 +254,15 @@ func (o Order) ForCaller() Order {
 	o.Fulfillments = ff
 	return o
 }
+
+// CheckCertificateNumber refuses cn as the certificate number of paper i
+// of o when another paper of o has it (papers.md: two papers of one order
+// never share a certificate number): ECONFLICT. "" is no number.
+func (o Order) CheckCertificateNumber(i int, cn string) error {
+	for k, f := range o.Fulfillments {
+		if k != i && cn != "" && f.CertificateNumber == cn {
+			return Errorf(ECONFLICT, "The certificate_number of a fulfillment cannot be another fulfillment's of the same order.")
+		}
+	}
+	return nil
+}

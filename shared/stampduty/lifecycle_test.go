@@ -337,3 +337,24 @@ func TestOrderFiles(t *testing.T) {
 		t.Errorf("an order without files: %v", fs)
 	}
 }
+
+func TestCheckCertificateNumber(t *testing.T) {
+	o := Order{Fulfillments: []Fulfillment{{CertificateNumber: "IN-KA93689528000869Y"}, {}, {CertificateNumber: ""}}}
+	for _, tc := range []struct {
+		name string
+		i    int
+		cn   string
+		want Code
+	}{
+		{"AnotherPapersNumber", 1, "IN-KA93689528000869Y", ECONFLICT},
+		{"ItsOwnNumberAgain", 0, "IN-KA93689528000869Y", ""},
+		{"ANewNumber", 1, "IN-KA11111111111111Y", ""},
+		{"NoNumber", 1, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := ErrorCode(o.CheckCertificateNumber(tc.i, tc.cn)); got != tc.want {
+				t.Errorf("CheckCertificateNumber(%d, %q) = %q, want %q", tc.i, tc.cn, got, tc.want)
+			}
+		})
+	}
+}
