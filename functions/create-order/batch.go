@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -197,16 +196,7 @@ func invalidBatch(msg string) error {
 func decodeBatch(body []byte) ([]orders.BatchRow, error) {
 	members, err := jsonobj.Members(body, function.MaxDepth+2)
 	if err != nil {
-		msg := "The body is not valid JSON"
-		switch {
-		case errors.Is(err, jsonobj.ErrNotUTF8):
-			msg = "The body is not valid UTF-8"
-		case errors.Is(err, jsonobj.ErrNotObject):
-			msg = batchShape
-		case errors.Is(err, jsonobj.ErrTooDeep):
-			msg = "The body is nested too deeply"
-		}
-		return nil, stampduty.Invalid([]stampduty.FieldError{{Path: "", Message: msg}})
+		return nil, function.InvalidJSON(err, batchShape)
 	}
 	if len(members) != 1 || members[0].Key != "data" {
 		return nil, invalidBatch(batchShape)

@@ -72,16 +72,7 @@ const MaxDepth = 32
 func DecodeObject(body []byte) ([]jsonobj.Member, error) {
 	members, err := jsonobj.Members(body, MaxDepth)
 	if err != nil {
-		msg := "The body is not valid JSON"
-		switch {
-		case errors.Is(err, jsonobj.ErrNotUTF8):
-			msg = "The body is not valid UTF-8"
-		case errors.Is(err, jsonobj.ErrNotObject):
-			msg = "The body must be a JSON object"
-		case errors.Is(err, jsonobj.ErrTooDeep):
-			msg = "The body is nested too deeply"
-		}
-		return nil, stampduty.Invalid([]stampduty.FieldError{{Path: "", Message: msg}})
+		return nil, InvalidJSON(err, "The body must be a JSON object")
 	}
 	var repeated []stampduty.FieldError
 	for _, m := range members {
@@ -93,6 +84,22 @@ func DecodeObject(body []byte) ([]jsonobj.Member, error) {
 		return nil, stampduty.Invalid(repeated)
 	}
 	return members, nil
+}
+
+// InvalidJSON is the 400 of a body jsonobj.Members refused with err: not
+// UTF-8, not JSON, nested too deeply, or not an object (notObject, the
+// message of the shape the route expects).
+func InvalidJSON(err error, notObject string) error {
+	msg := "The body is not valid JSON"
+	switch {
+	case errors.Is(err, jsonobj.ErrNotUTF8):
+		msg = "The body is not valid UTF-8"
+	case errors.Is(err, jsonobj.ErrNotObject):
+		msg = notObject
+	case errors.Is(err, jsonobj.ErrTooDeep):
+		msg = "The body is nested too deeply"
+	}
+	return stampduty.Invalid([]stampduty.FieldError{{Path: "", Message: msg}})
 }
 
 // missingData is Strapi's own message for a create whose "data" is not an
