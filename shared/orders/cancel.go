@@ -22,10 +22,7 @@ import (
 // then decides (update): a concurrent cancel's order is the answer, a
 // paper moved meanwhile is ECONFLICT.
 func (f *Fulfiller) Cancel(ctx context.Context, owner, doc string) (stampduty.Order, error) {
-	s, err := f.Orders.Owned(ctx, owner, doc)
-	if stampduty.ErrorCode(err) == stampduty.ENOTFOUND {
-		return stampduty.Order{}, notFound(doc)
-	}
+	s, err := f.owned(ctx, owner, doc)
 	if err != nil {
 		return stampduty.Order{}, err
 	}

@@ -123,14 +123,21 @@ func (f *Fulfiller) find(ctx context.Context, owner, doc string) (Stored, error)
 	return s, err
 }
 
+// owned returns owner's order doc read by key (Orders.Owned); another
+// caller's or an unknown order is the caller's 404.
+func (f *Fulfiller) owned(ctx context.Context, owner, doc string) (Stored, error) {
+	s, err := f.Orders.Owned(ctx, owner, doc)
+	if stampduty.ErrorCode(err) == stampduty.ENOTFOUND {
+		return Stored{}, notFound(doc)
+	}
+	return s, err
+}
+
 // Get returns owner's order doc as its caller sees it, with fresh download
 // addresses. It reads the order by key (Owned), so an order reads back as
 // soon as its create has answered.
 func (f *Fulfiller) Get(ctx context.Context, owner, doc string) (stampduty.Order, error) {
-	s, err := f.Orders.Owned(ctx, owner, doc)
-	if stampduty.ErrorCode(err) == stampduty.ENOTFOUND {
-		return stampduty.Order{}, notFound(doc)
-	}
+	s, err := f.owned(ctx, owner, doc)
 	if err != nil {
 		return stampduty.Order{}, err
 	}
