@@ -156,11 +156,12 @@ func assemble(order map[string]types.AttributeValue, papers []map[string]types.A
 	}
 	a := s.Apart
 	s.Fulfillments = slices.Clone(s.Fulfillments)
-	for _, item := range papers {
-		var p paperItem
-		if err := attributevalue.UnmarshalMap(item, &p); err != nil {
+	items := make([]paperItem, len(papers))
+	for i, item := range papers {
+		if err := attributevalue.UnmarshalMap(item, &items[i]); err != nil {
 			return orders.Stored{}, stampduty.Internal(fmt.Errorf("decode paper: %w", err))
 		}
+		p := items[i]
 		if p.Paper < 1 || p.Paper > len(s.Fulfillments) {
 			return orders.Stored{}, stampduty.Internal(fmt.Errorf("order %s: paper %d of %d", s.DocumentID, p.Paper, len(s.Fulfillments)))
 		}
@@ -176,9 +177,7 @@ func assemble(order map[string]types.AttributeValue, papers []map[string]types.A
 	// order as it is, with its paper as it was right after the event. (The
 	// order item's own events keep the order as that item holds it: its
 	// create, or its document, made while every paper was as created.)
-	for _, item := range papers {
-		var p paperItem
-		_ = attributevalue.UnmarshalMap(item, &p) // decoded above
+	for _, p := range items {
 		for _, e := range p.Outbox {
 			pe, err := e.pending(&s.Order)
 			if err != nil {
@@ -310,14 +309,7 @@ func (s *Orders) replaceApart(ctx context.Context, old orders.Stored, next stamp
 	case len(changed) == 0 && next.Cancelled() && !old.Cancelled():
 		return s.cancelApart(ctx, old, next, v, events)
 	case len(changed) == 0:
-		base := next
-		base.Fulfillments = initialPapers(next)
-		it := newOrderItem(old.Owner, old.Seq, base, v, append(slices.Clone(a.Outbox), events...))
-		it.Apart = true
-		if !slices.ContainsFunc(a.Papers, func(p orders.Part) bool { return p.Version == 0 }) {
-			it.QueueStatus, it.QueueKey = "", "" // every paper waits in its own item
-		}
-		item, err = attributevalue.MarshalMap(it)
+		item, err = attributevalue.MarshalMap(apartOrderItem(old, next, v, events))
 		in.ConditionExpression = aws.String("v = :v")
 		in.ExpressionAttributeValues = map[string]types.AttributeValue{":v": avN(a.Version)}
 	default:
@@ -334,6 +326,22 @@ func (s *Orders) replaceApart(ctx context.Context, old orders.Stored, next stamp
 		return writeFail("PutItem", err)
 	}
 	return nil
+}
+
+// apartOrderItem is the item of old, an order kept apart, after next, a
+// change of its own fields, at version v: its papers as created (their
+// changes are in their own items), the outbox read with events after it,
+// and a queue entry (newOrderItem's: Pending, none once cancelled) only
+// while a paper has no item of its own.
+func apartOrderItem(old orders.Stored, next stampduty.Order, v int64, events []stampduty.Pending) orderItem {
+	base := next
+	base.Fulfillments = initialPapers(next)
+	it := newOrderItem(old.Owner, old.Seq, base, v, append(slices.Clone(old.Apart.Outbox), events...))
+	it.Apart = true
+	if !slices.ContainsFunc(old.Apart.Papers, func(p orders.Part) bool { return p.Version == 0 }) {
+		it.QueueStatus, it.QueueKey = "", "" // every paper waits in its own item
+	}
+	return it
 }
 
 // cancelApart stores the cancel of an order kept apart. A paper's change
@@ -367,12 +375,7 @@ func (s *Orders) cancelApart(ctx context.Context, old orders.Stored, next stampd
 	wg.Wait()
 	err := errors.Join(errs...)
 	if err == nil {
-		base := next
-		base.Fulfillments = initialPapers(next)
-		it := newOrderItem(old.Owner, old.Seq, base, v, append(slices.Clone(a.Outbox), events...))
-		it.Apart = true
-		it.QueueStatus, it.QueueKey = "", "" // a cancelled order waits in no queue
-		item, merr := attributevalue.MarshalMap(it)
+		item, merr := attributevalue.MarshalMap(apartOrderItem(old, next, v, events)) // cancelled: in no queue
 		if merr != nil {
 			err = stampduty.Internal(fmt.Errorf("encode order: %w", merr))
 		} else if _, err = s.db.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: item,
