@@ -52,3 +52,5 @@ require (
 ignore ./cmd/local/dynalite/node_modules
 
 ignore ./cmd/local/strapiclient/node_modules
+
+ignore ./cmd/local/cognito/node_modules
