@@ -80,4 +80,5 @@ func (c Cognito) banner(w io.Writer) {
 	for _, a := range c.Staff {
 		fmt.Fprintf(w, "  %-8s %s  password %s\n", a.Group, a.Email, a.Password)
 	}
+	fmt.Fprintf(w, "  the console examples of shared/apidoc/api.md read: export COGNITO=%s CONSOLE_CLIENT=%s\n", c.Endpoint, c.ClientID)
 }
