@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -206,6 +207,22 @@ func TestJWTAuthorizer(t *testing.T) {
 		"of another client (audience)":               {p.signIn(t, ctx, p.otherClient(t, ctx, 3600), admin).ID, "valid audience"},
 		"of another client (access)":                 {p.signIn(t, ctx, p.otherClient(t, ctx, 3600), admin).Access, "valid audience"},
 	}
+	// Tokens the server's own key signs (cognito-local ships it) with one
+	// claim changed, each refused for that claim; unchanged, accepted.
+	resign := func(edit func(c jwt.MapClaims)) string {
+		return resigned(t, root, adminTokens.ID, edit)
+	}
+	t.Run("the pool's key, its claims unchanged, is accepted", func(t *testing.T) {
+		if resp, body := get(t, "Bearer "+resign(func(jwt.MapClaims) {})); resp.StatusCode != http.StatusOK {
+			t.Fatalf("status %d %s, want 200", resp.StatusCode, body)
+		}
+		fn.event(t)
+	})
+	hour := time.Now().Add(time.Hour).Unix()
+	refused["the pool's key, not valid before an hour"] = refusal{resign(func(c jwt.MapClaims) { c["nbf"] = hour }), "not valid yet"}
+	refused["the pool's key, issued in an hour"] = refusal{resign(func(c jwt.MapClaims) { c["iat"] = hour }), "used before issued"}
+	refused["the pool's key, without exp"] = refusal{resign(func(c jwt.MapClaims) { delete(c, "exp") }), "exp claim is required"}
+	refused["the pool's key, another audience"] = refusal{resign(func(c jwt.MapClaims) { c["aud"] = "another-client" }), "valid audience"}
 	time.Sleep(2 * time.Second) // expiring's tokens last a second
 	refused["expired"] = refusal{expiring.ID, "expired"}
 	refused["expired (access)"] = refusal{expiring.Access, "expired"}
@@ -230,6 +247,37 @@ func unsigned(t *testing.T, token string) string {
 	t.Helper()
 	tok := reencode(t, token, func(h, _ map[string]any) { h["alg"] = "none" })
 	return tok[:strings.LastIndex(tok, ".")+1]
+}
+
+// resigned returns token's claims, changed by edit, signed with the key
+// cognito-local signs every pool's tokens with (its
+// lib/keys/cognitoLocal.private.json, kid CognitoLocal).
+func resigned(t *testing.T, root, token string, edit func(c jwt.MapClaims)) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, filepath.Dir(filepath.Dir(localcognito.StartPath)), "keys", "cognitoLocal.private.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var k struct{ PEM string }
+	if err := json.Unmarshal(b, &k); err != nil {
+		t.Fatal(err)
+	}
+	key, err := jwt.ParseRSAPrivateKeyFromPEM([]byte(k.PEM))
+	if err != nil {
+		t.Fatal(err)
+	}
+	claims := jwt.MapClaims{}
+	if _, _, err := jwt.NewParser().ParseUnverified(token, claims); err != nil {
+		t.Fatal(err)
+	}
+	edit(claims)
+	tok := jwt.NewWithClaims(jwt.SigningMethodRS256, claims)
+	tok.Header["kid"] = "CognitoLocal"
+	s, err := tok.SignedString(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 // hs256WithJWKS returns token's claims signed with HS256 keyed by the
