@@ -1,6 +1,7 @@
-package files
+package links
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -63,4 +64,23 @@ func TestLinks(t *testing.T) {
 			t.Error("a 31-byte key was taken")
 		}
 	})
+}
+
+func TestBase(t *testing.T) {
+	ctx := context.Background()
+	if got := Base(ctx); got != "" {
+		t.Errorf("Base of a context without one = %q, want empty", got)
+	}
+	ctx = WithBase(ctx, "https://api.example.com/")
+	if got, want := Base(ctx), "https://api.example.com"; got != want {
+		t.Errorf("Base = %q, want %q", got, want)
+	}
+	s, err := NewSigner([]byte(strings.Repeat("k", 32)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := Link{Key: "documents/a", Name: "a.pdf", Mime: "application/pdf", Expires: time.Unix(1_800_000_000, 0)}
+	if got, want := s.URL(Base(ctx), l), "https://api.example.com/api/files/"+s.Token(l); got != want {
+		t.Errorf("URL = %q, want %q", got, want)
+	}
 }

@@ -1,22 +1,34 @@
-package files
-
-// This file holds the service's own download links (work in progress for
-// issue 20's largest page): short signed addresses, GET /api/files/{token},
-// that a function redirects to a fresh pre-signed S3 address. An S3
-// address signed with a Lambda's role carries its session token (about
-// 1,400 characters): 2,000 of them made a page of 100 orders of 20 printed
-// papers 6.5 MB on AWS, past Lambda's 6 MB. A link is about 330
-// characters, whatever signs it.
+// Package links makes and reads the service's own download links: short
+// signed addresses, GET /api/files/{token}, that the download-file function
+// answers with a redirect to a fresh pre-signed S3 address.
+//
+// An S3 address signed with a Lambda's role carries the role's session
+// token (about 1,400 characters; 2,277 in all): 2,000 of them made a page
+// of 100 orders of 20 printed papers 6.5 MB on AWS, past Lambda's 6 MB. A
+// link is about 370 characters whatever signs it, works for 15 minutes
+// like the address it stands for, and cannot be guessed or altered: it is
+// the file's key, name, type and expiry under an HMAC key that only the
+// stack's functions hold (files/DECISIONS.md).
+package links
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
+
+// DefaultKeyParameter is the SSM parameter that holds the links' key
+// (template.yaml's FilesLinkKeyParameter).
+const DefaultKeyParameter = "/stamp-duty/files-link-key"
+
+// Path is where links are served: a link is base + Path + token.
+const Path = "/api/files/"
 
 // Link is what a download link names: the object's key, the name it is
 // downloaded as, its media type, and until when the link works.
@@ -92,4 +104,23 @@ func (s *Signer) mac(b []byte) []byte {
 	m := hmac.New(sha256.New, s.key)
 	m.Write(b)
 	return m.Sum(nil)[:macBytes]
+}
+
+// URL returns the link to l at base (scheme and host, and the stage's path
+// when it is not the default one, without a trailing slash).
+func (s *Signer) URL(base string, l Link) string { return base + Path + s.Token(l) }
+
+type baseKey struct{}
+
+// WithBase returns ctx carrying base, the address of the API a request came
+// to, so that links made while serving it point back there.
+func WithBase(ctx context.Context, base string) context.Context {
+	return context.WithValue(ctx, baseKey{}, strings.TrimSuffix(base, "/"))
+}
+
+// Base returns the address WithBase put in ctx, "" when none: outside a
+// request (a webhook's delivery) no link can be made.
+func Base(ctx context.Context) string {
+	b, _ := ctx.Value(baseKey{}).(string)
+	return b
 }
