@@ -118,10 +118,10 @@ func TestGetOrder(t *testing.T) {
 		var body orderBody
 		json.Unmarshal([]byte(resp.Body), &body)
 		doc := body.Data.StampDuty.UploadedDocument
-		if doc == nil || doc.URL == "" {
-			t.Fatalf("uploaded_document = %+v", doc)
+		if doc == nil || !strings.HasPrefix(doc.URL, "https://api.example.com/api/files/") {
+			t.Fatalf("uploaded_document = %+v: want a download link to the API the request came to", doc)
 		}
-		if got := functest.Download(t, doc.URL); got.Status != http.StatusOK || got.Body != string(pdf) {
+		if got := s.Download(t, doc.URL); got.Status != http.StatusOK || got.Body != string(pdf) {
 			t.Errorf("download = %d %q", got.Status, got.Body)
 		}
 		if h := body.Data.Fulfillments[0].History; len(h) != 2 || h[1].Status != stampduty.StatusCreated {

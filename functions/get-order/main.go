@@ -16,6 +16,6 @@ func main() { function.Main(wire) }
 // wire reads one order by its key (or the documentId index), for the owner of the
 // token each request carries.
 func wire(d function.Deps) http.Handler {
-	orders := &orders.Fulfiller{Orders: d.Orders(d.Require("ORDERS_TABLE")), Files: files.Open(d.Env)}
+	orders := &orders.Fulfiller{Orders: d.Orders(d.Require("ORDERS_TABLE")), Files: files.Open(d.Env).WithLinks(files.Links(d.Env))}
 	return (&handler{auth: d.Authenticator(), orders: orders}).routes()
 }

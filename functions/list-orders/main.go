@@ -14,5 +14,5 @@ func main() { function.Main(wire) }
 // wire serves the orders table a page at a time, to the owner of the
 // token each request carries.
 func wire(d function.Deps) http.Handler {
-	return (&handler{auth: d.Authenticator(), orders: d.Orders(d.Require("ORDERS_TABLE")), files: files.Open(d.Env)}).routes()
+	return (&handler{auth: d.Authenticator(), orders: d.Orders(d.Require("ORDERS_TABLE")), files: files.Open(d.Env).WithLinks(files.Links(d.Env))}).routes()
 }

@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"math"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"stampduty/shared/function"
+	"stampduty/shared/links"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/stampduty/stampjson"
 	"stampduty/shared/testkit/functest"
@@ -93,3 +95,95 @@ func TestLargestPageFitsTheResponseLimit(t *testing.T) {
 
 // largestToken is a well-formed token of the largest-orders owner.
 var largestToken = "sdt_" + strings.Repeat("L", 43)
+
+// TestLargestPageOfPrintedPapers builds the page papers.md bounds: 100
+// orders of 20 papers each, every paper Printed with its certificate, and
+// every field at its bound (the largest order of
+// TestLargestPageFitsTheResponseLimit; references, certificate numbers,
+// file names and sizes at their longest; ids at their largest), read as
+// one page: it must stay under half of Lambda's 6 MB. Each certificate's
+// address is a download link of the service's own (package links), whose
+// length does not depend on the credentials that sign it (an S3 address
+// signed on AWS carries the role's session token: 2,277 characters, which
+// made this page 6.5 MB). Here the links name the test's API domain; the
+// page is measured again as on AWS, with each link under the longest
+// execute-api domain (a 14-character region).
+func TestLargestPageOfPrintedPapers(t *testing.T) {
+	const (
+		owner     = "largest-papers"
+		limit     = 6 << 20
+		half      = limit / 2
+		localBase = "https://api.example.com"
+		awsBase   = "https://abcdefghij.execute-api.ap-southeast-2.amazonaws.com"
+	)
+	members, err := function.DecodeObject([]byte(largestOrderBody()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := stampduty.NewOrderBody(stampjson.Fields(members)).Validate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Quantity = stampduty.MaxQuantity
+	factor, _ := stampduty.ParseDecimal("1")
+	art := stampduty.Article{ID: math.MaxInt64, DocumentID: strings.Repeat("z", 24), PurposeName: req.Purpose, State: req.State,
+		Min: 0, Max: stampduty.MaxAmount, FollowsConsideration: true, Factor: &factor}
+	amount := stampduty.MaxAmount / stampduty.MaxQuantity
+
+	s := functest.New(t, "ListOrdersFunction", wire)
+	functest.AddToken(t, s.Env, papersToken, owner)
+	orders := s.Env.DB().Orders(s.Env.Table("OrdersTable"))
+	name := strings.Repeat("(", 100) // each written %28 in an address
+	at := stampduty.FormatTime(time.Now())
+	by := "arn:aws:sts::123456789012:assumed-role/" + strings.Repeat("R", 64) + "/" + strings.Repeat("S", 64)
+	for i := range 100 {
+		id := int64(math.MaxInt64 - 50*int64(i) - 30)
+		o, err := stampduty.NewOrder(req, art, amount, stampduty.NewOrderIDs(id, stampduty.MaxQuantity), time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range o.Fulfillments {
+			f := &o.Fulfillments[k]
+			f.Status, f.UniqueDocRef, f.CertificateNumber = stampduty.StatusPrinted, strings.Repeat("/", 64), "IN-KA99999999999999Z"
+			f.CertificateFile = &stampduty.File{ID: math.MaxInt64 - int64(k), DocumentID: strings.Repeat("y", 24), Name: name, Mime: stampduty.MimePDF,
+				Size: stampduty.MaxDirectCertificateSize, SHA256: strings.Repeat("f", 64), CreatedAt: at,
+				Key: "certificates/" + o.DocumentID + "/" + strings.Repeat("y", 24)}
+			for _, st := range []string{stampduty.StatusCreated, stampduty.StatusProcured, stampduty.StatusPrinted} {
+				f.History = append(f.History, stampduty.StatusEntry{Status: st, At: at, By: by})
+			}
+		}
+		// Stored as the create stores an order of 20 papers; its papers
+		// as the reader shows them once printed (the answer is the same
+		// whichever items hold them).
+		if _, err := orders.Create(context.Background(), owner, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	r := s.Invoke(functest.Request("GET", "/api/live-orders", "page=1&pageSize=100", map[string]string{"authorization": "Bearer " + papersToken}, ""))
+	if r.Status != 200 {
+		t.Fatalf("status %d: %.300s", r.Status, r.Body)
+	}
+	if got, want := strings.Count(r.Body, `"order_status":"Printed","unique_doc_ref"`), 100*stampduty.MaxQuantity; got != want {
+		t.Fatalf("%d printed papers on the page, want %d", got, want)
+	}
+	urls := regexp.MustCompile(`"url":"([^"]*)"`).FindAllStringSubmatch(r.Body, -1)
+	if got, want := len(urls), 100*stampduty.MaxQuantity; got != want {
+		t.Fatalf("%d addresses on the page, want %d, one per certificate", got, want)
+	}
+	for _, u := range urls {
+		if !strings.HasPrefix(u[1], localBase+links.Path) {
+			t.Fatalf("address %.100s…: want a link at %s", u[1], localBase+links.Path)
+		}
+	}
+	onAWS := len(r.Body) + len(urls)*(len(awsBase)-len(localBase))
+	spare := (half - onAWS) / len(urls)
+	t.Logf("largest page of 100 orders of 20 printed papers: %d bytes here, %d on AWS (%.1f%% of 6 MB; links of %d characters); a custom domain %d characters longer than execute-api's would still fit",
+		len(r.Body), onAWS, 100*float64(onAWS)/limit, len(urls[0][1])+len(awsBase)-len(localBase), spare)
+	if onAWS > half {
+		t.Errorf("the largest page would be %d bytes on AWS, want at most %d (half of 6 MB)", onAWS, half)
+	}
+}
+
+// papersToken is a well-formed token of the largest-papers owner.
+var papersToken = "sdt_" + strings.Repeat("P", 43)

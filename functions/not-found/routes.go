@@ -6,6 +6,7 @@ package main
 func templateRoutes() []route {
 	return []route{
 		{"GET", "/api/console/me"},
+		{"GET", "/api/files/{token}"},
 		{"GET", "/api/live-orders"},
 		{"POST", "/api/live-orders"},
 		{"POST", "/api/live-orders/batch"},

@@ -212,7 +212,7 @@ func (s operating) replaceCertificate(t *testing.T, o stampduty.Order) *stampdut
 	if second == nil || second.DocumentID == first.DocumentID || second.SHA256 == first.SHA256 {
 		t.Errorf("replacing the certificate: %+v, then %+v", first, second)
 	}
-	if got := functest.Download(t, first.URL).Status; got != http.StatusNotFound {
+	if got := s.Download(t, first.URL).Status; got != http.StatusNotFound {
 		t.Errorf("the replaced certificate: GET %d, want 404", got)
 	}
 	return second
@@ -251,7 +251,7 @@ func (s operating) certificateStraightToS3(t *testing.T, o stampduty.Order, repl
 	if resp := attachUpload(u.Data.Upload); resp.Status != http.StatusNotFound {
 		t.Errorf("the same upload again: status %d, want 404", resp.Status)
 	}
-	if got := functest.Download(t, replaced.URL).Status; got != http.StatusNotFound {
+	if got := s.Download(t, replaced.URL).Status; got != http.StatusNotFound {
 		t.Errorf("the certificate it replaced: GET %d, want 404", got)
 	}
 }

@@ -55,7 +55,7 @@ func TestUploadDocument(t *testing.T) {
 			first.ID <= 0 || len(first.DocumentID) != 24 || first.CreatedAt == "" {
 			t.Errorf("file = %+v", first)
 		}
-		if got := functest.Download(t, first.URL); got.Status != http.StatusOK || got.Body != string(pdf) {
+		if got := s.Download(t, first.URL); got.Status != http.StatusOK || got.Body != string(pdf) {
 			t.Errorf("download = %d, %d bytes", got.Status, len(got.Body))
 		}
 		if f := stored(mine[0].DocumentID); f == nil || f.DocumentID != first.DocumentID {
@@ -70,7 +70,7 @@ func TestUploadDocument(t *testing.T) {
 		if f := stored(mine[0].DocumentID); f == nil || f.DocumentID != second.DocumentID {
 			t.Errorf("the order points at %+v", f)
 		}
-		if got := functest.Download(t, first.URL).Status; got != http.StatusNotFound {
+		if got := s.Download(t, first.URL).Status; got != http.StatusNotFound {
 			t.Errorf("the replaced file: GET %d, want 404", got)
 		}
 	})
@@ -211,7 +211,7 @@ func testPresigned(t *testing.T, s *functest.Stack, mine, theirs string) {
 		if got.Name != "scan.pdf" || got.Size != max || got.SHA256 != hex.EncodeToString(sum[:]) || got.Mime != stampduty.MimePDF {
 			t.Errorf("file = %+v", got)
 		}
-		if d := functest.Download(t, got.URL); d.Status != http.StatusOK || len(d.Body) != max {
+		if d := s.Download(t, got.URL); d.Status != http.StatusOK || len(d.Body) != max {
 			t.Errorf("download: %d, %d bytes", d.Status, len(d.Body))
 		}
 	})

@@ -30,6 +30,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"stampduty/shared/config"
+	"stampduty/shared/links"
 	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
 )
@@ -45,6 +46,7 @@ type Store struct {
 	client  *s3.Client
 	presign *s3.PresignClient
 	bucket  string
+	links   *links.Signer // nil: Sign writes S3's addresses
 }
 
 // Open returns the bucket named by FILES_BUCKET, reached with the Lambda
@@ -73,6 +75,27 @@ func Open(env *config.Env) *Store {
 	return New(s3.New(opts), env.Require("FILES_BUCKET"))
 }
 
+// Links returns the signer of the service's download links, under the key
+// FILES_LINK_KEY holds (at least 32 bytes; what is missing or too short
+// fails the init).
+func Links(env *config.Env) *links.Signer {
+	key := env.Require("FILES_LINK_KEY")
+	signer, err := links.NewSigner([]byte(key))
+	if err != nil && key != "" {
+		env.Fail(fmt.Errorf("FILES_LINK_KEY: %w", err))
+	}
+	return signer
+}
+
+// WithLinks returns s making its download addresses the service's own
+// links (package links) under signer whenever the request being served is
+// known (links.Base), and following them (Follow).
+func (s *Store) WithLinks(signer *links.Signer) *Store {
+	c := *s
+	c.links = signer
+	return &c
+}
+
 // New returns the store of bucket through client.
 func New(client *s3.Client, bucket string) *Store {
 	return &Store{client: client, presign: s3.NewPresignClient(client), bucket: bucket}
@@ -99,21 +122,33 @@ func (s *Store) Put(ctx context.Context, key, mime string, body []byte, sum [32]
 // key for URLLifetime, as an attachment named name. It makes no network
 // call.
 func (s *Store) URL(ctx context.Context, key, name, mediaType string) (string, error) {
+	return s.presignGet(ctx, key, name, mediaType, URLLifetime)
+}
+
+func (s *Store) presignGet(ctx context.Context, key, name, mediaType string, lifetime time.Duration) (string, error) {
 	req, err := s.presign.PresignGetObject(ctx, &s3.GetObjectInput{
 		Bucket:                     aws.String(s.bucket),
 		Key:                        aws.String(key),
 		ResponseContentDisposition: aws.String(mime.FormatMediaType("attachment", map[string]string{"filename": name})),
 		ResponseContentType:        aws.String(mediaType),
-	}, s3.WithPresignExpires(URLLifetime))
+	}, s3.WithPresignExpires(lifetime))
 	if err != nil {
 		return "", stampduty.Internal(fmt.Errorf("presign %s: %w", key, err))
 	}
 	return req.URL, nil
 }
 
-// Sign fills in the pre-signed address of each file of o.
+// Sign fills in the download address of each file of o: a link of the
+// service's own (links.URL, to the API the request came to) when s has a
+// signer and ctx a request's base, else a pre-signed S3 address.
 func (s *Store) Sign(ctx context.Context, o *stampduty.Order) error {
+	base := links.Base(ctx)
+	expires := time.Now().Add(URLLifetime)
 	for _, f := range o.Files() {
+		if s.links != nil && base != "" {
+			f.URL = s.links.URL(base, links.Link{Key: f.Key, Name: f.Name, Mime: f.Mime, Expires: expires})
+			continue
+		}
 		u, err := s.URL(ctx, f.Key, f.Name, f.Mime)
 		if err != nil {
 			return err
@@ -121,6 +156,26 @@ func (s *Store) Sign(ctx context.Context, o *stampduty.Order) error {
 		f.URL = u
 	}
 	return nil
+}
+
+// followLifetime bounds the S3 address a link redirects to: it is used at
+// once, by the client following the redirect.
+const followLifetime = time.Minute
+
+// Follow returns the pre-signed S3 address that the link token stands for
+// at now, valid for a minute or what is left of the link's life if less.
+// A token s did not sign, altered or expired is EFORBIDDEN: the link does
+// not work, as an expired S3 address does not (S3 answers 403 too).
+func (s *Store) Follow(ctx context.Context, token string, now time.Time) (string, error) {
+	if s.links == nil {
+		return "", stampduty.Internal(errors.New("follow a download link: no FILES_LINK_KEY"))
+	}
+	l, err := s.links.Open(token, now)
+	if err != nil {
+		return "", stampduty.Errorf(stampduty.EFORBIDDEN, "Forbidden. This download link has expired or is not one of this service's: read the order again for a fresh one")
+	}
+	lifetime := min(followLifetime, l.Expires.Sub(now).Truncate(time.Second))
+	return s.presignGet(ctx, l.Key, l.Name, l.Mime, max(lifetime, time.Second))
 }
 
 // Purge removes the object under key for good: every version of it and

@@ -19,6 +19,7 @@ import (
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
+	"stampduty/shared/links"
 	"stampduty/shared/stampduty"
 )
 
@@ -54,12 +55,29 @@ func Lambda(h http.Handler, logger *slog.Logger) Handler {
 		if err := CheckEvent(ev); err != nil {
 			return refuse(ctx, logger, ev, err, start), nil
 		}
-		resp, err = adapter.ProxyWithContext(ctx, ev)
+		resp, err = adapter.ProxyWithContext(links.WithBase(ctx, Base(ev)), ev)
 		if err != nil {
 			return refuse(ctx, logger, ev, stampduty.Internal(fmt.Errorf("aws-lambda-go-api-proxy: %w", err)), start), nil
 		}
 		return resp, nil
 	}
+}
+
+// Base returns the address of the API that ev came to, which the links made
+// while serving it point back to: https:// (http:// only when API Gateway,
+// or the local one, says the request came so: x-forwarded-proto), the
+// domain name the caller used (API Gateway's, or a custom domain), and the
+// stage's path unless it is the default stage.
+func Base(ev events.APIGatewayV2HTTPRequest) string {
+	scheme := "https://"
+	if ev.Headers["x-forwarded-proto"] == "http" {
+		scheme = "http://"
+	}
+	base := scheme + ev.RequestContext.DomainName
+	if st := ev.RequestContext.Stage; st != "" && st != "$default" {
+		base += "/" + st
+	}
+	return base
 }
 
 // CheckEvent returns the error to answer an event with that the adapter

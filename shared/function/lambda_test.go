@@ -212,3 +212,26 @@ func FuzzLambda(f *testing.F) {
 		}
 	})
 }
+
+// The links made while serving a request point back to the API it came to:
+// https unless the gateway says plain http, and the stage's path unless it
+// is the default stage.
+func TestBase(t *testing.T) {
+	for _, tc := range []struct {
+		name, proto, domain, stage, want string
+	}{
+		{"DefaultStage", "https", "abc.execute-api.ap-south-1.amazonaws.com", "$default", "https://abc.execute-api.ap-south-1.amazonaws.com"},
+		{"NamedStage", "https", "abc.execute-api.ap-south-1.amazonaws.com", "prod", "https://abc.execute-api.ap-south-1.amazonaws.com/prod"},
+		{"CustomDomain", "", "stamps.example.in", "$default", "https://stamps.example.in"},
+		{"LocalHTTP", "http", "127.0.0.1:3000", "$default", "http://127.0.0.1:3000"},
+		{"AnythingElseIsHTTPS", "gopher", "stamps.example.in", "", "https://stamps.example.in"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ev := events.APIGatewayV2HTTPRequest{Headers: map[string]string{"x-forwarded-proto": tc.proto}}
+			ev.RequestContext.DomainName, ev.RequestContext.Stage = tc.domain, tc.stage
+			if got := function.Base(ev); got != tc.want {
+				t.Errorf("Base = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

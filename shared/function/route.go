@@ -19,6 +19,11 @@ type Status struct {
 	Body any
 }
 
+// Found is an answer that sends the client on: 302 Found to Location, with
+// no body, and neither cached nor passed on as a referrer (Location is a
+// pre-signed address).
+type Found struct{ Location string }
+
 // Route serves one method with serve: within Budget's time, it answers 200
 // with serve's answer as JSON (a Status: its Code and Body), or serve's
 // error in the Strapi envelope; any other method is answered 405.
@@ -27,6 +32,14 @@ func Route[T any](method string, serve func(r *http.Request) (T, error)) http.Ha
 		resp, err := serve(r)
 		if err != nil {
 			WriteError(w, r, err)
+			return
+		}
+		if f, ok := any(resp).(Found); ok {
+			h := w.Header()
+			h.Set("Location", f.Location)
+			h.Set("Cache-Control", "no-store")
+			h.Set("Referrer-Policy", "no-referrer")
+			w.WriteHeader(http.StatusFound)
 			return
 		}
 		if s, ok := any(resp).(Status); ok {

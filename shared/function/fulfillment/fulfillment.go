@@ -20,7 +20,7 @@ import (
 // change's event is recorded) and the uploads table UPLOADS_TABLE names
 // (files in flight).
 func Wire(d function.Deps) *orders.Fulfiller {
-	bucket := files.Open(d.Env)
+	bucket := files.Open(d.Env).WithLinks(files.Links(d.Env))
 	return &orders.Fulfiller{
 		Orders:  d.Orders(d.Require("ORDERS_TABLE")),
 		Files:   bucket,

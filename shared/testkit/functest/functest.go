@@ -26,6 +26,7 @@ import (
 	"stampduty/shared/auth"
 	"stampduty/shared/files"
 	"stampduty/shared/function"
+	"stampduty/shared/links"
 	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/localdb"
@@ -186,7 +187,7 @@ func Request(method, path, rawQuery string, headers map[string]string, body stri
 		Headers:        h,
 		Body:           body,
 		RequestContext: events.APIGatewayV2HTTPRequestContext{
-			DomainName: "api.example.com",
+			DomainName: domainName,
 			RequestID:  "test",
 			RouteKey:   method + " " + path,
 			Stage:      "$default",
@@ -228,7 +229,35 @@ func OK[T any](t testing.TB, r Response) T {
 	return body
 }
 
-// Download reads url, a file address an answer gave, as a browser would.
+// domainName is the API's domain in the requests a Stack's function is
+// given.
+const domainName = "api.example.com"
+
+// Download reads url, a file address an answer of s's function gave, as a
+// browser would: a link of the service's own (links.Path at the domain the
+// stack's requests name) is followed as DownloadFileFunction follows it,
+// through files.Store.Follow (the link's expiry and signature checked,
+// under the local key), to the pre-signed address it redirects to; a
+// link that does not work is Follow's answer's status (403).
+func (s *Stack) Download(t testing.TB, url string) Response {
+	t.Helper()
+	token, ok := strings.CutPrefix(url, "https://"+domainName+links.Path)
+	if !ok {
+		return Download(t, url)
+	}
+	signer, err := links.NewSigner([]byte(localdb.LinkKey))
+	if err != nil {
+		t.Fatal(err)
+	}
+	to, err := files.New(s.Env.S3(), s.Env.Table("FilesBucket")).WithLinks(signer).Follow(context.Background(), token, time.Now())
+	if err != nil {
+		return Response{Status: function.NewErrorBody(err).Error.Status}
+	}
+	return Download(t, to)
+}
+
+// Download reads url, a pre-signed address (a webhook's body carries
+// them), as a browser would.
 func Download(t testing.TB, url string) Response {
 	t.Helper()
 	resp, err := http.Get(url)

@@ -21,6 +21,7 @@ import (
 
 	"stampduty/shared/auth"
 	"stampduty/shared/config"
+	"stampduty/shared/links"
 	"stampduty/shared/testkit/localserver"
 	"stampduty/shared/testkit/samtemplate"
 )
@@ -142,6 +143,8 @@ const (
 	DevToken     = "sdt_LOCALxDEVxTOKENxNEVERxVALIDxONxAWSx00000000"
 	DevOwner     = "dev"
 	TokenHashKey = "local-only-token-hash-key-not-a-secret-0001"
+	// LinkKey signs the local stack's download links.
+	LinkKey = "local-only-files-link-key-not-a-secret-0001"
 )
 
 // The key pair the local stack's operator API (/api/ops/) accepts when its
@@ -164,7 +167,7 @@ func OperatorExports(keyID, secret, region, apiURL string) string {
 // Params are the template parameters of a local stack: the local values of
 // the SSM parameters the template resolves ("ssm:NAME"), for Resolve.
 func Params() map[string]string {
-	return map[string]string{"ssm:" + auth.DefaultKeyParameter: TokenHashKey}
+	return map[string]string{"ssm:" + auth.DefaultKeyParameter: TokenHashKey, "ssm:" + links.DefaultKeyParameter: LinkKey}
 }
 
 // LocalRuntime completes env, a function's environment as template.yaml
