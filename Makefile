@@ -64,6 +64,20 @@ $(STRAPICLIENT): $(STRAPICLIENT_DIR)/package.json $(STRAPICLIENT_DIR)/package-lo
 .PHONY: strapiclient
 strapiclient: $(STRAPICLIENT) ## install the Strapi client of the real-client test (pinned in cmd/local/strapiclient)
 
+# The local Amazon Cognito user pool server of the staff's sign-in
+# (cmd/local, the apigw JWT authorizer's tests): cognito-local, pinned in
+# cmd/local/cognito.
+COGNITO_DIR     := cmd/local/cognito
+COGNITO         := $(COGNITO_DIR)/node_modules/cognito-local/lib/bin/start.js
+
+$(COGNITO): $(COGNITO_DIR)/package.json $(COGNITO_DIR)/package-lock.json
+	@echo "installing the local Cognito (cognito-local, pinned in $(COGNITO_DIR)) with npm ci"
+	@$(PROGRESS) "npm ci cognito-local" -- npm ci --prefix $(COGNITO_DIR) --no-audit --no-fund --loglevel=error
+	@touch $@
+
+.PHONY: cognito
+cognito: $(COGNITO) ## install the local Cognito user pool server (cognito-local, pinned in cmd/local/cognito)
+
 # The package count is the module's own `go list -deps`, run in the module
 # cache after `go mod download` (outside this module, whose go.mod it must
 # not touch); without it the count has no total.
@@ -134,7 +148,7 @@ vet: $(STATICCHECK) $(DEADCODE) ## gofmt, go vet, staticcheck, deadcode -test, a
 # what it runs, how far it is and how long it took.
 TEST_PACKAGES    = $$($(GO) list ./... | grep -v '/cmd/local$$')
 
-test: $(DYNALITE) $(VERSITYGW) $(STRAPICLIENT) ## run every test against a local DynamoDB (dynalite) and S3 (versitygw)
+test: $(DYNALITE) $(VERSITYGW) $(STRAPICLIENT) $(COGNITO) ## run every test against a local DynamoDB (dynalite), S3 (versitygw) and Cognito (cognito-local)
 	@echo "test: 1/3 vet: gofmt, go vet, staticcheck, deadcode, cfn-lint"
 	@$(MAKE) --no-print-directory vet
 	@echo "test: 2/3 the package tests: go test -race of $$($(GO) list ./... | grep -vc '/cmd/local$$') packages, all but cmd/local"
@@ -161,7 +175,7 @@ LOCAL_BIN       ?= .build/local
 LOCAL_BUILD     = CGO_ENABLED=0 $(PROGRESS) -hide -n $$(CGO_ENABLED=0 $(GO) list -deps ./cmd/local | wc -l) "local: building cmd/local" -- \
 	$(GO) build -trimpath -v -o $(LOCAL_BIN) ./cmd/local
 
-local: $(DYNALITE) $(VERSITYGW) ## run the API on http://127.0.0.1:3000 with a local DynamoDB
+local: $(DYNALITE) $(VERSITYGW) $(COGNITO) ## run the API on http://127.0.0.1:3000 with a local DynamoDB, S3 and Cognito
 	@echo "local: building cmd/local (with an empty Go cache: 33 s after versitygw's build, about 2.5 min alone, on 2 shared cores)"
 	@$(LOCAL_BUILD)
 	@LOCAL_STARTED_AT=$(MAKE_STARTED) exec $(LOCAL_BIN)
