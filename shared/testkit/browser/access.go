@@ -193,6 +193,9 @@ func (f *finder) failed(doing string, err error) error {
 	if miss := f.lastMiss(); miss != nil && errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("%s %s: %w", doing, f.c, miss)
 	}
+	if strings.Contains(err.Error(), "Element is not focusable") {
+		return fmt.Errorf("%s %s: it cannot take the focus, so no keyboard user can work it (a <div> with a click handler, not a <button>?): %w", doing, f.c, err)
+	}
 	return fmt.Errorf("%s %s: %w", doing, f.c, err)
 }
 

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -103,6 +104,31 @@ var inline = fmt.Sprintf(head, "Inline") + `<main>
 </html>
 `
 
+// app is a page whose script (a file, as the policy asks) saves with a
+// request and says so in its status, and has a "button" that is a <div>,
+// which a mouse can click and a keyboard cannot reach.
+var app = fmt.Sprintf(head, "App") + `<main>
+<h1>App</h1>
+<p id="status" role="status"></p>
+<button id="save" type="button">Save</button>
+<div id="fake" role="button">Delete</div>
+<script src="/app.js"></script>
+</main>
+</body>
+</html>
+`
+
+const appJS = `document.getElementById('save').addEventListener('click', async () => {
+  const status = document.getElementById('status');
+  status.textContent = 'Saving…';
+  const res = await fetch('/api/save', {method: 'POST'});
+  status.textContent = res.ok ? 'Saved.' : 'Not saved.';
+});
+document.getElementById('fake').addEventListener('click', () => {
+  document.getElementById('status').textContent = 'Deleted.';
+});
+`
+
 // server serves the test pages on loopback, each with policy as its CSP.
 func server(t *testing.T) *httptest.Server {
 	mux := http.NewServeMux()
@@ -122,6 +148,15 @@ func server(t *testing.T) *httptest.Server {
 	mux.HandleFunc("GET /{$}", page(signIn))
 	mux.HandleFunc("GET /broken", page(broken))
 	mux.HandleFunc("GET /inline", page(inline))
+	mux.HandleFunc("GET /app", page(app))
+	mux.HandleFunc("GET /app.js", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/javascript")
+		fmt.Fprint(w, appJS)
+	})
+	mux.HandleFunc("POST /api/save", func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(100 * time.Millisecond) // the status says "Saving…" meanwhile
+		w.WriteHeader(http.StatusNoContent)
+	})
 	mux.HandleFunc("POST /queue", func(w http.ResponseWriter, r *http.Request) {
 		email := r.FormValue("email")
 		if r.URL.Query().Has("moved") {
@@ -244,6 +279,24 @@ func TestBrowser(t *testing.T) {
 		p.Within(Role("group", "Paper 1")).Find(Button("Move to Printed"))
 	})
 
+	t.Run("a script updates the page with no navigation, and a button only a mouse can work fails Press", func(t *testing.T) {
+		p := b.NewPage(t, Desktop)
+		p.Open(srv.URL + "/app")
+		p.Press(Button("Save"))
+		p.WaitText(Role("status", ""), "Saved.")
+		p.Check("app")
+
+		rec := &fakeT{TB: t}
+		q := *p
+		q.t, q.Timeout = rec, 500*time.Millisecond
+		q.Press(Button("Delete"))
+		if got, want := rec.reported(), `pressing button "Delete": `; !strings.Contains(got, want) || !strings.Contains(got, "no keyboard user can work it") {
+			t.Errorf("reported %q; want it to say %q and that no keyboard user can work it", got, want)
+		}
+		p.Click(Button("Delete"))
+		p.WaitText(Role("status", ""), "Deleted.")
+	})
+
 	t.Run("axe-core reports a missing label and poor contrast, and CheckAxe fails", func(t *testing.T) {
 		rec := &fakeT{TB: t}
 		p := b.NewPage(rec, Desktop)
@@ -308,4 +361,60 @@ func checkPNG(t *testing.T, file string, width int64) {
 	if img.Bounds().Dy() < 100 {
 		t.Errorf("screenshot %s is %d px tall", filepath.Base(file), img.Bounds().Dy())
 	}
+}
+
+// stopT is a testing.TB whose Skipf and Fatalf record the message and end
+// the goroutine, as the real ones do, for a check run in its own goroutine.
+type stopT struct {
+	testing.TB
+	skipped, failed string
+}
+
+func (s *stopT) Helper() {}
+func (s *stopT) Skipf(format string, args ...any) {
+	s.skipped = fmt.Sprintf(format, args...)
+	runtime.Goexit()
+}
+func (s *stopT) Fatalf(format string, args ...any) {
+	s.failed = fmt.Sprintf(format, args...)
+	runtime.Goexit()
+}
+
+// start runs Start with t in a goroutine of its own, which Skipf and
+// Fatalf end.
+func start(t *stopT) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		Start(t)
+	}()
+	<-done
+}
+
+func TestStartWithoutChromium(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "chromium")
+	t.Setenv("CHROMIUM", missing)
+
+	t.Run("outside CI the test is skipped, saying what to install", func(t *testing.T) {
+		t.Setenv("CI", "")
+		st := &stopT{TB: t}
+		start(st)
+		if st.failed != "" {
+			t.Errorf("Start failed: %s", st.failed)
+		}
+		if got := st.skipped; !strings.Contains(got, missing) || !strings.Contains(got, "make chromium") || !strings.Contains(got, "CI=true") {
+			t.Errorf("skipped with %q; want it to name %s, `make chromium` and CI=true", got, missing)
+		}
+	})
+	t.Run("with CI=true the test fails: CI must run the browser tests", func(t *testing.T) {
+		t.Setenv("CI", "true")
+		st := &stopT{TB: t}
+		start(st)
+		if st.skipped != "" {
+			t.Errorf("Start skipped the test in CI: %s", st.skipped)
+		}
+		if got := st.failed; !strings.Contains(got, missing) || !strings.Contains(got, "CI=true") {
+			t.Errorf("failed with %q; want it to name %s and CI=true", got, missing)
+		}
+	})
 }
