@@ -6,6 +6,7 @@ import (
 	"html"
 	"image/png"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -118,7 +119,8 @@ var app = fmt.Sprintf(head, "App") + `<main>
 </html>
 `
 
-const appJS = `document.getElementById('save').addEventListener('click', async () => {
+const appJS = `localStorage.setItem('theme', 'dark');
+document.getElementById('save').addEventListener('click', async () => {
   const status = document.getElementById('status');
   status.textContent = 'Saving…';
   const res = await fetch('/api/save', {method: 'POST'});
@@ -245,6 +247,24 @@ func TestBrowser(t *testing.T) {
 			checkPNG(t, file, vp.Width)
 			p.Check("queue")
 
+			// The password went in a POST's body, never in a URL; the test
+			// page's forms put the email in theirs, and Requests shows it.
+			var withEmail []string
+			for _, r := range p.Requests() {
+				if strings.Contains(r, "correct") {
+					t.Errorf("a URL has the password: %s", r)
+				}
+				if strings.Contains(r, url.QueryEscape("operator@example.com")) {
+					withEmail = append(withEmail, r)
+				}
+			}
+			if got, want := withEmail, []string{"POST " + srv.URL + "/queue?moved=2&email=operator%40example.com"}; !slices.Equal(got, want) {
+				t.Errorf("requests with the email in their URL = %q; want %q", got, want)
+			}
+			if got := p.WebStorage(); len(got) != 0 {
+				t.Errorf("web storage = %v; want it empty", got)
+			}
+
 			p.Click(Link("Sign out"))
 			p.Find(Heading("Sign in"))
 		})
@@ -285,6 +305,14 @@ func TestBrowser(t *testing.T) {
 		p.Press(Button("Save"))
 		p.WaitText(Role("status", ""), "Saved.")
 		p.Check("app")
+		if got, want := p.WebStorage(), map[string]string{"local:theme": "dark"}; !maps.Equal(got, want) {
+			t.Errorf("web storage = %v; want %v", got, want)
+		}
+		// Chromium asks for the icon when it likes: that one is left out.
+		requests := slices.DeleteFunc(p.Requests(), func(r string) bool { return strings.HasSuffix(r, "/favicon.ico") })
+		if got, want := requests, []string{"GET " + srv.URL + "/app", "GET " + srv.URL + "/style.css", "GET " + srv.URL + "/app.js", "POST " + srv.URL + "/api/save"}; !slices.Equal(got, want) {
+			t.Errorf("requests = %q; want %q", got, want)
+		}
 
 		rec := &fakeT{TB: t}
 		q := *p

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
@@ -108,9 +109,19 @@ func (n *navigations) waitLoaded(ctx context.Context, requested, loaded int) err
 
 // recorder holds what a tab reported, written by its listeners.
 type recorder struct {
-	mu      sync.Mutex
-	console []string
-	csp     []CSPViolation
+	mu       sync.Mutex
+	console  []string
+	csp      []CSPViolation
+	requests []string
+}
+
+// listen records the URL of each request the page sends.
+func (r *recorder) listen(ev any) {
+	if ev, ok := ev.(*network.EventRequestWillBeSent); ok {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.requests = append(r.requests, ev.Request.Method+" "+ev.Request.URL)
+	}
 }
 
 // CSPViolation is one securitypolicyviolation event of the page: what was
@@ -181,6 +192,9 @@ func (b *Browser) NewPage(t testing.TB, vp Viewport) *Page {
 	if err == nil {
 		main := cdp.FrameID(chromedp.FromContext(ctx).Target.TargetID)
 		err = chromedp.Listen(ctx, p.nav.listen(main))
+	}
+	if err == nil {
+		err = chromedp.Listen(ctx, p.rec.listen)
 	}
 	if err != nil {
 		t.Fatalf("browser: opening a %s tab: %v", vp.Name, err)
@@ -256,6 +270,39 @@ func (p *Page) CSPViolations() []CSPViolation {
 	p.rec.mu.Lock()
 	defer p.rec.mu.Unlock()
 	return append([]CSPViolation(nil), p.rec.csp...)
+}
+
+// Requests returns the requests the page sent so far (documents, scripts,
+// styles, fetches), each as its method and URL, for a test to assert that
+// no personal data or token is in a URL (console.md: "no personal data
+// (PAN, mobile numbers, names) in URLs").
+func (p *Page) Requests() []string {
+	p.rec.mu.Lock()
+	defer p.rec.mu.Unlock()
+	return append([]string(nil), p.rec.requests...)
+}
+
+// WebStorage returns what the page's origin holds in localStorage and
+// sessionStorage, keyed "local:<key>" and "session:<key>", for a test to
+// assert that no token is kept there (console.md: "tokens kept in memory,
+// never in localStorage or a URL").
+func (p *Page) WebStorage() map[string]string {
+	p.t.Helper()
+	const read = `(() => {
+  const all = {};
+  for (const [prefix, store] of [['local:', localStorage], ['session:', sessionStorage]]) {
+    for (let i = 0; i < store.length; i++) {
+      const key = store.key(i);
+      all[prefix + key] = store.getItem(key);
+    }
+  }
+  return all;
+})()`
+	m, err := run(p, chromedp.Evaluate[map[string]string](read))
+	if err != nil {
+		p.t.Fatalf("browser: reading web storage: %v", err)
+	}
+	return m
 }
 
 // CheckClean fails the test (without stopping it) for each console error
