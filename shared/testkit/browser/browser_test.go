@@ -273,7 +273,7 @@ func TestBrowser(t *testing.T) {
 	t.Run("a control that is not there fails the test, naming what the page has", func(t *testing.T) {
 		rec := &fakeT{TB: t}
 		p := b.NewPage(rec, Desktop)
-		p.Timeout = 500 * time.Millisecond
+		p.Timeout = time.Second
 		p.Open(srv.URL)
 		p.Press(Button("Log in"))
 		if got, want := rec.reported(), `pressing button "Log in": no button "Log in" in the page; its buttons are named "Sign in"`; !strings.Contains(got, want) {
@@ -291,7 +291,7 @@ func TestBrowser(t *testing.T) {
 
 		rec := &fakeT{TB: t}
 		q := *p
-		q.t, q.Timeout = rec, 500*time.Millisecond
+		q.t, q.Timeout = rec, time.Second
 		q.Press(Button("Move to Printed"))
 		if got, want := rec.reported(), `2 elements are button "Move to Printed" in the page: name the one meant with Within`; !strings.Contains(got, want) {
 			t.Errorf("reported %q; want it to say %q", got, want)
@@ -316,7 +316,7 @@ func TestBrowser(t *testing.T) {
 
 		rec := &fakeT{TB: t}
 		q := *p
-		q.t, q.Timeout = rec, 500*time.Millisecond
+		q.t, q.Timeout = rec, time.Second
 		q.Press(Button("Delete"))
 		if got, want := rec.reported(), `pressing button "Delete": `; !strings.Contains(got, want) || !strings.Contains(got, "no keyboard user can work it") {
 			t.Errorf("reported %q; want it to say %q and that no keyboard user can work it", got, want)
