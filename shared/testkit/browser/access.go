@@ -211,13 +211,13 @@ func (p *Page) Within(c Control) *Page {
 
 // act finds the one element that is c and runs action on it. When the
 // action started a navigation (a form's submit button, a link), act waits
-// for the new page's load, so that the next step sees the new page and not
-// the old one. An element replaced while the action ran (a page that
+// until it has settled (the new page loaded, or the navigation was
+// cancelled), so that the next step sees the new page and not the old one. An element replaced while the action ran (a page that
 // re-renders) is looked up again, until the page's Timeout.
 func (p *Page) act(doing string, c Control, action func(sel string, opts ...chromedp.QueryOption) chromedp.Action[chromedp.Void]) error {
 	ctx, cancel := context.WithTimeout(p.ctx, p.Timeout)
 	defer cancel()
-	requested, loaded := p.nav.count()
+	before := p.nav.count()
 	f := &finder{scope: p.scope, c: c}
 	for {
 		err := chromedp.Do(ctx, action("", chromedp.ByFunc(f.lookup)))
@@ -228,7 +228,7 @@ func (p *Page) act(doing string, c Control, action func(sel string, opts ...chro
 			return f.failed(doing, err)
 		}
 	}
-	if err := p.nav.waitLoaded(ctx, requested, loaded); err != nil {
+	if err := p.nav.waitSettled(ctx, before); err != nil {
 		return fmt.Errorf("%s %s: %w", doing, c, err)
 	}
 	return nil

@@ -131,6 +131,17 @@ document.getElementById('fake').addEventListener('click', () => {
 });
 `
 
+// stay has a form whose answer, 204 No Content, cancels its navigation,
+// and a link to a place in the same document: neither loads a page.
+var stay = fmt.Sprintf(head, "Stay") + `<main>
+<h1 id="top">Stay</h1>
+<form method="post" action="/api/save"><button type="submit">Send</button></form>
+<p><a href="#top">Back to top</a></p>
+</main>
+</body>
+</html>
+`
+
 // server serves the test pages on loopback, each with policy as its CSP.
 func server(t *testing.T) *httptest.Server {
 	mux := http.NewServeMux()
@@ -151,6 +162,7 @@ func server(t *testing.T) *httptest.Server {
 	mux.HandleFunc("GET /broken", page(broken))
 	mux.HandleFunc("GET /inline", page(inline))
 	mux.HandleFunc("GET /app", page(app))
+	mux.HandleFunc("GET /stay", page(stay))
 	mux.HandleFunc("GET /app.js", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/javascript")
 		fmt.Fprint(w, appJS)
@@ -160,6 +172,9 @@ func server(t *testing.T) *httptest.Server {
 		w.WriteHeader(http.StatusNoContent)
 	})
 	mux.HandleFunc("POST /queue", func(w http.ResponseWriter, r *http.Request) {
+		// As slow as a function behind the local API Gateway: the old page
+		// stays on screen meanwhile.
+		time.Sleep(150 * time.Millisecond)
 		email := r.FormValue("email")
 		if r.URL.Query().Has("moved") {
 			email = r.URL.Query().Get("email")
@@ -230,6 +245,12 @@ func TestBrowser(t *testing.T) {
 			p.Check("sign-in")
 			p.Press(Button("Sign in"))
 
+			// Straight after the press, the tab shows the new page, not the
+			// old one still on screen while the server answers: Press
+			// waited for the page it navigated to.
+			if got, want := p.URL(), srv.URL+"/queue"; got != want {
+				t.Errorf("URL = %q; want %q", got, want)
+			}
 			if got, want := p.Text(Heading("Queue")), "Queue"; got != want {
 				t.Errorf("heading = %q; want %q", got, want)
 			}
@@ -323,6 +344,23 @@ func TestBrowser(t *testing.T) {
 		}
 		p.Click(Button("Delete"))
 		p.WaitText(Role("status", ""), "Deleted.")
+	})
+
+	t.Run("a press whose navigation is cancelled or stays in the document does not wait for a load", func(t *testing.T) {
+		p := b.NewPage(t, Desktop)
+		p.Timeout = 3 * time.Second
+		p.Open(srv.URL + "/stay")
+		for _, c := range []Control{Button("Send"), Link("Back to top")} {
+			started := time.Now()
+			p.Press(c)
+			if took := time.Since(started); took > time.Second {
+				t.Errorf("pressing %s took %s", c, took)
+			}
+		}
+		if got := p.URL(); got != srv.URL+"/stay#top" {
+			t.Errorf("URL = %q; want %q", got, srv.URL+"/stay#top")
+		}
+		p.Check("stay")
 	})
 
 	t.Run("axe-core reports a missing label and poor contrast, and CheckAxe fails", func(t *testing.T) {

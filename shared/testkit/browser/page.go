@@ -52,13 +52,18 @@ type Page struct {
 	nav *navigations
 }
 
-// navigations counts the main frame's requested navigations and finished
-// loads, in the order Chromium sent them (chromedp.Listen), so that an
-// action can tell whether it started a navigation and wait for its load.
+// navigations follows the main frame's navigations in the order Chromium
+// sent the events (chromedp.Listen), so that an action can tell whether it
+// started one and wait until it has settled: a navigation is requested
+// (Page.frameRequestedNavigation: a form's submit, a link, a script's
+// location change; not a same-document one, such as a #fragment) and
+// settles when the frame stops loading (Page.frameStoppedLoading), after
+// the new page's load event or when the navigation was cancelled (a 204
+// answer, a download).
 type navigations struct {
-	mu                sync.Mutex
-	requested, loaded int
-	changed           chan struct{} // closed and replaced at each change
+	mu                 sync.Mutex
+	requested, settled int           // settled is requested as it was when the frame last stopped loading
+	changed            chan struct{} // closed and replaced at each change
 }
 
 func (n *navigations) listen(mainFrame cdp.FrameID) func(ev any) {
@@ -71,8 +76,11 @@ func (n *navigations) listen(mainFrame cdp.FrameID) func(ev any) {
 				return
 			}
 			n.requested++
-		case *page.EventLoadEventFired:
-			n.loaded++
+		case *page.EventFrameStoppedLoading:
+			if ev.FrameID != mainFrame {
+				return
+			}
+			n.settled = n.requested
 		default:
 			return
 		}
@@ -81,19 +89,19 @@ func (n *navigations) listen(mainFrame cdp.FrameID) func(ev any) {
 	}
 }
 
-// count returns how many navigations were requested and loads finished.
-func (n *navigations) count() (requested, loaded int) {
+// count returns how many navigations were requested so far.
+func (n *navigations) count() int {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return n.requested, n.loaded
+	return n.requested
 }
 
-// waitLoaded waits, when a navigation was requested since count returned
-// requested and loaded, until a page has loaded since then.
-func (n *navigations) waitLoaded(ctx context.Context, requested, loaded int) error {
+// waitSettled waits, when a navigation was requested since count returned
+// before, until the frame has stopped loading after the last one.
+func (n *navigations) waitSettled(ctx context.Context, before int) error {
 	for {
 		n.mu.Lock()
-		if n.requested == requested || n.loaded > loaded {
+		if n.requested == before || n.settled == n.requested {
 			n.mu.Unlock()
 			return nil
 		}
