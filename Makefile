@@ -96,7 +96,7 @@ $(CHROMIUM):
 	@echo "installing headless Chromium for the browser tests: Debian's $(CHROMIUM_PACKAGES) with apt-get (about 125 MB to download)"
 	@DEBIAN_FRONTEND=noninteractive $(PROGRESS) "chromium: apt-get update" -- apt-get update -q
 	@DEBIAN_FRONTEND=noninteractive $(PROGRESS) "chromium: apt-get install" -- apt-get install -y -q --no-install-recommends $(CHROMIUM_PACKAGES)
-	@$@ --version
+	@echo "chromium: installed Debian's chromium $$(dpkg-query -W -f '$${Version}' chromium) at $@"
 
 .PHONY: chromium
 chromium: $(CHROMIUM) ## install headless Chromium for the browser tests (Debian's chromium, with apt-get, as root)
