@@ -18,6 +18,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"stampduty/shared/testkit/samtemplate"
 )
 
 // policy is the Content-Security-Policy of the test pages that must pass:
@@ -290,6 +292,29 @@ func TestBrowser(t *testing.T) {
 			p.Find(Heading("Sign in"))
 		})
 	}
+
+	t.Run("screenshots go under the module root or SCREENSHOTS_DIR", func(t *testing.T) {
+		p := b.NewPage(t, Phone)
+		p.Open(srv.URL)
+		root, err := samtemplate.Root(".")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := p.Screenshot("sign-in"), filepath.Join(root, ".build/screenshots/TestBrowser/screenshots_go_under_the_module_root_or_SCREENSHOTS_DIR/sign-in-phone.png"); got != want {
+			t.Errorf("screenshot written to %s; want %s", got, want)
+		}
+		dir := t.TempDir()
+		t.Setenv("SCREENSHOTS_DIR", dir)
+		file := p.Screenshot("sign in/again")
+		if got, want := file, filepath.Join(dir, "TestBrowser/screenshots_go_under_the_module_root_or_SCREENSHOTS_DIR/again-phone.png"); got != want {
+			t.Errorf("screenshot written to %s; want %s", got, want)
+		}
+		checkPNG(t, file, Phone.Width)
+		t.Setenv("SCREENSHOTS_DIR", "out/shots")
+		if got, want := b.ScreenshotsDir(), filepath.Join(root, "out/shots"); got != want {
+			t.Errorf("ScreenshotsDir = %s; want %s", got, want)
+		}
+	})
 
 	t.Run("a control that is not there fails the test, naming what the page has", func(t *testing.T) {
 		rec := &fakeT{TB: t}

@@ -9,13 +9,19 @@ import (
 )
 
 // ScreenshotsDir returns the folder screenshots go to: $SCREENSHOTS_DIR
-// when set, else .build/screenshots under the module root (kept out of git
-// with the rest of .build, and removed by make clean).
+// when set (a relative one is taken from the module root, as make runs
+// from there, not from the test's package), else .build/screenshots under
+// the module root (kept out of git with the rest of .build, and removed by
+// make clean).
 func (b *Browser) ScreenshotsDir() string {
-	if d := os.Getenv("SCREENSHOTS_DIR"); d != "" {
+	d := os.Getenv("SCREENSHOTS_DIR")
+	switch {
+	case d == "":
+		return filepath.Join(b.root, ".build", "screenshots")
+	case filepath.IsAbs(d):
 		return d
 	}
-	return filepath.Join(b.root, ".build", "screenshots")
+	return filepath.Join(b.root, d)
 }
 
 // unsafeName matches what a file name keeps out: anything but letters,
