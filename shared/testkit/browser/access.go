@@ -26,8 +26,8 @@ import (
 // Controls are found with the DevTools protocol's Accessibility.queryAXTree
 // (what Puppeteer's "aria/" selectors use), not with CSS or XPath: the test
 // then finds exactly what a screen-reader user finds, so an input whose
-// label is missing or says something else, or a "button" that is a <div>,
-// is not found and the test fails. It matches the computed name exactly, so
+// label is missing or says something else, or a <div> with a click handler
+// and no role, is not found and the test fails. It matches the computed name exactly, so
 // that "Move to Created" never finds "Move to Created (2)"; elements that
 // are hidden or aria-hidden are left out, as assistive technology leaves
 // them out.
