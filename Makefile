@@ -92,7 +92,9 @@ $(CHROMIUM):
 	@if [ "$$(id -u)" != 0 ]; then \
 	  echo "chromium: /usr/bin/chromium is missing and installing it needs root: run" >&2; \
 	  echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends $(CHROMIUM_PACKAGES)" >&2; \
-	  echo "(or set CHROMIUM to a Chromium or Chrome binary you have)" >&2; exit 1; fi
+	  echo "(or set CHROMIUM to a Chromium or Chrome binary you have)" >&2; \
+	  if [ "$$CI" = true ]; then exit 1; fi; \
+	  echo "chromium: until then the browser tests are skipped (under CI=true they fail)" >&2; exit 0; fi
 	@echo "installing headless Chromium for the browser tests: Debian's $(CHROMIUM_PACKAGES) with apt-get (about 125 MB to download)"
 	@DEBIAN_FRONTEND=noninteractive $(PROGRESS) "chromium: apt-get update" -- apt-get update -q
 	@DEBIAN_FRONTEND=noninteractive $(PROGRESS) "chromium: apt-get install" -- apt-get install -y -q --no-install-recommends $(CHROMIUM_PACKAGES)
