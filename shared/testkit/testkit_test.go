@@ -24,6 +24,8 @@ func tooling(pkg string) (string, bool) {
 		return "a JWT library (API Gateway's JWT authorizer checks the staff's tokens, not a function)", true
 	case strings.HasPrefix(pkg, "github.com/pb33f/"):
 		return "the OpenAPI validator", true
+	case strings.HasPrefix(pkg, "github.com/chromedp/"):
+		return "the browser driver of the browser tests", true
 	case strings.Contains(pkg, "yaml"):
 		return "a YAML library", true
 	case pkg == "testing" || strings.HasPrefix(pkg, "testing/") || pkg == "net/http/httptest":
