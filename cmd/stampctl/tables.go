@@ -148,35 +148,6 @@ func formatTime(t time.Time) string {
 // idBlock is how many article ids an import reserves per counter update.
 const idBlock = 10
 
-// articlesImport checks a catalogue file and upserts its articles:
-// `articles import FILE`. The whole file is checked first; if any article is
-// invalid nothing is written and every error is printed, one per line.
-func (c *cli) articlesImport(fs *flag.FlagSet, args []string) error {
-	rest, err := parse(fs, args, 1, 1)
-	if err != nil {
-		return err
-	}
-	name, data, err := c.readInput(rest[0])
-	if err != nil {
-		return err
-	}
-	arts, err := stampjson.DecodeArticles(data)
-	if err != nil {
-		return c.reportInvalid(name, data, err)
-	}
-	db, ts, err := c.open(articlesSpec, countersSpec, catalogueSpec)
-	if err != nil {
-		return err
-	}
-	created, updated, err := db.Articles(ts[0].name).Upsert(c.ctx, db.IDs(ts[1].name, idBlock), arts)
-	if err != nil {
-		return storeErr(fmt.Sprintf("import %s stopped after %d created, %d updated of %d articles", name, created, updated, len(arts)),
-			err, ts...)
-	}
-	fmt.Fprintf(c.stdout, "imported %d articles: %d created, %d updated\n", len(arts), created, updated)
-	return c.publish(db, ts[0], ts[2])
-}
-
 // articlesPublish publishes the articles table as the catalogue the public
 // routes serve: `articles publish`. Import does it too; this is the step
 // for a stack whose articles were imported before snapshots, or after a

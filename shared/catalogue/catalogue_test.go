@@ -417,3 +417,101 @@ func TestLogKeepsAChangeWhoseEntryDidNotReachTheLog(t *testing.T) {
 		}
 	})
 }
+
+func TestImport(t *testing.T) {
+	w := newWorld(t)
+	all, err := w.articles.Entries(w.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The file: Rent Agreement changed, one article new, the rest as they
+	// are but for Indemnity Bond, left out.
+	var file []stampduty.Article
+	for _, e := range all {
+		switch e.PurposeName {
+		case "Indemnity Bond":
+		case "Rent Agreement":
+			a := e.Article
+			a.Max = 550
+			file = append(file, a)
+		default:
+			file = append(file, e.Article)
+		}
+	}
+	file = append(file, stampduty.Article{PurposeName: "Gift Deed", State: "Goa", Min: 1, Max: 10})
+
+	t.Run("the preview says what would change and writes nothing", func(t *testing.T) {
+		db, proxy := w.env.ProxiedDB()
+		admin := *w.admin
+		admin.Articles = db.Articles(w.env.Table("ArticlesTable")).WithLog(w.env.Table("ArticleLogTable"))
+		p, err := admin.Preview(w.ctx, file, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Add != 1 || p.Change != 1 || p.Retire != 1 || p.Leave != len(all)-2 {
+			t.Errorf("plan: add %d, change %d, retire %d, leave %d; want 1, 1, 1, %d", p.Add, p.Change, p.Retire, p.Leave, len(all)-2)
+		}
+		for _, s := range p.Steps {
+			if s.After.PurposeName == "Rent Agreement" && !reflect.DeepEqual(s.Changes, []stampduty.FieldChange{{Field: "max", Before: "500", After: "550"}}) {
+				t.Errorf("Rent Agreement's changes: %+v", s.Changes)
+			}
+		}
+		if got, want := w.env.Operations(proxy.Take()), "Scan:ArticlesTable=1"; got != want {
+			t.Errorf("the preview called %s, want %s", got, want)
+		}
+	})
+	t.Run("without retiring, what the file leaves out is left", func(t *testing.T) {
+		p, err := w.admin.Preview(w.ctx, file, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Retire != 0 || p.Leave != len(all)-1 {
+			t.Errorf("plan: retire %d, leave %d; want 0, %d", p.Retire, p.Leave, len(all)-1)
+		}
+	})
+	t.Run("the import applies the plan, logging each change as imported", func(t *testing.T) {
+		p, err := w.admin.Preview(w.ctx, file, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := w.admin.Import(w.ctx, "asha@example.com", p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r != (catalogue.ImportResult{Added: 1, Changed: 1, Retired: 1, Left: len(all) - 2}) {
+			t.Errorf("result %+v", r)
+		}
+		for _, k := range [][2]string{{"Rent Agreement", "Karnataka"}, {"Gift Deed", "Goa"}, {"Indemnity Bond", "West Bengal"}} {
+			if log := w.log(t, k[0], k[1]); len(log) != 1 || log[0].Kind != stampduty.ArticleImported || log[0].By != "asha@example.com" {
+				t.Errorf("%s's log: %+v, want one imported change", k[0], log)
+			}
+		}
+		if log := w.log(t, "Loan Agreement", "Gujarat"); len(log) != 0 {
+			t.Errorf("an article the import left has a log: %+v", log)
+		}
+		if _, ok := w.published(t, "Indemnity Bond", "West Bengal"); ok {
+			t.Error("the retired article is still published")
+		}
+		if a, _ := w.published(t, "Rent Agreement", "Karnataka"); a.Max != 550 {
+			t.Errorf("published max %d, want 550", a.Max)
+		}
+	})
+	t.Run("a plan older than a change is a conflict", func(t *testing.T) {
+		file[0].Min++
+		p, err := w.admin.Preview(w.ctx, file, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, _ := w.articles.Entry(w.ctx, file[0].PurposeName, file[0].State)
+		edit := e.Article
+		edit.Max++
+		if _, err := w.admin.Edit(w.ctx, "ravi@example.com", e.Version, edit); err != nil {
+			t.Fatal(err)
+		}
+		_, err = w.admin.Import(w.ctx, "asha@example.com", p)
+		wantCode(t, err, stampduty.ECONFLICT)
+		if got, _ := w.articles.Entry(w.ctx, file[0].PurposeName, file[0].State); got.Max != edit.Max {
+			t.Errorf("max %d: the import overwrote the edit's %d", got.Max, edit.Max)
+		}
+	})
+}
