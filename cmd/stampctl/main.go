@@ -70,8 +70,9 @@ type reads struct {
 
 // commands are every subcommand of stampctl, in the order help lists them.
 var commands = []command{
-	{"token create", "--owner NAME",
-		"issue a token for NAME (1 to 64 letters, digits, '.', '_' or '-'); the token is printed alone on the last line of the output",
+	{"token create", "--owner NAME [--by WHO]",
+		"issue a token for NAME (1 to 64 letters, digits, '.', '_' or '-'), creating the caller first when it has no record; " +
+			"the token is printed alone on the last line of the output",
 		reads{tables: []tableSpec{tokensSpec}, hashKey: true}, (*cli).tokenCreate},
 	{"token list", "",
 		"list every token: ID, owner, creation time, status",
@@ -79,6 +80,13 @@ var commands = []command{
 	{"token revoke", "ID",
 		"revoke the token whose ID (12 hex digits, from the list) is ID; it stops working everywhere within 5 seconds (functions cache a token that long)",
 		reads{tables: []tableSpec{tokensSpec}}, (*cli).tokenRevoke},
+	{"callers list", "",
+		"every caller (those created and every token's owner): when and by whom it was created, its active and revoked tokens, its orders " +
+			"(from each caller's order counter: one small read per caller, never a scan of the orders)",
+		reads{tables: []tableSpec{tokensSpec, ordersSpec}}, (*cli).callersList},
+	{"callers create", "NAME [--by WHO]",
+		"create the caller NAME (1 to 64 letters, digits, '.', '_' or '-'), with no token yet; a name is taken once",
+		reads{tables: []tableSpec{tokensSpec, ordersSpec}}, (*cli).callersCreate},
 	{"articles list", "",
 		"every article, retired ones too: purpose, state, documentId, version, status, amounts and its last change (kind, when, by whom)",
 		reads{tables: catalogueTables}, (*cli).articlesList},

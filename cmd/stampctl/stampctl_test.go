@@ -51,6 +51,7 @@ func newHarness(t *testing.T) *harness {
 		"COUNTERS_TABLE":    env.Table("CountersTable"),
 		"CATALOGUE_TABLE":   env.Table("CatalogueTable"),
 		"ARTICLE_LOG_TABLE": env.Table("ArticleLogTable"),
+		"ORDERS_TABLE":      env.Table("OrdersTable"),
 	}}
 }
 

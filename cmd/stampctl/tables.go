@@ -25,9 +25,12 @@ import (
 
 // tokenCreate issues a token for an owner: `token create --owner NAME`. Only
 // the token's hash is stored; the token itself is printed once, alone on the
-// last line of stdout, and nowhere else.
+// last line of stdout, and nowhere else. An owner without a caller's record
+// (a new name, or a caller from before records) gets one first, as
+// `callers create` makes it.
 func (c *cli) tokenCreate(fs *flag.FlagSet, args []string) error {
 	owner := fs.String("owner", "", "the owner the token identifies")
+	by := byFlag(fs)
 	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
 	}
@@ -37,21 +40,25 @@ func (c *cli) tokenCreate(fs *flag.FlagSet, args []string) error {
 	if !auth.ValidOwner(*owner) {
 		return fmt.Errorf("invalid owner %s: use 1 to 64 ASCII letters, digits, '.', '_' or '-'", strconv.Quote(*owner))
 	}
-	db, ts, err := c.open(tokensSpec)
+	who, err := c.actor(*by)
 	if err != nil {
 		return err
 	}
-	hasher, err := c.hasher()
+	admin, ts, err := c.callersAdmin(true)
 	if err != nil {
 		return err
 	}
-	secret, hash, err := hasher.NewToken()
-	if err != nil {
-		return fmt.Errorf("make a token: %w", err)
+	if _, err := admin.Tokens.Caller(c.ctx, *owner); stampduty.ErrorCode(err) == stampduty.ENOTFOUND {
+		if _, err := admin.Create(c.ctx, who, *owner); err != nil && stampduty.ErrorCode(err) != stampduty.ECONFLICT {
+			return storeErr("create the caller", err, ts...)
+		}
+		fmt.Fprintf(c.stdout, "created caller %s\n", *owner)
+	} else if err != nil {
+		return storeErr("read the caller", err, ts...)
 	}
-	t := auth.Token{Hash: hash, Owner: *owner, CreatedAt: c.now().UTC()}
-	if err := db.Tokens(ts[0].name).Create(c.ctx, t); err != nil {
-		return storeErr("store the token", err, ts[0])
+	secret, t, err := admin.Issue(c.ctx, who, *owner)
+	if err != nil {
+		return storeErr("store the token", err, ts...)
 	}
 	fmt.Fprintf(c.stdout, "created token %s for owner %s. It is shown once, below, and cannot be recovered; keep it secret:\n",
 		tokenID(t), t.Owner)
