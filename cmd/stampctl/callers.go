@@ -85,4 +85,3 @@ func (c *cli) callersCreate(fs *flag.FlagSet, args []string) error {
 	fmt.Fprintf(c.stdout, "created caller %s; issue its token with: stampctl token create --owner %s\n", cl.Owner, cl.Owner)
 	return nil
 }
-

@@ -56,13 +56,6 @@ func toArticleItem(a stampduty.Article) articleItem {
 	return it
 }
 
-// decodeArticle reads an article item; an item that is not one, or whose
-// factor is not a valid stampduty.Decimal, is EINTERNAL.
-func decodeArticle(item map[string]types.AttributeValue) (stampduty.Article, error) {
-	e, err := decodeEntry(item)
-	return e.Article, err
-}
-
 // decodeEntry reads an article item with its version, retirement and
 // newest change.
 func decodeEntry(item map[string]types.AttributeValue) (stampduty.CatalogueEntry, error) {
@@ -106,13 +99,6 @@ func (s *Articles) Get(ctx context.Context, purpose, state string) (stampduty.Ar
 	if err == nil && e.Retired() {
 		return stampduty.Article{}, stampduty.NotFoundPurpose(purpose)
 	}
-	return e.Article, err
-}
-
-// get is Get, with a strongly consistent read when consistent is true,
-// retired articles included.
-func (s *Articles) get(ctx context.Context, purpose, state string, consistent bool) (stampduty.Article, error) {
-	e, err := s.entry(ctx, purpose, state, consistent)
 	return e.Article, err
 }
 
