@@ -114,7 +114,7 @@ func TestCallers(t *testing.T) {
 		if _, err := admin.Revoke(ctx, tok.ID()); err != nil {
 			t.Fatal(err)
 		}
-		proxy.Take()
+		proxy.SetMode(storetest.Account)
 		list, err := admin.List(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -133,6 +133,14 @@ func TestCallers(t *testing.T) {
 		if got, want := env.Operations(calls), "Query:OrdersTable="+strconv.Itoa(len(list))+" Scan:TokensTable=1"; got != want {
 			t.Errorf("the list called %s, want %s", got, want)
 		}
+		var units storetest.Capacity
+		for _, c := range calls {
+			units = units.Add(c.Billed)
+		}
+		if want := 0.5 + float64(len(list)); units.Read != want || units.Write != 0 {
+			t.Errorf("the list of %d callers cost %v RCU, %v WCU; want %v RCU (the Scan 0.5, 1 per caller's count), 0 WCU", len(list), units.Read, units.Write, want)
+		}
+		t.Logf("the list of %d callers: %s, %v RCU", len(list), env.Operations(calls), units.Read)
 	})
 	t.Run("a revoked token is refused by the next lookup, and no function caches one longer than 5 s", func(t *testing.T) {
 		if _, err := auth.NewAuthenticator(tokens, hasher, auth.CacheTTL).Owner(ctx, "Bearer "+secret); stampduty.ErrorCode(err) != stampduty.EUNAUTHORIZED {

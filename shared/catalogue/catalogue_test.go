@@ -515,3 +515,36 @@ func TestImport(t *testing.T) {
 		}
 	})
 }
+
+func TestEditCalls(t *testing.T) {
+	w := newWorld(t)
+	db, proxy := w.env.ProxiedDB()
+	admin := *w.admin
+	arts := db.Articles(w.env.Table("ArticlesTable")).WithLog(w.env.Table("ArticleLogTable"))
+	admin.Articles = arts
+	admin.Publish = func(ctx context.Context, now time.Time) error { return nil } // measured apart (the table design)
+	e, _ := w.articles.Entry(w.ctx, "Rent Agreement", "Karnataka")
+	art := e.Article
+	art.Max = 600
+	if e, err := admin.Edit(w.ctx, "ravi@example.com", e.Version, art); err != nil {
+		t.Fatal(err)
+	} else {
+		proxy.SetMode(storetest.Account)
+		art.Max = 700
+		if _, err := admin.Edit(w.ctx, "ravi@example.com", e.Version, art); err != nil {
+			t.Fatal(err)
+		}
+	}
+	calls := proxy.Take()
+	if got, want := w.env.Operations(calls), "GetItem:ArticlesTable=1 PutItem:ArticleLogTable=2 PutItem:ArticlesTable=1"; got != want {
+		t.Errorf("an edit called %s, want %s", got, want)
+	}
+	var units storetest.Capacity
+	for _, c := range calls {
+		units = units.Add(c.Billed)
+	}
+	if units.Read != 1 || units.Write != 3 {
+		t.Errorf("an edit costs %v RCU and %v WCU, want 1 and 3", units.Read, units.Write)
+	}
+	t.Logf("an edit (publish apart): %s, %v RCU, %v WCU", w.env.Operations(calls), units.Read, units.Write)
+}
