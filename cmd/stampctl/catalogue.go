@@ -256,7 +256,7 @@ func (c *cli) changed(verb string, e stampduty.CatalogueEntry, err error, ts []t
 func (c *cli) articlesEdit(fs *flag.FlagSet, args []string) error {
 	flags := defineArticleFlags(fs)
 	by := byFlag(fs)
-	version := fs.Int64("version", -1, "the version you read (from articles list); the edit is refused if the article changed since (default: the version it reads now)")
+	version := fs.String("version", "", "the version `V` you read (from articles list); the edit is refused if the article changed since (default: the version it reads now)")
 	rest, err := parse(fs, args, 2, 2)
 	if err != nil {
 		return err
@@ -277,10 +277,13 @@ func (c *cli) articlesEdit(fs *flag.FlagSet, args []string) error {
 	if err := flags.apply(&art); err != nil {
 		return err
 	}
-	if *version < 0 {
-		*version = old.Version
+	from := old.Version
+	if *version != "" {
+		if from, err = strconv.ParseInt(*version, 10, 64); err != nil || from < 0 {
+			return usagef("--version: %s is not a version (a whole number from articles list)", strconv.Quote(*version))
+		}
 	}
-	e, err := admin.Edit(c.ctx, who, *version, art)
+	e, err := admin.Edit(c.ctx, who, from, art)
 	if err == nil && e.Version == old.Version {
 		c.printEntry("unchanged", e)
 		return nil
