@@ -64,6 +64,59 @@ $(STRAPICLIENT): $(STRAPICLIENT_DIR)/package.json $(STRAPICLIENT_DIR)/package-lo
 .PHONY: strapiclient
 strapiclient: $(STRAPICLIENT) ## install the Strapi client of the real-client test (pinned in cmd/local/strapiclient)
 
+# The local Amazon Cognito user pool server of the staff's sign-in
+# (cmd/local, the apigw JWT authorizer's tests): cognito-local, pinned in
+# cmd/local/cognito.
+COGNITO_DIR     := cmd/local/cognito
+COGNITO         := $(COGNITO_DIR)/node_modules/cognito-local/lib/bin/start.js
+
+$(COGNITO): $(COGNITO_DIR)/package.json $(COGNITO_DIR)/package-lock.json
+	@echo "installing the local Cognito (cognito-local, pinned in $(COGNITO_DIR)) with npm ci"
+	@$(PROGRESS) "npm ci cognito-local" -- npm ci --prefix $(COGNITO_DIR) --no-audit --no-fund --loglevel=error
+	@touch $@
+
+.PHONY: cognito
+cognito: $(COGNITO) ## install the local Cognito user pool server (cognito-local, pinned in cmd/local/cognito)
+
+# The browser tests' accessibility checker (shared/testkit/browser injects
+# axe.min.js into the page): axe-core, pinned in shared/testkit/browser/axe.
+AXE_DIR         := shared/testkit/browser/axe
+AXE             := $(AXE_DIR)/node_modules/axe-core/axe.min.js
+
+$(AXE): $(AXE_DIR)/package.json $(AXE_DIR)/package-lock.json
+	@echo "installing the browser tests' accessibility checker (axe-core, pinned in $(AXE_DIR)) with npm ci"
+	@$(PROGRESS) "npm ci axe-core" -- npm ci --prefix $(AXE_DIR) --no-audit --no-fund --loglevel=error
+	@touch $@
+
+.PHONY: axe
+axe: $(AXE) ## install axe-core, the browser tests' accessibility checker (pinned in shared/testkit/browser/axe)
+
+# The browser tests' headless Chromium: Debian's chromium package, installed
+# with apt-get when $(CHROMIUM) is missing (CI runs as root on a clean
+# machine), with no recommended packages (130 instead of 25) but
+# fonts-liberation, the metric-compatible Arial, Times and Courier, so that
+# pages and screenshots render with the fonts they name. CHROMIUM (also read
+# by shared/testkit/browser) may name another Chromium or Chrome binary.
+CHROMIUM          ?= /usr/bin/chromium
+CHROMIUM_PACKAGES := chromium fonts-liberation
+
+$(CHROMIUM):
+	@if [ "$(CHROMIUM)" != /usr/bin/chromium ]; then \
+	  echo "chromium: CHROMIUM=$(CHROMIUM) does not exist: name a Chromium binary, or unset CHROMIUM to install Debian's" >&2; exit 1; fi
+	@if [ "$$(id -u)" != 0 ]; then \
+	  echo "chromium: /usr/bin/chromium is missing and installing it needs root: run" >&2; \
+	  echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends $(CHROMIUM_PACKAGES)" >&2; \
+	  echo "(or set CHROMIUM to a Chromium or Chrome binary you have)" >&2; \
+	  if [ "$$CI" = true ]; then exit 1; fi; \
+	  echo "chromium: until then the browser tests are skipped (under CI=true they fail)" >&2; exit 0; fi
+	@echo "installing headless Chromium for the browser tests: Debian's $(CHROMIUM_PACKAGES) with apt-get (about 125 MB to download)"
+	@DEBIAN_FRONTEND=noninteractive $(PROGRESS) "chromium: apt-get update" -- apt-get update -q
+	@DEBIAN_FRONTEND=noninteractive $(PROGRESS) "chromium: apt-get install" -- apt-get install -y -q --no-install-recommends $(CHROMIUM_PACKAGES)
+	@echo "chromium: installed Debian's chromium $$(dpkg-query -W -f '$${Version}' chromium) at $@"
+
+.PHONY: chromium
+chromium: $(CHROMIUM) ## install headless Chromium for the browser tests (Debian's chromium, with apt-get, as root)
+
 # The package count is the module's own `go list -deps`, run in the module
 # cache after `go mod download` (outside this module, whose go.mod it must
 # not touch); without it the count has no total.
@@ -134,7 +187,7 @@ vet: $(STATICCHECK) $(DEADCODE) ## gofmt, go vet, staticcheck, deadcode -test, a
 # what it runs, how far it is and how long it took.
 TEST_PACKAGES    = $$($(GO) list ./... | grep -v '/cmd/local$$')
 
-test: $(DYNALITE) $(VERSITYGW) $(STRAPICLIENT) ## run every test against a local DynamoDB (dynalite) and S3 (versitygw)
+test: $(DYNALITE) $(VERSITYGW) $(STRAPICLIENT) $(COGNITO) $(AXE) $(CHROMIUM) ## run every test against a local DynamoDB (dynalite), S3 (versitygw) and Cognito (cognito-local), and the browser tests in headless Chromium
 	@echo "test: 1/3 vet: gofmt, go vet, staticcheck, deadcode, cfn-lint"
 	@$(MAKE) --no-print-directory vet
 	@echo "test: 2/3 the package tests: go test -race of $$($(GO) list ./... | grep -vc '/cmd/local$$') packages, all but cmd/local"
@@ -161,7 +214,7 @@ LOCAL_BIN       ?= .build/local
 LOCAL_BUILD     = CGO_ENABLED=0 $(PROGRESS) -hide -n $$(CGO_ENABLED=0 $(GO) list -deps ./cmd/local | wc -l) "local: building cmd/local" -- \
 	$(GO) build -trimpath -v -o $(LOCAL_BIN) ./cmd/local
 
-local: $(DYNALITE) $(VERSITYGW) ## run the API on http://127.0.0.1:3000 with a local DynamoDB
+local: $(DYNALITE) $(VERSITYGW) $(COGNITO) ## run the API on http://127.0.0.1:3000 with a local DynamoDB, S3 and Cognito
 	@echo "local: building cmd/local (with an empty Go cache: 33 s after versitygw's build, about 2.5 min alone, on 2 shared cores)"
 	@$(LOCAL_BUILD)
 	@LOCAL_STARTED_AT=$(MAKE_STARTED) exec $(LOCAL_BIN)

@@ -16,25 +16,27 @@ const (
 	defaultAPIPort = 3000
 	defaultDBPort  = 8000
 	defaultS3Port  = 9000
+	// cognito-local's own default port.
+	defaultCognitoPort = 9229
 )
 
 // addrs are where the stack listens, before DYNAMODB_ENDPOINT or
 // S3_ENDPOINT are taken into account.
 type addrs struct {
-	api, db, s3 string
-	offset      int
+	api, db, s3, cognito string
+	offset               int
 }
 
-// localAddrs reads LOCAL_ADDR, LOCAL_DYNAMODB_ADDR and LOCAL_S3_ADDR, each
-// defaulting to 127.0.0.1 on its default port plus LOCAL_PORT_OFFSET: one
-// variable moves a second stack's three ports, and a variable of its own
-// still moves one of them.
+// localAddrs reads LOCAL_ADDR, LOCAL_DYNAMODB_ADDR, LOCAL_S3_ADDR and
+// LOCAL_COGNITO_ADDR, each defaulting to 127.0.0.1 on its default port
+// plus LOCAL_PORT_OFFSET: one variable moves a second stack's four ports,
+// and a variable of its own still moves one of them.
 func localAddrs(getenv func(string) string) (addrs, error) {
 	var a addrs
 	if v := getenv("LOCAL_PORT_OFFSET"); v != "" {
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 || defaultS3Port+n > 65535 {
-			return a, fmt.Errorf("LOCAL_PORT_OFFSET=%q is not a whole number from 0 to %d", v, 65535-defaultS3Port)
+		if err != nil || n < 0 || defaultCognitoPort+n > 65535 {
+			return a, fmt.Errorf("LOCAL_PORT_OFFSET=%q is not a whole number from 0 to %d", v, 65535-defaultCognitoPort)
 		}
 		a.offset = n
 	}
@@ -42,6 +44,7 @@ func localAddrs(getenv func(string) string) (addrs, error) {
 	a.api = cmp.Or(getenv("LOCAL_ADDR"), port(defaultAPIPort))
 	a.db = cmp.Or(getenv("LOCAL_DYNAMODB_ADDR"), port(defaultDBPort))
 	a.s3 = cmp.Or(getenv("LOCAL_S3_ADDR"), port(defaultS3Port))
+	a.cognito = cmp.Or(getenv("LOCAL_COGNITO_ADDR"), port(defaultCognitoPort))
 	return a, nil
 }
 
@@ -52,6 +55,9 @@ type busy struct{ addr, what, variable string }
 func (s *stack) apiBusy() busy { return busy{s.apiAddr, "the API", "LOCAL_ADDR"} }
 func (s *stack) dbBusy() busy  { return busy{s.dbAddr, "the local DynamoDB", "LOCAL_DYNAMODB_ADDR"} }
 func (s *stack) s3Busy() busy  { return busy{s.s3Addr, "the local S3", "LOCAL_S3_ADDR"} }
+func (s *stack) cognitoBusy() busy {
+	return busy{s.cognitoAddr, "the local Cognito", "LOCAL_COGNITO_ADDR"}
+}
 
 // checkAddrs fails, before anything starts, when an address the stack
 // needs cannot be listened on; it names every such address, so that a
@@ -59,7 +65,7 @@ func (s *stack) s3Busy() busy  { return busy{s.s3Addr, "the local S3", "LOCAL_S3
 func (s *stack) checkAddrs() error {
 	var taken []busy
 	var errs []error
-	for _, l := range []busy{s.apiBusy(), s.dbBusy(), s.s3Busy()} {
+	for _, l := range []busy{s.apiBusy(), s.dbBusy(), s.s3Busy(), s.cognitoBusy()} {
 		if l.addr == "" {
 			continue
 		}
@@ -84,8 +90,8 @@ func (s *stack) inUse(taken ...busy) error {
 		hints = append(hints, fmt.Sprintf("  set %s to move %s, e.g. %s=%s", l.variable, l.what, l.variable, nextPort(l.addr)))
 	}
 	n := s.offset + 1
-	hints = append(hints, fmt.Sprintf("  or set LOCAL_PORT_OFFSET=%d to move every default port by %d: API %d, DynamoDB %d, S3 %d",
-		n, n, defaultAPIPort+n, defaultDBPort+n, defaultS3Port+n))
+	hints = append(hints, fmt.Sprintf("  or set LOCAL_PORT_OFFSET=%d to move every default port by %d: API %d, DynamoDB %d, S3 %d, Cognito %d",
+		n, n, defaultAPIPort+n, defaultDBPort+n, defaultS3Port+n, defaultCognitoPort+n))
 	verb, list := "is", names[0]
 	if len(names) > 1 {
 		verb, list = "are", strings.Join(names[:len(names)-1], ", ")+" and "+names[len(names)-1]

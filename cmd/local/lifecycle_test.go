@@ -21,13 +21,16 @@ func TestStopsEverything(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	tmp, dbPid := s.tmp, s.db.Pid()
+	tmp, dbPid, cognitoPid := s.tmp, s.db.Pid(), s.cognito.Pid()
 	stop()
 	if _, err := os.Stat(tmp); !os.IsNotExist(err) {
 		t.Errorf("build directory %s left behind", tmp)
 	}
 	if alive(dbPid) {
 		t.Errorf("dynalite (pid %d) still running", dbPid)
+	}
+	if alive(cognitoPid) {
+		t.Errorf("cognito-local (pid %d) still running", cognitoPid)
 	}
 	if _, err := http.Get(s.URL + "/api/stamp-duty-datas"); err == nil {
 		t.Error("API still answering")
@@ -47,7 +50,7 @@ func TestGivenEngineAndCatalogue(t *testing.T) {
 	defer db.Stop()
 	file := filepath.Join(t.TempDir(), "one.json")
 	os.WriteFile(file, []byte(`[{"purpose_name":"Will","state":"Goa","min":5,"max":5,"fixed":5,"toFollowConsiderationPrice":false,"amountPercentConsideration":null}]`), 0o600)
-	s, _, stop := startStack(t, map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "DYNAMODB_ENDPOINT": db.Endpoint, "LOCAL_S3_ADDR": "127.0.0.1:0", "ARTICLES": file})
+	s, _, stop := startStack(t, map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "DYNAMODB_ENDPOINT": db.Endpoint, "LOCAL_S3_ADDR": "127.0.0.1:0", "LOCAL_COGNITO_ADDR": "127.0.0.1:0", "ARTICLES": file})
 	defer stop()
 	if s.db != nil || s.Endpoint != db.Endpoint {
 		t.Errorf("stack started its own engine (%s), want the given %s", s.Endpoint, db.Endpoint)

@@ -20,7 +20,7 @@ import (
 func startStack(t *testing.T, env map[string]string) (s *stack, out *functest.SyncBuffer, stop func()) {
 	t.Helper()
 	if env == nil {
-		env = map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "LOCAL_DYNAMODB_ADDR": "127.0.0.1:0", "LOCAL_S3_ADDR": "127.0.0.1:0"}
+		env = map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "LOCAL_DYNAMODB_ADDR": "127.0.0.1:0", "LOCAL_S3_ADDR": "127.0.0.1:0", "LOCAL_COGNITO_ADDR": "127.0.0.1:0"}
 	}
 	out = &functest.SyncBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -61,6 +61,7 @@ func TestLocalStack(t *testing.T) {
 	s, out, _ := startStack(t, nil)
 
 	t.Run("NoSchedulesWithoutScheduleEvents", func(t *testing.T) { checkSchedules(t, s) })
+	t.Run("StaffSignIn", func(t *testing.T) { checkStaffSignIn(t, s, out) })
 	// The webhooks walk-through waits about 30 s for a retry: it runs
 	// beside the other examples, under its own caller.
 	walk := startWalkthrough(t, s)

@@ -1,12 +1,15 @@
 // Command local runs the whole service on this machine without Docker, the
 // way `sam local start-api` does: dynalite with the tables of template.yaml,
 // the sample catalogue and a dev token; Versity's S3 gateway with the
-// template's bucket; each function built for this host by its own Makefile
-// target; and an HTTP server that turns each request into an API Gateway
-// HTTP API event (payload 2.0), runs it on a warm instance of the
-// function's binary through a local Lambda Runtime API, and answers with its
-// response. README.md beside it says what it does and why, and its
-// variables: LOCAL_ADDR, LOCAL_DYNAMODB_ADDR, LOCAL_S3_ADDR,
+// template's bucket; cognito-local with the template's staff user pool,
+// its client and groups, and a local admin and operator; each function
+// built for this host by its own Makefile target; and an HTTP server that
+// turns each request into an API Gateway HTTP API event (payload 2.0),
+// checking the JWTs of the routes with a JWT authorizer against the local
+// pool, runs it on a warm instance of the function's binary through a
+// local Lambda Runtime API, and answers with its response. README.md
+// beside it says what it does and why, and its variables: LOCAL_ADDR,
+// LOCAL_DYNAMODB_ADDR, LOCAL_S3_ADDR, LOCAL_COGNITO_ADDR,
 // LOCAL_PORT_OFFSET (where it listens), DYNAMODB_ENDPOINT and S3_ENDPOINT
 // (engines to use instead), ARTICLES (another catalogue),
 // LOCAL_SCHEDULE_EVERY (the period of every schedule), LOCAL_DISPATCH_POLLERS

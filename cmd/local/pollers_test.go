@@ -12,7 +12,7 @@ import (
 // them as pollers 0 and 1 of 2, side by side on two instances.
 func TestDispatchPollers(t *testing.T) {
 	s, out, stop := startStack(t, map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "LOCAL_DYNAMODB_ADDR": "127.0.0.1:0",
-		"LOCAL_S3_ADDR": "127.0.0.1:0", "LOCAL_DISPATCH_POLLERS": "2"})
+		"LOCAL_S3_ADDR": "127.0.0.1:0", "LOCAL_COGNITO_ADDR": "127.0.0.1:0", "LOCAL_DISPATCH_POLLERS": "2"})
 	var got []string
 	for _, j := range s.schedules {
 		if j.Function == dispatchFunction {

@@ -54,17 +54,18 @@ func TestReadyLineSaysWhatItCovers(t *testing.T) {
 }
 
 // TestPortOffsetMovesEveryPort: LOCAL_PORT_OFFSET moves the API's, the
-// local DynamoDB's and the local S3's default ports at once (a second
-// stack needs all three), and a variable of its own still moves one.
+// local DynamoDB's, the local S3's and the local Cognito's default ports
+// at once (a second stack needs all four), and a variable of its own
+// still moves one.
 func TestPortOffsetMovesEveryPort(t *testing.T) {
 	t.Run("Addresses", func(t *testing.T) {
 		for _, c := range []struct {
 			env  vars
 			want addrs
 		}{
-			{vars{}, addrs{api: "127.0.0.1:3000", db: "127.0.0.1:8000", s3: "127.0.0.1:9000"}},
-			{vars{"LOCAL_PORT_OFFSET": "1"}, addrs{api: "127.0.0.1:3001", db: "127.0.0.1:8001", s3: "127.0.0.1:9001", offset: 1}},
-			{vars{"LOCAL_PORT_OFFSET": "10", "LOCAL_S3_ADDR": "127.0.0.1:9999"}, addrs{api: "127.0.0.1:3010", db: "127.0.0.1:8010", s3: "127.0.0.1:9999", offset: 10}},
+			{vars{}, addrs{api: "127.0.0.1:3000", db: "127.0.0.1:8000", s3: "127.0.0.1:9000", cognito: "127.0.0.1:9229"}},
+			{vars{"LOCAL_PORT_OFFSET": "1"}, addrs{api: "127.0.0.1:3001", db: "127.0.0.1:8001", s3: "127.0.0.1:9001", cognito: "127.0.0.1:9230", offset: 1}},
+			{vars{"LOCAL_PORT_OFFSET": "10", "LOCAL_S3_ADDR": "127.0.0.1:9999"}, addrs{api: "127.0.0.1:3010", db: "127.0.0.1:8010", s3: "127.0.0.1:9999", cognito: "127.0.0.1:9239", offset: 10}},
 		} {
 			got, err := localAddrs(c.env.getenv)
 			if err != nil || got != c.want {

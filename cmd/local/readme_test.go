@@ -218,7 +218,7 @@ func TestReadmeSecondStack(t *testing.T) {
 		if err != nil {
 			t.Fatalf("the recipe %q: %v", recipe, err)
 		}
-		for _, pair := range [][2]string{{defaults.api, second.api}, {defaults.db, second.db}, {defaults.s3, second.s3}} {
+		for _, pair := range [][2]string{{defaults.api, second.api}, {defaults.db, second.db}, {defaults.s3, second.s3}, {defaults.cognito, second.cognito}} {
 			if pair[0] == pair[1] {
 				t.Errorf("the recipe %q leaves %s where the first stack listens", recipe, pair[0])
 			}

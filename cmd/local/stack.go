@@ -24,6 +24,7 @@ import (
 	"stampduty/cmd/internal/runtimeapi"
 	"stampduty/cmd/internal/schedule"
 	"stampduty/shared/store"
+	"stampduty/shared/testkit/localcognito"
 	"stampduty/shared/testkit/localdb"
 	"stampduty/shared/testkit/locals3"
 	"stampduty/shared/testkit/localserver"
@@ -36,15 +37,23 @@ type stack struct {
 	Endpoint   string    // the DynamoDB's address
 	S3Endpoint string    // the S3 server's address
 	IAM        apigw.IAM // the key pair the operator routes accept, and who it acts as
-	root       string
-	tmpl       *samtemplate.Template
-	out        io.Writer // progress, banner and function logs
+	// Cognito is the staff's sign-in: the local Cognito's address, the
+	// template's pools, clients and groups created in it, and the staff
+	// accounts (localcognito.Staff); empty with -db-only.
+	Cognito Cognito
+	root    string
+	tmpl    *samtemplate.Template
+	out     io.Writer // progress, banner and function logs
 	// Where to serve the API (empty with -db-only) and to run dynalite and
 	// the S3 server (empty when DYNAMODB_ENDPOINT or S3_ENDPOINT is given),
 	// and the engines it started.
 	apiAddr, dbAddr, s3Addr string
+	cognitoAddr             string // where to run cognito-local; "" with -db-only
 	db                      *localserver.Server
 	s3                      *locals3.Server
+	cognito                 *localcognito.Server
+	jwts                    map[string]*apigw.JWT // the JWT authorizers, by name
+	stopJWTs                context.CancelFunc    // ends their key refreshes
 	pools                   map[string]*runtimeapi.Pool
 	schedules               []schedule.Job // the scheduled functions' jobs it runs
 	stopSchedules           func()         // stops them and waits; nil until they run
@@ -79,7 +88,7 @@ func start(ctx context.Context, o options) (*stack, error) {
 		every: cmp.Or(o.progressEvery, 10*time.Second), offset: addrs.offset, IAM: operatorKeys(o.getenv),
 		Endpoint: o.getenv("DYNAMODB_ENDPOINT"), S3Endpoint: o.getenv("S3_ENDPOINT")}
 	if !o.dbOnly {
-		s.apiAddr = addrs.api
+		s.apiAddr, s.cognitoAddr = addrs.api, addrs.cognito
 	}
 	if s.Endpoint == "" {
 		s.dbAddr = addrs.db
@@ -110,9 +119,11 @@ func start(ctx context.Context, o options) (*stack, error) {
 // loadTemplate reads the stack's template with the parameter values the
 // local stack sets from its variables: LOCAL_DISPATCH_POLLERS is
 // DispatchPollers (how many webhook pollers run; the template's default
-// when unset).
+// when unset). ConsoleMfa is always OFF: cognito-local cannot enrol a
+// TOTP device at sign-in, and the local staff sign in with their
+// password alone.
 func loadTemplate(root string, getenv func(string) string) (*samtemplate.Template, error) {
-	params := map[string]string{}
+	params := map[string]string{"ConsoleMfa": "OFF"}
 	v := getenv("LOCAL_DISPATCH_POLLERS")
 	if v != "" {
 		params["DispatchPollers"] = v
@@ -162,6 +173,9 @@ func (s *stack) open(ctx context.Context, o options) error {
 		s.s3, s.S3Endpoint = srv, srv.Endpoint
 	}
 	if err := localstack.Buckets(ctx, s.S3Endpoint, s.tmpl); err != nil || o.dbOnly {
+		return err
+	}
+	if err := s.startCognito(ctx); err != nil {
 		return err
 	}
 	routes, err := s.build(ctx)
@@ -252,7 +266,13 @@ func (s *stack) build(ctx context.Context) ([]apigw.Route, error) {
 		}
 		s.pools[f.LogicalID] = runtimeapi.NewPool(fn)
 		for _, r := range f.Routes {
-			routes = append(routes, apigw.Route{Method: r.Method, Path: r.Path, Target: s.pools[f.LogicalID], IAM: r.IAM})
+			rt := apigw.Route{Method: r.Method, Path: r.Path, Target: s.pools[f.LogicalID], IAM: r.IAM}
+			if r.Authorizer != "" {
+				if rt.JWT = s.jwts[r.Authorizer]; rt.JWT == nil {
+					return nil, fmt.Errorf("%s: route %s: no local JWT authorizer %s", f.LogicalID, r.Key(), r.Authorizer)
+				}
+			}
+			routes = append(routes, rt)
 		}
 	}
 	fmt.Fprintf(s.out, "local: built %d functions in %.1fs\n", n, time.Since(begin).Seconds())
@@ -346,6 +366,7 @@ func (s *stack) banner() {
 	fmt.Fprintf(w, "S3 (local): %s — bucket %s\n", s.S3Endpoint, strings.Join(buckets, ", "))
 	fmt.Fprintf(w, "Operator API (/api/ops/, AWS_IAM): sign for execute-api in %s as %s with\n", s.IAM.Region, s.IAM.Principal)
 	fmt.Fprintf(w, "  %s\n", localdb.OperatorExports(s.IAM.Credentials.AccessKeyID, s.IAM.Credentials.SecretAccessKey, s.IAM.Region, s.URL))
+	s.Cognito.banner(w)
 	fmt.Fprintf(w, "The README's examples, in another terminal: export API=%s DB=%s WORK=$(mktemp -d)\n", s.URL, s.Endpoint)
 	fmt.Fprintf(w, "API: %s  (try: curl -s %s/api/stamp-duty-datas)  Ctrl-C stops everything.\n", s.URL, s.URL)
 }
@@ -381,6 +402,12 @@ func (s *stack) close() {
 	}
 	if s.s3 != nil {
 		s.s3.Stop()
+	}
+	if s.stopJWTs != nil {
+		s.stopJWTs()
+	}
+	if s.cognito != nil {
+		s.cognito.Stop()
 	}
 	if s.tmp != "" {
 		os.RemoveAll(s.tmp)

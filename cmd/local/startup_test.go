@@ -204,14 +204,14 @@ func startupErrors() []startupError {
 	return []startupError{{
 		name: "APIAddressInUse",
 		env: func(t *testing.T) map[string]string {
-			return map[string]string{"LOCAL_ADDR": occupy(t), "LOCAL_DYNAMODB_ADDR": "127.0.0.1:0", "LOCAL_S3_ADDR": "127.0.0.1:0"}
+			return map[string]string{"LOCAL_ADDR": occupy(t), "LOCAL_DYNAMODB_ADDR": "127.0.0.1:0", "LOCAL_S3_ADDR": "127.0.0.1:0", "LOCAL_COGNITO_ADDR": "127.0.0.1:0"}
 		},
 		want:  []string{"in use", "LOCAL_ADDR"},
 		early: true,
 	}, {
 		name: "DatabaseAddressInUse",
 		env: func(t *testing.T) map[string]string {
-			return map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "LOCAL_DYNAMODB_ADDR": occupy(t), "LOCAL_S3_ADDR": "127.0.0.1:0"}
+			return map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "LOCAL_DYNAMODB_ADDR": occupy(t), "LOCAL_S3_ADDR": "127.0.0.1:0", "LOCAL_COGNITO_ADDR": "127.0.0.1:0"}
 		},
 		want:  []string{"in use", "LOCAL_DYNAMODB_ADDR"},
 		early: true,
@@ -219,7 +219,7 @@ func startupErrors() []startupError {
 		// A second `make local` beside a first one: both variables are named at once.
 		name: "BothAddressesInUse",
 		env: func(t *testing.T) map[string]string {
-			return map[string]string{"LOCAL_ADDR": occupy(t), "LOCAL_DYNAMODB_ADDR": occupy(t), "LOCAL_S3_ADDR": "127.0.0.1:0"}
+			return map[string]string{"LOCAL_ADDR": occupy(t), "LOCAL_DYNAMODB_ADDR": occupy(t), "LOCAL_S3_ADDR": "127.0.0.1:0", "LOCAL_COGNITO_ADDR": "127.0.0.1:0"}
 		},
 		want:  []string{"LOCAL_ADDR", "LOCAL_DYNAMODB_ADDR"},
 		early: true,
@@ -228,40 +228,40 @@ func startupErrors() []startupError {
 		env: func(t *testing.T) map[string]string {
 			file := filepath.Join(t.TempDir(), "articles.json")
 			os.WriteFile(file, []byte("some invalid json"), 0o600)
-			return map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "LOCAL_DYNAMODB_ADDR": "127.0.0.1:0", "LOCAL_S3_ADDR": "127.0.0.1:0", "ARTICLES": file}
+			return map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "LOCAL_DYNAMODB_ADDR": "127.0.0.1:0", "LOCAL_S3_ADDR": "127.0.0.1:0", "LOCAL_COGNITO_ADDR": "127.0.0.1:0", "ARTICLES": file}
 		},
 		want: []string{"ARTICLES", "articles.json"},
 	}, {
 		name: "MissingArticlesFile",
 		env: func(t *testing.T) map[string]string {
-			return map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "LOCAL_DYNAMODB_ADDR": "127.0.0.1:0", "LOCAL_S3_ADDR": "127.0.0.1:0", "ARTICLES": filepath.Join(t.TempDir(), "none.json")}
+			return map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "LOCAL_DYNAMODB_ADDR": "127.0.0.1:0", "LOCAL_S3_ADDR": "127.0.0.1:0", "LOCAL_COGNITO_ADDR": "127.0.0.1:0", "ARTICLES": filepath.Join(t.TempDir(), "none.json")}
 		},
 		want: []string{"ARTICLES", "none.json", "no such file"},
 	}, {
 		name: "DynamoDBEndpointRefuses",
 		env: func(t *testing.T) map[string]string {
-			return map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "DYNAMODB_ENDPOINT": "http://" + freeAddr(t), "LOCAL_S3_ADDR": "127.0.0.1:0"}
+			return map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "DYNAMODB_ENDPOINT": "http://" + freeAddr(t), "LOCAL_S3_ADDR": "127.0.0.1:0", "LOCAL_COGNITO_ADDR": "127.0.0.1:0"}
 		},
 		want:  []string{"DYNAMODB_ENDPOINT", "does not answer", "connection refused"},
 		early: true,
 	}, {
 		name: "DynamoDBEndpointSilent",
 		env: func(t *testing.T) map[string]string {
-			return map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "DYNAMODB_ENDPOINT": "http://" + occupy(t), "LOCAL_S3_ADDR": "127.0.0.1:0"}
+			return map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "DYNAMODB_ENDPOINT": "http://" + occupy(t), "LOCAL_S3_ADDR": "127.0.0.1:0", "LOCAL_COGNITO_ADDR": "127.0.0.1:0"}
 		},
 		want:  []string{"DYNAMODB_ENDPOINT", "does not answer"},
 		early: true,
 	}, {
 		name: "BadScheduleEvery",
 		env: func(t *testing.T) map[string]string {
-			return map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "LOCAL_DYNAMODB_ADDR": "127.0.0.1:0", "LOCAL_S3_ADDR": "127.0.0.1:0", "LOCAL_SCHEDULE_EVERY": "often"}
+			return map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "LOCAL_DYNAMODB_ADDR": "127.0.0.1:0", "LOCAL_S3_ADDR": "127.0.0.1:0", "LOCAL_COGNITO_ADDR": "127.0.0.1:0", "LOCAL_SCHEDULE_EVERY": "often"}
 		},
 		want:  []string{"LOCAL_SCHEDULE_EVERY", "often"},
 		early: true,
 	}, {
 		name: "BadDispatchPollers",
 		env: func(t *testing.T) map[string]string {
-			return map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "LOCAL_DYNAMODB_ADDR": "127.0.0.1:0", "LOCAL_S3_ADDR": "127.0.0.1:0", "LOCAL_DISPATCH_POLLERS": "3"}
+			return map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "LOCAL_DYNAMODB_ADDR": "127.0.0.1:0", "LOCAL_S3_ADDR": "127.0.0.1:0", "LOCAL_COGNITO_ADDR": "127.0.0.1:0", "LOCAL_DISPATCH_POLLERS": "3"}
 		},
 		want:  []string{"LOCAL_DISPATCH_POLLERS", `"3" is not one of 1, 2, 4`},
 		early: true,
@@ -365,7 +365,7 @@ func TestSecondStackLeavesTheFirstAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	started, out, err := tryStart(t, map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "LOCAL_DYNAMODB_ADDR": strings.TrimPrefix(first.Endpoint, "http://"), "LOCAL_S3_ADDR": "127.0.0.1:0"}, options{})
+	started, out, err := tryStart(t, map[string]string{"LOCAL_ADDR": "127.0.0.1:0", "LOCAL_DYNAMODB_ADDR": strings.TrimPrefix(first.Endpoint, "http://"), "LOCAL_S3_ADDR": "127.0.0.1:0", "LOCAL_COGNITO_ADDR": "127.0.0.1:0"}, options{})
 	if started {
 		t.Errorf("the second stack started on the first one's engine\n%s", out)
 	}
@@ -393,7 +393,7 @@ func TestListensOnlyWhenReady(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, options{
-			getenv: vars{"LOCAL_ADDR": addr, "LOCAL_DYNAMODB_ADDR": "127.0.0.1:0", "LOCAL_S3_ADDR": "127.0.0.1:0"}.getenv,
+			getenv: vars{"LOCAL_ADDR": addr, "LOCAL_DYNAMODB_ADDR": "127.0.0.1:0", "LOCAL_S3_ADDR": "127.0.0.1:0", "LOCAL_COGNITO_ADDR": "127.0.0.1:0"}.getenv,
 			out:    out,
 			ready:  func(*stack) { close(ready) },
 			// every build (make, then go build from the cache) lasts longer
@@ -554,7 +554,7 @@ func TestInterrupt(t *testing.T) {
 				env = append(env, kv)
 			}
 		}
-		return append(env, "TMPDIR="+tmp, "LOCAL_ADDR=127.0.0.1:0", "LOCAL_DYNAMODB_ADDR=127.0.0.1:0", "LOCAL_S3_ADDR=127.0.0.1:0")
+		return append(env, "TMPDIR="+tmp, "LOCAL_ADDR=127.0.0.1:0", "LOCAL_DYNAMODB_ADDR=127.0.0.1:0", "LOCAL_S3_ADDR=127.0.0.1:0", "LOCAL_COGNITO_ADDR=127.0.0.1:0")
 	}
 
 	t.Run("CommandExitsZero", func(t *testing.T) {
@@ -581,7 +581,7 @@ func TestInterrupt(t *testing.T) {
 		defer cancel()
 		done := make(chan error, 1)
 		go func() {
-			done <- run(ctx, options{getenv: vars{"LOCAL_ADDR": "127.0.0.1:0", "LOCAL_DYNAMODB_ADDR": "127.0.0.1:0", "LOCAL_S3_ADDR": "127.0.0.1:0"}.getenv, out: out})
+			done <- run(ctx, options{getenv: vars{"LOCAL_ADDR": "127.0.0.1:0", "LOCAL_DYNAMODB_ADDR": "127.0.0.1:0", "LOCAL_S3_ADDR": "127.0.0.1:0", "LOCAL_COGNITO_ADDR": "127.0.0.1:0"}.getenv, out: out})
 		}()
 		for len(processes(func(_ []string, cmdline string) bool {
 			return strings.HasPrefix(cmdline, "go build") && strings.Contains(cmdline, tmp)

@@ -237,15 +237,16 @@ func checkExamples(t *testing.T, s *stack) {
 
 // exampleEnv is the environment the examples run in: this
 // process's, with API, DB and WORK set, as the README's API section has a
-// reader set them, to the stack s and the folder work.
+// reader set them, to the stack s and the folder work, and COGNITO and
+// CONSOLE_CLIENT as the stack prints them for api.md's console examples.
 func exampleEnv(s *stack, work string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		switch k, _, _ := strings.Cut(kv, "="); k {
-		case "API", "DB", "WORK", "HOOK_ADDR", "DYNAMODB_ENDPOINT", "STAMPDUTY_API_URL":
+		case "API", "DB", "WORK", "HOOK_ADDR", "DYNAMODB_ENDPOINT", "STAMPDUTY_API_URL", "COGNITO", "CONSOLE_CLIENT":
 		default:
 			env = append(env, kv)
 		}
 	}
-	return append(env, "API="+s.URL, "DB="+s.Endpoint, "WORK="+work)
+	return append(env, "API="+s.URL, "DB="+s.Endpoint, "WORK="+work, "COGNITO="+s.Cognito.Endpoint, "CONSOLE_CLIENT="+s.Cognito.ClientID)
 }

@@ -5,6 +5,7 @@ package main
 // templateRoutes returns the routes of template.yaml but the catch-all.
 func templateRoutes() []route {
 	return []route{
+		{"GET", "/api/console/me"},
 		{"GET", "/api/files/{token}"},
 		{"GET", "/api/live-orders"},
 		{"POST", "/api/live-orders"},

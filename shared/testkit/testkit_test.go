@@ -18,8 +18,14 @@ func tooling(pkg string) (string, bool) {
 		return "a tool of cmd/", true
 	case pkg == "stampduty/shared/apidoc":
 		return "the API's documents (apidoc embeds openapi.yaml)", true
+	case strings.HasPrefix(pkg, "github.com/aws/aws-sdk-go-v2/service/cognitoidentityprovider"):
+		return "Cognito's API (for now only tooling creates the staff pool and its users)", true
+	case strings.HasPrefix(pkg, "github.com/golang-jwt/") || strings.HasPrefix(pkg, "github.com/MicahParks/"):
+		return "a JWT library (API Gateway's JWT authorizer checks the staff's tokens, not a function)", true
 	case strings.HasPrefix(pkg, "github.com/pb33f/"):
 		return "the OpenAPI validator", true
+	case strings.HasPrefix(pkg, "github.com/chromedp/"):
+		return "the browser driver of the browser tests", true
 	case strings.Contains(pkg, "yaml"):
 		return "a YAML library", true
 	case pkg == "testing" || strings.HasPrefix(pkg, "testing/") || pkg == "net/http/httptest":

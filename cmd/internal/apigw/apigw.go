@@ -74,6 +74,10 @@ type Route struct {
 	// IAM authorizes the route with AWS_IAM: requests must be signed with
 	// Options.IAM's key pair.
 	IAM bool
+	// JWT, when set, authorizes the route with that JWT authorizer:
+	// requests without a token it accepts are refused with 401 before the
+	// function runs, and the token's claims are passed to it.
+	JWT *JWT
 }
 
 // Options configures the emulated API: Log receives an access log line per
@@ -130,6 +134,13 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request, requestID string
 	if rt == nil {
 		return writeMessage(w, http.StatusNotFound, "Not Found"), nil
 	}
+	var claims map[string]string
+	if rt.jwt != nil {
+		var err error
+		if claims, err = rt.jwt.verify(r, now); err != nil {
+			return refuse(w, err), fmt.Errorf("JWT authorization: %w", err)
+		}
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.maxBody))
 	if err != nil {
 		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
@@ -150,6 +161,11 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request, requestID string
 			return writeMessage(w, http.StatusForbidden, "Forbidden"), fmt.Errorf("IAM authorization: %w", err)
 		}
 		event.RequestContext.Authorizer = &events.APIGatewayV2HTTPRequestContextAuthorizerDescription{IAM: iam}
+	}
+	if claims != nil {
+		// No route asks for scopes, and API Gateway passes none then.
+		event.RequestContext.Authorizer = &events.APIGatewayV2HTTPRequestContextAuthorizerDescription{
+			JWT: &events.APIGatewayV2HTTPRequestContextAuthorizerJWTDescription{Claims: claims}}
 	}
 	payload, err := json.Marshal(event)
 	if err != nil {

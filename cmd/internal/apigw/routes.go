@@ -14,6 +14,7 @@ type route struct {
 	path     apipath.Path // the path, as API Gateway matches it
 	catchAll bool         // the $default route
 	iam      bool         // authorized with AWS_IAM
+	jwt      *JWT         // the JWT authorizer, nil when none
 	target   Invoker
 }
 
@@ -22,7 +23,7 @@ func newRoute(r Route) route {
 		return route{method: "ANY", key: "$default", catchAll: true, target: r.Target}
 	}
 	method := strings.ToUpper(r.Method)
-	return route{method: method, key: method + " " + r.Path, path: apipath.Parse(r.Path), target: r.Target, iam: r.IAM}
+	return route{method: method, key: method + " " + r.Path, path: apipath.Parse(r.Path), target: r.Target, iam: r.IAM, jwt: r.JWT}
 }
 
 // match reports whether the route takes a request with this method and

@@ -424,6 +424,28 @@ func AsOperator(ev events.APIGatewayV2HTTPRequest, arn string) events.APIGateway
 	return ev
 }
 
+// StaffClaims are the claims of a staff pool's id token for email in
+// groups, as API Gateway's JWT authorizer passes them (every value a
+// string, the groups as "[admin operator]").
+func StaffClaims(email string, groups ...string) map[string]string {
+	c := map[string]string{"sub": "0b1e7d3c-5f2a-4c8e-9d6b-2a7f1c4e8b90", "email": email, "email_verified": "true",
+		"token_use": "id", "aud": "testclient", "iss": "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_test",
+		"iat": "1795234000", "exp": "1795234900", "cognito:username": "0b1e7d3c-5f2a-4c8e-9d6b-2a7f1c4e8b90"}
+	if len(groups) > 0 {
+		c["cognito:groups"] = "[" + strings.Join(groups, " ") + "]"
+	}
+	return c
+}
+
+// AsStaff returns ev as API Gateway passes a request whose token its JWT
+// authorizer accepted with these claims.
+func AsStaff(ev events.APIGatewayV2HTTPRequest, claims map[string]string) events.APIGatewayV2HTTPRequest {
+	ev.RequestContext.Authorizer = &events.APIGatewayV2HTTPRequestContextAuthorizerDescription{
+		JWT: &events.APIGatewayV2HTTPRequestContextAuthorizerJWTDescription{Claims: claims},
+	}
+	return ev
+}
+
 // WithFile returns ev carrying body as a binary upload, in base64 as API
 // Gateway passes one.
 func WithFile(ev events.APIGatewayV2HTTPRequest, contentType string, body []byte) events.APIGatewayV2HTTPRequest {

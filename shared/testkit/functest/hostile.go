@@ -33,7 +33,8 @@ var HostileSegments = []string{"x\n" + Forged + "\n", "evt_\x00", "x\x01", "x\r"
 
 // CheckHostilePaths sends each of the function's routes with each path
 // parameter (or the path's end) replaced by each of HostileSegments,
-// without and with the dev token (signed on AWS_IAM routes). Each must be
+// without and with the dev token (signed on AWS_IAM routes, with a staff
+// member's claims on JWT routes). Each must be
 // answered strapi's 404 "Not Found" byte for byte, with no Lambda error,
 // nothing printed to stdout or the standard log, and only the service's
 // JSON log lines, none the forged one. It swaps os.Stdout: not for
@@ -63,6 +64,9 @@ func CheckHostilePaths(t *testing.T, s *Stack) {
 				ev.RouteKey, ev.RequestContext.RouteKey = rt.Key(), rt.Key()
 				if rt.IAM {
 					ev = AsOperator(ev, Operator)
+				}
+				if rt.Authorizer != "" {
+					ev = AsStaff(ev, StaffClaims("admin@console.test", "admin"))
 				}
 				before := len(s.Logs.String())
 				var out events.APIGatewayV2HTTPResponse

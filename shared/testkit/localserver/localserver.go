@@ -26,17 +26,20 @@ const (
 )
 
 // Spec says how to run one kind of server: its Name in log lines and
-// errors, the Command that serves on host:port, the start of the output
-// line by which it says it Listening (with "", a server that fails to
-// listen can be taken for another answering on its address), a Probe
+// errors, the Command that serves on host:port, the text of the output
+// line by which it says it Listening (its start, or anywhere in it when
+// ListeningAnywhere, for a server that prefixes its lines with a time;
+// with "", a server that fails to listen can be taken for another
+// answering on its address), a Probe
 // making one bounded request (nil once it answers as the server does), and
 // the Log its output goes to, prefixed with its name (nil: discarded).
 type Spec struct {
-	Name      string
-	Command   func(host, port string) *exec.Cmd
-	Listening string
-	Probe     func(ctx context.Context, endpoint string) error
-	Log       io.Writer
+	Name              string
+	Command           func(host, port string) *exec.Cmd
+	Listening         string
+	ListeningAnywhere bool
+	Probe             func(ctx context.Context, endpoint string) error
+	Log               io.Writer
 }
 
 // Server is a running server process at Endpoint (http://127.0.0.1:PORT).
@@ -121,7 +124,7 @@ func spawn(ctx context.Context, addr string, spec Spec) (*Server, error) {
 		}
 		for sc := bufio.NewScanner(out); sc.Scan(); {
 			line := sc.Text()
-			if !said && strings.HasPrefix(line, spec.Listening) {
+			if !said && (strings.HasPrefix(line, spec.Listening) || spec.ListeningAnywhere && strings.Contains(line, spec.Listening)) {
 				close(listening)
 				said = true
 			}

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 )
 
 // httpProbe answers nil when anything serves HTTP at endpoint.
@@ -68,6 +69,35 @@ func TestStart(t *testing.T) {
 		_, err := Start(ctx, "", Spec{Name: "fake", Command: shell(`echo starting; echo "Error: no config"; exit 3`), Probe: httpProbe})
 		if err == nil || !strings.Contains(err.Error(), "Error: no config") {
 			t.Errorf("Start of a server that exits = %v, want its error line", err)
+		}
+	})
+	t.Run("ListeningAnywhere", func(t *testing.T) {
+		// A server that says it listens after a timestamp (cognito-local's
+		// "[<time>] INFO: ... Cognito Local running on ..."): found with
+		// ListeningAnywhere, and not taken as said without it.
+		for _, anywhere := range []bool{true, false} {
+			l, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			addr := l.Addr().String()
+			l.Close()
+			var srv *http.Server
+			ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			s, err := Start(ctx, addr, Spec{Name: "fake",
+				Command: func(host, port string) *exec.Cmd {
+					srv = &http.Server{Addr: net.JoinHostPort(host, port)}
+					go srv.ListenAndServe()
+					return shell(`echo "[1795746998105] INFO: running on $HOST:$PORT"; sleep 30`)(host, port)
+				}, Listening: "running on", ListeningAnywhere: anywhere, Probe: httpProbe})
+			cancel()
+			if err == nil {
+				s.Stop()
+			}
+			if got, want := err == nil, anywhere; got != want {
+				t.Errorf("ListeningAnywhere %v: Start = %v, want started %v", anywhere, err, want)
+			}
+			srv.Close()
 		}
 	})
 	t.Run("ServesOnAFreePort", func(t *testing.T) {

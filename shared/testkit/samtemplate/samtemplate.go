@@ -28,6 +28,13 @@ type Template struct {
 	Tables    []Table
 	// Buckets are the logical ids of the AWS::S3::Bucket resources.
 	Buckets []string
+	// Authorizers are the HttpApi's JWT authorizers, by name.
+	Authorizers map[string]Authorizer
+	// UserPools, UserPoolClients and UserPoolGroups are the template's
+	// Cognito user pools, their app clients and their groups.
+	UserPools       []UserPool
+	UserPoolClients []UserPoolClient
+	UserPoolGroups  []UserPoolGroup
 
 	conditions map[string]yaml.Node // the Conditions section, by name
 }
@@ -60,10 +67,12 @@ type Schedule struct {
 const DefaultRoute = "$default"
 
 // Route is an HttpApi event of a function; IAM is set when it is
-// authorized with AWS_IAM (SigV4).
+// authorized with AWS_IAM (SigV4), Authorizer names the JWT authorizer of
+// the template's HttpApi that authorizes it ("" when none does).
 type Route struct {
 	Name, Method, Path string
 	IAM                bool
+	Authorizer         string
 }
 
 // Key is the route's routeKey as API Gateway names it: "GET /api/x", or
@@ -330,7 +339,7 @@ func ParseWith(data []byte, params map[string]string) (*Template, error) {
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("parse template: %w", err)
 	}
-	t := &Template{Parameters: map[string]string{}, Allowed: map[string][]string{}, conditions: doc.Conditions}
+	t := &Template{Parameters: map[string]string{}, Allowed: map[string][]string{}, Authorizers: map[string]Authorizer{}, conditions: doc.Conditions}
 	for name, p := range doc.Parameters {
 		t.Parameters[name] = p.Default
 		if len(p.AllowedValues) > 0 {
@@ -372,6 +381,45 @@ func ParseWith(data []byte, params map[string]string) (*Template, error) {
 			t.Tables = append(t.Tables, p.Table)
 		case "AWS::S3::Bucket":
 			t.Buckets = append(t.Buckets, id)
+		case "AWS::Serverless::HttpApi":
+			if err := t.httpAPIAuth(&r.Properties); err != nil {
+				return nil, fmt.Errorf("%s: %w", id, err)
+			}
+		case "AWS::Cognito::UserPool":
+			p, err := t.userPool(id, &r.Properties)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", id, err)
+			}
+			t.UserPools = append(t.UserPools, p)
+		case "AWS::Cognito::UserPoolClient":
+			var c UserPoolClient
+			err := r.Properties.Decode(&c)
+			if err == nil {
+				c.LogicalID = id
+				c.UserPool, err = poolRef(id, c.UserPoolID)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", id, err)
+			}
+			t.UserPoolClients = append(t.UserPoolClients, c)
+		case "AWS::Cognito::UserPoolGroup":
+			var g UserPoolGroup
+			err := r.Properties.Decode(&g)
+			if err == nil {
+				g.LogicalID = id
+				g.UserPool, err = poolRef(id, g.UserPoolID)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", id, err)
+			}
+			t.UserPoolGroups = append(t.UserPoolGroups, g)
+		}
+	}
+	for _, f := range t.Functions {
+		for _, r := range f.Routes {
+			if _, ok := t.Authorizers[r.Authorizer]; r.Authorizer != "" && !ok {
+				return nil, fmt.Errorf("%s: route %s names authorizer %s, which the HttpApi does not declare", f.LogicalID, r.Key(), r.Authorizer)
+			}
 		}
 	}
 	return t, nil
@@ -394,6 +442,9 @@ func (t *Template) function(p functionProps, id string) (Function, error) {
 			f.Schedules = append(f.Schedules, s)
 		case "HttpApi":
 			r := Route{Name: name, Method: strings.ToUpper(q.Method), Path: q.Path, IAM: q.Auth.Authorizer == "AWS_IAM"}
+			if a := q.Auth.Authorizer; a != "" && a != "AWS_IAM" && a != "NONE" {
+				r.Authorizer = a
+			}
 			if r.Method == "" && r.Path == "" {
 				r.Path = DefaultRoute
 			}

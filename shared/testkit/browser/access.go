@@ -1,0 +1,381 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/accessibility"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+)
+
+// Control names an element as a screen reader announces it: its ARIA role
+// and its accessible name, both as Chromium computes them for its
+// accessibility tree (a <label for> names its input, a button's text names
+// it, aria-label and aria-labelledby override). An empty Name matches any
+// name.
+//
+// Controls are found with the DevTools protocol's Accessibility.queryAXTree
+// (what Puppeteer's "aria/" selectors use), not with CSS or XPath: the test
+// then finds exactly what a screen-reader user finds, so an input whose
+// label is missing or says something else, or a <div> with a click handler
+// and no role, is not found and the test fails. It matches the computed name exactly, so
+// that "Move to Created" never finds "Move to Created (2)"; elements that
+// are hidden or aria-hidden are left out, as assistive technology leaves
+// them out.
+type Control struct{ Role, Name string }
+
+// Role is the control with ARIA role role and accessible name name.
+func Role(role, name string) Control { return Control{Role: role, Name: name} }
+
+// TextBox is a text field (an <input> of type text, email, password, search,
+// tel, url or number, or a <textarea>) named name.
+func TextBox(name string) Control { return Control{"textbox", name} }
+
+// Button is a button (<button>, <input type=submit>, role=button) named name.
+func Button(name string) Control { return Control{"button", name} }
+
+// Heading is a heading (<h1>…<h6>) whose text is name.
+func Heading(name string) Control { return Control{"heading", name} }
+
+// FileField is a file field (<input type=file>) named name: Chromium's
+// accessibility tree, and so a screen reader, presents it as a button.
+func FileField(name string) Control { return Control{"button", name} }
+
+// Link is a link (<a href>) whose text is name.
+func Link(name string) Control { return Control{"link", name} }
+
+func (c Control) String() string {
+	if c.Name == "" {
+		return c.Role
+	}
+	return fmt.Sprintf("%s %q", c.Role, c.Name)
+}
+
+// axNode is one node queryAXTree found: its role, name and DOM node.
+type axNode struct {
+	role, name string
+	backend    cdp.BackendNodeID
+}
+
+// query returns the unignored nodes under the DOM node root that have c's
+// role, and those of them that have c's name. It asks Chromium for the
+// role only and compares the names itself: queryAXTree's own name filter
+// misses some elements whose name the tree reports (a labelled
+// <input type=file>, in Chromium 156), where the name it reports is the
+// one a screen reader gets.
+func query(ctx context.Context, t *chromedp.Target, root accessibility.QueryAXTreeParams, c Control) (all, named []axNode, err error) {
+	root.Role = c.Role
+	res, err := cdp.Call(ctx, t, accessibility.QueryAXTree, root)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, n := range res.Nodes {
+		if n.Ignored || n.BackendDOMNodeID == 0 {
+			continue
+		}
+		node := axNode{role: axString(n.Role), name: axString(n.Name), backend: n.BackendDOMNodeID}
+		all = append(all, node)
+		if c.Name == "" || node.name == c.Name {
+			named = append(named, node)
+		}
+	}
+	return all, named, nil
+}
+
+// axString returns the string an accessibility value holds, "" for none.
+func axString(v *accessibility.Value) string {
+	if v == nil {
+		return ""
+	}
+	var s string
+	if json.Unmarshal([]byte(v.Value), &s) != nil {
+		return string(v.Value)
+	}
+	return s
+}
+
+// finder is one lookup of a control within the page's scope. Its lookup
+// func (a chromedp ByFunc) returns the control's DOM node only when exactly
+// one element matches; otherwise it returns none, so that chromedp tries
+// again until the page's Timeout, and records why in miss for the error.
+type finder struct {
+	scope []Control
+	c     Control
+	all   bool // every match (to wait for none), not exactly one
+
+	mu   sync.Mutex
+	miss error
+}
+
+func (f *finder) setMiss(err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.miss = err
+}
+
+func (f *finder) lastMiss() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.miss
+}
+
+// lookup resolves the scope's containers one within the other from the
+// document, each of which must match exactly once, then the control.
+func (f *finder) lookup(ctx context.Context, t *chromedp.Target, doc *chromedp.Node) ([]cdp.NodeID, error) {
+	root := accessibility.QueryAXTreeParams{NodeID: doc.NodeID}
+	where := "the page"
+	for _, s := range f.scope {
+		all, found, err := query(ctx, t, root, s)
+		if err != nil {
+			return nil, err
+		}
+		if len(found) != 1 {
+			f.explain(s, where, all, found)
+			return []cdp.NodeID{}, nil
+		}
+		root = accessibility.QueryAXTreeParams{BackendNodeID: found[0].backend}
+		where = s.String()
+	}
+	all, found, err := query(ctx, t, root, f.c)
+	if err != nil {
+		return nil, err
+	}
+	if !f.all && len(found) != 1 {
+		f.explain(f.c, where, all, found)
+		return []cdp.NodeID{}, nil
+	}
+	if len(found) == 0 {
+		return []cdp.NodeID{}, nil
+	}
+	backends := make([]cdp.BackendNodeID, len(found))
+	for i, n := range found {
+		backends[i] = n.backend
+	}
+	res, err := cdp.Call(ctx, t, dom.PushNodesByBackendIDsToFrontend,
+		dom.PushNodesByBackendIDsToFrontendParams{BackendNodeIDs: backends})
+	if err != nil {
+		return nil, err
+	}
+	return res.NodeIDs, nil
+}
+
+// explain records why c matched found (not exactly one element) in
+// where, listing the names that all, the elements of c's role there, have.
+func (f *finder) explain(c Control, where string, all, found []axNode) {
+	if len(found) > 1 {
+		f.setMiss(fmt.Errorf("%d elements are %s in %s: name the one meant with Within", len(found), c, where))
+		return
+	}
+	if len(all) == 0 {
+		f.setMiss(fmt.Errorf("no %s in %s, which has no %s at all", c, where, c.Role))
+		return
+	}
+	names := make([]string, len(all))
+	for i, n := range all {
+		names[i] = fmt.Sprintf("%q", n.name)
+	}
+	slices.Sort(names)
+	f.setMiss(fmt.Errorf("no %s in %s; its %ss are named %s", c, where, c.Role, strings.Join(slices.Compact(names), ", ")))
+}
+
+// failed turns an action's error into the test's message: when the
+// control was not found in time, why (the last miss); else the error.
+func (f *finder) failed(doing string, err error) error {
+	if miss := f.lastMiss(); miss != nil && errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%s %s: %w", doing, f.c, miss)
+	}
+	if strings.Contains(err.Error(), "Element is not focusable") {
+		return fmt.Errorf("%s %s: it cannot take the focus, so no keyboard user can work it (a <div> with a click handler, not a <button>?): %w", doing, f.c, err)
+	}
+	return fmt.Errorf("%s %s: %w", doing, f.c, err)
+}
+
+// Within returns a view of the page that looks for controls only inside the
+// one element that is c (a region, form, group or list item named c.Name),
+// for a page where several controls share a name, such as each paper's
+// "Move to Printed" button inside the paper's group.
+func (p *Page) Within(c Control) *Page {
+	q := *p
+	q.scope = append(slices.Clone(p.scope), c)
+	return &q
+}
+
+// act finds the one element that is c and runs action on it. When the
+// action started a navigation (a form's submit button, a link), act waits
+// until it has settled (the new page loaded, or the navigation was
+// cancelled), so that the next step sees the new page and not the old one. An element replaced while the action ran (a page that
+// re-renders) is looked up again, until the page's Timeout.
+func (p *Page) act(doing string, c Control, action func(sel string, opts ...chromedp.QueryOption) chromedp.Action[chromedp.Void]) error {
+	ctx, cancel := context.WithTimeout(p.ctx, p.Timeout)
+	defer cancel()
+	before := p.nav.count()
+	f := &finder{scope: p.scope, c: c}
+	for {
+		err := chromedp.Do(ctx, action("", chromedp.ByFunc(f.lookup)))
+		if err == nil {
+			break
+		}
+		if !stale(err) || ctx.Err() != nil {
+			return f.failed(doing, err)
+		}
+	}
+	if err := p.nav.waitSettled(ctx, before); err != nil {
+		return fmt.Errorf("%s %s: %w", doing, c, err)
+	}
+	return nil
+}
+
+// stale reports whether err is the browser's answer about a node that
+// left the document between its lookup and the action on it.
+func stale(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "No node with given id found") ||
+		strings.Contains(msg, "Could not find node with given id") ||
+		strings.Contains(msg, "Node is detached") ||
+		strings.Contains(msg, "Cannot find context with specified id")
+}
+
+// Find waits until the page has exactly one element that is c.
+func (p *Page) Find(c Control) {
+	p.t.Helper()
+	if err := p.act("finding", c, chromedp.Query[string]); err != nil {
+		p.t.Fatalf("browser: %v", err)
+	}
+}
+
+// Gone waits until no element of the page is c.
+func (p *Page) Gone(c Control) {
+	p.t.Helper()
+	f := &finder{scope: p.scope, c: c, all: true}
+	if err := p.do(chromedp.WaitNotPresent("", chromedp.ByFunc(f.lookup))); err != nil {
+		p.t.Fatalf("browser: %v", f.failed("waiting for the end of", err))
+	}
+}
+
+// Fill types value into the text field c, as a user would (focus, select
+// what is there, type), so that the page's input and change handlers run.
+func (p *Page) Fill(c Control, value string) {
+	p.t.Helper()
+	err := p.act("filling", c, func(sel string, opts ...chromedp.QueryOption) chromedp.Action[chromedp.Void] {
+		return chromedp.Steps(chromedp.Clear(sel, opts...), chromedp.SendKeys(sel, value, opts...))
+	})
+	if err != nil {
+		p.t.Fatalf("browser: %v", err)
+	}
+}
+
+// Press activates the control c with the keyboard alone: it moves the focus
+// to it and presses Enter, as a keyboard user would after tabbing there. A
+// control that only a mouse can work (a <div> with a click handler) cannot
+// be focused, and fails the test (console.md: "every action can be done
+// with the keyboard alone").
+func (p *Page) Press(c Control) {
+	p.t.Helper()
+	err := p.act("pressing", c, func(sel string, opts ...chromedp.QueryOption) chromedp.Action[chromedp.Void] {
+		return chromedp.Steps(chromedp.Focus(sel, opts...), chromedp.KeyEvent(kb.Enter))
+	})
+	if err != nil {
+		p.t.Fatalf("browser: %v", err)
+	}
+}
+
+// Click clicks the control c with the mouse (a tap on a phone's screen).
+func (p *Page) Click(c Control) {
+	p.t.Helper()
+	click := chromedp.Click[string]
+	if p.viewport.Mobile {
+		click = chromedp.Tap[string]
+	}
+	if err := p.act("clicking", c, click); err != nil {
+		p.t.Fatalf("browser: %v", err)
+	}
+}
+
+// Upload sets the files of the file field c to the files at paths, as a
+// user choosing them in the file picker does.
+func (p *Page) Upload(c Control, paths ...string) {
+	p.t.Helper()
+	err := p.act("choosing files for", c, func(sel string, opts ...chromedp.QueryOption) chromedp.Action[chromedp.Void] {
+		return chromedp.SetUploadFiles(sel, paths, opts...)
+	})
+	if err != nil {
+		p.t.Fatalf("browser: %v", err)
+	}
+}
+
+// Text returns the visible text of the control c (its innerText).
+func (p *Page) Text(c Control) string {
+	p.t.Helper()
+	return p.read("reading", c, chromedp.Text[string])
+}
+
+// Value returns the value of the form field c.
+func (p *Page) Value(c Control) string {
+	p.t.Helper()
+	return p.read("reading the value of", c, chromedp.Value[string])
+}
+
+// read finds the one element that is c and returns what get reads of it,
+// looking it up again when it left the document meanwhile.
+func (p *Page) read(doing string, c Control, get func(string, ...chromedp.QueryOption) chromedp.Action[string]) string {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, p.Timeout)
+	defer cancel()
+	f := &finder{scope: p.scope, c: c}
+	for {
+		s, err := chromedp.Run(ctx, get("", chromedp.ByFunc(f.lookup)))
+		if err == nil {
+			return s
+		}
+		if !stale(err) || ctx.Err() != nil {
+			p.t.Fatalf("browser: %v", f.failed(doing, err))
+			return ""
+		}
+	}
+}
+
+// WaitText waits until the visible text of the control c is want, as the
+// page updates it (after a request, a navigation), and fails the test with
+// the last text seen when it is not by the page's Timeout.
+func (p *Page) WaitText(c Control, want string) {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, p.Timeout)
+	defer cancel()
+	var last error // why the last read read nothing
+	var got string
+	seen := false
+	for {
+		f := &finder{scope: p.scope, c: c}
+		s, err := chromedp.Run(ctx, chromedp.Text("", chromedp.ByFunc(f.lookup)))
+		switch {
+		case err == nil && s == want:
+			return
+		case err == nil:
+			got, seen = s, true
+		case !stale(err):
+			last = f.failed("waiting for the text of", err)
+		}
+		select {
+		case <-ctx.Done():
+			if !seen && last != nil {
+				p.t.Fatalf("browser: %v", last)
+				return
+			}
+			p.t.Fatalf("browser: the text of %s is %q after %s; want %q", c, got, p.Timeout, want)
+			return
+		case <-time.After(pollInterval):
+		}
+	}
+}
+
+// pollInterval is how often WaitText reads the text again.
+const pollInterval = 50 * time.Millisecond

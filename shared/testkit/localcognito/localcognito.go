@@ -1,0 +1,318 @@
+// Package localcognito runs the local Amazon Cognito user pool server
+// (cognito-local, installed by `make cognito`), creates in it the user
+// pools, app clients and groups template.yaml defines, and creates and
+// signs in users, with the AWS SDK's own Cognito client pointed at it.
+//
+// cognito-local serves the admin API the local stack needs (CreateUserPool,
+// CreateUserPoolClient, CreateGroup, AdminCreateUser, AdminSetUserPassword,
+// AdminAddUserToGroup), InitiateAuth with USER_PASSWORD_AUTH and
+// REFRESH_TOKEN_AUTH (not USER_SRP_AUTH, nor MFA_SETUP at sign-in), and
+// each pool's keys at /<pool id>/.well-known/jwks.json. It signs RS256
+// tokens with one key of its own, the same for every pool, and names as
+// their issuer http://HOST:PORT/<pool id> from the HOST and PORT it
+// serves on: the local counterpart of AWS's
+// https://cognito-idp.<region>.amazonaws.com/<pool id> (Issuer). Id tokens
+// carry aud (the client id), access tokens client_id; both carry
+// cognito:groups when the user is in a group, and token_use.
+package localcognito
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	cip "github.com/aws/aws-sdk-go-v2/service/cognitoidentityprovider"
+	"github.com/aws/aws-sdk-go-v2/service/cognitoidentityprovider/types"
+
+	"stampduty/shared/testkit/localserver"
+	"stampduty/shared/testkit/samtemplate"
+)
+
+// StartPath is where `make cognito` installs cognito-local's entry point,
+// relative to the module root.
+const StartPath = "cmd/local/cognito/node_modules/cognito-local/lib/bin/start.js"
+
+// The region and credentials of local clients: cognito-local checks
+// neither.
+const (
+	Region          = "us-east-1"
+	AccessKeyID     = "local"
+	SecretAccessKey = "local"
+)
+
+// Server is a running cognito-local.
+type Server struct {
+	*localserver.Server
+	dir string // its working folder: .cognito/ holds its config and data
+}
+
+// Start starts cognito-local as localserver.Start does (on addr, or a free
+// loopback port), keeping its pools and users in a new temporary folder
+// that Stop removes; its output goes to log.
+func Start(ctx context.Context, root, addr string, log io.Writer) (*Server, error) {
+	start := filepath.Join(root, StartPath)
+	if _, err := os.Stat(start); err != nil {
+		return nil, fmt.Errorf("cognito-local is not installed (%s): run `make cognito`", StartPath)
+	}
+	dir, err := os.MkdirTemp("", "stampduty-cognito-")
+	if err != nil {
+		return nil, err
+	}
+	s, err := localserver.Start(ctx, addr, localserver.Spec{
+		Name: "cognito",
+		Command: func(host, port string) *exec.Cmd {
+			cmd := exec.Command("node", start)
+			// It reads where to listen from HOST and PORT, and names its
+			// tokens' issuer from them too; it keeps its data in
+			// .cognito/ of its working folder.
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "HOST="+host, "PORT="+port,
+				"AWS_SDK_JS_SUPPRESS_MAINTENANCE_MODE_MESSAGE=1")
+			return cmd
+		},
+		// Its line "[<time>] INFO: NONE NONE Cognito Local running on http://HOST:PORT".
+		Listening:         "Cognito Local running on http",
+		ListeningAnywhere: true,
+		Probe: func(ctx context.Context, endpoint string) error {
+			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, endpoint+"/health", nil)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				return err
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				return fmt.Errorf("GET /health: %s", resp.Status)
+			}
+			return nil
+		},
+		Log: log,
+	})
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	return &Server{Server: s, dir: dir}, nil
+}
+
+// Stop stops the server and removes its data.
+func (s *Server) Stop() {
+	s.Server.Stop()
+	os.RemoveAll(s.dir)
+}
+
+// Client returns a Cognito client for the local server at endpoint.
+func Client(endpoint string) *cip.Client {
+	return cip.New(cip.Options{
+		Region:       Region,
+		Credentials:  credentials.NewStaticCredentialsProvider(AccessKeyID, SecretAccessKey, ""),
+		BaseEndpoint: aws.String(endpoint),
+	})
+}
+
+// awsIssuerPrefix is how a Cognito user pool's issuer starts on AWS,
+// before the region: https://cognito-idp.<region>.amazonaws.com/<pool id>.
+const awsIssuerPrefix = "https://cognito-idp."
+
+// Issuer maps a pool's issuer on AWS
+// (https://cognito-idp.<region>.amazonaws.com/<pool id>) to the one the
+// local server at endpoint puts in the pool's tokens
+// (<endpoint>/<pool id>); any other issuer is an error.
+func Issuer(awsIssuer, endpoint string) (string, error) {
+	rest, ok := strings.CutPrefix(awsIssuer, awsIssuerPrefix)
+	_, pool, found := strings.Cut(rest, ".amazonaws.com/")
+	if !ok || !found || pool == "" || strings.Contains(pool, "/") {
+		return "", fmt.Errorf("issuer %q is not a Cognito user pool's (%s<region>.amazonaws.com/<pool id>)", awsIssuer, awsIssuerPrefix)
+	}
+	return strings.TrimSuffix(endpoint, "/") + "/" + pool, nil
+}
+
+// JWKS returns the address of the keys of the pool whose issuer is
+// issuer, as Cognito serves them on AWS and locally: <issuer>/.well-known/jwks.json.
+func JWKS(issuer string) string { return issuer + "/.well-known/jwks.json" }
+
+// Pools are the template's user pools, app clients and groups as created
+// locally: the ids the local server gave them, by logical id. Names maps
+// every logical id to its id, as CloudFormation resolves a !Ref to them.
+type Pools struct {
+	Names map[string]string
+	// Groups maps each group's logical id to its name.
+	Groups map[string]string
+}
+
+// CreatePools creates in the server at client's endpoint every user pool
+// of tmpl, with its app clients and groups, as the template defines them
+// (its parameters' values resolved: MfaConfiguration, EnabledMfas).
+func CreatePools(ctx context.Context, client *cip.Client, tmpl *samtemplate.Template) (Pools, error) {
+	p := Pools{Names: map[string]string{}, Groups: map[string]string{}}
+	for _, pool := range tmpl.UserPools {
+		pp := pool.Policies.PasswordPolicy
+		in := &cip.CreateUserPoolInput{
+			PoolName:               aws.String(pool.LogicalID),
+			UsernameAttributes:     usernameAttributes(pool.UsernameAttributes),
+			AutoVerifiedAttributes: verifiedAttributes(pool.AutoVerifiedAttributes),
+			AdminCreateUserConfig: &types.AdminCreateUserConfigType{
+				AllowAdminCreateUserOnly: pool.AdminCreateUserConfig.AllowAdminCreateUserOnly},
+			Policies: &types.UserPoolPolicyType{PasswordPolicy: &types.PasswordPolicyType{
+				MinimumLength:                 aws.Int32(int32(pp.MinimumLength)),
+				RequireLowercase:              pp.RequireLowercase,
+				RequireUppercase:              pp.RequireUppercase,
+				RequireNumbers:                pp.RequireNumbers,
+				RequireSymbols:                pp.RequireSymbols,
+				TemporaryPasswordValidityDays: int32(pp.TemporaryPasswordValidityDays),
+			}},
+			MfaConfiguration: types.UserPoolMfaType(pool.MfaConfiguration),
+		}
+		if cs := pool.UsernameConfiguration.CaseSensitive; cs != nil {
+			in.UsernameConfiguration = &types.UsernameConfigurationType{CaseSensitive: cs}
+		}
+		out, err := client.CreateUserPool(ctx, in)
+		if err != nil {
+			return p, fmt.Errorf("create user pool %s: %w", pool.LogicalID, err)
+		}
+		id := aws.ToString(out.UserPool.Id)
+		p.Names[pool.LogicalID] = id
+		if len(pool.EnabledMfas) > 0 {
+			mfa := &cip.SetUserPoolMfaConfigInput{UserPoolId: aws.String(id), MfaConfiguration: types.UserPoolMfaType(pool.MfaConfiguration)}
+			for _, m := range pool.EnabledMfas {
+				if m != "SOFTWARE_TOKEN_MFA" {
+					return p, fmt.Errorf("user pool %s: EnabledMfas %s is not created locally (only SOFTWARE_TOKEN_MFA)", pool.LogicalID, m)
+				}
+				mfa.SoftwareTokenMfaConfiguration = &types.SoftwareTokenMfaConfigType{Enabled: true}
+			}
+			if _, err := client.SetUserPoolMfaConfig(ctx, mfa); err != nil {
+				return p, fmt.Errorf("user pool %s: MFA: %w", pool.LogicalID, err)
+			}
+		}
+	}
+	for _, c := range tmpl.UserPoolClients {
+		pool, ok := p.Names[c.UserPool]
+		if !ok {
+			return p, fmt.Errorf("app client %s: no user pool %s in the template", c.LogicalID, c.UserPool)
+		}
+		in := &cip.CreateUserPoolClientInput{
+			UserPoolId:                 aws.String(pool),
+			ClientName:                 aws.String(c.ClientName),
+			GenerateSecret:             c.GenerateSecret,
+			PreventUserExistenceErrors: types.PreventUserExistenceErrorTypes(c.PreventUserExistenceErrors),
+			EnableTokenRevocation:      aws.Bool(c.EnableTokenRevocation),
+			TokenValidityUnits: &types.TokenValidityUnitsType{
+				AccessToken:  types.TimeUnitsType(c.TokenValidityUnits.AccessToken),
+				IdToken:      types.TimeUnitsType(c.TokenValidityUnits.IdToken),
+				RefreshToken: types.TimeUnitsType(c.TokenValidityUnits.RefreshToken),
+			},
+		}
+		for _, f := range c.ExplicitAuthFlows {
+			in.ExplicitAuthFlows = append(in.ExplicitAuthFlows, types.ExplicitAuthFlowsType(f))
+		}
+		if c.AuthSessionValidity > 0 {
+			in.AuthSessionValidity = aws.Int32(int32(c.AuthSessionValidity))
+		}
+		if c.AccessTokenValidity > 0 {
+			in.AccessTokenValidity = aws.Int32(int32(c.AccessTokenValidity))
+		}
+		if c.IdTokenValidity > 0 {
+			in.IdTokenValidity = aws.Int32(int32(c.IdTokenValidity))
+		}
+		if c.RefreshTokenValidity > 0 {
+			in.RefreshTokenValidity = int32(c.RefreshTokenValidity)
+		}
+		out, err := client.CreateUserPoolClient(ctx, in)
+		if err != nil {
+			return p, fmt.Errorf("create app client %s: %w", c.LogicalID, err)
+		}
+		p.Names[c.LogicalID] = aws.ToString(out.UserPoolClient.ClientId)
+	}
+	for _, g := range tmpl.UserPoolGroups {
+		pool, ok := p.Names[g.UserPool]
+		if !ok {
+			return p, fmt.Errorf("group %s: no user pool %s in the template", g.LogicalID, g.UserPool)
+		}
+		in := &cip.CreateGroupInput{UserPoolId: aws.String(pool), GroupName: aws.String(g.GroupName),
+			Description: aws.String(g.Description), Precedence: aws.Int32(int32(g.Precedence))}
+		if _, err := client.CreateGroup(ctx, in); err != nil {
+			return p, fmt.Errorf("create group %s: %w", g.LogicalID, err)
+		}
+		p.Names[g.LogicalID], p.Groups[g.LogicalID] = g.GroupName, g.GroupName
+	}
+	return p, nil
+}
+
+func usernameAttributes(names []string) []types.UsernameAttributeType {
+	var out []types.UsernameAttributeType
+	for _, n := range names {
+		out = append(out, types.UsernameAttributeType(n))
+	}
+	return out
+}
+
+func verifiedAttributes(names []string) []types.VerifiedAttributeType {
+	var out []types.VerifiedAttributeType
+	for _, n := range names {
+		out = append(out, types.VerifiedAttributeType(n))
+	}
+	return out
+}
+
+// CreateUser creates a confirmed user of pool signed in by email with a
+// permanent password, its email verified, in the given groups: what an
+// admin's invitation and the person's first sign-in leave on AWS. No
+// message is sent.
+func CreateUser(ctx context.Context, client *cip.Client, pool, email, password string, groups ...string) error {
+	_, err := client.AdminCreateUser(ctx, &cip.AdminCreateUserInput{
+		UserPoolId: aws.String(pool), Username: aws.String(email), MessageAction: types.MessageActionTypeSuppress,
+		UserAttributes: []types.AttributeType{
+			{Name: aws.String("email"), Value: aws.String(email)},
+			{Name: aws.String("email_verified"), Value: aws.String("true")},
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("create user %s: %w", email, err)
+	}
+	if _, err := client.AdminSetUserPassword(ctx, &cip.AdminSetUserPasswordInput{
+		UserPoolId: aws.String(pool), Username: aws.String(email), Password: aws.String(password), Permanent: true,
+	}); err != nil {
+		return fmt.Errorf("set the password of %s: %w", email, err)
+	}
+	for _, g := range groups {
+		if _, err := client.AdminAddUserToGroup(ctx, &cip.AdminAddUserToGroupInput{
+			UserPoolId: aws.String(pool), Username: aws.String(email), GroupName: aws.String(g),
+		}); err != nil {
+			return fmt.Errorf("add %s to group %s: %w", email, g, err)
+		}
+	}
+	return nil
+}
+
+// Tokens are what a sign-in returns.
+type Tokens struct {
+	ID, Access, Refresh string
+}
+
+// ErrChallenge is returned by SignIn when the pool asks for more than the
+// password (a new password, a TOTP code).
+var ErrChallenge = errors.New("sign-in challenge")
+
+// SignIn signs a user in to the app client with USER_PASSWORD_AUTH, the
+// console's flow, and returns the tokens.
+func SignIn(ctx context.Context, client *cip.Client, clientID, email, password string) (Tokens, error) {
+	out, err := client.InitiateAuth(ctx, &cip.InitiateAuthInput{
+		ClientId: aws.String(clientID), AuthFlow: types.AuthFlowTypeUserPasswordAuth,
+		AuthParameters: map[string]string{"USERNAME": email, "PASSWORD": password},
+	})
+	if err != nil {
+		return Tokens{}, fmt.Errorf("sign in %s: %w", email, err)
+	}
+	r := out.AuthenticationResult
+	if r == nil {
+		return Tokens{}, fmt.Errorf("sign in %s: %w %s", email, ErrChallenge, out.ChallengeName)
+	}
+	return Tokens{ID: aws.ToString(r.IdToken), Access: aws.ToString(r.AccessToken), Refresh: aws.ToString(r.RefreshToken)}, nil
+}
