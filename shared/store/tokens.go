@@ -73,10 +73,16 @@ func (s *Tokens) Create(ctx context.Context, t auth.Token) error {
 	if strings.HasPrefix(t.Hash, callerPrefix) {
 		return stampduty.Internal(fmt.Errorf("a token's hash cannot start with %s", callerPrefix))
 	}
-	item, err := attributevalue.MarshalMap(tokenItem{Hash: t.Hash, Owner: t.Owner, CreatedAt: t.CreatedAt.UTC().Format(time.RFC3339Nano),
-		CreatedBy: t.CreatedBy})
+	return s.putNew(ctx, tokenItem{Hash: t.Hash, Owner: t.Owner, CreatedAt: t.CreatedAt.UTC().Format(time.RFC3339Nano), CreatedBy: t.CreatedBy},
+		stampduty.Errorf(stampduty.ECONFLICT, "token exists"))
+}
+
+// putNew stores it with one PutItem on condition that its hash is new;
+// when it is not, the error is taken.
+func (s *Tokens) putNew(ctx context.Context, it tokenItem, taken error) error {
+	item, err := attributevalue.MarshalMap(it)
 	if err != nil {
-		return fmt.Errorf("encode token: %w", err)
+		return stampduty.Internal(fmt.Errorf("encode a tokens-table record: %w", err))
 	}
 	_, err = s.db.client.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName:                aws.String(s.table),
@@ -85,7 +91,7 @@ func (s *Tokens) Create(ctx context.Context, t auth.Token) error {
 		ExpressionAttributeNames: map[string]string{"#h": "hash"},
 	})
 	if conditionFailed(err) {
-		return stampduty.Errorf(stampduty.ECONFLICT, "token exists")
+		return taken
 	}
 	if err != nil {
 		return fail("PutItem", err)
@@ -138,24 +144,8 @@ func (it tokenItem) caller() auth.Caller {
 // CreateCaller stores a caller's record with one conditional PutItem; a
 // caller of that name that exists is ECONFLICT.
 func (s *Tokens) CreateCaller(ctx context.Context, c auth.Caller) error {
-	item, err := attributevalue.MarshalMap(tokenItem{Hash: callerPrefix + c.Owner, Owner: c.Owner,
-		CreatedAt: c.CreatedAt.UTC().Format(time.RFC3339Nano), CreatedBy: c.CreatedBy})
-	if err != nil {
-		return fmt.Errorf("encode caller: %w", err)
-	}
-	_, err = s.db.client.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName:                aws.String(s.table),
-		Item:                     item,
-		ConditionExpression:      aws.String("attribute_not_exists(#h)"),
-		ExpressionAttributeNames: map[string]string{"#h": "hash"},
-	})
-	if conditionFailed(err) {
-		return stampduty.Errorf(stampduty.ECONFLICT, "caller %s exists already", c.Owner)
-	}
-	if err != nil {
-		return fail("PutItem", err)
-	}
-	return nil
+	return s.putNew(ctx, tokenItem{Hash: callerPrefix + c.Owner, Owner: c.Owner, CreatedAt: c.CreatedAt.UTC().Format(time.RFC3339Nano), CreatedBy: c.CreatedBy},
+		stampduty.Errorf(stampduty.ECONFLICT, "caller %s exists already", c.Owner))
 }
 
 // Caller returns the record of the caller owner (one GetItem, consistent:
