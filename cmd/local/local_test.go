@@ -62,6 +62,7 @@ func TestLocalStack(t *testing.T) {
 
 	t.Run("NoSchedulesWithoutScheduleEvents", func(t *testing.T) { checkSchedules(t, s) })
 	t.Run("StaffSignIn", func(t *testing.T) { checkStaffSignIn(t, s, out) })
+	t.Run("Console", func(t *testing.T) { checkConsole(t, s) })
 	// The webhooks walk-through waits about 30 s for a retry: it runs
 	// beside the other examples, under its own caller.
 	walk := startWalkthrough(t, s)

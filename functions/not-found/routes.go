@@ -35,6 +35,6 @@ func templateRoutes() []route {
 		{"DELETE", "/api/webhooks/{documentId}"},
 		{"GET", "/api/webhooks/{documentId}/deliveries"},
 		{"GET", "/console"},
-		{"GET", "/console/{proxy+}"},
+		{"GET", "/console/{file}"},
 	}
 }

@@ -1,0 +1,171 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"stampduty/shared/testkit/browser"
+	"stampduty/shared/testkit/functest"
+	"stampduty/shared/testkit/localcognito"
+	"stampduty/shared/testkit/localdb"
+)
+
+// createOrder creates an order of quantity papers through the API with
+// the dev token and returns its documentId.
+func createOrder(t *testing.T, s *stack, quantity int) string {
+	t.Helper()
+	body := fmt.Sprintf(`{"amount":20,"considerationPrice":0,"purpose":"Affidavit","state":"Karnataka","paidBy":"First Party","firstPartyMobileNumber":"9876543210","firstPartyName":"Console Party","secondPartyName":"B","quantity":%d}`, quantity)
+	req, _ := http.NewRequest("POST", s.URL+"/api/live-orders", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+localdb.DevToken)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	var created struct {
+		OrderID string `json:"orderId"`
+	}
+	if json.Unmarshal(b, &created); resp.StatusCode != 200 || created.OrderID == "" {
+		t.Fatalf("create: %d %s", resp.StatusCode, b)
+	}
+	return created.OrderID
+}
+
+// signIn signs in at the console with email and password, by the fields'
+// and button's accessible names, with the keyboard.
+func signIn(p *browser.Page, url, email, password string) {
+	p.Open(url + "/console/")
+	p.Fill(browser.TextBox("Email"), email)
+	p.Fill(browser.TextBox("Password"), password)
+	p.Press(browser.Button("Sign in"))
+}
+
+// checkConsole drives the console in headless Chromium against the stack:
+// an operator signs in, finds a new order of two papers in the queue,
+// moves each paper to Printed attaching its certificate, and the order
+// leaves the queue; the caller then reads the order with both
+// certificates through the API and downloads one. A wrong password is
+// said; a person in neither group sees they can do nothing. Every page is
+// checked (axe WCAG 2.1 A/AA, screenshot, no console error, no CSP
+// violation) on a desktop and a phone, and no token is in web storage.
+func checkConsole(t *testing.T, s *stack) {
+	b := browser.Start(t)
+	operator := s.Cognito.Staff[1]
+	cert := filepath.Join(t.TempDir(), "certificate.pdf")
+	if err := os.WriteFile(cert, functest.PDF(2048), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, screen := range []struct {
+		name string
+		vp   browser.Viewport
+	}{{"Desktop", browser.Desktop}, {"Phone", browser.Phone}} {
+		t.Run("OperatorPrintsAnOrder"+screen.name, func(t *testing.T) {
+			doc := createOrder(t, s, 2)
+			p := b.NewPage(t, screen.vp)
+			p.Open(s.URL + "/console/")
+			p.Find(browser.Heading("Sign in"))
+			p.Check("sign-in")
+			signIn(p, s.URL, operator.Email, operator.Password)
+			p.Find(browser.Heading("Queue"))
+			p.Press(browser.Link(doc))
+			p.Find(browser.Heading("Order " + doc))
+			p.Check("order")
+			for i, ids := range [][2]string{{"SUBIN-CONSOLE-" + screen.name[:1] + "1", "IN-KA9368952800086%dY"}, {"SUBIN-CONSOLE-" + screen.name[:1] + "2", "IN-KA9368952800087%dY"}} {
+				paper := p.Within(browser.Role("group", fmt.Sprintf("Paper %d", i+1)))
+				paper.Fill(browser.TextBox("Unique doc ref"), ids[0])
+				paper.Press(browser.Button("Move to Created"))
+				paper.Fill(browser.TextBox("Certificate number"), fmt.Sprintf(ids[1], len(screen.name)%10))
+				paper.Press(browser.Button("Move to Procured"))
+				paper.Upload(browser.FileField("Certificate (PDF)"), cert)
+				paper.Press(browser.Button("Attach certificate"))
+				paper.Press(browser.Button("Move to Printed"))
+				paper.Gone(browser.Button("Move to Printed"))
+			}
+			p.Check("order-printed")
+			p.Press(browser.Link("Back to the queue"))
+			p.Find(browser.Heading("Queue"))
+			p.Gone(browser.Link(doc))
+			p.Check("queue")
+			for k, v := range p.WebStorage() {
+				t.Errorf("web storage holds %s=%.20s…", k, v)
+			}
+			for _, u := range p.Requests() {
+				if strings.Contains(u, "9876543210") || strings.Contains(u, "Console Party") || strings.Contains(u, "@") {
+					t.Errorf("a URL holds personal data: %s", u)
+				}
+			}
+			callerReadsCertificates(t, s, doc)
+			p.Press(browser.Button("Sign out"))
+			p.Find(browser.Heading("Sign in"))
+		})
+	}
+	t.Run("WrongPassword", func(t *testing.T) {
+		p := b.NewPage(t, browser.Desktop)
+		signIn(p, s.URL, operator.Email, "Not-the-password-1")
+		p.WaitText(browser.Role("alert", ""), "Wrong email or password.")
+		p.Check("wrong-password")
+	})
+	t.Run("NeitherGroupCanDoNothing", func(t *testing.T) {
+		client := localcognito.Client(s.Cognito.Endpoint)
+		if err := localcognito.CreateUser(context.Background(), client, s.Cognito.PoolID, "nobody@console.local", "Local-nobody-password-1"); err != nil {
+			t.Fatal(err)
+		}
+		p := b.NewPage(t, browser.Phone)
+		signIn(p, s.URL, "nobody@console.local", "Local-nobody-password-1")
+		p.Find(browser.Heading("Nothing to do here"))
+		p.Gone(browser.Heading("Queue"))
+		p.Check("neither-group")
+	})
+}
+
+// callerReadsCertificates: the caller reads the order through the API,
+// every paper Printed with its certificate, and downloads one.
+func callerReadsCertificates(t *testing.T, s *stack, doc string) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", s.URL+"/api/live-orders/"+doc, nil)
+	req.Header.Set("Authorization", "Bearer "+localdb.DevToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var got struct {
+		Data struct {
+			Fulfillments []struct {
+				Status string `json:"order_status"`
+				File   *struct {
+					URL  string `json:"url"`
+					Size int64  `json:"size"`
+				} `json:"certificate_file"`
+			} `json:"live_order_fulfillments"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil || len(got.Data.Fulfillments) != 2 {
+		t.Fatalf("read: %d %v %+v", resp.StatusCode, err, got)
+	}
+	for i, f := range got.Data.Fulfillments {
+		if f.Status != "Printed" || f.File == nil || f.File.Size != 2048 {
+			t.Errorf("paper %d: %s %+v, want Printed with its certificate", i+1, f.Status, f.File)
+		}
+	}
+	if f := got.Data.Fulfillments[0].File; f != nil {
+		d, err := http.Get(f.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(d.Body)
+		d.Body.Close()
+		if d.StatusCode != 200 || len(b) != 2048 || !strings.HasPrefix(string(b), "%PDF") {
+			t.Errorf("download: %d, %d bytes", d.StatusCode, len(b))
+		}
+	}
+}
