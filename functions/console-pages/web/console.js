@@ -86,8 +86,13 @@ function respond(responses) {
   });
 }
 
-function say(where, err) {
-  const m = err instanceof CognitoError && err.type === "NotAuthorizedException"
+// WRONG_SIGN_IN are the answers to a wrong email or password: Cognito's
+// NotAuthorizedException (UserNotFoundException when the pool reveals it),
+// and cognito-local's InvalidPasswordException.
+const WRONG_SIGN_IN = ["NotAuthorizedException", "UserNotFoundException", "InvalidPasswordException"];
+
+function say(where, err, signingIn = false) {
+  const m = signingIn && err instanceof CognitoError && WRONG_SIGN_IN.includes(err.type)
     ? "Wrong email or password." : (err.message || String(err));
   $(where).textContent = m;
 }
@@ -243,7 +248,8 @@ function renderOrder(o) {
     u.mime === "application/pdf" ? el("iframe", { src: u.url, title: "Uploaded document " + u.name })
       : el("img", { src: u.url, alt: "Uploaded document " + u.name, class: "doc" })] : []));
   $("papers").replaceChildren(...o.live_order_fulfillments.map((f, i) => paper(o, f, i + 1)));
-  $("cancel").hidden = !!o.cancelledAt;
+  // An operator may cancel while no paper is Procured or Printed.
+  $("cancel").hidden = !!o.cancelledAt || o.live_order_fulfillments.some((f) => f.order_status === "Procured" || f.order_status === "Printed");
 }
 
 function field(id, label, name, value) {
@@ -370,7 +376,7 @@ async function start() {
     try {
       await answer(await cognito("InitiateAuth", { AuthFlow: "USER_PASSWORD_AUTH", ClientId: cfg.clientId,
         AuthParameters: { USERNAME: session.username, PASSWORD: $("password").value } }));
-    } catch (e) { say("signin-error", e); }
+    } catch (e) { say("signin-error", e, true); }
     $("password").value = "";
   });
   $("newpw-form").addEventListener("submit", async (ev) => {
