@@ -10,6 +10,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	cip "github.com/aws/aws-sdk-go-v2/service/cognitoidentityprovider"
 
 	"stampduty/shared/testkit/browser"
 	"stampduty/shared/testkit/functest"
@@ -112,19 +116,9 @@ func checkConsole(t *testing.T, s *stack) {
 		p := b.NewPage(t, browser.Desktop)
 		signIn(p, s.URL, operator.Email, "Not-the-password-1")
 		p.WaitText(browser.Role("alert", ""), "Wrong email or password.")
-		// Chromium logs Cognito's 400 as a failed load: the one console
-		// error this page may have.
-		p.Screenshot("wrong-password")
-		p.CheckAxe()
-		for _, e := range p.ConsoleErrors() {
-			if !strings.Contains(e, "400 (Bad Request) ("+s.Cognito.Endpoint) {
-				t.Errorf("console error %s", e)
-			}
-		}
-		if v := p.CSPViolations(); len(v) != 0 {
-			t.Errorf("CSP violations %v", v)
-		}
+		checkRefused(t, p, s, "wrong-password")
 	})
+	t.Run("ExpiredSessionKeepsTheReason", func(t *testing.T) { checkExpiredSession(t, s, b) })
 	t.Run("NeitherGroupCanDoNothing", func(t *testing.T) {
 		client := localcognito.Client(s.Cognito.Endpoint)
 		if err := localcognito.CreateUser(context.Background(), client, s.Cognito.PoolID, "nobody@console.local", "Local-nobody-password-1"); err != nil {
@@ -136,6 +130,78 @@ func checkConsole(t *testing.T, s *stack) {
 		p.Gone(browser.Heading("Queue"))
 		p.Check("neither-group")
 	})
+}
+
+// checkExpiredSession: a person whose session has ended (the id token
+// expired, the refresh token no longer accepted) while typing a Reason
+// into Cancel order is asked to sign in again, and the order is cancelled
+// with what they typed, never lost.
+func checkExpiredSession(t *testing.T, s *stack, b *browser.Browser) {
+	ctx := context.Background()
+	client := localcognito.Client(s.Cognito.Endpoint)
+	const email, password, reason = "expiring@console.local", "Local-expiring-password-1", "Customer asked twice"
+	if err := localcognito.CreateUser(ctx, client, s.Cognito.PoolID, email, password, "operator"); err != nil {
+		t.Fatal(err)
+	}
+	doc := createOrder(t, s, 1)
+	p := b.NewPage(t, browser.Desktop)
+	signIn(p, s.URL, email, password)
+	p.Find(browser.Heading("Queue"))
+	p.Press(browser.Link(doc))
+	p.Fill(browser.TextBox("Reason"), reason)
+	// The session ends: deleting and recreating the account drops its
+	// refresh tokens, and two hours pass on the page's clock.
+	if _, err := client.AdminDeleteUser(ctx, &cip.AdminDeleteUserInput{UserPoolId: aws.String(s.Cognito.PoolID), Username: aws.String(email)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := localcognito.CreateUser(ctx, client, s.Cognito.PoolID, email, password, "operator"); err != nil {
+		t.Fatal(err)
+	}
+	p.AdvanceClock(2 * time.Hour)
+	p.Press(browser.Button("Cancel order"))
+	p.Find(browser.Heading("Sign in"))
+	checkRefused(t, p, s, "session-ended")
+	p.Fill(browser.TextBox("Email"), email)
+	p.Fill(browser.TextBox("Password"), password)
+	p.Press(browser.Button("Sign in"))
+	p.Find(browser.Heading("Order " + doc))
+	p.Gone(browser.Button("Cancel order"))
+	checkRefused(t, p, s, "cancelled-after-sign-in")
+
+	req, _ := http.NewRequest("GET", s.URL+"/api/live-orders/"+doc, nil)
+	req.Header.Set("Authorization", "Bearer "+localdb.DevToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var got struct {
+		Data struct {
+			Cancellation *struct {
+				Reason string `json:"reason"`
+			} `json:"cancellation"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil || got.Data.Cancellation == nil || got.Data.Cancellation.Reason != reason {
+		t.Errorf("the order's cancellation %+v (%v), want the reason typed before the session ended, %q", got.Data.Cancellation, err, reason)
+	}
+}
+
+// checkRefused is browser.Page.Check for a page that Cognito refused a
+// sign-in or a refresh: Chromium logs Cognito's 400 as a failed load, the
+// only console error such a page may have.
+func checkRefused(t *testing.T, p *browser.Page, s *stack, name string) {
+	t.Helper()
+	p.Screenshot(name)
+	p.CheckAxe()
+	for _, e := range p.ConsoleErrors() {
+		if !strings.Contains(e, "400 (Bad Request) ("+s.Cognito.Endpoint) {
+			t.Errorf("console error %s", e)
+		}
+	}
+	if v := p.CSPViolations(); len(v) != 0 {
+		t.Errorf("CSP violations %v", v)
+	}
 }
 
 // callerReadsCertificates: the caller reads the order through the API,
