@@ -67,7 +67,7 @@ func TestArticles(t *testing.T) {
 
 func (f *articlesFixture) importCreates(t *testing.T) {
 	r := f.mustRun(t, "", "articles", "import", f.write(t, "good.json", goodArticles))
-	if got, want := r.stdout, "imported 3 articles: 3 created, 0 updated\n"; got != want {
+	if got, want := r.stdout, "imported 3 articles: 3 created, 0 updated, 0 unchanged\n"; got != want {
 		t.Errorf("stdout = %q, want %q", got, want)
 	}
 	var err error
@@ -86,7 +86,7 @@ func (f *articlesFixture) importCreates(t *testing.T) {
 func (f *articlesFixture) reimportUpdatesAndKeepsIDs(t *testing.T) {
 	changed := strings.Replace(goodArticles, `"max": 500`, `"max": 900`, 1)
 	r := f.mustRun(t, "", "articles", "import", f.write(t, "changed.json", changed))
-	if got, want := r.stdout, "imported 3 articles: 0 created, 3 updated\n"; got != want {
+	if got, want := r.stdout, "imported 3 articles: 0 created, 1 updated, 2 unchanged\n"; got != want {
 		t.Errorf("stdout = %q, want %q", got, want)
 	}
 	got, err := f.arts.Get(f.ctx, "Rent Agreement", "Karnataka")
@@ -165,7 +165,7 @@ func (f *articlesFixture) malformedFileIsRefused(t *testing.T) {
 func (f *articlesFixture) importReadsStdin(t *testing.T) {
 	more := `[{"purpose_name": "Indemnity Bond", "state": "West Bengal", "min": 10, "max": 500, "toFollowConsiderationPrice": false}]`
 	r := f.mustRun(t, more, "articles", "import", "-")
-	if got, want := r.stdout, "imported 1 articles: 1 created, 0 updated\n"; got != want {
+	if got, want := r.stdout, "imported 1 articles: 1 created, 0 updated, 3 unchanged\n"; got != want {
 		t.Errorf("stdout = %q, want %q", got, want)
 	}
 	if _, err := f.arts.Get(f.ctx, "Indemnity Bond", "West Bengal"); err != nil {
@@ -182,7 +182,7 @@ func (f *articlesFixture) exportImportRoundTripIsStable(t *testing.T) {
 		t.Fatalf("export does not decode: %v", err)
 	}
 	r := f.mustRun(t, "", "articles", "import", f.write(t, "export.json", exported))
-	if got, want := r.stdout, "imported 4 articles: 0 created, 4 updated\n"; got != want {
+	if got, want := r.stdout, "imported 4 articles: 0 created, 0 updated, 4 unchanged\n"; got != want {
 		t.Errorf("stdout = %q, want %q", got, want)
 	}
 	if again := f.mustRun(t, "", "articles", "export").stdout; again != exported {

@@ -17,7 +17,8 @@ import (
 var groups = []struct{ name, title string }{
 	{"token", "Tokens (the API's bearer credentials; a token is shown once, when it is made, and only its HMAC-SHA256 " +
 		"under the deployment's hashing key is stored)"},
-	{"articles", "Articles (the purpose x state catalogue that prices orders)"},
+	{"callers", "Callers (who calls the API: each caller's record, its tokens and its orders, straight in the tokens and orders tables)"},
+	{"articles", "Articles (the purpose x state catalogue that prices orders; every change is logged per article and published)"},
 	{"orders", "Orders (the operator API under /api/ops/, called with requests signed by your AWS credentials; " +
 		"the API decides what is allowed and says why not; backfill works straight in the orders table)"},
 	{"webhooks", "Webhooks (straight in the webhooks and deliveries tables)"},
@@ -71,7 +72,7 @@ func whereItWorks(r reads) string {
 	if len(r.tables) > 0 {
 		label := "    "
 		if r.api {
-			label = "    the commands on tables (token, articles, orders backfill, webhooks):\n      "
+			label = "    the commands on tables (token, callers, articles, orders backfill, webhooks):\n      "
 		}
 		b.WriteString(label + "export DYNAMODB_ENDPOINT=" + localDynamoDB + "\n")
 	}

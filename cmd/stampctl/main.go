@@ -70,8 +70,9 @@ type reads struct {
 
 // commands are every subcommand of stampctl, in the order help lists them.
 var commands = []command{
-	{"token create", "--owner NAME",
-		"issue a token for NAME (1 to 64 letters, digits, '.', '_' or '-'); the token is printed alone on the last line of the output",
+	{"token create", "--owner NAME [--by WHO]",
+		"issue a token for NAME (1 to 64 letters, digits, '.', '_' or '-'), creating the caller first when it has no record; " +
+			"the token is printed alone on the last line of the output",
 		reads{tables: []tableSpec{tokensSpec}, hashKey: true}, (*cli).tokenCreate},
 	{"token list", "",
 		"list every token: ID, owner, creation time, status",
@@ -79,12 +80,39 @@ var commands = []command{
 	{"token revoke", "ID",
 		"revoke the token whose ID (12 hex digits, from the list) is ID; it stops working everywhere within 5 seconds (functions cache a token that long)",
 		reads{tables: []tableSpec{tokensSpec}}, (*cli).tokenRevoke},
-	{"articles import", "FILE",
-		"check every article of FILE (- for stdin) and, when all are valid, create or update each one by (purpose_name, state), " +
-			"keeping the id and documentId of existing ones; articles not in FILE are left as they are. " +
-			"If any article is invalid nothing is written and every error is printed. " +
-			"Then it publishes the catalogue (as articles publish).",
-		reads{tables: []tableSpec{articlesSpec, countersSpec, catalogueSpec}}, (*cli).articlesImport},
+	{"callers list", "",
+		"every caller (those created and every token's owner): when and by whom it was created, its active and revoked tokens, its orders " +
+			"(from each caller's order counter: one small read per caller, never a scan of the orders)",
+		reads{tables: []tableSpec{tokensSpec, ordersSpec}}, (*cli).callersList},
+	{"callers create", "NAME [--by WHO]",
+		"create the caller NAME (1 to 64 letters, digits, '.', '_' or '-'), with no token yet; a name is taken once",
+		reads{tables: []tableSpec{tokensSpec, ordersSpec}}, (*cli).callersCreate},
+	{"articles list", "",
+		"every article, retired ones too: purpose, state, documentId, version, status, amounts and its last change (kind, when, by whom)",
+		reads{tables: catalogueTables}, (*cli).articlesList},
+	{"articles add", "PURPOSE STATE --min N --max N [--fixed N] [--follow true|false] [--factor X] [--by WHO]",
+		"add an article (a retired one of the same purpose and state comes back, keeping its id and documentId), log the change " +
+			"(who: --by, else $STAMPDUTY_BY, else your IAM identity on AWS, $USER locally) and publish the catalogue",
+		reads{tables: catalogueTables}, (*cli).articlesAdd},
+	{"articles edit", "PURPOSE STATE [--min N] [--max N] [--fixed N|none] [--follow true|false] [--factor X|none] [--version V] [--by WHO]",
+		"change an article's amounts (the flags given; the rest stay), log the fields before and after, and publish the catalogue. " +
+			"Orders already created keep the amounts they were priced with. With --version, refused when the article changed since that version; " +
+			"an edit stored by someone else between this one's read and write is refused too (read it again), never overwritten",
+		reads{tables: catalogueTables}, (*cli).articlesEdit},
+	{"articles retire", "PURPOSE STATE [--by WHO]",
+		"retire an article: new orders and quotes answer as for an article that does not exist, the public list leaves it out; " +
+			"orders already created keep it; articles list still shows it, retired. Add it again to bring it back",
+		reads{tables: catalogueTables}, (*cli).articlesRetire},
+	{"articles log", "PURPOSE STATE | DOCUMENTID",
+		"an article's change log, newest first: version, when, who, kind (added, edited, retired, imported), each field before → after",
+		reads{tables: catalogueTables}, (*cli).articlesLog},
+	{"articles import", "[--dry-run] [--retire-missing] [--by WHO] FILE",
+		"check every article of FILE (- for stdin) and, when all are valid, add or change each one by (purpose_name, state), " +
+			"keeping the id and documentId of existing ones and bringing retired ones back; articles not in FILE are left as they are, " +
+			"or retired with --retire-missing. Each change is logged (kind imported). " +
+			"If any article is invalid nothing is written and every error is printed. --dry-run prints what it would add, change, retire and leave, " +
+			"and writes nothing. Then it publishes the catalogue (as articles publish).",
+		reads{tables: catalogueTables}, (*cli).articlesImport},
 	{"articles publish", "",
 		"publish the articles table as the catalogue that the article list and the quote serve (every instance within a minute); " +
 			"import does it too. Run it once on a stack whose articles were imported before catalogue snapshots.",

@@ -53,6 +53,7 @@ var (
 	tokensSpec     = tableSpec{"TOKENS_TABLE", "TokensTable", "TokensTableName"}
 	countersSpec   = tableSpec{"COUNTERS_TABLE", "CountersTable", "CountersTableName"}
 	catalogueSpec  = tableSpec{"CATALOGUE_TABLE", "CatalogueTable", "CatalogueTableName"}
+	articleLogSpec = tableSpec{"ARTICLE_LOG_TABLE", "ArticleLogTable", "ArticleLogTableName"}
 	ordersSpec     = tableSpec{"ORDERS_TABLE", "OrdersTable", "OrdersTableName"}
 	webhooksSpec   = tableSpec{"WEBHOOKS_TABLE", "WebhooksTable", "WebhooksTableName"}
 	deliveriesSpec = tableSpec{"DELIVERIES_TABLE", "DeliveriesTable", "DeliveriesTableName"}

@@ -50,6 +50,8 @@ func newHarness(t *testing.T) *harness {
 		"TOKENS_TABLE":      env.Table("TokensTable"),
 		"COUNTERS_TABLE":    env.Table("CountersTable"),
 		"CATALOGUE_TABLE":   env.Table("CatalogueTable"),
+		"ARTICLE_LOG_TABLE": env.Table("ArticleLogTable"),
+		"ORDERS_TABLE":      env.Table("OrdersTable"),
 	}}
 }
 

@@ -25,9 +25,12 @@ import (
 
 // tokenCreate issues a token for an owner: `token create --owner NAME`. Only
 // the token's hash is stored; the token itself is printed once, alone on the
-// last line of stdout, and nowhere else.
+// last line of stdout, and nowhere else. An owner without a caller's record
+// (a new name, or a caller from before records) gets one first, as
+// `callers create` makes it.
 func (c *cli) tokenCreate(fs *flag.FlagSet, args []string) error {
 	owner := fs.String("owner", "", "the owner the token identifies")
+	by := byFlag(fs)
 	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
 	}
@@ -37,21 +40,25 @@ func (c *cli) tokenCreate(fs *flag.FlagSet, args []string) error {
 	if !auth.ValidOwner(*owner) {
 		return fmt.Errorf("invalid owner %s: use 1 to 64 ASCII letters, digits, '.', '_' or '-'", strconv.Quote(*owner))
 	}
-	db, ts, err := c.open(tokensSpec)
+	who, err := c.actor(*by)
 	if err != nil {
 		return err
 	}
-	hasher, err := c.hasher()
+	admin, ts, err := c.callersAdmin(true)
 	if err != nil {
 		return err
 	}
-	secret, hash, err := hasher.NewToken()
-	if err != nil {
-		return fmt.Errorf("make a token: %w", err)
+	if _, err := admin.Tokens.Caller(c.ctx, *owner); stampduty.ErrorCode(err) == stampduty.ENOTFOUND {
+		if _, err := admin.Create(c.ctx, who, *owner); err != nil && stampduty.ErrorCode(err) != stampduty.ECONFLICT {
+			return storeErr("create the caller", err, ts...)
+		}
+		fmt.Fprintf(c.stdout, "created caller %s\n", *owner)
+	} else if err != nil {
+		return storeErr("read the caller", err, ts...)
 	}
-	t := auth.Token{Hash: hash, Owner: *owner, CreatedAt: c.now().UTC()}
-	if err := db.Tokens(ts[0].name).Create(c.ctx, t); err != nil {
-		return storeErr("store the token", err, ts[0])
+	secret, t, err := admin.Issue(c.ctx, who, *owner)
+	if err != nil {
+		return storeErr("store the token", err, ts...)
 	}
 	fmt.Fprintf(c.stdout, "created token %s for owner %s. It is shown once, below, and cannot be recovered; keep it secret:\n",
 		tokenID(t), t.Owner)
@@ -147,35 +154,6 @@ func formatTime(t time.Time) string {
 
 // idBlock is how many article ids an import reserves per counter update.
 const idBlock = 10
-
-// articlesImport checks a catalogue file and upserts its articles:
-// `articles import FILE`. The whole file is checked first; if any article is
-// invalid nothing is written and every error is printed, one per line.
-func (c *cli) articlesImport(fs *flag.FlagSet, args []string) error {
-	rest, err := parse(fs, args, 1, 1)
-	if err != nil {
-		return err
-	}
-	name, data, err := c.readInput(rest[0])
-	if err != nil {
-		return err
-	}
-	arts, err := stampjson.DecodeArticles(data)
-	if err != nil {
-		return c.reportInvalid(name, data, err)
-	}
-	db, ts, err := c.open(articlesSpec, countersSpec, catalogueSpec)
-	if err != nil {
-		return err
-	}
-	created, updated, err := db.Articles(ts[0].name).Upsert(c.ctx, db.IDs(ts[1].name, idBlock), arts)
-	if err != nil {
-		return storeErr(fmt.Sprintf("import %s stopped after %d created, %d updated of %d articles", name, created, updated, len(arts)),
-			err, ts...)
-	}
-	fmt.Fprintf(c.stdout, "imported %d articles: %d created, %d updated\n", len(arts), created, updated)
-	return c.publish(db, ts[0], ts[2])
-}
 
 // articlesPublish publishes the articles table as the catalogue the public
 // routes serve: `articles publish`. Import does it too; this is the step

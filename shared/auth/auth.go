@@ -36,8 +36,19 @@ type Token struct {
 	Hash      string
 	Owner     string
 	CreatedAt time.Time
+	// CreatedBy is who issued it ("" for a token from before it was kept).
+	CreatedBy string
 	// RevokedAt is zero while the token is valid.
 	RevokedAt time.Time
+}
+
+// Caller is a caller's own record: its owner name (what its tokens carry),
+// when and by whom it was created. A caller from before records has tokens
+// and no record.
+type Caller struct {
+	Owner     string
+	CreatedAt time.Time
+	CreatedBy string
 }
 
 // IDLength is the length of a token's ID.

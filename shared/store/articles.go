@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -13,10 +14,12 @@ import (
 	"stampduty/shared/stampduty"
 )
 
-// Articles is the articles table: key (purpose_name, state).
+// Articles is the articles table: key (purpose_name, state); with a
+// change log (WithLog), the article log table too (articlelog.go).
 type Articles struct {
 	db    *DB
 	table string
+	log   string // the article log table; "" when not given
 }
 
 // Articles returns the articles table of the given name.
@@ -33,6 +36,15 @@ type articleItem struct {
 	Fixed       *int64                `dynamodbav:"fixed,omitempty"`
 	Follow      bool                  `dynamodbav:"follow"`
 	Factor      attributevalue.Number `dynamodbav:"factor,omitempty"`
+	// V is the article's version: +1 per change since change logs (absent:
+	// 0, an article stored before them).
+	V int64 `dynamodbav:"v,omitempty"`
+	// Ret is when the article was retired (RFC 3339); absent while it can
+	// be ordered.
+	Ret string `dynamodbav:"ret,omitempty"`
+	// Lg is the article's newest change, kept in the item until the next
+	// change has put it into the log table (see Write).
+	Lg *changeItem `dynamodbav:"lg,omitempty"`
 }
 
 func toArticleItem(a stampduty.Article) articleItem {
@@ -44,9 +56,9 @@ func toArticleItem(a stampduty.Article) articleItem {
 	return it
 }
 
-// decodeArticle reads an article item; an item that is not one, or whose
-// factor is not a valid stampduty.Decimal, is EINTERNAL.
-func decodeArticle(item map[string]types.AttributeValue) (stampduty.Article, error) {
+// decodeEntry reads an article item with its version, retirement and
+// newest change.
+func decodeEntry(item map[string]types.AttributeValue) (stampduty.CatalogueEntry, error) {
 	var it articleItem
 	err := attributevalue.UnmarshalMap(item, &it)
 	a := stampduty.Article{ID: it.ID, DocumentID: it.DocumentID, PurposeName: it.PurposeName, State: it.State,
@@ -58,23 +70,43 @@ func decodeArticle(item map[string]types.AttributeValue) (stampduty.Article, err
 		}
 		a.Factor = &d
 	}
-	if err != nil {
-		return a, stampduty.Internal(fmt.Errorf("decode article %q/%q: %w", a.PurposeName, a.State, err))
+	e := stampduty.CatalogueEntry{Article: a, Version: it.V}
+	if err == nil && it.Ret != "" {
+		if e.RetiredAt, err = time.Parse(time.RFC3339Nano, it.Ret); err != nil {
+			err = fmt.Errorf("ret: %w", err)
+		}
 	}
-	return a, nil
+	if err == nil && it.Lg != nil {
+		var c stampduty.ArticleChange
+		if c, err = it.Lg.change(); err == nil {
+			e.Last = &c
+		}
+	}
+	if err != nil {
+		return e, stampduty.Internal(fmt.Errorf("decode article %q/%q: %w", a.PurposeName, a.State, err))
+	}
+	return e, nil
 }
 
 // Get returns the article of (purpose, state) with one GetItem, or an
 // ENOTFOUND error naming the purpose. Keys no article can have
-// (stampduty.ValidArticleKey) are answered without asking DynamoDB.
+// (stampduty.ValidArticleKey) are answered without asking DynamoDB. A
+// retired article is not found, with the same message as one that never
+// was: no new order or quote can use it (orders keep what they were
+// priced with), and a caller cannot tell a retired purpose from a typo.
 func (s *Articles) Get(ctx context.Context, purpose, state string) (stampduty.Article, error) {
-	return s.get(ctx, purpose, state, false)
+	e, err := s.entry(ctx, purpose, state, false)
+	if err == nil && e.Retired() {
+		return stampduty.Article{}, stampduty.NotFoundPurpose(purpose)
+	}
+	return e.Article, err
 }
 
-// get is Get, with a strongly consistent read when consistent is true.
-func (s *Articles) get(ctx context.Context, purpose, state string, consistent bool) (stampduty.Article, error) {
+// entry reads the item of (purpose, state), retired or not; ENOTFOUND
+// naming the purpose when there is none.
+func (s *Articles) entry(ctx context.Context, purpose, state string, consistent bool) (stampduty.CatalogueEntry, error) {
 	if !stampduty.ValidArticleKey(purpose, state) {
-		return stampduty.Article{}, stampduty.NotFoundPurpose(purpose)
+		return stampduty.CatalogueEntry{}, stampduty.NotFoundPurpose(purpose)
 	}
 	out, err := s.db.client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: aws.String(s.table),
@@ -85,26 +117,29 @@ func (s *Articles) get(ctx context.Context, purpose, state string, consistent bo
 		ConsistentRead: aws.Bool(consistent),
 	})
 	if err != nil {
-		return stampduty.Article{}, fail("GetItem", err)
+		return stampduty.CatalogueEntry{}, fail("GetItem", err)
 	}
 	if out.Item == nil {
-		return stampduty.Article{}, stampduty.NotFoundPurpose(purpose)
+		return stampduty.CatalogueEntry{}, stampduty.NotFoundPurpose(purpose)
 	}
-	return decodeArticle(out.Item)
+	return decodeEntry(out.Item)
 }
 
-// All returns every article, in no particular order, with a paginated Scan.
-// The catalogue is small (one row per purpose and state) and read whole, then
-// cached by the caller.
+// All returns every article that can be ordered (retired ones left out),
+// in no particular order, with a paginated Scan. The catalogue is small
+// (one row per purpose and state) and read whole, then cached by the
+// caller; it is what a publish makes the public catalogue of.
 func (s *Articles) All(ctx context.Context) ([]stampduty.Article, error) {
 	var arts []stampduty.Article
 	err := s.db.scan(ctx, s.table, func(items []map[string]types.AttributeValue) error {
 		for _, item := range items {
-			a, err := decodeArticle(item)
+			e, err := decodeEntry(item)
 			if err != nil {
 				return err
 			}
-			arts = append(arts, a)
+			if !e.Retired() {
+				arts = append(arts, e.Article)
+			}
 		}
 		return nil
 	})
@@ -114,49 +149,89 @@ func (s *Articles) All(ctx context.Context) ([]stampduty.Article, error) {
 	return arts, nil
 }
 
-// Upsert writes arts, each keyed by (purpose_name, state). An article that
-// exists keeps its id and documentId; a new one gets a fresh id from ids and
-// a fresh documentId. It returns how many were created and updated.
+// Upsert writes arts, each keyed by (purpose_name, state), without a
+// change log: the local stack's seed, the bench and test fixtures
+// (operators' imports go through shared/catalogue, which logs each
+// change). An article that exists keeps its id, documentId, retirement
+// and newest change, and takes the next version; a new one gets a fresh
+// id from ids and a fresh documentId. It returns how many were created and
+// updated.
 func (s *Articles) Upsert(ctx context.Context, ids orders.IDs, arts []stampduty.Article) (created, updated int, err error) {
 	for _, a := range arts {
 		// A consistent read: an import right after another must see its ids.
-		old, err := s.get(ctx, a.PurposeName, a.State, true)
+		old, err := s.entry(ctx, a.PurposeName, a.State, true)
+		var prev *stampduty.CatalogueEntry
+		next := stampduty.CatalogueEntry{Article: a, Version: 1}
 		switch {
 		case err == nil:
-			a.ID, a.DocumentID = old.ID, old.DocumentID
+			prev = &old
+			next.ID, next.DocumentID = old.ID, old.DocumentID
+			next.Version, next.RetiredAt, next.Last = old.Version+1, old.RetiredAt, old.Last
 		case stampduty.ErrorCode(err) == stampduty.ENOTFOUND:
-			if a.ID, err = ids.Reserve(ctx, 1); err != nil {
+			if next.ID, err = ids.Reserve(ctx, 1); err != nil {
 				return created, updated, err
 			}
-			if a.DocumentID, err = stampduty.NewDocumentID(); err != nil {
+			if next.DocumentID, err = stampduty.NewDocumentID(); err != nil {
 				return created, updated, err
 			}
 		default:
 			return created, updated, err
 		}
-		item, err := attributevalue.MarshalMap(toArticleItem(a))
-		if err != nil {
-			return created, updated, fmt.Errorf("encode article: %w", err)
-		}
-		in := &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: item}
-		// The condition keeps a concurrent import from giving one article two ids.
-		if old.ID != 0 {
-			in.ConditionExpression = aws.String("id = :id")
-			in.ExpressionAttributeValues = map[string]types.AttributeValue{":id": avN(old.ID)}
-		} else {
-			in.ConditionExpression = aws.String("attribute_not_exists(purpose_name)")
-		}
-		if _, err := s.db.client.PutItem(ctx, in); err != nil {
-			if conditionFailed(err) {
+		if err := s.put(ctx, prev, next); err != nil {
+			if stampduty.ErrorCode(err) == stampduty.ECONFLICT {
 				return created, updated, stampduty.Errorf(stampduty.ECONFLICT, "article %q in %s changed during the import; run it again", a.PurposeName, a.State)
 			}
-			return created, updated, fail("PutItem", err)
+			return created, updated, err
 		}
-		if old.ID != 0 {
+		if prev != nil {
 			updated++
 		} else {
 			created++
 		}
 	}
 	return created, updated, nil
+}
+
+// put writes next over prev (nil: next is new) with one PutItem whose
+// condition makes it fail with ECONFLICT when the stored item is not prev
+// any more (another writer's change came first) or, for a new article,
+// when one exists.
+func (s *Articles) put(ctx context.Context, prev *stampduty.CatalogueEntry, next stampduty.CatalogueEntry) error {
+	it := toArticleItem(next.Article)
+	it.V = next.Version
+	if next.Retired() {
+		it.Ret = next.RetiredAt.UTC().Format(time.RFC3339Nano)
+	}
+	if next.Last != nil {
+		c := toChangeItem(*next.Last)
+		it.Lg = &c
+	}
+	item, err := attributevalue.MarshalMap(it)
+	if err != nil {
+		return fmt.Errorf("encode article: %w", err)
+	}
+	in := &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: item}
+	switch {
+	case prev == nil:
+		in.ConditionExpression = aws.String("attribute_not_exists(purpose_name)")
+	case prev.Version == 0:
+		// Stored before versions: its id is what tells it from a
+		// concurrent writer's (which would have written v).
+		in.ConditionExpression = aws.String("id = :id AND attribute_not_exists(v)")
+		in.ExpressionAttributeValues = map[string]types.AttributeValue{":id": avN(prev.ID)}
+	default:
+		in.ConditionExpression = aws.String("v = :v")
+		in.ExpressionAttributeValues = map[string]types.AttributeValue{":v": avN(prev.Version)}
+	}
+	if _, err := s.db.client.PutItem(ctx, in); err != nil {
+		if conditionFailed(err) {
+			if prev == nil {
+				return stampduty.Errorf(stampduty.ECONFLICT, "article %q in %s exists already", next.PurposeName, next.State)
+			}
+			return stampduty.Errorf(stampduty.ECONFLICT, "article %q in %s was changed by someone else since version %d; read it again",
+				next.PurposeName, next.State, prev.Version)
+		}
+		return fail("PutItem", err)
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -373,8 +374,13 @@ func TestOrders(t *testing.T) {
 		if want := "Query:OrdersTable=2"; s1 != want || s6 != want {
 			t.Errorf("calls: page 1 %s, page 6 %s; want %s", s1, s6, want)
 		}
-		if r1 != r6 || r1 == 0 {
-			t.Errorf("read units: page 1 %v, page 6 %v; want equal and > 0", r1, r6)
+		// A Query's units are ceil(bytes read / 4 KB) × 0.5, and a number's
+		// size is its significant digits (ids, times), so two pages of
+		// orders of the same shape may straddle a 4 KB step by a few bytes:
+		// half a unit apart at most (seen once: 1.5 and 2). Growing with
+		// the page number would be far more.
+		if math.Abs(r1-r6) > 0.5 || r1 == 0 {
+			t.Errorf("read units: page 1 %v, page 6 %v; want within half a unit of each other, and > 0", r1, r6)
 		}
 	})
 }

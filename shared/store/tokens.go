@@ -16,7 +16,9 @@ import (
 	"stampduty/shared/stampduty"
 )
 
-// Tokens is the tokens table: key hash (the keyed hash of a token, auth.Hasher).
+// Tokens is the tokens table: key hash (the keyed hash of a token,
+// auth.Hasher: 64 hex digits), and the callers' own records under the key
+// `caller#<owner>`, which no token's hash can be.
 type Tokens struct {
 	db    *DB
 	table string
@@ -30,11 +32,15 @@ type tokenItem struct {
 	Hash      string `dynamodbav:"hash"`
 	Owner     string `dynamodbav:"owner"`
 	CreatedAt string `dynamodbav:"created_at"`
+	CreatedBy string `dynamodbav:"by,omitempty"`
 	RevokedAt string `dynamodbav:"revoked_at,omitempty"`
 }
 
+// callerPrefix starts the key of a caller's record in the tokens table.
+const callerPrefix = "caller#"
+
 func (it tokenItem) token() auth.Token {
-	t := auth.Token{Hash: it.Hash, Owner: it.Owner}
+	t := auth.Token{Hash: it.Hash, Owner: it.Owner, CreatedBy: it.CreatedBy}
 	t.CreatedAt, _ = time.Parse(time.RFC3339Nano, it.CreatedAt)
 	t.RevokedAt, _ = time.Parse(time.RFC3339Nano, it.RevokedAt)
 	return t
@@ -42,6 +48,9 @@ func (it tokenItem) token() auth.Token {
 
 // Token returns the token with the given hash (one GetItem), or ENOTFOUND.
 func (s *Tokens) Token(ctx context.Context, hash string) (auth.Token, error) {
+	if strings.HasPrefix(hash, callerPrefix) {
+		return auth.Token{}, stampduty.Errorf(stampduty.ENOTFOUND, "no such token") // a caller's record is no token
+	}
 	out, err := s.db.client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: aws.String(s.table),
 		Key:       map[string]types.AttributeValue{"hash": avS(hash)},
@@ -61,7 +70,11 @@ func (s *Tokens) Token(ctx context.Context, hash string) (auth.Token, error) {
 
 // Create stores a token record. It fails with ECONFLICT if the hash exists.
 func (s *Tokens) Create(ctx context.Context, t auth.Token) error {
-	item, err := attributevalue.MarshalMap(tokenItem{Hash: t.Hash, Owner: t.Owner, CreatedAt: t.CreatedAt.UTC().Format(time.RFC3339Nano)})
+	if strings.HasPrefix(t.Hash, callerPrefix) {
+		return stampduty.Internal(fmt.Errorf("a token's hash cannot start with %s", callerPrefix))
+	}
+	item, err := attributevalue.MarshalMap(tokenItem{Hash: t.Hash, Owner: t.Owner, CreatedAt: t.CreatedAt.UTC().Format(time.RFC3339Nano),
+		CreatedBy: t.CreatedBy})
 	if err != nil {
 		return fmt.Errorf("encode token: %w", err)
 	}
@@ -83,6 +96,16 @@ func (s *Tokens) Create(ctx context.Context, t auth.Token) error {
 // List returns every token record (a Scan: an operator's command over a small
 // table), oldest first.
 func (s *Tokens) List(ctx context.Context) ([]auth.Token, error) {
+	_, ts, err := s.Everything(ctx)
+	return ts, err
+}
+
+// Everything returns the callers' records, oldest first, and every token
+// record, oldest first, with one paginated Scan of the table (0.5 RCU per
+// 4 KB: a token record is about 150 bytes, so 1,000 callers with 3 tokens
+// each are about 50 RCU).
+func (s *Tokens) Everything(ctx context.Context) ([]auth.Caller, []auth.Token, error) {
+	var cs []auth.Caller
 	var ts []auth.Token
 	err := s.db.scan(ctx, s.table, func(page []map[string]types.AttributeValue) error {
 		var items []tokenItem
@@ -90,15 +113,70 @@ func (s *Tokens) List(ctx context.Context) ([]auth.Token, error) {
 			return stampduty.Internal(fmt.Errorf("decode tokens: %w", err))
 		}
 		for _, it := range items {
-			ts = append(ts, it.token())
+			if strings.HasPrefix(it.Hash, callerPrefix) {
+				cs = append(cs, it.caller())
+			} else {
+				ts = append(ts, it.token())
+			}
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	sort.Slice(ts, func(i, j int) bool { return ts[i].CreatedAt.Before(ts[j].CreatedAt) })
-	return ts, nil
+	sort.Slice(cs, func(i, j int) bool { return cs[i].CreatedAt.Before(cs[j].CreatedAt) })
+	return cs, ts, nil
+}
+
+func (it tokenItem) caller() auth.Caller {
+	c := auth.Caller{Owner: it.Owner, CreatedBy: it.CreatedBy}
+	c.CreatedAt, _ = time.Parse(time.RFC3339Nano, it.CreatedAt)
+	return c
+}
+
+// CreateCaller stores a caller's record with one conditional PutItem; a
+// caller of that name that exists is ECONFLICT.
+func (s *Tokens) CreateCaller(ctx context.Context, c auth.Caller) error {
+	item, err := attributevalue.MarshalMap(tokenItem{Hash: callerPrefix + c.Owner, Owner: c.Owner,
+		CreatedAt: c.CreatedAt.UTC().Format(time.RFC3339Nano), CreatedBy: c.CreatedBy})
+	if err != nil {
+		return fmt.Errorf("encode caller: %w", err)
+	}
+	_, err = s.db.client.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:                aws.String(s.table),
+		Item:                     item,
+		ConditionExpression:      aws.String("attribute_not_exists(#h)"),
+		ExpressionAttributeNames: map[string]string{"#h": "hash"},
+	})
+	if conditionFailed(err) {
+		return stampduty.Errorf(stampduty.ECONFLICT, "caller %s exists already", c.Owner)
+	}
+	if err != nil {
+		return fail("PutItem", err)
+	}
+	return nil
+}
+
+// Caller returns the record of the caller owner (one GetItem, consistent:
+// 1 RCU), or ENOTFOUND.
+func (s *Tokens) Caller(ctx context.Context, owner string) (auth.Caller, error) {
+	out, err := s.db.client.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(s.table),
+		Key:            map[string]types.AttributeValue{"hash": avS(callerPrefix + owner)},
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return auth.Caller{}, fail("GetItem", err)
+	}
+	if out.Item == nil {
+		return auth.Caller{}, stampduty.Errorf(stampduty.ENOTFOUND, "no caller %s", owner)
+	}
+	var it tokenItem
+	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
+		return auth.Caller{}, stampduty.Internal(fmt.Errorf("decode caller: %w", err))
+	}
+	return it.caller(), nil
 }
 
 // Revoke marks the token whose ID (a hash prefix of at least auth.IDLength

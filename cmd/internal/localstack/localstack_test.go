@@ -37,7 +37,7 @@ func TestEnv(t *testing.T) {
 	}
 }
 
-// TestSamLocal checks the `sam local` recipe (README "sam local") against
+// TestSamLocal checks the `sam local` recipe (cmd/local/README.md "sam local") against
 // what SAM CLI does, as read in its source (samcli/local/lambdafn/env_vars.py,
 // samcli/commands/local/lib/local_lambda.py), since no Docker runs here:
 // a function's environment is the template's variables, each overridden by
@@ -134,16 +134,16 @@ func TestSamLocal(t *testing.T) {
 	// The README's recipe runs sam local with the local pair (SAM CLI
 	// passes the shell's credentials) and, on Linux, make local-db on
 	// Docker's bridge (where host-gateway leads).
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	readme, err := os.ReadFile(filepath.Join(root, "cmd", "local", "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, _ := strings.Cut(string(readme), "\n### sam local (with Docker)\n")
+	_, section, _ := strings.Cut(string(readme), "\n## sam local (with Docker)\n")
 	section, _, _ = strings.Cut(section, "\n## ")
 	creds := "AWS_ACCESS_KEY_ID=" + localdb.AccessKeyID + " AWS_SECRET_ACCESS_KEY=" + localdb.SecretAccessKey + " AWS_SESSION_TOKEN= sam local "
 	for _, want := range []string{creds + "start-api", creds + "invoke", "LOCAL_DYNAMODB_ADDR=$BRIDGE:8000 LOCAL_S3_ADDR=$BRIDGE:9000 make local-db"} {
 		if !strings.Contains(section, want) {
-			t.Errorf("README's sam local section lacks %q", want)
+			t.Errorf("cmd/local/README.md's sam local section lacks %q", want)
 		}
 	}
 }

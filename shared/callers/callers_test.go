@@ -1,0 +1,167 @@
+package callers_test
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"stampduty/shared/auth"
+	"stampduty/shared/callers"
+	"stampduty/shared/orders"
+	"stampduty/shared/stampduty"
+	"stampduty/shared/store"
+	"stampduty/shared/testkit/functest"
+	"stampduty/shared/testkit/storetest"
+)
+
+func TestMain(m *testing.M) { storetest.Main(m) }
+
+func wantCode(t *testing.T, err error, code stampduty.Code) {
+	t.Helper()
+	if got := stampduty.ErrorCode(err); got != code {
+		t.Fatalf("error %v: code %q, want %q", err, got, code)
+	}
+}
+
+func TestCallers(t *testing.T) {
+	ctx := context.Background()
+	env := storetest.New(t)
+	functest.Seed(t, env) // the sample catalogue, and the dev caller's token (no record)
+	db, proxy := env.ProxiedDB()
+	hasher, err := auth.NewHasher(strings.Repeat("k", auth.MinKeyLength))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens := db.Tokens(env.Table("TokensTable"))
+	admin := &callers.Admin{Tokens: tokens, Orders: db.Orders(env.Table("OrdersTable")), Hasher: hasher, Now: time.Now}
+	creator := &orders.Creator{Articles: db.Articles(env.Table("ArticlesTable")), IDs: db.IDs(env.Table("CountersTable"), store.IDBlock),
+		Orders: db.Orders(env.Table("OrdersTable")), Keys: db.Idempotency(env.Table("IdempotencyTable")), Now: time.Now}
+	summary := func(t *testing.T, owner string) callers.Summary {
+		t.Helper()
+		list, err := admin.List(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range list {
+			if s.Owner == owner {
+				return s
+			}
+		}
+		t.Fatalf("%s is not listed: %+v", owner, list)
+		return callers.Summary{}
+	}
+
+	t.Run("a caller created without a token is listed, with who created it", func(t *testing.T) {
+		if _, err := admin.Create(ctx, "asha@example.com", "acme"); err != nil {
+			t.Fatal(err)
+		}
+		s := summary(t, "acme")
+		if !s.Recorded || s.CreatedBy != "asha@example.com" || s.Active+s.Revoked+s.Orders != 0 {
+			t.Errorf("acme: %+v", s)
+		}
+	})
+	t.Run("a name is taken once", func(t *testing.T) {
+		_, err := admin.Create(ctx, "ravi@example.com", "acme")
+		wantCode(t, err, stampduty.ECONFLICT)
+	})
+	t.Run("a name no caller can have is refused", func(t *testing.T) {
+		for _, owner := range []string{"", "two words", strings.Repeat("a", 65), "caller#x"} {
+			_, err := admin.Create(ctx, "asha@example.com", owner)
+			wantCode(t, err, stampduty.EINVALID)
+		}
+	})
+	t.Run("a token for a caller that does not exist is refused", func(t *testing.T) {
+		_, _, err := admin.Issue(ctx, "asha@example.com", "nobody")
+		wantCode(t, err, stampduty.ENOTFOUND)
+	})
+	var secret string
+	var tok auth.Token
+	t.Run("an issued token works, and only its hash is stored", func(t *testing.T) {
+		var err error
+		if secret, tok, err = admin.Issue(ctx, "asha@example.com", "acme"); err != nil {
+			t.Fatal(err)
+		}
+		owner, err := auth.NewAuthenticator(tokens, hasher, auth.CacheTTL).Owner(ctx, "Bearer "+secret)
+		if err != nil || owner != "acme" {
+			t.Errorf("Owner = %q, %v; want acme", owner, err)
+		}
+		stored, err := tokens.Token(ctx, tok.Hash)
+		if err != nil || stored.CreatedBy != "asha@example.com" || strings.Contains(stored.Hash, secret) {
+			t.Errorf("stored %+v, %v", stored, err)
+		}
+	})
+	t.Run("the list counts tokens and orders from the per-caller counter, without scanning orders", func(t *testing.T) {
+		for range 3 {
+			body := stampduty.NewOrderBody([]stampduty.Field{
+				{Name: "amount", Value: stampduty.Value{Kind: stampduty.Number, Text: "200"}},
+				{Name: "considerationPrice", Value: stampduty.Value{Kind: stampduty.Number, Text: "0"}},
+				{Name: "purpose", Value: stampduty.Value{Kind: stampduty.String, Text: "Rent Agreement"}},
+				{Name: "state", Value: stampduty.Value{Kind: stampduty.String, Text: "Karnataka"}},
+				{Name: "paidBy", Value: stampduty.Value{Kind: stampduty.String, Text: "First Party"}},
+				{Name: "firstPartyMobileNumber", Value: stampduty.Value{Kind: stampduty.String, Text: "9876543210"}},
+				{Name: "firstPartyName", Value: stampduty.Value{Kind: stampduty.String, Text: "Asha Rao"}},
+				{Name: "secondPartyName", Value: stampduty.Value{Kind: stampduty.String, Text: "Vikram Shah"}},
+			})
+			if _, err := creator.Create(ctx, "acme", body, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, _, err := admin.Issue(ctx, "asha@example.com", "acme"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := admin.Revoke(ctx, tok.ID()); err != nil {
+			t.Fatal(err)
+		}
+		proxy.SetMode(storetest.Account)
+		list, err := admin.List(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		calls := proxy.Take()
+		byOwner := map[string]callers.Summary{}
+		for _, s := range list {
+			byOwner[s.Owner] = s
+		}
+		if s := byOwner["acme"]; s.Active != 1 || s.Revoked != 1 || s.Orders != 3 {
+			t.Errorf("acme: %+v; want 1 active, 1 revoked, 3 orders", s)
+		}
+		if s, ok := byOwner["dev"]; !ok || s.Recorded || s.Active != 1 {
+			t.Errorf("dev (a caller from before records): %+v, %v; want listed with its token", s, ok)
+		}
+		if got, want := env.Operations(calls), "Query:OrdersTable="+strconv.Itoa(len(list))+" Scan:TokensTable=1"; got != want {
+			t.Errorf("the list called %s, want %s", got, want)
+		}
+		var units storetest.Capacity
+		for _, c := range calls {
+			units = units.Add(c.Billed)
+		}
+		if want := 0.5 + float64(len(list)); units.Read != want || units.Write != 0 {
+			t.Errorf("the list of %d callers cost %v RCU, %v WCU; want %v RCU (the Scan 0.5, 1 per caller's count), 0 WCU", len(list), units.Read, units.Write, want)
+		}
+		t.Logf("the list of %d callers: %s, %v RCU", len(list), env.Operations(calls), units.Read)
+	})
+	t.Run("a revoked token is refused by the next lookup, and no function caches one longer than 5 s", func(t *testing.T) {
+		if _, err := auth.NewAuthenticator(tokens, hasher, auth.CacheTTL).Owner(ctx, "Bearer "+secret); stampduty.ErrorCode(err) != stampduty.EUNAUTHORIZED {
+			t.Errorf("the revoked token: %v, want 401", err)
+		}
+		if auth.CacheTTL > 5*time.Second {
+			t.Errorf("auth.CacheTTL is %v: a revoked token would work longer than decisions.md's 5 seconds", auth.CacheTTL)
+		}
+	})
+	t.Run("a caller's record is no token", func(t *testing.T) {
+		if _, err := tokens.Token(ctx, "caller#acme"); stampduty.ErrorCode(err) != stampduty.ENOTFOUND {
+			t.Errorf("Token(caller#acme) = %v, want not found", err)
+		}
+		ts, err := tokens.List(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tk := range ts {
+			if strings.HasPrefix(tk.Hash, "caller#") {
+				t.Errorf("token list holds a caller's record: %+v", tk)
+			}
+		}
+	})
+}
