@@ -3,9 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"slices"
 	"testing"
+
+	"github.com/aws/aws-lambda-go/events"
 
 	"stampduty/shared/function/fulfillment"
 	"stampduty/shared/stampduty"
@@ -26,6 +29,44 @@ func calls(cs []storetest.ProxyCall) map[string]int {
 		out[c.Operation]++
 	}
 	return out
+}
+
+// TestConsoleCosts: each console action makes the DynamoDB calls the
+// operators' route of the same name makes (measured on
+// functions/ops with the same script: queue 17 Query + 1 BatchGetItem; get
+// 2 Query; a move 1 Query + 1 GetItem + 1 PutItem; a certificate by body
+// 1 Query, 2 GetItem, 2 PutItem, 2 UpdateItem, 1 DeleteItem; a cancel 2
+// Query + 1 GetItem + 1 PutItem), and the role check reads nothing.
+func TestConsoleCosts(t *testing.T) {
+	s := functest.New(t, "ConsoleFunction", wire)
+	os := functest.AddOrders(t, s.Env, localdb.DevOwner, 2)
+	o := os[0]
+	operator := functest.StaffClaims("operator@console.local", "operator")
+	paper := "/api/console/orders/" + o.DocumentID + "/papers/" + o.Fulfillments[0].DocumentID
+	asJSON := map[string]string{"content-type": "application/json"}
+	s.Proxy.Take()
+	for _, step := range []struct {
+		name string
+		ev   events.APIGatewayV2HTTPRequest
+		want map[string]int
+	}{
+		{"Queue", functest.Request("GET", "/api/console/queue", "status=Pending", nil, ""), map[string]int{"Query": 17, "BatchGetItem": 1}},
+		{"Get", functest.Request("GET", "/api/console/orders/"+o.DocumentID, "", nil, ""), map[string]int{"Query": 2}},
+		{"Created", functest.Request("PATCH", paper, "", asJSON, `{"order_status":"Created","unique_doc_ref":"`+ref+`"}`), map[string]int{"Query": 1, "GetItem": 1, "PutItem": 1}},
+		{"Procured", functest.Request("PATCH", paper, "", asJSON, `{"order_status":"Procured","certificate_number":"`+cn+`"}`), map[string]int{"Query": 1, "GetItem": 1, "PutItem": 1}},
+		{"Attach", functest.WithFile(functest.Request("PUT", paper+"/certificate", "name=cert.pdf", nil, ""), "application/pdf", functest.PDF(512)),
+			map[string]int{"Query": 1, "GetItem": 2, "PutItem": 2, "UpdateItem": 2, "DeleteItem": 1}},
+		{"Printed", functest.Request("PATCH", paper, "", asJSON, `{"order_status":"Printed"}`), map[string]int{"Query": 1, "GetItem": 1, "PutItem": 1}},
+		{"Cancel", functest.Request("POST", "/api/console/orders/"+os[1].DocumentID+"/cancel", "", asJSON, `{"reason":"Duplicate"}`), map[string]int{"Query": 2, "GetItem": 1, "PutItem": 1}},
+	} {
+		r := s.Invoke(functest.AsStaff(step.ev, operator))
+		if r.Status != 200 {
+			t.Fatalf("%s: %d %s", step.name, r.Status, r.Body)
+		}
+		if got := calls(s.Proxy.Take()); !maps.Equal(got, step.want) {
+			t.Errorf("%s: calls %v, want the operators' route's %v", step.name, got, step.want)
+		}
+	}
 }
 
 // TestConsoleOrders drives the console's order routes as an operator: the
