@@ -116,8 +116,9 @@ func checkConsole(t *testing.T, s *stack) {
 		p := b.NewPage(t, browser.Desktop)
 		signIn(p, s.URL, operator.Email, "Not-the-password-1")
 		p.WaitText(browser.Role("alert", ""), "Wrong email or password.")
-		checkRefused(t, p, s, "wrong-password")
+		checkRefused(t, p, "wrong-password", "400 (Bad Request) ("+s.Cognito.Endpoint)
 	})
+	t.Run("ConflictShownAsItIsNow", func(t *testing.T) { checkConflict(t, s, b) })
 	t.Run("ExpiredSessionKeepsTheReason", func(t *testing.T) { checkExpiredSession(t, s, b) })
 	t.Run("NeitherGroupCanDoNothing", func(t *testing.T) {
 		client := localcognito.Client(s.Cognito.Endpoint)
@@ -160,13 +161,13 @@ func checkExpiredSession(t *testing.T, s *stack, b *browser.Browser) {
 	p.AdvanceClock(2 * time.Hour)
 	p.Press(browser.Button("Cancel order"))
 	p.Find(browser.Heading("Sign in"))
-	checkRefused(t, p, s, "session-ended")
+	checkRefused(t, p, "session-ended", "400 (Bad Request) ("+s.Cognito.Endpoint)
 	p.Fill(browser.TextBox("Email"), email)
 	p.Fill(browser.TextBox("Password"), password)
 	p.Press(browser.Button("Sign in"))
 	p.Find(browser.Heading("Order " + doc))
 	p.Gone(browser.Button("Cancel order"))
-	checkRefused(t, p, s, "cancelled-after-sign-in")
+	checkRefused(t, p, "cancelled-after-sign-in", "400 (Bad Request) ("+s.Cognito.Endpoint)
 
 	req, _ := http.NewRequest("GET", s.URL+"/api/live-orders/"+doc, nil)
 	req.Header.Set("Authorization", "Bearer "+localdb.DevToken)
@@ -187,15 +188,67 @@ func checkExpiredSession(t *testing.T, s *stack, b *browser.Browser) {
 	}
 }
 
-// checkRefused is browser.Page.Check for a page that Cognito refused a
-// sign-in or a refresh: Chromium logs Cognito's 400 as a failed load, the
-// only console error such a page may have.
-func checkRefused(t *testing.T, p *browser.Page, s *stack, name string) {
+// checkConflict: when another person moved the paper first, the console
+// says so plainly (the API's 409 message) and shows the paper as it now
+// is, ready for its next move.
+func checkConflict(t *testing.T, s *stack, b *browser.Browser) {
+	operator, admin := s.Cognito.Staff[1], s.Cognito.Staff[0]
+	doc := createOrder(t, s, 1)
+	p := b.NewPage(t, browser.Desktop)
+	signIn(p, s.URL, operator.Email, operator.Password)
+	p.Find(browser.Heading("Queue"))
+	p.Press(browser.Link(doc))
+	p.Fill(browser.TextBox("Unique doc ref"), "SUBIN-CONFLICT-1")
+
+	// The admin moves the paper first, through the console's API.
+	tokens, err := localcognito.SignIn(context.Background(), localcognito.Client(s.Cognito.Endpoint), s.Cognito.ClientID, admin.Email, admin.Password)
+	if err != nil {
+		t.Fatal(err)
+	}
+	console := func(method, path, body string) []byte {
+		t.Helper()
+		req, _ := http.NewRequest(method, s.URL+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+tokens.ID)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		out, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s %s: %d %s", method, path, resp.StatusCode, out)
+		}
+		return out
+	}
+	var order struct {
+		Data struct {
+			Fulfillments []struct {
+				DocumentID string `json:"documentId"`
+			} `json:"live_order_fulfillments"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(console("GET", "/api/console/orders/"+doc, ""), &order); err != nil || len(order.Data.Fulfillments) != 1 {
+		t.Fatalf("order: %v %+v", err, order)
+	}
+	console("PATCH", "/api/console/orders/"+doc+"/papers/"+order.Data.Fulfillments[0].DocumentID, `{"order_status":"Created","unique_doc_ref":"SUBIN-CONFLICT-0"}`)
+
+	p.Press(browser.Button("Move to Created"))
+	p.WaitText(browser.Role("status", ""), "Someone else changed this order first: The unique_doc_ref of a fulfillment cannot be changed once stored. It is shown as it is now.")
+	p.Find(browser.Button("Move to Procured"))
+	checkRefused(t, p, "conflict", "409 (Conflict) ("+s.URL+"/api/console/orders/")
+}
+
+// checkRefused is browser.Page.Check for a page whose request was
+// refused, as it is meant to be: Chromium logs the refusal as a failed
+// load, the only console error such a page may have (expected: the
+// status and address it names, e.g. "400 (Bad Request) (<Cognito>").
+func checkRefused(t *testing.T, p *browser.Page, name, expected string) {
 	t.Helper()
 	p.Screenshot(name)
 	p.CheckAxe()
 	for _, e := range p.ConsoleErrors() {
-		if !strings.Contains(e, "400 (Bad Request) ("+s.Cognito.Endpoint) {
+		if !strings.Contains(e, expected) {
 			t.Errorf("console error %s", e)
 		}
 	}
