@@ -91,6 +91,7 @@ func checkConsole(t *testing.T, s *stack) {
 				paper.Press(browser.Button("Move to Procured"))
 				paper.Upload(browser.FileField("Certificate (PDF)"), cert)
 				paper.Press(browser.Button("Attach certificate"))
+				paper.Find(browser.Link("certificate.pdf"))
 				paper.Press(browser.Button("Move to Printed"))
 				paper.Gone(browser.Button("Move to Printed"))
 			}

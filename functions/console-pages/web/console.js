@@ -293,6 +293,10 @@ async function move(o, f, next, form, err) {
     if (!re.test(v)) { ok = false; input.focus(); }
     body[input.name] = v;
   }
+  if (next === "Printed" && !f.certificate_file) {
+    err.textContent = "Attach the certificate (PDF) first: a paper is Printed with its certificate.";
+    ok = false;
+  }
   if (!ok) return;
   await send(err, () => api("PATCH", paperPath(o, f), body));
 }
