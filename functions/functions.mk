@@ -2,10 +2,11 @@
 # The functions of template.yaml (SAM runs `make build-<LogicalId>` for each)
 # and the directory under functions/ each is built from.
 
-FUNCTIONS := CancelOrderFunction ConsoleFunction CreateOrderFunction DownloadFileFunction FileSweeperFunction GetOrderFunction ListArticlesFunction ListOrdersFunction NotFoundFunction OpsFunction StampDutyQuotesFunction UploadDocumentFunction WebhookDispatchFunction WebhooksFunction
+FUNCTIONS := CancelOrderFunction ConsoleFunction ConsolePagesFunction CreateOrderFunction DownloadFileFunction FileSweeperFunction GetOrderFunction ListArticlesFunction ListOrdersFunction NotFoundFunction OpsFunction StampDutyQuotesFunction UploadDocumentFunction WebhookDispatchFunction WebhooksFunction
 
 FUNCTION_DIR_CancelOrderFunction := cancel-order
 FUNCTION_DIR_ConsoleFunction := console
+FUNCTION_DIR_ConsolePagesFunction := console-pages
 FUNCTION_DIR_CreateOrderFunction := create-order
 FUNCTION_DIR_DownloadFileFunction := download-file
 FUNCTION_DIR_FileSweeperFunction := file-sweeper

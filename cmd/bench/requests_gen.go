@@ -9,6 +9,7 @@ package main
 var defaultRequests = []request{
 	{Function: "CancelOrderFunction", Event: "cancel-order", Row: "cancel-order %s", Endpoint: "DELETE /api/live-orders/{documentId} (cancel-order)", Orders: true, Order: anyOrder},
 	{Function: "ConsoleFunction", Event: "console-me", Row: "console-me %s", Endpoint: "GET /api/console/me (console)"},
+	{Function: "ConsolePagesFunction", Route: "GET /console", Row: "console-pages GET /console %s", Endpoint: "GET /console (console-pages)"},
 	{Function: "CreateOrderFunction", Event: "create-order", Row: "create-order %s", Endpoint: "POST /api/live-orders (create-order)"},
 	{Function: "DownloadFileFunction", Event: "download-file", Row: "download-file %s", Endpoint: "GET /api/files/{token} (download-file)"},
 	{Function: "GetOrderFunction", Event: "get-order", Row: "get-order %s", Endpoint: "GET /api/live-orders/{documentId} (get-order)", Orders: true, Order: anyOrder},

@@ -61,7 +61,7 @@ func (s *stack) startCognito(ctx context.Context) error {
 		}
 		s.Cognito.Issuer = a.Issuer
 	}
-	s.Cognito.Endpoint, s.Cognito.Staff = srv.Endpoint, localcognito.Staff
+	s.Cognito.Endpoint, s.Cognito.Staff, s.cognitoNames = srv.Endpoint, localcognito.Staff, pools.Names
 	if len(s.tmpl.UserPools) > 0 {
 		s.Cognito.PoolID = pools.Names[s.tmpl.UserPools[0].LogicalID]
 	}

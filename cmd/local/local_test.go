@@ -62,6 +62,9 @@ func TestLocalStack(t *testing.T) {
 
 	t.Run("NoSchedulesWithoutScheduleEvents", func(t *testing.T) { checkSchedules(t, s) })
 	t.Run("StaffSignIn", func(t *testing.T) { checkStaffSignIn(t, s, out) })
+	// Before the subtests that create many orders: the operator finds
+	// the new order on the queue's first page (oldest first, 25).
+	t.Run("Console", func(t *testing.T) { checkConsole(t, s) })
 	// The webhooks walk-through waits about 30 s for a retry: it runs
 	// beside the other examples, under its own caller.
 	walk := startWalkthrough(t, s)

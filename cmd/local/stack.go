@@ -48,7 +48,8 @@ type stack struct {
 	// the S3 server (empty when DYNAMODB_ENDPOINT or S3_ENDPOINT is given),
 	// and the engines it started.
 	apiAddr, dbAddr, s3Addr string
-	cognitoAddr             string // where to run cognito-local; "" with -db-only
+	cognitoAddr             string            // where to run cognito-local; "" with -db-only
+	cognitoNames            map[string]string // the local ids of the pool, its client and groups, by logical id
 	db                      *localserver.Server
 	s3                      *locals3.Server
 	cognito                 *localcognito.Server
@@ -260,7 +261,7 @@ func (s *stack) build(ctx context.Context) ([]apigw.Route, error) {
 		if err != nil {
 			return nil, err
 		}
-		fn, err := localstack.Function(s.tmpl, f, bin, localstack.Engines{DynamoDB: s.Endpoint, S3: s.S3Endpoint}, s.out)
+		fn, err := localstack.Function(s.tmpl, f, bin, localstack.Engines{DynamoDB: s.Endpoint, S3: s.S3Endpoint, Cognito: s.Cognito.Endpoint, Names: s.cognitoNames}, s.out)
 		if err != nil {
 			return nil, err
 		}

@@ -25,14 +25,20 @@ type meResponse struct {
 	Meta struct{} `json:"meta"`
 }
 
+// handler is the console's JSON endpoints.
+type handler struct {
+	orders work
+	count  counter
+}
+
 // routes answers the console's routes.
-func routes() http.Handler {
-	return function.Routes(
+func (h *handler) routes() http.Handler {
+	return function.Routes(append(h.orderRoutes(),
 		function.Path{Method: http.MethodGet, Pattern: "/api/console/me", Serve: func(r *http.Request) (any, error) {
 			s, err := signedIn(r)
 			return meResponse{Data: s}, err
 		}},
-	)
+	)...)
 }
 
 // errNotStaff is the answer to a request without the claims of a staff

@@ -6,6 +6,13 @@ package main
 func templateRoutes() []route {
 	return []route{
 		{"GET", "/api/console/me"},
+		{"GET", "/api/console/orders/{documentId}"},
+		{"POST", "/api/console/orders/{documentId}/cancel"},
+		{"PATCH", "/api/console/orders/{documentId}/papers/{fulfillmentDocumentId}"},
+		{"PUT", "/api/console/orders/{documentId}/papers/{fulfillmentDocumentId}/certificate"},
+		{"POST", "/api/console/orders/{documentId}/papers/{fulfillmentDocumentId}/certificate/upload"},
+		{"GET", "/api/console/queue"},
+		{"GET", "/api/console/queue/counts"},
 		{"GET", "/api/files/{token}"},
 		{"GET", "/api/live-orders"},
 		{"POST", "/api/live-orders"},
@@ -27,5 +34,7 @@ func templateRoutes() []route {
 		{"POST", "/api/webhooks"},
 		{"DELETE", "/api/webhooks/{documentId}"},
 		{"GET", "/api/webhooks/{documentId}/deliveries"},
+		{"GET", "/console"},
+		{"GET", "/console/{file}"},
 	}
 }

@@ -3,14 +3,11 @@ package main
 import (
 	"context"
 	"net/http"
-	"slices"
-	"strings"
 
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
 
 	"stampduty/shared/function"
 	"stampduty/shared/function/fulfillment"
-	"stampduty/shared/jsonobj"
 	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/stampduty/stampjson"
@@ -127,41 +124,11 @@ func (h *handler) get(r *http.Request, _ string) (any, error) {
 	return orderResponse{Data: o, Meta: &struct{}{}}, nil
 }
 
-// changeFields are the members of the PATCH body: order_status, and the
-// references it may bring; any other member is refused.
-var changeFields = map[string]bool{"order_status": true, "unique_doc_ref": true, "certificate_number": true}
-
-// advance moves a fulfillment as the body asks.
+// advance moves a fulfillment as the body asks (fulfillment.ReadChange).
 func (h *handler) advance(r *http.Request, by string) (any, error) {
-	members, err := function.ReadObject(r)
+	c, err := fulfillment.ReadChange(r)
 	if err != nil {
 		return nil, err
-	}
-	var (
-		c         stampduty.Change
-		bad       []stampduty.FieldError
-		hasStatus bool
-	)
-	for _, m := range members {
-		s := m.Value.Text
-		switch {
-		case !changeFields[m.Key]:
-			bad = append(bad, stampduty.FieldError{Path: m.Key, Message: m.Key + " is not a field of a fulfillment change"})
-		case m.Value.Kind != jsonobj.String:
-			bad = append(bad, stampduty.FieldError{Path: m.Key, Message: m.Key + " must be a string"})
-		case m.Key == "order_status":
-			c.Status, hasStatus = s, true
-		case m.Key == "unique_doc_ref":
-			c.UniqueDocRef = strings.TrimSpace(s)
-		default:
-			c.CertificateNumber = strings.TrimSpace(s)
-		}
-	}
-	if !hasStatus && !slices.ContainsFunc(bad, func(f stampduty.FieldError) bool { return f.Path == "order_status" }) {
-		bad = append(bad, stampduty.FieldError{Path: "order_status", Message: "order_status is required"})
-	}
-	if bad != nil {
-		return nil, stampduty.Invalid(bad)
 	}
 	o, err := h.orders.Advance(r.Context(), r.PathValue("documentId"), r.PathValue("fulfillmentDocumentId"), c, by)
 	if err != nil {

@@ -45,9 +45,11 @@ const LocalSignal = "AWS_SAM_LOCAL"
 
 // LocalEndpoints are the variables that point a function at a local engine
 // instead of AWS's: template.yaml declares them empty, for `sam local` to
-// fill (its --env-vars file sets only variables the template declares), and
+// fill (its --env-vars file sets only variables the template declares;
+// COGNITO_ENDPOINT is the staff pool's, which the console's page signs in
+// at), and
 // no template parameter reaches them (a test checks).
-var LocalEndpoints = [...]string{"DYNAMODB_ENDPOINT", "S3_ENDPOINT"}
+var LocalEndpoints = [...]string{"DYNAMODB_ENDPOINT", "S3_ENDPOINT", "COGNITO_ENDPOINT"}
 
 // Local reports whether the function runs in a local Lambda runtime
 // (LocalSignal is "true"): only then may it use local engines, and its

@@ -59,6 +59,11 @@ func Build(ctx context.Context, root, dir, logicalID string, forLambda bool) (st
 type Engines struct {
 	DynamoDB, S3 string
 	Tables       map[string]string
+	// Cognito is the local Cognito's endpoint ("" without one), and Names
+	// the local ids of the other resources a setting may name (the staff
+	// pool's app client).
+	Cognito string
+	Names   map[string]string
 }
 
 // BucketName is the local name of the bucket with the given logical id:
@@ -90,6 +95,12 @@ func Env(tmpl *samtemplate.Template, f samtemplate.Function, eng Engines) ([]str
 	for _, b := range tmpl.Buckets {
 		names[b] = BucketName(b)
 	}
+	// An app client is named by its logical id, as sam local names a
+	// resource it cannot create, unless the stack's Cognito made it.
+	for _, c := range tmpl.UserPoolClients {
+		names[c.LogicalID] = c.LogicalID
+	}
+	maps.Copy(names, eng.Names)
 	for name, v := range f.Env {
 		val, err := tmpl.Resolve(v, localdb.Params(), names)
 		if err != nil {
@@ -97,7 +108,7 @@ func Env(tmpl *samtemplate.Template, f samtemplate.Function, eng Engines) ([]str
 		}
 		vars[name] = val
 	}
-	localdb.LocalRuntime(vars, eng.DynamoDB, eng.S3)
+	localdb.LocalRuntime(vars, eng.DynamoDB, eng.S3, eng.Cognito)
 	env := []string{"AWS_REGION=" + localdb.Region, "AWS_DEFAULT_REGION=" + localdb.Region,
 		"AWS_ACCESS_KEY_ID=" + localdb.AccessKeyID, "AWS_SECRET_ACCESS_KEY=" + localdb.SecretAccessKey}
 	for _, name := range slices.Sorted(maps.Keys(vars)) {

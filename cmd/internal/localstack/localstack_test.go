@@ -100,6 +100,9 @@ func TestSamLocal(t *testing.T) {
 		for _, b := range env.Template.Buckets {
 			names[b] = b
 		}
+		for _, c := range env.Template.UserPoolClients {
+			names[c.LogicalID] = c.LogicalID
+		}
 		for name, v := range f.Env {
 			declared[name] = true
 			got, ok := overrides[name]

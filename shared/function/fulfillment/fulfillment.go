@@ -5,10 +5,13 @@ package fulfillment
 
 import (
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 
 	"stampduty/shared/files"
 	"stampduty/shared/function"
+	"stampduty/shared/jsonobj"
 	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/store"
@@ -84,4 +87,47 @@ func Put[T any](r *http.Request, body func(stampduty.Upload) (T, error), staged 
 		return none, err
 	}
 	return body(u)
+}
+
+// changeFields are the members of a fulfillment change's body:
+// order_status, and the references it may bring; any other is refused.
+var changeFields = map[string]bool{"order_status": true, "unique_doc_ref": true, "certificate_number": true}
+
+// ReadChange reads the body of a request to move a fulfillment
+// (lifecycle.md): {"order_status": "…", "unique_doc_ref": "…",
+// "certificate_number": "…"}, only order_status required, every member a
+// string; any other member is 400 naming it. The operators' API and the
+// console read it alike.
+func ReadChange(r *http.Request) (stampduty.Change, error) {
+	members, err := function.ReadObject(r)
+	if err != nil {
+		return stampduty.Change{}, err
+	}
+	var (
+		c         stampduty.Change
+		bad       []stampduty.FieldError
+		hasStatus bool
+	)
+	for _, m := range members {
+		s := m.Value.Text
+		switch {
+		case !changeFields[m.Key]:
+			bad = append(bad, stampduty.FieldError{Path: m.Key, Message: m.Key + " is not a field of a fulfillment change"})
+		case m.Value.Kind != jsonobj.String:
+			bad = append(bad, stampduty.FieldError{Path: m.Key, Message: m.Key + " must be a string"})
+		case m.Key == "order_status":
+			c.Status, hasStatus = s, true
+		case m.Key == "unique_doc_ref":
+			c.UniqueDocRef = strings.TrimSpace(s)
+		default:
+			c.CertificateNumber = strings.TrimSpace(s)
+		}
+	}
+	if !hasStatus && !slices.ContainsFunc(bad, func(f stampduty.FieldError) bool { return f.Path == "order_status" }) {
+		bad = append(bad, stampduty.FieldError{Path: "order_status", Message: "order_status is required"})
+	}
+	if bad != nil {
+		return stampduty.Change{}, stampduty.Invalid(bad)
+	}
+	return c, nil
 }

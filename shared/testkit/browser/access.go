@@ -261,12 +261,16 @@ func (p *Page) Gone(c Control) {
 	}
 }
 
-// Fill types value into the text field c, as a user would (focus, select
-// what is there, type), so that the page's input and change handlers run.
+// Fill types value into the text field c, as a user would (empty it, then
+// type), so that the page's input and change handlers run. It empties the
+// field with the keyboard (Ctrl+A, Backspace), not with chromedp.Clear,
+// which fails on an empty <textarea> (it has no text node to clear).
 func (p *Page) Fill(c Control, value string) {
 	p.t.Helper()
 	err := p.act("filling", c, func(sel string, opts ...chromedp.QueryOption) chromedp.Action[chromedp.Void] {
-		return chromedp.Steps(chromedp.Clear(sel, opts...), chromedp.SendKeys(sel, value, opts...))
+		return chromedp.Steps(chromedp.Focus(sel, opts...),
+			chromedp.KeyEvent("a", chromedp.KeyModifiers(chromedp.ModifierCtrl)), chromedp.KeyEvent(kb.Backspace),
+			chromedp.SendKeys(sel, value, opts...))
 	})
 	if err != nil {
 		p.t.Fatalf("browser: %v", err)

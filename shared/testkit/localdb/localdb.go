@@ -173,10 +173,11 @@ func Params() map[string]string {
 // LocalRuntime completes env, a function's environment as template.yaml
 // resolves it, as a local runtime does (`sam local --env-vars`, the local
 // stack, the tests): config.LocalSignal "true", and the engines' addresses
-// in DYNAMODB_ENDPOINT and S3_ENDPOINT where the template declares them.
-func LocalRuntime(env map[string]string, dynamodb, s3 string) {
+// in DYNAMODB_ENDPOINT, S3_ENDPOINT and COGNITO_ENDPOINT (the local
+// Cognito's, "" where there is none) where the template declares them.
+func LocalRuntime(env map[string]string, dynamodb, s3, cognito string) {
 	env[config.LocalSignal] = "true"
-	for name, addr := range map[string]string{"DYNAMODB_ENDPOINT": dynamodb, "S3_ENDPOINT": s3} {
+	for name, addr := range map[string]string{"DYNAMODB_ENDPOINT": dynamodb, "S3_ENDPOINT": s3, "COGNITO_ENDPOINT": cognito} {
 		if _, declared := env[name]; declared {
 			env[name] = addr
 		}

@@ -128,6 +128,12 @@ func New(t testing.TB) *Env {
 	for _, tb := range tmpl.Tables {
 		e.Names[tb.LogicalID] = fmt.Sprintf("%s-%d-%d", tb.LogicalID, os.Getpid(), n)
 	}
+	// An app client's id is made by the user pool (localcognito, in the
+	// tests that start one); a function's setting that names it gets a
+	// stand-in.
+	for _, c := range tmpl.UserPoolClients {
+		e.Names[c.LogicalID] = "local-" + strings.ToLower(c.LogicalID)
+	}
 	if err := localdb.CreateTables(context.Background(), e.Client, tmpl.Tables, e.Names); err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +190,7 @@ func (e *Env) Getenv(fn string, read map[string]bool) func(string) string {
 		}
 		vals[k] = s
 	}
-	localdb.LocalRuntime(vals, e.Endpoint, e.S3Endpoint)
+	localdb.LocalRuntime(vals, e.Endpoint, e.S3Endpoint, "")
 	var mu sync.Mutex
 	return func(name string) string {
 		mu.Lock()

@@ -1,0 +1,302 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	cip "github.com/aws/aws-sdk-go-v2/service/cognitoidentityprovider"
+
+	"stampduty/shared/testkit/browser"
+	"stampduty/shared/testkit/functest"
+	"stampduty/shared/testkit/localcognito"
+	"stampduty/shared/testkit/localdb"
+)
+
+// createOrder creates an order of quantity papers through the API with
+// the dev token and returns its documentId.
+func createOrder(t *testing.T, s *stack, quantity int) string {
+	t.Helper()
+	body := fmt.Sprintf(`{"amount":20,"considerationPrice":0,"purpose":"Affidavit","state":"Karnataka","paidBy":"First Party","firstPartyMobileNumber":"9876543210","firstPartyName":"Console Party","secondPartyName":"B","quantity":%d}`, quantity)
+	req, _ := http.NewRequest("POST", s.URL+"/api/live-orders", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+localdb.DevToken)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	var created struct {
+		OrderID string `json:"orderId"`
+	}
+	if json.Unmarshal(b, &created); resp.StatusCode != 200 || created.OrderID == "" {
+		t.Fatalf("create: %d %s", resp.StatusCode, b)
+	}
+	return created.OrderID
+}
+
+// signIn signs in at the console with email and password, by the fields'
+// and button's accessible names, with the keyboard.
+func signIn(p *browser.Page, url, email, password string) {
+	p.Open(url + "/console")
+	p.Fill(browser.TextBox("Email"), email)
+	p.Fill(browser.TextBox("Password"), password)
+	p.Press(browser.Button("Sign in"))
+}
+
+// checkConsole drives the console in headless Chromium against the stack:
+// an operator signs in, finds a new order of two papers in the queue,
+// moves each paper to Printed attaching its certificate, and the order
+// leaves the queue; the caller then reads the order with both
+// certificates through the API and downloads one. A wrong password is
+// said; a person in neither group sees they can do nothing. Every page is
+// checked (axe WCAG 2.1 A/AA, screenshot, no console error, no CSP
+// violation) on a desktop and a phone, and no token is in web storage.
+func checkConsole(t *testing.T, s *stack) {
+	b := browser.Start(t)
+	operator := s.Cognito.Staff[1]
+	cert := filepath.Join(t.TempDir(), "certificate.pdf")
+	if err := os.WriteFile(cert, functest.PDF(2048), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, screen := range []struct {
+		name string
+		vp   browser.Viewport
+	}{{"Desktop", browser.Desktop}, {"Phone", browser.Phone}} {
+		t.Run("OperatorPrintsAnOrder"+screen.name, func(t *testing.T) {
+			doc := createOrder(t, s, 2)
+			p := b.NewPage(t, screen.vp)
+			p.Open(s.URL + "/console")
+			p.Find(browser.Heading("Sign in"))
+			p.Check("sign-in")
+			signIn(p, s.URL, operator.Email, operator.Password)
+			p.Find(browser.Heading("Queue"))
+			p.Press(browser.Link(doc))
+			p.Find(browser.Heading("Order " + doc))
+			p.Check("order")
+			for i, ids := range [][2]string{{"SUBIN-CONSOLE-" + screen.name[:1] + "1", "IN-KA9368952800086%dY"}, {"SUBIN-CONSOLE-" + screen.name[:1] + "2", "IN-KA9368952800087%dY"}} {
+				paper := p.Within(browser.Role("group", fmt.Sprintf("Paper %d", i+1)))
+				paper.Fill(browser.TextBox("Unique doc ref"), ids[0])
+				paper.Press(browser.Button("Move to Created"))
+				paper.Fill(browser.TextBox("Certificate number"), fmt.Sprintf(ids[1], len(screen.name)%10))
+				paper.Press(browser.Button("Move to Procured"))
+				paper.Upload(browser.FileField("Certificate (PDF)"), cert)
+				paper.Press(browser.Button("Attach certificate"))
+				paper.Find(browser.Link("certificate.pdf"))
+				paper.Press(browser.Button("Move to Printed"))
+				paper.Gone(browser.Button("Move to Printed"))
+			}
+			p.Check("order-printed")
+			p.Press(browser.Link("Back to the queue"))
+			p.Find(browser.Heading("Queue"))
+			p.Gone(browser.Link(doc))
+			p.Check("queue")
+			for k, v := range p.WebStorage() {
+				t.Errorf("web storage holds %s=%.20s…", k, v)
+			}
+			for _, u := range p.Requests() {
+				if strings.Contains(u, "9876543210") || strings.Contains(u, "Console Party") || strings.Contains(u, "@") {
+					t.Errorf("a URL holds personal data: %s", u)
+				}
+			}
+			callerReadsCertificates(t, s, doc)
+			p.Press(browser.Button("Sign out"))
+			p.Find(browser.Heading("Sign in"))
+		})
+	}
+	t.Run("WrongPassword", func(t *testing.T) {
+		p := b.NewPage(t, browser.Desktop)
+		signIn(p, s.URL, operator.Email, "Not-the-password-1")
+		p.WaitText(browser.Role("alert", ""), "Wrong email or password.")
+		checkRefused(t, p, "wrong-password", "400 (Bad Request) ("+s.Cognito.Endpoint)
+	})
+	t.Run("ConflictShownAsItIsNow", func(t *testing.T) { checkConflict(t, s, b) })
+	t.Run("ExpiredSessionKeepsTheReason", func(t *testing.T) { checkExpiredSession(t, s, b) })
+	t.Run("NeitherGroupCanDoNothing", func(t *testing.T) {
+		client := localcognito.Client(s.Cognito.Endpoint)
+		if err := localcognito.CreateUser(context.Background(), client, s.Cognito.PoolID, "nobody@console.local", "Local-nobody-password-1"); err != nil {
+			t.Fatal(err)
+		}
+		p := b.NewPage(t, browser.Phone)
+		signIn(p, s.URL, "nobody@console.local", "Local-nobody-password-1")
+		p.Find(browser.Heading("Nothing to do here"))
+		p.Gone(browser.Heading("Queue"))
+		p.Check("neither-group")
+	})
+}
+
+// checkExpiredSession: a person whose session has ended (the id token
+// expired, the refresh token no longer accepted) while typing a Reason
+// into Cancel order is asked to sign in again, and the order is cancelled
+// with what they typed, never lost.
+func checkExpiredSession(t *testing.T, s *stack, b *browser.Browser) {
+	ctx := context.Background()
+	client := localcognito.Client(s.Cognito.Endpoint)
+	const email, password, reason = "expiring@console.local", "Local-expiring-password-1", "Customer asked twice"
+	if err := localcognito.CreateUser(ctx, client, s.Cognito.PoolID, email, password, "operator"); err != nil {
+		t.Fatal(err)
+	}
+	doc := createOrder(t, s, 1)
+	p := b.NewPage(t, browser.Desktop)
+	signIn(p, s.URL, email, password)
+	p.Find(browser.Heading("Queue"))
+	p.Press(browser.Link(doc))
+	p.Fill(browser.TextBox("Reason"), reason)
+	// The session ends: deleting and recreating the account drops its
+	// refresh tokens, and two hours pass on the page's clock.
+	if _, err := client.AdminDeleteUser(ctx, &cip.AdminDeleteUserInput{UserPoolId: aws.String(s.Cognito.PoolID), Username: aws.String(email)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := localcognito.CreateUser(ctx, client, s.Cognito.PoolID, email, password, "operator"); err != nil {
+		t.Fatal(err)
+	}
+	p.AdvanceClock(2 * time.Hour)
+	p.Press(browser.Button("Cancel order"))
+	p.Find(browser.Heading("Sign in"))
+	checkRefused(t, p, "session-ended", "400 (Bad Request) ("+s.Cognito.Endpoint)
+	p.Fill(browser.TextBox("Email"), email)
+	p.Fill(browser.TextBox("Password"), password)
+	p.Press(browser.Button("Sign in"))
+	p.Find(browser.Heading("Order " + doc))
+	p.Gone(browser.Button("Cancel order"))
+	checkRefused(t, p, "cancelled-after-sign-in", "400 (Bad Request) ("+s.Cognito.Endpoint)
+
+	req, _ := http.NewRequest("GET", s.URL+"/api/live-orders/"+doc, nil)
+	req.Header.Set("Authorization", "Bearer "+localdb.DevToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var got struct {
+		Data struct {
+			Cancellation *struct {
+				Reason string `json:"reason"`
+			} `json:"cancellation"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil || got.Data.Cancellation == nil || got.Data.Cancellation.Reason != reason {
+		t.Errorf("the order's cancellation %+v (%v), want the reason typed before the session ended, %q", got.Data.Cancellation, err, reason)
+	}
+}
+
+// checkConflict: when another person moved the paper first, the console
+// says so plainly (the API's 409 message) and shows the paper as it now
+// is, ready for its next move.
+func checkConflict(t *testing.T, s *stack, b *browser.Browser) {
+	operator, admin := s.Cognito.Staff[1], s.Cognito.Staff[0]
+	doc := createOrder(t, s, 1)
+	p := b.NewPage(t, browser.Desktop)
+	signIn(p, s.URL, operator.Email, operator.Password)
+	p.Find(browser.Heading("Queue"))
+	p.Press(browser.Link(doc))
+	p.Fill(browser.TextBox("Unique doc ref"), "SUBIN-CONFLICT-1")
+
+	// The admin moves the paper first, through the console's API.
+	tokens, err := localcognito.SignIn(context.Background(), localcognito.Client(s.Cognito.Endpoint), s.Cognito.ClientID, admin.Email, admin.Password)
+	if err != nil {
+		t.Fatal(err)
+	}
+	console := func(method, path, body string) []byte {
+		t.Helper()
+		req, _ := http.NewRequest(method, s.URL+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+tokens.ID)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		out, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s %s: %d %s", method, path, resp.StatusCode, out)
+		}
+		return out
+	}
+	var order struct {
+		Data struct {
+			Fulfillments []struct {
+				DocumentID string `json:"documentId"`
+			} `json:"live_order_fulfillments"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(console("GET", "/api/console/orders/"+doc, ""), &order); err != nil || len(order.Data.Fulfillments) != 1 {
+		t.Fatalf("order: %v %+v", err, order)
+	}
+	console("PATCH", "/api/console/orders/"+doc+"/papers/"+order.Data.Fulfillments[0].DocumentID, `{"order_status":"Created","unique_doc_ref":"SUBIN-CONFLICT-0"}`)
+
+	p.Press(browser.Button("Move to Created"))
+	p.WaitText(browser.Role("status", ""), "Someone else changed this order first: The unique_doc_ref of a fulfillment cannot be changed once stored. It is shown as it is now.")
+	p.Find(browser.Button("Move to Procured"))
+	checkRefused(t, p, "conflict", "409 (Conflict) ("+s.URL+"/api/console/orders/")
+}
+
+// checkRefused is browser.Page.Check for a page whose request was
+// refused, as it is meant to be: Chromium logs the refusal as a failed
+// load, the only console error such a page may have (expected: the
+// status and address it names, e.g. "400 (Bad Request) (<Cognito>").
+func checkRefused(t *testing.T, p *browser.Page, name, expected string) {
+	t.Helper()
+	p.Screenshot(name)
+	p.CheckAxe()
+	for _, e := range p.ConsoleErrors() {
+		if !strings.Contains(e, expected) {
+			t.Errorf("console error %s", e)
+		}
+	}
+	if v := p.CSPViolations(); len(v) != 0 {
+		t.Errorf("CSP violations %v", v)
+	}
+}
+
+// callerReadsCertificates: the caller reads the order through the API,
+// every paper Printed with its certificate, and downloads one.
+func callerReadsCertificates(t *testing.T, s *stack, doc string) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", s.URL+"/api/live-orders/"+doc, nil)
+	req.Header.Set("Authorization", "Bearer "+localdb.DevToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var got struct {
+		Data struct {
+			Fulfillments []struct {
+				Status string `json:"order_status"`
+				File   *struct {
+					URL  string `json:"url"`
+					Size int64  `json:"size"`
+				} `json:"certificate_file"`
+			} `json:"live_order_fulfillments"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil || len(got.Data.Fulfillments) != 2 {
+		t.Fatalf("read: %d %v %+v", resp.StatusCode, err, got)
+	}
+	for i, f := range got.Data.Fulfillments {
+		if f.Status != "Printed" || f.File == nil || f.File.Size != 2048 {
+			t.Errorf("paper %d: %s %+v, want Printed with its certificate", i+1, f.Status, f.File)
+		}
+	}
+	if f := got.Data.Fulfillments[0].File; f != nil {
+		d, err := http.Get(f.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(d.Body)
+		d.Body.Close()
+		if d.StatusCode != 200 || len(b) != 2048 || !strings.HasPrefix(string(b), "%PDF") {
+			t.Errorf("download: %d, %d bytes", d.StatusCode, len(b))
+		}
+	}
+}

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"stampduty/shared/function"
+)
+
+// env is a local runtime's environment of the pages function.
+var env = map[string]string{"COGNITO_CLIENT_ID": "client1", "AWS_REGION": "ap-south-1", "COGNITO_ENDPOINT": "http://127.0.0.1:9229", "AWS_SAM_LOCAL": "true", "AWS_ACCESS_KEY_ID": "k", "AWS_SECRET_ACCESS_KEY": "s"}
+
+// get answers GET path from the function wired over e.
+func get(t *testing.T, e map[string]string, path string) *http.Response {
+	t.Helper()
+	h, err := function.Build(wire, func(k string) string { return e[k] }, slog.New(slog.NewJSONHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("GET", path, nil))
+	return w.Result()
+}
+
+// TestPages: every file of the console is served under /console/ with its
+// type and the security headers (a CSP without inline script or eval that
+// lets the page reach the Cognito endpoint, nosniff, no referrer, never
+// framed); the shell links only files that exist; anything else is 404.
+func TestPages(t *testing.T) {
+	for path, ctype := range map[string]string{
+		"/console": "text/html", "/console/": "text/html", "/console/index.html": "text/html",
+		"/console/console.js": "text/javascript", "/console/console.css": "text/css",
+		"/console/favicon.svg": "image/svg+xml", "/console/config.json": "application/json",
+	} {
+		r := get(t, env, path)
+		body, _ := io.ReadAll(r.Body)
+		if r.StatusCode != 200 || !strings.HasPrefix(r.Header.Get("Content-Type"), ctype) {
+			t.Errorf("%s: %d %s, want 200 %s", path, r.StatusCode, r.Header.Get("Content-Type"), ctype)
+		}
+		csp := r.Header.Get("Content-Security-Policy")
+		for _, want := range []string{"script-src 'self';", "frame-ancestors 'none'", "connect-src 'self' http://127.0.0.1:9229 "} {
+			if !strings.Contains(csp, want) {
+				t.Errorf("%s: CSP %q lacks %q", path, csp, want)
+			}
+		}
+		if strings.Contains(csp, "unsafe") {
+			t.Errorf("%s: CSP %q allows unsafe-*", path, csp)
+		}
+		if r.Header.Get("X-Content-Type-Options") != "nosniff" || r.Header.Get("Referrer-Policy") != "no-referrer" {
+			t.Errorf("%s: headers %v", path, r.Header)
+		}
+		if ctype == "text/html" && (strings.Contains(string(body), "<script>") || strings.Contains(string(body), "onclick=") || strings.Contains(string(body), "style=")) {
+			t.Errorf("%s has an inline script", path)
+		}
+	}
+	if r := get(t, env, "/console/config.json"); true {
+		body, _ := io.ReadAll(r.Body)
+		if got, want := string(body), `{"endpoint":"http://127.0.0.1:9229","region":"ap-south-1","clientId":"client1"}`; got != want {
+			t.Errorf("config %s, want %s", got, want)
+		}
+	}
+	for _, path := range []string{"/console/nope.js", "/console/../go.mod", "/consolex", "/console/pages.go"} {
+		if r := get(t, env, path); r.StatusCode != 404 {
+			t.Errorf("%s: %d, want 404", path, r.StatusCode)
+		}
+	}
+}
+
+// TestConfigOnAWS: without COGNITO_ENDPOINT the page signs in at Cognito's
+// endpoint of the region; set outside a local runtime it fails the init.
+func TestConfigOnAWS(t *testing.T) {
+	aws := map[string]string{"COGNITO_CLIENT_ID": "client1", "AWS_REGION": "ap-south-1", "AWS_ACCESS_KEY_ID": "k", "AWS_SECRET_ACCESS_KEY": "s"}
+	body, _ := io.ReadAll(get(t, aws, "/console/config.json").Body)
+	if got, want := string(body), `{"endpoint":"https://cognito-idp.ap-south-1.amazonaws.com/","region":"ap-south-1","clientId":"client1"}`; got != want {
+		t.Errorf("config %s, want %s", got, want)
+	}
+	aws["COGNITO_ENDPOINT"] = "http://127.0.0.1:9229"
+	if _, err := function.Build(wire, func(k string) string { return aws[k] }, slog.New(slog.NewJSONHandler(io.Discard, nil))); err == nil || !strings.Contains(err.Error(), "COGNITO_ENDPOINT") {
+		t.Errorf("init: %v, want it to refuse COGNITO_ENDPOINT", err)
+	}
+}

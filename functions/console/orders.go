@@ -1,0 +1,232 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+
+	"stampduty/shared/function"
+	"stampduty/shared/function/fulfillment"
+	"stampduty/shared/orders"
+	"stampduty/shared/stampduty"
+	"stampduty/shared/stampduty/stampjson"
+	"stampduty/shared/strapiquery"
+)
+
+// work is what the console's order routes do: the operators' fulfillment
+// workflow (orders.Fulfiller, as the ops function has it) and the queue's
+// counts.
+type work interface {
+	Queue(ctx context.Context, status, cursor string, size int) ([]stampduty.OpsOrder, string, error)
+	OpsGet(ctx context.Context, doc string) (stampduty.OpsOrder, error)
+	Advance(ctx context.Context, doc, ffDoc string, c stampduty.Change, by string) (stampduty.OpsOrder, error)
+	AttachCertificate(ctx context.Context, doc, ffDoc string, u stampduty.Upload) (stampduty.OpsOrder, error)
+	AttachStagedCertificate(ctx context.Context, doc, ffDoc, id string) (stampduty.OpsOrder, error)
+	NewCertificateUpload(ctx context.Context, doc, ffDoc string, d stampduty.Declared) (orders.Upload, error)
+	OpsCancel(ctx context.Context, doc, reason string) (stampduty.OpsOrder, error)
+}
+
+// counter counts the orders waiting in a status (store.Orders.QueueCount).
+type counter interface {
+	QueueCount(ctx context.Context, status string) (int, error)
+}
+
+// The console's answers: a queue page, the queue's counts, one order.
+type (
+	queueResponse struct {
+		Data []stampduty.OpsOrder `json:"data"`
+		Meta struct {
+			Pagination struct {
+				PageSize int     `json:"pageSize"`
+				Next     *string `json:"next"`
+			} `json:"pagination"`
+		} `json:"meta"`
+	}
+	countsResponse struct {
+		Data map[string]int `json:"data"`
+		Meta struct{}       `json:"meta"`
+	}
+	// orderResponse has "meta" on reads only, as the operators' API.
+	orderResponse struct {
+		Data stampduty.OpsOrder `json:"data"`
+		Meta *struct{}          `json:"meta,omitempty"`
+	}
+)
+
+const (
+	orderPath = "/api/console/orders/{documentId}"
+	paperPath = orderPath + "/papers/{fulfillmentDocumentId}"
+)
+
+// queueStatuses are the statuses an order waits in (Printed is done).
+var queueStatuses = []string{stampduty.StatusPending, stampduty.StatusCreated, stampduty.StatusProcured}
+
+// orderRoutes are the console's order routes, each for an operator or an
+// admin (asOperator), served by h.
+func (h *handler) orderRoutes() []function.Path {
+	return []function.Path{
+		{Method: http.MethodGet, Pattern: "/api/console/queue", Serve: asOperator(h.queue)},
+		{Method: http.MethodGet, Pattern: "/api/console/queue/counts", Serve: asOperator(h.counts)},
+		{Method: http.MethodGet, Pattern: orderPath, Serve: asOperator(h.get)},
+		{Method: http.MethodPost, Pattern: orderPath + "/cancel", Serve: asOperator(h.cancel)},
+		{Method: http.MethodPatch, Pattern: paperPath, Serve: asOperator(h.advance)},
+		{Method: http.MethodPut, Pattern: paperPath + "/certificate", Serve: asOperator(h.attach)},
+		{Method: http.MethodPost, Pattern: paperPath + "/certificate/upload", Serve: asOperator(h.upload)},
+	}
+}
+
+// errNoRole is the answer to a signed-in person in neither the operator
+// nor the admin group.
+var errNoRole = stampduty.Errorf(stampduty.EFORBIDDEN, "Forbidden: this needs the operator or admin role")
+
+// asOperator serves r with serve for a signed-in member of the operator or
+// admin group (checked again here from the token's cognito:groups, whatever
+// the page shows), who acts as their email.
+func asOperator(serve func(r *http.Request, by string) (any, error)) func(r *http.Request) (any, error) {
+	return func(r *http.Request) (any, error) {
+		s, err := signedIn(r)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Contains(s.Groups, "operator") && !slices.Contains(s.Groups, "admin") {
+			return nil, errNoRole
+		}
+		return serve(r, s.Email)
+	}
+}
+
+// queueParam reports the query parameters of the queue.
+func queueParam(k string) bool {
+	return k == "status" || k == "state" || k == "purpose" || k == "pagination[pageSize]" || k == "pagination[cursor]"
+}
+
+// filterPages is how many pages of the operators' queue one console page
+// reads at most to fill itself when a filter leaves some rows out.
+const filterPages = 4
+
+// queue answers a page of status's queue (default Pending), oldest first
+// across callers, as GET /api/ops/live-orders does; state and purpose
+// (exact, case-insensitive) keep only the orders of that state or purpose:
+// the queue is read a page at a time (up to filterPages) until the page is
+// full, and the cursor continues after the last order read.
+func (h *handler) queue(r *http.Request, _ string) (any, error) {
+	q, err := strapiquery.Parse(r.URL.RawQuery, queueParam)
+	if err != nil {
+		return nil, err
+	}
+	_, size, err := q.Page("", "pagination[pageSize]")
+	if err != nil {
+		return nil, err
+	}
+	vals := map[string]string{}
+	for _, k := range []string{"status", "state", "purpose", "pagination[cursor]"} {
+		if vals[k], _, err = q.Value(k); err != nil {
+			return nil, err
+		}
+	}
+	status := vals["status"]
+	if status == "" {
+		status = stampduty.StatusPending
+	}
+	keep := func(o stampduty.OpsOrder) bool {
+		return (vals["state"] == "" || strings.EqualFold(o.StampDuty.State, vals["state"])) &&
+			(vals["purpose"] == "" || strings.EqualFold(o.StampDuty.StatePurpose.PurposeName, vals["purpose"]))
+	}
+	var resp queueResponse
+	resp.Data, resp.Meta.Pagination.PageSize = []stampduty.OpsOrder{}, size
+	cursor := vals["pagination[cursor]"]
+	filtered := vals["state"] != "" || vals["purpose"] != ""
+	for range filterPages {
+		page, next, err := h.orders.Queue(r.Context(), status, cursor, size)
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range page {
+			if keep(o) {
+				resp.Data = append(resp.Data, o)
+			}
+		}
+		cursor = next
+		if !filtered || next == "" || len(resp.Data) >= size {
+			break
+		}
+	}
+	if cursor != "" {
+		resp.Meta.Pagination.Next = &cursor
+	}
+	return resp, nil
+}
+
+// counts answers how many orders wait in each status of the queue, one
+// count per status at once (store.Orders.QueueCount says what it costs).
+func (h *handler) counts(r *http.Request, _ string) (any, error) {
+	n := make([]int, len(queueStatuses))
+	errs := make([]error, len(queueStatuses))
+	var wg sync.WaitGroup
+	for i, s := range queueStatuses {
+		wg.Go(func() { n[i], errs[i] = h.count.QueueCount(r.Context(), s) })
+	}
+	wg.Wait()
+	resp := countsResponse{Data: map[string]int{}}
+	for i, s := range queueStatuses {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		resp.Data[s] = n[i]
+	}
+	return resp, nil
+}
+
+// get answers one order as operators see it.
+func (h *handler) get(r *http.Request, _ string) (any, error) {
+	o, err := h.orders.OpsGet(r.Context(), r.PathValue("documentId"))
+	return orderResponse{Data: o, Meta: &struct{}{}}, err
+}
+
+// advance moves a paper as the body asks (fulfillment.ReadChange), by the
+// signed-in person's email.
+func (h *handler) advance(r *http.Request, by string) (any, error) {
+	c, err := fulfillment.ReadChange(r)
+	if err != nil {
+		return nil, err
+	}
+	o, err := h.orders.Advance(r.Context(), r.PathValue("documentId"), r.PathValue("fulfillmentDocumentId"), c, by)
+	return orderResponse{Data: o}, err
+}
+
+// attach stores the body, a PDF, as the paper's certificate, or the staged
+// upload a JSON body {"upload": "<id>"} names.
+func (h *handler) attach(r *http.Request, _ string) (any, error) {
+	ctx, doc, ffDoc := r.Context(), r.PathValue("documentId"), r.PathValue("fulfillmentDocumentId")
+	o, err := fulfillment.Put(r,
+		func(u stampduty.Upload) (stampduty.OpsOrder, error) {
+			return h.orders.AttachCertificate(ctx, doc, ffDoc, u)
+		},
+		func(id string) (stampduty.OpsOrder, error) {
+			return h.orders.AttachStagedCertificate(ctx, doc, ffDoc, id)
+		})
+	return orderResponse{Data: o}, err
+}
+
+// upload makes a pre-signed upload of the paper's certificate.
+func (h *handler) upload(r *http.Request, _ string) (any, error) {
+	return fulfillment.NewUpload(r, func(d stampduty.Declared) (orders.Upload, error) {
+		return h.orders.NewCertificateUpload(r.Context(), r.PathValue("documentId"), r.PathValue("fulfillmentDocumentId"), d)
+	})
+}
+
+// cancel cancels the order for the reason the body gives ({"reason": "…"}).
+func (h *handler) cancel(r *http.Request, _ string) (any, error) {
+	members, err := function.ReadObject(r)
+	if err != nil {
+		return nil, err
+	}
+	reason, err := stampduty.CancelReason(stampjson.Fields(members))
+	if err != nil {
+		return nil, err
+	}
+	o, err := h.orders.OpsCancel(r.Context(), r.PathValue("documentId"), reason)
+	return orderResponse{Data: o}, err
+}

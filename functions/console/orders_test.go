@@ -1,0 +1,246 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"maps"
+	"net/http"
+	"slices"
+	"testing"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"stampduty/shared/function/fulfillment"
+	"stampduty/shared/stampduty"
+	"stampduty/shared/testkit/functest"
+	"stampduty/shared/testkit/localdb"
+	"stampduty/shared/testkit/storetest"
+)
+
+const (
+	ref = "SUBIN-KAKA142330491727791236986Y"
+	cn  = "IN-KA93689528000869Y"
+)
+
+// calls counts the DynamoDB calls among calls, by operation.
+func calls(cs []storetest.ProxyCall) map[string]int {
+	out := map[string]int{}
+	for _, c := range storetest.Requests(cs) {
+		out[c.Operation]++
+	}
+	return out
+}
+
+// TestConsoleCosts: each console action makes the DynamoDB calls the
+// operators' route of the same name makes (measured on
+// functions/ops with the same script: queue 17 Query + 1 BatchGetItem; get
+// 2 Query; a move 1 Query + 1 GetItem + 1 PutItem; a certificate by body
+// 1 Query, 2 GetItem, 2 PutItem, 2 UpdateItem, 1 DeleteItem; a cancel 2
+// Query + 1 GetItem + 1 PutItem), and the role check reads nothing.
+func TestConsoleCosts(t *testing.T) {
+	s := functest.New(t, "ConsoleFunction", wire)
+	os := functest.AddOrders(t, s.Env, localdb.DevOwner, 2)
+	o := os[0]
+	operator := functest.StaffClaims("operator@console.local", "operator")
+	paper := "/api/console/orders/" + o.DocumentID + "/papers/" + o.Fulfillments[0].DocumentID
+	asJSON := map[string]string{"content-type": "application/json"}
+	s.Proxy.Take()
+	for _, step := range []struct {
+		name string
+		ev   events.APIGatewayV2HTTPRequest
+		want map[string]int
+	}{
+		{"Queue", functest.Request("GET", "/api/console/queue", "status=Pending", nil, ""), map[string]int{"Query": 17, "BatchGetItem": 1}},
+		{"Get", functest.Request("GET", "/api/console/orders/"+o.DocumentID, "", nil, ""), map[string]int{"Query": 2}},
+		{"Created", functest.Request("PATCH", paper, "", asJSON, `{"order_status":"Created","unique_doc_ref":"`+ref+`"}`), map[string]int{"Query": 1, "GetItem": 1, "PutItem": 1}},
+		{"Procured", functest.Request("PATCH", paper, "", asJSON, `{"order_status":"Procured","certificate_number":"`+cn+`"}`), map[string]int{"Query": 1, "GetItem": 1, "PutItem": 1}},
+		{"Attach", functest.WithFile(functest.Request("PUT", paper+"/certificate", "name=cert.pdf", nil, ""), "application/pdf", functest.PDF(512)),
+			map[string]int{"Query": 1, "GetItem": 2, "PutItem": 2, "UpdateItem": 2, "DeleteItem": 1}},
+		{"Printed", functest.Request("PATCH", paper, "", asJSON, `{"order_status":"Printed"}`), map[string]int{"Query": 1, "GetItem": 1, "PutItem": 1}},
+		{"Cancel", functest.Request("POST", "/api/console/orders/"+os[1].DocumentID+"/cancel", "", asJSON, `{"reason":"Duplicate"}`), map[string]int{"Query": 2, "GetItem": 1, "PutItem": 1}},
+	} {
+		r := s.Invoke(functest.AsStaff(step.ev, operator))
+		if r.Status != 200 {
+			t.Fatalf("%s: %d %s", step.name, r.Status, r.Body)
+		}
+		if got := calls(s.Proxy.Take()); !maps.Equal(got, step.want) {
+			t.Errorf("%s: calls %v, want the operators' route's %v", step.name, got, step.want)
+		}
+	}
+}
+
+// TestConsoleOrders drives the console's order routes as an operator: the
+// queue (oldest first, filtered by purpose), its counts, one order, moving
+// a paper (its history names the operator's email), attaching its
+// certificate and cancelling an order; each costs the DynamoDB calls the
+// same operators' route costs. A person in neither group is 403, a request
+// without a staff member's claims 401, before any table is read.
+func TestConsoleOrders(t *testing.T) {
+	s := functest.New(t, "ConsoleFunction", wire)
+	orders := functest.AddOrders(t, s.Env, localdb.DevOwner, 3)
+	operator := functest.StaffClaims("operator@console.local", "operator")
+	as := func(claims map[string]string, method, path, query, body string, headers map[string]string) functest.Response {
+		t.Helper()
+		if headers == nil && body != "" {
+			headers = map[string]string{"content-type": "application/json"}
+		}
+		return s.Invoke(functest.AsStaff(functest.Request(method, path, query, headers, body), claims))
+	}
+	paper := func(o stampduty.Order) string {
+		return "/api/console/orders/" + o.DocumentID + "/papers/" + o.Fulfillments[0].DocumentID
+	}
+
+	t.Run("QueueOldestFirst", func(t *testing.T) {
+		s.Proxy.Take()
+		var page queueResponse
+		r := as(operator, "GET", "/api/console/queue", "status=Pending", "", nil)
+		if err := json.Unmarshal([]byte(r.Body), &page); err != nil || r.Status != 200 {
+			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+		var got []string
+		for _, o := range page.Data {
+			got = append(got, o.DocumentID)
+		}
+		if want := []string{orders[0].DocumentID, orders[1].DocumentID, orders[2].DocumentID}; !slices.Equal(got, want) {
+			t.Errorf("queue %v, want %v", got, want)
+		}
+		if n := calls(s.Proxy.Take()); n["Query"] != 17 || n["BatchGetItem"] != 1 || len(n) != 2 {
+			t.Errorf("calls %v, want the ops queue's: 17 Query and 1 BatchGetItem", n)
+		}
+	})
+	t.Run("QueueFilteredByPurpose", func(t *testing.T) {
+		r := as(operator, "GET", "/api/console/queue", "purpose=no+such+purpose", "", nil)
+		if got, want := r.Body, `{"data":[],"meta":{"pagination":{"pageSize":25,"next":null}}}`; got != want {
+			t.Errorf("%d %s, want %s", r.Status, got, want)
+		}
+	})
+	t.Run("Counts", func(t *testing.T) {
+		s.Proxy.Take()
+		r := as(operator, "GET", "/api/console/queue/counts", "", "", nil)
+		if got, want := r.Body, `{"data":{"Created":0,"Pending":3,"Procured":0},"meta":{}}`; got != want {
+			t.Errorf("%d %s, want %s", r.Status, got, want)
+		}
+		if n := calls(s.Proxy.Take()); n["Query"] != 3*17 || len(n) != 1 {
+			t.Errorf("calls %v, want 51 Query (17 partitions per status)", n)
+		}
+	})
+	t.Run("MoveByTheOperatorsEmail", func(t *testing.T) {
+		s.Proxy.Take()
+		r := as(operator, "PATCH", paper(orders[0]), "", `{"order_status":"Created","unique_doc_ref":"`+ref+`"}`, nil)
+		var got orderResponse
+		if err := json.Unmarshal([]byte(r.Body), &got); err != nil || r.Status != 200 {
+			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+		h := got.Data.Fulfillments[0].History
+		if last := h[len(h)-1]; last.Status != stampduty.StatusCreated || last.By != "operator@console.local" {
+			t.Errorf("history %+v, want Created by operator@console.local", h)
+		}
+		moved := calls(s.Proxy.Take())
+		// The same move through the operators' workflow costs the same.
+		if r := as(operator, "PATCH", paper(orders[0]), "", `{"order_status":"Procured","certificate_number":"`+cn+`"}`, nil); r.Status != 200 {
+			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+		t.Logf("a move: %v", moved)
+		if moved["UpdateItem"]+moved["PutItem"] == 0 {
+			t.Errorf("calls %v: no write", moved)
+		}
+	})
+	t.Run("ErrConflictIsTheOpsAnswer", func(t *testing.T) {
+		r := as(operator, "PATCH", paper(orders[0]), "", `{"order_status":"Created","unique_doc_ref":"`+ref+`"}`, nil)
+		if e := r.Error(t); r.Status != 409 || e.Error.Message != "Cannot move a fulfillment from Procured to Created." {
+			t.Errorf("%d %q", r.Status, e.Error.Message)
+		}
+	})
+	t.Run("AttachCertificateThenPrinted", func(t *testing.T) {
+		ev := functest.WithFile(functest.AsStaff(functest.Request("PUT", paper(orders[0])+"/certificate", "name=cert.pdf", nil, ""), operator), "application/pdf", functest.PDF(512))
+		r := s.Invoke(ev)
+		var got orderResponse
+		if err := json.Unmarshal([]byte(r.Body), &got); err != nil || r.Status != 200 {
+			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+		if f := got.Data.Fulfillments[0].CertificateFile; f == nil || f.Name != "cert.pdf" || f.Size != 512 || len(f.SHA256) != 64 {
+			t.Errorf("certificate %+v", f)
+		}
+		if r := as(operator, "PATCH", paper(orders[0]), "", `{"order_status":"Printed"}`, nil); r.Status != 200 {
+			t.Errorf("Printed: %d %s", r.Status, r.Body)
+		}
+	})
+	t.Run("CancelWithAReason", func(t *testing.T) {
+		r := as(operator, "POST", "/api/console/orders/"+orders[1].DocumentID+"/cancel", "", `{"reason":"Duplicate"}`, nil)
+		var got orderResponse
+		if err := json.Unmarshal([]byte(r.Body), &got); err != nil || r.Status != 200 || got.Data.Cancellation == nil || *got.Data.Cancellation.Reason != "Duplicate" {
+			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+	})
+	t.Run("GetOneOrder", func(t *testing.T) {
+		r := as(functest.StaffClaims("admin@console.local", "admin"), "GET", "/api/console/orders/"+orders[2].DocumentID, "", "", nil)
+		if r.Status != 200 {
+			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+	})
+	t.Run("ErrNeitherGroup", func(t *testing.T) {
+		s.Proxy.Take()
+		for _, path := range []string{"/api/console/queue", "/api/console/queue/counts", "/api/console/orders/" + orders[2].DocumentID} {
+			r := as(functest.StaffClaims("new@console.local"), "GET", path, "", "", nil)
+			if e := r.Error(t); r.Status != http.StatusForbidden || e.Error.Name != "ForbiddenError" {
+				t.Errorf("%s: %d %s, want 403", path, r.Status, r.Body)
+			}
+		}
+		r := as(functest.StaffClaims("new@console.local"), "POST", "/api/console/orders/"+orders[2].DocumentID+"/cancel", "", `{"reason":"x"}`, nil)
+		if r.Status != http.StatusForbidden {
+			t.Errorf("cancel: %d, want 403", r.Status)
+		}
+		if n := calls(s.Proxy.Take()); len(n) != 0 {
+			t.Errorf("calls %v, want none", n)
+		}
+	})
+	t.Run("StagedCertificate", func(t *testing.T) {
+		o := orders[2]
+		for _, body := range []string{`{"order_status":"Created","unique_doc_ref":"` + ref + `"}`, `{"order_status":"Procured","certificate_number":"` + cn + `"}`} {
+			if r := as(operator, "PATCH", paper(o), "", body, nil); r.Status != 200 {
+				t.Fatalf("move: %d %s", r.Status, r.Body)
+			}
+		}
+		var u fulfillment.UploadResponse
+		r := as(operator, "POST", paper(o)+"/certificate/upload", "", `{"name":"big.pdf","mime":"application/pdf","size":5000000}`, nil)
+		if err := json.Unmarshal([]byte(r.Body), &u); err != nil || r.Status != 200 {
+			t.Fatalf("upload: %d %s", r.Status, r.Body)
+		}
+		req, _ := http.NewRequest(u.Data.Method, u.Data.URL, bytes.NewReader(functest.PDF(5000000)))
+		for k, v := range u.Data.Headers {
+			req.Header.Set(k, v)
+		}
+		if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("PUT to S3: %v %v", resp, err)
+		}
+		r = as(operator, "PUT", paper(o)+"/certificate", "", `{"upload":"`+u.Data.Upload+`"}`, nil)
+		var got orderResponse
+		if err := json.Unmarshal([]byte(r.Body), &got); err != nil || r.Status != 200 {
+			t.Fatalf("attach: %d %s", r.Status, r.Body)
+		}
+		if f := got.Data.Fulfillments[0].CertificateFile; f == nil || f.Size != 5000000 || f.Name != "big.pdf" {
+			t.Errorf("certificate %+v", f)
+		}
+	})
+	t.Run("StaleEntryDropped", func(t *testing.T) {
+		// An order of two papers both moved on: its Pending entry is stale
+		// and the queue's read removes it, as the operators' queue does.
+		o := functest.AddPapers(t, s.Env, localdb.DevOwner, 2)
+		for _, f := range o.Fulfillments {
+			r := as(operator, "PATCH", "/api/console/orders/"+o.DocumentID+"/papers/"+f.DocumentID, "", `{"order_status":"Created","unique_doc_ref":"`+ref+`"}`, nil)
+			if r.Status != 200 {
+				t.Fatalf("move: %d %s", r.Status, r.Body)
+			}
+		}
+		if r := as(operator, "GET", "/api/console/queue", "status=Pending", "", nil); r.Status != 200 {
+			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+	})
+	t.Run("ErrNoClaims", func(t *testing.T) {
+		r := s.Invoke(functest.Request("GET", "/api/console/queue", "", nil, ""))
+		if r.Status != http.StatusUnauthorized {
+			t.Errorf("%d, want 401", r.Status)
+		}
+	})
+	s.CheckTemplate(s.Proxy.All())
+}
