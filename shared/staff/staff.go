@@ -301,6 +301,9 @@ type Changed struct {
 	SignedOut bool
 }
 
+// Demotion reports whether the change took rights away (a lower role).
+func (c Changed) Demotion() bool { return c.Role.rank() < c.From.rank() }
+
 // SetRole gives the person of email the role to (admin, operator or none),
 // on behalf of by. The steps are ordered so that a failure halfway never
 // leaves more rights than the new role's once a step has been taken:
@@ -363,7 +366,7 @@ func (a *Pool) SetRole(ctx context.Context, by, email string, to Role) (Changed,
 			return c, err
 		}
 	}
-	if to.rank() < c.From.rank() {
+	if c.Demotion() {
 		if c.SignedOut, err = a.signOut(ctx, m.User); err != nil {
 			return c, a.failed(ctx, "role", by, m.Email, err, "to", to)
 		}
