@@ -284,7 +284,7 @@ func (a *Pool) Invite(ctx context.Context, by, email string, role Role) (Member,
 	m := member(aws.ToString(u.Username), u.Attributes, u.Enabled, u.UserStatus, u.UserCreateDate, u.UserLastModifiedDate)
 	if err := a.addToGroup(ctx, m.User, role); err != nil {
 		a.log(ctx, slog.LevelError, "invite", by, email, "role", None, "wanted", role, "error", err.Error())
-		return m, fmt.Errorf("invited %s without a role (give it with a role change): %w", email, err)
+		return m, &stampduty.Error{Code: stampduty.ErrorCode(err), Message: "invited " + email + " without a role: give it one with a role change", Err: err}
 	}
 	m.Groups, m.Role = []Role{role}, role
 	a.log(ctx, slog.LevelInfo, "invite", by, email, "role", role)
@@ -314,7 +314,8 @@ func (c Changed) Demotion() bool { return c.Role.rank() < c.From.rank() }
 // the person out everywhere, so that their next tokens carry the new
 // groups (the ones they hold stay valid until they expire: 15 minutes).
 func (a *Pool) SetRole(ctx context.Context, by, email string, to Role) (Changed, error) {
-	if _, err := ParseRole(string(to)); err != nil {
+	to, err := ParseRole(string(to))
+	if err != nil {
 		return Changed{}, err
 	}
 	m, err := a.Get(ctx, email)

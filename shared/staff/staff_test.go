@@ -163,6 +163,22 @@ func TestInvite(t *testing.T) {
 			t.Errorf("role after the second invitation = %s, want operator", got)
 		}
 	})
+	t.Run("a failure to join the group leaves the account with no role, and says so", func(t *testing.T) {
+		p := newPool(e.TestPool, func(op string) error {
+			if op == "AdminAddUserToGroup" {
+				return &smithy.GenericAPIError{Code: "TooManyRequestsException", Message: "Rate exceeded"}
+			}
+			return nil
+		})
+		_, err := p.Invite(ctx, by, "meera@example.com", Admin)
+		wantCode(t, err, stampduty.EUNAVAILABLE)
+		if msg := stampduty.ErrorMessage(err); !strings.Contains(msg, "without a role") {
+			t.Errorf("message %q", msg)
+		}
+		if m := e.get(t, "meera@example.com"); m.Role != None {
+			t.Errorf("meera is %s", m.Role)
+		}
+	})
 	t.Run("an invalid email or role is refused before Cognito", func(t *testing.T) {
 		_, err := e.staff.Invite(ctx, by, "ravi", Operator)
 		wantCode(t, err, stampduty.EINVALID)
@@ -212,6 +228,15 @@ func TestSetRole(t *testing.T) {
 	t.Run("an unknown person is not found", func(t *testing.T) {
 		_, err := e.staff.SetRole(ctx, by, "nobody@example.com", Operator)
 		wantCode(t, err, stampduty.ENOTFOUND)
+	})
+	t.Run("a role is read in any case", func(t *testing.T) {
+		c, err := e.staff.SetRole(ctx, by, "ravi@example.com", Role("Operator"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := e.get(t, "ravi@example.com"); c.Role != Operator || !slices.Equal(got.Groups, []Role{Operator}) {
+			t.Errorf("changed to %s; Cognito has %v", c.Role, got.Groups)
+		}
 	})
 	t.Run("an unknown role is invalid", func(t *testing.T) {
 		_, err := e.staff.SetRole(ctx, by, "ravi@example.com", Role("owner"))
