@@ -59,7 +59,7 @@ func (c *cli) actor(by string) (string, error) {
 	if by = strings.TrimSpace(by); by == "" {
 		by = strings.TrimSpace(c.getenv("STAMPDUTY_BY"))
 	}
-	if by == "" && c.dynamoEndpoint() == "" {
+	if by == "" && c.dynamoEndpoint() == "" && c.cognitoEndpoint() == "" {
 		// On AWS: the IAM identity, when STS answers (else $USER below).
 		if cfg, err := c.loadAWS(false); err == nil {
 			if out, err := sts.NewFromConfig(cfg).GetCallerIdentity(c.ctx, &sts.GetCallerIdentityInput{}); err == nil && out.Arn != nil {

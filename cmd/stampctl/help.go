@@ -18,6 +18,7 @@ var groups = []struct{ name, title string }{
 	{"token", "Tokens (the API's bearer credentials; a token is shown once, when it is made, and only its HMAC-SHA256 " +
 		"under the deployment's hashing key is stored)"},
 	{"callers", "Callers (who calls the API: each caller's record, its tokens and its orders, straight in the tokens and orders tables)"},
+	{"staff", "Staff (the console's accounts in the stack's Cognito user pool: two roles, admin and operator, as its groups)"},
 	{"articles", "Articles (the purpose x state catalogue that prices orders; every change is logged per article and published)"},
 	{"orders", "Orders (the operator API under /api/ops/, called with requests signed by your AWS credentials; " +
 		"the API decides what is allowed and says why not; backfill works straight in the orders table)"},
@@ -34,7 +35,7 @@ func overview(group string) string {
 	b.WriteString("usage: stampctl COMMAND [ARGUMENTS] [FLAGS]\n" +
 		"       stampctl COMMAND --help     that command's usage, flags and the environment it reads\n" +
 		"       stampctl help               this overview\n\n")
-	b.WriteString(whereItWorks(reads{api: true, tables: []tableSpec{tokensSpec}, hashKey: true}))
+	b.WriteString(whereItWorks(reads{api: true, tables: []tableSpec{tokensSpec}, hashKey: true, pool: true}))
 	for _, g := range groups {
 		if group != "" && g.name != group {
 			continue
@@ -49,7 +50,7 @@ func overview(group string) string {
 	}
 	if group == "" {
 		b.WriteString("\nEnvironment (each command's --help lists what it reads):\n" + environment(reads{api: true,
-			tables: []tableSpec{articlesSpec, tokensSpec, countersSpec, catalogueSpec, ordersSpec, webhooksSpec, deliveriesSpec}, hashKey: true}))
+			tables: []tableSpec{articlesSpec, tokensSpec, countersSpec, catalogueSpec, ordersSpec, webhooksSpec, deliveriesSpec}, hashKey: true, pool: true}))
 		b.WriteString("\nFlags may come before, between or after the arguments, with two dashes or one;\n" +
 			"--stack and --api-url also before the command.\n" +
 			"Exit status: 0 on success, 1 when a command fails, 2 on bad usage.\n")
@@ -76,6 +77,13 @@ func whereItWorks(r reads) string {
 		}
 		b.WriteString(label + "export DYNAMODB_ENDPOINT=" + localDynamoDB + "\n")
 	}
+	if r.pool {
+		label := "    "
+		if len(r.tables) > 0 {
+			label = "    the staff commands:\n      "
+		}
+		b.WriteString(label + "export " + cognitoEndpointEnv + "=" + localCognito + "\n")
+	}
 	if r.api {
 		label := "    "
 		if len(r.tables) > 0 {
@@ -97,6 +105,9 @@ func (r reads) fromStack() string {
 	}
 	if r.hashKey {
 		parts = append(parts, "the token key's SSM parameter")
+	}
+	if r.pool {
+		parts = append(parts, "the staff pool's id ("+staffPoolOutput+")")
 	}
 	if n := len(parts); n > 1 {
 		return strings.Join(parts[:n-1], ", ") + " and " + parts[n-1]
@@ -122,7 +133,8 @@ func (cmd *command) metavar(name string) (string, bool) {
 	if i < 0 {
 		return "", false
 	}
-	if i+1 < len(words) && !strings.HasPrefix(words[i+1], "-") && strings.ToUpper(words[i+1]) == words[i+1] {
+	// A value in capitals (--status S), or the values it takes (--role admin|operator).
+	if i+1 < len(words) && !strings.HasPrefix(words[i+1], "-") && (strings.ToUpper(words[i+1]) == words[i+1] || strings.Contains(words[i+1], "|")) {
 		return words[i+1], true
 	}
 	return "", true
@@ -188,6 +200,13 @@ func environment(r reads) string {
 			"the local stacks' key by default")
 		add("TOKEN_HASH_KEY_PARAMETER", "otherwise the SSM parameter that holds the key: by default the stack's "+
 			"TokenHashKeyParameter parameter with --stack, else /stamp-duty/token-hash-key")
+	}
+	if r.pool {
+		add(staffPoolEnv, "the staff's Cognito user pool id; it wins over the stack's "+staffPoolOutput+" output. With "+
+			cognitoEndpointEnv+" it defaults to the local pool named "+staffPoolLogicalID+", the local stack's.")
+		add(cognitoEndpointEnv, "a local Cognito instead of AWS, e.g. "+localCognito+" (the local stack's). With it, "+
+			"EC2 instance credentials are not looked up, dummy credentials are used when none are configured, and people are not "+
+			"signed out everywhere (the local Cognito does not serve AdminUserGlobalSignOut). It cannot be combined with --stack.")
 	}
 	sign := "your AWS identity, from the AWS SDK's default chain (also the shared config files, SSO, web identity, " +
 		"container and instance roles)"

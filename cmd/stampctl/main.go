@@ -66,6 +66,7 @@ type reads struct {
 	api     bool
 	tables  []tableSpec
 	hashKey bool
+	pool    bool // the staff's Cognito user pool
 }
 
 // commands are every subcommand of stampctl, in the order help lists them.
@@ -87,6 +88,26 @@ var commands = []command{
 	{"callers create", "NAME [--by WHO]",
 		"create the caller NAME (1 to 64 letters, digits, '.', '_' or '-'), with no token yet; a name is taken once",
 		reads{tables: []tableSpec{tokensSpec, ordersSpec}}, (*cli).callersCreate},
+	{"staff list", "",
+		"every staff account of the console, by email: role (admin, operator or none: signs in, may do nothing), its groups, " +
+			"enabled or not, Cognito's status (FORCE_CHANGE_PASSWORD until the first sign-in, then CONFIRMED), when it was created",
+		reads{pool: true}, (*cli).staffList},
+	{"staff invite", "EMAIL --role admin|operator [--by WHO]",
+		"create the account of EMAIL with the role; Cognito emails the person a temporary password (valid 7 days) and their first " +
+			"sign-in sets their own (and TOTP unless the stack's ConsoleMfa is OFF). An email is invited once: change its role instead",
+		reads{pool: true}, (*cli).staffInvite},
+	{"staff role", "EMAIL --role admin|operator|none [--by WHO]",
+		"change the person's role; rights are taken away first, so a failure halfway never leaves more than the new role's. " +
+			"A lower role also signs them out everywhere (the tokens they hold expire within 15 minutes). " +
+			"The last enabled admin cannot be demoted",
+		reads{pool: true}, (*cli).staffRole},
+	{"staff disable", "EMAIL [--by WHO]",
+		"disable the account (it can no longer sign in; it keeps its role) and sign the person out everywhere. " +
+			"The last enabled admin cannot be disabled",
+		reads{pool: true}, (*cli).staffDisable},
+	{"staff enable", "EMAIL [--by WHO]",
+		"enable a disabled account again, with its role; the person signs in with their password as before",
+		reads{pool: true}, (*cli).staffEnable},
 	{"articles list", "",
 		"every article, retired ones too: purpose, state, documentId, version, status, amounts and its last change (kind, when, by whom)",
 		reads{tables: catalogueTables}, (*cli).articlesList},

@@ -1,6 +1,7 @@
 package testkit
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"slices"
@@ -18,8 +19,6 @@ func tooling(pkg string) (string, bool) {
 		return "a tool of cmd/", true
 	case pkg == "stampduty/shared/apidoc":
 		return "the API's documents (apidoc embeds openapi.yaml)", true
-	case strings.HasPrefix(pkg, "github.com/aws/aws-sdk-go-v2/service/cognitoidentityprovider"):
-		return "Cognito's API (for now only tooling creates the staff pool and its users)", true
 	case strings.HasPrefix(pkg, "github.com/golang-jwt/") || strings.HasPrefix(pkg, "github.com/MicahParks/"):
 		return "a JWT library (API Gateway's JWT authorizer checks the staff's tokens, not a function)", true
 	case strings.HasPrefix(pkg, "github.com/pb33f/"):
@@ -34,10 +33,37 @@ func tooling(pkg string) (string, bool) {
 	return "", false
 }
 
+// confined are libraries a function may link only through one package of
+// ours, and only the functions named may link that package.
+var confined = []struct {
+	prefix, via string
+	functions   []string
+	why         string
+}{{
+	prefix:    "github.com/aws/aws-sdk-go-v2/service/cognitoidentityprovider",
+	via:       "stampduty/shared/staff",
+	functions: []string{"stampduty/functions/console"},
+	why: "Cognito's admin API: only the staff workflows (shared/staff) call it, " +
+		"and only the console function, whose role is granted them, runs them",
+}}
+
+// confinedImport returns why p may not import q (a confined library
+// imported other than through its package), or "".
+func confinedImport(p, q string) string {
+	for _, c := range confined {
+		if strings.HasPrefix(q, c.prefix) && !strings.HasPrefix(p, c.prefix) && p != c.via {
+			return fmt.Sprintf("imports %s: only %s may (%s)", q, c.via, c.why)
+		}
+	}
+	return ""
+}
+
 // TestNotLinkedIntoFunctions keeps tooling out of the Lambda binaries: no
 // package a function links, as the Makefile builds it (linux/arm64, no
 // cgo, -tags lambda.norpc), may be one tooling reports. A failure names
-// the function and the chain of imports that reaches the package.
+// the function and the chain of imports that reaches the package. A
+// confined library is linked only through its package, by the functions
+// named.
 func TestNotLinkedIntoFunctions(t *testing.T) {
 	cmd := exec.Command("go", "list", "-deps", "-tags", "lambda.norpc",
 		"-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}", "./functions/...")
@@ -81,7 +107,15 @@ func TestNotLinkedIntoFunctions(t *testing.T) {
 				t.Errorf("%s links %s, %s: %s", strings.TrimPrefix(fn, "stampduty/"), p, why, strings.Join(chain, " → "))
 				continue
 			}
+			for _, c := range confined {
+				if p == c.via && !slices.Contains(c.functions, fn) {
+					t.Errorf("%s links %s: only %s may (%s)", strings.TrimPrefix(fn, "stampduty/"), p, strings.Join(c.functions, ", "), c.why)
+				}
+			}
 			for _, q := range imports[p] {
+				if why := confinedImport(p, q); why != "" {
+					t.Errorf("%s links %s, which %s", strings.TrimPrefix(fn, "stampduty/"), p, why)
+				}
 				if _, seen := via[q]; !seen {
 					via[q] = p
 					queue = append(queue, q)
@@ -91,5 +125,37 @@ func TestNotLinkedIntoFunctions(t *testing.T) {
 		if _, ok := via["stampduty/shared/function"]; !ok {
 			t.Errorf("%s does not link stampduty/shared/function: the import graph is not what go list gave", fn)
 		}
+	}
+}
+
+// TestCognitoOnlyThroughStaff: no package of the product (shared/, not the
+// test kit) imports a confined library other than through its package,
+// whether or not a function links it yet.
+func TestCognitoOnlyThroughStaff(t *testing.T) {
+	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}", "./shared/...")
+	cmd.Dir = "../.."
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list ./shared/...: %v", err)
+	}
+	n := 0
+	for line := range strings.Lines(string(out)) {
+		fields := strings.Fields(line)
+		if len(fields) == 0 {
+			continue
+		}
+		n++
+		if _, ok := tooling(fields[0]); ok {
+			continue
+		}
+		for _, q := range fields[1:] {
+			if why := confinedImport(fields[0], q); why != "" {
+				t.Errorf("%s %s", fields[0], why)
+			}
+		}
+	}
+	if n < 20 {
+		t.Fatalf("go list ./shared/... listed %d packages", n)
 	}
 }

@@ -5,7 +5,11 @@
 //
 // cognito-local serves the admin API the local stack needs (CreateUserPool,
 // CreateUserPoolClient, CreateGroup, AdminCreateUser, AdminSetUserPassword,
-// AdminAddUserToGroup), InitiateAuth with USER_PASSWORD_AUTH and
+// AdminAddUserToGroup) and the staff workflows' (ListUsers,
+// ListUsersInGroup, AdminGetUser, AdminListGroupsForUser,
+// AdminRemoveUserFromGroup, AdminDisableUser, AdminEnableUser; not
+// AdminUserGlobalSignOut, and a disabled user still signs in: shared/staff's
+// TestLocalCognitoGaps), InitiateAuth with USER_PASSWORD_AUTH and
 // REFRESH_TOKEN_AUTH (not USER_SRP_AUTH, nor MFA_SETUP at sign-in), and
 // each pool's keys at /<pool id>/.well-known/jwks.json. It signs RS256
 // tokens with one key of its own, the same for every pool, and names as

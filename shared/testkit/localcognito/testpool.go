@@ -1,0 +1,103 @@
+package localcognito
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	cip "github.com/aws/aws-sdk-go-v2/service/cognitoidentityprovider"
+
+	"stampduty/shared/testkit/samtemplate"
+)
+
+// TestPool is a cognito-local of one test with the template's staff pool,
+// its app client and groups (MFA off, as the local stack runs it), and no
+// user yet.
+type TestPool struct {
+	Endpoint, PoolID, ClientID string
+	Client                     *cip.Client
+	// Log is what the server printed: cognito-local prints the messages
+	// it would send (an invitation's temporary password) there.
+	Log *SyncBuffer
+}
+
+// NewTestPool starts cognito-local for t, stopped when t ends, and creates
+// the template's staff pool in it.
+func NewTestPool(t testing.TB) *TestPool {
+	t.Helper()
+	ctx := context.Background()
+	root, err := samtemplate.Root(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl, err := samtemplate.LoadWith(filepath.Join(root, "template.yaml"), map[string]string{"ConsoleMfa": "OFF"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := &SyncBuffer{}
+	srv, err := Start(ctx, root, "", log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Stop)
+	client := Client(srv.Endpoint)
+	pools, err := CreatePools(ctx, client, tmpl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tmpl.UserPools) != 1 || len(tmpl.UserPoolClients) != 1 {
+		t.Fatalf("the template has %d user pools and %d clients, not one of each", len(tmpl.UserPools), len(tmpl.UserPoolClients))
+	}
+	return &TestPool{Endpoint: srv.Endpoint, PoolID: pools.Names[tmpl.UserPools[0].LogicalID],
+		ClientID: pools.Names[tmpl.UserPoolClients[0].LogicalID], Client: client, Log: log}
+}
+
+// Config returns an AWS configuration for the local server at endpoint:
+// its region, dummy credentials, and endpoint as the base endpoint.
+func Config(endpoint string) aws.Config {
+	return aws.Config{Region: Region, BaseEndpoint: aws.String(endpoint),
+		Credentials: credentials.NewStaticCredentialsProvider(AccessKeyID, SecretAccessKey, "")}
+}
+
+// PoolID returns the id of the user pool named name (the local stack
+// names each pool by its logical id) in the server at client's endpoint.
+func PoolID(ctx context.Context, client *cip.Client, name string) (string, error) {
+	p := cip.NewListUserPoolsPaginator(client, &cip.ListUserPoolsInput{MaxResults: aws.Int32(60)})
+	for p.HasMorePages() {
+		out, err := p.NextPage(ctx)
+		if err != nil {
+			return "", fmt.Errorf("list the user pools: %w", err)
+		}
+		for _, up := range out.UserPools {
+			if aws.ToString(up.Name) == name {
+				return aws.ToString(up.Id), nil
+			}
+		}
+	}
+	return "", fmt.Errorf("no user pool named %s", name)
+}
+
+// SyncBuffer is a bytes.Buffer safe for a server's output and a test's reads.
+type SyncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+// Write appends p.
+func (s *SyncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+// String returns what was written.
+func (s *SyncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
