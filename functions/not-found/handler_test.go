@@ -39,7 +39,7 @@ func TestNotFound(t *testing.T) {
 		// a trailing slash, another case; and a route's own request, which
 		// API Gateway never sends here.
 		for _, req := range []string{"GET /api/nothing", "GET /", "DELETE /api/nothing", "GET /api/live-orders/abc/extra",
-			"PUT /api/live-orders//document", "GET /api/stamp-duty-datas/", "GET /API/live-orders", "GET /api/live-orders/abc"} {
+			"PUT /api/live-orders//document", "POST /api/live-orders/", "GET /api/stamp-duty-datas//", "GET /api/nothing/", "GET /API/live-orders", "GET /api/live-orders/abc"} {
 			check(t, req, 404, "NotFoundError", "Not Found", "")
 		}
 	})
@@ -49,6 +49,24 @@ func TestNotFound(t *testing.T) {
 			"GET /api/ops/live-orders/a/fulfillments/b/certificate": "PUT"} {
 			method, _, _ := strings.Cut(req, " ")
 			check(t, req, 405, "MethodNotAllowedError", "Method "+method+" is not allowed here", allow)
+		}
+	})
+
+	t.Run("ATrailingSlashIsSentToTheRoute", func(t *testing.T) {
+		// A person typing /console/ reaches the console; relative, so that
+		// it holds under a stage's path.
+		for _, tc := range []struct{ method, path, query, want string }{
+			{"GET", "/console/", "", "../console"},
+			{"HEAD", "/console/", "", "../console"},
+			{"GET", "/api/stamp-duty-datas/", "pagination[page]=2", "../stamp-duty-datas?pagination[page]=2"},
+			{"GET", "/api/live-orders/k3v9xq2m7p4r8t1w5y6z0abc/", "", "../k3v9xq2m7p4r8t1w5y6z0abc"},
+		} {
+			ev := functest.Request(tc.method, tc.path, tc.query, nil, "")
+			ev.RouteKey, ev.RequestContext.RouteKey = "$default", "$default"
+			r := s.Invoke(ev)
+			if got, want := r.Status, 308; got != want || r.Headers["Location"] != tc.want || r.Body != "" {
+				t.Errorf("%s %s?%s: %d, Location %q, body %q; want %d, Location %q, no body", tc.method, tc.path, tc.query, got, r.Headers["Location"], r.Body, want, tc.want)
+			}
 		}
 	})
 

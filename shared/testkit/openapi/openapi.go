@@ -85,6 +85,7 @@ func (c *Checker) Operations() []Operation {
 // CheckResponse checks resp, the answer to req, against the document: a
 // documented status, its Content-Type, headers and body. An answer to a
 // path or method the document does not have must be the $default route's:
+// 308 for a GET or HEAD of a GET operation's path with a trailing slash,
 // 404 NotFoundError for an unknown path, 405 MethodNotAllowedError for a
 // known path with another method.
 func (c *Checker) CheckResponse(req *http.Request, resp *http.Response) error {
@@ -118,6 +119,18 @@ func (c *Checker) checkDefaultRoute(req *http.Request, resp *http.Response, know
 		want = http.StatusMethodNotAllowed
 	}
 	what := fmt.Sprintf("%s %s (no operation in openapi.yaml: the $default route)", req.Method, req.URL.Path)
+	// A GET or HEAD of a GET operation's path with one trailing slash more
+	// is sent there (x-default-route's 308), with no body.
+	if trimmed, ok := strings.CutSuffix(req.URL.Path, "/"); ok && trimmed != "" && (req.Method == http.MethodGet || req.Method == http.MethodHead) {
+		for _, op := range c.Operations() {
+			if _, match := apipath.Parse(op.Path).Match(trimmed); match && op.Method == http.MethodGet {
+				if resp.StatusCode != http.StatusPermanentRedirect || resp.Header.Get("Location") == "" {
+					return fmt.Errorf("%s answered %d, Location %q; want 308 to the path without its slash", what, resp.StatusCode, resp.Header.Get("Location"))
+				}
+				return nil
+			}
+		}
+	}
 	if resp.StatusCode != want {
 		return fmt.Errorf("%s answered %d, want %d", what, resp.StatusCode, want)
 	}
