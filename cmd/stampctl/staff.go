@@ -138,28 +138,41 @@ func roleFlag(fs *flag.FlagSet, what string) *string {
 	return fs.String("role", "", what)
 }
 
-// staffInvite invites a person: `staff invite EMAIL --role admin|operator`.
-func (c *cli) staffInvite(fs *flag.FlagSet, args []string) error {
-	role, by := roleFlag(fs, "the person's role: admin or operator (required)"), byFlag(fs)
+// staffChange reads a change of one account: its email (the one
+// argument), the command's own flags (check, which may refuse them), who
+// acts (--by) and the pool.
+func (c *cli) staffChange(fs *flag.FlagSet, args []string, check func() error) (p *staff.Pool, who, email string, err error) {
+	by := byFlag(fs)
 	rest, err := parse(fs, args, 1, 1)
 	if err != nil {
-		return err
+		return nil, "", "", err
 	}
-	r, err := staff.ParseRole(*role)
-	if err != nil || r == staff.None {
-		return usagef("staff invite: --role must be admin or operator")
+	if err := check(); err != nil {
+		return nil, "", "", err
 	}
-	who, err := c.actor(*by)
+	if who, err = c.actor(*by); err != nil {
+		return nil, "", "", err
+	}
+	p, err = c.staffPool()
+	return p, who, rest[0], err
+}
+
+// staffInvite invites a person: `staff invite EMAIL --role admin|operator`.
+func (c *cli) staffInvite(fs *flag.FlagSet, args []string) error {
+	role := roleFlag(fs, "the person's role: admin or operator (required)")
+	var r staff.Role
+	p, who, email, err := c.staffChange(fs, args, func() (err error) {
+		if r, err = staff.ParseRole(*role); err != nil || r == staff.None {
+			return usagef("staff invite: --role must be admin or operator")
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
-	p, err := c.staffPool()
+	m, err := p.Invite(c.ctx, who, email, r)
 	if err != nil {
-		return err
-	}
-	m, err := p.Invite(c.ctx, who, rest[0], r)
-	if err != nil {
-		return staffErr("invite "+rest[0], err)
+		return staffErr("invite "+email, err)
 	}
 	fmt.Fprintf(c.stdout, "invited %s as %s (%s): Cognito emails them a temporary password, and their first sign-in sets their own\n", m.Email, m.Role, m.Status)
 	return nil
@@ -167,26 +180,20 @@ func (c *cli) staffInvite(fs *flag.FlagSet, args []string) error {
 
 // staffRole changes a person's role: `staff role EMAIL --role admin|operator|none`.
 func (c *cli) staffRole(fs *flag.FlagSet, args []string) error {
-	role, by := roleFlag(fs, "the new role: admin, operator or none (signs in, may do nothing) (required)"), byFlag(fs)
-	rest, err := parse(fs, args, 1, 1)
+	role := roleFlag(fs, "the new role: admin, operator or none (signs in, may do nothing) (required)")
+	var r staff.Role
+	p, who, email, err := c.staffChange(fs, args, func() (err error) {
+		if r, err = staff.ParseRole(*role); err != nil {
+			return usagef("staff role: --role must be admin, operator or none")
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
-	r, err := staff.ParseRole(*role)
+	ch, err := p.SetRole(c.ctx, who, email, r)
 	if err != nil {
-		return usagef("staff role: --role must be admin, operator or none")
-	}
-	who, err := c.actor(*by)
-	if err != nil {
-		return err
-	}
-	p, err := c.staffPool()
-	if err != nil {
-		return err
-	}
-	ch, err := p.SetRole(c.ctx, who, rest[0], r)
-	if err != nil {
-		return staffErr("change the role of "+rest[0], err)
+		return staffErr("change the role of "+email, err)
 	}
 	fmt.Fprintf(c.stdout, "%s: %s → %s%s\n", ch.Email, ch.From, ch.Role, c.signedOut(ch, ch.Demotion()))
 	return nil
@@ -206,22 +213,13 @@ func (c *cli) signedOut(ch staff.Changed, asked bool) string {
 
 // staffDisable disables an account: `staff disable EMAIL`.
 func (c *cli) staffDisable(fs *flag.FlagSet, args []string) error {
-	by := byFlag(fs)
-	rest, err := parse(fs, args, 1, 1)
+	p, who, email, err := c.staffChange(fs, args, func() error { return nil })
 	if err != nil {
 		return err
 	}
-	who, err := c.actor(*by)
+	ch, err := p.Disable(c.ctx, who, email)
 	if err != nil {
-		return err
-	}
-	p, err := c.staffPool()
-	if err != nil {
-		return err
-	}
-	ch, err := p.Disable(c.ctx, who, rest[0])
-	if err != nil {
-		return staffErr("disable "+rest[0], err)
+		return staffErr("disable "+email, err)
 	}
 	fmt.Fprintf(c.stdout, "disabled %s (%s): they can no longer sign in%s\n", ch.Email, ch.Role, c.signedOut(ch, true))
 	return nil
@@ -229,22 +227,13 @@ func (c *cli) staffDisable(fs *flag.FlagSet, args []string) error {
 
 // staffEnable enables an account again: `staff enable EMAIL`.
 func (c *cli) staffEnable(fs *flag.FlagSet, args []string) error {
-	by := byFlag(fs)
-	rest, err := parse(fs, args, 1, 1)
+	p, who, email, err := c.staffChange(fs, args, func() error { return nil })
 	if err != nil {
 		return err
 	}
-	who, err := c.actor(*by)
+	ch, err := p.Enable(c.ctx, who, email)
 	if err != nil {
-		return err
-	}
-	p, err := c.staffPool()
-	if err != nil {
-		return err
-	}
-	ch, err := p.Enable(c.ctx, who, rest[0])
-	if err != nil {
-		return staffErr("enable "+rest[0], err)
+		return staffErr("enable "+email, err)
 	}
 	fmt.Fprintf(c.stdout, "enabled %s (%s): they sign in with their password as before\n", ch.Email, ch.Role)
 	return nil

@@ -8,9 +8,7 @@ import (
 
 	"stampduty/shared/function"
 	"stampduty/shared/function/fulfillment"
-	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
-	"stampduty/shared/stampduty/stampjson"
 	"stampduty/shared/strapiquery"
 )
 
@@ -19,11 +17,7 @@ type handler struct {
 	orders interface {
 		Queue(ctx context.Context, status, cursor string, size int) ([]stampduty.OpsOrder, string, error)
 		OpsGet(ctx context.Context, doc string) (stampduty.OpsOrder, error)
-		Advance(ctx context.Context, doc, ffDoc string, c stampduty.Change, by string) (stampduty.OpsOrder, error)
-		AttachCertificate(ctx context.Context, doc, ffDoc string, u stampduty.Upload) (stampduty.OpsOrder, error)
-		AttachStagedCertificate(ctx context.Context, doc, ffDoc, id string) (stampduty.OpsOrder, error)
-		NewCertificateUpload(ctx context.Context, doc, ffDoc string, d stampduty.Declared) (orders.Upload, error)
-		OpsCancel(ctx context.Context, doc, reason string) (stampduty.OpsOrder, error)
+		fulfillment.Papers
 	}
 }
 
@@ -124,41 +118,20 @@ func (h *handler) get(r *http.Request, _ string) (any, error) {
 	return orderResponse{Data: o, Meta: &struct{}{}}, nil
 }
 
-// advance moves a fulfillment as the body asks (fulfillment.ReadChange).
+// advance moves a fulfillment as the body asks (fulfillment.Move), for by.
 func (h *handler) advance(r *http.Request, by string) (any, error) {
-	c, err := fulfillment.ReadChange(r)
-	if err != nil {
-		return nil, err
-	}
-	o, err := h.orders.Advance(r.Context(), r.PathValue("documentId"), r.PathValue("fulfillmentDocumentId"), c, by)
-	if err != nil {
-		return nil, err
-	}
-	return orderResponse{Data: o}, nil
+	return written(fulfillment.Move(r, h.orders, by))
 }
 
 // attach stores the body, a PDF, as the fulfillment's certificate; a JSON
 // body {"upload": "<id>"} attaches the file of that upload instead.
 func (h *handler) attach(r *http.Request, _ string) (any, error) {
-	ctx, doc, ffDoc := r.Context(), r.PathValue("documentId"), r.PathValue("fulfillmentDocumentId")
-	o, err := fulfillment.Put(r,
-		func(u stampduty.Upload) (stampduty.OpsOrder, error) {
-			return h.orders.AttachCertificate(ctx, doc, ffDoc, u)
-		},
-		func(id string) (stampduty.OpsOrder, error) {
-			return h.orders.AttachStagedCertificate(ctx, doc, ffDoc, id)
-		})
-	if err != nil {
-		return nil, err
-	}
-	return orderResponse{Data: o}, nil
+	return written(fulfillment.Attach(r, h.orders))
 }
 
 // upload makes a pre-signed upload of the fulfillment's certificate.
 func (h *handler) upload(r *http.Request, _ string) (any, error) {
-	return fulfillment.NewUpload(r, func(d stampduty.Declared) (orders.Upload, error) {
-		return h.orders.NewCertificateUpload(r.Context(), r.PathValue("documentId"), r.PathValue("fulfillmentDocumentId"), d)
-	})
+	return fulfillment.CertificateUpload(r, h.orders)
 }
 
 // cancel cancels the order for the reason the body gives ({"reason":
@@ -166,15 +139,11 @@ func (h *handler) upload(r *http.Request, _ string) (any, error) {
 // see it, as the other operator writes do: cancelled now, or as an
 // earlier cancel left it.
 func (h *handler) cancel(r *http.Request, _ string) (any, error) {
-	members, err := function.ReadObject(r)
-	if err != nil {
-		return nil, err
-	}
-	reason, err := stampduty.CancelReason(stampjson.Fields(members))
-	if err != nil {
-		return nil, err
-	}
-	o, err := h.orders.OpsCancel(r.Context(), r.PathValue("documentId"), reason)
+	return written(fulfillment.Cancel(r, h.orders))
+}
+
+// written answers a write with the order as operators see it.
+func written(o stampduty.OpsOrder, err error) (any, error) {
 	if err != nil {
 		return nil, err
 	}
