@@ -210,10 +210,12 @@ func (p *Page) Within(c Control) *Page {
 }
 
 // act finds the one element that is c and runs action on it. When the
-// action started a navigation (a form's submit button, a link), act waits
-// until it has settled (the new page loaded, or the navigation was
-// cancelled), so that the next step sees the new page and not the old one. An element replaced while the action ran (a page that
-// re-renders) is looked up again, until the page's Timeout.
+// action started a navigation (a form's submit button, a link), or the
+// page says one will follow (navigationListener), act waits until it has
+// settled (the new page loaded, or the navigation was cancelled), so that
+// the next step sees the new page and not the old one. An element replaced
+// while the action ran (a page that re-renders) is looked up again, until
+// the page's Timeout.
 func (p *Page) act(doing string, c Control, action func(sel string, opts ...chromedp.QueryOption) chromedp.Action[chromedp.Void]) error {
 	ctx, cancel := context.WithTimeout(p.ctx, p.Timeout)
 	defer cancel()
@@ -228,7 +230,11 @@ func (p *Page) act(doing string, c Control, action func(sel string, opts ...chro
 			return f.failed(doing, err)
 		}
 	}
-	if err := p.nav.waitSettled(ctx, before); err != nil {
+	pending, err := chromedp.Run(ctx, chromedp.Evaluate[bool](leaving))
+	if err != nil && !stale(err) {
+		return fmt.Errorf("%s %s: asking whether the page navigates: %w", doing, c, err)
+	}
+	if err := p.nav.waitSettled(ctx, before, pending); err != nil {
 		return fmt.Errorf("%s %s: %w", doing, c, err)
 	}
 	return nil
@@ -241,7 +247,8 @@ func stale(err error) bool {
 	return strings.Contains(msg, "No node with given id found") ||
 		strings.Contains(msg, "Could not find node with given id") ||
 		strings.Contains(msg, "Node is detached") ||
-		strings.Contains(msg, "Cannot find context with specified id")
+		strings.Contains(msg, "Cannot find context with specified id") ||
+		strings.Contains(msg, "Execution context was destroyed")
 }
 
 // Find waits until the page has exactly one element that is c.

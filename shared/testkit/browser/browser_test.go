@@ -2,6 +2,7 @@ package browser
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"html"
 	"image/png"
@@ -18,6 +19,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
 
 	"stampduty/shared/testkit/samtemplate"
 )
@@ -506,6 +510,54 @@ func TestStartWithoutChromium(t *testing.T) {
 		}
 		if got := st.failed; !strings.Contains(got, missing) || !strings.Contains(got, "CI=true") {
 			t.Errorf("failed with %q; want it to name %s and CI=true", got, missing)
+		}
+	})
+}
+
+// TestNavigationsWaitForAPendingRequest shows the wait an action makes when
+// the page says it will navigate (a submit left to the browser) but
+// Chromium has not yet sent the request, as happens when its task runs
+// after the key press was answered: it waits for the request and then for
+// the frame to stop loading, and it waits for nothing when none is pending.
+func TestNavigationsWaitForAPendingRequest(t *testing.T) {
+	const frame = cdp.FrameID("main")
+	n := &navigations{changed: make(chan struct{})}
+	listen := n.listen(frame)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+
+	t.Run("nothing pending and nothing requested returns at once", func(t *testing.T) {
+		if err := n.waitSettled(ctx, n.count(), false); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	t.Run("a pending navigation is waited for until its page has loaded", func(t *testing.T) {
+		before := n.count()
+		done := make(chan error, 1)
+		go func() { done <- n.waitSettled(ctx, before, true) }()
+		select {
+		case err := <-done:
+			t.Fatalf("returned before the navigation was requested: %v", err)
+		case <-time.After(50 * time.Millisecond):
+		}
+		listen(&page.EventFrameRequestedNavigation{FrameID: frame})
+		select {
+		case err := <-done:
+			t.Fatalf("returned before the page had loaded: %v", err)
+		case <-time.After(50 * time.Millisecond):
+		}
+		listen(&page.EventFrameStoppedLoading{FrameID: frame})
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	t.Run("a pending navigation that never comes fails at the deadline", func(t *testing.T) {
+		short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+		defer cancel()
+		if err := n.waitSettled(short, n.count(), true); err == nil {
+			t.Fatal("waitSettled returned no error")
 		}
 	})
 }

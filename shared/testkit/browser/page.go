@@ -97,11 +97,12 @@ func (n *navigations) count() int {
 }
 
 // waitSettled waits, when a navigation was requested since count returned
-// before, until the frame has stopped loading after the last one.
-func (n *navigations) waitSettled(ctx context.Context, before int) error {
+// before (or is to be: pending), until the frame has stopped loading after
+// the last one.
+func (n *navigations) waitSettled(ctx context.Context, before int, pending bool) error {
 	for {
 		n.mu.Lock()
-		if n.requested == before || n.settled == n.requested {
+		if (n.requested == before && !pending) || (n.requested != before && n.settled == n.requested) {
 			n.mu.Unlock()
 			return nil
 		}
@@ -168,6 +169,47 @@ const cspListener = `document.addEventListener('securitypolicyviolation', functi
     lineNumber: e.lineNumber, sample: e.sample});
 }, true);`
 
+// navigationIntent is the global in which navigationListener keeps the
+// last submit or link click the page received, for leaving to ask.
+const navigationIntent = "__browserTestNavigationIntent"
+
+// navigationListener runs in every document the tab loads, before its
+// scripts. It keeps the last submit event, and the last click on a link
+// that leads to another document in this tab, so that an action can tell,
+// once the event is over, whether it will navigate: Chromium requests a
+// form's navigation in a task of its own, which may run after the key or
+// click that caused it has been answered (navigations alone would then
+// see nothing to wait for). The event is kept in the capture phase, before
+// any listener of the page, and judged later by its defaultPrevented, so
+// that a page that handles the submit itself (fetch) is not waited for.
+const navigationListener = `(function () {
+  function keep(e) { window.` + navigationIntent + ` = e; }
+  window.addEventListener('submit', function (e) {
+    var f = e.target, s = e.submitter;
+    var method = (s && s.getAttribute('formmethod')) || f.getAttribute('method') || '';
+    var target = (s && s.getAttribute('formtarget')) || f.getAttribute('target') || '';
+    if (method.toLowerCase() === 'dialog' || (target && target !== '_self')) return;
+    keep(e);
+  }, true);
+  window.addEventListener('click', function (e) {
+    var a = e.target && e.target.closest && e.target.closest('a[href]');
+    if (!a || a.hasAttribute('download') || (a.target && a.target !== '_self')) return;
+    var to = new URL(a.href, document.baseURI), here = new URL(location.href);
+    to.hash = ''; here.hash = '';
+    if (to.href === here.href && a.hash) return;
+    keep(e);
+  }, true);
+})();`
+
+// leaving reports whether the last submit or link click of the page, if
+// any, was left to the browser, so that it navigates; it forgets the event.
+// In a document the navigation already replaced, there is none to report.
+const leaving = `(function () {
+  var e = window.` + navigationIntent + `;
+  window.` + navigationIntent + ` = undefined;
+  return !!e && !e.defaultPrevented;
+})()`
+
 // NewPage opens a new tab, in a browser context of its own, shown on
 // viewport vp; it closes when t ends.
 func (b *Browser) NewPage(t testing.TB, vp Viewport) *Page {
@@ -193,7 +235,7 @@ func (b *Browser) NewPage(t testing.TB, vp Viewport) *Page {
 		}),
 		chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 			_, err := cdp.Call(ctx, tg, page.AddScriptToEvaluateOnNewDocument,
-				page.AddScriptToEvaluateOnNewDocumentParams{Source: cspListener})
+				page.AddScriptToEvaluateOnNewDocumentParams{Source: cspListener + "\n" + navigationListener})
 			return err
 		}),
 	)
