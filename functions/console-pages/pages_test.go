@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -81,5 +82,41 @@ func TestConfigOnAWS(t *testing.T) {
 	aws["COGNITO_ENDPOINT"] = "http://127.0.0.1:9229"
 	if _, err := function.Build(wire, func(k string) string { return aws[k] }, slog.New(slog.NewJSONHandler(io.Discard, nil))); err == nil || !strings.Contains(err.Error(), "COGNITO_ENDPOINT") {
 		t.Errorf("init: %v, want it to refuse COGNITO_ENDPOINT", err)
+	}
+}
+
+// TestModulesAreServed: every file the shell links (script, stylesheet,
+// icon, module preload) and every module a module imports is served, so
+// that a view's module added to web/ but misspelled in an import is a
+// failing test, not a blank console.
+func TestModulesAreServed(t *testing.T) {
+	linked := regexp.MustCompile(`(?:src|href)="(/console/[^"]+)"`)
+	imported := regexp.MustCompile(`(?m)^import (?:.* from )?"\./([^"]+)"`)
+	seen := map[string]bool{}
+	todo := []string{"/console"}
+	for len(todo) > 0 {
+		path := todo[0]
+		todo = todo[1:]
+		if seen[path] {
+			continue
+		}
+		seen[path] = true
+		r := get(t, env, path)
+		body, _ := io.ReadAll(r.Body)
+		if r.StatusCode != 200 {
+			t.Errorf("%s: %d, want 200", path, r.StatusCode)
+			continue
+		}
+		for _, m := range linked.FindAllStringSubmatch(string(body), -1) {
+			todo = append(todo, m[1])
+		}
+		for _, m := range imported.FindAllStringSubmatch(string(body), -1) {
+			todo = append(todo, "/console/"+m[1])
+		}
+	}
+	for _, want := range []string{"/console/console.js", "/console/core.js", "/console/orders.js"} {
+		if !seen[want] {
+			t.Errorf("%s is neither linked nor imported; seen %v", want, seen)
+		}
 	}
 }
