@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 
 	"stampduty/shared/function"
 	"stampduty/shared/function/fulfillment"
+	"stampduty/shared/function/staffauth"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/strapiquery"
 )
@@ -58,36 +58,16 @@ const (
 var queueStatuses = []string{stampduty.StatusPending, stampduty.StatusCreated, stampduty.StatusProcured}
 
 // orderRoutes are the console's order routes, each for an operator or an
-// admin (asOperator), served by h.
+// admin (staffauth.AsOperator), served by h.
 func (h *handler) orderRoutes() []function.Path {
 	return []function.Path{
-		{Method: http.MethodGet, Pattern: "/api/console/queue", Serve: asOperator(h.queue)},
-		{Method: http.MethodGet, Pattern: "/api/console/queue/counts", Serve: asOperator(h.counts)},
-		{Method: http.MethodGet, Pattern: orderPath, Serve: asOperator(h.get)},
-		{Method: http.MethodPost, Pattern: orderPath + "/cancel", Serve: asOperator(h.cancel)},
-		{Method: http.MethodPatch, Pattern: paperPath, Serve: asOperator(h.advance)},
-		{Method: http.MethodPut, Pattern: paperPath + "/certificate", Serve: asOperator(h.attach)},
-		{Method: http.MethodPost, Pattern: paperPath + "/certificate/upload", Serve: asOperator(h.upload)},
-	}
-}
-
-// errNoRole is the answer to a signed-in person in neither the operator
-// nor the admin group.
-var errNoRole = stampduty.Errorf(stampduty.EFORBIDDEN, "Forbidden: this needs the operator or admin role")
-
-// asOperator serves r with serve for a signed-in member of the operator or
-// admin group (checked again here from the token's cognito:groups, whatever
-// the page shows), who acts as their email.
-func asOperator(serve func(r *http.Request, by string) (any, error)) func(r *http.Request) (any, error) {
-	return func(r *http.Request) (any, error) {
-		s, err := signedIn(r)
-		if err != nil {
-			return nil, err
-		}
-		if !slices.Contains(s.Groups, "operator") && !slices.Contains(s.Groups, "admin") {
-			return nil, errNoRole
-		}
-		return serve(r, s.Email)
+		{Method: http.MethodGet, Pattern: "/api/console/queue", Serve: staffauth.AsOperator(h.queue)},
+		{Method: http.MethodGet, Pattern: "/api/console/queue/counts", Serve: staffauth.AsOperator(h.counts)},
+		{Method: http.MethodGet, Pattern: orderPath, Serve: staffauth.AsOperator(h.get)},
+		{Method: http.MethodPost, Pattern: orderPath + "/cancel", Serve: staffauth.AsOperator(h.cancel)},
+		{Method: http.MethodPatch, Pattern: paperPath, Serve: staffauth.AsOperator(h.advance)},
+		{Method: http.MethodPut, Pattern: paperPath + "/certificate", Serve: staffauth.AsOperator(h.attach)},
+		{Method: http.MethodPost, Pattern: paperPath + "/certificate/upload", Serve: staffauth.AsOperator(h.upload)},
 	}
 }
 

@@ -5,6 +5,7 @@ package main
 // templateRoutes returns the routes of template.yaml but the catch-all.
 func templateRoutes() []route {
 	return []route{
+		{"GET", "/api/console/callers"},
 		{"GET", "/api/console/me"},
 		{"GET", "/api/console/orders/{documentId}"},
 		{"POST", "/api/console/orders/{documentId}/cancel"},

@@ -42,9 +42,9 @@ var confined = []struct {
 }{{
 	prefix:    "github.com/aws/aws-sdk-go-v2/service/cognitoidentityprovider",
 	via:       "stampduty/shared/staff",
-	functions: []string{"stampduty/functions/console"},
+	functions: []string{"stampduty/functions/console-admin"},
 	why: "Cognito's admin API: only the staff workflows (shared/staff) call it, " +
-		"and only the console function, whose role is granted them, runs them",
+		"and only the console's admin function, whose role is granted them, runs them",
 }}
 
 // confinedImport returns why p may not import q (a confined library

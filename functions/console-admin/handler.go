@@ -1,0 +1,18 @@
+package main
+
+import (
+	"net/http"
+
+	"stampduty/shared/function"
+)
+
+// handler is the console's admin routes, each for a member of the admin
+// group (staffauth.AsAdmin, checked before anything is read).
+type handler struct {
+	callers callerAdmin
+}
+
+// routes answers the admin routes: each area's own (callers.go, ...).
+func (h *handler) routes() http.Handler {
+	return function.Routes(h.callerRoutes()...)
+}
