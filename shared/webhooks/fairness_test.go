@@ -110,15 +110,22 @@ func TestHangingWebhookBacksOff(t *testing.T) {
 }
 
 // TestNoAttemptAfterDelete: once a DELETE has answered, its webhook gets no
-// new attempt; only one already being made goes on.
+// new attempt; only those already being made go on. With attempts to the
+// webhook made two at a time, the one in the other lane when the DELETE
+// answers may still reach the receiver after it (its check of the webhook
+// came first: on a loaded machine its request can arrive late), never more:
+// a dispatcher that went on with the webhook it had read would send the
+// dozen orders left.
 func TestNoAttemptAfterDelete(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		at   int // the request during which the webhook is deleted
-	}{{"DuringTheFirstAttempt", 0}, {"WhileOrdersGoInParallel", 6}} {
+		name  string
+		at    int // the request during which the webhook is deleted
+		lanes int // attempts to the webhook at once
+	}{{"DuringTheFirstAttempt", 0, 1}, {"WhileOrdersGoInParallel", 6, 2}} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t)
 			h.d.Deliverer.Timeout = 5 * time.Second
+			h.d.PerWebhook = tc.lanes
 			var deleted atomic.Int64 // unix nanoseconds
 			var mu sync.Mutex
 			var after int
@@ -144,8 +151,8 @@ func TestNoAttemptAfterDelete(t *testing.T) {
 			}
 			h.pass()
 			h.pass()
-			if after != 0 {
-				t.Errorf("%d attempts reached the receiver after the DELETE answered (of %d in all)", after, len(r.ids()))
+			if inFlight := tc.lanes - 1; after > inFlight {
+				t.Errorf("%d attempts reached the receiver after the DELETE answered (of %d in all); want at most the %d of the other lanes, already being made", after, len(r.ids()), inFlight)
 			}
 			if len(r.ids()) < tc.at+1 {
 				t.Fatalf("the receiver got %d requests, want at least %d before the delete", len(r.ids()), tc.at+1)
