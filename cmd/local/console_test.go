@@ -89,7 +89,12 @@ func checkConsole(t *testing.T, s *stack) {
 				paper.Press(browser.Button("Move to Created"))
 				paper.Fill(browser.TextBox("Certificate number"), fmt.Sprintf(ids[1], len(screen.name)%10))
 				paper.Press(browser.Button("Move to Procured"))
-				paper.Upload(browser.FileField("Certificate (PDF)"), cert)
+				if i == 0 {
+					paper.Upload(browser.FileField("Certificate (PDF)"), cert)
+				} else { // the second by drag and drop, from the file manager
+					paper.DropFiles(browser.Role("group", "Drop the certificate here"), cert)
+					paper.WaitText(browser.Role("alert", ""), "Ready: certificate.pdf")
+				}
 				paper.Press(browser.Button("Attach certificate"))
 				paper.Find(browser.Link("certificate.pdf"))
 				paper.Press(browser.Button("Move to Printed"))

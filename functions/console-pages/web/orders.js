@@ -141,7 +141,7 @@ function certificate(o, f, p) {
   const id = p + "-file";
   const input = el("input", { id, type: "file", accept: "application/pdf" });
   const err = el("p", { class: "error", role: "alert" });
-  const drop = el("div", { class: "drop" },
+  const drop = el("div", { class: "drop", role: "group", "aria-label": "Drop the certificate here" },
     el("label", { for: id, text: "Certificate (PDF)" }), input,
     el("p", { text: "Or drop the PDF here." }), err,
     el("button", { type: "button", text: "Attach certificate" }));

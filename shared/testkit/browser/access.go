@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/cdproto/accessibility"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 )
@@ -317,6 +318,38 @@ func (p *Page) Upload(c Control, paths ...string) {
 	p.t.Helper()
 	err := p.act("choosing files for", c, func(sel string, opts ...chromedp.QueryOption) chromedp.Action[chromedp.Void] {
 		return chromedp.SetUploadFiles(sel, paths, opts...)
+	})
+	if err != nil {
+		p.t.Fatalf("browser: %v", err)
+	}
+}
+
+// DropFiles drops the files at paths on the element c, as a user dragging
+// them from their file manager does: the browser sends c dragenter,
+// dragover and drop (Input.dispatchDragEvent at c's centre, scrolled into
+// view) with the files in the event's dataTransfer. c is any control the
+// page makes a drop zone, found by its role and name like the others.
+func (p *Page) DropFiles(c Control, paths ...string) {
+	p.t.Helper()
+	err := p.act("dropping files on", c, func(sel string, opts ...chromedp.QueryOption) chromedp.Action[chromedp.Void] {
+		return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+			if _, err := chromedp.ScrollIntoView(sel, opts...)(ctx, t); err != nil {
+				return chromedp.Void{}, err
+			}
+			box, err := chromedp.Dimensions(sel, opts...)(ctx, t)
+			if err != nil {
+				return chromedp.Void{}, err
+			}
+			q := box.Border
+			x, y := (q[0]+q[2]+q[4]+q[6])/4, (q[1]+q[3]+q[5]+q[7])/4
+			data := &input.DragData{Items: []*input.DragDataItem{}, Files: paths, DragOperationsMask: 1} // copy
+			for _, typ := range []input.DispatchDragEventType{input.DispatchDragEventTypeDragEnter, input.DispatchDragEventTypeDragOver, input.DispatchDragEventTypeDrop} {
+				if _, err := cdp.Call(ctx, t, input.DispatchDragEvent, input.DispatchDragEventParams{Type: typ, X: x, Y: y, Data: data}); err != nil {
+					return chromedp.Void{}, fmt.Errorf("%s: %w", typ, err)
+				}
+			}
+			return chromedp.Void{}, nil
+		}
 	})
 	if err != nil {
 		p.t.Fatalf("browser: %v", err)
