@@ -51,6 +51,10 @@ func Heading(name string) Control { return Control{"heading", name} }
 // accessibility tree, and so a screen reader, presents it as a button.
 func FileField(name string) Control { return Control{"button", name} }
 
+// Image is an image (<img>) whose alt text is name: ARIA's role img, which
+// Chromium's accessibility tree names "image".
+func Image(name string) Control { return Control{"image", name} }
+
 // Link is a link (<a href>) whose text is name.
 func Link(name string) Control { return Control{"link", name} }
 
@@ -353,6 +357,41 @@ func (p *Page) DropFiles(c Control, paths ...string) {
 	})
 	if err != nil {
 		p.t.Fatalf("browser: %v", err)
+	}
+}
+
+// WaitImage waits until the image c (Image) has loaded and returns its natural size in pixels: a broken or refused
+// image fails the test at the page's Timeout, saying so.
+func (p *Page) WaitImage(c Control) (width, height int) {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, p.Timeout)
+	defer cancel()
+	for {
+		f := &finder{scope: p.scope, c: c}
+		var size [2]int
+		complete, err := chromedp.Run(ctx, chromedp.JavascriptAttribute[bool]("", "complete", chromedp.ByFunc(f.lookup)))
+		for i, name := range []string{"naturalWidth", "naturalHeight"} {
+			if err == nil && complete {
+				size[i], err = chromedp.Run(ctx, chromedp.JavascriptAttribute[int]("", name, chromedp.ByFunc(f.lookup)))
+			}
+		}
+		if err == nil && complete && size[0] > 0 {
+			return size[0], size[1]
+		}
+		if err != nil && !stale(err) && ctx.Err() == nil {
+			p.t.Fatalf("browser: %v", f.failed("reading the image", err))
+			return 0, 0
+		}
+		select {
+		case <-ctx.Done():
+			if err != nil {
+				p.t.Fatalf("browser: %v", f.failed("waiting for the image", err))
+			} else {
+				p.t.Fatalf("browser: %s did not load within %s", c, p.Timeout)
+			}
+			return 0, 0
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
 }
 
