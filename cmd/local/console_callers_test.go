@@ -82,11 +82,12 @@ func checkCallers(t *testing.T, s *stack, b *browser.Browser) {
 			p.Find(browser.Heading("Queue"))
 			p.Find(browser.Link(doc))
 
-			// Back on the caller, the token is no longer shown; revoke it.
-			p.Press(browser.Link("Callers"))
-			p.Press(browser.Link(owner))
+			// Back on the caller (the browser's Back, or its address
+			// typed: the same page), the token is no longer shown.
+			p.Open(s.URL + "/console#callers/" + owner)
 			p.Find(browser.Heading("Caller " + owner))
 			p.Gone(browser.TextBox("Token"))
+			// Revoke it.
 			caller.Press(browser.Button("Revoke"))
 			caller.Press(browser.Button("Yes, revoke"))
 			caller.Gone(browser.Button("Revoke"))
@@ -131,8 +132,7 @@ func checkCallers(t *testing.T, s *stack, b *browser.Browser) {
 		signIn(p, s.URL, operator.Email, operator.Password)
 		p.Find(browser.Heading("Queue"))
 		p.Gone(browser.Link("Callers"))
-		p.Open(s.URL + "/console#callers")
-		signIn(p, s.URL, operator.Email, operator.Password)
+		p.Open(s.URL + "/console#callers") // the same page: still signed in
 		p.Find(browser.Heading("Queue"))
 		p.Gone(browser.Heading("Callers"))
 		tokens, err := localcognito.SignIn(context.Background(), localcognito.Client(s.Cognito.Endpoint), s.Cognito.ClientID, operator.Email, operator.Password)

@@ -27,7 +27,6 @@ async function load(arg) {
     el("td", { text: String(c.orders) }),
     el("td", { text: when(c.createdAt) + (c.createdBy ? " by " + c.createdBy : "") }))));
   $("callers-empty").hidden = list.length > 0;
-  if (arg !== shown) clearIssued();
   shown = arg;
   $("caller").hidden = !arg;
   if (!arg) return;
@@ -143,6 +142,9 @@ $("owner").addEventListener("input", () => {
   const v = $("owner").value.trim();
   if (v === "" || OWNER.test(v)) { $("owner-e").textContent = ""; $("owner").setAttribute("aria-invalid", "false"); }
 });
+// The token is shown once: leaving the caller's panel (another view,
+// another caller, Back) forgets it.
+window.addEventListener("hashchange", clearIssued);
 $("issue").addEventListener("click", issue);
 $("issued-copy").addEventListener("click", copy);
 
