@@ -140,6 +140,7 @@ func checkConsole(t *testing.T, s *stack) {
 		p.Gone(browser.Heading("Queue"))
 		p.Check("neither-group")
 	})
+	checkCallers(t, s, b)
 }
 
 // checkExpiredSession: a person whose session has ended (the id token

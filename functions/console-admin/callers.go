@@ -5,14 +5,21 @@ import (
 	"net/http"
 	"time"
 
+	"stampduty/shared/auth"
 	"stampduty/shared/callers"
 	"stampduty/shared/function"
 	"stampduty/shared/function/staffauth"
+	"stampduty/shared/jsonobj"
+	"stampduty/shared/stampduty"
 )
 
 // callerAdmin is the callers' workflows (callers.Admin).
 type callerAdmin interface {
 	List(ctx context.Context) ([]callers.Summary, error)
+	Create(ctx context.Context, by, owner string) (auth.Caller, error)
+	TokensOf(ctx context.Context, owner string) ([]auth.Token, error)
+	Issue(ctx context.Context, by, owner string) (string, auth.Token, error)
+	Revoke(ctx context.Context, id string) (auth.Token, error)
 }
 
 // caller is one caller as the console lists it: its name (owner), when and
@@ -33,10 +40,60 @@ type callersResponse struct {
 	Meta struct{} `json:"meta"`
 }
 
+// callerResponse is the body of a created caller.
+type callerResponse struct {
+	Data caller   `json:"data"`
+	Meta struct{} `json:"meta"`
+}
+
+// token is one token as the console shows it: its ID (the first 12 hex
+// digits of its keyed hash, what revoking names), its owner, when and by
+// whom it was issued (createdBy null for a token from before that was
+// kept) and when it was revoked (null while it works). Never the token
+// itself, which is not stored, nor its hash.
+type token struct {
+	ID        string     `json:"id"`
+	Owner     string     `json:"owner"`
+	CreatedAt time.Time  `json:"createdAt"`
+	CreatedBy *string    `json:"createdBy"`
+	RevokedAt *time.Time `json:"revokedAt"`
+}
+
+// tokensResponse is the body of GET /api/console/callers/{owner}/tokens.
+type tokensResponse struct {
+	Data []token  `json:"data"`
+	Meta struct{} `json:"meta"`
+}
+
+// tokenResponse is the body of a revoked token.
+type tokenResponse struct {
+	Data token    `json:"data"`
+	Meta struct{} `json:"meta"`
+}
+
+// issuedToken is a token just issued: its record and, this once, the
+// token itself (only its keyed hash is stored; it is never readable again).
+type issuedToken struct {
+	token
+	Token string `json:"token"`
+}
+
+// issuedResponse is the body of POST /api/console/callers/{owner}/tokens.
+type issuedResponse struct {
+	Data issuedToken `json:"data"`
+	Meta struct{}    `json:"meta"`
+}
+
+const callerPath = "/api/console/callers/{owner}"
+
 // callerRoutes are the callers' admin routes.
 func (h *handler) callerRoutes() []function.Path {
 	return []function.Path{
 		{Method: http.MethodGet, Pattern: "/api/console/callers", Serve: staffauth.AsAdmin(h.listCallers)},
+		{Method: http.MethodPost, Pattern: "/api/console/callers", Serve: staffauth.AsAdmin(h.createCaller)},
+		{Method: http.MethodGet, Pattern: callerPath + "/tokens", Serve: staffauth.AsAdmin(h.listTokens)},
+		{Method: http.MethodPost, Pattern: callerPath + "/tokens", Serve: staffauth.AsAdmin(h.issueToken)},
+		{Method: http.MethodPost, Pattern: "/api/console/tokens/{id}/revoke", Serve: staffauth.AsAdmin(h.revokeToken)},
 	}
 }
 
@@ -50,12 +107,113 @@ func (h *handler) listCallers(r *http.Request, _ string) (any, error) {
 	}
 	out := callersResponse{Data: make([]caller, 0, len(list))}
 	for _, s := range list {
-		c := caller{Owner: s.Owner, ActiveTokens: s.Active, RevokedTokens: s.Revoked, Orders: s.Orders}
-		if s.Recorded {
-			at, by := s.CreatedAt.UTC(), s.CreatedBy
-			c.CreatedAt, c.CreatedBy = &at, &by
-		}
-		out.Data = append(out.Data, c)
+		out.Data = append(out.Data, callerOf(s))
 	}
 	return out, nil
+}
+
+// callerOf is the caller s as the console shows it.
+func callerOf(s callers.Summary) caller {
+	c := caller{Owner: s.Owner, ActiveTokens: s.Active, RevokedTokens: s.Revoked, Orders: s.Orders}
+	if s.Recorded {
+		at, by := s.CreatedAt.UTC(), s.CreatedBy
+		c.CreatedAt, c.CreatedBy = &at, &by
+	}
+	return c
+}
+
+// createCaller creates the caller the body names ({"owner": "…"}), as the
+// admin acting (callers.Admin.Create: one conditional PutItem), and
+// answers 201 with it, no tokens and no orders yet. A name taken is 409; a
+// name no caller can have is 400 with the workflow's message.
+func (h *handler) createCaller(r *http.Request, by string) (any, error) {
+	owner, err := readOwner(r)
+	if err != nil {
+		return nil, err
+	}
+	c, err := h.callers.Create(r.Context(), by, owner)
+	if err != nil {
+		return nil, err
+	}
+	return function.Status{Code: http.StatusCreated, Body: callerResponse{Data: callerOf(callers.Summary{Caller: c, Recorded: true})}}, nil
+}
+
+// readOwner reads a create's body: {"owner": "<name>"} and nothing else.
+// A missing owner is "", which the workflow refuses with its own message.
+func readOwner(r *http.Request) (string, error) {
+	members, err := function.ReadObject(r)
+	if err != nil {
+		return "", err
+	}
+	var owner string
+	var bad []stampduty.FieldError
+	for _, m := range members {
+		switch {
+		case m.Key == "owner" && m.Value.Kind == jsonobj.String:
+			owner = m.Value.Text
+		case m.Key == "owner":
+			bad = append(bad, stampduty.FieldError{Path: "owner", Message: "owner must be a string"})
+		default:
+			bad = append(bad, stampduty.FieldError{Path: m.Key, Message: m.Key + " is not a field of a caller"})
+		}
+	}
+	if bad != nil {
+		return "", stampduty.Invalid(bad)
+	}
+	return owner, nil
+}
+
+// listTokens answers the tokens of the caller the path names, oldest
+// first, revoked ones included (callers.Admin.TokensOf: one Scan of the
+// tokens table); 404 for a name no caller has.
+func (h *handler) listTokens(r *http.Request, _ string) (any, error) {
+	ts, err := h.callers.TokensOf(r.Context(), r.PathValue("owner"))
+	if err != nil {
+		return nil, err
+	}
+	out := tokensResponse{Data: make([]token, 0, len(ts))}
+	for _, t := range ts {
+		out.Data = append(out.Data, tokenOf(t))
+	}
+	return out, nil
+}
+
+// tokenOf is the token t as the console shows it.
+func tokenOf(t auth.Token) token {
+	out := token{ID: t.ID(), Owner: t.Owner, CreatedAt: t.CreatedAt.UTC()}
+	if t.CreatedBy != "" {
+		by := t.CreatedBy
+		out.CreatedBy = &by
+	}
+	if t.Revoked() {
+		at := t.RevokedAt.UTC()
+		out.RevokedAt = &at
+	}
+	return out
+}
+
+// issueToken issues a token for the caller the path names, as the admin
+// acting (callers.Admin.Issue: one GetItem of its record, one conditional
+// PutItem of the token's keyed hash), and answers 201 with the token
+// itself: this answer is the only place it is ever shown, and no log line
+// holds it (the request's log line names the route, never a body). A
+// caller without a record is 404.
+func (h *handler) issueToken(r *http.Request, by string) (any, error) {
+	secret, t, err := h.callers.Issue(r.Context(), by, r.PathValue("owner"))
+	if err != nil {
+		return nil, err
+	}
+	return function.Status{Code: http.StatusCreated, Body: issuedResponse{Data: issuedToken{token: tokenOf(t), Token: secret}}}, nil
+}
+
+// revokeToken revokes the token the path names by its ID
+// (callers.Admin.Revoke: one Scan to find it, one conditional UpdateItem)
+// and answers it, revoked: it stops working everywhere within
+// auth.CacheTTL (5 s). Revoking a revoked token answers it as it is.
+func (h *handler) revokeToken(r *http.Request, _ string) (any, error) {
+	t, err := h.callers.Revoke(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return nil, err
+	}
+	return tokenResponse{Data: tokenOf(t)}, nil
 }

@@ -10,15 +10,18 @@ import (
 	"net/http"
 	"time"
 
+	"stampduty/shared/auth"
 	"stampduty/shared/callers"
 	"stampduty/shared/function"
 )
 
 // wire serves the admin routes over the callers' workflows (the tokens
-// table, and the orders table to count a caller's orders).
+// table, the orders table to count a caller's orders, and the token
+// hashing key to issue tokens).
 func wire(d function.Deps) http.Handler {
 	return (&handler{
-		callers: &callers.Admin{Tokens: d.Tokens(d.Require("TOKENS_TABLE")), Orders: d.Orders(d.Require("ORDERS_TABLE")), Now: time.Now},
+		callers: &callers.Admin{Tokens: d.Tokens(d.Require("TOKENS_TABLE")), Orders: d.Orders(d.Require("ORDERS_TABLE")),
+			Hasher: auth.HasherFromEnv(d.Env), Now: time.Now},
 	}).routes()
 }
 

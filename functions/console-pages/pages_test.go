@@ -114,7 +114,7 @@ func TestModulesAreServed(t *testing.T) {
 			todo = append(todo, "/console/"+m[1])
 		}
 	}
-	for _, want := range []string{"/console/console.js", "/console/core.js", "/console/orders.js"} {
+	for _, want := range []string{"/console/console.js", "/console/core.js", "/console/orders.js", "/console/callers.js"} {
 		if !seen[want] {
 			t.Errorf("%s is neither linked nor imported; seen %v", want, seen)
 		}

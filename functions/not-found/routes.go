@@ -6,6 +6,9 @@ package main
 func templateRoutes() []route {
 	return []route{
 		{"GET", "/api/console/callers"},
+		{"POST", "/api/console/callers"},
+		{"GET", "/api/console/callers/{owner}/tokens"},
+		{"POST", "/api/console/callers/{owner}/tokens"},
 		{"GET", "/api/console/me"},
 		{"GET", "/api/console/orders/{documentId}"},
 		{"POST", "/api/console/orders/{documentId}/cancel"},
@@ -14,6 +17,7 @@ func templateRoutes() []route {
 		{"POST", "/api/console/orders/{documentId}/papers/{fulfillmentDocumentId}/certificate/upload"},
 		{"GET", "/api/console/queue"},
 		{"GET", "/api/console/queue/counts"},
+		{"POST", "/api/console/tokens/{id}/revoke"},
 		{"GET", "/api/files/{token}"},
 		{"GET", "/api/live-orders"},
 		{"POST", "/api/live-orders"},

@@ -153,11 +153,18 @@ const headerSpace = " \t"
 // the key in TOKEN_HASH_KEY, lookups cached for CacheTTL. A missing or
 // unusable key is reported by env.Err, and the function must not start.
 func FromEnv(env *config.Env, tokens Store) *Authenticator {
+	return NewAuthenticator(tokens, HasherFromEnv(env), CacheTTL)
+}
+
+// HasherFromEnv returns the Hasher of the key in TOKEN_HASH_KEY, for a
+// function that issues tokens. A missing or unusable key is reported by
+// env.Err, and the function must not start.
+func HasherFromEnv(env *config.Env) *Hasher {
 	hasher, err := NewHasher(env.Require("TOKEN_HASH_KEY"))
 	if err != nil && env.Get("TOKEN_HASH_KEY") != "" {
 		env.Fail(err)
 	}
-	return NewAuthenticator(tokens, hasher, CacheTTL)
+	return hasher
 }
 
 // CacheTTL is how long an Authenticator of a function keeps a lookup:

@@ -178,6 +178,29 @@ func (a *Admin) Issue(ctx context.Context, by, owner string) (string, auth.Token
 	return secret, t, nil
 }
 
+// TokensOf returns the tokens of the caller owner, oldest first, revoked
+// ones included (one Scan of the tokens table, as List). A name no caller
+// has, neither a record nor a token, is ENOTFOUND.
+func (a *Admin) TokensOf(ctx context.Context, owner string) ([]auth.Token, error) {
+	if err := checkOwner(owner); err != nil {
+		return nil, err
+	}
+	cs, ts, err := a.Tokens.Everything(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := []auth.Token{}
+	for _, t := range ts {
+		if t.Owner == owner {
+			out = append(out, t)
+		}
+	}
+	if len(out) == 0 && !slices.ContainsFunc(cs, func(c auth.Caller) bool { return c.Owner == owner }) {
+		return nil, stampduty.Errorf(stampduty.ENOTFOUND, "no caller %s", owner)
+	}
+	return out, nil
+}
+
 // Revoke revokes the token whose ID is id (store.Tokens.Revoke): it stops
 // working everywhere within auth.CacheTTL (5 seconds), the time a
 // function's authenticator keeps a lookup. Revoking a revoked token

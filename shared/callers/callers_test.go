@@ -142,6 +142,29 @@ func TestCallers(t *testing.T) {
 		}
 		t.Logf("the list of %d callers: %s, %v RCU", len(list), env.Operations(calls), units.Read)
 	})
+	t.Run("a caller's tokens are its own, revoked ones included, oldest first", func(t *testing.T) {
+		got, err := admin.TokensOf(ctx, "acme")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 2 || got[0].Hash != tok.Hash || !got[0].Revoked() || got[1].Revoked() || got[1].Owner != "acme" {
+			t.Errorf("acme's tokens: %+v; want the revoked one, then the active one", got)
+		}
+		dev, err := admin.TokensOf(ctx, "dev")
+		if err != nil || len(dev) != 1 || dev[0].Owner != "dev" {
+			t.Errorf("dev's tokens (a caller from before records): %+v, %v; want its one token", dev, err)
+		}
+		if _, err := admin.Create(ctx, "asha@example.com", "fresh"); err != nil {
+			t.Fatal(err)
+		}
+		if none, err := admin.TokensOf(ctx, "fresh"); err != nil || none == nil || len(none) != 0 {
+			t.Errorf("a new caller's tokens: %#v, %v; want an empty list", none, err)
+		}
+		_, err = admin.TokensOf(ctx, "nobody")
+		wantCode(t, err, stampduty.ENOTFOUND)
+		_, err = admin.TokensOf(ctx, "two words")
+		wantCode(t, err, stampduty.EINVALID)
+	})
 	t.Run("a revoked token is refused by the next lookup, and no function caches one longer than 5 s", func(t *testing.T) {
 		if _, err := auth.NewAuthenticator(tokens, hasher, auth.CacheTTL).Owner(ctx, "Bearer "+secret); stampduty.ErrorCode(err) != stampduty.EUNAUTHORIZED {
 			t.Errorf("the revoked token: %v, want 401", err)
