@@ -6,6 +6,13 @@ package main
 func templateRoutes() []route {
 	return []route{
 		{"GET", "/api/console/callers"},
+		{"GET", "/api/console/catalogue/articles"},
+		{"POST", "/api/console/catalogue/articles"},
+		{"PUT", "/api/console/catalogue/articles/{documentId}"},
+		{"GET", "/api/console/catalogue/articles/{documentId}/log"},
+		{"POST", "/api/console/catalogue/articles/{documentId}/retire"},
+		{"POST", "/api/console/catalogue/import"},
+		{"POST", "/api/console/catalogue/import/preview"},
 		{"GET", "/api/console/me"},
 		{"GET", "/api/console/orders/{documentId}"},
 		{"POST", "/api/console/orders/{documentId}/cancel"},

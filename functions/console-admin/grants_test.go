@@ -1,0 +1,36 @@
+package main
+
+import (
+	"maps"
+	"net/http"
+	"slices"
+	"testing"
+
+	"stampduty/shared/testkit/functest"
+	"stampduty/shared/testkit/storetest"
+)
+
+// exercises run each area's routes (callers, catalogue, ...) as an admin,
+// keyed by area. An area's test file adds its own in an init, so that a
+// new area is checked without editing this file.
+var exercises = map[string]func(t *testing.T, s *functest.Stack){
+	"callers": func(t *testing.T, s *functest.Stack) {
+		ev := functest.AsStaff(functest.Request(http.MethodGet, "/api/console/callers", "", nil, ""), functest.StaffClaims("admin@console.local", "admin"))
+		functest.OK[callersResponse](t, s.Invoke(ev))
+	},
+}
+
+// TestGrants: the function's grants in template.yaml are exactly the
+// DynamoDB actions its routes use, all areas together (one function
+// serves them all, so no area's calls alone use every grant): each action
+// used is granted, each granted action is used, each variable is read.
+func TestGrants(t *testing.T) {
+	s := functest.New(t, "ConsoleAdminFunction", wire)
+	var calls []storetest.ProxyCall
+	for _, area := range slices.Sorted(maps.Keys(exercises)) {
+		s.Proxy.Take()
+		exercises[area](t, s)
+		calls = append(calls, s.Proxy.Take()...)
+	}
+	s.CheckTemplate(calls)
+}
