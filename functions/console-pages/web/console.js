@@ -4,5 +4,6 @@
 // modules as they are.
 import { start } from "./core.js";
 import "./orders.js";
+import "./catalogue.js";
 
 start();
