@@ -33,6 +33,7 @@ type catalogueAdmin interface {
 	Add(ctx context.Context, by string, art stampduty.Article) (stampduty.CatalogueEntry, error)
 	Edit(ctx context.Context, by string, version int64, art stampduty.Article) (stampduty.CatalogueEntry, error)
 	Retire(ctx context.Context, by, purpose, state string) (stampduty.CatalogueEntry, error)
+	ByDoc(ctx context.Context, doc string) (stampduty.CatalogueEntry, error)
 	LogByDoc(ctx context.Context, doc string) (stampduty.CatalogueEntry, []stampduty.ArticleChange, error)
 	Preview(ctx context.Context, arts []stampduty.Article, retireMissing bool) (catalogue.Plan, error)
 	Import(ctx context.Context, by string, p catalogue.Plan) (catalogue.ImportResult, error)
@@ -199,10 +200,10 @@ func (h *handler) addArticle(r *http.Request, by string) (any, error) {
 	return changed(h.catalogue.Add(r.Context(), by, art))
 }
 
-// entry returns the article whose documentId the path names.
+// entry returns the article whose documentId the path names (a Scan of
+// the articles table: catalogue.Admin.ByDoc).
 func (h *handler) entry(r *http.Request) (stampduty.CatalogueEntry, error) {
-	e, _, err := h.catalogue.LogByDoc(r.Context(), r.PathValue("documentId"))
-	return e, err
+	return h.catalogue.ByDoc(r.Context(), r.PathValue("documentId"))
 }
 
 // editArticle changes the amounts of the article the path names to the

@@ -208,8 +208,10 @@ func TestCatalogueChanges(t *testing.T) {
 		}
 	})
 	t.Run("EditFromTheVersionReadIsLogged", func(t *testing.T) {
+		s.Proxy.Take()
 		got := functest.OK[articleResponse](t, c.edit(added.DocumentID, added.Version,
 			`"min":10,"max":800,"fixed":250,"toFollowConsiderationPrice":false,"amountPercentConsideration":null`))
+		t.Logf("an edit's DynamoDB calls, its publish included: %s", s.Env.Operations(s.Proxy.Take()))
 		if got.Data.Version != 2 || got.Data.Max != 800 || got.Data.Fixed == nil || *got.Data.Fixed != 250 {
 			t.Errorf("edited %+v; want version 2, max 800, fixed 250", got.Data)
 		}
