@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -129,6 +130,7 @@ func checkCatalogue(t *testing.T, s *stack, b *browser.Browser) {
 			}
 		})
 	}
+	t.Run("RefusalsSayWhy", func(t *testing.T) { checkCatalogueRefusals(t, s, b) })
 	t.Run("OperatorHasNoCatalogue", func(t *testing.T) {
 		p := b.NewPage(t, browser.Phone)
 		signIn(p, s.URL, operator.Email, operator.Password)
@@ -150,4 +152,72 @@ func checkCatalogue(t *testing.T, s *stack, b *browser.Browser) {
 			t.Errorf("an operator's GET /api/console/catalogue/articles: %d, want %d", got, want)
 		}
 	})
+}
+
+// checkCatalogueRefusals: a catalogue file over 4 MiB is refused before it
+// is sent; an invalid one is refused with the API's reason for each
+// article; an edit from a version someone else has changed since says so
+// and shows the article as it now is.
+func checkCatalogueRefusals(t *testing.T, s *stack, b *browser.Browser) {
+	admin := s.Cognito.Staff[0]
+	p := b.NewPage(t, browser.Desktop)
+	signIn(p, s.URL, admin.Email, admin.Password)
+	p.Find(browser.Heading("Queue"))
+	p.Press(browser.Link("Catalogue"))
+	p.Find(browser.Heading("Catalogue"))
+	imp := p.Within(browser.Role("form", "Import a catalogue file"))
+	dir := t.TempDir()
+	big, invalid := filepath.Join(dir, "big.json"), filepath.Join(dir, "invalid.json")
+	if err := os.WriteFile(big, []byte("["+strings.Repeat(" ", 4<<20)+"]"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(invalid, []byte(`[{"purpose_name": "Bad Bond", "state": "Goa", "min": 5, "max": 1, "fixed": null, "toFollowConsiderationPrice": false, "amountPercentConsideration": null}]`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	imp.Upload(browser.FileField("Catalogue file (JSON)"), big)
+	imp.Press(browser.Button("Preview import"))
+	imp.WaitText(browser.Role("alert", ""), "The catalogue file is larger than 4 MiB")
+	p.Check("catalogue-import-too-large") // nothing was sent: no failed request
+	imp.Upload(browser.FileField("Catalogue file (JSON)"), invalid)
+	imp.Press(browser.Button("Preview import"))
+	imp.WaitText(browser.Role("alert", ""), "1 article is invalid · [0].max: max must be greater than or equal to min")
+	checkRefused(t, p, "catalogue-import-invalid", "400 (Bad Request) ("+s.URL+"/api/console/catalogue/import/preview")
+
+	// Another admin edits the article after this page read it.
+	tokens, err := localcognito.SignIn(context.Background(), localcognito.Client(s.Cognito.Endpoint), s.Cognito.ClientID, admin.Email, admin.Password)
+	if err != nil {
+		t.Fatal(err)
+	}
+	console := func(method, path, body string) map[string]any {
+		t.Helper()
+		req, _ := http.NewRequest(method, s.URL+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+tokens.ID)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out struct{ Data map[string]any }
+		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s %s: %d %v", method, path, resp.StatusCode, err)
+		}
+		return out.Data
+	}
+	art := console(http.MethodPost, "/api/console/catalogue/articles", `{"purpose_name":"Stale Bond","state":"Goa","min":10,"max":500,"fixed":null,"toFollowConsiderationPrice":false,"amountPercentConsideration":null}`)
+	doc := art["documentId"].(string)
+	p = b.NewPage(t, browser.Desktop) // a page whose only failed request will be the 409
+	signIn(p, s.URL, admin.Email, admin.Password)
+	p.Find(browser.Heading("Queue"))
+	p.Open(s.URL + "/console#article/" + doc)
+	p.Find(browser.Heading("Stale Bond — Goa"))
+	console(http.MethodPut, "/api/console/catalogue/articles/"+doc, `{"version":1,"min":10,"max":600,"fixed":null,"toFollowConsiderationPrice":false,"amountPercentConsideration":null}`)
+	edit := p.Within(browser.Role("form", "Edit the amounts"))
+	edit.Fill(browser.TextBox("Max (₹)"), "700")
+	edit.Press(browser.Button("Save changes"))
+	p.WaitText(browser.Role("status", ""), `Someone else changed this article first: article "Stale Bond" in Goa was changed by someone else (version 2, not 1); read it again. It is shown as it is now.`)
+	if got, want := edit.Value(browser.TextBox("Max (₹)")), "600"; got != want {
+		t.Errorf("max shown after the conflict %q, want %q, the article as it now is", got, want)
+	}
+	checkRefused(t, p, "catalogue-edit-conflict", "409 (Conflict) ("+s.URL+"/api/console/catalogue/articles/")
 }

@@ -271,7 +271,7 @@ async function edit(ev) {
   } catch (e) {
     if (e.status === 409 && e.body && e.body.data) {
       await loadArticle(current.documentId);
-      $("status").textContent = "Someone else changed this article first: " + e.message + " It is shown as it is now.";
+      $("status").textContent = "Someone else changed this article first: " + e.message.replace(/\.?$/, ".") + " It is shown as it is now.";
     } else refused("edit", e);
   }
 }
