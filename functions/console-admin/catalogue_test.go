@@ -3,12 +3,17 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"stampduty/shared/catalogue"
+	"stampduty/shared/function"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/localdb"
@@ -408,6 +413,25 @@ func TestCatalogueImport(t *testing.T) {
 		ev := functest.AsStaff(functest.Request(http.MethodPost, "/api/console/catalogue/import/preview", "", map[string]string{"content-type": "text/csv"}, "a,b"), c.claims)
 		status(t, s.Invoke(ev), http.StatusUnsupportedMediaType)
 	})
+	t.Run("ApplyOfMoreChangesThanFitARequestIsRefused", func(t *testing.T) {
+		rows := make([]string, maxImportChanges+1)
+		for i := range rows {
+			rows[i] = fmt.Sprintf(`{"purpose_name":"Bulk %d","state":"Goa","min":1,"max":2,"fixed":null,"toFollowConsiderationPrice":false,"amountPercentConsideration":null}`, i)
+		}
+		file := "[" + strings.Join(rows, ",") + "]"
+		p := c.preview("", file)
+		if p.Add != maxImportChanges+1 {
+			t.Fatalf("preview adds %d, want %d", p.Add, maxImportChanges+1)
+		}
+		s.Proxy.Take()
+		e := status(t, c.do(http.MethodPost, "/api/console/catalogue/import", "preview="+p.Preview, file), http.StatusBadRequest)
+		if !strings.Contains(e.Error.Message, "stampctl articles import") {
+			t.Errorf("message %q; want it to name stampctl articles import", e.Error.Message)
+		}
+		if got, want := s.Env.Operations(s.Proxy.Take()), "Scan:ArticlesTable=1"; got != want {
+			t.Errorf("calls %q, want only the preview's %q: nothing written", got, want)
+		}
+	})
 	t.Run("ApplyWithoutAPreviewIsRefused", func(t *testing.T) {
 		e := status(t, c.do(http.MethodPost, "/api/console/catalogue/import", "", importFile), http.StatusBadRequest)
 		if !slices.Equal(e.Paths(), []string{"preview"}) {
@@ -466,5 +490,26 @@ func init() {
 		functest.OK[articleResponse](t, c.do(http.MethodPost, "/api/console/catalogue/articles/"+art.DocumentID+"/retire", "", ""))
 		p := c.preview("", importFile)
 		functest.OK[importResult](t, c.do(http.MethodPost, "/api/console/catalogue/import", "preview="+p.Preview, importFile))
+	}
+}
+
+// TestChangeStoredButNotPublished: a change stored whose publish failed
+// answers 200 with the article and published false, saying to run
+// `stampctl articles publish` (a retry would be a conflict: the change is
+// stored).
+func TestChangeStoredButNotPublished(t *testing.T) {
+	s := functest.New(t, "ConsoleAdminFunction", func(d function.Deps) http.Handler {
+		arts := d.Articles(d.Require("ARTICLES_TABLE")).WithLog(d.Require("ARTICLE_LOG_TABLE"))
+		return (&handler{catalogue: &catalogue.Admin{Articles: arts, IDs: d.IDs(d.Require("COUNTERS_TABLE"), articleIDBlock), Now: time.Now,
+			Publish: func(context.Context, time.Time) error { return errors.New("the catalogue table is not there") }}}).routes()
+	})
+	c := asAdmin(t, s)
+	got := functest.OK[articleResponse](t, c.do(http.MethodPost, "/api/console/catalogue/articles", "",
+		`{"purpose_name":"Unpublished Bond","state":"Goa","min":1,"max":2,"fixed":null,"toFollowConsiderationPrice":false,"amountPercentConsideration":null}`))
+	if got.Meta.Published || !strings.Contains(got.Meta.Message, "stampctl articles publish") || got.Data.Version != 1 {
+		t.Errorf("answer %+v; want the article, published false, and what to run", got)
+	}
+	if got := c.list("purpose=Unpublished"); len(got) != 1 {
+		t.Errorf("list %+v; want the stored article", got)
 	}
 }
