@@ -75,7 +75,8 @@ func find(list []caller, owner string) *caller {
 // caller, issues it a token (shown once, working at once), lists its
 // tokens and revokes one (refused by the next lookup); what the workflow
 // refuses is refused with its status and message; the token is in no log
-// line; the function's grants are exactly the calls these make.
+// line. The grants are TestGrants's, over every area's routes (the callers'
+// exercise below).
 func TestCallers(t *testing.T) {
 	s := functest.New(t, "ConsoleAdminFunction", wire)
 	functest.AddOrders(t, s.Env, localdb.DevOwner, 2)
@@ -199,7 +200,9 @@ func TestCallers(t *testing.T) {
 			t.Errorf("no log line of the issue's request; the check above would prove nothing:\n%s", logs)
 		}
 	})
-	t.Run("TheGrantsAreTheCallsMade", func(t *testing.T) { s.CheckTemplate(calls) })
+	if len(calls) == 0 {
+		t.Error("no DynamoDB call was recorded") // the exercise below is TestGrants's
+	}
 
 	for _, route := range []struct{ method, path, body string }{
 		{http.MethodGet, "/api/console/callers", ""},
@@ -230,4 +233,16 @@ func TestCallers(t *testing.T) {
 		}
 	}
 	s.CheckRoutes()
+}
+
+// The callers' routes, each as an admin, for TestGrants: list, create,
+// a caller's tokens, issue, revoke.
+func init() {
+	exercises["callers"] = func(t *testing.T, s *functest.Stack) {
+		answer[callersResponse](t, send(t, s, adminClaims, http.MethodGet, "/api/console/callers", ""), http.StatusOK)
+		answer[struct{}](t, send(t, s, adminClaims, http.MethodPost, "/api/console/callers", `{"owner":"grants-1"}`), http.StatusCreated)
+		answer[tokensResponse](t, send(t, s, adminClaims, http.MethodGet, "/api/console/callers/grants-1/tokens", ""), http.StatusOK)
+		issued := answer[issuedResponse](t, send(t, s, adminClaims, http.MethodPost, "/api/console/callers/grants-1/tokens", ""), http.StatusCreated)
+		answer[tokenResponse](t, send(t, s, adminClaims, http.MethodPost, "/api/console/tokens/"+issued.Data.ID+"/revoke", ""), http.StatusOK)
+	}
 }

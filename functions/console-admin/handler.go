@@ -9,10 +9,11 @@ import (
 // handler is the console's admin routes, each for a member of the admin
 // group (staffauth.AsAdmin, checked before anything is read).
 type handler struct {
-	callers callerAdmin
+	callers   callerAdmin
+	catalogue catalogueAdmin
 }
 
 // routes answers the admin routes: each area's own (callers.go, ...).
 func (h *handler) routes() http.Handler {
-	return function.Routes(h.callerRoutes()...)
+	return function.Routes(append(h.callerRoutes(), h.catalogueRoutes()...)...)
 }

@@ -234,6 +234,13 @@ func (a *Admin) Log(ctx context.Context, purpose, state string) (stampduty.Catal
 	return e, log, err
 }
 
+// ByDoc returns the article whose documentId is doc, retired or not
+// (ENOTFOUND when none has it): how the console names an article in its
+// paths, where a purpose_name with "/" or "%" would not fit.
+func (a *Admin) ByDoc(ctx context.Context, doc string) (stampduty.CatalogueEntry, error) {
+	return a.Articles.EntryByDoc(ctx, doc)
+}
+
 // LogByDoc is Log of the article whose documentId is doc.
 func (a *Admin) LogByDoc(ctx context.Context, doc string) (stampduty.CatalogueEntry, []stampduty.ArticleChange, error) {
 	e, err := a.Articles.EntryByDoc(ctx, doc)

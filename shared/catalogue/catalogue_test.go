@@ -548,3 +548,29 @@ func TestEditCalls(t *testing.T) {
 	}
 	t.Logf("an edit (publish apart): %s, %v RCU, %v WCU", w.env.Operations(calls), units.Read, units.Write)
 }
+
+// TestByDoc: an article is found by its documentId, retired or not, with
+// one Scan of the articles table and no read of its log; a documentId no
+// article has is not found.
+func TestByDoc(t *testing.T) {
+	w := newWorld(t)
+	e, err := w.admin.Retire(w.ctx, "asha@example.com", "Rent Agreement", "Karnataka")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, proxy := w.env.ProxiedDB()
+	admin := *w.admin
+	admin.Articles = db.Articles(w.env.Table("ArticlesTable")).WithLog(w.env.Table("ArticleLogTable"))
+	got, err := admin.ByDoc(w.ctx, e.DocumentID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.PurposeName != "Rent Agreement" || got.State != "Karnataka" || got.Version != e.Version || !got.Retired() {
+		t.Errorf("ByDoc = %+v; want the retired Rent Agreement at version %d", got, e.Version)
+	}
+	if got, want := w.env.Operations(proxy.Take()), "Scan:ArticlesTable=1"; got != want {
+		t.Errorf("ByDoc called %s, want %s", got, want)
+	}
+	_, err = admin.ByDoc(w.ctx, "zzzzzzzzzzzzzzzzzzzzzzzz")
+	wantCode(t, err, stampduty.ENOTFOUND)
+}

@@ -5,5 +5,6 @@
 import { start } from "./core.js";
 import "./orders.js";
 import "./callers.js";
+import "./catalogue.js";
 
 start();

@@ -1,0 +1,469 @@
+package main
+
+// The catalogue's admin routes (console.md, "Catalogue (admin)"): list the
+// articles with filters, add, edit, retire, the change log of one article,
+// and an import previewed before it is applied, over shared/catalogue (the
+// workflows stampctl's `articles` commands run). An article is named by
+// its documentId in a path: its purpose_name may hold any printable
+// character, "/" and "%" among them, which no path segment carries safely.
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"stampduty/shared/catalogue"
+	"stampduty/shared/function"
+	"stampduty/shared/function/staffauth"
+	"stampduty/shared/stampduty"
+	"stampduty/shared/stampduty/stampjson"
+)
+
+// catalogueAdmin is the catalogue's workflows (catalogue.Admin).
+type catalogueAdmin interface {
+	List(ctx context.Context) ([]stampduty.CatalogueEntry, error)
+	Add(ctx context.Context, by string, art stampduty.Article) (stampduty.CatalogueEntry, error)
+	Edit(ctx context.Context, by string, version int64, art stampduty.Article) (stampduty.CatalogueEntry, error)
+	Retire(ctx context.Context, by, purpose, state string) (stampduty.CatalogueEntry, error)
+	ByDoc(ctx context.Context, doc string) (stampduty.CatalogueEntry, error)
+	LogByDoc(ctx context.Context, doc string) (stampduty.CatalogueEntry, []stampduty.ArticleChange, error)
+	Preview(ctx context.Context, arts []stampduty.Article, retireMissing bool) (catalogue.Plan, error)
+	Import(ctx context.Context, by string, p catalogue.Plan) (catalogue.ImportResult, error)
+}
+
+// The limits of the catalogue's routes.
+const (
+	// maxImportFile is the largest catalogue file the console takes (the
+	// console's limit for any file, console.md's "Bad input"); stampctl
+	// takes any size.
+	maxImportFile = 4 << 20
+	// maxImportChanges is the most adds, changes and retirements one
+	// applied import may make: each is three PutItems, and all of them
+	// must fit in the request's budget (function.RequestBudget, 6 s). A
+	// larger import is previewed in the console and applied with
+	// `stampctl articles import`.
+	maxImportChanges = 100
+)
+
+// article is an article as the console shows it: the catalogue file's
+// fields with its id and documentId, its version (the edit sends it back),
+// whether and when it was retired, and its newest change.
+type article struct {
+	stampduty.Article
+	Version    int64                    `json:"version"`
+	Retired    bool                     `json:"retired"`
+	RetiredAt  *time.Time               `json:"retiredAt"`
+	LastChange *stampduty.ArticleChange `json:"lastChange"`
+}
+
+func toArticle(e stampduty.CatalogueEntry) article {
+	a := article{Article: e.Article, Version: e.Version, Retired: e.Retired(), LastChange: e.Last}
+	if a.Retired {
+		at := e.RetiredAt.UTC()
+		a.RetiredAt = &at
+	}
+	return a
+}
+
+// articleResponse is the answer of a change: the article as it now is,
+// and whether the public catalogue was published with it (false: the
+// change is stored, and `stampctl articles publish` must be run; message
+// says so).
+type articleResponse struct {
+	Data article `json:"data"`
+	Meta struct {
+		Published bool   `json:"published"`
+		Message   string `json:"message,omitempty"`
+	} `json:"meta"`
+}
+
+// articlesResponse is the body of GET /api/console/catalogue/articles.
+type articlesResponse struct {
+	Data []article `json:"data"`
+	Meta struct {
+		Total int `json:"total"`
+	} `json:"meta"`
+}
+
+// logResponse is the body of GET .../articles/{documentId}/log: the
+// article and its changes, newest first.
+type logResponse struct {
+	Data struct {
+		Article article                   `json:"article"`
+		Changes []stampduty.ArticleChange `json:"changes"`
+	} `json:"data"`
+}
+
+// catalogueRoutes are the catalogue's admin routes.
+func (h *handler) catalogueRoutes() []function.Path {
+	const base = "/api/console/catalogue"
+	return []function.Path{
+		{Method: http.MethodGet, Pattern: base + "/articles", Serve: staffauth.AsAdmin(h.listArticles)},
+		{Method: http.MethodPost, Pattern: base + "/articles", Serve: staffauth.AsAdmin(h.addArticle)},
+		{Method: http.MethodPut, Pattern: base + "/articles/{documentId}", Serve: staffauth.AsAdmin(h.editArticle)},
+		{Method: http.MethodPost, Pattern: base + "/articles/{documentId}/retire", Serve: staffauth.AsAdmin(h.retireArticle)},
+		{Method: http.MethodGet, Pattern: base + "/articles/{documentId}/log", Serve: staffauth.AsAdmin(h.articleLog)},
+		{Method: http.MethodPost, Pattern: base + "/import/preview", Serve: staffauth.AsAdmin(h.previewImport)},
+		{Method: http.MethodPost, Pattern: base + "/import", Serve: staffauth.AsAdmin(h.applyImport)},
+	}
+}
+
+// The list's filters: the article's status.
+const (
+	statusAll     = "all"
+	statusActive  = "active"
+	statusRetired = "retired"
+)
+
+// listArticles answers the articles, retired ones included, sorted by
+// purpose_name and state, filtered by state (exact), purpose (a part of
+// purpose_name, any case) and status (active, retired; default all). The
+// whole catalogue is one page: one strongly consistent Scan call of the
+// articles table per MB it holds (one call for a catalogue of a few
+// thousand articles), filtered here.
+func (h *handler) listArticles(r *http.Request, _ string) (any, error) {
+	q := r.URL.Query()
+	state, purpose, status := q.Get("state"), strings.TrimSpace(q.Get("purpose")), q.Get("status")
+	var bad []stampduty.FieldError
+	if state != "" && !stampduty.ValidState(state) {
+		bad = append(bad, stampduty.FieldError{Path: "state", Message: "state must be one of the states or union territories of India"})
+	}
+	if len([]rune(purpose)) > stampduty.MaxPurposeNameLength {
+		bad = append(bad, stampduty.FieldError{Path: "purpose", Message: "purpose must be at most 200 characters"})
+	}
+	switch status {
+	case "":
+		status = statusAll
+	case statusAll, statusActive, statusRetired:
+	default:
+		bad = append(bad, stampduty.FieldError{Path: "status", Message: "status must be one of: all, active, retired"})
+	}
+	if bad != nil {
+		return nil, stampduty.Invalid(bad)
+	}
+	es, err := h.catalogue.List(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	out := articlesResponse{Data: []article{}}
+	needle := strings.ToLower(purpose)
+	for _, e := range es {
+		switch {
+		case state != "" && e.State != state,
+			needle != "" && !strings.Contains(strings.ToLower(e.PurposeName), needle),
+			status == statusActive && e.Retired(),
+			status == statusRetired && !e.Retired():
+			continue
+		}
+		out.Data = append(out.Data, toArticle(e))
+	}
+	out.Meta.Total = len(out.Data)
+	return out, nil
+}
+
+// changed answers a change's outcome: the article, with published false
+// when the change was stored but the publish failed.
+func changed(e stampduty.CatalogueEntry, err error) (any, error) {
+	var np *catalogue.NotPublishedError
+	if err != nil && !errors.As(err, &np) {
+		return nil, err
+	}
+	out := articleResponse{Data: toArticle(e)}
+	out.Meta.Published = np == nil
+	if np != nil {
+		out.Meta.Message = "The change is stored, but the public catalogue was not published: run `stampctl articles publish`."
+	}
+	return out, nil
+}
+
+// addArticle adds the article of the body, an object with the catalogue
+// file's seven fields (as one article of `stampctl articles import`'s
+// file, checked by the same rules), as the admin. An article of the same
+// purpose_name and state is 409; a retired one is brought back.
+func (h *handler) addArticle(r *http.Request, by string) (any, error) {
+	members, err := function.ReadObject(r)
+	if err != nil {
+		return nil, err
+	}
+	art, errs := stampduty.NewArticle(stampjson.Fields(members))
+	if len(errs) > 0 {
+		return nil, stampduty.Invalid(errs)
+	}
+	return changed(h.catalogue.Add(r.Context(), by, art))
+}
+
+// entry returns the article whose documentId the path names (a Scan of
+// the articles table: catalogue.Admin.ByDoc).
+func (h *handler) entry(r *http.Request) (stampduty.CatalogueEntry, error) {
+	return h.catalogue.ByDoc(r.Context(), r.PathValue("documentId"))
+}
+
+// editArticle changes the amounts of the article the path names to the
+// body's: version (the version the admin read) and the five fields a
+// change can change (min, max, fixed, toFollowConsiderationPrice,
+// amountPercentConsideration, all required as in the catalogue file; fixed
+// and amountPercentConsideration may be null). purpose_name and state are
+// the article's key and cannot be edited (add the new one, retire the
+// old). When the article changed since version, the answer is 409 with
+// the article as it now is in data.
+func (h *handler) editArticle(r *http.Request, by string) (any, error) {
+	members, err := function.ReadObject(r)
+	if err != nil {
+		return nil, err
+	}
+	version, fields, bad := int64(-1), []stampduty.Field{}, []stampduty.FieldError(nil)
+	for _, f := range stampjson.Fields(members) {
+		switch f.Name {
+		case "version":
+			n, err := strconv.ParseInt(f.Value.Text, 10, 64)
+			if f.Value.Kind != stampduty.Number || err != nil || n < 0 {
+				bad = append(bad, stampduty.FieldError{Path: "version", Message: "version must be the article's version, a whole number"})
+				continue
+			}
+			version = n
+		case "purpose_name", "state":
+			bad = append(bad, stampduty.FieldError{Path: f.Name, Message: f.Name + " is the article's key and cannot be edited: add the new article and retire this one"})
+		default:
+			fields = append(fields, f)
+		}
+	}
+	if version < 0 && !slices.ContainsFunc(bad, func(e stampduty.FieldError) bool { return e.Path == "version" }) {
+		bad = append(bad, stampduty.FieldError{Path: "version", Message: "version is a required field"})
+	}
+	if bad != nil {
+		return nil, stampduty.Invalid(bad)
+	}
+	e, err := h.entry(r)
+	if err != nil {
+		return nil, err
+	}
+	fields = append(fields, stampduty.Field{Name: "purpose_name", Value: stampduty.Value{Kind: stampduty.String, Text: e.PurposeName}},
+		stampduty.Field{Name: "state", Value: stampduty.Value{Kind: stampduty.String, Text: e.State}})
+	art, errs := stampduty.NewArticle(fields)
+	if len(errs) > 0 {
+		return nil, stampduty.Invalid(errs)
+	}
+	now, err := h.catalogue.Edit(r.Context(), by, version, art)
+	if stampduty.ErrorCode(err) == stampduty.ECONFLICT {
+		return conflict(err, toArticle(now)), nil
+	}
+	return changed(now, err)
+}
+
+// conflict is a 409 in the error envelope with data: what the admin needs
+// to try again (the article as it now is, a new preview), where every
+// other error's data is null.
+func conflict(err error, data any) function.Status {
+	body := function.NewErrorBody(err)
+	return function.Status{Code: body.Error.Status, Body: struct {
+		Data  any                `json:"data"`
+		Error function.ErrorInfo `json:"error"`
+	}{data, body.Error}}
+}
+
+// retireArticle retires the article the path names, as the admin: no new
+// order or quote can use it; orders created before keep it. Retiring a
+// retired article changes nothing.
+func (h *handler) retireArticle(r *http.Request, by string) (any, error) {
+	e, err := h.entry(r)
+	if err != nil {
+		return nil, err
+	}
+	return changed(h.catalogue.Retire(r.Context(), by, e.PurposeName, e.State))
+}
+
+// articleLog answers the article the path names and its change log,
+// newest first: who (the email of the admin, or stampctl's --by), when,
+// what kind of change, and each field before and after. A Scan of the
+// articles table for the documentId, then a Query of the log table.
+func (h *handler) articleLog(r *http.Request, _ string) (any, error) {
+	e, log, err := h.catalogue.LogByDoc(r.Context(), r.PathValue("documentId"))
+	if err != nil {
+		return nil, err
+	}
+	var out logResponse
+	out.Data.Article, out.Data.Changes = toArticle(e), log
+	if out.Data.Changes == nil {
+		out.Data.Changes = []stampduty.ArticleChange{}
+	}
+	return out, nil
+}
+
+// step is one article an import adds, changes or retires.
+type step struct {
+	Action      string                  `json:"action"`
+	PurposeName string                  `json:"purpose_name"`
+	State       string                  `json:"state"`
+	DocumentID  *string                 `json:"documentId"`
+	Version     *int64                  `json:"version"`
+	Changes     []stampduty.FieldChange `json:"changes"`
+}
+
+// preview is what an import would do: its id (apply sends it back), the
+// counts of each action and the steps that write (the articles it leaves
+// are only counted).
+type preview struct {
+	Preview       string `json:"preview"`
+	RetireMissing bool   `json:"retireMissing"`
+	Add           int    `json:"add"`
+	Change        int    `json:"change"`
+	Retire        int    `json:"retire"`
+	Leave         int    `json:"leave"`
+	Steps         []step `json:"steps"`
+}
+
+// planID identifies a plan: a digest of every step (the article, its
+// version and retirement as read, what the import makes of it), so that
+// two plans have the same id only when the file and every article of the
+// catalogue are as they were.
+func planID(p catalogue.Plan, retireMissing bool) string {
+	d := sha256.New()
+	fmt.Fprintf(d, "retireMissing=%t\n", retireMissing)
+	for _, s := range p.Steps {
+		fmt.Fprintf(d, "%s\x00%s\x00%s", s.Action, s.After.PurposeName, s.After.State)
+		if s.Before != nil {
+			fmt.Fprintf(d, "\x00%s\x00%d\x00%t", s.Before.DocumentID, s.Before.Version, s.Before.Retired())
+		}
+		for _, v := range stampduty.ArticleValues(s.After) {
+			fmt.Fprintf(d, "\x00%s=%s", v[0], v[1])
+		}
+		d.Write([]byte{'\n'})
+	}
+	return hex.EncodeToString(d.Sum(nil)[:16])
+}
+
+func toPreview(p catalogue.Plan, retireMissing bool) preview {
+	out := preview{Preview: planID(p, retireMissing), RetireMissing: retireMissing,
+		Add: p.Add, Change: p.Change, Retire: p.Retire, Leave: p.Leave, Steps: []step{}}
+	for _, s := range p.Steps {
+		if s.Action == catalogue.ActionLeave {
+			continue
+		}
+		st := step{Action: s.Action, PurposeName: s.After.PurposeName, State: s.After.State, Changes: s.Changes}
+		if s.Before != nil {
+			doc, v := s.Before.DocumentID, s.Before.Version
+			st.DocumentID, st.Version = &doc, &v
+		}
+		out.Steps = append(out.Steps, st)
+	}
+	return out
+}
+
+// readImport reads an import's request: the catalogue file as the body (a
+// JSON array of articles, as `stampctl articles import` takes, at most
+// maxImportFile bytes), checked whole, and the retireMissing query
+// parameter (true or false; default false: a file of part of the
+// catalogue leaves the rest as it is).
+func readImport(r *http.Request) ([]stampduty.Article, bool, error) {
+	retire := false
+	switch v := r.URL.Query().Get("retireMissing"); v {
+	case "", "false":
+	case "true":
+		retire = true
+	default:
+		return nil, false, stampduty.Invalid([]stampduty.FieldError{{Path: "retireMissing", Message: "retireMissing must be true or false"}})
+	}
+	if ct := r.Header.Get("Content-Type"); ct != "" && !function.IsJSON(r) {
+		return nil, false, stampduty.Errorf(stampduty.EUNSUPPORTED, "The catalogue file must be JSON (Content-Type application/json)")
+	}
+	tooLarge := stampduty.Errorf(stampduty.ETOOLARGE, "The catalogue file is larger than 4 MiB")
+	if r.ContentLength > maxImportFile {
+		return nil, false, tooLarge
+	}
+	data, err := io.ReadAll(io.LimitReader(r.Body, maxImportFile+1))
+	switch {
+	case err != nil:
+		return nil, false, stampduty.Errorf(stampduty.EINVALID, "Invalid data. The body could not be read")
+	case len(data) > maxImportFile:
+		return nil, false, tooLarge
+	}
+	arts, err := stampjson.DecodeArticles(data)
+	return arts, retire, err
+}
+
+// previewImport answers what importing the file would add, change and
+// retire, writing nothing: one strongly consistent Scan of the articles
+// table.
+func (h *handler) previewImport(r *http.Request, _ string) (any, error) {
+	arts, retire, err := readImport(r)
+	if err != nil {
+		return nil, err
+	}
+	p, err := h.catalogue.Preview(r.Context(), arts, retire)
+	if err != nil {
+		return nil, err
+	}
+	return struct {
+		Data preview `json:"data"`
+	}{toPreview(p, retire)}, nil
+}
+
+// importResult is the body of an applied import.
+type importResult struct {
+	Data struct {
+		Added   int `json:"added"`
+		Changed int `json:"changed"`
+		Retired int `json:"retired"`
+		Left    int `json:"left"`
+	} `json:"data"`
+	Meta struct {
+		Published bool   `json:"published"`
+		Message   string `json:"message,omitempty"`
+	} `json:"meta"`
+}
+
+// applyImport applies the import the preview query parameter names (the
+// id previewImport answered) with the same file and retireMissing, as the
+// admin. The file is previewed again: when the plan differs (an article
+// changed, was added or retired since the preview), nothing is written
+// and the answer is 409 with the new preview in data. Each write is
+// conditioned on the version the preview read, so a change between this
+// preview and the write stops the import with 409 too (what was applied
+// before it is kept, published and counted in the message).
+func (h *handler) applyImport(r *http.Request, by string) (any, error) {
+	id := r.URL.Query().Get("preview")
+	if id == "" {
+		return nil, stampduty.Invalid([]stampduty.FieldError{{Path: "preview", Message: "preview is required: the id of the preview being applied"}})
+	}
+	arts, retire, err := readImport(r)
+	if err != nil {
+		return nil, err
+	}
+	p, err := h.catalogue.Preview(r.Context(), arts, retire)
+	if err != nil {
+		return nil, err
+	}
+	now := toPreview(p, retire)
+	if now.Preview != id {
+		return conflict(stampduty.Errorf(stampduty.ECONFLICT,
+			"The catalogue or the file changed since the preview: nothing was written. Review the new preview and apply it."), now), nil
+	}
+	if n := p.Add + p.Change + p.Retire; n > maxImportChanges {
+		return nil, stampduty.Errorf(stampduty.EINVALID,
+			"The import makes %d changes; the console applies at most %d at once. Apply it with `stampctl articles import`, or split the file.", n, maxImportChanges)
+	}
+	res, err := h.catalogue.Import(r.Context(), by, p)
+	var np *catalogue.NotPublishedError
+	if err != nil && !errors.As(err, &np) {
+		if stampduty.ErrorCode(err) == stampduty.ECONFLICT {
+			return nil, stampduty.Errorf(stampduty.ECONFLICT, "%s; %d added, %d changed and %d retired before it stopped (preview the import again)",
+				stampduty.ErrorMessage(err), res.Added, res.Changed, res.Retired)
+		}
+		return nil, err
+	}
+	var out importResult
+	out.Data.Added, out.Data.Changed, out.Data.Retired, out.Data.Left = res.Added, res.Changed, res.Retired, res.Left
+	out.Meta.Published = np == nil
+	if np != nil {
+		out.Meta.Message = "The import is stored, but the public catalogue was not published: run `stampctl articles publish`."
+	}
+	return out, nil
+}
