@@ -10,9 +10,10 @@ import (
 // group (staffauth.AsAdmin, checked before anything is read).
 type handler struct {
 	callers callerAdmin
+	staff   staffAdmin
 }
 
 // routes answers the admin routes: each area's own (callers.go, ...).
 func (h *handler) routes() http.Handler {
-	return function.Routes(h.callerRoutes()...)
+	return function.Routes(append(h.callerRoutes(), h.staffRoutes()...)...)
 }

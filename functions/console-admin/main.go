@@ -15,10 +15,12 @@ import (
 )
 
 // wire serves the admin routes over the callers' workflows (the tokens
-// table, and the orders table to count a caller's orders).
+// table, and the orders table to count a caller's orders) and the staff's
+// (the Cognito user pool, staffPool).
 func wire(d function.Deps) http.Handler {
 	return (&handler{
 		callers: &callers.Admin{Tokens: d.Tokens(d.Require("TOKENS_TABLE")), Orders: d.Orders(d.Require("ORDERS_TABLE")), Now: time.Now},
+		staff:   staffPool(d.Env),
 	}).routes()
 }
 
