@@ -121,6 +121,7 @@ func checkConsole(t *testing.T, s *stack) {
 	})
 	t.Run("ConflictShownAsItIsNow", func(t *testing.T) { checkConflict(t, s, b) })
 	t.Run("ExpiredSessionKeepsTheReason", func(t *testing.T) { checkExpiredSession(t, s, b) })
+	t.Run("Staff", func(t *testing.T) { checkConsoleStaff(t, s) })
 	t.Run("NeitherGroupCanDoNothing", func(t *testing.T) {
 		client := localcognito.Client(s.Cognito.Endpoint)
 		if err := localcognito.CreateUser(context.Background(), client, s.Cognito.PoolID, "nobody@console.local", "Local-nobody-password-1"); err != nil {

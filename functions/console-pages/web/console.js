@@ -4,5 +4,7 @@
 // modules as they are.
 import { start } from "./core.js";
 import "./orders.js";
+import "./webhooks.js";
+import "./staff.js";
 
 start();
