@@ -112,16 +112,26 @@ func TestStaff(t *testing.T) {
 		}
 	}
 	used := map[string]bool{}
-	take := func() {
-		for _, op := range calls.Take() {
+	take := func() []string {
+		ops := calls.Take()
+		for _, op := range ops {
 			used[op] = true
+		}
+		return ops
+	}
+	// costs checks the Cognito calls a route made: what the workflow's
+	// doc says it costs.
+	costs := func(t *testing.T, got []string, want ...string) {
+		t.Helper()
+		if !slices.Equal(got, want) {
+			t.Errorf("Cognito calls %v, want %v", got, want)
 		}
 	}
 	calls.Take()
 
 	t.Run("AnAdminListsTheStaff", func(t *testing.T) {
 		got := list(t)
-		take()
+		costs(t, take(), "ListUsers", "ListUsersInGroup", "ListUsersInGroup")
 		if got, want := slices.Sorted(maps.Keys(got)), []string{"boss@example.com", "olga@example.com"}; !slices.Equal(got, want) {
 			t.Fatalf("staff %v, want %v", got, want)
 		}
@@ -135,7 +145,7 @@ func TestStaff(t *testing.T) {
 
 	t.Run("AnInvitedPersonIsListedWithTheRole", func(t *testing.T) {
 		r := send(admin, http.MethodPost, "/api/console/staff", `{"email":"  Ravi@Example.com ","role":"operator"}`)
-		take()
+		costs(t, take(), "AdminCreateUser", "AdminAddUserToGroup")
 		if r.Status != http.StatusCreated {
 			t.Fatalf("status %d, want 201: %s", r.Status, r.Body)
 		}
@@ -160,7 +170,7 @@ func TestStaff(t *testing.T) {
 
 	t.Run("ARoleChangeIsListed", func(t *testing.T) {
 		r := send(admin, http.MethodPost, "/api/console/staff/role", `{"email":"ravi@example.com","role":"admin"}`)
-		take()
+		costs(t, take(), "AdminGetUser", "AdminListGroupsForUser", "AdminAddUserToGroup", "AdminRemoveUserFromGroup")
 		got := functest.OK[memberResponse](t, r)
 		if got.Data.Role != "admin" || got.Data.SignedOut == nil || *got.Data.SignedOut {
 			t.Errorf("changed %+v, want an admin, not signed out (locally)", got.Data)
@@ -176,16 +186,18 @@ func TestStaff(t *testing.T) {
 	})
 
 	t.Run("DisableThenEnable", func(t *testing.T) {
-		r := send(admin, http.MethodPost, "/api/console/staff/disable", `{"email":"ravi@example.com"}`)
 		take()
+		r := send(admin, http.MethodPost, "/api/console/staff/disable", `{"email":"ravi@example.com"}`)
+		costs(t, take(), "AdminGetUser", "AdminListGroupsForUser", "AdminDisableUser")
 		if got := functest.OK[memberResponse](t, r); got.Data.Enabled || got.Data.Role != "operator" {
 			t.Errorf("disabled %+v, want disabled, keeping the role", got.Data)
 		}
 		if m := list(t)["ravi@example.com"]; m.Enabled {
 			t.Errorf("listed %+v, want disabled", m)
 		}
-		r = send(admin, http.MethodPost, "/api/console/staff/enable", `{"email":"ravi@example.com"}`)
 		take()
+		r = send(admin, http.MethodPost, "/api/console/staff/enable", `{"email":"ravi@example.com"}`)
+		costs(t, take(), "AdminGetUser", "AdminListGroupsForUser", "AdminEnableUser")
 		if got := functest.OK[memberResponse](t, r); !got.Data.Enabled || got.Data.Role != "operator" {
 			t.Errorf("enabled %+v, want enabled, an operator", got.Data)
 		}
