@@ -130,6 +130,7 @@ func checkConsole(t *testing.T, s *stack) {
 	t.Run("FirstSignInSetsAPassword", func(t *testing.T) { checkFirstSignIn(t, s, b) })
 	t.Run("AuthenticatorCodeAtSignIn", func(t *testing.T) { checkAuthenticatorCode(t, s, b) })
 	t.Run("Catalogue", func(t *testing.T) { checkCatalogue(t, s, b) })
+	t.Run("Staff", func(t *testing.T) { checkConsoleStaff(t, s) })
 	t.Run("NeitherGroupCanDoNothing", func(t *testing.T) {
 		client := localcognito.Client(s.Cognito.Endpoint)
 		if err := localcognito.CreateUser(context.Background(), client, s.Cognito.PoolID, "nobody@console.local", "Local-nobody-password-1"); err != nil {

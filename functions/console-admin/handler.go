@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/http"
+	"slices"
 
 	"stampduty/shared/function"
 )
@@ -11,9 +12,10 @@ import (
 type handler struct {
 	callers   callerAdmin
 	catalogue catalogueAdmin
+	staff     staffAdmin
 }
 
 // routes answers the admin routes: each area's own (callers.go, ...).
 func (h *handler) routes() http.Handler {
-	return function.Routes(append(h.callerRoutes(), h.catalogueRoutes()...)...)
+	return function.Routes(slices.Concat(h.callerRoutes(), h.catalogueRoutes(), h.staffRoutes())...)
 }

@@ -19,9 +19,10 @@ import (
 
 // wire serves the admin routes over the callers' workflows (the tokens
 // table, the orders table to count a caller's orders, and the token
-// hashing key to issue tokens) and the catalogue's (the articles table
-// with its change log, the counters for a new article's id, and the
-// published catalogue), wired as stampctl wires them.
+// hashing key to issue tokens), the catalogue's (the articles table with
+// its change log, the counters for a new article's id, and the published
+// catalogue), wired as stampctl wires them, and the staff's (the Cognito
+// user pool, staffPool).
 func wire(d function.Deps) http.Handler {
 	arts := d.Articles(d.Require("ARTICLES_TABLE")).WithLog(d.Require("ARTICLE_LOG_TABLE"))
 	published := d.Catalogue(d.Require("CATALOGUE_TABLE"))
@@ -33,6 +34,7 @@ func wire(d function.Deps) http.Handler {
 				_, err := published.Publish(ctx, arts, now)
 				return err
 			}},
+		staff: staffPool(d.Env),
 	}).routes()
 }
 

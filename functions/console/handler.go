@@ -15,13 +15,14 @@ type meResponse struct {
 
 // handler is the console's JSON endpoints.
 type handler struct {
-	orders work
-	count  counter
+	orders  work
+	count   counter
+	failing failingWebhooks
 }
 
 // routes answers the console's routes.
 func (h *handler) routes() http.Handler {
-	return function.Routes(append(h.orderRoutes(),
+	return function.Routes(append(append(h.orderRoutes(), h.webhookRoutes()...),
 		function.Path{Method: http.MethodGet, Pattern: "/api/console/me", Serve: func(r *http.Request) (any, error) {
 			s, err := staffauth.SignedIn(r)
 			return meResponse{Data: s}, err

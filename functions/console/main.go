@@ -3,7 +3,8 @@
 // (ConsoleAuthorizer) lets through only with a valid token of the staff
 // pool: who is signed in (GET /api/console/me), and, for an operator or
 // an admin, the work queue, one order, moving a paper, attaching its
-// certificate and cancelling an order, as the operators' API does them.
+// certificate and cancelling an order, as the operators' API does them,
+// and the webhooks that keep failing.
 package main
 
 import (
@@ -15,9 +16,10 @@ import (
 
 // wire serves the console's routes: the operators' fulfillment workflow
 // (fulfillment.Wire, as the ops function has it) and the queue's counts
-// over the orders table; /api/console/me answers from the token's claims.
+// over the orders table; the failing webhooks over the deliveries and
+// webhooks tables; /api/console/me answers from the token's claims.
 func wire(d function.Deps) http.Handler {
-	return (&handler{orders: fulfillment.Wire(d), count: d.Orders(d.Require("ORDERS_TABLE"))}).routes()
+	return (&handler{orders: fulfillment.Wire(d), count: d.Orders(d.Require("ORDERS_TABLE")), failing: failures(d)}).routes()
 }
 
 func main() { function.Main(wire) }

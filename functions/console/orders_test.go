@@ -6,6 +6,7 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -240,6 +241,12 @@ func TestConsoleOrders(t *testing.T) {
 		r := s.Invoke(functest.Request("GET", "/api/console/queue", "", nil, ""))
 		if r.Status != http.StatusUnauthorized {
 			t.Errorf("%d, want 401", r.Status)
+		}
+	})
+	t.Run("FailingWebhooks", func(t *testing.T) {
+		seedFailing(t, s.Env)
+		if r := as(operator, "GET", "/api/console/webhooks/failing", "", "", nil); r.Status != 200 || !strings.Contains(r.Body, "wacme1") {
+			t.Fatalf("%d %s", r.Status, r.Body)
 		}
 	})
 	s.CheckTemplate(s.Proxy.All())

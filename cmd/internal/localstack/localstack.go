@@ -95,10 +95,13 @@ func Env(tmpl *samtemplate.Template, f samtemplate.Function, eng Engines) ([]str
 	for _, b := range tmpl.Buckets {
 		names[b] = BucketName(b)
 	}
-	// An app client is named by its logical id, as sam local names a
+	// An app client or a user pool is named by its logical id, as sam local names a
 	// resource it cannot create, unless the stack's Cognito made it.
 	for _, c := range tmpl.UserPoolClients {
 		names[c.LogicalID] = c.LogicalID
+	}
+	for _, p := range tmpl.UserPools {
+		names[p.LogicalID] = p.LogicalID
 	}
 	maps.Copy(names, eng.Names)
 	for name, v := range f.Env {

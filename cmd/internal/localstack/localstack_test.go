@@ -103,6 +103,9 @@ func TestSamLocal(t *testing.T) {
 		for _, c := range env.Template.UserPoolClients {
 			names[c.LogicalID] = c.LogicalID
 		}
+		for _, p := range env.Template.UserPools {
+			names[p.LogicalID] = p.LogicalID
+		}
 		for name, v := range f.Env {
 			declared[name] = true
 			got, ok := overrides[name]

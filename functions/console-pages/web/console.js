@@ -6,5 +6,7 @@ import { start } from "./core.js";
 import "./orders.js";
 import "./callers.js";
 import "./catalogue.js";
+import "./webhooks.js";
+import "./staff.js";
 
 start();

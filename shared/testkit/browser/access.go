@@ -316,6 +316,20 @@ func (p *Page) Click(c Control) {
 	}
 }
 
+// Choose picks the option whose label starts with option in the select c,
+// as a keyboard user does: it moves the focus to the select and types the
+// label (the select's type-ahead). Fill would first press Ctrl+A, which
+// on a select selects the whole page's text instead.
+func (p *Page) Choose(c Control, option string) {
+	p.t.Helper()
+	err := p.act("choosing "+option+" in", c, func(sel string, opts ...chromedp.QueryOption) chromedp.Action[chromedp.Void] {
+		return chromedp.Steps(chromedp.Focus(sel, opts...), chromedp.SendKeys(sel, option, opts...))
+	})
+	if err != nil {
+		p.t.Fatalf("browser: %v", err)
+	}
+}
+
 // Upload sets the files of the file field c to the files at paths, as a
 // user choosing them in the file picker does.
 func (p *Page) Upload(c Control, paths ...string) {

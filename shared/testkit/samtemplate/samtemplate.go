@@ -246,7 +246,9 @@ func (f Function) TableGrants() (map[string]map[string]bool, error) {
 	granted := map[string]map[string]bool{}
 	var errs []error
 	for _, st := range f.Statements {
-		if st.Effect != "Allow" || slices.ContainsFunc(st.Actions, func(a string) bool { return strings.HasPrefix(a, "s3:") }) {
+		if st.Effect != "Allow" || slices.ContainsFunc(st.Actions, func(a string) bool {
+			return strings.HasPrefix(a, "s3:") || strings.HasPrefix(a, cognitoPrefix)
+		}) {
 			continue
 		}
 		for _, r := range st.Resources {
@@ -265,6 +267,42 @@ func (f Function) TableGrants() (map[string]map[string]bool, error) {
 					granted[target] = map[string]bool{}
 				}
 				granted[target][op] = true
+			}
+		}
+	}
+	return granted, errors.Join(errs...)
+}
+
+// cognitoPrefix is the prefix of Cognito user pools' IAM actions.
+const cognitoPrefix = "cognito-idp:"
+
+// CognitoGrants returns the Cognito user pool actions (without their
+// "cognito-idp:" prefix) the function's policy allows, by the logical id of
+// the pool it allows them on (!GetAtt POOL.Arn); a Cognito action on any
+// other resource (a wildcard, another ARN) is an error, as is a statement
+// that mixes Cognito's actions with others.
+func (f Function) CognitoGrants() (map[string]map[string]bool, error) {
+	granted := map[string]map[string]bool{}
+	var errs []error
+	for _, st := range f.Statements {
+		if st.Effect != "Allow" || !slices.ContainsFunc(st.Actions, func(a string) bool { return strings.HasPrefix(a, cognitoPrefix) }) {
+			continue
+		}
+		for _, r := range st.Resources {
+			if r.GetAtt[1] != "Arn" || r.GetAtt[0] == "" {
+				errs = append(errs, fmt.Errorf("%s: policy resource %s of Cognito actions is not a user pool's ARN (!GetAtt POOL.Arn)", f.LogicalID, r))
+				continue
+			}
+			for _, a := range st.Actions {
+				op, ok := strings.CutPrefix(a, cognitoPrefix)
+				if !ok || op == "" || strings.Contains(op, "*") {
+					errs = append(errs, fmt.Errorf("%s: policy grants %s beside Cognito's actions, or a wildcard", f.LogicalID, a))
+					continue
+				}
+				if granted[r.GetAtt[0]] == nil {
+					granted[r.GetAtt[0]] = map[string]bool{}
+				}
+				granted[r.GetAtt[0]][op] = true
 			}
 		}
 	}

@@ -888,3 +888,31 @@ func TestScheduleConditions(t *testing.T) {
 		}
 	}
 }
+
+// TestCognitoGrants reads the Cognito actions a policy allows per user
+// pool, leaves them out of the table grants, and refuses a wildcard or a
+// resource that is not a pool's ARN.
+func TestCognitoGrants(t *testing.T) {
+	pool := Value{GetAtt: [2]string{"P", "Arn"}}
+	f := Function{LogicalID: "F", Statements: []Statement{
+		{Effect: "Allow", Actions: []string{"cognito-idp:AdminGetUser", "cognito-idp:ListUsers"}, Resources: []Value{pool}},
+		{Effect: "Allow", Actions: []string{"dynamodb:GetItem"}, Resources: []Value{{GetAtt: [2]string{"T", "Arn"}}}},
+	}}
+	got, err := f.CognitoGrants()
+	want := map[string]map[string]bool{"P": {"AdminGetUser": true, "ListUsers": true}}
+	if err != nil || !maps.EqualFunc(got, want, maps.Equal) {
+		t.Errorf("CognitoGrants = %v, %v; want %v", got, err, want)
+	}
+	if tables, err := f.TableGrants(); err != nil || len(tables) != 1 || tables["P"] != nil {
+		t.Errorf("TableGrants = %v, %v; want the table only", tables, err)
+	}
+	for name, st := range map[string]Statement{
+		"Wildcard":   {Effect: "Allow", Actions: []string{"cognito-idp:*"}, Resources: []Value{pool}},
+		"AnyPool":    {Effect: "Allow", Actions: []string{"cognito-idp:AdminGetUser"}, Resources: []Value{{Literal: "*"}}},
+		"MixedInOne": {Effect: "Allow", Actions: []string{"cognito-idp:AdminGetUser", "dynamodb:GetItem"}, Resources: []Value{pool}},
+	} {
+		if _, err := (Function{LogicalID: "F", Statements: []Statement{st}}).CognitoGrants(); err == nil {
+			t.Errorf("%s: CognitoGrants took %v", name, st)
+		}
+	}
+}

@@ -87,9 +87,12 @@ func run(m *testing.M) (int, error) {
 type Env struct {
 	t                    testing.TB
 	Endpoint, S3Endpoint string
-	Names                map[string]string
-	Template             *samtemplate.Template
-	Client               *dynamodb.Client
+	// Cognito is the local Cognito's endpoint a function is given as
+	// COGNITO_ENDPOINT, "" (none) unless a test that starts one sets it.
+	Cognito  string
+	Names    map[string]string
+	Template *samtemplate.Template
+	Client   *dynamodb.Client
 
 	fixtureIDs atomic.Int64 // the last fixture id handed out
 }
@@ -133,6 +136,11 @@ func New(t testing.TB) *Env {
 	// stand-in.
 	for _, c := range tmpl.UserPoolClients {
 		e.Names[c.LogicalID] = "local-" + strings.ToLower(c.LogicalID)
+	}
+	// So is a user pool's id, which a test with a local Cognito sets to
+	// its pool's (with Cognito, its endpoint).
+	for _, p := range tmpl.UserPools {
+		e.Names[p.LogicalID] = "local-" + strings.ToLower(p.LogicalID)
 	}
 	if err := localdb.CreateTables(context.Background(), e.Client, tmpl.Tables, e.Names); err != nil {
 		t.Fatal(err)
@@ -190,7 +198,7 @@ func (e *Env) Getenv(fn string, read map[string]bool) func(string) string {
 		}
 		vals[k] = s
 	}
-	localdb.LocalRuntime(vals, e.Endpoint, e.S3Endpoint, "")
+	localdb.LocalRuntime(vals, e.Endpoint, e.S3Endpoint, e.Cognito)
 	var mu sync.Mutex
 	return func(name string) string {
 		mu.Lock()
