@@ -65,27 +65,40 @@ mkdirSync(shots, { recursive: true });
 // The accessible-name selectors of Puppeteer's ARIA query handler, which
 // over BiDi asks Firefox's accessibility tree (browsingContext.locateNodes
 // by role and name): only what assistive technology announces is found.
+// A control is [role, name]; find and gone turn it into the selector.
 const aria = (role, name) => `::-p-aria([name=${JSON.stringify(name)}][role=${JSON.stringify(role)}])`;
-const textbox = (name) => aria('textbox', name);
-const button = (name) => aria('button', name);
-const link = (name) => aria('link', name);
-const heading = (name) => aria('heading', name);
+const textbox = (name) => ['textbox', name];
+const button = (name) => ['button', name];
+const link = (name) => ['link', name];
+const heading = (name) => ['heading', name];
+const group = (name) => ['group', name];
 
 // find waits until exactly one visible element within scope (the page or
 // an element) has the role and name, and returns it: acting on the first
-// of several would press the wrong paper's button.
-async function find(scope, selector) {
-  await scope.waitForSelector(selector, { visible: true, timeout: STEP });
+// of several would press the wrong paper's button. When none comes, it
+// fails naming what the role's elements are called instead.
+async function find(scope, [role, name]) {
+  const selector = aria(role, name);
+  try {
+    await scope.waitForSelector(selector, { visible: true, timeout: STEP });
+  } catch (e) {
+    if (e.name !== 'TimeoutError') throw e;
+    const names = [];
+    for (const h of await scope.$$(`::-p-aria([role=${JSON.stringify(role)}])`)) {
+      if (await h.isVisible()) names.push(await h.evaluate((el) => ((el.labels && el.labels[0] && el.labels[0].textContent) || el.getAttribute('aria-label') || el.textContent || '').trim()));
+    }
+    assert.fail(`no visible ${role} ${JSON.stringify(name)} after ${STEP / 1000} s; the visible ${role}s are named ${JSON.stringify(names)}`);
+  }
   const all = await scope.$$(selector);
   const shown = [];
   for (const h of all) if (await h.isVisible()) shown.push(h);
-  assert.equal(shown.length, 1, `${shown.length} visible elements match ${selector}`);
+  assert.equal(shown.length, 1, `${shown.length} visible elements are ${role} ${JSON.stringify(name)}: name the one meant`);
   return shown[0];
 }
 
 // gone waits until no visible element has the role and name.
-async function gone(page, selector) {
-  await page.waitForSelector(selector, { hidden: true, timeout: STEP });
+async function gone(page, [role, name]) {
+  await page.waitForSelector(aria(role, name), { hidden: true, timeout: STEP });
 }
 
 // focused returns the accessible name the focused element is labelled by
@@ -127,6 +140,12 @@ async function watch(page) {
 // WCAG 2.1 A and AA tags, and no problem seen so far.
 async function check(page, seen, screen, name) {
   await page.screenshot({ path: join(shots, `${name}-${screen.name}.png`), fullPage: true });
+  // No page is wider than the screen: on a phone nothing is cut off or
+  // needs a sideways scroll.
+  const wide = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth,
+    [...document.querySelectorAll('body *')].filter((el) => el.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5)
+      .map((el) => el.id ? `${el.localName}#${el.id}` : el.localName).slice(0, 5)]);
+  assert.ok(wide[0] <= wide[1], `${name}: the page is ${wide[0]} px wide at ${screen.width} px (${wide[1]} px without the scroll bar); too wide: ${wide[2].join(', ')}`);
   const violations = await page.evaluate(async (src) => {
     if (typeof window.axe !== 'object') (0, eval)(src);
     const r = await window.axe.run(document, {
@@ -150,7 +169,8 @@ for (const screen of screens) {
       const seen = await watch(page);
 
       // Sign in with the keyboard: the page puts the focus in Email, Tab
-      // moves it to Password, Enter submits.
+      // moves it to Password, Tab again to the button Sign in, Enter
+      // presses it.
       await page.goto(`${base}/console`, { waitUntil: 'load', timeout: STEP });
       await find(page, heading('Sign in'));
       await check(page, seen, screen, 'sign-in');
@@ -160,6 +180,9 @@ for (const screen of screens) {
       await page.keyboard.press('Tab');
       assert.equal(await focused(page), 'Password', 'Tab from Email goes to Password');
       await page.keyboard.type(password);
+      const signIn = await find(page, button('Sign in'));
+      await page.keyboard.press('Tab');
+      assert.ok(await signIn.evaluate((el) => el === document.activeElement), 'Tab from Password goes to the button Sign in');
       await page.keyboard.press('Enter');
       await find(page, heading('Queue'));
       await check(page, seen, screen, 'queue');
@@ -171,7 +194,7 @@ for (const screen of screens) {
 
       // A bad Unique doc ref is refused beside the field, before any
       // request, and the focus goes back to the field.
-      const paper = await find(page, aria('group', 'Paper 1'));
+      const paper = await find(page, group('Paper 1'));
       const ref = await find(paper, textbox('Unique doc ref'));
       await ref.focus();
       await page.keyboard.type('bad ref!');
@@ -189,14 +212,17 @@ for (const screen of screens) {
       await page.keyboard.up('Control');
       await page.keyboard.type(`SUBIN-FIREFOX-${screen.name.toUpperCase()}-1`);
       await page.keyboard.press('Enter');
-      const moved = await find(page, aria('group', 'Paper 1'));
+      const moved = await find(page, group('Paper 1'));
       await find(moved, button('Move to Procured'));
       await gone(page, button('Move to Created'));
       await check(page, seen, screen, 'order-created');
 
       await press(page, await find(page, button('Sign out')));
+      // Signed out, the next person at the screen sees the sign-in form
+      // only: not the order (its parties' names), nor the navigation.
       await find(page, heading('Sign in'));
-      await gone(page, heading('Queue'));
+      await gone(page, heading(`Order ${screen.order}`));
+      await gone(page, link('Queue'));
       await check(page, seen, screen, 'signed-out');
     } finally {
       await context.close();
