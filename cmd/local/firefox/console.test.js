@@ -98,7 +98,12 @@ async function find(scope, [role, name]) {
 
 // gone waits until no visible element has the role and name.
 async function gone(page, [role, name]) {
-  await page.waitForSelector(aria(role, name), { hidden: true, timeout: STEP });
+  try {
+    await page.waitForSelector(aria(role, name), { hidden: true, timeout: STEP });
+  } catch (e) {
+    if (e.name !== 'TimeoutError') throw e;
+    assert.fail(`${role} ${JSON.stringify(name)} is still shown after ${STEP / 1000} s`);
+  }
 }
 
 // focused returns the accessible name the focused element is labelled by
@@ -143,7 +148,7 @@ async function check(page, seen, screen, name) {
   // No page is wider than the screen: on a phone nothing is cut off or
   // needs a sideways scroll.
   const wide = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth,
-    [...document.querySelectorAll('body *')].filter((el) => el.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5)
+    [...document.querySelectorAll('body *')].filter((el) => el.getBoundingClientRect().left + el.scrollWidth > document.documentElement.clientWidth + 0.5)
       .map((el) => el.id ? `${el.localName}#${el.id}` : el.localName).slice(0, 5)]);
   assert.ok(wide[0] <= wide[1], `${name}: the page is ${wide[0]} px wide at ${screen.width} px (${wide[1]} px without the scroll bar); too wide: ${wide[2].join(', ')}`);
   const violations = await page.evaluate(async (src) => {
