@@ -91,6 +91,21 @@ $(AXE): $(AXE_DIR)/package.json $(AXE_DIR)/package-lock.json
 .PHONY: axe
 axe: $(AXE) ## install axe-core, the browser tests' accessibility checker (pinned in shared/testkit/browser/axe)
 
+# The console's Firefox test (cmd/local's TestLocalStack/Console/Firefox
+# runs it with node --test): puppeteer-core, which drives a stock Firefox
+# over WebDriver BiDi (no geckodriver) and downloads no browser, pinned in
+# cmd/local/firefox.
+PUPPETEER_DIR   := cmd/local/firefox
+PUPPETEER       := $(PUPPETEER_DIR)/node_modules/puppeteer-core/package.json
+
+$(PUPPETEER): $(PUPPETEER_DIR)/package.json $(PUPPETEER_DIR)/package-lock.json
+	@echo "installing the driver of the console's Firefox test (puppeteer-core, pinned in $(PUPPETEER_DIR)) with npm ci"
+	@$(PROGRESS) "npm ci puppeteer-core" -- npm ci --prefix $(PUPPETEER_DIR) --no-audit --no-fund --loglevel=error
+	@touch $@
+
+.PHONY: puppeteer
+puppeteer: $(PUPPETEER) ## install puppeteer-core, the driver of the console's Firefox test (pinned in cmd/local/firefox)
+
 # The browser tests' headless Chromium: Debian's chromium package, installed
 # with apt-get when $(CHROMIUM) is missing (CI runs as root on a clean
 # machine), with no recommended packages (130 instead of 25) but
@@ -108,14 +123,43 @@ $(CHROMIUM):
 	  echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends $(CHROMIUM_PACKAGES)" >&2; \
 	  echo "(or set CHROMIUM to a Chromium or Chrome binary you have)" >&2; \
 	  if [ "$$CI" = true ]; then exit 1; fi; \
-	  echo "chromium: until then the browser tests are skipped (under CI=true they fail)" >&2; exit 0; fi
-	@echo "installing headless Chromium for the browser tests: Debian's $(CHROMIUM_PACKAGES) with apt-get (about 125 MB to download)"
-	@DEBIAN_FRONTEND=noninteractive $(PROGRESS) "chromium: apt-get update" -- apt-get update -q
-	@DEBIAN_FRONTEND=noninteractive $(PROGRESS) "chromium: apt-get install" -- apt-get install -y -q --no-install-recommends $(CHROMIUM_PACKAGES)
-	@echo "chromium: installed Debian's chromium $$(dpkg-query -W -f '$${Version}' chromium) at $@"
+	  echo "chromium: until then the browser tests are skipped (under CI=true they fail)" >&2; \
+	else \
+	  echo "installing headless Chromium for the browser tests: Debian's $(CHROMIUM_PACKAGES) with apt-get (about 125 MB to download)" && \
+	  DEBIAN_FRONTEND=noninteractive $(PROGRESS) "chromium: apt-get update" -- apt-get update -q && \
+	  DEBIAN_FRONTEND=noninteractive $(PROGRESS) "chromium: apt-get install" -- apt-get install -y -q --no-install-recommends $(CHROMIUM_PACKAGES) && \
+	  echo "chromium: installed Debian's chromium $$(dpkg-query -W -f '$${Version}' chromium) at $@"; \
+	fi
 
 .PHONY: chromium
 chromium: $(CHROMIUM) ## install headless Chromium for the browser tests (Debian's chromium, with apt-get, as root)
+
+# The console's Firefox test (console.md: "works in current Chromium and
+# Firefox"): Debian's firefox-esr, installed as Chromium is (root installs,
+# not root prints the command; CI=true fails without it), with no recommended
+# packages and fonts-liberation. FIREFOX (also read by cmd/local's test) may
+# name another Firefox binary.
+FIREFOX           ?= /usr/bin/firefox-esr
+FIREFOX_PACKAGES  := firefox-esr fonts-liberation
+
+$(FIREFOX):
+	@if [ "$(FIREFOX)" != /usr/bin/firefox-esr ]; then \
+	  echo "firefox: FIREFOX=$(FIREFOX) does not exist: name a Firefox binary, or unset FIREFOX to install Debian's firefox-esr" >&2; exit 1; fi
+	@if [ "$$(id -u)" != 0 ]; then \
+	  echo "firefox: /usr/bin/firefox-esr is missing and installing it needs root: run" >&2; \
+	  echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends $(FIREFOX_PACKAGES)" >&2; \
+	  echo "(or set FIREFOX to a Firefox binary you have)" >&2; \
+	  if [ "$$CI" = true ]; then exit 1; fi; \
+	  echo "firefox: until then the Firefox test is skipped (under CI=true it fails)" >&2; \
+	else \
+	  echo "installing headless Firefox for the console's Firefox test: Debian's $(FIREFOX_PACKAGES) with apt-get (about 80 MB to download)" && \
+	  DEBIAN_FRONTEND=noninteractive $(PROGRESS) "firefox: apt-get update" -- apt-get update -q && \
+	  DEBIAN_FRONTEND=noninteractive $(PROGRESS) "firefox: apt-get install" -- apt-get install -y -q --no-install-recommends $(FIREFOX_PACKAGES) && \
+	  echo "firefox: installed Debian's firefox-esr $$(dpkg-query -W -f '$${Version}' firefox-esr) at $@"; \
+	fi
+
+.PHONY: firefox
+firefox: $(FIREFOX) ## install headless Firefox for the console's Firefox test (Debian's firefox-esr, with apt-get, as root)
 
 # The package count is the module's own `go list -deps`, run in the module
 # cache after `go mod download` (outside this module, whose go.mod it must
@@ -187,7 +231,7 @@ vet: $(STATICCHECK) $(DEADCODE) ## gofmt, go vet, staticcheck, deadcode -test, a
 # what it runs, how far it is and how long it took.
 TEST_PACKAGES    = $$($(GO) list ./... | grep -v '/cmd/local$$')
 
-test: $(DYNALITE) $(VERSITYGW) $(STRAPICLIENT) $(COGNITO) $(AXE) $(CHROMIUM) ## run every test against a local DynamoDB (dynalite), S3 (versitygw) and Cognito (cognito-local), and the browser tests in headless Chromium
+test: $(DYNALITE) $(VERSITYGW) $(STRAPICLIENT) $(COGNITO) $(AXE) $(CHROMIUM) $(PUPPETEER) $(FIREFOX) ## run every test against a local DynamoDB (dynalite), S3 (versitygw) and Cognito (cognito-local), and the browser tests in headless Chromium and Firefox
 	@echo "test: 1/3 vet: gofmt, go vet, staticcheck, deadcode, cfn-lint"
 	@$(MAKE) --no-print-directory vet
 	@echo "test: 2/3 the package tests: go test -race of $$($(GO) list ./... | grep -vc '/cmd/local$$') packages, all but cmd/local"

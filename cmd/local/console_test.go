@@ -118,6 +118,7 @@ func checkConsole(t *testing.T, s *stack) {
 			p.Find(browser.Heading("Sign in"))
 		})
 	}
+	t.Run("Firefox", func(t *testing.T) { checkConsoleFirefox(t, s) })
 	t.Run("WrongPassword", func(t *testing.T) {
 		p := b.NewPage(t, browser.Desktop)
 		signIn(p, s.URL, operator.Email, "Not-the-password-1")

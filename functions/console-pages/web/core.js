@@ -109,7 +109,10 @@ function signInAgain() {
   });
 }
 
+// showSignIn shows the sign-in form alone: signed out, the next person at
+// the screen sees nothing of the last one's views (an order's parties).
 function showSignIn() {
+  for (const s of ["nothing", ...views.keys()]) $(s).hidden = true;
   $("signin").hidden = false;
   for (const f of ["newpw-form", "totp-form"]) $(f).hidden = true;
   $("signin-form").hidden = false;
@@ -178,9 +181,10 @@ function groups() { return (session.me && session.me.groups) || []; }
 function isAdmin() { return groups().includes("admin"); }
 function canWork() { return groups().includes("operator") || isAdmin(); }
 
-// navigation lists the views the signed-in person may open.
+// navigation lists the views the signed-in person may open: none for a
+// person signed out or in neither group.
 function navigation(current) {
-  const items = [...views].filter(([, v]) => v.title && (!v.admin || isAdmin()))
+  const items = [...views].filter(([, v]) => v.title && canWork() && (!v.admin || isAdmin()))
     .map(([name, v]) => el("li", {}, el("a", { href: "#" + name, text: v.title, ...(name === current ? { "aria-current": "page" } : {}) })));
   $("nav").replaceChildren(...items);
   $("nav-wrap").hidden = items.length === 0;

@@ -13,15 +13,27 @@ import (
 // from there, not from the test's package), else .build/screenshots under
 // the module root (kept out of git with the rest of .build, and removed by
 // make clean).
-func (b *Browser) ScreenshotsDir() string {
+func (b *Browser) ScreenshotsDir() string { return ScreenshotsDir(b.root) }
+
+// ScreenshotsDir returns the folder screenshots go to for the module whose
+// root is root (see Browser.ScreenshotsDir), for a test that drives another
+// browser (cmd/local's Firefox test) and writes its screenshots beside
+// Chromium's.
+func ScreenshotsDir(root string) string {
 	d := os.Getenv("SCREENSHOTS_DIR")
 	switch {
 	case d == "":
-		return filepath.Join(b.root, ".build", "screenshots")
+		return filepath.Join(root, ".build", "screenshots")
 	case filepath.IsAbs(d):
 		return d
 	}
-	return filepath.Join(b.root, d)
+	return filepath.Join(root, d)
+}
+
+// ScreenshotsFolder returns the folder of test name's screenshots under
+// ScreenshotsDir(root), named as Page.Screenshot names it.
+func ScreenshotsFolder(root, name string) string {
+	return filepath.Join(ScreenshotsDir(root), unsafeName.ReplaceAllString(name, "_"))
 }
 
 // unsafeName matches what a file name keeps out: anything but letters,
@@ -38,7 +50,7 @@ func (p *Page) Screenshot(name string) string {
 	if err != nil {
 		p.t.Fatalf("browser: screenshot %q: %v", name, err)
 	}
-	file := filepath.Join(p.b.ScreenshotsDir(), unsafeName.ReplaceAllString(p.t.Name(), "_"),
+	file := filepath.Join(ScreenshotsFolder(p.b.root, p.t.Name()),
 		unsafeName.ReplaceAllString(filepath.Base(name), "_")+"-"+p.viewport.Name+".png")
 	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 		p.t.Fatalf("browser: screenshot %q: %v", name, err)
