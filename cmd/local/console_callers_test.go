@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -74,7 +72,7 @@ func checkCallers(t *testing.T, s *stack, b *browser.Browser) {
 			p.Check("callers-token-issued")
 
 			// The caller orders with the token; the order is in the queue.
-			doc := orderWith(t, s, token)
+			doc := createOrderWith(t, s, token, 1)
 			if got := listWith(t, s, token); got != http.StatusOK {
 				t.Errorf("the caller lists its orders with the new token: %d, want 200", got)
 			}
@@ -140,56 +138,19 @@ func checkCallers(t *testing.T, s *stack, b *browser.Browser) {
 			t.Fatal(err)
 		}
 		for _, r := range []struct{ method, path string }{{"GET", "/api/console/callers"}, {"POST", "/api/console/callers/dev/tokens"}} {
-			req, _ := http.NewRequest(r.method, s.URL+r.path, nil)
-			req.Header.Set("Authorization", "Bearer "+tokens.ID)
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp.Body.Close()
-			if got, want := resp.StatusCode, http.StatusForbidden; got != want {
-				t.Errorf("%s %s as an operator: %d, want %d", r.method, r.path, got, want)
+			if got, _ := send(t, s, tokens.ID, r.method, r.path, ""); got != http.StatusForbidden {
+				t.Errorf("%s %s as an operator: %d, want 403", r.method, r.path, got)
 			}
 		}
 	})
-}
-
-// orderWith creates an order through the public API with token and
-// returns its documentId.
-func orderWith(t *testing.T, s *stack, token string) string {
-	t.Helper()
-	body := `{"amount":20,"considerationPrice":0,"purpose":"Affidavit","state":"Karnataka","paidBy":"First Party","firstPartyMobileNumber":"9876543210","firstPartyName":"Callers Party","secondPartyName":"B"}`
-	req, _ := http.NewRequest("POST", s.URL+"/api/live-orders", strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	var created struct {
-		OrderID string `json:"orderId"`
-	}
-	if json.Unmarshal(b, &created); resp.StatusCode != 200 || created.OrderID == "" {
-		t.Fatalf("create with the issued token: %d %s", resp.StatusCode, b)
-	}
-	return created.OrderID
 }
 
 // listWith lists the caller's orders through the public API with token
 // and returns the status.
 func listWith(t *testing.T, s *stack, token string) int {
 	t.Helper()
-	req, _ := http.NewRequest("GET", s.URL+"/api/live-orders?pagination[pageSize]=1", nil)
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	return resp.StatusCode
+	status, _ := send(t, s, token, "GET", "/api/live-orders?pagination[pageSize]=1", "")
+	return status
 }
 
 // tokenID is the ID the console shows for token: the first 12 hex digits

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -138,16 +136,8 @@ func checkFailingWebhooks(t *testing.T, s *stack, b *browser.Browser) {
 	}
 	caller := func(method, path, body string) (int, string) {
 		t.Helper()
-		req, _ := http.NewRequest(method, s.URL+path, strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+secret)
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		out, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(out)
+		status, out := send(t, s, secret, method, path, body)
+		return status, string(out)
 	}
 	status, body := caller("POST", "/api/webhooks", `{"url":"`+receiver.URL+`/hooks","events":["order.created"]}`)
 	var hook struct {
@@ -218,13 +208,6 @@ func idToken(t *testing.T, s *stack, a localcognito.Account) string {
 // consoleGET sends GET path to the console's API with the id token.
 func consoleGET(t *testing.T, s *stack, token, path string) consoleAnswer {
 	t.Helper()
-	req, _ := http.NewRequest("GET", s.URL+path, nil)
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(fmt.Errorf("GET %s: %w", path, err))
-	}
-	defer resp.Body.Close()
-	out, _ := io.ReadAll(resp.Body)
-	return consoleAnswer{resp.StatusCode, string(out)}
+	status, out := send(t, s, token, "GET", path, "")
+	return consoleAnswer{status, string(out)}
 }

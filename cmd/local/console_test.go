@@ -21,25 +21,49 @@ import (
 	"stampduty/shared/testkit/localdb"
 )
 
+// send sends method path to the stack with token as its bearer (a
+// caller's API token or a staff member's id token) and body (JSON, when
+// not empty), and returns the answer's status and body.
+func send(t *testing.T, s *stack, token, method, path, body string) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, s.URL+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	return resp.StatusCode, out
+}
+
 // createOrder creates an order of quantity papers through the API with
 // the dev token and returns its documentId.
 func createOrder(t *testing.T, s *stack, quantity int) string {
 	t.Helper()
+	return createOrderWith(t, s, localdb.DevToken, quantity)
+}
+
+// createOrderWith creates an order of quantity papers through the API
+// with the caller's token and returns its documentId.
+func createOrderWith(t *testing.T, s *stack, token string, quantity int) string {
+	t.Helper()
 	body := fmt.Sprintf(`{"amount":20,"considerationPrice":0,"purpose":"Affidavit","state":"Karnataka","paidBy":"First Party","firstPartyMobileNumber":"9876543210","firstPartyName":"Console Party","secondPartyName":"B","quantity":%d}`, quantity)
-	req, _ := http.NewRequest("POST", s.URL+"/api/live-orders", strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+localdb.DevToken)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
+	status, b := send(t, s, token, "POST", "/api/live-orders", body)
 	var created struct {
 		OrderID string `json:"orderId"`
 	}
-	if json.Unmarshal(b, &created); resp.StatusCode != 200 || created.OrderID == "" {
-		t.Fatalf("create: %d %s", resp.StatusCode, b)
+	if json.Unmarshal(b, &created); status != 200 || created.OrderID == "" {
+		t.Fatalf("create: %d %s", status, b)
 	}
 	return created.OrderID
 }
@@ -182,13 +206,7 @@ func checkExpiredSession(t *testing.T, s *stack, b *browser.Browser) {
 	p.Gone(browser.Button("Cancel order"))
 	checkRefused(t, p, "cancelled-after-sign-in", "400 (Bad Request) ("+s.Cognito.Endpoint)
 
-	req, _ := http.NewRequest("GET", s.URL+"/api/live-orders/"+doc, nil)
-	req.Header.Set("Authorization", "Bearer "+localdb.DevToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
+	_, read := send(t, s, localdb.DevToken, "GET", "/api/live-orders/"+doc, "")
 	var got struct {
 		Data struct {
 			Cancellation *struct {
@@ -196,7 +214,7 @@ func checkExpiredSession(t *testing.T, s *stack, b *browser.Browser) {
 			} `json:"cancellation"`
 		} `json:"data"`
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil || got.Data.Cancellation == nil || got.Data.Cancellation.Reason != reason {
+	if err := json.Unmarshal(read, &got); err != nil || got.Data.Cancellation == nil || got.Data.Cancellation.Reason != reason {
 		t.Errorf("the order's cancellation %+v (%v), want the reason typed before the session ended, %q", got.Data.Cancellation, err, reason)
 	}
 }
@@ -220,17 +238,9 @@ func checkConflict(t *testing.T, s *stack, b *browser.Browser) {
 	}
 	console := func(method, path, body string) []byte {
 		t.Helper()
-		req, _ := http.NewRequest(method, s.URL+path, strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+tokens.ID)
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		out, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode != 200 {
-			t.Fatalf("%s %s: %d %s", method, path, resp.StatusCode, out)
+		status, out := send(t, s, tokens.ID, method, path, body)
+		if status != 200 {
+			t.Fatalf("%s %s: %d %s", method, path, status, out)
 		}
 		return out
 	}
@@ -274,13 +284,7 @@ func checkRefused(t *testing.T, p *browser.Page, name, expected string) {
 // every paper Printed with its certificate, and downloads one.
 func callerReadsCertificates(t *testing.T, s *stack, doc string) {
 	t.Helper()
-	req, _ := http.NewRequest("GET", s.URL+"/api/live-orders/"+doc, nil)
-	req.Header.Set("Authorization", "Bearer "+localdb.DevToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
+	status, read := send(t, s, localdb.DevToken, "GET", "/api/live-orders/"+doc, "")
 	var got struct {
 		Data struct {
 			Fulfillments []struct {
@@ -292,8 +296,8 @@ func callerReadsCertificates(t *testing.T, s *stack, doc string) {
 			} `json:"live_order_fulfillments"`
 		} `json:"data"`
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil || len(got.Data.Fulfillments) != 2 {
-		t.Fatalf("read: %d %v %+v", resp.StatusCode, err, got)
+	if err := json.Unmarshal(read, &got); err != nil || len(got.Data.Fulfillments) != 2 {
+		t.Fatalf("read: %d %v %+v", status, err, got)
 	}
 	for i, f := range got.Data.Fulfillments {
 		if f.Status != "Printed" || f.File == nil || f.File.Size != 2048 {
