@@ -1,13 +1,21 @@
 package main
 
 import (
+	"bytes"
+	"cmp"
+	"compress/gzip"
+	"context"
+	"encoding/base64"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/aws/aws-lambda-go/events"
 
 	"stampduty/shared/function"
 )
@@ -119,4 +127,80 @@ func TestModulesAreServed(t *testing.T) {
 			t.Errorf("%s is neither linked nor imported; seen %v", want, seen)
 		}
 	}
+}
+
+// TestCompressedAndRevalidated: through the Lambda adapter, as API Gateway
+// delivers it, a file is gzipped for a browser that accepts gzip (base64
+// in the event, the same bytes once decoded), sent as it is to one that
+// does not (or refuses gzip with q=0), and a reload with the ETag is 304
+// with no body; each answer says it varies by Accept-Encoding.
+func TestCompressedAndRevalidated(t *testing.T) {
+	h, err := function.Build(wire, func(k string) string { return env[k] }, slog.New(slog.NewJSONHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	serve := function.Lambda(h, slog.New(slog.NewJSONHandler(io.Discard, nil)))
+	want, err := fs.ReadFile(web, "web/core.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func(headers map[string]string) events.APIGatewayV2HTTPResponse {
+		t.Helper()
+		ev := events.APIGatewayV2HTTPRequest{Version: "2.0", RouteKey: "GET /console/{file}", RawPath: "/console/core.js", Headers: headers,
+			RequestContext: events.APIGatewayV2HTTPRequestContext{Stage: "$default", HTTP: events.APIGatewayV2HTTPRequestContextHTTPDescription{Method: "GET", Path: "/console/core.js"}}}
+		out, err := serve(context.Background(), ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := out.Headers["Vary"]; got != "Accept-Encoding" {
+			t.Errorf("Vary = %q; want Accept-Encoding", got)
+		}
+		return out
+	}
+
+	t.Run("GzipForABrowserThatTakesIt", func(t *testing.T) {
+		out := get(map[string]string{"accept-encoding": "gzip, deflate, br, zstd"})
+		if out.StatusCode != 200 || out.Headers["Content-Encoding"] != "gzip" || !out.IsBase64Encoded {
+			t.Fatalf("status %d, Content-Encoding %q, base64 %v; want 200 gzip base64", out.StatusCode, out.Headers["Content-Encoding"], out.IsBase64Encoded)
+		}
+		raw, err := base64.StdEncoding.DecodeString(out.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zr, err := gzip.NewReader(bytes.NewReader(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(zr)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("the gzip holds %d bytes (%v); want core.js's %d", len(got), err, len(want))
+		}
+		if len(raw) >= len(want)/2 {
+			t.Errorf("gzip is %d bytes of %d", len(raw), len(want))
+		}
+	})
+	for _, accept := range []string{"", "identity", "gzip;q=0"} {
+		t.Run("AsItIsFor"+strings.ReplaceAll(cmp.Or(accept, "none"), ";", "_"), func(t *testing.T) {
+			headers := map[string]string{}
+			if accept != "" {
+				headers["accept-encoding"] = accept
+			}
+			out := get(headers)
+			if out.Headers["Content-Encoding"] != "" || out.Body != string(want) {
+				t.Errorf("Content-Encoding %q, %d bytes; want core.js as it is", out.Headers["Content-Encoding"], len(out.Body))
+			}
+		})
+	}
+	t.Run("AReloadWithTheETagIs304", func(t *testing.T) {
+		for _, accept := range []string{"gzip", ""} {
+			tag := get(map[string]string{"accept-encoding": accept}).Headers["Etag"]
+			if tag == "" {
+				t.Fatalf("no ETag for Accept-Encoding %q", accept)
+			}
+			out := get(map[string]string{"accept-encoding": accept, "if-none-match": tag})
+			if out.StatusCode != http.StatusNotModified || out.Body != "" {
+				t.Errorf("Accept-Encoding %q, If-None-Match %s: %d with %d bytes; want 304 and no body", accept, tag, out.StatusCode, len(out.Body))
+			}
+		}
+	})
 }
