@@ -27,6 +27,23 @@ import (
 	"stampduty/shared/stampduty/stampjson"
 )
 
+// catalogueWorkflows wires the catalogue's workflows as stampctl does: the
+// articles table with its change log, the counters for a new article's id,
+// and the published catalogue each change is published to.
+func catalogueWorkflows(d function.Deps) *catalogue.Admin {
+	arts := d.Articles(d.Require("ARTICLES_TABLE")).WithLog(d.Require("ARTICLE_LOG_TABLE"))
+	published := d.Catalogue(d.Require("CATALOGUE_TABLE"))
+	return &catalogue.Admin{Articles: arts, IDs: d.IDs(d.Require("COUNTERS_TABLE"), articleIDBlock), Now: time.Now,
+		Publish: func(ctx context.Context, now time.Time) error {
+			_, err := published.Publish(ctx, arts, now)
+			return err
+		}}
+}
+
+// articleIDBlock is how many article ids an instance reserves at once
+// (stampctl's block): articles are added one by one, rarely.
+const articleIDBlock = 10
+
 // catalogueAdmin is the catalogue's workflows (catalogue.Admin).
 type catalogueAdmin interface {
 	List(ctx context.Context) ([]stampduty.CatalogueEntry, error)
