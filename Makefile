@@ -161,6 +161,33 @@ $(FIREFOX):
 .PHONY: firefox
 firefox: $(FIREFOX) ## install headless Firefox for the console's Firefox test (Debian's firefox-esr, with apt-get, as root)
 
+# The SPECIMEN certificate's reader test (shared/specimen): pdftotext from
+# Debian's poppler-utils, installed as Chromium is (root installs, not root
+# prints the command; CI=true fails without it), with no recommended
+# packages. PDFTOTEXT (also read by shared/specimen's test) may name another
+# pdftotext binary.
+PDFTOTEXT         ?= /usr/bin/pdftotext
+POPPLER_PACKAGES  := poppler-utils
+
+$(PDFTOTEXT):
+	@if [ "$(PDFTOTEXT)" != /usr/bin/pdftotext ]; then \
+	  echo "poppler: PDFTOTEXT=$(PDFTOTEXT) does not exist: name a pdftotext binary, or unset PDFTOTEXT to install Debian's poppler-utils" >&2; exit 1; fi
+	@if [ "$$(id -u)" != 0 ]; then \
+	  echo "poppler: /usr/bin/pdftotext is missing and installing it needs root: run" >&2; \
+	  echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends $(POPPLER_PACKAGES)" >&2; \
+	  echo "(or set PDFTOTEXT to a pdftotext binary you have)" >&2; \
+	  if [ "$$CI" = true ]; then exit 1; fi; \
+	  echo "poppler: until then the SPECIMEN certificate's reader test is skipped (under CI=true it fails)" >&2; \
+	else \
+	  echo "installing pdftotext for the SPECIMEN certificate's reader test: Debian's $(POPPLER_PACKAGES) with apt-get (about 5 MB to download)" && \
+	  DEBIAN_FRONTEND=noninteractive $(PROGRESS) "poppler: apt-get update" -- apt-get update -q && \
+	  DEBIAN_FRONTEND=noninteractive $(PROGRESS) "poppler: apt-get install" -- apt-get install -y -q --no-install-recommends $(POPPLER_PACKAGES) && \
+	  echo "poppler: installed Debian's poppler-utils $$(dpkg-query -W -f '$${Version}' poppler-utils) at $@"; \
+	fi
+
+.PHONY: poppler
+poppler: $(PDFTOTEXT) ## install pdftotext for the SPECIMEN certificate's reader test (Debian's poppler-utils, with apt-get, as root)
+
 # The package count is the module's own `go list -deps`, run in the module
 # cache after `go mod download` (outside this module, whose go.mod it must
 # not touch); without it the count has no total.
@@ -231,7 +258,7 @@ vet: $(STATICCHECK) $(DEADCODE) ## gofmt, go vet, staticcheck, deadcode -test, a
 # what it runs, how far it is and how long it took.
 TEST_PACKAGES    = $$($(GO) list ./... | grep -v '/cmd/local$$')
 
-test: $(DYNALITE) $(VERSITYGW) $(STRAPICLIENT) $(COGNITO) $(AXE) $(CHROMIUM) $(PUPPETEER) $(FIREFOX) ## run every test against a local DynamoDB (dynalite), S3 (versitygw) and Cognito (cognito-local), and the browser tests in headless Chromium and Firefox
+test: $(DYNALITE) $(VERSITYGW) $(STRAPICLIENT) $(COGNITO) $(AXE) $(CHROMIUM) $(PUPPETEER) $(FIREFOX) $(PDFTOTEXT) ## run every test against a local DynamoDB (dynalite), S3 (versitygw) and Cognito (cognito-local), and the browser tests in headless Chromium and Firefox
 	@echo "test: 1/3 vet: gofmt, go vet, staticcheck, deadcode, cfn-lint"
 	@$(MAKE) --no-print-directory vet
 	@echo "test: 2/3 the package tests: go test -race of $$($(GO) list ./... | grep -vc '/cmd/local$$') packages, all but cmd/local"
