@@ -8,7 +8,7 @@ package main
 // cmd/internal/generate.
 var defaultRequests = []request{
 	{Function: "CancelOrderFunction", Event: "cancel-order", Row: "cancel-order %s", Endpoint: "DELETE /api/live-orders/{documentId} (cancel-order)", Orders: true, Order: anyOrder},
-	{Function: "ConsoleAdminFunction", Route: "GET /api/console/callers", Row: "console-admin GET /api/console/callers %s", Endpoint: "GET /api/console/callers (console-admin)"},
+	{Function: "ConsoleAdminFunction", Event: "console-admin", Row: "console-admin %s", Endpoint: "GET /api/console/callers (console-admin)"},
 	{Function: "ConsoleFunction", Event: "console-me", Row: "console-me %s", Endpoint: "GET /api/console/me (console)"},
 	{Function: "ConsolePagesFunction", Route: "GET /console", Row: "console-pages GET /console %s", Endpoint: "GET /console (console-pages)"},
 	{Function: "CreateOrderFunction", Event: "create-order", Row: "create-order %s", Endpoint: "POST /api/live-orders (create-order)"},

@@ -203,6 +203,7 @@ func TestCallers(t *testing.T) {
 	if len(calls) == 0 {
 		t.Error("no DynamoDB call was recorded") // the exercise below is TestGrants's
 	}
+	s.CheckEvents(t, map[string]int{"console-admin": http.StatusOK}) // the bench's request, an admin's list
 
 	for _, route := range []struct{ method, path, body string }{
 		{http.MethodGet, "/api/console/callers", ""},
