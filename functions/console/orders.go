@@ -18,7 +18,6 @@ import (
 // counts.
 type work interface {
 	Queue(ctx context.Context, status, cursor string, size int) ([]stampduty.OpsOrder, string, error)
-	OpsGet(ctx context.Context, doc string) (stampduty.OpsOrder, error)
 	fulfillment.Papers
 }
 
@@ -42,11 +41,6 @@ type (
 		Data map[string]int `json:"data"`
 		Meta struct{}       `json:"meta"`
 	}
-	// orderResponse has "meta" on reads only, as the operators' API.
-	orderResponse struct {
-		Data stampduty.OpsOrder `json:"data"`
-		Meta *struct{}          `json:"meta,omitempty"`
-	}
 )
 
 const (
@@ -60,14 +54,15 @@ var queueStatuses = []string{stampduty.StatusPending, stampduty.StatusCreated, s
 // orderRoutes are the console's order routes, each for an operator or an
 // admin (staffauth.AsOperator), served by h.
 func (h *handler) orderRoutes() []function.Path {
+	paper := fulfillment.Routes{Papers: h.orders} // the operators' API's, by the person's email
 	return []function.Path{
 		{Method: http.MethodGet, Pattern: "/api/console/queue", Serve: staffauth.AsOperator(h.queue)},
 		{Method: http.MethodGet, Pattern: "/api/console/queue/counts", Serve: staffauth.AsOperator(h.counts)},
-		{Method: http.MethodGet, Pattern: orderPath, Serve: staffauth.AsOperator(h.get)},
-		{Method: http.MethodPost, Pattern: orderPath + "/cancel", Serve: staffauth.AsOperator(h.cancel)},
-		{Method: http.MethodPatch, Pattern: paperPath, Serve: staffauth.AsOperator(h.advance)},
-		{Method: http.MethodPut, Pattern: paperPath + "/certificate", Serve: staffauth.AsOperator(h.attach)},
-		{Method: http.MethodPost, Pattern: paperPath + "/certificate/upload", Serve: staffauth.AsOperator(h.upload)},
+		{Method: http.MethodGet, Pattern: orderPath, Serve: staffauth.AsOperator(paper.Get)},
+		{Method: http.MethodPost, Pattern: orderPath + "/cancel", Serve: staffauth.AsOperator(paper.Cancel)},
+		{Method: http.MethodPatch, Pattern: paperPath, Serve: staffauth.AsOperator(paper.Move)},
+		{Method: http.MethodPut, Pattern: paperPath + "/certificate", Serve: staffauth.AsOperator(paper.Attach)},
+		{Method: http.MethodPost, Pattern: paperPath + "/certificate/upload", Serve: staffauth.AsOperator(paper.Upload)},
 	}
 }
 
@@ -151,43 +146,4 @@ func (h *handler) counts(r *http.Request, _ string) (any, error) {
 		resp.Data[s] = n[i]
 	}
 	return resp, nil
-}
-
-// get answers one order as operators see it.
-func (h *handler) get(r *http.Request, _ string) (any, error) {
-	o, err := h.orders.OpsGet(r.Context(), r.PathValue("documentId"))
-	return orderResponse{Data: o, Meta: &struct{}{}}, err
-}
-
-// advance moves a paper as the body asks (fulfillment.Move), by the
-// signed-in person's email.
-func (h *handler) advance(r *http.Request, by string) (any, error) {
-	return written(fulfillment.Move(r, h.orders, by))
-}
-
-// attach stores the body, a PDF, as the paper's certificate; a JSON
-// body {"upload": "<id>"} attaches the file of that upload instead.
-func (h *handler) attach(r *http.Request, _ string) (any, error) {
-	return written(fulfillment.Attach(r, h.orders))
-}
-
-// upload makes a pre-signed upload of the paper's certificate.
-func (h *handler) upload(r *http.Request, _ string) (any, error) {
-	return fulfillment.CertificateUpload(r, h.orders)
-}
-
-// cancel cancels the order for the reason the body gives ({"reason":
-// "…"}, stampduty.CancelReason) and answers with the order as operators
-// see it, as the other operator writes do: cancelled now, or as an
-// earlier cancel left it.
-func (h *handler) cancel(r *http.Request, _ string) (any, error) {
-	return written(fulfillment.Cancel(r, h.orders))
-}
-
-// written answers a write with the order as operators see it.
-func written(o stampduty.OpsOrder, err error) (any, error) {
-	if err != nil {
-		return nil, err
-	}
-	return orderResponse{Data: o}, nil
 }

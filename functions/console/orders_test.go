@@ -128,7 +128,7 @@ func TestConsoleOrders(t *testing.T) {
 	t.Run("MoveByTheOperatorsEmail", func(t *testing.T) {
 		s.Proxy.Take()
 		r := as(operator, "PATCH", paper(orders[0]), "", `{"order_status":"Created","unique_doc_ref":"`+ref+`"}`, nil)
-		var got orderResponse
+		var got fulfillment.OrderResponse
 		if err := json.Unmarshal([]byte(r.Body), &got); err != nil || r.Status != 200 {
 			t.Fatalf("%d %s", r.Status, r.Body)
 		}
@@ -155,7 +155,7 @@ func TestConsoleOrders(t *testing.T) {
 	t.Run("AttachCertificateThenPrinted", func(t *testing.T) {
 		ev := functest.WithFile(functest.AsStaff(functest.Request("PUT", paper(orders[0])+"/certificate", "name=cert.pdf", nil, ""), operator), "application/pdf", functest.PDF(512))
 		r := s.Invoke(ev)
-		var got orderResponse
+		var got fulfillment.OrderResponse
 		if err := json.Unmarshal([]byte(r.Body), &got); err != nil || r.Status != 200 {
 			t.Fatalf("%d %s", r.Status, r.Body)
 		}
@@ -168,7 +168,7 @@ func TestConsoleOrders(t *testing.T) {
 	})
 	t.Run("CancelWithAReason", func(t *testing.T) {
 		r := as(operator, "POST", "/api/console/orders/"+orders[1].DocumentID+"/cancel", "", `{"reason":"Duplicate"}`, nil)
-		var got orderResponse
+		var got fulfillment.OrderResponse
 		if err := json.Unmarshal([]byte(r.Body), &got); err != nil || r.Status != 200 || got.Data.Cancellation == nil || *got.Data.Cancellation.Reason != "Duplicate" {
 			t.Fatalf("%d %s", r.Status, r.Body)
 		}
@@ -215,7 +215,7 @@ func TestConsoleOrders(t *testing.T) {
 			t.Fatalf("PUT to S3: %v %v", resp, err)
 		}
 		r = as(operator, "PUT", paper(o)+"/certificate", "", `{"upload":"`+u.Data.Upload+`"}`, nil)
-		var got orderResponse
+		var got fulfillment.OrderResponse
 		if err := json.Unmarshal([]byte(r.Body), &got); err != nil || r.Status != 200 {
 			t.Fatalf("attach: %d %s", r.Status, r.Body)
 		}

@@ -16,7 +16,6 @@ import (
 type handler struct {
 	orders interface {
 		Queue(ctx context.Context, status, cursor string, size int) ([]stampduty.OpsOrder, string, error)
-		OpsGet(ctx context.Context, doc string) (stampduty.OpsOrder, error)
 		fulfillment.Papers
 	}
 }
@@ -32,10 +31,6 @@ type (
 			} `json:"pagination"`
 		} `json:"meta"`
 	}
-	orderResponse struct {
-		Data stampduty.OpsOrder `json:"data"`
-		Meta *struct{}          `json:"meta,omitempty"`
-	}
 )
 
 const (
@@ -45,13 +40,14 @@ const (
 
 // routes answers the six operator routes.
 func (h *handler) routes() http.Handler {
+	paper := fulfillment.Routes{Papers: h.orders}
 	return function.Routes(
 		function.Path{Method: http.MethodGet, Pattern: "/api/ops/live-orders", Serve: asOperator(h.queue)},
-		function.Path{Method: http.MethodGet, Pattern: orderPath, Serve: asOperator(h.get)},
-		function.Path{Method: http.MethodPatch, Pattern: fulfillmentPath, Serve: asOperator(h.advance)},
-		function.Path{Method: http.MethodPut, Pattern: fulfillmentPath + "/certificate", Serve: asOperator(h.attach)},
-		function.Path{Method: http.MethodPost, Pattern: fulfillmentPath + "/certificate/upload", Serve: asOperator(h.upload)},
-		function.Path{Method: http.MethodPost, Pattern: orderPath + "/cancel", Serve: asOperator(h.cancel)},
+		function.Path{Method: http.MethodGet, Pattern: orderPath, Serve: asOperator(paper.Get)},
+		function.Path{Method: http.MethodPatch, Pattern: fulfillmentPath, Serve: asOperator(paper.Move)},
+		function.Path{Method: http.MethodPut, Pattern: fulfillmentPath + "/certificate", Serve: asOperator(paper.Attach)},
+		function.Path{Method: http.MethodPost, Pattern: fulfillmentPath + "/certificate/upload", Serve: asOperator(paper.Upload)},
+		function.Path{Method: http.MethodPost, Pattern: orderPath + "/cancel", Serve: asOperator(paper.Cancel)},
 	)
 }
 
@@ -107,45 +103,4 @@ func (h *handler) queue(r *http.Request, _ string) (any, error) {
 		resp.Meta.Pagination.Next = &next
 	}
 	return resp, nil
-}
-
-// get answers with one order as operators see it.
-func (h *handler) get(r *http.Request, _ string) (any, error) {
-	o, err := h.orders.OpsGet(r.Context(), r.PathValue("documentId"))
-	if err != nil {
-		return nil, err
-	}
-	return orderResponse{Data: o, Meta: &struct{}{}}, nil
-}
-
-// advance moves a fulfillment as the body asks (fulfillment.Move), for by.
-func (h *handler) advance(r *http.Request, by string) (any, error) {
-	return written(fulfillment.Move(r, h.orders, by))
-}
-
-// attach stores the body, a PDF, as the fulfillment's certificate; a JSON
-// body {"upload": "<id>"} attaches the file of that upload instead.
-func (h *handler) attach(r *http.Request, _ string) (any, error) {
-	return written(fulfillment.Attach(r, h.orders))
-}
-
-// upload makes a pre-signed upload of the fulfillment's certificate.
-func (h *handler) upload(r *http.Request, _ string) (any, error) {
-	return fulfillment.CertificateUpload(r, h.orders)
-}
-
-// cancel cancels the order for the reason the body gives ({"reason":
-// "…"}, stampduty.CancelReason) and answers with the order as operators
-// see it, as the other operator writes do: cancelled now, or as an
-// earlier cancel left it.
-func (h *handler) cancel(r *http.Request, _ string) (any, error) {
-	return written(fulfillment.Cancel(r, h.orders))
-}
-
-// written answers a write with the order as operators see it.
-func written(o stampduty.OpsOrder, err error) (any, error) {
-	if err != nil {
-		return nil, err
-	}
-	return orderResponse{Data: o}, nil
 }
