@@ -1,6 +1,8 @@
 // Package fulfillment wires the fulfillment workflow for the functions that store
-// files (upload-document, ops). It is apart from package function so that
-// the functions without files do not link the S3 SDK.
+// files (upload-document, ops, console), and serves the order and paper
+// routes the operators' API and the console share (Routes). It is apart
+// from package function so that the functions without files do not link
+// the S3 SDK.
 package fulfillment
 
 import (
