@@ -211,6 +211,18 @@ func (c *cli) articlesList(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
+// catalogueChange is what each command that changes an article needs:
+// who acts (by, or the caller's own identity: actor) and the catalogue's
+// workflows over the stack's tables.
+func (c *cli) catalogueChange(by string) (string, *catalogue.Admin, []table, error) {
+	who, err := c.actor(by)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	admin, ts, err := c.catalogueAdmin()
+	return who, admin, ts, err
+}
+
 // articlesAdd adds an article: `articles add PURPOSE STATE --max N ...`.
 func (c *cli) articlesAdd(fs *flag.FlagSet, args []string) error {
 	flags := defineArticleFlags(fs)
@@ -223,11 +235,7 @@ func (c *cli) articlesAdd(fs *flag.FlagSet, args []string) error {
 	if err := flags.apply(&art); err != nil {
 		return err
 	}
-	who, err := c.actor(*by)
-	if err != nil {
-		return err
-	}
-	admin, ts, err := c.catalogueAdmin()
+	who, admin, ts, err := c.catalogueChange(*by)
 	if err != nil {
 		return err
 	}
@@ -261,11 +269,7 @@ func (c *cli) articlesEdit(fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
-	who, err := c.actor(*by)
-	if err != nil {
-		return err
-	}
-	admin, ts, err := c.catalogueAdmin()
+	who, admin, ts, err := c.catalogueChange(*by)
 	if err != nil {
 		return err
 	}
@@ -298,11 +302,7 @@ func (c *cli) articlesRetire(fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
-	who, err := c.actor(*by)
-	if err != nil {
-		return err
-	}
-	admin, ts, err := c.catalogueAdmin()
+	who, admin, ts, err := c.catalogueChange(*by)
 	if err != nil {
 		return err
 	}
