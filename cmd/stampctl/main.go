@@ -71,8 +71,9 @@ type reads struct {
 
 // commands are every subcommand of stampctl, in the order help lists them.
 var commands = []command{
-	{"token create", "--owner NAME [--by WHO]",
+	{"token create", "--owner NAME [--test] [--by WHO]",
 		"issue a token for NAME (1 to 64 letters, digits, '.', '_' or '-'), creating the caller first when it has no record; " +
+			"with --test, a test token (sdt_test_…) that sees only NAME's test data; " +
 			"the token is printed alone on the last line of the output",
 		reads{tables: []tableSpec{tokensSpec}, hashKey: true}, (*cli).tokenCreate},
 	{"token list", "",

@@ -27,9 +27,12 @@ import (
 // the token's hash is stored; the token itself is printed once, alone on the
 // last line of stdout, and nowhere else. An owner without a caller's record
 // (a new name, or a caller from before records) gets one first, as
-// `callers create` makes it.
+// `callers create` makes it. With --test the token is a test token
+// (sdt_test_…): it works as the caller's test principal and sees only its
+// test data (test-mode.md, "Test tokens").
 func (c *cli) tokenCreate(fs *flag.FlagSet, args []string) error {
 	owner := fs.String("owner", "", "the owner the token identifies")
+	test := fs.Bool("test", false, "issue a test token, which sees only the caller's test data")
 	by := byFlag(fs)
 	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
@@ -56,12 +59,16 @@ func (c *cli) tokenCreate(fs *flag.FlagSet, args []string) error {
 	} else if err != nil {
 		return storeErr("read the caller", err, ts...)
 	}
-	secret, t, err := admin.Issue(c.ctx, who, *owner)
+	secret, t, err := admin.Issue(c.ctx, who, *owner, *test)
 	if err != nil {
 		return storeErr("store the token", err, ts...)
 	}
-	fmt.Fprintf(c.stdout, "created token %s for owner %s. It is shown once, below, and cannot be recovered; keep it secret:\n",
-		tokenID(t), t.Owner)
+	kind := "token"
+	if t.Test {
+		kind = "test token (it sees only the caller's test data)"
+	}
+	fmt.Fprintf(c.stdout, "created %s %s for owner %s. It is shown once, below, and cannot be recovered; keep it secret:\n",
+		kind, tokenID(t), t.Owner)
 	fmt.Fprintln(c.stdout, secret)
 	return nil
 }

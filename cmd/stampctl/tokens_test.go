@@ -48,7 +48,27 @@ func TestTokens(t *testing.T) {
 	testkit.Steps(t, f.createStoresTheHashNotTheToken, f.createMakesADifferentTokenEachTime, f.listShowsItActive,
 		f.revokeByIDRevokes, f.revokeTwiceKeepsTheFirstTime, f.revokeUnknownIDFails, f.revokeAmbiguousIDFails,
 		f.revokeRefusesAShortOrMalformedID, f.badOwnerFails, f.hashedWithTheGivenKey, f.shortKeyRefused,
-		f.missingOwnerIsAUsageError)
+		f.missingOwnerIsAUsageError, f.createTestTokenIsTheTestPrincipal)
+}
+
+func (f *tokensFixture) createTestTokenIsTheTestPrincipal(t *testing.T) {
+	r := f.mustRun(t, "", "token", "create", "--owner", "alice", "--test")
+	ls := lines(r.stdout)
+	secret := ls[len(ls)-1]
+	if !strings.HasPrefix(secret, auth.TestPrefix) || !auth.WellFormed(secret) {
+		t.Fatalf("last line %.12q is not a test token", secret)
+	}
+	if head := strings.Join(ls[:len(ls)-1], "\n"); !strings.Contains(head, "test token") || strings.Contains(head, secret) {
+		t.Errorf("message %q does not say test token, or holds the token", head)
+	}
+	stored, err := f.tokens.Token(f.ctx, localdb.Hasher().Hash(secret))
+	if err != nil || !stored.Test || stored.Owner != "alice" {
+		t.Fatalf("stored %+v, %v; want a test token of alice", stored, err)
+	}
+	owner, err := auth.NewAuthenticator(f.tokens, localdb.Hasher(), auth.CacheTTL).Owner(f.ctx, "Bearer "+secret)
+	if got, want := owner, auth.TestOwner("alice"); err != nil || got != want {
+		t.Errorf("Owner = %q, %v; want %q", got, err, want)
+	}
 }
 
 func (f *tokensFixture) createPrintsTheTokenAloneOnTheLastLine(t *testing.T) {

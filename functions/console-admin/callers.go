@@ -18,7 +18,7 @@ type callerAdmin interface {
 	List(ctx context.Context) ([]callers.Summary, error)
 	Create(ctx context.Context, by, owner string) (auth.Caller, error)
 	TokensOf(ctx context.Context, owner string) ([]auth.Token, error)
-	Issue(ctx context.Context, by, owner string) (string, auth.Token, error)
+	Issue(ctx context.Context, by, owner string, test bool) (string, auth.Token, error)
 	Revoke(ctx context.Context, id string) (auth.Token, error)
 }
 
@@ -199,7 +199,7 @@ func tokenOf(t auth.Token) token {
 // holds it (the request's log line names the route, never a body). A
 // caller without a record is 404.
 func (h *handler) issueToken(r *http.Request, by string) (any, error) {
-	secret, t, err := h.callers.Issue(r.Context(), by, r.PathValue("owner"))
+	secret, t, err := h.callers.Issue(r.Context(), by, r.PathValue("owner"), false)
 	if err != nil {
 		return nil, err
 	}

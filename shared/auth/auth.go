@@ -26,9 +26,31 @@ import (
 // Prefix starts every token, so that secret scanners and people can tell one.
 const Prefix = "sdt_"
 
-// tokenLen is the length of a token: the prefix and 32 random bytes in
-// unpadded base64url (43 characters).
-const tokenLen = len(Prefix) + 43
+// TestPrefix starts every test token (test-mode.md, "Test tokens"): a test
+// token is a token like any other, marked in its record, whose caller is the
+// caller's test principal (TestOwner).
+const TestPrefix = Prefix + "test_"
+
+// randomLen is the length of a token's random part: 32 random bytes in
+// unpadded base64url.
+const randomLen = 43
+
+// testSuffix ends the owner key of a caller's test principal. '~' is in no
+// owner name (ValidOwner), so a test key is never a live owner's key.
+const testSuffix = "~test"
+
+// TestOwner returns the owner key of the test principal of the caller owner:
+// what a test token of owner authenticates as. Every table and index keyed by
+// owner (orders and their counter, idempotency keys, webhooks, deliveries) so
+// keeps test data apart from live data with no change to the store.
+func TestOwner(owner string) string { return owner + testSuffix }
+
+// Live returns the caller's name of an owner key, and whether the key is the
+// caller's live principal (false for TestOwner(owner)).
+func Live(ownerKey string) (owner string, live bool) {
+	owner, test := strings.CutSuffix(ownerKey, testSuffix)
+	return owner, !test
+}
 
 // Token is a stored token: the hash of the secret, its owner and its state.
 type Token struct {
@@ -40,6 +62,9 @@ type Token struct {
 	CreatedBy string
 	// RevokedAt is zero while the token is valid.
 	RevokedAt time.Time
+	// Test marks a test token (TestPrefix): it authenticates as
+	// TestOwner(Owner), never as Owner.
+	Test bool
 }
 
 // Caller is a caller's own record: its owner name (what its tokens carry),
@@ -88,22 +113,45 @@ func (h *Hasher) Hash(secret string) string {
 	return hex.EncodeToString(m.Sum(nil))
 }
 
-// NewToken returns a new random token (32 bytes from crypto/rand) and its hash.
+// NewToken returns a new random live token (32 bytes from crypto/rand) and
+// its hash.
 func (h *Hasher) NewToken() (secret, hash string, err error) {
+	return h.newToken(Prefix)
+}
+
+// NewTestToken returns a new random test token (TestPrefix and 32 bytes
+// from crypto/rand) and its hash.
+func (h *Hasher) NewTestToken() (secret, hash string, err error) {
+	return h.newToken(TestPrefix)
+}
+
+func (h *Hasher) newToken(prefix string) (secret, hash string, err error) {
 	var b [32]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return "", "", err
 	}
-	secret = Prefix + base64.RawURLEncoding.EncodeToString(b[:])
+	secret = prefix + base64.RawURLEncoding.EncodeToString(b[:])
 	return secret, h.Hash(secret), nil
 }
 
-// WellFormed reports whether s has the shape of a token this service issues.
+// IsTest reports whether s has a test token's length and prefix. The
+// lengths tell the modes apart: a live token whose random part happens to
+// start with "test_" is still live.
+func IsTest(s string) bool {
+	return len(s) == len(TestPrefix)+randomLen && strings.HasPrefix(s, TestPrefix)
+}
+
+// WellFormed reports whether s has the shape of a token this service
+// issues, live (Prefix) or test (TestPrefix).
 func WellFormed(s string) bool {
-	if len(s) != tokenLen || !strings.HasPrefix(s, Prefix) {
+	prefix := Prefix
+	if IsTest(s) {
+		prefix = TestPrefix
+	}
+	if len(s) != len(prefix)+randomLen || !strings.HasPrefix(s, prefix) {
 		return false
 	}
-	for i := len(Prefix); i < len(s); i++ {
+	for i := len(prefix); i < len(s); i++ {
 		c := s[i]
 		if !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
 			return false
@@ -202,7 +250,8 @@ func NewAuthenticator(store Store, hasher *Hasher, ttl time.Duration) *Authentic
 	return &Authenticator{store: store, hasher: hasher, ttl: ttl, now: time.Now, maxEntries: 1024, cache: map[string]cached{}}
 }
 
-// Owner returns the owner of the bearer token in header. It fails with
+// Owner returns the owner key of the bearer token in header: the token's
+// owner for a live token, TestOwner(owner) for a test token. It fails with
 // EFORBIDDEN when there is no bearer token, and EUNAUTHORIZED when the token
 // is malformed, unknown or revoked.
 func (a *Authenticator) Owner(ctx context.Context, header string) (string, error) {
@@ -231,6 +280,11 @@ func (a *Authenticator) Owner(ctx context.Context, header string) (string, error
 			// The store answers by key; compare what it returned anyway, in
 			// constant time, so no answer is trusted on a lookup alone.
 			c = cached{}
+		case t.Test != IsTest(secret):
+			// A record and a token that disagree on the mode: trust neither.
+			c = cached{}
+		case t.Test:
+			c = cached{owner: TestOwner(t.Owner)}
 		default:
 			c = cached{owner: t.Owner}
 		}

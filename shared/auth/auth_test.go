@@ -85,6 +85,62 @@ func TestNewToken(t *testing.T) {
 	}
 }
 
+func TestNewTestToken(t *testing.T) {
+	h := testHasher(t)
+	seen := map[string]bool{}
+	for i := 0; i < 100; i++ {
+		secret, hash, err := h.NewTestToken()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(secret, TestPrefix) || !IsTest(secret) || !WellFormed(secret) || seen[secret] {
+			t.Fatalf("test token %d %.12q malformed or repeated", i, secret)
+		}
+		seen[secret] = true
+		if got, want := hash, h.Hash(secret); got != want || len(hash) != 64 {
+			t.Fatalf("hash = %q, want %q", got, want)
+		}
+	}
+	live, _, _ := h.NewToken()
+	if IsTest(live) {
+		t.Error("a live token is a test token")
+	}
+	if IsTest(Prefix + "test_" + strings.Repeat("a", 38)) {
+		t.Error("a live token whose random part starts with test_ is a test token")
+	}
+}
+
+func TestTestOwner(t *testing.T) {
+	for _, tc := range []struct {
+		key, owner string
+		live       bool
+	}{
+		{"acme", "acme", true},
+		{TestOwner("acme"), "acme", false},
+		{"acme~test", "acme", false},
+		{"a.b-c_d", "a.b-c_d", true},
+		{TestOwner("a.b-c_d"), "a.b-c_d", false},
+		{"test", "test", true},
+		{"acme-test", "acme-test", true},
+	} {
+		owner, live := Live(tc.key)
+		if owner != tc.owner || live != tc.live {
+			t.Errorf("Live(%q) = %q, %v; want %q, %v", tc.key, owner, live, tc.owner, tc.live)
+		}
+	}
+	t.Run("NoOwnerIsATestKey", func(t *testing.T) {
+		for _, owner := range []string{"acme", "acme-test", "test", "x"} {
+			key := TestOwner(owner)
+			if ValidOwner(key) {
+				t.Errorf("ValidOwner(%q) = true: a live caller could hold a test principal's key", key)
+			}
+			if key == owner {
+				t.Errorf("TestOwner(%q) is the live key", owner)
+			}
+		}
+	})
+}
+
 func TestBearer(t *testing.T) {
 	for _, tc := range []struct {
 		header, token string
@@ -130,6 +186,13 @@ func TestWellFormed(t *testing.T) {
 		{"xyz_" + strings.Repeat("a", 43), false},
 		{Prefix + strings.Repeat("a", 42) + "=", false},
 		{Prefix + strings.Repeat("a", 42) + " ", false},
+		{TestPrefix + strings.Repeat("a", 43), true},
+		{TestPrefix + strings.Repeat("-_Z9", 10) + "abc", true},
+		{Prefix + "test_" + strings.Repeat("a", 38), true}, // a live token whose random part starts with "test_"
+		{TestPrefix + strings.Repeat("a", 42), false},
+		{TestPrefix + strings.Repeat("a", 44), false},
+		{TestPrefix + strings.Repeat("a", 42) + "=", false},
+		{"sdt_tset_" + strings.Repeat("a", 43), false},
 	} {
 		if got := WellFormed(tc.s); got != tc.want {
 			t.Errorf("WellFormed(%q) = %v, want %v", tc.s, got, tc.want)
@@ -150,9 +213,19 @@ func TestAuthenticator(t *testing.T) {
 	h := testHasher(t)
 	secret, hash, _ := h.NewToken()
 	revokedSecret, revokedHash, _ := h.NewToken()
+	testSecret, testHash, _ := h.NewTestToken()
+	revokedTestSecret, revokedTestHash, _ := h.NewTestToken()
+	// A record that says live for a test token, and one that says test for a
+	// live token: the two must agree.
+	wrongSecret, wrongHash, _ := h.NewTestToken()
+	wrong2Secret, wrong2Hash, _ := h.NewToken()
 	store := &fakeStore{tokens: map[string]Token{
-		hash:        {Hash: hash, Owner: "alice"},
-		revokedHash: {Hash: revokedHash, Owner: "bob", RevokedAt: time.Now()},
+		hash:            {Hash: hash, Owner: "alice"},
+		revokedHash:     {Hash: revokedHash, Owner: "bob", RevokedAt: time.Now()},
+		testHash:        {Hash: testHash, Owner: "alice", Test: true},
+		revokedTestHash: {Hash: revokedTestHash, Owner: "alice", Test: true, RevokedAt: time.Now()},
+		wrongHash:       {Hash: wrongHash, Owner: "alice"},
+		wrong2Hash:      {Hash: wrong2Hash, Owner: "alice", Test: true},
 	}}
 	now := time.Unix(1000, 0)
 	a := NewAuthenticator(store, h, CacheTTL)
@@ -163,6 +236,30 @@ func TestAuthenticator(t *testing.T) {
 		owner, err := a.Owner(ctx, "Bearer "+secret)
 		if err != nil || owner != "alice" {
 			t.Fatalf("Owner = %q, %v", owner, err)
+		}
+	})
+	t.Run("TestTokenIsTheTestPrincipal", func(t *testing.T) {
+		owner, err := a.Owner(ctx, "Bearer "+testSecret)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := owner, TestOwner("alice"); got != want {
+			t.Errorf("Owner(test token) = %q, want %q", got, want)
+		}
+		if owner, live := Live(owner); owner != "alice" || live {
+			t.Errorf("Live = %q, %v; want alice, false", owner, live)
+		}
+	})
+	t.Run("RevokedTestTokenIsUnauthorized", func(t *testing.T) {
+		if _, err := a.Owner(ctx, "Bearer "+revokedTestSecret); code(err) != stampduty.EUNAUTHORIZED {
+			t.Errorf("Owner(revoked test token) = %v, want EUNAUTHORIZED", err)
+		}
+	})
+	t.Run("ModeMustMatchTheRecord", func(t *testing.T) {
+		for _, s := range []string{wrongSecret, wrong2Secret} {
+			if owner, err := a.Owner(ctx, "Bearer "+s); code(err) != stampduty.EUNAUTHORIZED {
+				t.Errorf("Owner(%.12q) = %q, %v; want EUNAUTHORIZED", s, owner, err)
+			}
 		}
 	})
 	t.Run("NoTokenIsForbidden", func(t *testing.T) {

@@ -153,8 +153,10 @@ func (a *Admin) Create(ctx context.Context, by, owner string) (auth.Caller, erro
 
 // Issue issues a new token for the caller owner, as by, and returns the
 // token itself (to be shown once: only its keyed hash is stored) and its
-// record. A caller without a record is ENOTFOUND: create it first.
-func (a *Admin) Issue(ctx context.Context, by, owner string) (string, auth.Token, error) {
+// record. With test, the token is a test token (auth.TestPrefix), which
+// works as the caller's test principal (auth.TestOwner) and sees only its
+// test data. A caller without a record is ENOTFOUND: create it first.
+func (a *Admin) Issue(ctx context.Context, by, owner string, test bool) (string, auth.Token, error) {
 	if err := checkBy(by); err != nil {
 		return "", auth.Token{}, err
 	}
@@ -167,11 +169,15 @@ func (a *Admin) Issue(ctx context.Context, by, owner string) (string, auth.Token
 		}
 		return "", auth.Token{}, err
 	}
-	secret, hash, err := a.Hasher.NewToken()
+	newToken := a.Hasher.NewToken
+	if test {
+		newToken = a.Hasher.NewTestToken
+	}
+	secret, hash, err := newToken()
 	if err != nil {
 		return "", auth.Token{}, stampduty.Internal(err)
 	}
-	t := auth.Token{Hash: hash, Owner: owner, CreatedAt: a.Now().UTC(), CreatedBy: by}
+	t := auth.Token{Hash: hash, Owner: owner, CreatedAt: a.Now().UTC(), CreatedBy: by, Test: test}
 	if err := a.Tokens.Create(ctx, t); err != nil {
 		return "", auth.Token{}, err
 	}

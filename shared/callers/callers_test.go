@@ -73,14 +73,14 @@ func TestCallers(t *testing.T) {
 		}
 	})
 	t.Run("a token for a caller that does not exist is refused", func(t *testing.T) {
-		_, _, err := admin.Issue(ctx, "asha@example.com", "nobody")
+		_, _, err := admin.Issue(ctx, "asha@example.com", "nobody", false)
 		wantCode(t, err, stampduty.ENOTFOUND)
 	})
 	var secret string
 	var tok auth.Token
 	t.Run("an issued token works, and only its hash is stored", func(t *testing.T) {
 		var err error
-		if secret, tok, err = admin.Issue(ctx, "asha@example.com", "acme"); err != nil {
+		if secret, tok, err = admin.Issue(ctx, "asha@example.com", "acme", false); err != nil {
 			t.Fatal(err)
 		}
 		owner, err := auth.NewAuthenticator(tokens, hasher, auth.CacheTTL).Owner(ctx, "Bearer "+secret)
@@ -89,6 +89,26 @@ func TestCallers(t *testing.T) {
 		}
 		stored, err := tokens.Token(ctx, tok.Hash)
 		if err != nil || stored.CreatedBy != "asha@example.com" || strings.Contains(stored.Hash, secret) {
+			t.Errorf("stored %+v, %v", stored, err)
+		}
+	})
+	t.Run("a test token works as the caller's test principal, never as the caller", func(t *testing.T) {
+		if _, err := admin.Create(ctx, "asha@example.com", "globex"); err != nil {
+			t.Fatal(err)
+		}
+		secret, tok, err := admin.Issue(ctx, "asha@example.com", "globex", true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(secret, auth.TestPrefix) || !tok.Test || tok.Owner != "globex" {
+			t.Errorf("issued %.12q, %+v; want a test token of globex", secret, tok)
+		}
+		owner, err := auth.NewAuthenticator(tokens, hasher, auth.CacheTTL).Owner(ctx, "Bearer "+secret)
+		if got, want := owner, auth.TestOwner("globex"); err != nil || got != want {
+			t.Errorf("Owner = %q, %v; want %q", got, err, want)
+		}
+		stored, err := tokens.Token(ctx, tok.Hash)
+		if err != nil || !stored.Test || strings.Contains(stored.Hash, secret) {
 			t.Errorf("stored %+v, %v", stored, err)
 		}
 	})
@@ -108,7 +128,7 @@ func TestCallers(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if _, _, err := admin.Issue(ctx, "asha@example.com", "acme"); err != nil {
+		if _, _, err := admin.Issue(ctx, "asha@example.com", "acme", false); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := admin.Revoke(ctx, tok.ID()); err != nil {

@@ -499,6 +499,51 @@ func TestIDsUniqueAcrossInstances(t *testing.T) {
 	}
 }
 
+func TestTestTokens(t *testing.T) {
+	ctx := context.Background()
+	env := storetest.New(t)
+	tokens := env.DB().Tokens(env.Table("TokensTable"))
+	_, testHash, _ := localdb.Hasher().NewTestToken()
+	_, liveHash, _ := localdb.Hasher().NewToken()
+	for _, tok := range []auth.Token{{Hash: testHash, Owner: "alice", Test: true}, {Hash: liveHash, Owner: "alice"}} {
+		tok.CreatedAt = time.Now()
+		if err := tokens.Create(ctx, tok); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Run("LookupKeepsTheMode", func(t *testing.T) {
+		for hash, want := range map[string]bool{testHash: true, liveHash: false} {
+			got, err := tokens.Token(ctx, hash)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Test != want {
+				t.Errorf("token %s: Test = %v, want %v", hash[:12], got.Test, want)
+			}
+		}
+	})
+	t.Run("ListAndRevokeKeepTheMode", func(t *testing.T) {
+		tok, err := tokens.Revoke(ctx, testHash[:12], time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !tok.Test || !tok.Revoked() {
+			t.Errorf("revoked = %+v, want a revoked test token", tok)
+		}
+		list, err := tokens.List(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		modes := map[string]bool{}
+		for _, l := range list {
+			modes[l.Hash] = l.Test
+		}
+		if !modes[testHash] || modes[liveHash] || len(list) != 2 {
+			t.Errorf("list = %+v", list)
+		}
+	})
+}
+
 func TestTokens(t *testing.T) {
 	ctx := context.Background()
 	env := storetest.New(t)

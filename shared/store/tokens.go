@@ -34,13 +34,15 @@ type tokenItem struct {
 	CreatedAt string `dynamodbav:"created_at"`
 	CreatedBy string `dynamodbav:"by,omitempty"`
 	RevokedAt string `dynamodbav:"revoked_at,omitempty"`
+	// Test marks a test token (auth.Token.Test); absent on a live one.
+	Test bool `dynamodbav:"test,omitempty"`
 }
 
 // callerPrefix starts the key of a caller's record in the tokens table.
 const callerPrefix = "caller#"
 
 func (it tokenItem) token() auth.Token {
-	t := auth.Token{Hash: it.Hash, Owner: it.Owner, CreatedBy: it.CreatedBy}
+	t := auth.Token{Hash: it.Hash, Owner: it.Owner, CreatedBy: it.CreatedBy, Test: it.Test}
 	t.CreatedAt, _ = time.Parse(time.RFC3339Nano, it.CreatedAt)
 	t.RevokedAt, _ = time.Parse(time.RFC3339Nano, it.RevokedAt)
 	return t
@@ -73,7 +75,7 @@ func (s *Tokens) Create(ctx context.Context, t auth.Token) error {
 	if strings.HasPrefix(t.Hash, callerPrefix) {
 		return stampduty.Internal(fmt.Errorf("a token's hash cannot start with %s", callerPrefix))
 	}
-	return s.putNew(ctx, tokenItem{Hash: t.Hash, Owner: t.Owner, CreatedAt: t.CreatedAt.UTC().Format(time.RFC3339Nano), CreatedBy: t.CreatedBy},
+	return s.putNew(ctx, tokenItem{Hash: t.Hash, Owner: t.Owner, CreatedAt: t.CreatedAt.UTC().Format(time.RFC3339Nano), CreatedBy: t.CreatedBy, Test: t.Test},
 		stampduty.Errorf(stampduty.ECONFLICT, "token exists"))
 }
 

@@ -150,6 +150,16 @@ func AddToken(t testing.TB, env *storetest.Env, secret, owner string) {
 	}
 }
 
+// AddTestToken registers secret (auth.TestPrefix…) as a test token of
+// owner: it authenticates as auth.TestOwner(owner).
+func AddTestToken(t testing.TB, env *storetest.Env, secret, owner string) {
+	t.Helper()
+	err := env.DB().Tokens(env.Table("TokensTable")).Create(context.Background(), auth.Token{Hash: localdb.Hasher().Hash(secret), Owner: owner, CreatedAt: time.Now(), Test: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 func root(t testing.TB) string {
 	r, err := localdb.ModuleRoot(".")
 	if err != nil {
