@@ -318,7 +318,7 @@ func TestOrdersBackfill(t *testing.T) {
 			t.Errorf("order %s after the backfill: qs %v, %v; want its shard of Pending", seq, out.Item["qs"], err)
 		}
 	}
-	page, _, err := h.db.Orders(h.vars["ORDERS_TABLE"]).Queue(context.Background(), stampduty.StatusPending, "", 10)
+	page, _, err := h.db.Orders(h.vars["ORDERS_TABLE"]).Queue(context.Background(), stampduty.StatusPending, false, "", 10)
 	if err != nil || len(page) != 2 || page[0].DocumentID != os[0].DocumentID || page[1].DocumentID != os[1].DocumentID {
 		t.Errorf("queue = %v, %v", page, err)
 	}

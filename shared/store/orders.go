@@ -128,7 +128,7 @@ type stampDutyItem struct {
 func newOrderItem(owner string, seq int64, o stampduty.Order, v int64, outbox []stampduty.Pending) orderItem {
 	it := orderItem{Owner: owner, Seq: seq, orderBody: newOrderBody(o), Version: v, Outbox: newEventItems(outbox, o)}
 	if status := o.QueueStatus(); status != "" { // a cancelled order waits in no queue
-		it.QueueStatus, it.QueueKey = queuePartition(status, o.DocumentID), queueKey(o)
+		it.QueueStatus, it.QueueKey = queuePartition(owner, status, o.DocumentID), queueKey(o)
 	}
 	if len(outbox) > 0 {
 		it.OutboxState, it.OutboxKey = outboxShard(o.DocumentID), outboxKey(outbox, o.DocumentID)
