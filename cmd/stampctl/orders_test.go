@@ -157,6 +157,19 @@ func TestOrdersCommands(t *testing.T) {
 			t.Errorf("request %s?%s", ev.RawPath, ev.RawQueryString)
 		}
 	})
+	t.Run("QueueOfTestOrders", func(t *testing.T) {
+		r := h.run(t, "", vars, "orders", "queue", "--mode", "test")
+		if r.code != 0 || !strings.Contains(r.stdout, "stampctl orders queue --status Pending --mode test --cursor CURSOR") {
+			t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+		}
+		if ev := last(); ev.RawQueryString != "mode=test&pagination%5BpageSize%5D=25&status=Pending" {
+			t.Errorf("request %s?%s, want mode=test", ev.RawPath, ev.RawQueryString)
+		}
+		h.run(t, "", vars, "orders", "queue", "--mode", "live")
+		if ev := last(); strings.Contains(ev.RawQueryString, "mode") {
+			t.Errorf("request %s?%s, want the live queue (no mode)", ev.RawPath, ev.RawQueryString)
+		}
+	})
 	t.Run("AdvanceFlagsAfterTheOrder", func(t *testing.T) {
 		r := h.run(t, "", vars, "orders", "advance", "o1", "--to", "Created", "--ref", "SUBIN-1")
 		if r.code != 0 || !strings.Contains(r.stdout, "order o1 fulfillment f1 is Created") {
