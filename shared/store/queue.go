@@ -136,8 +136,8 @@ type queueCursor struct {
 // Queue returns up to size orders waiting in status, oldest first (by
 // createdAt, then documentId) across callers and shards, the live orders
 // or, with test, the test orders only (each in queues of their own:
-// queuePartition), after the
-// position cursor names, and the cursor of the next page when this one is
+// queuePartition), after the position cursor names, and the cursor of the
+// next page when this one is
 // full ("" otherwise, as before the shards: a full last page has a cursor,
 // to an empty page). It Queries every shard of the status (queuePartitions)
 // at once for up to size entries after the cursor, merges them by qk, and
