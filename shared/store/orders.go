@@ -51,7 +51,8 @@ func (db *DB) Orders(table string) *Orders {
 //	                    stored before fulfillment existed: version 0)
 //	qs, qk              the work queue: the order's queue status (stampduty.Order.QueueStatus)
 //	                    and its shard, <status>#<nn> (queuePartition; orders stored before the
-//	                    shards have the bare status until a change or the backfill), and
+//	                    shards have the bare status until a change or the backfill; a test
+//	                    order's is test#<status>#<nn>, a queue of its own), and
 //	                    createdAt#documentId: the keys of the queue index
 //	ff                  fulfillments: list of {id, doc, st, ref, cn, cf?, h?}; h is the
 //	                    status history [{st, at, by?}] (absent on orders stored before it)
@@ -128,7 +129,7 @@ type stampDutyItem struct {
 func newOrderItem(owner string, seq int64, o stampduty.Order, v int64, outbox []stampduty.Pending) orderItem {
 	it := orderItem{Owner: owner, Seq: seq, orderBody: newOrderBody(o), Version: v, Outbox: newEventItems(outbox, o)}
 	if status := o.QueueStatus(); status != "" { // a cancelled order waits in no queue
-		it.QueueStatus, it.QueueKey = queuePartition(status, o.DocumentID), queueKey(o)
+		it.QueueStatus, it.QueueKey = queuePartition(owner, status, o.DocumentID), queueKey(o)
 	}
 	if len(outbox) > 0 {
 		it.OutboxState, it.OutboxKey = outboxShard(o.DocumentID), outboxKey(outbox, o.DocumentID)

@@ -114,7 +114,7 @@ func seqOf(item map[string]types.AttributeValue) (int64, error) {
 func newPaperItem(owner string, seq int64, o stampduty.Order, k int, v int64, outbox []stampduty.Pending) paperItem {
 	ff := o.Fulfillments[k-1]
 	it := paperItem{Owner: owner, Seq: attributevalue.Number(paperSeq(seq, k)), Paper: k, Fulfillment: ff, Version: v,
-		UpdatedAt: o.UpdatedAt, QueueStatus: queuePartition(ff.Status, o.DocumentID), QueueKey: queueKey(o)}
+		UpdatedAt: o.UpdatedAt, QueueStatus: queuePartition(owner, ff.Status, o.DocumentID), QueueKey: queueKey(o)}
 	for _, p := range outbox {
 		it.Outbox = append(it.Outbox, newPaperEvent(p, p.Order.Fulfillment(ff.DocumentID)))
 	}
@@ -450,7 +450,7 @@ func (s *Orders) unlock(ctx context.Context, owner string, seq int64, k int, par
 		UpdateExpression:    aws.String("REMOVE lk, lt SET qs = :qs, qk = :qk"),
 		ConditionExpression: aws.String("lt = :lt"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":lt": avN(part.Locked.UnixMilli()),
-			":qs": avS(queuePartition(ff.Status, doc)), ":qk": avS(qk)},
+			":qs": avS(queuePartition(owner, ff.Status, doc)), ":qk": avS(qk)},
 	})
 	if conditionFailed(err) {
 		return fmt.Errorf("unlock paper %d of order %s#%d: %w", k, owner, seq, orders.ErrChanged)
