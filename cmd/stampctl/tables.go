@@ -75,7 +75,9 @@ func (c *cli) tokenCreate(fs *flag.FlagSet, args []string) error {
 
 // tokenList prints every token, oldest first: `token list`. MODE is test
 // for a test token (auth.TestPrefix, which sees only its caller's test
-// data) and live otherwise.
+// data) and live otherwise; it is the last column, so that scripts that
+// read the columns before it (the README's `awk '$4 == "active"'`) read
+// them as before.
 func (c *cli) tokenList(fs *flag.FlagSet, args []string) error {
 	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
@@ -87,13 +89,13 @@ func (c *cli) tokenList(fs *flag.FlagSet, args []string) error {
 		return err
 	}
 	w := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "ID\tOWNER\tMODE\tCREATED\tSTATUS")
+	fmt.Fprintln(w, "ID\tOWNER\tCREATED\tSTATUS\tMODE")
 	for _, t := range ts {
 		status := "active"
 		if t.Revoked() {
 			status = "revoked " + formatTime(t.RevokedAt)
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", tokenID(t), printableOwner(t.Owner), tokenMode(t), formatTime(t.CreatedAt), status)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", tokenID(t), printableOwner(t.Owner), formatTime(t.CreatedAt), status, tokenMode(t))
 	}
 	if err := w.Flush(); err != nil {
 		return fmt.Errorf("write the list: %w", err)
