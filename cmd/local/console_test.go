@@ -169,6 +169,7 @@ func checkConsole(t *testing.T, s *stack) {
 		p.Check("neither-group")
 	})
 	checkCallers(t, s, b)
+	t.Run("TestTokens", func(t *testing.T) { checkTestTokens(t, s, b) })
 }
 
 // checkExpiredSession: a person whose session has ended (the id token

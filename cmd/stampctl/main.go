@@ -77,7 +77,7 @@ var commands = []command{
 			"the token is printed alone on the last line of the output",
 		reads{tables: []tableSpec{tokensSpec}, hashKey: true}, (*cli).tokenCreate},
 	{"token list", "",
-		"list every token: ID, owner, creation time, status",
+		"list every token: ID, owner, creation time, status, mode (live or test)",
 		reads{tables: []tableSpec{tokensSpec}}, (*cli).tokenList},
 	{"token revoke", "ID",
 		"revoke the token whose ID (12 hex digits, from the list) is ID; it stops working everywhere within 5 seconds (functions cache a token that long)",
