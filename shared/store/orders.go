@@ -69,6 +69,8 @@ func (db *DB) Orders(table string) *Orders {
 //	                    the keys of the outbox index
 //	pa                  true on an order created with several papers: its papers, once changed,
 //	                    are in items of their own, and ff holds them as created (papers.go)
+//	expires             a test order's TTL, epoch seconds: createdAt + 30 days (testExpires);
+//	                    absent on a live order
 type orderItem struct {
 	Owner string `dynamodbav:"owner"`
 	Seq   int64  `dynamodbav:"seq"`
@@ -82,6 +84,9 @@ type orderItem struct {
 	// Apart marks an order created with several papers: each paper, once
 	// changed, is kept in an item of its own (papers.go).
 	Apart bool `dynamodbav:"pa,omitempty"`
+	// Expires is a test order's TTL (TTLAttribute, testExpires); 0
+	// (absent) for a live order.
+	Expires int64 `dynamodbav:"expires,omitempty"`
 }
 
 // orderBody is the order itself as an item stores it, without its key,
@@ -126,7 +131,8 @@ type stampDutyItem struct {
 // newOrderItem returns o as owner's order number seq at version v, with
 // the pending events outbox.
 func newOrderItem(owner string, seq int64, o stampduty.Order, v int64, outbox []stampduty.Pending) orderItem {
-	it := orderItem{Owner: owner, Seq: seq, orderBody: newOrderBody(o), Version: v, Outbox: newEventItems(outbox, o)}
+	it := orderItem{Owner: owner, Seq: seq, orderBody: newOrderBody(o), Version: v, Outbox: newEventItems(outbox, o),
+		Expires: testExpires(owner, o.CreatedAt)}
 	if status := o.QueueStatus(); status != "" { // a cancelled order waits in no queue
 		it.QueueStatus, it.QueueKey = queuePartition(status, o.DocumentID), queueKey(o)
 	}
