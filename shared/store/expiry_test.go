@@ -315,3 +315,82 @@ func TestTTLAttributeIsTheTemplates(t *testing.T) {
 		}
 	}
 }
+
+// TestExpiredTestOrdersLeaveTheList: once DynamoDB's TTL has removed a
+// test owner's oldest orders, its count and pages leave them out at once
+// (the count falls from the moment they are gone, without a list having
+// to void each), no list writes a void marker for them, and the voids
+// below its oldest order are dropped from its voids item when a list next
+// repairs; an order that expired out of turn is voided as a vanished
+// create is.
+func TestExpiredTestOrdersLeaveTheList(t *testing.T) {
+	ctx := context.Background()
+	env, db, _, ids := proxiedStore(t, 100)
+	ords := db.Orders(env.Table("OrdersTable"))
+	owner := auth.TestOwner("acme")
+	// Seq 1: a create that failed.
+	if seq, err := ords.Reserve(ctx, owner); err != nil || seq != 1 {
+		t.Fatalf("Reserve = %d, %v", seq, err)
+	}
+	if ok, err := ords.Void(ctx, owner, 1); !ok || err != nil {
+		t.Fatalf("Void = %v, %v", ok, err)
+	}
+	// Seqs 2…6: orders made 40 days ago.
+	old := stampduty.FormatTime(time.Now().Add(-40 * 24 * time.Hour))
+	for i := 2; i <= 6; i++ {
+		o := newOrder(t, ids, i)
+		o.CreatedAt, o.UpdatedAt = old, old
+		seq, err := ords.Reserve(ctx, owner)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.DocumentID = stampduty.WithSeq(o.DocumentID, seq)
+		if _, err := ords.Put(ctx, owner, seq, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// What the TTL does: the void marker and orders 2 and 3 gone, and
+	// order 5 out of turn.
+	for _, seq := range []int64{1, 2, 3, 5} {
+		if _, err := env.Client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(env.Table("OrdersTable")),
+			Key: map[string]types.AttributeValue{"owner": &types.AttributeValueMemberS{Value: owner},
+				"seq": &types.AttributeValueMemberN{Value: strconv.FormatInt(seq, 10)}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := ords.Count(ctx, owner); n != 3 || err != nil {
+		t.Errorf("Count = %d, %v; want 3 (orders 4 and 6, and 5 until a list finds it gone)", n, err)
+	}
+	page, total, err := ords.Page(ctx, owner, 1, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seqs []int64
+	for _, o := range page {
+		seq, _ := stampduty.IDSeq(o.DocumentID)
+		seqs = append(seqs, seq)
+	}
+	if total != 2 || len(seqs) != 2 || seqs[0] != 6 || seqs[1] != 4 {
+		t.Errorf("page 1 = seqs %v of %d; want [6 4] of 2", seqs, total)
+	}
+	if n, err := ords.Count(ctx, owner); n != 2 || err != nil {
+		t.Errorf("Count after the list = %d, %v; want 2", n, err)
+	}
+	var marks []string
+	voids := "none"
+	for _, item := range rawPartition(t, env, "OrdersTable", "owner", owner) {
+		seq := item["seq"].(*types.AttributeValueMemberN).Value
+		if _, ok := item["vd"]; ok {
+			marks = append(marks, seq)
+		}
+		if vs, ok := item["vs"].(*types.AttributeValueMemberNS); ok {
+			voids = strings.Join(vs.Value, ",")
+		}
+	}
+	if len(marks) != 1 || marks[0] != "5" {
+		t.Errorf("void markers at seqs %v; want only 5's (expired orders are not voided)", marks)
+	}
+	if voids != "5" {
+		t.Errorf("voids item holds %s; want 5 (the void below the oldest order dropped)", voids)
+	}
+}

@@ -318,6 +318,25 @@ func (s *Orders) listVoid(ctx context.Context, owner string, seq int64) error {
 	return nil
 }
 
+// unlistVoids removes seqs from owner's voids item.
+func (s *Orders) unlistVoids(ctx context.Context, owner string, seqs []int64) error {
+	set := make([]string, len(seqs))
+	for i, v := range seqs {
+		set[i] = fmt.Sprint(v)
+	}
+	_, err := s.db.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(s.table),
+		Key:                       s.key(owner, voidsSeq),
+		UpdateExpression:          aws.String("DELETE vs :s"),
+		ConditionExpression:       aws.String("attribute_exists(seq)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":s": &types.AttributeValueMemberNS{Value: set}},
+	})
+	if err != nil && !conditionFailed(err) {
+		return fail("UpdateItem", err)
+	}
+	return nil
+}
+
 // slotFree is the condition of an order's PutItem: the seq is free, or it
 // holds this very order already (:doc is its documentId). The second half is
 // what makes a create store its order at most once. When the answer to a
