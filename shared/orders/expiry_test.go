@@ -2,11 +2,17 @@ package orders_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	dbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"stampduty/shared/auth"
+	"stampduty/shared/files"
 	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/functest"
@@ -172,6 +178,54 @@ func TestTestOrderFilesExpire(t *testing.T) {
 			}
 			if len(kinds) != 2 || kinds[0] == kinds[1] {
 				t.Errorf("the bucket holds the order's %v; want its document and its certificate", kinds)
+			}
+		})
+	}
+}
+
+// TestSweeperClearsAnExpiredTestOrder: a file left by an upload killed
+// before its order's write is removed by the Sweeper once due even when
+// the order is gone meanwhile (a test order its TTL removed points at
+// nothing), and the watch is settled instead of failing every run; a live
+// order is never deleted, so one gone stays an error and its file stays.
+func TestSweeperClearsAnExpiredTestOrder(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name, owner string
+		test        bool
+	}{
+		{"TestOrder", auth.TestOwner("owner"), true},
+		{"LiveOrder", "owner", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newFulfillmentWorld(t, 0)
+			o := functest.AddOrders(t, w.env, tc.owner, 1)[0]
+			killed(func() {
+				_, _ = w.fulfiller(killedAtReplace{w.orders}, w.files()).UploadDocument(ctx, tc.owner, o.DocumentID,
+					stampduty.Upload{ContentType: stampduty.MimePDF, Body: pdf})
+			})
+			if n := len(w.objects(t)); n != 1 {
+				t.Fatalf("%d objects after the killed upload, want its file", n)
+			}
+			s, err := w.orders.ByDocument(ctx, o.DocumentID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// What the TTL does to a test order.
+			seq := fmt.Sprint(s.Seq)
+			if _, err := w.env.Client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(w.env.Table("OrdersTable")),
+				Key: map[string]dbtypes.AttributeValue{"owner": &dbtypes.AttributeValueMemberS{Value: tc.owner},
+					"seq": &dbtypes.AttributeValueMemberN{Value: seq}}}); err != nil {
+				t.Fatal(err)
+			}
+			sw := &orders.Sweeper{Watches: w.env.DB().Uploads(w.env.Table("UploadsTable")), Orders: w.orders,
+				Files: files.New(w.env.S3(), w.env.Table("FilesBucket")), Now: func() time.Time { return time.Now().Add(orders.WatchDelay + time.Minute) }}
+			done, err := sw.Sweep(ctx)
+			switch {
+			case tc.test && (err != nil || done.Settled != 1 || len(w.objects(t)) != 0):
+				t.Errorf("Sweep = %+v, %v, %d objects left; want the watch settled and the file removed", done, err, len(w.objects(t)))
+			case !tc.test && (err == nil || done.Failed != 1 || len(w.objects(t)) != 1):
+				t.Errorf("Sweep = %+v, %v, %d objects left; want the watch failed and the file kept", done, err, len(w.objects(t)))
 			}
 		})
 	}

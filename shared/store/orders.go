@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"stampduty/shared/auth"
 	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
 )
@@ -320,10 +321,15 @@ func (s *Orders) keyOf(ctx context.Context, doc string) (orderKey, error) {
 }
 
 // Reread returns the order stored at o's key now, with its papers: a
-// strongly consistent readOrder.
+// strongly consistent readOrder. A live order is never deleted, so one
+// that is gone is an internal error; a test order's is ENOTFOUND: its TTL
+// removed it (expiry.go).
 func (s *Orders) Reread(ctx context.Context, o orders.Stored) (orders.Stored, error) {
 	now, found, err := s.readOrder(ctx, o.Owner, o.Seq, true)
 	if err == nil && !found {
+		if _, live := auth.Live(o.Owner); !live {
+			return now, stampduty.Errorf(stampduty.ENOTFOUND, "test order %s#%d has expired", o.Owner, o.Seq)
+		}
 		err = stampduty.Internal(fmt.Errorf("order %s#%d is gone", o.Owner, o.Seq))
 	}
 	return now, err
