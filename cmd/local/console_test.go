@@ -152,6 +152,7 @@ func checkConsole(t *testing.T, s *stack) {
 	t.Run("ConflictShownAsItIsNow", func(t *testing.T) { checkConflict(t, s, b) })
 	t.Run("ExpiredSessionKeepsTheReason", func(t *testing.T) { checkExpiredSession(t, s, b) })
 	t.Run("DocumentShownInline", func(t *testing.T) { checkDocumentInline(t, s, b) })
+	t.Run("QueueLiveOrTest", func(t *testing.T) { checkQueueModes(t, s, b) })
 	t.Run("FirstSignInSetsAPassword", func(t *testing.T) { checkFirstSignIn(t, s, b) })
 	t.Run("AuthenticatorCodeAtSignIn", func(t *testing.T) { checkAuthenticatorCode(t, s, b) })
 	t.Run("Catalogue", func(t *testing.T) { checkCatalogue(t, s, b) })
@@ -168,6 +169,7 @@ func checkConsole(t *testing.T, s *stack) {
 		p.Check("neither-group")
 	})
 	checkCallers(t, s, b)
+	t.Run("TestTokens", func(t *testing.T) { checkTestTokens(t, s, b) })
 }
 
 // checkExpiredSession: a person whose session has ended (the id token

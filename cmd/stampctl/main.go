@@ -77,7 +77,7 @@ var commands = []command{
 			"the token is printed alone on the last line of the output",
 		reads{tables: []tableSpec{tokensSpec}, hashKey: true}, (*cli).tokenCreate},
 	{"token list", "",
-		"list every token: ID, owner, creation time, status",
+		"list every token: ID, owner, creation time, status, mode (live or test)",
 		reads{tables: []tableSpec{tokensSpec}}, (*cli).tokenList},
 	{"token revoke", "ID",
 		"revoke the token whose ID (12 hex digits, from the list) is ID; it stops working everywhere within 5 seconds (functions cache a token that long)",
@@ -142,8 +142,9 @@ var commands = []command{
 	{"articles export", "[FILE]",
 		"write the whole catalogue to FILE (default stdout) in the format import reads, sorted by purpose_name and state",
 		reads{tables: []tableSpec{articlesSpec}}, (*cli).articlesExport},
-	{"orders queue", "[--status S] [--page-size N] [--cursor C]",
-		"the orders waiting in status S (Pending by default), oldest first across all callers; prints the command for the next page",
+	{"orders queue", "[--status S] [--mode live|test] [--page-size N] [--cursor C]",
+		"the orders waiting in status S (Pending by default), oldest first across all callers; prints the command for the next page. " +
+			"The live orders only; --mode test lists the test orders (made with a caller's test token) only",
 		reads{api: true}, (*cli).ordersQueue},
 	{"orders show", "DOC",
 		"one order as operators see it (with its owner and who changed it)",
@@ -164,7 +165,8 @@ var commands = []command{
 		"save the certificate through its pre-signed address, checking its SHA-256",
 		reads{api: true}, (*cli).ordersDownload},
 	{"orders backfill", "",
-		"once, after the first deploy with the work queue or its shards: put the orders stored before it into their queue shard " +
+		"once, after the first deploy with the work queue or its shards: put the orders stored before it into their queue shard, " +
+			"and test orders stored in the live queue into the test queue " +
 			"(straight in the orders table; running it again changes nothing)",
 		reads{tables: []tableSpec{ordersSpec}}, (*cli).ordersBackfill},
 	{"webhooks failing", "[--min-attempts N] [--json]",

@@ -118,15 +118,23 @@ func (c *cli) printJSON(v any) error {
 	return enc.Encode(v)
 }
 
-// ordersQueue prints a page of the work queue: one line per order.
+// ordersQueue prints a page of the work queue: one line per order. The
+// live orders, or with --mode test the test orders only: the API's mode
+// parameter, which decides what a mode may be (live or test).
 func (c *cli) ordersQueue(fs *flag.FlagSet, args []string) error {
 	status := fs.String("status", stampduty.StatusPending, "the queue: Pending, Created, Procured or Printed")
+	mode := fs.String("mode", "live", "live, or test: the test orders (made with a caller's test token) only")
 	size := fs.Int("page-size", 25, "orders per page (at most 100)")
 	cursor := fs.String("cursor", "", "the cursor the previous page printed")
 	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
 	}
 	q := url.Values{"status": {*status}, "pagination[pageSize]": {fmt.Sprint(*size)}}
+	again := "--status " + *status
+	if *mode != "live" {
+		q.Set("mode", *mode)
+		again += " --mode " + *mode
+	}
 	if *cursor != "" {
 		q.Set("pagination[cursor]", *cursor)
 	}
@@ -148,7 +156,7 @@ func (c *cli) ordersQueue(fs *flag.FlagSet, args []string) error {
 		}
 	}
 	if next := page.Meta.Pagination.Next; next != nil {
-		fmt.Fprintf(c.stdout, "next page: stampctl orders queue --status %s --cursor %s\n", *status, *next)
+		fmt.Fprintf(c.stdout, "next page: stampctl orders queue %s --cursor %s\n", again, *next)
 	}
 	return nil
 }
@@ -414,6 +422,6 @@ func (c *cli) ordersBackfill(fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(c.stdout, "queued %d orders stored before the work queue or its shards\n", n)
+	fmt.Fprintf(c.stdout, "queued %d orders stored before the work queue or its shards (or test orders' entries stored in the live queue)\n", n)
 	return nil
 }

@@ -157,6 +157,19 @@ func TestOrdersCommands(t *testing.T) {
 			t.Errorf("request %s?%s", ev.RawPath, ev.RawQueryString)
 		}
 	})
+	t.Run("QueueOfTestOrders", func(t *testing.T) {
+		r := h.run(t, "", vars, "orders", "queue", "--mode", "test")
+		if r.code != 0 || !strings.Contains(r.stdout, "stampctl orders queue --status Pending --mode test --cursor CURSOR") {
+			t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+		}
+		if ev := last(); ev.RawQueryString != "mode=test&pagination%5BpageSize%5D=25&status=Pending" {
+			t.Errorf("request %s?%s, want mode=test", ev.RawPath, ev.RawQueryString)
+		}
+		h.run(t, "", vars, "orders", "queue", "--mode", "live")
+		if ev := last(); strings.Contains(ev.RawQueryString, "mode") {
+			t.Errorf("request %s?%s, want the live queue (no mode)", ev.RawPath, ev.RawQueryString)
+		}
+	})
 	t.Run("AdvanceFlagsAfterTheOrder", func(t *testing.T) {
 		r := h.run(t, "", vars, "orders", "advance", "o1", "--to", "Created", "--ref", "SUBIN-1")
 		if r.code != 0 || !strings.Contains(r.stdout, "order o1 fulfillment f1 is Created") {
@@ -318,7 +331,7 @@ func TestOrdersBackfill(t *testing.T) {
 			t.Errorf("order %s after the backfill: qs %v, %v; want its shard of Pending", seq, out.Item["qs"], err)
 		}
 	}
-	page, _, err := h.db.Orders(h.vars["ORDERS_TABLE"]).Queue(context.Background(), stampduty.StatusPending, "", 10)
+	page, _, err := h.db.Orders(h.vars["ORDERS_TABLE"]).Queue(context.Background(), stampduty.StatusPending, false, "", 10)
 	if err != nil || len(page) != 2 || page[0].DocumentID != os[0].DocumentID || page[1].DocumentID != os[1].DocumentID {
 		t.Errorf("queue = %v, %v", page, err)
 	}

@@ -73,7 +73,11 @@ func (c *cli) tokenCreate(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
-// tokenList prints every token, oldest first: `token list`.
+// tokenList prints every token, oldest first: `token list`. MODE is test
+// for a test token (auth.TestPrefix, which sees only its caller's test
+// data) and live otherwise; it is the last column, so that scripts that
+// read the columns before it (the README's `awk '$4 == "active"'`) read
+// them as before.
 func (c *cli) tokenList(fs *flag.FlagSet, args []string) error {
 	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
@@ -85,13 +89,13 @@ func (c *cli) tokenList(fs *flag.FlagSet, args []string) error {
 		return err
 	}
 	w := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "ID\tOWNER\tCREATED\tSTATUS")
+	fmt.Fprintln(w, "ID\tOWNER\tCREATED\tSTATUS\tMODE")
 	for _, t := range ts {
 		status := "active"
 		if t.Revoked() {
 			status = "revoked " + formatTime(t.RevokedAt)
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", tokenID(t), printableOwner(t.Owner), formatTime(t.CreatedAt), status)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", tokenID(t), printableOwner(t.Owner), formatTime(t.CreatedAt), status, tokenMode(t))
 	}
 	if err := w.Flush(); err != nil {
 		return fmt.Errorf("write the list: %w", err)
@@ -124,6 +128,14 @@ func (c *cli) tokenRevoke(fs *flag.FlagSet, args []string) error {
 	fmt.Fprintf(c.stdout, "revoked token %s of owner %s at %s; it stops working everywhere within %v\n",
 		tokenID(t), printableOwner(t.Owner), formatTime(t.RevokedAt), auth.CacheTTL)
 	return nil
+}
+
+// tokenMode is the mode the list shows for t: test or live.
+func tokenMode(t auth.Token) string {
+	if t.Test {
+		return "test"
+	}
+	return "live"
 }
 
 // validID reports whether id can name a token: 12 to 64 lower-case hex

@@ -69,6 +69,13 @@ func (f *tokensFixture) createTestTokenIsTheTestPrincipal(t *testing.T) {
 	if got, want := owner, auth.TestOwner("alice"); err != nil || got != want {
 		t.Errorf("Owner = %q, %v; want %q", got, err, want)
 	}
+	list := f.mustRun(t, "", "token", "list").stdout
+	if row := listRow(list, stored.ID()); len(row) != 5 || row[1] != "alice" || row[3] != "active" || row[4] != "test" {
+		t.Errorf("the test token's row = %q; want alice, active, test\n%s", row, list)
+	}
+	if row := listRow(list, f.id); len(row) == 0 || row[len(row)-1] != "live" {
+		t.Errorf("the live token's row = %q; want its mode live, last\n%s", row, list)
+	}
 }
 
 func (f *tokensFixture) createPrintsTheTokenAloneOnTheLastLine(t *testing.T) {
@@ -134,11 +141,11 @@ func (f *tokensFixture) createMakesADifferentTokenEachTime(t *testing.T) {
 
 func (f *tokensFixture) listShowsItActive(t *testing.T) {
 	r := f.mustRun(t, "", "token", "list")
-	if head := strings.Fields(lines(r.stdout)[0]); strings.Join(head, " ") != "ID OWNER CREATED STATUS" {
+	if head := strings.Fields(lines(r.stdout)[0]); strings.Join(head, " ") != "ID OWNER CREATED STATUS MODE" {
 		t.Errorf("header = %q", head)
 	}
 	row := listRow(r.stdout, f.id)
-	if len(row) != 4 || row[1] != "alice" || row[3] != "active" {
+	if len(row) != 5 || row[1] != "alice" || row[3] != "active" || row[4] != "live" {
 		t.Fatalf("row of %s = %q\n%s", f.id, row, r.stdout)
 	}
 	if _, err := time.Parse(time.RFC3339, row[2]); err != nil {
@@ -162,7 +169,7 @@ func (f *tokensFixture) revokeByIDRevokes(t *testing.T) {
 		t.Fatalf("Token after revoke = %+v, %v; want revoked", got, err)
 	}
 	row := listRow(f.mustRun(t, "", "token", "list").stdout, f.id)
-	if len(row) != 5 || row[3] != "revoked" {
+	if len(row) != 6 || row[3] != "revoked" || row[5] != "live" {
 		t.Fatalf("row after revoke = %q", row)
 	}
 	if at, err := time.Parse(time.RFC3339, row[4]); err != nil || !at.Equal(got.RevokedAt.Truncate(time.Second)) {

@@ -47,13 +47,15 @@ type callerResponse struct {
 }
 
 // token is one token as the console shows it: its ID (the first 12 hex
-// digits of its keyed hash, what revoking names), its owner, when and by
-// whom it was issued (createdBy null for a token from before that was
-// kept) and when it was revoked (null while it works). Never the token
-// itself, which is not stored, nor its hash.
+// digits of its keyed hash, what revoking names), its owner, its mode
+// (modeLive, or modeTest for a test token, which sees only its caller's
+// test data), when and by whom it was issued (createdBy null for a token
+// from before that was kept) and when it was revoked (null while it
+// works). Never the token itself, which is not stored, nor its hash.
 type token struct {
 	ID        string     `json:"id"`
 	Owner     string     `json:"owner"`
+	Mode      string     `json:"mode"`
 	CreatedAt time.Time  `json:"createdAt"`
 	CreatedBy *string    `json:"createdBy"`
 	RevokedAt *time.Time `json:"revokedAt"`
@@ -85,6 +87,14 @@ type issuedResponse struct {
 }
 
 const callerPath = "/api/console/callers/{owner}"
+
+// A token's modes, as the console shows them: the words of the callers'
+// `?mode=` (test-mode.md), so that the token list and the orders it sees
+// are named alike.
+const (
+	modeLive = "live"
+	modeTest = "test"
+)
 
 // callerRoutes are the callers' admin routes.
 func (h *handler) callerRoutes() []function.Path {
@@ -180,7 +190,10 @@ func (h *handler) listTokens(r *http.Request, _ string) (any, error) {
 
 // tokenOf is the token t as the console shows it.
 func tokenOf(t auth.Token) token {
-	out := token{ID: t.ID(), Owner: t.Owner, CreatedAt: t.CreatedAt.UTC()}
+	out := token{ID: t.ID(), Owner: t.Owner, Mode: modeLive, CreatedAt: t.CreatedAt.UTC()}
+	if t.Test {
+		out.Mode = modeTest
+	}
 	if t.CreatedBy != "" {
 		by := t.CreatedBy
 		out.CreatedBy = &by
@@ -195,15 +208,52 @@ func tokenOf(t auth.Token) token {
 // issueToken issues a token for the caller the path names, as the admin
 // acting (callers.Admin.Issue: one GetItem of its record, one conditional
 // PutItem of the token's keyed hash), and answers 201 with the token
-// itself: this answer is the only place it is ever shown, and no log line
-// holds it (the request's log line names the route, never a body). A
-// caller without a record is 404.
+// itself and its mode: this answer is the only place it is ever shown, and
+// no log line holds it (the request's log line names the route, never a
+// body). The body chooses the mode (readIssue): none, or {}, is a live
+// token, {"test": true} a test token. A caller without a record is 404.
 func (h *handler) issueToken(r *http.Request, by string) (any, error) {
-	secret, t, err := h.callers.Issue(r.Context(), by, r.PathValue("owner"), false)
+	test, err := readIssue(r)
+	if err != nil {
+		return nil, err
+	}
+	secret, t, err := h.callers.Issue(r.Context(), by, r.PathValue("owner"), test)
 	if err != nil {
 		return nil, err
 	}
 	return function.Status{Code: http.StatusCreated, Body: issuedResponse{Data: issuedToken{token: tokenOf(t), Token: secret}}}, nil
+}
+
+// readIssue reads an issue's body: empty, or {"test": <boolean>} and
+// nothing else. No body and no "test" are a live token, as before the
+// mode existed, so an issue sent as it always was stays live; a test
+// token is asked for by name. "test" of any other type (a string "true",
+// null, a number) is 400 on "test" rather than a guess.
+func readIssue(r *http.Request) (bool, error) {
+	body, err := function.ReadJSONBody(r)
+	if err != nil || len(body) == 0 {
+		return false, err
+	}
+	members, err := function.DecodeObject(body)
+	if err != nil {
+		return false, err
+	}
+	var test bool
+	var bad []stampduty.FieldError
+	for _, m := range members {
+		switch {
+		case m.Key == "test" && m.Value.Kind == jsonobj.Bool:
+			test = m.Value.Bool
+		case m.Key == "test":
+			bad = append(bad, stampduty.FieldError{Path: "test", Message: "test must be true (a test token) or false (a live token)"})
+		default:
+			bad = append(bad, stampduty.FieldError{Path: m.Key, Message: m.Key + " is not a field of a token to issue"})
+		}
+	}
+	if bad != nil {
+		return false, stampduty.Invalid(bad)
+	}
+	return test, nil
 }
 
 // revokeToken revokes the token the path names by its ID

@@ -17,13 +17,14 @@ import (
 // workflow (orders.Fulfiller, as the ops function has it) and the queue's
 // counts.
 type work interface {
-	Queue(ctx context.Context, status, cursor string, size int) ([]stampduty.OpsOrder, string, error)
+	Queue(ctx context.Context, status string, test bool, cursor string, size int) ([]stampduty.OpsOrder, string, error)
 	fulfillment.Papers
 }
 
-// counter counts the orders waiting in a status (store.Orders.QueueCount).
+// counter counts the live or test orders waiting in a status
+// (store.Orders.QueueCount).
 type counter interface {
-	QueueCount(ctx context.Context, status string) (int, error)
+	QueueCount(ctx context.Context, status string, test bool) (int, error)
 }
 
 // The console's answers: a queue page, the queue's counts, one order.
@@ -68,15 +69,19 @@ func (h *handler) orderRoutes() []function.Path {
 
 // queueParam reports the query parameters of the queue.
 func queueParam(k string) bool {
-	return k == "status" || k == "state" || k == "purpose" || k == "pagination[pageSize]" || k == "pagination[cursor]"
+	return k == "status" || k == "state" || k == "purpose" || k == fulfillment.ModeParam || k == "pagination[pageSize]" || k == "pagination[cursor]"
 }
+
+// countsParam reports the query parameters of the queue's counts.
+func countsParam(k string) bool { return k == fulfillment.ModeParam }
 
 // filterPages is how many pages of the operators' queue one console page
 // reads at most to fill itself when a filter leaves some rows out.
 const filterPages = 4
 
 // queue answers a page of status's queue (default Pending), oldest first
-// across callers, as GET /api/ops/live-orders does; state and purpose
+// across callers, the live orders or with mode=test the test orders only
+// (fulfillment.ReadMode), as GET /api/ops/live-orders does; state and purpose
 // (exact, case-insensitive) keep only the orders of that state or purpose:
 // the queue is read a page at a time (up to filterPages) until the page is
 // full, and the cursor continues after the last order read.
@@ -99,6 +104,10 @@ func (h *handler) queue(r *http.Request, _ string) (any, error) {
 	if status == "" {
 		status = stampduty.StatusPending
 	}
+	test, err := fulfillment.ReadMode(q)
+	if err != nil {
+		return nil, err
+	}
 	keep := func(o stampduty.OpsOrder) bool {
 		return (vals["state"] == "" || strings.EqualFold(o.StampDuty.State, vals["state"])) &&
 			(vals["purpose"] == "" || strings.EqualFold(o.StampDuty.StatePurpose.PurposeName, vals["purpose"]))
@@ -108,7 +117,7 @@ func (h *handler) queue(r *http.Request, _ string) (any, error) {
 	cursor := vals["pagination[cursor]"]
 	filtered := vals["state"] != "" || vals["purpose"] != ""
 	for range filterPages {
-		page, next, err := h.orders.Queue(r.Context(), status, cursor, size)
+		page, next, err := h.orders.Queue(r.Context(), status, test, cursor, size)
 		if err != nil {
 			return nil, err
 		}
@@ -129,13 +138,23 @@ func (h *handler) queue(r *http.Request, _ string) (any, error) {
 }
 
 // counts answers how many orders wait in each status of the queue, one
-// count per status at once (store.Orders.QueueCount says what it costs).
+// count per status at once (store.Orders.QueueCount says what it costs):
+// the live orders, or with mode=test the test orders only, so a live
+// figure never counts a test order.
 func (h *handler) counts(r *http.Request, _ string) (any, error) {
+	q, err := strapiquery.Parse(r.URL.RawQuery, countsParam)
+	if err != nil {
+		return nil, err
+	}
+	test, err := fulfillment.ReadMode(q)
+	if err != nil {
+		return nil, err
+	}
 	n := make([]int, len(queueStatuses))
 	errs := make([]error, len(queueStatuses))
 	var wg sync.WaitGroup
 	for i, s := range queueStatuses {
-		wg.Go(func() { n[i], errs[i] = h.count.QueueCount(r.Context(), s) })
+		wg.Go(func() { n[i], errs[i] = h.count.QueueCount(r.Context(), s, test) })
 	}
 	wg.Wait()
 	resp := countsResponse{Data: map[string]int{}}

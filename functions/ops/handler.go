@@ -15,7 +15,7 @@ import (
 // handler is the operators' API.
 type handler struct {
 	orders interface {
-		Queue(ctx context.Context, status, cursor string, size int) ([]stampduty.OpsOrder, string, error)
+		Queue(ctx context.Context, status string, test bool, cursor string, size int) ([]stampduty.OpsOrder, string, error)
 		fulfillment.Papers
 	}
 }
@@ -68,10 +68,11 @@ func asOperator(serve func(r *http.Request, by string) (any, error)) func(r *htt
 
 // queueParams are the query parameters of the queue.
 func queueParam(k string) bool {
-	return k == "status" || k == "pagination[pageSize]" || k == "pagination[cursor]"
+	return k == "status" || k == fulfillment.ModeParam || k == "pagination[pageSize]" || k == "pagination[cursor]"
 }
 
-// queue answers a page of the work queue: status (default Pending),
+// queue answers a page of the work queue: status (default Pending), mode
+// (live, the default, or test: the test orders only; fulfillment.ReadMode),
 // pagination[pageSize] (default 25, at most 100) and pagination[cursor].
 func (h *handler) queue(r *http.Request, _ string) (any, error) {
 	q, err := strapiquery.Parse(r.URL.RawQuery, queueParam)
@@ -93,7 +94,11 @@ func (h *handler) queue(r *http.Request, _ string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	page, next, err := h.orders.Queue(r.Context(), status, cursor, size)
+	test, err := fulfillment.ReadMode(q)
+	if err != nil {
+		return nil, err
+	}
+	page, next, err := h.orders.Queue(r.Context(), status, test, cursor, size)
 	if err != nil {
 		return nil, err
 	}

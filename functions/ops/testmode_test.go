@@ -1,51 +1,96 @@
 package main
 
 import (
-	"context"
 	"net/http"
-	"reflect"
-	"strings"
+	"net/url"
+	"slices"
 	"testing"
 
+	"stampduty/shared/auth"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/functest"
+	"stampduty/shared/testkit/localdb"
 )
 
-// TestTestOrdersMoveThemselves: an operator may read a test order but not
-// move its papers or attach their certificates (test-mode.md: test orders
-// move themselves; the issue's "Bad input": 409): each such request is
-// 409 naming the reason, and neither the order nor the bucket changes.
-func TestTestOrdersMoveThemselves(t *testing.T) {
+// TestTestOrdersKeptOutOfTheQueue: the operators' queue lists live orders
+// only unless asked for the test orders with mode=test, which lists them
+// only (test-mode.md, "Test tokens"); any other mode is 400 naming mode;
+// an operator may still read one test order by its documentId.
+func TestTestOrdersKeptOutOfTheQueue(t *testing.T) {
 	s := operating{Stack: functest.New(t, "OpsFunction", wire)}
-	o := functest.AddOrders(t, s.Env, stampduty.TestOwnerOf("tester"), 1)[0]
-	f := functest.Fulfiller(s.Env)
-	before, err := f.OpsGet(context.Background(), o.DocumentID)
-	if err != nil {
-		t.Fatal(err)
+	lives := functest.AddOrders(t, s.Env, localdb.DevOwner, 2)
+	tests := functest.AddOrders(t, s.Env, auth.TestOwner("acme"), 3)
+	docsOf := func(os []stampduty.Order) []string {
+		var d []string
+		for _, o := range os {
+			d = append(d, o.DocumentID)
+		}
+		return d
 	}
-	for name, resp := range map[string]functest.Response{
-		"Move":        s.patch(o, `{"order_status":"Created","unique_doc_ref":"`+ref+`"}`),
-		"Certificate": s.putCertificate(o, stampduty.MimePDF, functest.PDF(1000)),
-		"Upload": s.invoke(functest.Request("POST", path(o)+"/certificate/upload", "", map[string]string{"content-type": "application/json"},
-			`{"name":"cert.pdf","mime":"application/pdf","size":1000}`)),
-	} {
-		t.Run(name, func(t *testing.T) {
-			if resp.Status != http.StatusConflict {
-				t.Fatalf("status %d, want 409: %s", resp.Status, resp.Body)
+	// queue lists every page of the queue asked for with query q.
+	queue := func(t *testing.T, q string) []string {
+		t.Helper()
+		var got []string
+		for cursor := ""; ; {
+			query := q + "&pagination%5BpageSize%5D=2"
+			if cursor != "" {
+				query += "&pagination%5Bcursor%5D=" + url.QueryEscape(cursor)
 			}
-			if msg := resp.Error(t).Error.Message; !strings.Contains(msg, "test order") {
-				t.Errorf("message %q does not say it is a test order", msg)
+			page := functest.OK[queueResponse](t, s.invoke(functest.Request("GET", "/api/ops/live-orders", query, nil, "")))
+			for _, o := range page.Data {
+				got = append(got, o.DocumentID)
 			}
-		})
+			if page.Meta.Pagination.Next == nil {
+				return got
+			}
+			cursor = *page.Meta.Pagination.Next
+		}
 	}
-	after, err := f.OpsGet(context.Background(), o.DocumentID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(before.Order, after.Order) {
-		t.Errorf("the test order changed:\n%+v\n%+v", before.Order, after.Order)
-	}
-	if v := functest.Versions(t, s.Env); len(v) != 0 {
-		t.Errorf("the bucket holds %v", v)
-	}
+
+	t.Run("the queue lists the live orders only", func(t *testing.T) {
+		for _, q := range []string{"status=Pending", "status=Pending&mode=live"} {
+			if got, want := queue(t, q), docsOf(lives); !slices.Equal(got, want) {
+				t.Errorf("%s: %v, want the live orders %v", q, got, want)
+			}
+		}
+	})
+	t.Run("mode=test lists the test orders only", func(t *testing.T) {
+		s.Proxy.Take()
+		page := functest.OK[queueResponse](t, s.invoke(functest.Request("GET", "/api/ops/live-orders", "mode=test&pagination%5BpageSize%5D=25", nil, "")))
+		if got, want := s.Env.Operations(s.Proxy.Take()), "BatchGetItem:OrdersTable=1 Query:OrdersTable/index/queue-shards=16"; got != want {
+			t.Errorf("a test page costs %s, want %s", got, want)
+		}
+		for _, o := range page.Data {
+			if name, _ := auth.Live(o.Owner); name != "acme" {
+				t.Errorf("a test order's owner = %q, want acme's", o.Owner)
+			}
+		}
+		if got, want := queue(t, "mode=test"), docsOf(tests); !slices.Equal(got, want) {
+			t.Errorf("mode=test: %v, want the test orders %v", got, want)
+		}
+	})
+	t.Run("any other mode is 400 naming mode", func(t *testing.T) {
+		for _, q := range []string{"mode=TEST", "mode=sandbox", "mode=", "mode=test&mode=live"} {
+			resp := s.invoke(functest.Request("GET", "/api/ops/live-orders", q, nil, ""))
+			if e := resp.Error(t); resp.Status != http.StatusBadRequest || !slices.Contains(e.Paths(), "mode") {
+				t.Errorf("%s: %d %s, want 400 naming mode", q, resp.Status, resp.Body)
+			}
+		}
+	})
+	t.Run("a cursor of the test queue is 400 on the live queue", func(t *testing.T) {
+		page := functest.OK[queueResponse](t, s.invoke(functest.Request("GET", "/api/ops/live-orders", "mode=test&pagination%5BpageSize%5D=1", nil, "")))
+		if page.Meta.Pagination.Next == nil {
+			t.Fatal("a page of 1 of 3 test orders without a cursor")
+		}
+		resp := s.invoke(functest.Request("GET", "/api/ops/live-orders", "pagination%5Bcursor%5D="+url.QueryEscape(*page.Meta.Pagination.Next), nil, ""))
+		if resp.Status != http.StatusBadRequest {
+			t.Errorf("a test cursor on the live queue: %d, want 400", resp.Status)
+		}
+	})
+	t.Run("an operator reads one test order by its documentId", func(t *testing.T) {
+		o := order(t, s.invoke(functest.Request("GET", "/api/ops/live-orders/"+tests[0].DocumentID, "", nil, "")))
+		if name, _ := auth.Live(o.Owner); o.DocumentID != tests[0].DocumentID || name != "acme" {
+			t.Errorf("GET a test order: %s of %q", o.DocumentID, o.Owner)
+		}
+	})
 }

@@ -156,7 +156,7 @@ func TestTestOrdersFulfilThemselves(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i, ff := range ops.Fulfillments {
-			if got := ff.CertificateFile.Key; !strings.HasPrefix(got, orders.CertificatePrefix+orders.TestFilesPrefix) {
+			if got := ff.CertificateFile.Key; !strings.HasPrefix(got, orders.CertificatePrefix+orders.TestFiles) {
 				t.Errorf("paper %d's certificate is stored at %s, outside the test files' prefix", i+1, got)
 			}
 			if got := ff.History[1].By; got != stampduty.TestModeActor {

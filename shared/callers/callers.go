@@ -48,7 +48,10 @@ type Admin struct {
 
 // Summary is a caller as the list shows it: its record (CreatedAt zero and
 // Recorded false for a caller from before records), how many of its tokens
-// are active and revoked, and how many orders it has.
+// are active and revoked, and how many orders it has: its live orders
+// only, as every live figure counts (test-mode.md); its test orders are
+// numbered under its test principal's key (auth.TestOwner), which the list
+// does not read.
 type Summary struct {
 	auth.Caller
 	Recorded        bool

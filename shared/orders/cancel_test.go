@@ -114,7 +114,7 @@ func TestCallerCancel(t *testing.T) {
 		first = got
 	})
 	t.Run("LeavesTheQueue", func(t *testing.T) {
-		page, _, err := c.f.Queue(ctx, stampduty.StatusPending, "", 100)
+		page, _, err := c.f.Queue(ctx, stampduty.StatusPending, false, "", 100)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -197,7 +197,7 @@ func TestOperatorCancel(t *testing.T) {
 		if ev := s.Outbox; len(ev) != 2 || ev[1].Type != stampduty.EventOrderCancelled {
 			t.Errorf("outbox %v, want the move's event and order.cancelled", types(ev))
 		}
-		if page, _, err := c.f.Queue(ctx, stampduty.StatusCreated, "", 100); err != nil || len(page) != 0 {
+		if page, _, err := c.f.Queue(ctx, stampduty.StatusCreated, false, "", 100); err != nil || len(page) != 0 {
 			t.Errorf("Created queue = %d orders, %v: want none", len(page), err)
 		}
 	})
@@ -402,7 +402,7 @@ func TestCancelOrderOfSeveralPapers(t *testing.T) {
 	reason := "Wrong state"
 	queued := func(t *testing.T, status, doc string) bool {
 		t.Helper()
-		page, _, err := c.f.Queue(ctx, status, "", 100)
+		page, _, err := c.f.Queue(ctx, status, false, "", 100)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"time"
 
+	"stampduty/shared/auth"
 	"stampduty/shared/stampduty"
 )
 
@@ -32,6 +33,40 @@ const (
 	CertificatePrefix = "certificates/"
 )
 
+// TestFiles is the part of a file's key, after its kind's prefix, that
+// marks a test order's file: documents/test/… and certificates/test/….
+// template.yaml's lifecycle rules expire what is under those prefixes
+// (test-mode.md, "Costs": test orders' files are deleted 30 days after
+// creation). They stay inside DocumentPrefix and CertificatePrefix, so
+// every IAM grant (documents/*, certificates/*), the download links and
+// the Sweeper treat them as any file; no live order's key can start so,
+// its next part being the order's 24-character documentId.
+const TestFiles = "test/"
+
+// FilePrefix returns the prefix of the keys of the files of kind that an
+// order of owner (an owner key: auth.TestOwner for a test order) keeps:
+// DocumentPrefix or CertificatePrefix, followed by TestFiles for a test
+// order. A file's key is FileKey's.
+func FilePrefix(owner string, kind stampduty.FileKind) string {
+	prefix := DocumentPrefix
+	if kind == stampduty.Certificate {
+		prefix = CertificatePrefix
+	}
+	if _, live := auth.Live(owner); !live {
+		prefix += TestFiles
+	}
+	return prefix
+}
+
+// FileKey returns the key of the file fileDoc (its documentId) of kind
+// of the order orderDoc of owner: FilePrefix, the order's documentId, the
+// file's. The attach of a document or a certificate stores a file there;
+// so must anything else that stores a file of an order (the test mode's
+// SPECIMEN certificate).
+func FileKey(owner string, kind stampduty.FileKind, orderDoc, fileDoc string) string {
+	return FilePrefix(owner, kind) + orderDoc + "/" + fileDoc
+}
+
 // UploadDocument stores the caller's document of owner's order doc,
 // replacing an earlier one, while every fulfillment is Pending.
 func (f *Fulfiller) UploadDocument(ctx context.Context, owner, doc string, u stampduty.Upload) (stampduty.File, error) {
@@ -47,7 +82,7 @@ func (f *Fulfiller) AttachDocument(ctx context.Context, owner, doc, id string) (
 
 // document stores the caller's document from src.
 func (f *Fulfiller) document(ctx context.Context, owner, doc string, src source) (stampduty.File, error) {
-	s, err := f.attach(ctx, target{owner: owner, doc: doc, kind: stampduty.Document}, DocumentPrefix, src, stampduty.EventOrderDocumentUploaded, putDocument)
+	s, err := f.attach(ctx, target{owner: owner, doc: doc, kind: stampduty.Document}, src, stampduty.EventOrderDocumentUploaded, putDocument)
 	if err != nil {
 		return stampduty.File{}, err
 	}
@@ -73,7 +108,7 @@ func (f *Fulfiller) AttachStagedCertificate(ctx context.Context, doc, ffDoc, id 
 
 // certificate stores a certificate from src.
 func (f *Fulfiller) certificate(ctx context.Context, doc, ffDoc string, src source) (stampduty.OpsOrder, error) {
-	s, err := f.attach(ctx, target{doc: doc, ffDoc: ffDoc, kind: stampduty.Certificate}, CertificatePrefix, src, stampduty.EventOrderCertificateAttached,
+	s, err := f.attach(ctx, target{doc: doc, ffDoc: ffDoc, kind: stampduty.Certificate}, src, stampduty.EventOrderCertificateAttached,
 		putCertificate(ffDoc))
 	if err != nil {
 		return stampduty.OpsOrder{}, err
@@ -168,8 +203,9 @@ func noUpload(id string) error {
 //  1. a watch of the new key, the staging key (an upload) and the key of
 //     the file the order holds now is stored (for an upload, by its claim,
 //     which also makes it single-use) — before any byte is stored;
-//  2. the bytes are stored under a new key of random ids (prefix, the
-//     order's documentId, the file's): written from the body, or copied
+//  2. the bytes are stored under a new key of random ids (FileKey: the
+//     kind's prefix, under test/ for a test order, the order's
+//     documentId, the file's): written from the body, or copied
 //     from the staging key and read back once to sniff, size and hash;
 //  3. the order is written (one conditional write), the watch first
 //     extended if the order now holds another file than was read;
@@ -177,7 +213,7 @@ func noUpload(id string) error {
 //
 // A failure or a kill anywhere leaves the watch, and the Sweeper removes
 // what the order does not point at once it is due.
-func (f *Fulfiller) attach(ctx context.Context, t target, prefix string, src source, typ string, p put) (Stored, error) {
+func (f *Fulfiller) attach(ctx context.Context, t target, src source, typ string, p put) (Stored, error) {
 	var (
 		mime, name string
 		staged     *Staged
@@ -216,7 +252,7 @@ func (f *Fulfiller) attach(ctx context.Context, t target, prefix string, src sou
 	}
 	now := f.now()
 	at := stampduty.FormatTime(now)
-	nf := &stampduty.File{ID: id, DocumentID: fileDoc, Name: name, Mime: mime, CreatedAt: at, Key: prefix + t.doc + "/" + fileDoc}
+	nf := &stampduty.File{ID: id, DocumentID: fileDoc, Name: name, Mime: mime, CreatedAt: at, Key: FileKey(s.Owner, t.kind, t.doc, fileDoc)}
 	keys := []string{nf.Key}
 	if _, old, _ := p(s.Order, nf, at); old != nil && old.Key != "" {
 		keys = append(keys, old.Key)

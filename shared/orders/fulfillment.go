@@ -79,9 +79,11 @@ type Fulfillments interface {
 	// ErrChanged (wrapped) when it is not.
 	Replace(ctx context.Context, s Stored, o stampduty.Order, events ...stampduty.Pending) error
 	// Queue returns up to size orders waiting in status, oldest first,
-	// from the position cursor names ("" for the start), and the cursor of
-	// what follows ("" at the end). A cursor it did not make is EINVALID.
-	Queue(ctx context.Context, status, cursor string, size int) ([]stampduty.OpsOrder, string, error)
+	// the live orders or, with test, the test orders only (test-mode.md:
+	// test orders never show among the live), from the position cursor
+	// names ("" for the start), and the cursor of what follows ("" at the
+	// end). A cursor it did not make for this status and mode is EINVALID.
+	Queue(ctx context.Context, status string, test bool, cursor string, size int) ([]stampduty.OpsOrder, string, error)
 }
 
 // Fulfiller is the fulfillment workflow: reading one order, the operators'
@@ -165,11 +167,11 @@ func (f *Fulfiller) OpsGet(ctx context.Context, doc string) (stampduty.OpsOrder,
 
 // Queue returns a page of the operators' work queue (see Fulfillments.Queue),
 // with fresh download addresses.
-func (f *Fulfiller) Queue(ctx context.Context, status, cursor string, size int) ([]stampduty.OpsOrder, string, error) {
+func (f *Fulfiller) Queue(ctx context.Context, status string, test bool, cursor string, size int) ([]stampduty.OpsOrder, string, error) {
 	if stampduty.StatusRank(status) < 0 {
 		return nil, "", stampduty.Errorf(stampduty.EINVALID, "Invalid status: must be one of Pending, Created, Procured, Printed")
 	}
-	page, next, err := f.Orders.Queue(ctx, status, cursor, size)
+	page, next, err := f.Orders.Queue(ctx, status, test, cursor, size)
 	if err != nil {
 		return nil, "", err
 	}

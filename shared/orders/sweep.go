@@ -106,10 +106,16 @@ func (s *Sweeper) settle(ctx context.Context, w Watch, now time.Time) (ok bool, 
 	var o stampduty.Order
 	if !allStaging(w.Keys) {
 		st, err := s.Orders.Reread(ctx, Stored{OpsOrder: stampduty.OpsOrder{Owner: w.Owner}, Seq: w.Seq})
-		if err != nil {
+		switch {
+		case stampduty.ErrorCode(err) == stampduty.ENOTFOUND:
+			// A test order that expired (Reread): it points at nothing,
+			// so its watched files go too, as the lifecycle rules would
+			// take them.
+		case err != nil:
 			return false, 0, err
+		default:
+			o = st.Order
 		}
-		o = st.Order
 	}
 	for _, k := range w.Keys {
 		if pointsAt(o, k) {

@@ -177,7 +177,7 @@ func (f *Fulfiller) attachSpecimen(ctx context.Context, s Stored, i int) (Stored
 	}
 	now := f.now()
 	nf := &stampduty.File{ID: ff.ID, DocumentID: fileDoc, Name: SpecimenName(i + 1), Mime: "application/pdf",
-		CreatedAt: stampduty.FormatTime(now), Key: SpecimenKey(s.DocumentID, ffDoc)}
+		CreatedAt: stampduty.FormatTime(now), Key: SpecimenKey(s.Owner, s.DocumentID, ffDoc)}
 	sum := sha256.Sum256(body)
 	nf.Size, nf.SHA256 = int64(len(body)), hex.EncodeToString(sum[:])
 	if err := f.Files.Put(ctx, nf.Key, nf.Mime, body, sum); err != nil {
@@ -197,13 +197,10 @@ func (f *Fulfiller) attachSpecimen(ctx context.Context, s Stored, i int) (Stored
 	return f.Orders.Reread(ctx, s)
 }
 
-// SpecimenKey is where the SPECIMEN certificate of paper ffDoc of test
-// order doc is stored: under the certificates' prefix, in the test files'
-// part of it (TestFilesPrefix), which the bucket's lifecycle rule expires.
-func SpecimenKey(doc, ffDoc string) string {
-	return CertificatePrefix + TestFilesPrefix + doc + "/" + ffDoc + "-specimen.pdf"
+// SpecimenKey is where the SPECIMEN certificate of paper ffDoc of owner's
+// test order doc is stored: a certificate's key (FileKey, in the test
+// files' part, which the bucket's lifecycle rule expires), named for the
+// paper, so that every try of the step writes the same object.
+func SpecimenKey(owner, doc, ffDoc string) string {
+	return FileKey(owner, stampduty.Certificate, doc, ffDoc+"-specimen")
 }
-
-// TestFilesPrefix is the part of a file key, right after its kind's
-// prefix, that holds the files of test orders.
-const TestFilesPrefix = "test/"

@@ -28,10 +28,6 @@ func CallerOf(ownerKey string) (caller string, live bool) {
 // orders are test orders.
 func IsTestOwner(ownerKey string) bool { return strings.HasSuffix(ownerKey, testSuffix) }
 
-// TestDataLifetime is how long test data lives: "test orders, their files
-// and their deliveries are deleted 30 days after creation".
-const TestDataLifetime = 30 * 24 * time.Hour
-
 // DefaultStepEvery is how far apart a test order's steps are: "about 5
 // seconds apart".
 const DefaultStepEvery = 5 * time.Second

@@ -31,7 +31,7 @@ func (s *Deliveries) Attempted(ctx context.Context, done ...webhooks.AttemptDone
 		j, a := d.Job, d.Attempt
 		rec, err := attributevalue.MarshalMap(attemptItem{PK: deliveriesPK(j.Owner, j.Webhook),
 			SK: fmt.Sprintf("att#%s#%s#%02d", a.At, a.EventID, a.Attempt), ID: a.EventID, Type: a.Type, N: a.Attempt,
-			Status: a.Status, At: a.At, MS: a.DurationMS, Next: a.NextAttemptAt})
+			Status: a.Status, At: a.At, MS: a.DurationMS, Next: a.NextAttemptAt, Expires: testExpires(j.Owner, j.Order.CreatedAt)})
 		if err != nil {
 			return stampduty.Internal(fmt.Errorf("encode attempt: %w", err))
 		}

@@ -68,22 +68,23 @@ type jobItem struct {
 	PK string `dynamodbav:"pk"` // <owner>#<webhook documentId>
 	SK string `dynamodbav:"sk"` // job#<eventId>
 	eventItem
-	OSeq    string `dynamodbav:"oseq"`            // webhooks.Seq: the order of an order's events
-	First   string `dynamodbav:"first,omitempty"` // the first attempt's time (absent until made)
-	N       int    `dynamodbav:"n"`               // attempts made
-	Next    string `dynamodbav:"next,omitempty"`  // when the next attempt is due (absent: none is)
-	Done    string `dynamodbav:"done,omitempty"`  // delivered, gave_up or disabled; absent while not done
-	DuePK   string `dynamodbav:"dp,omitempty"`    // "due" while not done
-	DueKey  string `dynamodbav:"dk,omitempty"`    // <next>#<pk>#<eventId> while not done
-	Waiting string `dynamodbav:"wq,omitempty"`    // oseq while not done
-	Lease   string `dynamodbav:"ls,omitempty"`    // until when a dispatcher run holds it
+	OSeq    string `dynamodbav:"oseq"`              // webhooks.Seq: the order of an order's events
+	First   string `dynamodbav:"first,omitempty"`   // the first attempt's time (absent until made)
+	N       int    `dynamodbav:"n"`                 // attempts made
+	Next    string `dynamodbav:"next,omitempty"`    // when the next attempt is due (absent: none is)
+	Done    string `dynamodbav:"done,omitempty"`    // delivered, gave_up or disabled; absent while not done
+	DuePK   string `dynamodbav:"dp,omitempty"`      // "due" while not done
+	DueKey  string `dynamodbav:"dk,omitempty"`      // <next>#<pk>#<eventId> while not done
+	Waiting string `dynamodbav:"wq,omitempty"`      // oseq while not done
+	Lease   string `dynamodbav:"ls,omitempty"`      // until when a dispatcher run holds it
+	Expires int64  `dynamodbav:"expires,omitempty"` // a test owner's: its order's TTL (testExpires)
 }
 
 // newJobItem returns j as stored.
 func newJobItem(j webhooks.Job) jobItem {
 	pk := deliveriesPK(j.Owner, j.Webhook)
 	it := jobItem{PK: pk, SK: jobSK(j.ID), eventItem: newEventItem(j.Pending), OSeq: j.Seq, First: j.First, N: j.N,
-		Next: j.Next, Done: j.Done, Lease: j.Lease}
+		Next: j.Next, Done: j.Done, Lease: j.Lease, Expires: testExpires(j.Owner, j.Order.CreatedAt)}
 	if j.Done == webhooks.JobDue && j.Next != "" {
 		it.DuePK, it.DueKey, it.Waiting = jobDueShard(pk, j.ID), dueKey(j.Next, pk, j.ID), j.Seq
 	}
@@ -128,16 +129,18 @@ func decodeJobs(items []map[string]types.AttributeValue) ([]webhooks.Job, error)
 //	id, t, n        the event's id and type, the attempt's number (from 1)
 //	status, at, ms  the receiver's status (0: none), when it started, how long it took
 //	next            when the next attempt is due (absent: none)
+//	expires         a test owner's: its job's, the order's TTL (testExpires); absent when live
 type attemptItem struct {
-	PK     string  `dynamodbav:"pk"`
-	SK     string  `dynamodbav:"sk"`
-	ID     string  `dynamodbav:"id"`
-	Type   string  `dynamodbav:"t"`
-	N      int     `dynamodbav:"n"`
-	Status int     `dynamodbav:"status"`
-	At     string  `dynamodbav:"at"`
-	MS     int64   `dynamodbav:"ms"`
-	Next   *string `dynamodbav:"next,omitempty"`
+	PK      string  `dynamodbav:"pk"`
+	SK      string  `dynamodbav:"sk"`
+	ID      string  `dynamodbav:"id"`
+	Type    string  `dynamodbav:"t"`
+	N       int     `dynamodbav:"n"`
+	Status  int     `dynamodbav:"status"`
+	At      string  `dynamodbav:"at"`
+	MS      int64   `dynamodbav:"ms"`
+	Next    *string `dynamodbav:"next,omitempty"`
+	Expires int64   `dynamodbav:"expires,omitempty"`
 }
 
 // deliveriesPK is the partition of owner's webhook doc.
@@ -377,7 +380,9 @@ func (s *Deliveries) Lease(ctx context.Context, j webhooks.Job, now, until time.
 
 // Stop marks every job of owner's webhook doc that is not done disabled:
 // Queries of the waiting index (which holds exactly those), then an
-// UpdateItem per job, each on condition that it is still not done.
+// UpdateItem per job, each on condition that it is still there and not
+// done (a test owner's job that its TTL removed in between is not made
+// again as a stub that would never expire).
 func (s *Deliveries) Stop(ctx context.Context, owner, doc string) error {
 	pk := deliveriesPK(owner, doc)
 	p := dynamodb.NewQueryPaginator(s.db.client, &dynamodb.QueryInput{
@@ -396,7 +401,7 @@ func (s *Deliveries) Stop(ctx context.Context, owner, doc string) error {
 				TableName:                 aws.String(s.table),
 				Key:                       map[string]types.AttributeValue{"pk": item["pk"], "sk": item["sk"]},
 				UpdateExpression:          aws.String("SET done = :done" + leave),
-				ConditionExpression:       aws.String("attribute_not_exists(done)"),
+				ConditionExpression:       aws.String("attribute_exists(sk) AND attribute_not_exists(done)"),
 				ExpressionAttributeNames:  map[string]string{"#next": "next"},
 				ExpressionAttributeValues: attr(":done", avS(webhooks.JobDisabled)),
 			})

@@ -181,7 +181,7 @@ func (f *fulfillmentsFixture) queueOldestFirstAcrossOwners(t *testing.T) {
 	var docs []string
 	cursor := ""
 	for page := 0; ; page++ {
-		got, next, err := f.ords.Queue(f.ctx, stampduty.StatusPending, cursor, 2)
+		got, next, err := f.ords.Queue(f.ctx, stampduty.StatusPending, false, cursor, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -207,14 +207,14 @@ func (f *fulfillmentsFixture) queueOldestFirstAcrossOwners(t *testing.T) {
 	if fmt.Sprint(docs) != fmt.Sprint(want) {
 		t.Errorf("Pending queue = %v, want %v", docs, want)
 	}
-	created0, _, err := f.ords.Queue(f.ctx, stampduty.StatusCreated, "", 10)
+	created0, _, err := f.ords.Queue(f.ctx, stampduty.StatusCreated, false, "", 10)
 	if err != nil || len(created0) != 3 {
 		t.Errorf("Created queue has %d orders (%v), want 3", len(created0), err)
 	}
 }
 
 func (f *fulfillmentsFixture) errQueueCursor(t *testing.T) {
-	_, next, err := f.ords.Queue(f.ctx, stampduty.StatusPending, "", 1)
+	_, next, err := f.ords.Queue(f.ctx, stampduty.StatusPending, false, "", 1)
 	if err != nil || next == "" {
 		t.Fatalf("Queue = %q, %v", next, err)
 	}
@@ -224,11 +224,11 @@ func (f *fulfillmentsFixture) errQueueCursor(t *testing.T) {
 		"UnknownFields": base64.RawURLEncoding.EncodeToString([]byte(`{"s":"Pending","k":"a","o":"b","n":1,"x":1}`)),
 		"NoSeq":         base64.RawURLEncoding.EncodeToString([]byte(`{"s":"Pending","k":"a","o":"b"}`)),
 	} {
-		if _, _, err := f.ords.Queue(f.ctx, stampduty.StatusPending, c, 1); stampduty.ErrorCode(err) != stampduty.EINVALID {
+		if _, _, err := f.ords.Queue(f.ctx, stampduty.StatusPending, false, c, 1); stampduty.ErrorCode(err) != stampduty.EINVALID {
 			t.Errorf("%s: Queue = %v, want EINVALID", name, err)
 		}
 	}
-	if _, _, err := f.ords.Queue(f.ctx, stampduty.StatusCreated, next, 1); stampduty.ErrorCode(err) != stampduty.EINVALID {
+	if _, _, err := f.ords.Queue(f.ctx, stampduty.StatusCreated, false, next, 1); stampduty.ErrorCode(err) != stampduty.EINVALID {
 		t.Errorf("another queue's cursor: %v, want EINVALID", err)
 	}
 }
@@ -246,14 +246,14 @@ func TestBackfill(t *testing.T) {
 	if _, err := ords.Create(ctx, "new", newOrder(t, ids, 1)); err != nil {
 		t.Fatal(err)
 	}
-	if page, _, _ := ords.Queue(ctx, stampduty.StatusPending, "", 10); len(page) != 1 {
+	if page, _, _ := ords.Queue(ctx, stampduty.StatusPending, false, "", 10); len(page) != 1 {
 		t.Fatalf("before: queue has %d orders, want only the new one", len(page))
 	}
 	n, err := ords.Backfill(ctx)
 	if err != nil || n != 2 {
 		t.Fatalf("Backfill = %d, %v; want 2", n, err)
 	}
-	page, _, err := ords.Queue(ctx, stampduty.StatusPending, "", 10)
+	page, _, err := ords.Queue(ctx, stampduty.StatusPending, false, "", 10)
 	if err != nil || len(page) != 3 {
 		t.Fatalf("after: queue has %d orders (%v), want 3", len(page), err)
 	}

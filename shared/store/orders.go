@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"stampduty/shared/auth"
 	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
 )
@@ -51,7 +52,8 @@ func (db *DB) Orders(table string) *Orders {
 //	                    stored before fulfillment existed: version 0)
 //	qs, qk              the work queue: the order's queue status (stampduty.Order.QueueStatus)
 //	                    and its shard, <status>#<nn> (queuePartition; orders stored before the
-//	                    shards have the bare status until a change or the backfill), and
+//	                    shards have the bare status until a change or the backfill; a test
+//	                    order's is test#<status>#<nn>, a queue of its own), and
 //	                    createdAt#documentId: the keys of the queue index
 //	ff                  fulfillments: list of {id, doc, st, ref, cn, cf?, h?}; h is the
 //	                    status history [{st, at, by?}] (absent on orders stored before it)
@@ -69,6 +71,8 @@ func (db *DB) Orders(table string) *Orders {
 //	                    the keys of the outbox index
 //	pa                  true on an order created with several papers: its papers, once changed,
 //	                    are in items of their own, and ff holds them as created (papers.go)
+//	expires             a test order's TTL, epoch seconds: createdAt + 30 days (testExpires);
+//	                    absent on a live order
 type orderItem struct {
 	Owner string `dynamodbav:"owner"`
 	Seq   int64  `dynamodbav:"seq"`
@@ -82,6 +86,9 @@ type orderItem struct {
 	// Apart marks an order created with several papers: each paper, once
 	// changed, is kept in an item of its own (papers.go).
 	Apart bool `dynamodbav:"pa,omitempty"`
+	// Expires is a test order's TTL (TTLAttribute, testExpires); 0
+	// (absent) for a live order.
+	Expires int64 `dynamodbav:"expires,omitempty"`
 }
 
 // orderBody is the order itself as an item stores it, without its key,
@@ -126,9 +133,10 @@ type stampDutyItem struct {
 // newOrderItem returns o as owner's order number seq at version v, with
 // the pending events outbox.
 func newOrderItem(owner string, seq int64, o stampduty.Order, v int64, outbox []stampduty.Pending) orderItem {
-	it := orderItem{Owner: owner, Seq: seq, orderBody: newOrderBody(o), Version: v, Outbox: newEventItems(outbox, o)}
+	it := orderItem{Owner: owner, Seq: seq, orderBody: newOrderBody(o), Version: v, Outbox: newEventItems(outbox, o),
+		Expires: testExpires(owner, o.CreatedAt)}
 	if status := o.QueueStatus(); status != "" { // a cancelled order waits in no queue
-		it.QueueStatus, it.QueueKey = queuePartition(status, o.DocumentID), queueKey(o)
+		it.QueueStatus, it.QueueKey = queuePartition(owner, status, o.DocumentID), queueKey(o)
 	}
 	if len(outbox) > 0 {
 		it.OutboxState, it.OutboxKey = outboxShard(o.DocumentID), outboxKey(outbox, o.DocumentID)
@@ -314,10 +322,15 @@ func (s *Orders) keyOf(ctx context.Context, doc string) (orderKey, error) {
 }
 
 // Reread returns the order stored at o's key now, with its papers: a
-// strongly consistent readOrder.
+// strongly consistent readOrder. A live order is never deleted, so one
+// that is gone is an internal error; a test order's is ENOTFOUND: its TTL
+// removed it (expiry.go).
 func (s *Orders) Reread(ctx context.Context, o orders.Stored) (orders.Stored, error) {
 	now, found, err := s.readOrder(ctx, o.Owner, o.Seq, true)
 	if err == nil && !found {
+		if _, live := auth.Live(o.Owner); !live {
+			return now, stampduty.Errorf(stampduty.ENOTFOUND, "test order %s#%d has expired", o.Owner, o.Seq)
+		}
 		err = stampduty.Internal(fmt.Errorf("order %s#%d is gone", o.Owner, o.Seq))
 	}
 	return now, err

@@ -68,6 +68,7 @@ func apart(o stampduty.Order) bool { return o.StampDuty.Quantity > 1 }
 //	                    each event keeps the paper as it was right after it (pf)
 //	lk, lt              the lock of a cancel (cancelApart): its version, and when
 //	                    (Unix ms); a locked paper takes no change
+//	expires             a test order's TTL, as its order item's (testExpires); absent when live
 type paperItem struct {
 	Owner       string                `dynamodbav:"owner"`
 	Seq         attributevalue.Number `dynamodbav:"seq"`
@@ -85,6 +86,8 @@ type paperItem struct {
 	// locked.
 	Lock     int64 `dynamodbav:"lk,omitempty"`
 	LockedAt int64 `dynamodbav:"lt,omitempty"`
+	// Expires is the order's TTL (testExpires): the paper goes with it.
+	Expires int64 `dynamodbav:"expires,omitempty"`
 }
 
 // isPaper reports whether item is a paper's item.
@@ -114,7 +117,8 @@ func seqOf(item map[string]types.AttributeValue) (int64, error) {
 func newPaperItem(owner string, seq int64, o stampduty.Order, k int, v int64, outbox []stampduty.Pending) paperItem {
 	ff := o.Fulfillments[k-1]
 	it := paperItem{Owner: owner, Seq: attributevalue.Number(paperSeq(seq, k)), Paper: k, Fulfillment: ff, Version: v,
-		UpdatedAt: o.UpdatedAt, QueueStatus: queuePartition(ff.Status, o.DocumentID), QueueKey: queueKey(o)}
+		UpdatedAt: o.UpdatedAt, QueueStatus: queuePartition(owner, ff.Status, o.DocumentID), QueueKey: queueKey(o),
+		Expires: testExpires(owner, o.CreatedAt)}
 	for _, p := range outbox {
 		it.Outbox = append(it.Outbox, newPaperEvent(p, p.Order.Fulfillment(ff.DocumentID)))
 	}
@@ -450,7 +454,7 @@ func (s *Orders) unlock(ctx context.Context, owner string, seq int64, k int, par
 		UpdateExpression:    aws.String("REMOVE lk, lt SET qs = :qs, qk = :qk"),
 		ConditionExpression: aws.String("lt = :lt"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":lt": avN(part.Locked.UnixMilli()),
-			":qs": avS(queuePartition(ff.Status, doc)), ":qk": avS(qk)},
+			":qs": avS(queuePartition(owner, ff.Status, doc)), ":qk": avS(qk)},
 	})
 	if conditionFailed(err) {
 		return fmt.Errorf("unlock paper %d of order %s#%d: %w", k, owner, seq, orders.ErrChanged)

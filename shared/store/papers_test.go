@@ -216,7 +216,7 @@ func TestPapersApart(t *testing.T) {
 	t.Run("QueueListsAnOrderOnceWhileAPaperWaits", func(t *testing.T) {
 		docs := func(status string) map[string]int {
 			t.Helper()
-			page, _, err := ords.Queue(ctx, status, "", 25)
+			page, _, err := ords.Queue(ctx, status, false, "", 25)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -270,7 +270,7 @@ func TestPapersApart(t *testing.T) {
 		var got []string
 		cursor := ""
 		for {
-			page, next, err := ords.Queue(ctx, stampduty.StatusCreated, cursor, 2)
+			page, next, err := ords.Queue(ctx, stampduty.StatusCreated, false, cursor, 2)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -348,7 +348,7 @@ func TestCancelApart(t *testing.T) {
 	created := stampduty.Change{Status: stampduty.StatusCreated, UniqueDocRef: "REF-1"}
 	inQueue := func(t *testing.T, status, doc string) bool {
 		t.Helper()
-		page, _, err := ords.Queue(ctx, status, "", 100)
+		page, _, err := ords.Queue(ctx, status, false, "", 100)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"stampduty/shared/auth"
 	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
 )
@@ -39,18 +40,52 @@ import (
 // the documentId is.
 func queueKey(o stampduty.Order) string { return o.CreatedAt + "#" + o.DocumentID }
 
-// queuePartition is the queue index's partition key of the order with
+// testQueue begins the queue partitions of test orders (test-mode.md):
+// test#<status>#<nn>. Test orders wait in queues of their own, shaped as
+// the live ones, so the live queue never reads them (a page and a count
+// cost what they did, whatever the test orders) and the test queue reads
+// only them; filtering a shared queue would read (and bill) every test
+// entry on every live page and leave pages short.
+const testQueue = "test#"
+
+// queuePartition is the queue index's partition key of owner's order with
 // documentId doc while it waits in status: <status>#<nn>, nn its shard
-// (shardKey: FNV-1a of doc modulo Shards, two digits). The documentId never
-// changes, so an order keeps its shard for life and only the status part
-// moves.
-func queuePartition(status, doc string) string { return shardKey(status, doc) }
+// (shardKey: FNV-1a of doc modulo Shards, two digits), prefixed testQueue
+// when owner is a test principal (auth.Live). The documentId and the owner
+// never change, so an order keeps its shard and its queue's mode for life
+// and only the status part moves.
+func queuePartition(owner, status, doc string) string {
+	return shardKey(queueStatus(status, !isLive(owner)), doc)
+}
+
+// queueStatus is the status part of a queue partition key: status, or
+// testQueue+status for test orders.
+func queueStatus(status string, test bool) string {
+	if test {
+		return testQueue + status
+	}
+	return status
+}
+
+// isLive reports whether owner is a live principal (not a caller's test
+// principal).
+func isLive(owner string) bool {
+	_, live := auth.Live(owner)
+	return live
+}
 
 // queuePartitions returns the partition keys a page of status's queue
-// reads: its shards, and the bare status under which orders stored before
-// the shards wait until a change or `stampctl orders backfill` moves them
-// to their shard.
-func queuePartitions(status string) []string { return shardKeys(status) }
+// reads. The live queue: its shards, and the bare status under which
+// orders stored before the shards wait until a change or `stampctl orders
+// backfill` moves them to their shard. The test queue (test): its shards
+// only, as test orders came after the shards.
+func queuePartitions(status string, test bool) []string {
+	keys := shardKeys(queueStatus(status, test))
+	if test {
+		return keys[1:]
+	}
+	return keys
+}
 
 // queueEntry is an entry of the queue index, which projects the keys only:
 // its own and the item's. An order of several papers has an entry per
@@ -90,26 +125,31 @@ func decodeQueueEntry(item map[string]types.AttributeValue) (queueEntry, error) 
 // before the shards, so a cursor handed out then still works.
 type queueCursor struct {
 	Status string `json:"s"`
-	Key    string `json:"k"`
-	Owner  string `json:"o"`
-	Seq    int64  `json:"n"`
+	// Test marks a cursor of the test queue (absent from the live queue's,
+	// so their cursors keep the form they had before test orders).
+	Test  bool   `json:"t,omitempty"`
+	Key   string `json:"k"`
+	Owner string `json:"o"`
+	Seq   int64  `json:"n"`
 }
 
 // Queue returns up to size orders waiting in status, oldest first (by
-// createdAt, then documentId) across callers and shards, after the
-// position cursor names, and the cursor of the next page when this one is
+// createdAt, then documentId) across callers and shards, the live orders
+// or, with test, the test orders only (each in queues of their own:
+// queuePartition), after the position cursor names, and the cursor of the
+// next page when this one is
 // full ("" otherwise, as before the shards: a full last page has a cursor,
 // to an empty page). It Queries every shard of the status (queuePartitions)
 // at once for up to size entries after the cursor, merges them by qk, and
 // reads the first size orders with one BatchGetItem, eventually consistent
 // like the index; an order that has moved on from status since its entry
 // was read is left out. The cursor is opaque to callers; one that Queue did
-// not make for this status is EINVALID.
-func (s *Orders) Queue(ctx context.Context, status, cursor string, size int) ([]stampduty.OpsOrder, string, error) {
+// not make for this status and mode is EINVALID.
+func (s *Orders) Queue(ctx context.Context, status string, test bool, cursor string, size int) ([]stampduty.OpsOrder, string, error) {
 	after := ""
 	if cursor != "" {
 		c, ok := decodeCursor(cursor)
-		if !ok || c.Status != status {
+		if !ok || c.Status != status || c.Test != test {
 			return nil, "", stampduty.Errorf(stampduty.EINVALID, "Invalid pagination[cursor]: not a cursor of this queue")
 		}
 		after = c.Key
@@ -117,7 +157,7 @@ func (s *Orders) Queue(ctx context.Context, status, cursor string, size int) ([]
 	if size < 1 {
 		return []stampduty.OpsOrder{}, "", nil
 	}
-	entries, err := s.queueEntries(ctx, status, after, size)
+	entries, err := s.queueEntries(ctx, queuePartitions(status, test), after, size)
 	if err != nil {
 		return nil, "", err
 	}
@@ -128,22 +168,21 @@ func (s *Orders) Queue(ctx context.Context, status, cursor string, size int) ([]
 	next := ""
 	if len(entries) == size {
 		last := entries[size-1]
-		b, _ := json.Marshal(queueCursor{Status: status, Key: last.Key, Owner: last.Owner, Seq: last.Seq})
+		b, _ := json.Marshal(queueCursor{Status: status, Test: test, Key: last.Key, Owner: last.Owner, Seq: last.Seq})
 		next = base64.RawURLEncoding.EncodeToString(b)
 	}
 	return page, next, nil
 }
 
-// queueEntries returns the entries of the first size orders of status's
-// queue after the sort key after ("" from the start), oldest first, one per
+// queueEntries returns the entries of the first size orders of the queue
+// whose partitions are parts after the sort key after ("" from the start), oldest first, one per
 // order: one Query per partition, all at once, Limit size each. An order
 // of several papers may have several entries (one per paper in the
 // status), so a partition that filled its Limit may hold more orders
 // before the others' next ones: while fewer than size orders are known to
 // come first, the partitions that filled their Limit are read on, all at
 // once (a round more only when orders of several papers fill a page).
-func (s *Orders) queueEntries(ctx context.Context, status, after string, size int) ([]queueEntry, error) {
-	parts := queuePartitions(status)
+func (s *Orders) queueEntries(ctx context.Context, parts []string, after string, size int) ([]queueEntry, error) {
 	reads := make([]queueRead, len(parts))
 	for i, p := range parts {
 		reads[i] = queueRead{partition: p, more: true}
@@ -323,17 +362,36 @@ func decodeCursor(cursor string) (queueCursor, bool) {
 // before its shards, into its shard: it scans the table and gives each
 // order without queue keys, or with the bare status as its qs, its
 // sharded qs and its qk (as Replace would), with a conditional UpdateItem
-// that leaves alone an order a change reached first. It returns how many
-// orders it queued. Running it again queues nothing more.
+// that leaves alone an order a change reached first. A test order's item
+// (or paper's) whose entry is in the live queue, stored before test
+// orders had queues of their own, moves to the test queue (the same qs
+// prefixed testQueue, on condition that qs is still the one read). The
+// own item of an order of several papers is never queued here: without
+// queue keys, its papers wait in their own items. It
+// returns how many items it queued or moved. Running it again queues
+// nothing more.
 func (s *Orders) Backfill(ctx context.Context) (int, error) {
 	n := 0
 	err := s.db.scan(ctx, s.table, func(items []map[string]types.AttributeValue) error {
 		for _, item := range items {
 			old, ok := item["qs"].(*types.AttributeValueMemberS)
 			if ok && strings.Contains(old.Value, "#") {
+				moved, err := s.toTestQueue(ctx, item, old.Value)
+				if err != nil {
+					return err
+				}
+				if moved {
+					n++
+				}
 				continue
 			}
 			if _, ok := item["doc"]; !ok { // a caller's counter or a void (seq.go)
+				continue
+			}
+			if _, ok := item["pa"]; ok {
+				// An order of several papers came after the queue: its own
+				// item without queue keys is one whose papers all wait in
+				// items of their own (the stale-entry cleanup, a cancel).
 				continue
 			}
 			o, err := decodeStored(item)
@@ -349,7 +407,7 @@ func (s *Orders) Backfill(ctx context.Context) (int, error) {
 				UpdateExpression:    aws.String("SET qs = :qs, qk = :qk"),
 				ConditionExpression: aws.String("attribute_exists(seq) AND attribute_not_exists(qs)"),
 				ExpressionAttributeValues: map[string]types.AttributeValue{
-					":qs": avS(queuePartition(o.QueueStatus(), o.DocumentID)), ":qk": avS(queueKey(o.Order))},
+					":qs": avS(queuePartition(o.Owner, o.QueueStatus(), o.DocumentID)), ":qk": avS(queueKey(o.Order))},
 			}
 			if ok {
 				in.ConditionExpression = aws.String("qs = :old")
@@ -367,4 +425,29 @@ func (s *Orders) Backfill(ctx context.Context) (int, error) {
 		return nil
 	})
 	return n, err
+}
+
+// toTestQueue moves item's queue entry, qs, to the test queue when item is
+// a test order's (or paper's) and qs a live queue's (Backfill): UpdateItem
+// SET qs = test#qs on condition qs = :old (a change meanwhile wrote the
+// right one). It reports whether it moved the entry.
+func (s *Orders) toTestQueue(ctx context.Context, item map[string]types.AttributeValue, qs string) (bool, error) {
+	owner, _ := item["owner"].(*types.AttributeValueMemberS)
+	if owner == nil || isLive(owner.Value) || strings.HasPrefix(qs, testQueue) {
+		return false, nil
+	}
+	_, err := s.db.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(s.table),
+		Key:                       map[string]types.AttributeValue{"owner": item["owner"], "seq": item["seq"]},
+		UpdateExpression:          aws.String("SET qs = :qs"),
+		ConditionExpression:       aws.String("qs = :old"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":qs": avS(testQueue + qs), ":old": avS(qs)},
+	})
+	if conditionFailed(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, writeFail("UpdateItem", err)
+	}
+	return true, nil
 }

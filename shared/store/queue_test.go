@@ -110,7 +110,7 @@ func (f *queueFixture) queueShardsAreStable(t *testing.T) {
 func (f *queueFixture) page(t *testing.T, status, cursor string, size int) ([]stampduty.OpsOrder, string) {
 	t.Helper()
 	f.proxy.Take()
-	got, next, err := f.ords.Queue(f.ctx, status, cursor, size)
+	got, next, err := f.ords.Queue(f.ctx, status, false, cursor, size)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,8 +154,8 @@ func (f *queueFixture) pagesOldestFirstAcrossShards(t *testing.T) {
 
 func (f *queueFixture) cursorRoundTrip(t *testing.T) {
 	_, next := f.page(t, stampduty.StatusPending, "", 3)
-	a, n1, err1 := f.ords.Queue(f.ctx, stampduty.StatusPending, next, 3)
-	b, n2, err2 := f.ords.Queue(f.ctx, stampduty.StatusPending, next, 3)
+	a, n1, err1 := f.ords.Queue(f.ctx, stampduty.StatusPending, false, next, 3)
+	b, n2, err2 := f.ords.Queue(f.ctx, stampduty.StatusPending, false, next, 3)
 	ja, _ := json.Marshal(a)
 	jb, _ := json.Marshal(b)
 	if err1 != nil || err2 != nil || string(ja) != string(jb) || n1 != n2 {

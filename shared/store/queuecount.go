@@ -13,20 +13,23 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// QueueCount returns how many orders wait in status's queue: the distinct
+// QueueCount returns how many orders wait in status's queue, the live
+// orders or, with test, the test orders (queues of their own, so neither
+// count reads the other's entries): the distinct
 // sort keys (createdAt#documentId, one per order; its papers share it) of
-// every partition of the status (queuePartitions: the 16 shards and the
-// bare status), read all at once, each Query projecting qk only and paged
+// every partition of the status (queuePartitions: the 16 shards and, for
+// the live queue, the bare status), read all at once, each Query projecting qk only and paged
 // by DynamoDB's 1 MB. There is no cheaper honest count: Select COUNT
 // costs the same read units (DynamoDB charges the entries read, not
 // returned) and could not tell one order's several papers apart; a
 // counter kept on every move would add a write to each. Cost: 17 Queries
+// (16 for the test queue)
 // (more past 1 MB a partition), about 0.5 RCU per 4 KB of entries read
 // (eventually consistent), an entry being about 100 bytes: some 80
 // waiting orders per RCU. An order whose papers have all moved on may be
 // counted until a page of the queue drops its stale entry (queueOrders).
-func (s *Orders) QueueCount(ctx context.Context, status string) (int, error) {
-	parts := queuePartitions(status)
+func (s *Orders) QueueCount(ctx context.Context, status string, test bool) (int, error) {
+	parts := queuePartitions(status, test)
 	keys := make([]map[string]bool, len(parts))
 	errs := make([]error, len(parts))
 	var wg sync.WaitGroup

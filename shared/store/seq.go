@@ -279,15 +279,22 @@ func (s *Orders) holds(ctx context.Context, owner string, seq int64, doc string)
 // caller's voids item (ADD to a set: doing it twice is doing it once),
 // which the count subtracts and the pages skip. A marker whose set entry
 // is missing (the second write failed) is added by the next reader that
-// meets it.
+// meets it. A test owner's marker expires as a test order would, created
+// now (testExpires): it guards against a late PutItem for seconds, and
+// the voids item keeps the seq void once it is gone.
 func (s *Orders) Void(ctx context.Context, owner string, seq int64) (bool, error) {
-	_, err := s.db.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	in := &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(s.table),
 		Key:                       s.key(owner, seq),
 		UpdateExpression:          aws.String("SET vd = :t"),
 		ConditionExpression:       aws.String("attribute_not_exists(seq)"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":t": &types.AttributeValueMemberBOOL{Value: true}},
-	})
+	}
+	if exp := testExpires(owner, stampduty.FormatTime(time.Now())); exp > 0 {
+		in.UpdateExpression = aws.String("SET vd = :t, " + TTLAttribute + " = :exp")
+		in.ExpressionAttributeValues[":exp"] = avN(exp)
+	}
+	_, err := s.db.client.UpdateItem(ctx, in)
 	if conditionFailed(err) {
 		return false, nil
 	}
@@ -306,6 +313,25 @@ func (s *Orders) listVoid(ctx context.Context, owner string, seq int64) error {
 		ExpressionAttributeValues: map[string]types.AttributeValue{":s": &types.AttributeValueMemberNS{Value: []string{fmt.Sprint(seq)}}},
 	})
 	if err != nil {
+		return fail("UpdateItem", err)
+	}
+	return nil
+}
+
+// unlistVoids removes seqs from owner's voids item.
+func (s *Orders) unlistVoids(ctx context.Context, owner string, seqs []int64) error {
+	set := make([]string, len(seqs))
+	for i, v := range seqs {
+		set[i] = fmt.Sprint(v)
+	}
+	_, err := s.db.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(s.table),
+		Key:                       s.key(owner, voidsSeq),
+		UpdateExpression:          aws.String("DELETE vs :s"),
+		ConditionExpression:       aws.String("attribute_exists(seq)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":s": &types.AttributeValueMemberNS{Value: set}},
+	})
+	if err != nil && !conditionFailed(err) {
 		return fail("UpdateItem", err)
 	}
 	return nil

@@ -29,7 +29,10 @@ func (s *Deliveries) Schedule(ctx context.Context, owner, doc string, at time.Ti
 	next := stampduty.FormatTime(at)
 	pk := deliveriesPK(owner, orders.StepsHook)
 	it := jobItem{PK: pk, SK: jobSK(doc), eventItem: eventItem{ID: doc, Type: orders.StepType, At: next},
-		Next: next, DuePK: jobDueShard(pk, doc), DueKey: dueKey(next, pk, doc)}
+		Next: next, DuePK: jobDueShard(pk, doc), DueKey: dueKey(next, pk, doc),
+		// The order's TTL, counted from the first step's due time: seconds
+		// after the order's createdAt.
+		Expires: testExpires(owner, next)}
 	item, err := attributevalue.MarshalMap(it)
 	if err != nil {
 		return stampduty.Internal(fmt.Errorf("encode step job: %w", err))

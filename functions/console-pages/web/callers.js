@@ -1,7 +1,8 @@
 // Callers: an admin's view (console.md, "Callers"): #callers lists the
 // callers with their token and order counts and creates one;
-// #callers/<owner> also shows that caller: issue a token (shown once, with
-// a Copy button), its tokens, revoke one. A caller's name is no personal
+// #callers/<owner> also shows that caller: issue a token, Live or Test
+// (shown once, with its mode and a Copy button), its tokens with their
+// modes, revoke one. A caller's name is no personal
 // data (it names a client system), so it may be in the URL; a token never
 // is, nor in storage: it lives in the page only until the person leaves
 // the caller, issues another or signs out.
@@ -14,6 +15,10 @@ const OWNER_RULE = "A caller's name (owner) is 1 to 64 ASCII letters, digits, '.
 
 const path = (owner) => "/api/console/callers/" + encodeURIComponent(owner);
 const when = (t) => (t ? new Date(t).toLocaleString() : "—");
+// MODES are the words the page shows for a token's mode (the API's
+// "live" or "test").
+const MODES = { live: "Live", test: "Test" };
+const modeOf = (t) => MODES[t.mode] || t.mode;
 
 let shown = ""; // the caller whose panel is open
 let created = ""; // the caller just created, whose panel opens next
@@ -51,7 +56,7 @@ function tokenRow(t) {
   const id = el("td", {}, el("code", { id: "tok-" + t.id, text: t.id }));
   const action = el("td");
   if (!t.revokedAt) action.append(revokeButton(t, action, state));
-  return el("tr", {}, id, el("td", { text: when(t.createdAt) }), el("td", { text: t.createdBy || "—" }), state, action);
+  return el("tr", {}, id, el("td", { text: modeOf(t) }), el("td", { text: when(t.createdAt) }), el("td", { text: t.createdBy || "—" }), state, action);
 }
 
 // revokeButton asks once more before revoking: a revoked token cannot be
@@ -99,10 +104,16 @@ async function create(ev) {
   }
 }
 
+// issue issues a token of the mode chosen (Live unless Test is checked)
+// and shows it once, saying which mode it is.
 async function issue() {
   const owner = shown;
+  const test = $("mode-test").checked;
   try {
-    const t = (await api("POST", path(owner) + "/tokens")).data;
+    const t = (await api("POST", path(owner) + "/tokens", { test })).data;
+    $("issued-mode").textContent = t.mode === "test"
+      ? "Test token: it sees only " + owner + "'s test orders, never its live ones."
+      : "Live token: it sees " + owner + "'s live orders.";
     $("issued-token").value = t.token;
     $("issued-copied").textContent = "";
     $("issued").hidden = false;
@@ -122,8 +133,12 @@ async function copy() {
   }
 }
 
+// clearIssued forgets the token shown and puts the mode back to Live,
+// the usual choice, so that a test token is always chosen on purpose.
 function clearIssued() {
   $("issued-token").value = "";
+  $("issued-mode").textContent = "";
+  $("mode-live").checked = true;
   $("issued-copied").textContent = "";
   $("issued").hidden = true;
 }

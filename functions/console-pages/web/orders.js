@@ -1,5 +1,7 @@
 // The queue and one order: an operator's views (console.md, "Queue" and
-// "Order"): #queue, #queue/<status>, #order/<documentId>.
+// "Order"): #queue, #queue/<status>, #queue/<status>/test (the test orders,
+// test-mode.md: never among the live ones), #order/<documentId>. The mode
+// lives in the address, so a reload or a shared link keeps it.
 import { $, el, api, route, register } from "./core.js";
 
 const STATUSES = ["Pending", "Created", "Procured"];
@@ -14,8 +16,9 @@ const MAX_FILE = 10 * 1024 * 1024; // the most a pre-signed upload takes
 
 // The queue.
 let queueNext = null;
-async function loadQueue(status, more = false) {
+async function loadQueue(status, test, more = false) {
   const q = new URLSearchParams({ status });
+  if (test) q.set("mode", "test");
   for (const f of ["state", "purpose"]) { const v = $("f-" + f).value.trim(); if (v) q.set(f, v); }
   if (more && queueNext) q.set("pagination[cursor]", queueNext);
   const page = await api("GET", "/api/console/queue?" + q);
@@ -33,12 +36,16 @@ async function loadQueue(status, more = false) {
   }
   queueNext = page.meta.pagination.next;
   $("more").hidden = !queueNext;
-  $("more").onclick = () => loadQueue(status, true).catch((e) => { $("status").textContent = e.message; });
+  $("more").onclick = () => loadQueue(status, test, true).catch((e) => { $("status").textContent = e.message; });
   $("empty").hidden = $("rows").children.length > 0;
-  $("queue-caption").textContent = status + ": orders waiting, oldest first";
-  const counts = (await api("GET", "/api/console/queue/counts")).data;
+  $("queue-caption").textContent = (test ? "Test orders, " : "") + status + ": orders waiting, oldest first";
+  const suffix = test ? "/test" : "";
+  $("modes").replaceChildren(...[["Live orders", ""], ["Test orders", "/test"]].map(([text, m]) => el("li", {}, el("a", {
+    href: "#queue/" + status + m, text, ...(m === suffix ? { "aria-current": "page" } : {}),
+  }))));
+  const counts = (await api("GET", "/api/console/queue/counts" + (test ? "?mode=test" : ""))).data;
   $("tabs").replaceChildren(...STATUSES.map((s) => el("li", {}, el("a", {
-    href: "#queue/" + s, text: s + " (" + counts[s] + ")", ...(s === status ? { "aria-current": "page" } : {}),
+    href: "#queue/" + s + suffix, text: s + " (" + counts[s] + (test ? " test" : "") + ")", ...(s === status ? { "aria-current": "page" } : {}),
   }))));
 }
 
@@ -194,7 +201,10 @@ $("cancel").addEventListener("submit", cancelOrder);
 
 register("queue", {
   title: "Queue",
-  load: (arg) => loadQueue(STATUSES.includes(arg) ? arg : "Pending"),
+  load: (arg) => {
+    const [status, mode] = arg.split("/");
+    return loadQueue(STATUSES.includes(status) ? status : "Pending", mode === "test");
+  },
   clear: () => { $("rows").replaceChildren(); },
 });
 register("order", {

@@ -17,6 +17,7 @@ import (
 	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/store"
+	"stampduty/shared/strapiquery"
 )
 
 // Wire returns the fulfillment workflow over the orders table ORDERS_TABLE
@@ -132,4 +133,26 @@ func ReadChange(r *http.Request) (stampduty.Change, error) {
 		return stampduty.Change{}, stampduty.Invalid(bad)
 	}
 	return c, nil
+}
+
+// ModeParam is the query parameter that picks the live or the test orders
+// of an operators' list (the queue, its counts).
+const ModeParam = "mode"
+
+// ReadMode reads the mode of an operators' list from q (test-mode.md: test
+// orders are listed only when asked for): absent or "live" lists the live
+// orders, "test" the test orders only; any other value (an empty one, a
+// capitalised one, a second mode) is EINVALID, naming mode. It reports whether the test orders were asked for.
+func ReadMode(q strapiquery.Query) (test bool, err error) {
+	mode, ok, err := q.Value(ModeParam)
+	switch {
+	case err != nil:
+		return false, err
+	case !ok || mode == "live":
+		return false, nil
+	case mode == "test":
+		return true, nil
+	}
+	msg := "Invalid mode: must be live or test"
+	return false, &stampduty.Error{Code: stampduty.EINVALID, Message: msg, Fields: []stampduty.FieldError{{Path: ModeParam, Message: msg}}}
 }

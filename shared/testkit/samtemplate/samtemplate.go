@@ -28,6 +28,8 @@ type Template struct {
 	Tables    []Table
 	// Buckets are the logical ids of the AWS::S3::Bucket resources.
 	Buckets []string
+	// Lifecycle maps each bucket with a LifecycleConfiguration to its rules.
+	Lifecycle map[string][]LifecycleRule
 	// Authorizers are the HttpApi's JWT authorizers, by name.
 	Authorizers map[string]Authorizer
 	// UserPools, UserPoolClients and UserPoolGroups are the template's
@@ -101,6 +103,20 @@ type Table struct {
 	LocalIndexes  []Index     `yaml:"LocalSecondaryIndexes"`
 	// TTLAttribute is the TimeToLiveSpecification attribute, "" when none.
 	TTLAttribute string `yaml:"-"`
+}
+
+// LifecycleRule is one rule of a bucket's LifecycleConfiguration: the
+// prefix it applies to ("" for every key; a Filter's Prefix when it has
+// one), the days after which a current version expires and a noncurrent
+// one is removed (0 when it says none), and whether it removes expired
+// delete markers.
+type LifecycleRule struct {
+	ID                        string `yaml:"Id"`
+	Status                    string `yaml:"Status"`
+	Prefix                    string `yaml:"Prefix"`
+	ExpirationInDays          int    `yaml:"ExpirationInDays"`
+	ExpiredObjectDeleteMarker bool   `yaml:"ExpiredObjectDeleteMarker"`
+	NoncurrentDays            int    `yaml:"-"`
 }
 
 // Attribute is an attribute definition: a name and a type (S, N or B).
@@ -419,6 +435,33 @@ func ParseWith(data []byte, params map[string]string) (*Template, error) {
 			t.Tables = append(t.Tables, p.Table)
 		case "AWS::S3::Bucket":
 			t.Buckets = append(t.Buckets, id)
+			var p struct {
+				Lifecycle struct {
+					Rules []struct {
+						LifecycleRule `yaml:",inline"`
+						Filter        struct {
+							Prefix string `yaml:"Prefix"`
+						} `yaml:"Filter"`
+						Noncurrent struct {
+							Days int `yaml:"NoncurrentDays"`
+						} `yaml:"NoncurrentVersionExpiration"`
+					} `yaml:"Rules"`
+				} `yaml:"LifecycleConfiguration"`
+			}
+			if err := r.Properties.Decode(&p); err != nil {
+				return nil, fmt.Errorf("%s: %w", id, err)
+			}
+			for _, r := range p.Lifecycle.Rules {
+				rule := r.LifecycleRule
+				if rule.Prefix == "" {
+					rule.Prefix = r.Filter.Prefix
+				}
+				rule.NoncurrentDays = r.Noncurrent.Days
+				if t.Lifecycle == nil {
+					t.Lifecycle = map[string][]LifecycleRule{}
+				}
+				t.Lifecycle[id] = append(t.Lifecycle[id], rule)
+			}
 		case "AWS::Serverless::HttpApi":
 			if err := t.httpAPIAuth(&r.Properties); err != nil {
 				return nil, fmt.Errorf("%s: %w", id, err)

@@ -916,3 +916,43 @@ func TestCognitoGrants(t *testing.T) {
 		}
 	}
 }
+
+// TestLifecycleRules: a bucket's lifecycle rules are read with their
+// prefix (the rule's own, or its Filter's), expiry days, noncurrent days
+// and delete-marker removal; a bucket without rules has none.
+func TestLifecycleRules(t *testing.T) {
+	tmpl, err := Parse([]byte(`
+Resources:
+  Files:
+    Type: AWS::S3::Bucket
+    Properties:
+      LifecycleConfiguration:
+        Rules:
+          - Id: A
+            Status: Enabled
+            Prefix: a/
+            ExpirationInDays: 30
+            NoncurrentVersionExpiration:
+              NoncurrentDays: 1
+          - Id: B
+            Status: Disabled
+            Filter:
+              Prefix: b/
+            ExpiredObjectDeleteMarker: true
+  Plain:
+    Type: AWS::S3::Bucket
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []LifecycleRule{
+		{ID: "A", Status: "Enabled", Prefix: "a/", ExpirationInDays: 30, NoncurrentDays: 1},
+		{ID: "B", Status: "Disabled", Prefix: "b/", ExpiredObjectDeleteMarker: true},
+	}
+	if got := tmpl.Lifecycle["Files"]; !slices.Equal(got, want) {
+		t.Errorf("Lifecycle[Files] = %+v, want %+v", got, want)
+	}
+	if got := tmpl.Lifecycle["Plain"]; len(got) != 0 {
+		t.Errorf("Lifecycle[Plain] = %+v, want none", got)
+	}
+}
