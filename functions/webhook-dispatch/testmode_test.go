@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -10,10 +11,14 @@ import (
 	"testing"
 	"time"
 
+	"stampduty/shared/files"
 	"stampduty/shared/function"
 	"stampduty/shared/orders"
+	"stampduty/shared/specimen"
 	"stampduty/shared/stampduty"
+	"stampduty/shared/store"
 	"stampduty/shared/testkit/functest"
+	"stampduty/shared/testkit/storetest"
 	"stampduty/shared/webhooks"
 )
 
@@ -63,16 +68,7 @@ func TestTestOrdersFulfilThemselves(t *testing.T) {
 		t.Helper()
 		c := &orders.Creator{Articles: db.Articles(env.Table("ArticlesTable")), IDs: env.FixtureIDs(), Orders: db.Orders(env.Table("OrdersTable")),
 			Listeners: db.Webhooks(env.Table("WebhooksTable")), Steps: jobs, StepEvery: every, Now: time.Now}
-		var fields []stampduty.Field
-		for k, v := range map[string]string{"purpose": "Affidavit", "state": "Karnataka", "paidBy": "First Party",
-			"firstPartyName": "Asha Rao", "secondPartyName": "Ravi Kumar", "firstPartyMobileNumber": "9876543210",
-			"firstPartyPan": "ABCDE1234F", "description": "Rent agreement", "purchasedBy": purchasedBy} {
-			fields = append(fields, stampduty.Field{Name: k, Value: stampduty.Value{Kind: stampduty.String, Text: v}})
-		}
-		fields = append(fields, stampduty.Field{Name: "amount", Value: stampduty.Value{Kind: stampduty.Number, Text: "20"}},
-			stampduty.Field{Name: "considerationPrice", Value: stampduty.Value{Kind: stampduty.Number, Text: "0"}},
-			stampduty.Field{Name: "quantity", Value: stampduty.Value{Kind: stampduty.Number, Text: strconv.FormatInt(papers, 10)}})
-		doc, err := c.Create(ctx, owner, stampduty.NewOrderBody(fields), nil)
+		doc, err := c.Create(ctx, owner, orderBody(purchasedBy, papers), nil)
 		if err != nil {
 			t.Fatalf("create %s order (%s): %v", owner, purchasedBy, err)
 		}
@@ -232,4 +228,120 @@ func TestTestOrdersFulfilThemselves(t *testing.T) {
 		}
 	})
 	s.CheckTemplate(s.Proxy.All())
+}
+
+// TestTestOrderCost measures what a test order costs in DynamoDB (by
+// DynamoDB's rules: storetest.Account): the create's calls beside a live
+// create's (one more: its step job), and each step's calls made by the
+// dispatcher's delivery pass (the lease, the step's reads and writes, the
+// job's re-arming), leaving out the pass's reads of the due index, which
+// it makes whether or not a test order is in flight. An order of one paper
+// and one of 20, with no webhook (every event costs as for a live order).
+func TestTestOrderCost(t *testing.T) {
+	env := storetest.New(t)
+	functest.Seed(t, env)
+	ctx := context.Background()
+	db, proxy := env.ProxiedDB()
+	proxy.SetMode(storetest.Account)
+	bucket := files.New(env.S3(), env.Table("FilesBucket"))
+	jobs := db.Deliveries(env.Table("DeliveriesTable"))
+	creator := &orders.Creator{Articles: db.Articles(env.Table("ArticlesTable")), IDs: env.FixtureIDs(), Orders: db.Orders(env.Table("OrdersTable")),
+		Listeners: db.Webhooks(env.Table("WebhooksTable")), Steps: jobs, StepEvery: time.Second, Now: time.Now}
+	now := time.Now()
+	d := &webhooks.Dispatcher{Outbox: db.Orders(env.Table("OrdersTable")), Hooks: db.Webhooks(env.Table("WebhooksTable")), Jobs: jobs,
+		Files: bucket, Now: func() time.Time { return now },
+		Steps: webhooks.Steps{Every: time.Second, Stepper: &orders.Fulfiller{Orders: db.Orders(env.Table("OrdersTable")), Files: bucket,
+			Listeners: db.Webhooks(env.Table("WebhooksTable")), Specimen: specimen.ForOrder, Now: time.Now}}}
+	type cost struct {
+		calls    int
+		rcu, wcu float64
+	}
+	measure := func(calls []storetest.ProxyCall) (cost, string) {
+		var c cost
+		var kept []storetest.ProxyCall
+		for _, call := range storetest.Requests(calls) {
+			if call.Index == store.DueIndex { // made anyway
+				continue
+			}
+			kept = append(kept, call)
+			c.calls++
+			c.rcu += call.Billed.Read
+			c.wcu += call.Billed.Write
+		}
+		return c, env.Operations(kept)
+	}
+	for _, papers := range []int64{1, 20} {
+		t.Run(fmt.Sprintf("Papers%d", papers), func(t *testing.T) {
+			create := func(owner string) (string, cost) {
+				t.Helper()
+				proxy.Take()
+				doc, err := creator.Create(ctx, owner, orderBody("Asha Rao", papers), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				c, _ := measure(proxy.Take())
+				return doc, c
+			}
+			_, live := create("cost-live")
+			owner := stampduty.TestOwnerOf("cost")
+			doc, test := create(owner)
+			t.Logf("create: live %d calls %.1f WCU %.1f RCU; test %d calls %.1f WCU %.1f RCU", live.calls, live.wcu, live.rcu, test.calls, test.wcu, test.rcu)
+			if got, want := test.calls, live.calls+1; got != want {
+				t.Errorf("a test create makes %d calls, want %d (a live create's and its step job)", got, want)
+			}
+			var total cost
+			for step := 1; ; step++ {
+				j, ok, err := jobs.Job(ctx, owner, orders.StepsHook, doc)
+				if err != nil || !ok {
+					t.Fatalf("the step job: %v %v", ok, err)
+				}
+				if j.Done != webhooks.JobDue {
+					break
+				}
+				if step > 3 {
+					t.Fatalf("step %d: a test order takes three steps", step)
+				}
+				now, _ = time.Parse(stampduty.TimeLayout, j.Next)
+				proxy.Take()
+				if _, err := d.Deliver(ctx); err != nil {
+					t.Fatal(err)
+				}
+				c, ops := measure(proxy.Take())
+				t.Logf("step %d: %d calls (%s), %.1f WCU, %.1f RCU", step, c.calls, ops, c.wcu, c.rcu)
+				total = cost{total.calls + c.calls, total.rcu + c.rcu, total.wcu + c.wcu}
+			}
+			o, err := functest.Fulfiller(env).Get(ctx, owner, doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, ff := range o.Fulfillments {
+				if ff.Status != stampduty.StatusPrinted {
+					t.Fatalf("paper %d is %s after three steps", i+1, ff.Status)
+				}
+			}
+			t.Logf("%d paper(s): the steps together %d calls, %.1f WCU, %.1f RCU", papers, total.calls, total.wcu, total.rcu)
+			// Per paper: its three moves and its certificate, a write
+			// each; per step: the read of the order, the job's lease and
+			// re-arming; per step and event type: one read of the owner's
+			// webhooks (4); and one more read of the order before Printed.
+			if max := int(papers)*4 + 3*3 + 4 + 1; total.calls > max {
+				t.Errorf("the steps made %d calls, more than %d", total.calls, max)
+			}
+		})
+	}
+}
+
+// orderBody is a create's body, decoded, of an Affidavit in Karnataka of
+// papers papers, purchased by purchasedBy.
+func orderBody(purchasedBy string, papers int64) *stampduty.OrderBody {
+	var fields []stampduty.Field
+	for k, v := range map[string]string{"purpose": "Affidavit", "state": "Karnataka", "paidBy": "First Party",
+		"firstPartyName": "Asha Rao", "secondPartyName": "Ravi Kumar", "firstPartyMobileNumber": "9876543210",
+		"firstPartyPan": "ABCDE1234F", "description": "Rent agreement", "purchasedBy": purchasedBy} {
+		fields = append(fields, stampduty.Field{Name: k, Value: stampduty.Value{Kind: stampduty.String, Text: v}})
+	}
+	for k, v := range map[string]string{"amount": "20", "considerationPrice": "0", "quantity": strconv.FormatInt(papers, 10)} {
+		fields = append(fields, stampduty.Field{Name: k, Value: stampduty.Value{Kind: stampduty.Number, Text: v}})
+	}
+	return stampduty.NewOrderBody(fields)
 }

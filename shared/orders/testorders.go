@@ -15,6 +15,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"stampduty/shared/stampduty"
@@ -74,6 +75,11 @@ func (f *Fulfiller) Step(ctx context.Context, owner, doc string) (more bool, err
 	if !stampduty.IsTestOwner(owner) {
 		return false, stampduty.Internal(fmt.Errorf("step order %s of %s: not a test order", doc, owner))
 	}
+	if f.Listeners != nil { // one read per event type for the step's writes, not one per write
+		step := *f
+		step.Listeners = &stepListeners{l: f.Listeners, seen: map[string]bool{}}
+		f = &step
+	}
 	s, err := f.owned(ctx, owner, doc)
 	if stampduty.ErrorCode(err) == stampduty.ENOTFOUND {
 		return false, nil
@@ -130,19 +136,35 @@ func (f *Fulfiller) moveAll(ctx context.Context, s Stored, from, to string) erro
 }
 
 // printAll attaches the SPECIMEN certificate of each Procured paper of s
-// that has none, then moves it to Printed.
+// that has none, then moves each to Printed. The certificates go first, all
+// of them, and the order is read again once before the moves when its papers
+// are kept apart (a paper's item changed: its move is written on the new
+// version), rather than once per paper.
 func (f *Fulfiller) printAll(ctx context.Context, s Stored) error {
+	attached := false
+	for i := range s.Fulfillments {
+		ff := s.Fulfillments[i]
+		if ff.Status != stampduty.StatusProcured || ff.CertificateFile != nil {
+			continue
+		}
+		var err error
+		if s, err = f.attachSpecimen(ctx, s, i); err != nil {
+			return fmt.Errorf("certificate of paper %s of test order %s: %w", ff.DocumentID, s.DocumentID, err)
+		}
+		attached = true
+	}
+	if attached && s.Apart != nil {
+		var err error
+		if s, err = f.Orders.Reread(ctx, s); err != nil {
+			return err
+		}
+	}
 	for i := range s.Fulfillments {
 		ff := s.Fulfillments[i]
 		if ff.Status != stampduty.StatusProcured {
 			continue
 		}
 		var err error
-		if ff.CertificateFile == nil {
-			if s, err = f.attachSpecimen(ctx, s, i); err != nil {
-				return fmt.Errorf("certificate of paper %s of test order %s: %w", ff.DocumentID, s.DocumentID, err)
-			}
-		}
 		if s, err = f.advance(ctx, s, ff.DocumentID, stampduty.Change{Status: stampduty.StatusPrinted}, stampduty.TestModeActor); err != nil {
 			return fmt.Errorf("step paper %s of test order %s to %s: %w", ff.DocumentID, s.DocumentID, stampduty.StatusPrinted, err)
 		}
@@ -183,18 +205,10 @@ func (f *Fulfiller) attachSpecimen(ctx context.Context, s Stored, i int) (Stored
 	if err := f.Files.Put(ctx, nf.Key, nf.Mime, body, sum); err != nil {
 		return Stored{}, err
 	}
-	if s, err = f.update(ctx, s, func(o stampduty.Order) (stampduty.Order, bool, error) {
+	return f.update(ctx, s, func(o stampduty.Order) (stampduty.Order, bool, error) {
 		next, _, err := putCertificate(ffDoc)(o, nf, nf.CreatedAt)
 		return next, err == nil, err
-	}, told(stampduty.EventOrderCertificateAttached, ffDoc)); err != nil {
-		return Stored{}, err
-	}
-	if s.Apart == nil {
-		return s, nil
-	}
-	// The paper's item changed: read the order again, so that its move to
-	// Printed is written on that item's new version.
-	return f.Orders.Reread(ctx, s)
+	}, told(stampduty.EventOrderCertificateAttached, ffDoc))
 }
 
 // SpecimenKey is where the SPECIMEN certificate of paper ffDoc of owner's
@@ -203,4 +217,29 @@ func (f *Fulfiller) attachSpecimen(ctx context.Context, s Stored, i int) (Stored
 // paper, so that every try of the step writes the same object.
 func SpecimenKey(owner, doc, ffDoc string) string {
 	return FileKey(owner, stampduty.Certificate, doc, ffDoc+"-specimen")
+}
+
+// stepListeners answers whether a test order's owner listens to an event
+// type once per type for a whole step: a step of 20 papers makes 20 writes
+// of the same type, which need not read the owner's webhooks 20 times. A
+// webhook registered during the step (a second at most) may miss its events,
+// as one registered during an operator's change may.
+type stepListeners struct {
+	l    Listeners
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+// Listens reports whether owner listens to typ, read at the first ask.
+func (s *stepListeners) Listens(ctx context.Context, owner, typ string) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if v, ok := s.seen[owner+" "+typ]; ok {
+		return v, nil
+	}
+	v, err := s.l.Listens(ctx, owner, typ)
+	if err == nil {
+		s.seen[owner+" "+typ] = v
+	}
+	return v, err
 }
