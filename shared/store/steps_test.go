@@ -77,7 +77,7 @@ func TestStepJobs(t *testing.T) {
 		}
 	})
 	t.Run("NotAFailingDelivery", func(t *testing.T) {
-		j := due(t, at.Add(5 * time.Second))[0]
+		j := due(t, at.Add(5*time.Second))[0]
 		j.N, j.Next = 3, stampduty.FormatTime(at.Add(10*time.Second))
 		if err := del.Stepped(ctx, j); err != nil {
 			t.Fatal(err)
@@ -91,7 +91,7 @@ func TestStepJobs(t *testing.T) {
 		}
 	})
 	t.Run("DoneLeavesTheIndex", func(t *testing.T) {
-		j := due(t, at.Add(10 * time.Second))[0]
+		j := due(t, at.Add(10*time.Second))[0]
 		j.Next, j.Done = "", webhooks.JobDelivered
 		if err := del.Stepped(ctx, j); err != nil {
 			t.Fatal(err)
