@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -37,8 +38,16 @@ func TestConsoleShowsTheCallerAndTheMode(t *testing.T) {
 				t.Errorf("owner %q, want the caller's name acme: %s", got.Data.Owner, r.Body)
 			}
 			if got.Data.Livemode == nil || *got.Data.Livemode != tc.livemode {
-				t.Errorf("livemode %v, want %v", got.Data.Livemode, tc.livemode)
+				t.Errorf("livemode %s, want %v", shown(got.Data.Livemode), tc.livemode)
 			}
 		})
 	}
+}
+
+// shown is *b as JSON shows it: true, false or null when absent.
+func shown(b *bool) string {
+	if b == nil {
+		return "null"
+	}
+	return strconv.FormatBool(*b)
 }

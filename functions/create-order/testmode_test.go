@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -109,12 +110,12 @@ func TestLivemode(t *testing.T) {
 					t.Fatal(err)
 				}
 				if got.Meta.Livemode == nil || *got.Meta.Livemode != tok.want {
-					t.Errorf("meta.livemode = %v, want %v", got.Meta.Livemode, tok.want)
+					t.Errorf("meta.livemode = %s, want %v", shown(got.Meta.Livemode), tok.want)
 				}
 				for i, row := range got.Data {
 					switch {
 					case row.Status == 200 && (row.Livemode == nil || *row.Livemode != tok.want):
-						t.Errorf("row %d: livemode %v, want %v", i, row.Livemode, tok.want)
+						t.Errorf("row %d: livemode %s, want %v", i, shown(row.Livemode), tok.want)
 					case row.Status != 200 && row.Livemode != nil:
 						t.Errorf("refused row %d has livemode %v: no order, no mode", i, *row.Livemode)
 					}
@@ -122,4 +123,12 @@ func TestLivemode(t *testing.T) {
 			})
 		}
 	}
+}
+
+// shown is *b as JSON shows it: true, false or null when absent.
+func shown(b *bool) string {
+	if b == nil {
+		return "null"
+	}
+	return strconv.FormatBool(*b)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"testing"
 	"time"
 
@@ -77,12 +78,20 @@ func TestEventsSayTheirMode(t *testing.T) {
 					t.Fatal(err)
 				}
 				if ev.Livemode == nil || *ev.Livemode != tc.want {
-					t.Errorf("%s: top-level livemode %v, want %v: %s", ev.Type, ev.Livemode, tc.want, dl.Body)
+					t.Errorf("%s: top-level livemode %s, want %v: %s", ev.Type, shown(ev.Livemode), tc.want, dl.Body)
 				}
 				if ev.Data.Order.Livemode == nil || *ev.Data.Order.Livemode != tc.want {
-					t.Errorf("%s: data.order.livemode %v, want %v", ev.Type, ev.Data.Order.Livemode, tc.want)
+					t.Errorf("%s: data.order.livemode %s, want %v", ev.Type, shown(ev.Data.Order.Livemode), tc.want)
 				}
 			}
 		})
 	}
+}
+
+// shown is *b as JSON shows it: true, false or null when absent.
+func shown(b *bool) string {
+	if b == nil {
+		return "null"
+	}
+	return strconv.FormatBool(*b)
 }
