@@ -91,11 +91,11 @@ func newJobItem(j webhooks.Job) jobItem {
 
 // job returns the job it stores.
 func (it jobItem) job() (webhooks.Job, error) {
-	p, err := it.pending(nil)
+	owner, webhook, _ := strings.Cut(it.PK, "#")
+	p, err := it.pending(owner, nil)
 	if err != nil {
 		return webhooks.Job{}, err
 	}
-	owner, webhook, _ := strings.Cut(it.PK, "#")
 	return webhooks.Job{Owner: owner, Webhook: webhook, Pending: p, Seq: it.OSeq, First: it.First, N: it.N,
 		Next: it.Next, Done: it.Done, Lease: it.Lease}, nil
 }
