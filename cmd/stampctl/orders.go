@@ -152,13 +152,22 @@ func (c *cli) ordersQueue(fs *flag.FlagSet, args []string) error {
 	fmt.Fprintf(c.stdout, "%-24s  %-24s  %-24s  %-8s  %s\n", "DOCUMENT ID", "CREATED", "OWNER", "STATUS", "FULFILLMENT")
 	for _, o := range page.Data {
 		for _, f := range o.Fulfillments {
-			fmt.Fprintf(c.stdout, "%-24s  %-24s  %-24s  %-8s  %s\n", o.DocumentID, o.CreatedAt, o.Owner, f.Status, f.DocumentID)
+			fmt.Fprintf(c.stdout, "%-24s  %-24s  %-24s  %-8s  %s\n", o.DocumentID, o.CreatedAt, ownerOf(o), f.Status, f.DocumentID)
 		}
 	}
 	if next := page.Meta.Pagination.Next; next != nil {
 		fmt.Fprintf(c.stdout, "next page: stampctl orders queue %s --cursor %s\n", again, *next)
 	}
 	return nil
+}
+
+// ownerOf is how an order's caller is shown in a list: its name, and
+// " (test)" after it for a test order (livemode false), never the owner key.
+func ownerOf(o stampduty.OpsOrder) string {
+	if o.Livemode {
+		return o.Caller
+	}
+	return o.Caller + " (test)"
 }
 
 // ordersShow prints one order as operators see it.

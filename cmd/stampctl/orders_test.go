@@ -132,7 +132,7 @@ func TestOrdersCommands(t *testing.T) {
 	sum := sha256.Sum256(cert)
 	files := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(cert) }))
 	defer files.Close()
-	api := &opsAPI{order: stampduty.OpsOrder{Owner: "alice", Order: stampduty.Order{DocumentID: "o1", CreatedAt: "2026-11-21T04:09:00.123Z",
+	api := &opsAPI{order: stampduty.OpsOrder{Owner: "alice", Caller: "alice", Order: stampduty.Order{DocumentID: "o1", CreatedAt: "2026-11-21T04:09:00.123Z", Livemode: true,
 		Fulfillments: []stampduty.Fulfillment{{DocumentID: "f1", Status: stampduty.StatusPending,
 			CertificateFile: &stampduty.File{Name: "certificate.pdf", SHA256: hex.EncodeToString(sum[:]), URL: files.URL + "/c"}}}}}}
 	srv := newOpsServer(t, api, opsIAM)
@@ -168,6 +168,17 @@ func TestOrdersCommands(t *testing.T) {
 		h.run(t, "", vars, "orders", "queue", "--mode", "live")
 		if ev := last(); strings.Contains(ev.RawQueryString, "mode") {
 			t.Errorf("request %s?%s, want the live queue (no mode)", ev.RawPath, ev.RawQueryString)
+		}
+	})
+	t.Run("QueueNamesTheCallerAndMarksATestOrder", func(t *testing.T) {
+		api.mu.Lock()
+		one := api.order
+		api.order.Owner, api.order.Livemode = "alice~test", false
+		api.mu.Unlock()
+		defer func() { api.mu.Lock(); api.order = one; api.mu.Unlock() }()
+		r := h.run(t, "", vars, "orders", "queue", "--status", "Pending")
+		if r.code != 0 || !strings.Contains(r.stdout, "alice (test)") || strings.Contains(r.stdout, "~test") {
+			t.Errorf("exit %d, want the owner shown as \"alice (test)\"\n%s%s", r.code, r.stdout, r.stderr)
 		}
 	})
 	t.Run("AdvanceFlagsAfterTheOrder", func(t *testing.T) {

@@ -53,7 +53,7 @@ func TestWithoutSettings(t *testing.T) {
 	t.Run("OrdersNameTheLocalOperatorPairAndFollowingItWorks", func(t *testing.T) {
 		// The operator API as the local stack serves it: signatures checked
 		// against its fixed pair, for its region, as its principal.
-		api := &opsAPI{order: stampduty.OpsOrder{Owner: "alice", Order: stampduty.Order{DocumentID: "o1", CreatedAt: "2026-11-21T04:09:00.123Z",
+		api := &opsAPI{order: stampduty.OpsOrder{Owner: "alice", Caller: "alice", Order: stampduty.Order{DocumentID: "o1", CreatedAt: "2026-11-21T04:09:00.123Z", Livemode: true,
 			Fulfillments: []stampduty.Fulfillment{{DocumentID: "f1", Status: stampduty.StatusPending}}}}}
 		srv := newOpsServer(t, api, apigw.IAM{Region: localdb.Region, Account: "000000000000", Principal: localdb.OperatorARN,
 			Credentials: awsCreds(localdb.OperatorKeyID, localdb.OperatorSecret)})
@@ -236,7 +236,7 @@ func (f *fakeCloudFormation) describes() int {
 // SDK's AWS_ENDPOINT_URL_DYNAMODB as if it were AWS) and that API.
 func TestStack(t *testing.T) {
 	h := newHarness(t)
-	api := &opsAPI{order: stampduty.OpsOrder{Owner: "alice", Order: stampduty.Order{DocumentID: "o1", CreatedAt: "2026-11-21T04:09:00.123Z",
+	api := &opsAPI{order: stampduty.OpsOrder{Owner: "alice", Caller: "alice", Order: stampduty.Order{DocumentID: "o1", CreatedAt: "2026-11-21T04:09:00.123Z", Livemode: true,
 		Fulfillments: []stampduty.Fulfillment{{DocumentID: "f1", Status: stampduty.StatusPending}}}}}
 	srv := newOpsServer(t, api, opsIAM)
 	// A server that is not the API: only a wrong precedence reaches it.

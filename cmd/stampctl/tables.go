@@ -315,7 +315,11 @@ func (c *cli) webhooksFailing(fs *flag.FlagSet, args []string) error {
 			}
 			last = status + " at " + a.At
 		}
-		fmt.Fprintf(w, "%s\t%s\t%v\t%d\t%s\t%d\t%s\t%s\t%s\n", f.Owner, f.Webhook, f.Enabled, f.Waiting,
+		owner := f.Owner
+		if !f.Livemode {
+			owner += " (test)"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%v\t%d\t%s\t%d\t%s\t%s\t%s\n", owner, f.Webhook, f.Enabled, f.Waiting,
 			orDash(f.OldestEventAt), f.MaxAttempts, last, orDash(f.NextAttemptAt), f.URL)
 	}
 	return w.Flush()

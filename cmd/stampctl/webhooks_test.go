@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"stampduty/shared/auth"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/webhooks"
 )
@@ -110,11 +111,11 @@ func TestWebhooksFailing(t *testing.T) {
 		}
 		next := "2026-11-23T10:05:30.000Z"
 		want := []map[string]any{
-			{"owner": "acme", "webhook": "wacme1", "url": "https://acme.example.com/hooks", "enabled": true, "waiting": 2.0,
+			{"owner": "acme", "livemode": true, "webhook": "wacme1", "url": "https://acme.example.com/hooks", "enabled": true, "waiting": 2.0,
 				"oldest_event_at": "2026-11-23T10:00:00.000Z", "max_attempts": 3.0, "next_attempt_at": next,
 				"last_attempt": map[string]any{"event_id": "evt_" + strings.Repeat("e", 21) + "b00", "type": "order.created", "attempt": 1.0,
 					"status": 503.0, "at": "2026-11-23T10:05:01.000Z", "duration_ms": 3.0, "next_attempt_at": next}},
-			{"owner": "bolt", "webhook": "wbolt1", "url": "https://bolt.example.com/gone", "enabled": false, "waiting": 0.0,
+			{"owner": "bolt", "livemode": true, "webhook": "wbolt1", "url": "https://bolt.example.com/gone", "enabled": false, "waiting": 0.0,
 				"oldest_event_at": nil, "max_attempts": 0.0, "next_attempt_at": nil,
 				"last_attempt": map[string]any{"event_id": "evt_" + strings.Repeat("e", 21) + "f00", "type": "order.created", "attempt": 2.0,
 					"status": 410.0, "at": "2026-11-23T08:00:02.000Z", "duration_ms": 3.0, "next_attempt_at": nil}},
@@ -123,4 +124,43 @@ func TestWebhooksFailing(t *testing.T) {
 			t.Errorf("-json =\n%s\nwant %v", r.stdout, want)
 		}
 	})
+}
+
+// TestWebhooksFailingNamesTheCaller: a failing webhook registered with a
+// test token is listed under its caller's name, marked "(test)" in the
+// table and livemode false in JSON, never under the test principal's key.
+func TestWebhooksFailingNamesTheCaller(t *testing.T) {
+	h := newHarness(t)
+	h.vars["WEBHOOKS_TABLE"], h.vars["DELIVERIES_TABLE"] = h.env.Table("WebhooksTable"), h.env.Table("DeliveriesTable")
+	hooks, del := h.db.Webhooks(h.vars["WEBHOOKS_TABLE"]), h.db.Deliveries(h.vars["DELIVERIES_TABLE"])
+	ctx := context.Background()
+	owner := auth.TestOwner("dana")
+	w := webhooks.Webhook{ID: 1, DocumentID: "wdana1", URL: "https://dana.example.com/hooks", Events: []string{stampduty.EventOrderCreated},
+		Enabled: true, CreatedAt: "2026-11-23T09:00:00.000Z", Secret: webhooks.NewSecret()}
+	if err := hooks.SaveWebhooks(ctx, owner, webhooks.Set{Live: []webhooks.Webhook{w}}, 0); err != nil {
+		t.Fatal(err)
+	}
+	next := "2026-11-23T10:05:30.000Z"
+	j := webhooks.Job{Owner: owner, Webhook: w.DocumentID, Pending: stampduty.Pending{ID: "evt_" + strings.Repeat("d", 21) + "a00",
+		Type: stampduty.EventOrderCreated, At: "2026-11-23T10:05:00.000Z"}, Seq: webhooks.Seq("o"+strings.Repeat("0", 23), 1, 0), Next: next}
+	if ok, err := del.Put(ctx, j); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	j.N, j.First = 1, j.At
+	if err := del.Attempted(ctx, webhooks.AttemptDone{Job: j, Attempt: webhooks.Attempt{EventID: j.ID, Type: j.Type, Attempt: 1,
+		Status: 500, At: "2026-11-23T10:05:01.000Z", DurationMS: 3, NextAttemptAt: &next}}); err != nil {
+		t.Fatal(err)
+	}
+	r := h.mustRun(t, "", "webhooks", "failing")
+	if ls := lines(r.stdout); len(ls) != 2 || !strings.HasPrefix(ls[1], "dana (test) ") || strings.Contains(r.stdout, "~test") {
+		t.Errorf("stdout:\n%s\nwant dana's webhook listed as \"dana (test)\"", r.stdout)
+	}
+	r = h.mustRun(t, "", "webhooks", "failing", "--json")
+	var got []map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+		t.Fatalf("%v:\n%s", err, r.stdout)
+	}
+	if len(got) != 1 || got[0]["owner"] != "dana" || got[0]["livemode"] != false {
+		t.Errorf("-json =\n%s\nwant owner dana, livemode false", r.stdout)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 
+	"stampduty/shared/auth"
 	"stampduty/shared/function"
 	"stampduty/shared/jsonobj"
 	"stampduty/shared/orders"
@@ -34,6 +35,8 @@ type batchMeta struct {
 	Failed      int   `json:"failed"`
 	DryRun      bool  `json:"dryRun"`
 	TotalAmount int64 `json:"total_amount"`
+	// Livemode is the mode of every order of the batch: the token's.
+	Livemode bool `json:"livemode"`
 }
 
 // createdRow is a row whose order was created: orderId is its documentId,
@@ -46,6 +49,9 @@ type createdRow struct {
 	Amount      int64   `json:"amount"`
 	Quantity    int64   `json:"quantity"`
 	TotalAmount int64   `json:"total_amount"`
+	// Livemode is the order's mode (test-mode.md): false when a test token
+	// created it (or would have, in a dry run).
+	Livemode bool `json:"livemode"`
 }
 
 // failedRow is a row refused: status and error are exactly what a create
@@ -94,7 +100,8 @@ func (h *handler) createBatch(r *http.Request, owner string) (any, error) {
 			return nil, err
 		}
 	}
-	resp := batchResponse{Data: make([]any, len(results)), Meta: batchMeta{DryRun: dryRun}}
+	_, live := auth.Live(owner)
+	resp := batchResponse{Data: make([]any, len(results)), Meta: batchMeta{DryRun: dryRun, Livemode: live}}
 	for i, res := range results {
 		if res.Err != nil {
 			e := function.NewErrorBody(res.Err).Error
@@ -102,7 +109,8 @@ func (h *handler) createBatch(r *http.Request, owner string) (any, error) {
 			resp.Meta.Failed++
 			continue
 		}
-		row := createdRow{Index: i, Status: http.StatusOK, Amount: res.Amount, Quantity: res.Quantity, TotalAmount: res.TotalAmount}
+		row := createdRow{Index: i, Status: http.StatusOK, Amount: res.Amount, Quantity: res.Quantity, TotalAmount: res.TotalAmount,
+			Livemode: live}
 		if !dryRun {
 			id := res.OrderID
 			row.OrderID = &id

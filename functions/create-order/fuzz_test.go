@@ -129,8 +129,11 @@ func checkCreated(tb testing.TB, s *fuzzService, body []byte) {
 	if err := json.Unmarshal(body, &resp); err != nil {
 		tb.Fatalf("200 body: %v: %s", err, body)
 	}
-	if got, want := functest.JSONKeys(resp), "message,orderId"; got != want {
+	if got, want := functest.JSONKeys(resp), "livemode,message,orderId"; got != want {
 		tb.Fatalf("200 keys = %s, want %s", got, want)
+	}
+	if got, want := string(resp["livemode"]), "true"; got != want { // the dev token is live
+		tb.Fatalf("livemode = %s, want %s", got, want)
 	}
 	var msg, id string
 	json.Unmarshal(resp["message"], &msg)

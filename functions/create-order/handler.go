@@ -36,10 +36,13 @@ type handler struct {
 	batch  batcher
 }
 
-// createResponse is the body of a created order.
+// createResponse is the body of a created order. Livemode is the order's
+// mode (test-mode.md), beside the contract's message and orderId: false when
+// a test token created it.
 type createResponse struct {
-	Message string `json:"message"`
-	OrderID string `json:"orderId"`
+	Message  string `json:"message"`
+	OrderID  string `json:"orderId"`
+	Livemode bool   `json:"livemode"`
 }
 
 // routes answers a create with the new order's documentId, and a batch
@@ -48,7 +51,8 @@ func (h *handler) routes() http.Handler {
 	return function.Routes(
 		function.Path{Method: http.MethodPost, Pattern: "/api/live-orders", Serve: function.AsCaller(h.auth, func(r *http.Request, owner string) (any, error) {
 			id, err := h.create(r, owner)
-			return createResponse{Message: "Successfully created the order!", OrderID: id}, err
+			_, live := auth.Live(owner)
+			return createResponse{Message: "Successfully created the order!", OrderID: id, Livemode: live}, err
 		})},
 		function.Path{Method: http.MethodPost, Pattern: "/api/live-orders/batch", Serve: function.AsCaller(h.auth, h.createBatch)},
 	)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -129,4 +130,72 @@ func (c creating) testOrdersScheduleTheirSteps(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLivemode: the create's answer and every row of a batch's answer say
+// the order's mode (test-mode.md): false with a test token, true with a
+// live one; a dry run's rows say the mode their orders would have. A
+// replay of a key answers the same.
+func TestLivemode(t *testing.T) {
+	c := creating{functest.New(t, "CreateOrderFunction", wire)}
+	live := "sdt_" + strings.Repeat("L", 43)
+	test := auth.TestPrefix + strings.Repeat("T", 43)
+	functest.AddToken(t, c.Env, live, "acme")
+	functest.AddTestToken(t, c.Env, test, "acme")
+	for _, tok := range []struct {
+		name, secret string
+		want         bool
+	}{{"Live", live, true}, {"Test", test, false}} {
+		t.Run(tok.name+"/Create", func(t *testing.T) {
+			for _, r := range []functest.Response{c.keyed("key-"+tok.name, body(nil), tok.secret), c.keyed("key-"+tok.name, body(nil), tok.secret)} {
+				var got struct {
+					OrderID  string `json:"orderId"`
+					Livemode *bool  `json:"livemode"`
+				}
+				if err := json.Unmarshal([]byte(functest.OK[json.RawMessage](t, r)), &got); err != nil {
+					t.Fatal(err)
+				}
+				if got.Livemode == nil || *got.Livemode != tok.want {
+					t.Errorf("create answered %s, want livemode %v", r.Body, tok.want)
+				}
+			}
+		})
+		for _, query := range []string{"", "dryRun=true"} {
+			t.Run(tok.name+"/Batch/"+query, func(t *testing.T) {
+				h := map[string]string{"authorization": "Bearer " + tok.secret, "content-type": "application/json"}
+				var got struct {
+					Data []struct {
+						Status   int   `json:"status"`
+						Livemode *bool `json:"livemode"`
+					} `json:"data"`
+					Meta struct {
+						Livemode *bool `json:"livemode"`
+					} `json:"meta"`
+				}
+				raw := functest.OK[json.RawMessage](t, sendBatch(c.Stack, h, query, batchBody(append(validRows("Row", 2), body(map[string]any{"state": 7}))...)))
+				if err := json.Unmarshal(raw, &got); err != nil {
+					t.Fatal(err)
+				}
+				if got.Meta.Livemode == nil || *got.Meta.Livemode != tok.want {
+					t.Errorf("meta.livemode = %s, want %v", shown(got.Meta.Livemode), tok.want)
+				}
+				for i, row := range got.Data {
+					switch {
+					case row.Status == 200 && (row.Livemode == nil || *row.Livemode != tok.want):
+						t.Errorf("row %d: livemode %s, want %v", i, shown(row.Livemode), tok.want)
+					case row.Status != 200 && row.Livemode != nil:
+						t.Errorf("refused row %d has livemode %v: no order, no mode", i, *row.Livemode)
+					}
+				}
+			})
+		}
+	}
+}
+
+// shown is *b as JSON shows it: true, false or null when absent.
+func shown(b *bool) string {
+	if b == nil {
+		return "null"
+	}
+	return strconv.FormatBool(*b)
 }

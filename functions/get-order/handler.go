@@ -29,8 +29,12 @@ func (h *handler) routes() http.Handler {
 }
 
 // get answers with the order: the caller's only (another caller's order is
-// not found), whatever the query says; the owner comes from the token.
+// not found), whatever the query says but mode (function.CheckMode, before
+// any read); the owner comes from the token.
 func (h *handler) get(r *http.Request, owner string) (any, error) {
+	if err := function.CheckMode(r, owner); err != nil {
+		return nil, err
+	}
 	o, err := h.orders.Get(r.Context(), owner, r.PathValue("documentId"))
 	if err != nil {
 		return nil, err

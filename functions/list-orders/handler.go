@@ -30,12 +30,14 @@ type listResponse struct {
 // spec is what the list accepts: its one order (createdAt:desc), its
 // scalar fields (fulfillments, stamp duty and the cancellation always
 // come), and page and pageSize at the top level.
-var spec = strapiquery.ListSpec{Sortable: []string{"createdAt"}, Fields: []string{"createdAt", "updatedAt", "cancelledAt"}, TopLevelPage: true}
+var spec = strapiquery.ListSpec{Sortable: []string{"createdAt"}, Fields: []string{"createdAt", "updatedAt", "cancelledAt", "livemode"}, TopLevelPage: true}
 
 // always are the fields an order keeps whatever fields says: a cancelled
 // order is known as one in every answer (papers.md: it "carries
-// cancelledAt and cancellation" in lists and reads).
-var always = []string{"live_order_fulfillments", "stamp_duty", "cancelledAt", "cancellation"}
+// cancelledAt and cancellation" in lists and reads), and every order says
+// its mode (test-mode.md: livemode "on every order"), so naming livemode
+// in fields is accepted and changes nothing.
+var always = []string{"live_order_fulfillments", "stamp_duty", "cancelledAt", "cancellation", "livemode"}
 
 // routes answers GET with the requested page.
 func (h *handler) routes() http.Handler {
@@ -44,8 +46,13 @@ func (h *handler) routes() http.Handler {
 
 // list answers with the requested page of the caller's orders: only the
 // caller's, whatever the query says, since the owner comes from the token.
-// With a documentId filter it reads only the orders named.
+// With a documentId filter it reads only the orders named. mode is
+// checked first (function.CheckMode): the other mode's list is refused,
+// not answered empty.
 func (h *handler) list(r *http.Request, owner string) (listResponse, error) {
+	if err := function.CheckMode(r, owner); err != nil {
+		return listResponse{}, err
+	}
 	l, err := strapiquery.ParseList(r.URL.RawQuery, spec)
 	if err != nil {
 		return listResponse{}, err

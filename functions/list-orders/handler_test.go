@@ -79,7 +79,7 @@ func TestListOrders(t *testing.T) {
 		for k := range b.Data[0] {
 			keys = append(keys, k)
 		}
-		if got, want := strings.Join(sortStrings(keys), ","), "cancellation,cancelledAt,createdAt,documentId,id,live_order_fulfillments,stamp_duty"; got != want {
+		if got, want := strings.Join(sortStrings(keys), ","), "cancellation,cancelledAt,createdAt,documentId,id,live_order_fulfillments,livemode,stamp_duty"; got != want {
 			t.Errorf("keys = %s, want %s", got, want)
 		}
 	})
@@ -166,7 +166,7 @@ func (l listing) shape(t *testing.T) {
 		}
 		return fmt.Sprint(sortStrings(ks))
 	}
-	if got, want := keys(o), "[cancellation cancelledAt createdAt documentId id live_order_fulfillments stamp_duty updatedAt]"; got != want {
+	if got, want := keys(o), "[cancellation cancelledAt createdAt documentId id live_order_fulfillments livemode stamp_duty updatedAt]"; got != want {
 		t.Errorf("order keys = %s, want %s", got, want)
 	}
 	sd := o["stamp_duty"].(map[string]any)

@@ -57,8 +57,8 @@ func TestOpsCancel(t *testing.T) {
 		}
 		got := order(t, first)
 		if got.CancelledAt == nil || got.Cancellation == nil || got.Cancellation.By != stampduty.ByOperator ||
-			got.Cancellation.Reason == nil || *got.Cancellation.Reason != reason || got.UpdatedAt != *got.CancelledAt || got.Owner != localdb.DevOwner {
-			t.Errorf("answer: cancelledAt %v, cancellation %+v, owner %s", got.CancelledAt, got.Cancellation, got.Owner)
+			got.Cancellation.Reason == nil || *got.Cancellation.Reason != reason || got.UpdatedAt != *got.CancelledAt || got.Caller != localdb.DevOwner {
+			t.Errorf("answer: cancelledAt %v, cancellation %+v, owner %s", got.CancelledAt, got.Cancellation, got.Caller)
 		}
 		if got.Fulfillments[0].Status != stampduty.StatusCreated {
 			t.Errorf("the fulfillment is %s, want it left Created", got.Fulfillments[0].Status)

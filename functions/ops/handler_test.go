@@ -132,7 +132,7 @@ func (s operating) queueOldestFirstAcrossCallers(t *testing.T) {
 		}
 		for _, o := range page.Data {
 			got = append(got, o.DocumentID)
-			if o.Owner == "" {
+			if o.Caller == "" {
 				t.Errorf("queue order without owner")
 			}
 		}

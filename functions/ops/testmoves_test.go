@@ -23,6 +23,9 @@ func TestTestOrdersMoveThemselves(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if resp := s.invoke(functest.Request("GET", "/api/ops/live-orders/"+o.DocumentID, "", nil, "")); resp.Status != http.StatusOK {
+		t.Errorf("an operator's read of a test order: status %d, want 200", resp.Status)
+	}
 	for name, resp := range map[string]functest.Response{
 		"Move":        s.patch(o, `{"order_status":"Created","unique_doc_ref":"`+ref+`"}`),
 		"Certificate": s.putCertificate(o, stampduty.MimePDF, functest.PDF(1000)),

@@ -177,6 +177,9 @@ func TestTestOrdersFulfilThemselves(t *testing.T) {
 			if o.DocumentID == two {
 				counts[ev.Type]++
 			}
+			if ev.Livemode || o.Livemode {
+				t.Errorf("%s: livemode %v, its order's %v; want false", ev.Type, ev.Livemode, o.Livemode)
+			}
 		}
 		want := map[string]int{stampduty.EventOrderCreated: 1, stampduty.EventOrderStatusChanged: 6, stampduty.EventOrderCertificateAttached: 2}
 		for typ, n := range want {

@@ -107,8 +107,13 @@ func answer[T any](v T, err error) (any, error) {
 	return response[T]{Data: v}, nil
 }
 
-// list answers with the caller's webhooks, without their secrets.
+// list answers with the caller's webhooks, without their secrets; a
+// mode other than the token's is refused first (function.CheckMode): a
+// caller's test and live webhooks are two worlds, as its orders are.
 func (h *handler) list(r *http.Request, owner string) (any, error) {
+	if err := function.CheckMode(r, owner); err != nil {
+		return nil, err
+	}
 	return answer(h.hooks.List(r.Context(), owner))
 }
 
@@ -117,8 +122,12 @@ func (h *handler) delete(r *http.Request, owner string) (any, error) {
 	return answer(h.hooks.Delete(r.Context(), owner, r.PathValue("documentId")))
 }
 
-// deliveries answers with the newest attempts of one of the caller's webhooks.
+// deliveries answers with the newest attempts of one of the caller's
+// webhooks; a mode other than the token's is refused first, as by list.
 func (h *handler) deliveries(r *http.Request, owner string) (any, error) {
+	if err := function.CheckMode(r, owner); err != nil {
+		return nil, err
+	}
 	return answer(h.hooks.Deliveries(r.Context(), owner, r.PathValue("documentId")))
 }
 

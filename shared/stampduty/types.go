@@ -57,13 +57,24 @@ type Order struct {
 	// Cancellation is who cancelled the order and why; nil (null) while it
 	// is not cancelled.
 	Cancellation *Cancellation `json:"cancellation"`
+	// Livemode is false for an order of a caller's test principal, true for
+	// a live one (test-mode.md). It is derived from the owner key the
+	// order is stored under, never stored itself: the store sets it on every
+	// order it reads, so orders stored before it existed (all live) read true.
+	Livemode bool `json:"livemode"`
 }
 
 // OpsOrder is an order as operators see it: the Order, with the operators'
 // identities in its status histories, and the caller who created it.
 type OpsOrder struct {
 	Order
-	Owner string `json:"owner"`
+	// Owner is the owner key the order is stored under: the caller's name,
+	// or its test principal (auth.TestOwner). Never shown: operators see
+	// Caller, and Livemode tells the mode.
+	Owner string `json:"-"`
+	// Caller is the name of the caller who created the order, the same for
+	// its test and live orders (auth.Live of Owner); the store sets it.
+	Caller string `json:"owner"`
 }
 
 // Fulfillment is one fulfillment record of an order.

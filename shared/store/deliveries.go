@@ -98,7 +98,7 @@ func (it jobItem) job() (webhooks.Job, error) {
 		return webhooks.Job{Owner: owner, Webhook: webhook, Pending: stampduty.Pending{ID: it.ID, Type: it.Type, At: it.At},
 			N: it.N, Next: it.Next, Done: it.Done, Lease: it.Lease}, nil
 	}
-	p, err := it.pending(nil)
+	p, err := it.pending(owner, nil)
 	if err != nil {
 		return webhooks.Job{}, err
 	}

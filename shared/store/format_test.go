@@ -82,6 +82,7 @@ var storedOrderValue = stampduty.Order{ID: 101, DocumentID: "o2ZQm3X8pV1nR7tK4wY
 	StampDuty: stampduty.StampDuty{ID: 103, Amount: 20, Description: "N/A", FirstPartyName: "Asha", FirstPartyAddress: `12, MG Road \ Bengaluru`,
 		FirstPartyPAN: "ABCDE1234F", SecondPartyName: "B", PaidBy: "First Party", PurchasedBy: "ü≠", Quantity: 1, TotalAmount: 20, State: "Karnataka",
 		MobileNumber: "9876543210", StatePurpose: stampduty.StatePurpose{ID: 3, DocumentID: "a", PurposeName: "Affidavit"}},
+	Livemode: true, // as read under a live owner key: never stored
 }
 
 // render writes an item in DynamoDB's JSON form with its names sorted, for messages.

@@ -175,13 +175,14 @@ func decodeStored(item map[string]types.AttributeValue) (orders.Stored, error) {
 	if err := attributevalue.UnmarshalMap(item, &it); err != nil {
 		return orders.Stored{}, stampduty.Internal(fmt.Errorf("decode order: %w", err))
 	}
-	o, err := it.order()
+	o, err := it.order(it.Owner)
 	if err != nil {
 		return orders.Stored{}, err
 	}
-	s := orders.Stored{OpsOrder: stampduty.OpsOrder{Order: o, Owner: it.Owner}, Seq: it.Seq, Version: it.Version}
+	caller, _ := auth.Live(it.Owner)
+	s := orders.Stored{OpsOrder: stampduty.OpsOrder{Order: o, Owner: it.Owner, Caller: caller}, Seq: it.Seq, Version: it.Version}
 	for _, e := range it.Outbox {
-		p, err := e.pending(&o)
+		p, err := e.pending(it.Owner, &o)
 		if err != nil {
 			return orders.Stored{}, err
 		}
@@ -193,13 +194,17 @@ func decodeStored(item map[string]types.AttributeValue) (orders.Stored, error) {
 	return s, nil
 }
 
-// order returns the order it stores (see decodeStored).
-func (it orderBody) order() (stampduty.Order, error) {
+// order returns the order it stores as owner's (see decodeStored): its
+// Livemode is the owner key's mode (auth.Live), which is never stored, so
+// every order reads its mode from the key it is stored under and orders
+// stored before test mode (all live) read as live.
+func (it orderBody) order(owner string) (stampduty.Order, error) {
 	if it.StampDuty == nil {
 		return stampduty.Order{}, stampduty.Internal(errors.New("decode order: order without stamp duty"))
 	}
 	o := stampduty.Order{ID: it.ID, DocumentID: it.DocumentID, CreatedAt: it.CreatedAt, UpdatedAt: cmp.Or(it.UpdatedAt, it.CreatedAt),
 		Fulfillments: it.Fulfillments, Cancellation: it.Cancellation}
+	_, o.Livemode = auth.Live(owner)
 	if it.CancelledAt != "" {
 		at := it.CancelledAt
 		o.CancelledAt = &at

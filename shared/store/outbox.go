@@ -80,14 +80,15 @@ func newEventItem(p stampduty.Pending) eventItem {
 		Status: p.Status, Fulfillment: p.Fulfillment, Order: &o, Version: p.Version}
 }
 
-// pending returns the event e stores; one stored without its order is
-// of self, the order of the item that holds it (nil: none may be left out).
-func (e eventItem) pending(self *stampduty.Order) (stampduty.Pending, error) {
+// pending returns the event e stores, of owner's order; one stored without
+// its order is of self, the order of the item that holds it (nil: none may
+// be left out).
+func (e eventItem) pending(owner string, self *stampduty.Order) (stampduty.Pending, error) {
 	var o stampduty.Order
 	switch {
 	case e.Order != nil:
 		var err error
-		if o, err = e.Order.order(); err != nil {
+		if o, err = e.Order.order(owner); err != nil {
 			return stampduty.Pending{}, err
 		}
 	case self != nil && e.Paper != nil:

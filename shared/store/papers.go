@@ -183,7 +183,7 @@ func assemble(order map[string]types.AttributeValue, papers []map[string]types.A
 	// create, or its document, made while every paper was as created.)
 	for _, p := range items {
 		for _, e := range p.Outbox {
-			pe, err := e.pending(&s.Order)
+			pe, err := e.pending(s.Owner, &s.Order)
 			if err != nil {
 				return orders.Stored{}, err
 			}

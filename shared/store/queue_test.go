@@ -62,7 +62,7 @@ func newQueueFixture(t *testing.T) *queueFixture {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f.stored = append(f.stored, orders.Stored{OpsOrder: stampduty.OpsOrder{Order: o, Owner: owner}, Seq: seq, Version: 1})
+		f.stored = append(f.stored, orders.Stored{OpsOrder: stampduty.OpsOrder{Order: o, Owner: owner, Caller: owner}, Seq: seq, Version: 1})
 	}
 	item := storedOrder("legacy")
 	item["doc"], item["at"] = avS("lgcy0000000000000000000a"), avS("2026-11-21T05:00:07.500Z")

@@ -5,13 +5,19 @@ import (
 	"context"
 	"fmt"
 	"slices"
+
+	"stampduty/shared/auth"
 )
 
 // Failing is a webhook an operator should look at (stampctl webhooks
 // failing): one with events still waiting after failed attempts, or one a
 // receiver's 410 disabled.
 type Failing struct {
+	// Owner is the caller's name, the same for its test and live webhooks
+	// (never the test principal's key): Livemode tells which.
 	Owner string `json:"owner"`
+	// Livemode is false for a webhook registered with a test token.
+	Livemode bool `json:"livemode"`
 	// Webhook is the webhook's documentId.
 	Webhook string `json:"webhook"`
 	URL     string `json:"url"`
@@ -85,6 +91,9 @@ func Failures(ctx context.Context, jobs FailingJobs, hooks DisabledHooks, minAtt
 		if len(atts) > 0 {
 			list[i].LastAttempt = &atts[0]
 		}
+	}
+	for i := range list { // read by owner key above; shown by the caller's name
+		list[i].Owner, list[i].Livemode = auth.Live(list[i].Owner)
 	}
 	return list, nil
 }

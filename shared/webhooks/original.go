@@ -10,7 +10,10 @@ import (
 
 // original is the body of the original API's certificate callback, its
 // keys in the original's order (encoding/json writes a struct's fields in
-// their order).
+// their order). It has no livemode: it is a fixed foreign format that its
+// receivers read as they always did, and a webhook is its principal's (a
+// webhook registered with a test token gets test events only), so its
+// receiver knows the mode from the webhook it registered.
 type original struct {
 	URL                string `json:"url"`
 	Name               string `json:"name"`

@@ -96,14 +96,18 @@ type Event struct {
 	ID   string `json:"id"`
 	Type string `json:"type"`
 	// CreatedAt is in stampduty.TimeLayout: when the change happened.
-	CreatedAt string    `json:"createdAt"`
-	Data      EventData `json:"data"`
+	CreatedAt string `json:"createdAt"`
+	// Livemode is false for an event of a test order, true for a live one
+	// (test-mode.md, as Stripe marks its events): the order's own Livemode,
+	// which its owner key decides.
+	Livemode bool      `json:"livemode"`
+	Data     EventData `json:"data"`
 }
 
 // NewEvent returns p as the event receivers get, with order as the JSON of
 // p.Order as its caller sees it (rendered and signed by the sender).
 func NewEvent(p stampduty.Pending, order json.RawMessage) Event {
-	e := Event{ID: p.ID, Type: p.Type, CreatedAt: p.At,
+	e := Event{ID: p.ID, Type: p.Type, CreatedAt: p.At, Livemode: p.Order.Livemode,
 		Data: EventData{Order: order, PreviousStatus: p.PreviousStatus, OrderStatus: p.Status}}
 	if p.Fulfillment != "" {
 		e.Data.Fulfillment = &p.Fulfillment

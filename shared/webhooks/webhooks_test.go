@@ -69,7 +69,7 @@ func TestEventJSON(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := `{"id":"evt_x","type":"order.status_changed","createdAt":"2026-11-21T04:09:00.123Z","data":{"order":{"documentId":"k3"},"previous_status":"Pending","order_status":"Created","fulfillment":null}}`
+		want := `{"id":"evt_x","type":"order.status_changed","createdAt":"2026-11-21T04:09:00.123Z","livemode":false,"data":{"order":{"documentId":"k3"},"previous_status":"Pending","order_status":"Created","fulfillment":null}}`
 		if got := string(b); got != want {
 			t.Errorf("json = %s, want %s", got, want)
 		}

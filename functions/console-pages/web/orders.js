@@ -28,7 +28,7 @@ async function loadQueue(status, test, more = false) {
     $("rows").append(el("tr", {},
       el("td", {}, el("a", { href: "#order/" + o.documentId, text: o.documentId })),
       el("td", { text: new Date(o.createdAt).toLocaleString() }),
-      el("td", { text: o.owner }),
+      el("td", { text: o.owner + (o.livemode ? "" : " (test)") }),
       el("td", { text: sd.state_purpose.purpose_name }),
       el("td", { text: sd.state }),
       el("td", { text: String(o.live_order_fulfillments.length) }),
@@ -60,7 +60,7 @@ function renderOrder(o) {
   current = o;
   const sd = o.stamp_duty;
   $("order-h").textContent = "Order " + o.documentId;
-  const facts = [["Caller", o.owner], ["Created", new Date(o.createdAt).toLocaleString()],
+  const facts = [["Caller", o.owner], ["Mode", o.livemode ? "Live" : "Test"], ["Created", new Date(o.createdAt).toLocaleString()],
     ["Purpose", sd.state_purpose.purpose_name + " (" + sd.state + ")"],
     ["First party", sd.first_party_name], ["Second party", sd.second_party_name],
     ["Paid by", sd.paid_by], ["Amount", "₹" + sd.amount + " × " + sd.quantity + " = ₹" + sd.total_amount],

@@ -10,7 +10,7 @@ async function loadFailing() {
     const a = f.last_attempt;
     const last = a ? (a.status ? "HTTP " + a.status : "No answer") + " at " + when(a.at) + " (attempt " + a.attempt + ")" : "—";
     return el("tr", {},
-      el("th", { scope: "row", text: f.owner }),
+      el("th", { scope: "row", text: f.owner + (f.livemode ? "" : " (test)") }),
       el("td", { text: last }),
       el("td", { text: String(f.waiting) }),
       el("td", { text: when(f.next_attempt_at) }),

@@ -408,6 +408,7 @@ func addOrders(t testing.TB, env *storetest.Env, owner string, n int, papers int
 		if _, err := table.Put(ctx, owner, seq, o); err != nil {
 			t.Fatal(err)
 		}
+		_, o.Livemode = auth.Live(owner) // as the store reads it back
 		out = append(out, o)
 	}
 	return out
