@@ -13,7 +13,8 @@
 // LOCAL_PORT_OFFSET (where it listens), DYNAMODB_ENDPOINT and S3_ENDPOINT
 // (engines to use instead), ARTICLES (another catalogue),
 // LOCAL_SCHEDULE_EVERY (the period of every schedule), LOCAL_DISPATCH_POLLERS
-// (how many webhook pollers run: 1, 2 or 4), AWS_ACCESS_KEY_ID and
+// (how many webhook pollers run: 1, 2 or 4), LOCAL_TEST_STEP_SECONDS (how far
+// apart test orders step), AWS_ACCESS_KEY_ID and
 // AWS_SECRET_ACCESS_KEY (the operator routes' key pair), LOCAL_STARTED_AT
 // (when `make local` started, for the ready line). With -db-only it runs
 // just the database, for `sam local start-api`.

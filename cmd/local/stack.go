@@ -120,7 +120,8 @@ func start(ctx context.Context, o options) (*stack, error) {
 // loadTemplate reads the stack's template with the parameter values the
 // local stack sets from its variables: LOCAL_DISPATCH_POLLERS is
 // DispatchPollers (how many webhook pollers run; the template's default
-// when unset). ConsoleMfa is always OFF: cognito-local cannot enrol a
+// when unset), LOCAL_TEST_STEP_SECONDS is TestStepSeconds (how far apart
+// test orders step). ConsoleMfa is always OFF: cognito-local cannot enrol a
 // TOTP device at sign-in, and the local staff sign in with their
 // password alone.
 func loadTemplate(root string, getenv func(string) string) (*samtemplate.Template, error) {
@@ -129,9 +130,16 @@ func loadTemplate(root string, getenv func(string) string) (*samtemplate.Templat
 	if v != "" {
 		params["DispatchPollers"] = v
 	}
+	step := getenv("LOCAL_TEST_STEP_SECONDS")
+	if step != "" {
+		params["TestStepSeconds"] = step
+	}
 	tmpl, err := samtemplate.LoadWith(filepath.Join(root, "template.yaml"), params)
 	if err != nil && v != "" {
 		return nil, fmt.Errorf("LOCAL_DISPATCH_POLLERS=%q: %w", v, err)
+	}
+	if err != nil && step != "" {
+		return nil, fmt.Errorf("LOCAL_TEST_STEP_SECONDS=%q: %w", step, err)
 	}
 	return tmpl, err
 }

@@ -167,6 +167,7 @@ func TestCreateOrder(t *testing.T) {
 	})
 	t.Run("DynamoDBDown", c.dynamoDBDown)
 	t.Run("IdempotencyKey", c.idempotencyKey)
+	t.Run("TestOrdersScheduleTheirSteps", c.testOrdersScheduleTheirSteps)
 	t.Run("Template", func(t *testing.T) {
 		c.CheckRoutes()
 		c.CheckTemplate(c.Proxy.All())

@@ -9,6 +9,7 @@ import (
 
 	"stampduty/shared/function"
 	"stampduty/shared/orders"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/store"
 )
 
@@ -26,6 +27,9 @@ func wireAt(d function.Deps, now func() time.Time) http.Handler {
 		Keys:     keys,
 		// The order.created event is recorded when the caller listens.
 		Listeners: d.Webhooks(d.Require("WEBHOOKS_TABLE")),
+		// A test order's first step (test-mode.md) is a job in the deliveries table.
+		Steps:     d.Deliveries(d.Require("DELIVERIES_TABLE")),
+		StepEvery: d.Seconds("TEST_STEP_SECONDS", stampduty.DefaultStepEvery),
 		Now:       now,
 	}
 	return (&handler{

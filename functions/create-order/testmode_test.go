@@ -3,12 +3,17 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"stampduty/shared/auth"
+	"stampduty/shared/orders"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/functest"
+	"stampduty/shared/testkit/localdb"
 )
 
 // TestTestAndLiveAreSeparate: an order created with a caller's test token
@@ -63,6 +68,68 @@ func TestTestAndLiveAreSeparate(t *testing.T) {
 			t.Errorf("the test token's key replayed %s, want %s", again, testID)
 		}
 	})
+}
+
+// testOrdersScheduleTheirSteps: an order made with a test token, alone or
+// in a batch, has its first step due TestStepSeconds after its createdAt
+// (test-mode.md, "Test orders fulfil themselves"); a test:stuck test order
+// and every live order, test:cancel included, have none.
+func (c creating) testOrdersScheduleTheirSteps(t *testing.T) {
+	ctx := context.Background()
+	test := auth.TestPrefix + strings.Repeat("S", 43)
+	functest.AddTestToken(t, c.Env, test, "stepper")
+	owner := auth.TestOwner("stepper")
+	jobs := c.Env.DB().Deliveries(c.Env.Table("DeliveriesTable"))
+	headers := map[string]string{"authorization": "Bearer " + test, "content-type": "application/json"}
+
+	one := orderID(t, c.send(headers, body(nil)))
+	stuck := orderID(t, c.send(headers, body(map[string]any{"purchasedBy": stampduty.MagicStuck})))
+	live := orderID(t, c.send(functest.DevHeaders, body(map[string]any{"purchasedBy": stampduty.MagicCancel})))
+	r := c.Invoke(functest.Request("POST", "/api/live-orders/batch", "", headers,
+		`{"data":[`+body(nil)+`,`+body(map[string]any{"purchasedBy": stampduty.MagicStuck})+`]}`))
+	if r.Status != http.StatusOK {
+		t.Fatalf("batch: status %d: %s", r.Status, r.Body)
+	}
+	var batch struct {
+		Data []struct {
+			OrderID string `json:"orderId"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal([]byte(r.Body), &batch); err != nil || len(batch.Data) != 2 {
+		t.Fatalf("batch answer %s (%v)", r.Body, err)
+	}
+	every := 5 * time.Second // the template's default TestStepSeconds
+	for _, tc := range []struct {
+		name, owner, doc string
+		steps            bool
+	}{
+		{"Create", owner, one, true},
+		{"CreateStuck", owner, stuck, false},
+		{"Live", localdb.DevOwner, live, false},
+		{"BatchRow", owner, batch.Data[0].OrderID, true},
+		{"BatchRowStuck", owner, batch.Data[1].OrderID, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			j, ok, err := jobs.Job(ctx, tc.owner, orders.StepsHook, tc.doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok != tc.steps {
+				t.Fatalf("a step job: %v, want %v", ok, tc.steps)
+			}
+			if !ok {
+				return
+			}
+			o, err := functest.Fulfiller(c.Env).Get(ctx, tc.owner, tc.doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			created, _ := time.Parse(stampduty.TimeLayout, o.CreatedAt)
+			if got, want := j.Next, stampduty.FormatTime(created.Add(every)); got != want {
+				t.Errorf("the first step is due at %s, want %s (createdAt %s + %s)", got, want, o.CreatedAt, every)
+			}
+		})
+	}
 }
 
 // TestLivemode: the create's answer and every row of a batch's answer say

@@ -14,6 +14,9 @@ import (
 
 	"stampduty/shared/files"
 	"stampduty/shared/function"
+	"stampduty/shared/orders"
+	"stampduty/shared/specimen"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/webhooks"
 )
 
@@ -36,8 +39,14 @@ func main() { function.Scheduled(wire) }
 func wire(d function.Deps) function.Run {
 	outbox, hooks, jobs := d.Orders(d.Require("ORDERS_TABLE")), d.Webhooks(d.Require("WEBHOOKS_TABLE")), d.Deliveries(d.Require("DELIVERIES_TABLE"))
 	fs, guard := files.Open(d.Env), webhooks.Guard{Local: d.Local(), RuntimeAPI: d.Get("AWS_LAMBDA_RUNTIME_API")}
+	// Test orders step on the due reads (test-mode.md), through the
+	// fulfillment workflow, with SPECIMEN certificates.
+	steps := webhooks.Steps{Every: d.Seconds("TEST_STEP_SECONDS", stampduty.DefaultStepEvery), Stepper: &orders.Fulfiller{
+		Orders: outbox, Files: fs, Listeners: hooks,
+		Specimen: specimen.ForOrder, Now: time.Now}}
 	ps := &webhooks.Pollers{Log: os.Stdout, New: func(webhooks.Poller) *webhooks.Dispatcher {
-		return &webhooks.Dispatcher{Outbox: outbox, Hooks: hooks, Jobs: jobs, Files: fs, Deliverer: webhooks.Deliverer{Guard: guard}, Log: os.Stdout}
+		return &webhooks.Dispatcher{Outbox: outbox, Hooks: hooks, Jobs: jobs, Files: fs, Deliverer: webhooks.Deliverer{Guard: guard},
+			Steps: steps, Log: os.Stdout}
 	}}
 	return func(ctx context.Context, payload json.RawMessage) error { return ps.Run(ctx, payload, Poll, Margin) }
 }

@@ -77,6 +77,14 @@ func TestDispatch(t *testing.T) {
 		}
 	}
 
+	// A test order whose first step is due: the run makes it (its
+	// steps are TestTestOrdersFulfilThemselves's).
+	tester := stampduty.TestOwnerOf("papers-owner")
+	selfMoving := functest.AddOrders(t, env, tester, 1)[0]
+	if err := db.Deliveries(env.Table("DeliveriesTable")).Schedule(ctx, tester, selfMoving.DocumentID, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+
 	// One run that polls for about two seconds.
 	runCtx, cancel := context.WithTimeout(ctx, Margin+2*time.Second)
 	defer cancel()
@@ -183,6 +191,15 @@ func TestDispatch(t *testing.T) {
 				t.Errorf("event %d: to %v, papers %s %s %s; want paper 2 %s, the others Pending", i, ev.Data.OrderStatus,
 					order.Fulfillments[0].Status, order.Fulfillments[1].Status, order.Fulfillments[2].Status, want)
 			}
+		}
+	})
+	t.Run("TestOrderStepped", func(t *testing.T) {
+		o, err := f.Get(ctx, tester, selfMoving.DocumentID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := o.Fulfillments[0].Status, stampduty.StatusCreated; got != want {
+			t.Errorf("the test order's paper is %s, want %s", got, want)
 		}
 	})
 	t.Run("OutboxesEmptied", func(t *testing.T) {

@@ -35,22 +35,15 @@ const TestPrefix = Prefix + "test_"
 // unpadded base64url.
 const randomLen = 43
 
-// testSuffix ends the owner key of a caller's test principal. '~' is in no
-// owner name (ValidOwner), so a test key is never a live owner's key.
-const testSuffix = "~test"
-
 // TestOwner returns the owner key of the test principal of the caller owner:
 // what a test token of owner authenticates as. Every table and index keyed by
 // owner (orders and their counter, idempotency keys, webhooks, deliveries) so
 // keeps test data apart from live data with no change to the store.
-func TestOwner(owner string) string { return owner + testSuffix }
+func TestOwner(owner string) string { return stampduty.TestOwnerOf(owner) }
 
 // Live returns the caller's name of an owner key, and whether the key is the
 // caller's live principal (false for TestOwner(owner)).
-func Live(ownerKey string) (owner string, live bool) {
-	owner, test := strings.CutSuffix(ownerKey, testSuffix)
-	return owner, !test
-}
+func Live(ownerKey string) (owner string, live bool) { return stampduty.CallerOf(ownerKey) }
 
 // Token is a stored token: the hash of the secret, its owner and its state.
 type Token struct {

@@ -5,7 +5,9 @@ package config
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // Env reads environment variables through a lookup function (os.Getenv in
@@ -33,6 +35,22 @@ func (e *Env) Require(name string) string {
 		e.missing = append(e.missing, name)
 	}
 	return v
+}
+
+// Seconds returns the variable's value, a whole number of seconds from 1
+// to 3600, as a duration: def when it is unset; an unusable value is
+// recorded (Fail).
+func (e *Env) Seconds(name string, def time.Duration) time.Duration {
+	v := e.getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > 3600 {
+		e.Fail(fmt.Errorf("%s=%q is not a whole number of seconds from 1 to 3600", name, v))
+		return def
+	}
+	return time.Duration(n) * time.Second
 }
 
 // LocalSignal is the variable that says a function runs in a local Lambda

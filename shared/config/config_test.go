@@ -3,6 +3,7 @@ package config
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestEndpoint: a local engine's address is used only in a local Lambda
@@ -37,6 +38,38 @@ func TestEndpoint(t *testing.T) {
 			}
 			if got, want := e.Local(), tc.signal == "true"; got != want {
 				t.Errorf("Local = %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+// TestSeconds: a whole number of seconds from 1 to 3600, the default when
+// unset, and anything else a failed init naming the variable.
+func TestSeconds(t *testing.T) {
+	cases := map[string]struct {
+		value string
+		want  time.Duration
+		fails bool
+	}{
+		"Unset":    {want: 5 * time.Second},
+		"Two":      {value: "2", want: 2 * time.Second},
+		"Hour":     {value: "3600", want: time.Hour},
+		"Zero":     {value: "0", want: 5 * time.Second, fails: true},
+		"TooLong":  {value: "3601", want: 5 * time.Second, fails: true},
+		"GoString": {value: "5s", want: 5 * time.Second, fails: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			e := New(func(k string) string { return map[string]string{"EVERY": tc.value}[k] })
+			if got, want := e.Seconds("EVERY", 5*time.Second), tc.want; got != want {
+				t.Errorf("Seconds = %v, want %v", got, want)
+			}
+			err := e.Err()
+			if got := err != nil; got != tc.fails {
+				t.Fatalf("Err = %v, want failing %v", err, tc.fails)
+			}
+			if err != nil && !strings.Contains(err.Error(), "EVERY") {
+				t.Errorf("Err = %q, want it to name EVERY", err)
 			}
 		})
 	}

@@ -308,6 +308,10 @@ func (b *Batcher) put(ctx context.Context, owner string, r *row, listens bool) {
 		}
 		events = append(events, p)
 	}
+	if err := schedule(ctx, b.Creator.Steps, b.Creator.StepEvery, owner, o); err != nil {
+		r.res.Err, r.done = err, true
+		return
+	}
 	if _, err := b.Orders.Put(ctx, owner, r.seq, o, events...); err != nil {
 		r.res.Err, r.done = err, true
 		return

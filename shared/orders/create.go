@@ -31,6 +31,11 @@ type Creator struct {
 	// Listeners decides whether the order.created event is recorded; nil
 	// records it always.
 	Listeners Listeners
+	// Steps keeps the steps of test orders (test-mode.md): a test order's
+	// first is scheduled StepEvery after its creation, before the order is
+	// stored. Nil: test orders do not step.
+	Steps     Steps
+	StepEvery time.Duration
 	// Now is the clock; time.Now unless a test sets another.
 	Now func() time.Time
 }
@@ -147,6 +152,11 @@ func (c *Creator) store(ctx context.Context, owner string, order stampduty.Order
 			return "", stampduty.Internal(err)
 		}
 		events = append(events, p)
+	}
+	// The step first: an order stored without it would never step, while a
+	// step whose order was not stored finds nothing and ends.
+	if err := schedule(ctx, c.Steps, c.StepEvery, owner, order); err != nil {
+		return "", err
 	}
 	if _, err := c.Orders.Put(ctx, owner, seq, order, events...); err != nil {
 		return "", err

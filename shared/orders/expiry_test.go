@@ -14,6 +14,7 @@ import (
 	"stampduty/shared/auth"
 	"stampduty/shared/files"
 	"stampduty/shared/orders"
+	"stampduty/shared/specimen"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/samtemplate"
@@ -100,37 +101,51 @@ func TestTestOrderFilesExpire(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			// The paper moved to Procured in the store (how it gets there
-			// is not this test's: a test order moves itself), then its
-			// certificate, from a body, then from a staged upload.
+			// The certificate: a test order's is its SPECIMEN, attached by
+			// its steps (an operator's is refused); a live order's paper is
+			// moved to Procured in the store, then given its certificate
+			// from a body, then from a staged upload.
 			s, err := w.orders.ByDocument(ctx, o.DocumentID)
 			if err != nil {
 				t.Fatal(err)
 			}
-			next := s.Order
-			at := stampduty.FormatTime(time.Now())
-			for _, c := range []stampduty.Change{
-				{Status: stampduty.StatusCreated, UniqueDocRef: "REF-1"},
-				{Status: stampduty.StatusProcured, CertificateNumber: "IN-KA93689528000869Y"},
-			} {
-				if next.Fulfillments[0], _, err = next.Fulfillments[0].Apply(c, at, "test"); err != nil {
+			if tc.test {
+				if _, err := f.AttachCertificate(ctx, o.DocumentID, ff, body); stampduty.ErrorCode(err) != stampduty.ECONFLICT {
+					t.Errorf("an operator's certificate on a test order: %v, want a conflict", err)
+				}
+				stepper := *f
+				stepper.Specimen = specimen.ForOrder
+				for more := true; more; {
+					if more, err = stepper.Step(ctx, tc.owner, o.DocumentID); err != nil {
+						t.Fatal(err)
+					}
+				}
+			} else {
+				next := s.Order
+				at := stampduty.FormatTime(time.Now())
+				for _, c := range []stampduty.Change{
+					{Status: stampduty.StatusCreated, UniqueDocRef: "REF-1"},
+					{Status: stampduty.StatusProcured, CertificateNumber: "IN-KA93689528000869Y"},
+				} {
+					if next.Fulfillments[0], _, err = next.Fulfillments[0].Apply(c, at, "test"); err != nil {
+						t.Fatal(err)
+					}
+				}
+				next.UpdatedAt = at
+				if err := w.orders.Replace(ctx, s, next); err != nil {
 					t.Fatal(err)
 				}
-			}
-			next.UpdatedAt = at
-			if err := w.orders.Replace(ctx, s, next); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := f.AttachCertificate(ctx, o.DocumentID, ff, body); err != nil {
-				t.Fatal(err)
-			}
-			cu, err := f.NewCertificateUpload(ctx, o.DocumentID, ff, declared)
-			if err != nil {
-				t.Fatal(err)
-			}
-			putStaged(t, cu, pdf)
-			if _, err := f.AttachStagedCertificate(ctx, o.DocumentID, ff, cu.ID); err != nil {
-				t.Fatal(err)
+				if _, err := f.AttachCertificate(ctx, o.DocumentID, ff, body); err != nil {
+					t.Fatal(err)
+				}
+				cu, err := f.NewCertificateUpload(ctx, o.DocumentID, ff, declared)
+				if err != nil {
+					t.Fatal(err)
+				}
+				putStaged(t, cu, pdf)
+				if _, err := f.AttachStagedCertificate(ctx, o.DocumentID, ff, cu.ID); err != nil {
+					t.Fatal(err)
+				}
 			}
 
 			// The order points at the keys FileKey names.
@@ -145,7 +160,11 @@ func TestTestOrderFilesExpire(t *testing.T) {
 			if got, want := s.StampDuty.UploadedDocument.Key, orders.FileKey(tc.owner, stampduty.Document, o.DocumentID, doc.DocumentID); got != want {
 				t.Errorf("document key %s, want %s", got, want)
 			}
-			if got, want := cert.Key, orders.FileKey(tc.owner, stampduty.Certificate, o.DocumentID, cert.DocumentID); got != want {
+			wantCert := orders.FileKey(tc.owner, stampduty.Certificate, o.DocumentID, cert.DocumentID)
+			if tc.test {
+				wantCert = orders.SpecimenKey(tc.owner, o.DocumentID, ff)
+			}
+			if got, want := cert.Key, wantCert; got != want {
 				t.Errorf("certificate key %s, want %s", got, want)
 			}
 

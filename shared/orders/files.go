@@ -176,6 +176,9 @@ func (f *Fulfiller) takes(ctx context.Context, t target, p put) (Stored, error) 
 	if err != nil {
 		return Stored{}, err
 	}
+	if t.kind == stampduty.Certificate && stampduty.IsTestOwner(s.Owner) {
+		return Stored{}, stampduty.ErrTestOrderMoves(t.doc)
+	}
 	if _, _, err := p(s.Order, &stampduty.File{}, ""); err != nil {
 		if s, err = f.Orders.Reread(ctx, s); err != nil {
 			return Stored{}, err

@@ -100,7 +100,10 @@ type Fulfiller struct {
 	// Listeners decides whether a change's event is recorded; nil records
 	// every one.
 	Listeners Listeners
-	Now       func() time.Time
+	// Specimen makes a test order's SPECIMEN certificates (Step); only
+	// the function that steps test orders has one.
+	Specimen Specimen
+	Now      func() time.Time
 }
 
 func (f *Fulfiller) now() time.Time {
@@ -268,14 +271,26 @@ func (f *Fulfiller) updateWith(ctx context.Context, s Stored, ch change, tl tell
 
 // Advance applies an operator's change to fulfillment ffDoc of order doc
 // (stampduty.Fulfillment.Apply), by the operator by, and returns the order after
-// it.
+// it. A test order's papers move themselves (Step): an operator's change of
+// one is ECONFLICT, and nothing is written.
 func (f *Fulfiller) Advance(ctx context.Context, doc, ffDoc string, c stampduty.Change, by string) (stampduty.OpsOrder, error) {
-	at := stampduty.FormatTime(f.now())
 	s, err := f.find(ctx, "", doc)
 	if err != nil {
 		return stampduty.OpsOrder{}, err
 	}
-	s, err = f.update(ctx, s, func(o stampduty.Order) (stampduty.Order, bool, error) {
+	if stampduty.IsTestOwner(s.Owner) {
+		return stampduty.OpsOrder{}, stampduty.ErrTestOrderMoves(doc)
+	}
+	if s, err = f.advance(ctx, s, ffDoc, c, by); err != nil {
+		return stampduty.OpsOrder{}, err
+	}
+	return s.OpsOrder, f.Files.Sign(ctx, &s.Order)
+}
+
+// advance applies change c to fulfillment ffDoc of s's order, by by.
+func (f *Fulfiller) advance(ctx context.Context, s Stored, ffDoc string, c stampduty.Change, by string) (Stored, error) {
+	at := stampduty.FormatTime(f.now())
+	return f.update(ctx, s, func(o stampduty.Order) (stampduty.Order, bool, error) {
 		i := o.Fulfillment(ffDoc)
 		if i < 0 {
 			return o, false, stampduty.Errorf(stampduty.ENOTFOUND, "Fulfillment with the documentId: %s cannot be found.", ffDoc)
@@ -292,10 +307,6 @@ func (f *Fulfiller) Advance(ctx context.Context, doc, ffDoc string, c stampduty.
 		}
 		return withFulfillment(o, i, next, at), true, nil
 	}, statusChanged(ffDoc))
-	if err != nil {
-		return stampduty.OpsOrder{}, err
-	}
-	return s.OpsOrder, f.Files.Sign(ctx, &s.Order)
 }
 
 // statusChanged tells an order.status_changed when fulfillment ffDoc moved

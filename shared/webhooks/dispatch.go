@@ -77,6 +77,9 @@ type Dispatcher struct {
 	// Poller is which of the pollers this run is; the zero value is the
 	// only one. It reads only its part of the outboxes and due jobs.
 	Poller Poller
+	// Steps makes the steps of test orders that come due with the jobs;
+	// a Dispatcher without a Stepper leaves them.
+	Steps Steps
 	// Idle is how often Run reads the due jobs while there are none (the
 	// last read found none, and no job the run wrote is coming due); 0
 	// means DefaultIdle.

@@ -360,3 +360,21 @@ func (s *Jobs) Attempts(_ context.Context, owner, webhook string, limit int) ([]
 	}
 	return as, nil
 }
+
+// Stepped stores a step job after its step, unleased, unless it is done.
+func (s *Jobs) Stepped(_ context.Context, j webhooks.Job) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	o := s.find(j.Owner, j.Webhook, j.ID)
+	if o == nil {
+		return fmt.Errorf("store the step job of %s: no such job", j.ID)
+	}
+	if o.Done != webhooks.JobDue {
+		return nil
+	}
+	if j.Next == "" && j.Done == webhooks.JobDue {
+		return fmt.Errorf("store the step job of %s: neither due nor done", j.ID)
+	}
+	o.Job, o.leased = j, time.Time{}
+	return nil
+}

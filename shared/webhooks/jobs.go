@@ -138,6 +138,9 @@ type Jobs interface {
 	Attempted(ctx context.Context, done ...AttemptDone) error
 	// Stop marks every job of owner's webhook doc that is not done JobDisabled.
 	Stop(ctx context.Context, owner, doc string) error
+	// Stepped stores a test order's step job j after a step, releasing
+	// its lease: due at j.Next with j.N, or j.Done when j.Next is "".
+	Stepped(ctx context.Context, j Job) error
 }
 
 // parseTime reads a time in stampduty.TimeLayout.
