@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"stampduty/shared/auth"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/store"
 	"stampduty/shared/testkit"
 	"stampduty/shared/testkit/localdb"
@@ -66,7 +67,7 @@ func (f *tokensFixture) createTestTokenIsTheTestPrincipal(t *testing.T) {
 		t.Fatalf("stored %+v, %v; want a test token of alice", stored, err)
 	}
 	owner, err := auth.NewAuthenticator(f.tokens, localdb.Hasher(), auth.CacheTTL).Owner(f.ctx, "Bearer "+secret)
-	if got, want := owner, auth.TestOwner("alice"); err != nil || got != want {
+	if got, want := owner, stampduty.TestOwnerOf("alice"); err != nil || got != want {
 		t.Errorf("Owner = %q, %v; want %q", got, err, want)
 	}
 	list := f.mustRun(t, "", "token", "list").stdout

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"stampduty/shared/auth"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/webhooks"
 )
@@ -134,7 +133,7 @@ func TestWebhooksFailingNamesTheCaller(t *testing.T) {
 	h.vars["WEBHOOKS_TABLE"], h.vars["DELIVERIES_TABLE"] = h.env.Table("WebhooksTable"), h.env.Table("DeliveriesTable")
 	hooks, del := h.db.Webhooks(h.vars["WEBHOOKS_TABLE"]), h.db.Deliveries(h.vars["DELIVERIES_TABLE"])
 	ctx := context.Background()
-	owner := auth.TestOwner("dana")
+	owner := stampduty.TestOwnerOf("dana")
 	w := webhooks.Webhook{ID: 1, DocumentID: "wdana1", URL: "https://dana.example.com/hooks", Events: []string{stampduty.EventOrderCreated},
 		Enabled: true, CreatedAt: "2026-11-23T09:00:00.000Z", Secret: webhooks.NewSecret()}
 	if err := hooks.SaveWebhooks(ctx, owner, webhooks.Set{Live: []webhooks.Webhook{w}}, 0); err != nil {

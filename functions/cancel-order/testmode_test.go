@@ -9,6 +9,7 @@ import (
 
 	"stampduty/shared/auth"
 	"stampduty/shared/orders"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/functest"
 )
 
@@ -25,7 +26,7 @@ func TestTestAndLiveAreSeparate(t *testing.T) {
 	functest.AddToken(t, s.Env, live, "acme")
 	functest.AddTestToken(t, s.Env, test, "acme")
 	liveOrder := functest.AddOrders(t, s.Env, "acme", 1)[0].DocumentID
-	testOrder := functest.AddOrders(t, s.Env, auth.TestOwner("acme"), 1)[0].DocumentID
+	testOrder := functest.AddOrders(t, s.Env, stampduty.TestOwnerOf("acme"), 1)[0].DocumentID
 	table := s.Env.DB().Orders(s.Env.Table("OrdersTable"))
 	read := func(t *testing.T, doc string) orders.Stored {
 		t.Helper()

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"stampduty/shared/auth"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/localdb"
 )
@@ -37,7 +38,7 @@ func TestIssueTestTokens(t *testing.T) {
 			t.Fatalf("issued mode %q, token %.9s…; want mode test and a test token (%s…)", got.Mode, got.Token, auth.TestPrefix)
 		}
 		owner, err := authn.Owner(context.Background(), "Bearer "+got.Token)
-		if want := auth.TestOwner("acme-t"); err != nil || owner != want {
+		if want := stampduty.TestOwnerOf("acme-t"); err != nil || owner != want {
 			t.Errorf("the test token authenticates as %q, %v; want the test principal %q", owner, err, want)
 		}
 		modes[got.ID] = "test"

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"stampduty/shared/auth"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/functest"
 )
 
@@ -17,7 +17,7 @@ import (
 func TestConsoleShowsTheCallerAndTheMode(t *testing.T) {
 	s := functest.New(t, "ConsoleFunction", wire)
 	live := functest.AddOrders(t, s.Env, "acme", 1)[0]
-	test := functest.AddOrders(t, s.Env, auth.TestOwner("acme"), 1)[0]
+	test := functest.AddOrders(t, s.Env, stampduty.TestOwnerOf("acme"), 1)[0]
 	operator := functest.StaffClaims("operator@console.local", "operator")
 	for _, tc := range []struct {
 		name, doc string

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"testing"
 
-	"stampduty/shared/auth"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/localdb"
@@ -18,7 +17,7 @@ import (
 func TestConsoleTestOrders(t *testing.T) {
 	s := functest.New(t, "ConsoleFunction", wire)
 	lives := functest.AddOrders(t, s.Env, localdb.DevOwner, 2)
-	tests := functest.AddOrders(t, s.Env, auth.TestOwner("acme"), 3)
+	tests := functest.AddOrders(t, s.Env, stampduty.TestOwnerOf("acme"), 3)
 	operator := functest.StaffClaims("operator@console.local", "operator")
 	get := func(path, query string) functest.Response {
 		t.Helper()

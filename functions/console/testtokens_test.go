@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"stampduty/shared/auth"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/localdb"
 	"stampduty/shared/testkit/samtemplate"
@@ -18,7 +18,7 @@ import (
 // token on operator paths.
 func TestCallerTokensRefused(t *testing.T) {
 	s := functest.New(t, "ConsoleFunction", wire)
-	o := functest.AddOrders(t, s.Env, auth.TestOwner(localdb.DevOwner), 1)[0]
+	o := functest.AddOrders(t, s.Env, stampduty.TestOwnerOf(localdb.DevOwner), 1)[0]
 	s.CheckCallerTokensRefused(t, localdb.DevOwner, 401,
 		map[string]string{"{documentId}": o.DocumentID, "{fulfillmentDocumentId}": o.Fulfillments[0].DocumentID},
 		func(r samtemplate.Route) string {

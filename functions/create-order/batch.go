@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 
-	"stampduty/shared/auth"
 	"stampduty/shared/function"
 	"stampduty/shared/jsonobj"
 	"stampduty/shared/orders"
@@ -100,7 +99,7 @@ func (h *handler) createBatch(r *http.Request, owner string) (any, error) {
 			return nil, err
 		}
 	}
-	_, live := auth.Live(owner)
+	_, live := stampduty.CallerOf(owner)
 	resp := batchResponse{Data: make([]any, len(results)), Meta: batchMeta{DryRun: dryRun, Livemode: live}}
 	for i, res := range results {
 		if res.Err != nil {

@@ -51,7 +51,7 @@ func (h *handler) routes() http.Handler {
 	return function.Routes(
 		function.Path{Method: http.MethodPost, Pattern: "/api/live-orders", Serve: function.AsCaller(h.auth, func(r *http.Request, owner string) (any, error) {
 			id, err := h.create(r, owner)
-			_, live := auth.Live(owner)
+			_, live := stampduty.CallerOf(owner)
 			return createResponse{Message: "Successfully created the order!", OrderID: id, Livemode: live}, err
 		})},
 		function.Path{Method: http.MethodPost, Pattern: "/api/live-orders/batch", Serve: function.AsCaller(h.auth, h.createBatch)},

@@ -40,7 +40,7 @@ func TestTestAndLiveAreSeparate(t *testing.T) {
 	b := body(nil)
 	testID := orderID(t, c.keyed("key-both", b, test))
 	t.Run("CountedOnlyForTheTestPrincipal", func(t *testing.T) {
-		if got, want := count(t, auth.TestOwner("acme")), 1; got != want {
+		if got, want := count(t, stampduty.TestOwnerOf("acme")), 1; got != want {
 			t.Errorf("test principal: %d orders, want %d", got, want)
 		}
 		if got, want := count(t, "acme"), 0; got != want {
@@ -78,7 +78,7 @@ func (c creating) testOrdersScheduleTheirSteps(t *testing.T) {
 	ctx := context.Background()
 	test := auth.TestPrefix + strings.Repeat("S", 43)
 	functest.AddTestToken(t, c.Env, test, "stepper")
-	owner := auth.TestOwner("stepper")
+	owner := stampduty.TestOwnerOf("stepper")
 	jobs := c.Env.DB().Deliveries(c.Env.Table("DeliveriesTable"))
 	headers := map[string]string{"authorization": "Bearer " + test, "content-type": "application/json"}
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"stampduty/shared/auth"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/functest"
 )
 
@@ -19,7 +20,7 @@ func TestTestAndLiveAreSeparate(t *testing.T) {
 	functest.AddToken(t, s.Env, live, "acme")
 	functest.AddTestToken(t, s.Env, test, "acme")
 	liveOrder := functest.AddOrders(t, s.Env, "acme", 1)[0]
-	testOrder := functest.AddOrders(t, s.Env, auth.TestOwner("acme"), 1)[0]
+	testOrder := functest.AddOrders(t, s.Env, stampduty.TestOwnerOf("acme"), 1)[0]
 	get := func(secret, doc string) int {
 		return s.Invoke(functest.Request("GET", "/api/live-orders/"+doc, "", map[string]string{"authorization": "Bearer " + secret}, "")).Status
 	}
@@ -50,7 +51,7 @@ func TestLivemode(t *testing.T) {
 	functest.AddToken(t, s.Env, live, "acme")
 	functest.AddTestToken(t, s.Env, test, "acme")
 	liveOrder := functest.AddOrders(t, s.Env, "acme", 1)[0]
-	testOrder := functest.AddOrders(t, s.Env, auth.TestOwner("acme"), 1)[0]
+	testOrder := functest.AddOrders(t, s.Env, stampduty.TestOwnerOf("acme"), 1)[0]
 	for _, tc := range []struct {
 		name, secret, doc string
 		want              bool
@@ -82,7 +83,7 @@ func TestModeParameter(t *testing.T) {
 	functest.AddToken(t, s.Env, live, "acme")
 	functest.AddTestToken(t, s.Env, test, "acme")
 	liveOrder := functest.AddOrders(t, s.Env, "acme", 1)[0]
-	testOrder := functest.AddOrders(t, s.Env, auth.TestOwner("acme"), 1)[0]
+	testOrder := functest.AddOrders(t, s.Env, stampduty.TestOwnerOf("acme"), 1)[0]
 	get := func(secret, doc, query string) functest.Response {
 		return s.Invoke(functest.Request("GET", "/api/live-orders/"+doc, query, map[string]string{"authorization": "Bearer " + secret}, ""))
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"stampduty/shared/auth"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/functest"
 )
 
@@ -19,7 +20,7 @@ func TestTestAndLiveAreSeparate(t *testing.T) {
 	functest.AddToken(t, l.Env, live, "acme")
 	functest.AddTestToken(t, l.Env, test, "acme")
 	addOrders(t, l.Stack, "acme", 4)
-	addOrders(t, l.Stack, auth.TestOwner("acme"), 2)
+	addOrders(t, l.Stack, stampduty.TestOwnerOf("acme"), 2)
 
 	docs := func(t *testing.T, secret string) (map[string]bool, int) {
 		t.Helper()
@@ -61,7 +62,7 @@ func TestLivemode(t *testing.T) {
 	functest.AddToken(t, l.Env, live, "acme")
 	functest.AddTestToken(t, l.Env, test, "acme")
 	addOrders(t, l.Stack, "acme", 3)
-	addOrders(t, l.Stack, auth.TestOwner("acme"), 3)
+	addOrders(t, l.Stack, stampduty.TestOwnerOf("acme"), 3)
 	for _, query := range []string{"", "page=2&pageSize=2", "pagination[page]=1&pagination[pageSize]=1", "fields[0]=createdAt",
 		"fields=updatedAt,cancelledAt", "fields=livemode", "populate=*", "filters[documentId][$in][0]=x"} {
 		for _, tok := range []struct {
@@ -94,7 +95,7 @@ func TestModeParameter(t *testing.T) {
 	functest.AddToken(t, l.Env, live, "acme")
 	functest.AddTestToken(t, l.Env, test, "acme")
 	addOrders(t, l.Stack, "acme", 2)
-	addOrders(t, l.Stack, auth.TestOwner("acme"), 1)
+	addOrders(t, l.Stack, stampduty.TestOwnerOf("acme"), 1)
 	list := func(secret, query string) functest.Response {
 		return l.list(map[string]string{"authorization": "Bearer " + secret}, query)
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"stampduty/shared/auth"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/functest"
 )
 
@@ -16,7 +16,7 @@ import (
 func TestOperatorsSeeTheCallerAndTheMode(t *testing.T) {
 	s := operating{Stack: functest.New(t, "OpsFunction", wire)}
 	live := functest.AddOrders(t, s.Env, "acme", 1)[0]
-	test := functest.AddOrders(t, s.Env, auth.TestOwner("acme"), 1)[0]
+	test := functest.AddOrders(t, s.Env, stampduty.TestOwnerOf("acme"), 1)[0]
 	for _, tc := range []struct {
 		name, doc string
 		livemode  bool

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"testing"
 
-	"stampduty/shared/auth"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/localdb"
@@ -19,7 +18,7 @@ import (
 func TestTestOrdersKeptOutOfTheQueue(t *testing.T) {
 	s := operating{Stack: functest.New(t, "OpsFunction", wire)}
 	lives := functest.AddOrders(t, s.Env, localdb.DevOwner, 2)
-	tests := functest.AddOrders(t, s.Env, auth.TestOwner("acme"), 3)
+	tests := functest.AddOrders(t, s.Env, stampduty.TestOwnerOf("acme"), 3)
 	docsOf := func(os []stampduty.Order) []string {
 		var d []string
 		for _, o := range os {

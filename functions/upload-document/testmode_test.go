@@ -10,6 +10,7 @@ import (
 
 	"stampduty/shared/auth"
 	"stampduty/shared/function/fulfillment"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/storetest"
 )
@@ -28,7 +29,7 @@ func TestTestAndLiveAreSeparate(t *testing.T) {
 	functest.AddToken(t, s.Env, live, "acme")
 	functest.AddTestToken(t, s.Env, test, "acme")
 	liveOrder := functest.AddOrders(t, s.Env, "acme", 1)[0].DocumentID
-	testOrder := functest.AddOrders(t, s.Env, auth.TestOwner("acme"), 1)[0].DocumentID
+	testOrder := functest.AddOrders(t, s.Env, stampduty.TestOwnerOf("acme"), 1)[0].DocumentID
 	ords := s.Env.DB().Orders(s.Env.Table("OrdersTable"))
 	read := func(doc string) any {
 		o, err := ords.ByDocument(ctx, doc)

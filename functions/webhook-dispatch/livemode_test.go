@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"stampduty/shared/auth"
 	"stampduty/shared/stampduty"
 )
 
@@ -22,7 +21,7 @@ func TestEventsSayTheirMode(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
 	const caller = "acme"
-	testOwner := auth.TestOwner(caller)
+	testOwner := stampduty.TestOwnerOf(caller)
 	types := []string{stampduty.EventOrderCreated, stampduty.EventOrderDocumentUploaded}
 	w.register(caller, "/live", types...)
 	w.register(testOwner, "/test", types...)

@@ -44,7 +44,7 @@ func TestTestAndLiveAreSeparate(t *testing.T) {
 		}
 		return event{owner, hook, id}
 	}
-	liveEvent, testEvent := newEvent("acme", liveHook), newEvent(auth.TestOwner("acme"), testHook)
+	liveEvent, testEvent := newEvent("acme", liveHook), newEvent(stampduty.TestOwnerOf("acme"), testHook)
 	job := func(e event) webhooks.Job {
 		j, ok, err := jobs.Job(ctx, e.owner, e.hook, e.id)
 		if !ok || err != nil {

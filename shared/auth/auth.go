@@ -28,22 +28,12 @@ const Prefix = "sdt_"
 
 // TestPrefix starts every test token (test-mode.md, "Test tokens"): a test
 // token is a token like any other, marked in its record, whose caller is the
-// caller's test principal (TestOwner).
+// caller's test principal (stampduty.TestOwnerOf).
 const TestPrefix = Prefix + "test_"
 
 // randomLen is the length of a token's random part: 32 random bytes in
 // unpadded base64url.
 const randomLen = 43
-
-// TestOwner returns the owner key of the test principal of the caller owner:
-// what a test token of owner authenticates as. Every table and index keyed by
-// owner (orders and their counter, idempotency keys, webhooks, deliveries) so
-// keeps test data apart from live data with no change to the store.
-func TestOwner(owner string) string { return stampduty.TestOwnerOf(owner) }
-
-// Live returns the caller's name of an owner key, and whether the key is the
-// caller's live principal (false for TestOwner(owner)).
-func Live(ownerKey string) (owner string, live bool) { return stampduty.CallerOf(ownerKey) }
 
 // Token is a stored token: the hash of the secret, its owner and its state.
 type Token struct {
@@ -56,7 +46,7 @@ type Token struct {
 	// RevokedAt is zero while the token is valid.
 	RevokedAt time.Time
 	// Test marks a test token (TestPrefix): it authenticates as
-	// TestOwner(Owner), never as Owner.
+	// stampduty.TestOwnerOf(Owner), never as Owner.
 	Test bool
 }
 
@@ -244,7 +234,7 @@ func NewAuthenticator(store Store, hasher *Hasher, ttl time.Duration) *Authentic
 }
 
 // Owner returns the owner key of the bearer token in header: the token's
-// owner for a live token, TestOwner(owner) for a test token. It fails with
+// owner for a live token, stampduty.TestOwnerOf(owner) for a test token. It fails with
 // EFORBIDDEN when there is no bearer token, and EUNAUTHORIZED when the token
 // is malformed, unknown or revoked.
 func (a *Authenticator) Owner(ctx context.Context, header string) (string, error) {
@@ -277,7 +267,7 @@ func (a *Authenticator) Owner(ctx context.Context, header string) (string, error
 			// A record and a token that disagree on the mode: trust neither.
 			c = cached{}
 		case t.Test:
-			c = cached{owner: TestOwner(t.Owner)}
+			c = cached{owner: stampduty.TestOwnerOf(t.Owner)}
 		default:
 			c = cached{owner: t.Owner}
 		}

@@ -116,26 +116,26 @@ func TestTestOwner(t *testing.T) {
 		live       bool
 	}{
 		{"acme", "acme", true},
-		{TestOwner("acme"), "acme", false},
+		{stampduty.TestOwnerOf("acme"), "acme", false},
 		{"acme~test", "acme", false},
 		{"a.b-c_d", "a.b-c_d", true},
-		{TestOwner("a.b-c_d"), "a.b-c_d", false},
+		{stampduty.TestOwnerOf("a.b-c_d"), "a.b-c_d", false},
 		{"test", "test", true},
 		{"acme-test", "acme-test", true},
 	} {
-		owner, live := Live(tc.key)
+		owner, live := stampduty.CallerOf(tc.key)
 		if owner != tc.owner || live != tc.live {
-			t.Errorf("Live(%q) = %q, %v; want %q, %v", tc.key, owner, live, tc.owner, tc.live)
+			t.Errorf("stampduty.CallerOf(%q) = %q, %v; want %q, %v", tc.key, owner, live, tc.owner, tc.live)
 		}
 	}
 	t.Run("NoOwnerIsATestKey", func(t *testing.T) {
 		for _, owner := range []string{"acme", "acme-test", "test", "x"} {
-			key := TestOwner(owner)
+			key := stampduty.TestOwnerOf(owner)
 			if ValidOwner(key) {
 				t.Errorf("ValidOwner(%q) = true: a live caller could hold a test principal's key", key)
 			}
 			if key == owner {
-				t.Errorf("TestOwner(%q) is the live key", owner)
+				t.Errorf("stampduty.TestOwnerOf(%q) is the live key", owner)
 			}
 		}
 	})
@@ -243,10 +243,10 @@ func TestAuthenticator(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := owner, TestOwner("alice"); got != want {
+		if got, want := owner, stampduty.TestOwnerOf("alice"); got != want {
 			t.Errorf("Owner(test token) = %q, want %q", got, want)
 		}
-		if owner, live := Live(owner); owner != "alice" || live {
+		if owner, live := stampduty.CallerOf(owner); owner != "alice" || live {
 			t.Errorf("Live = %q, %v; want alice, false", owner, live)
 		}
 	})

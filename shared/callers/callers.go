@@ -50,7 +50,7 @@ type Admin struct {
 // Recorded false for a caller from before records), how many of its tokens
 // are active and revoked, and how many orders it has: its live orders
 // only, as every live figure counts (test-mode.md); its test orders are
-// numbered under its test principal's key (auth.TestOwner), which the list
+// numbered under its test principal's key (stampduty.TestOwnerOf), which the list
 // does not read.
 type Summary struct {
 	auth.Caller
@@ -157,7 +157,7 @@ func (a *Admin) Create(ctx context.Context, by, owner string) (auth.Caller, erro
 // Issue issues a new token for the caller owner, as by, and returns the
 // token itself (to be shown once: only its keyed hash is stored) and its
 // record. With test, the token is a test token (auth.TestPrefix), which
-// works as the caller's test principal (auth.TestOwner) and sees only its
+// works as the caller's test principal (stampduty.TestOwnerOf) and sees only its
 // test data. A caller without a record is ENOTFOUND: create it first.
 func (a *Admin) Issue(ctx context.Context, by, owner string, test bool) (string, auth.Token, error) {
 	if err := checkBy(by); err != nil {

@@ -104,7 +104,7 @@ func TestCallers(t *testing.T) {
 			t.Errorf("issued %.12q, %+v; want a test token of globex", secret, tok)
 		}
 		owner, err := auth.NewAuthenticator(tokens, hasher, auth.CacheTTL).Owner(ctx, "Bearer "+secret)
-		if got, want := owner, auth.TestOwner("globex"); err != nil || got != want {
+		if got, want := owner, stampduty.TestOwnerOf("globex"); err != nil || got != want {
 			t.Errorf("Owner = %q, %v; want %q", got, err, want)
 		}
 		stored, err := tokens.Token(ctx, tok.Hash)

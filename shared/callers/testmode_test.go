@@ -8,6 +8,7 @@ import (
 
 	"stampduty/shared/auth"
 	"stampduty/shared/callers"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/storetest"
 )
@@ -35,7 +36,7 @@ func TestCallersCountLiveOrders(t *testing.T) {
 		}
 	}
 	functest.AddOrders(t, env, "acme", 2)
-	functest.AddOrders(t, env, auth.TestOwner("acme"), 3)
+	functest.AddOrders(t, env, stampduty.TestOwnerOf("acme"), 3)
 
 	list, err := admin.List(ctx)
 	if err != nil {
@@ -43,7 +44,7 @@ func TestCallersCountLiveOrders(t *testing.T) {
 	}
 	var found []callers.Summary
 	for _, s := range list {
-		if name, _ := auth.Live(s.Owner); name == "acme" {
+		if name, _ := stampduty.CallerOf(s.Owner); name == "acme" {
 			found = append(found, s)
 		}
 	}

@@ -41,7 +41,7 @@ func CheckMode(r *http.Request, owner string) error {
 	if len(vals) != 1 || (vals[0] != ModeLive && vals[0] != ModeTest) {
 		return invalid
 	}
-	switch _, live := auth.Live(owner); {
+	switch _, live := stampduty.CallerOf(owner); {
 	case live && vals[0] == ModeTest:
 		return stampduty.Errorf(stampduty.EFORBIDDEN, "Forbidden: a live token reads live data only; use a test token (%s…) for mode=test", auth.TestPrefix)
 	case !live && vals[0] == ModeLive:

@@ -11,7 +11,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	dbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"stampduty/shared/auth"
 	"stampduty/shared/files"
 	"stampduty/shared/orders"
 	"stampduty/shared/specimen"
@@ -77,7 +76,7 @@ func TestTestOrderFilesExpire(t *testing.T) {
 		name, owner string
 		test        bool
 	}{
-		{"TestOrder", auth.TestOwner("owner"), true},
+		{"TestOrder", stampduty.TestOwnerOf("owner"), true},
 		{"LiveOrder", "owner", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -213,7 +212,7 @@ func TestSweeperClearsAnExpiredTestOrder(t *testing.T) {
 		name, owner string
 		test        bool
 	}{
-		{"TestOrder", auth.TestOwner("owner"), true},
+		{"TestOrder", stampduty.TestOwnerOf("owner"), true},
 		{"LiveOrder", "owner", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -13,7 +13,6 @@ import (
 	"slices"
 	"time"
 
-	"stampduty/shared/auth"
 	"stampduty/shared/stampduty"
 )
 
@@ -44,7 +43,7 @@ const (
 const TestFiles = "test/"
 
 // FilePrefix returns the prefix of the keys of the files of kind that an
-// order of owner (an owner key: auth.TestOwner for a test order) keeps:
+// order of owner (an owner key: stampduty.TestOwnerOf for a test order) keeps:
 // DocumentPrefix or CertificatePrefix, followed by TestFiles for a test
 // order. A file's key is FileKey's.
 func FilePrefix(owner string, kind stampduty.FileKind) string {
@@ -52,7 +51,7 @@ func FilePrefix(owner string, kind stampduty.FileKind) string {
 	if kind == stampduty.Certificate {
 		prefix = CertificatePrefix
 	}
-	if _, live := auth.Live(owner); !live {
+	if _, live := stampduty.CallerOf(owner); !live {
 		prefix += TestFiles
 	}
 	return prefix

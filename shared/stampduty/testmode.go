@@ -9,7 +9,7 @@ import (
 // orders are test orders, how long they live, and the magic purchasedBy
 // values of the unhappy paths.
 
-// testSuffix ends the owner key of a caller's test principal (auth.TestOwner):
+// testSuffix ends the owner key of a caller's test principal (stampduty.TestOwnerOf):
 // '~' is in no caller's name, so a test key is never a live caller's key.
 const testSuffix = "~test"
 

@@ -69,11 +69,11 @@ type Order struct {
 type OpsOrder struct {
 	Order
 	// Owner is the owner key the order is stored under: the caller's name,
-	// or its test principal (auth.TestOwner). Never shown: operators see
+	// or its test principal (stampduty.TestOwnerOf). Never shown: operators see
 	// Caller, and Livemode tells the mode.
 	Owner string `json:"-"`
 	// Caller is the name of the caller who created the order, the same for
-	// its test and live orders (auth.Live of Owner); the store sets it.
+	// its test and live orders (stampduty.CallerOf of Owner); the store sets it.
 	Caller string `json:"owner"`
 }
 

@@ -7,7 +7,6 @@ package store
 import (
 	"time"
 
-	"stampduty/shared/auth"
 	"stampduty/shared/stampduty"
 )
 
@@ -18,7 +17,7 @@ const TTLAttribute = "expires"
 
 // testExpires returns the TTL of an item that belongs to owner's order
 // created at createdAt: stampduty.TestDataExpiry in epoch seconds when
-// owner is a test principal (auth.Live), 0 for a live owner, whose items
+// owner is a test principal (stampduty.CallerOf), 0 for a live owner, whose items
 // never expire (the attribute is then left out: omitempty).
 //
 // Which items carry it: in the orders table, an order's item, its papers'
@@ -37,7 +36,7 @@ const TTLAttribute = "expires"
 // A createdAt the service did not format (never: every order's is
 // stampduty.FormatTime's) counts from now, so a test item still expires.
 func testExpires(owner, createdAt string) int64 {
-	if _, live := auth.Live(owner); live {
+	if _, live := stampduty.CallerOf(owner); live {
 		return 0
 	}
 	at, err := stampduty.TestDataExpiry(createdAt)

@@ -11,7 +11,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"stampduty/shared/auth"
 	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/store"
@@ -88,12 +87,12 @@ func TestTestDataExpires(t *testing.T) {
 		name, owner string
 		test        bool
 	}{
-		{"TestOwner", auth.TestOwner("acme"), true},
+		{"TestOwner", stampduty.TestOwnerOf("acme"), true},
 		{"LiveOwner", "acme", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			owner := tc.owner
-			_, live := auth.Live(owner)
+			_, live := stampduty.CallerOf(owner)
 			// put stores o for owner with its order.created event.
 			put := func(t *testing.T, o stampduty.Order) orders.Stored {
 				t.Helper()
@@ -328,7 +327,7 @@ func TestExpiredTestOrdersLeaveTheList(t *testing.T) {
 	ctx := context.Background()
 	env, db, _, ids := proxiedStore(t, 100)
 	ords := db.Orders(env.Table("OrdersTable"))
-	owner := auth.TestOwner("acme")
+	owner := stampduty.TestOwnerOf("acme")
 	// Seq 1: a create that failed.
 	if seq, err := ords.Reserve(ctx, owner); err != nil || seq != 1 {
 		t.Fatalf("Reserve = %d, %v", seq, err)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"stampduty/shared/auth"
 	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/storetest"
@@ -27,7 +26,7 @@ func TestModeComesFromTheOwnerKey(t *testing.T) {
 	for _, tc := range []struct {
 		name, owner string
 		livemode    bool
-	}{{"LiveKey", "acme", true}, {"TestKey", auth.TestOwner("acme"), false}} {
+	}{{"LiveKey", "acme", true}, {"TestKey", stampduty.TestOwnerOf("acme"), false}} {
 		t.Run(tc.name, func(t *testing.T) {
 			putItem(t, env, "OrdersTable", storedOrder(tc.owner))
 			s, err := ords.Reread(ctx, orders.Stored{OpsOrder: stampduty.OpsOrder{Owner: tc.owner}, Seq: 1})

@@ -16,7 +16,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"stampduty/shared/auth"
 	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
 )
@@ -179,7 +178,7 @@ func decodeStored(item map[string]types.AttributeValue) (orders.Stored, error) {
 	if err != nil {
 		return orders.Stored{}, err
 	}
-	caller, _ := auth.Live(it.Owner)
+	caller, _ := stampduty.CallerOf(it.Owner)
 	s := orders.Stored{OpsOrder: stampduty.OpsOrder{Order: o, Owner: it.Owner, Caller: caller}, Seq: it.Seq, Version: it.Version}
 	for _, e := range it.Outbox {
 		p, err := e.pending(it.Owner, &o)
@@ -195,7 +194,7 @@ func decodeStored(item map[string]types.AttributeValue) (orders.Stored, error) {
 }
 
 // order returns the order it stores as owner's (see decodeStored): its
-// Livemode is the owner key's mode (auth.Live), which is never stored, so
+// Livemode is the owner key's mode (stampduty.CallerOf), which is never stored, so
 // every order reads its mode from the key it is stored under and orders
 // stored before test mode (all live) read as live.
 func (it orderBody) order(owner string) (stampduty.Order, error) {
@@ -204,7 +203,7 @@ func (it orderBody) order(owner string) (stampduty.Order, error) {
 	}
 	o := stampduty.Order{ID: it.ID, DocumentID: it.DocumentID, CreatedAt: it.CreatedAt, UpdatedAt: cmp.Or(it.UpdatedAt, it.CreatedAt),
 		Fulfillments: it.Fulfillments, Cancellation: it.Cancellation}
-	_, o.Livemode = auth.Live(owner)
+	_, o.Livemode = stampduty.CallerOf(owner)
 	if it.CancelledAt != "" {
 		at := it.CancelledAt
 		o.CancelledAt = &at
@@ -333,7 +332,7 @@ func (s *Orders) keyOf(ctx context.Context, doc string) (orderKey, error) {
 func (s *Orders) Reread(ctx context.Context, o orders.Stored) (orders.Stored, error) {
 	now, found, err := s.readOrder(ctx, o.Owner, o.Seq, true)
 	if err == nil && !found {
-		if _, live := auth.Live(o.Owner); !live {
+		if _, live := stampduty.CallerOf(o.Owner); !live {
 			return now, stampduty.Errorf(stampduty.ENOTFOUND, "test order %s#%d has expired", o.Owner, o.Seq)
 		}
 		err = stampduty.Internal(fmt.Errorf("order %s#%d is gone", o.Owner, o.Seq))

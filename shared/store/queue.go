@@ -20,7 +20,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"stampduty/shared/auth"
 	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
 )
@@ -51,7 +50,7 @@ const testQueue = "test#"
 // queuePartition is the queue index's partition key of owner's order with
 // documentId doc while it waits in status: <status>#<nn>, nn its shard
 // (shardKey: FNV-1a of doc modulo Shards, two digits), prefixed testQueue
-// when owner is a test principal (auth.Live). The documentId and the owner
+// when owner is a test principal (stampduty.CallerOf). The documentId and the owner
 // never change, so an order keeps its shard and its queue's mode for life
 // and only the status part moves.
 func queuePartition(owner, status, doc string) string {
@@ -70,7 +69,7 @@ func queueStatus(status string, test bool) string {
 // isLive reports whether owner is a live principal (not a caller's test
 // principal).
 func isLive(owner string) bool {
-	_, live := auth.Live(owner)
+	_, live := stampduty.CallerOf(owner)
 	return live
 }
 

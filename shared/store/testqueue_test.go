@@ -9,7 +9,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"stampduty/shared/auth"
 	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/storetest"
@@ -27,7 +26,7 @@ func TestTestOrdersQueueApart(t *testing.T) {
 	proxy.SetMode(storetest.Account)
 	ords := db.Orders(env.Table("OrdersTable"))
 	const caller = "acme"
-	test := auth.TestOwner(caller)
+	test := stampduty.TestOwnerOf(caller)
 
 	create := func(t *testing.T, owner string, o stampduty.Order) orders.Stored {
 		t.Helper()

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"slices"
 
-	"stampduty/shared/auth"
+	"stampduty/shared/stampduty"
 )
 
 // Failing is a webhook an operator should look at (stampctl webhooks
@@ -93,7 +93,7 @@ func Failures(ctx context.Context, jobs FailingJobs, hooks DisabledHooks, minAtt
 		}
 	}
 	for i := range list { // read by owner key above; shown by the caller's name
-		list[i].Owner, list[i].Livemode = auth.Live(list[i].Owner)
+		list[i].Owner, list[i].Livemode = stampduty.CallerOf(list[i].Owner)
 	}
 	return list, nil
 }

@@ -79,7 +79,7 @@ func (s *Orders) Reserve(_ context.Context, owner string) (int64, error) {
 // seq says) and returns seq; o reads with the owner key's Livemode, as the
 // DynamoDB store's orders do. Its pending events are not kept.
 func (s *Orders) Put(_ context.Context, owner string, seq int64, o stampduty.Order, _ ...stampduty.Pending) (int64, error) {
-	_, o.Livemode = auth.Live(owner)
+	_, o.Livemode = stampduty.CallerOf(owner)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.created = append(s.created, Created{Owner: owner, Order: o})

@@ -151,7 +151,7 @@ func AddToken(t testing.TB, env *storetest.Env, secret, owner string) {
 }
 
 // AddTestToken registers secret (auth.TestPrefix…) as a test token of
-// owner: it authenticates as auth.TestOwner(owner).
+// owner: it authenticates as stampduty.TestOwnerOf(owner).
 func AddTestToken(t testing.TB, env *storetest.Env, secret, owner string) {
 	t.Helper()
 	err := env.DB().Tokens(env.Table("TokensTable")).Create(context.Background(), auth.Token{Hash: localdb.Hasher().Hash(secret), Owner: owner, CreatedAt: time.Now(), Test: true})
@@ -408,7 +408,7 @@ func addOrders(t testing.TB, env *storetest.Env, owner string, n int, papers int
 		if _, err := table.Put(ctx, owner, seq, o); err != nil {
 			t.Fatal(err)
 		}
-		_, o.Livemode = auth.Live(owner) // as the store reads it back
+		_, o.Livemode = stampduty.CallerOf(owner) // as the store reads it back
 		out = append(out, o)
 	}
 	return out
