@@ -32,6 +32,7 @@ type world struct {
 	articles *store.Articles
 	cat      *store.Catalogue
 	admin    *catalogue.Admin
+	mu       sync.Mutex // guards now: concurrent edits read the clock together
 	now      time.Time
 }
 
@@ -51,7 +52,12 @@ func newWorld(t *testing.T) *world {
 			_, err := w.cat.Publish(ctx, w.articles, now)
 			return err
 		},
-		Now: func() time.Time { w.now = w.now.Add(time.Second); return w.now },
+		Now: func() time.Time {
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			w.now = w.now.Add(time.Second)
+			return w.now
+		},
 	}
 	return w
 }
