@@ -22,17 +22,26 @@ func TestDispatchPollers(t *testing.T) {
 	if want := `Dispatch {"poller": 0, "pollers": 2}; Dispatch1 {"poller": 1, "pollers": 2}`; strings.Join(got, "; ") != want {
 		t.Errorf("the dispatch schedules run = %q, want %s", got, want)
 	}
-	want := []string{"[" + dispatchFunction + "] webhooks: polling as poller 0 of 2", "[" + dispatchFunction + "] webhooks: polling as poller 1 of 2"}
+	// Each poller's first line, a JSON record of the package webhooks.
+	want := []string{`"msg":"polling as poller 0 of 2","source":"webhooks"`, `"msg":"polling as poller 1 of 2","source":"webhooks"`}
+	logged := func(w string) bool {
+		for _, line := range strings.Split(out.String(), "\n") {
+			if strings.HasPrefix(line, "["+dispatchFunction+"] {") && strings.Contains(line, w) {
+				return true
+			}
+		}
+		return false
+	}
 	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
-		if strings.Contains(out.String(), want[0]) && strings.Contains(out.String(), want[1]) {
+		if logged(want[0]) && logged(want[1]) {
 			break
 		}
 	}
 	stop()
 	logs := out.String()
 	for _, w := range want {
-		if !strings.Contains(logs, w) {
-			t.Errorf("output lacks %q", w)
+		if !logged(w) {
+			t.Errorf("output lacks a line of %s with %s", dispatchFunction, w)
 		}
 	}
 	if strings.Contains(logs, "scheduled run of "+dispatchFunction) {

@@ -9,6 +9,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"os"
 	"time"
 
@@ -44,9 +45,11 @@ func wire(d function.Deps) function.Run {
 	steps := webhooks.Steps{Every: d.Seconds("TEST_STEP_SECONDS", stampduty.DefaultStepEvery), Stepper: &orders.Fulfiller{
 		Orders: outbox, Files: fs, Listeners: hooks,
 		Specimen: specimen.ForOrder, Now: time.Now}}
-	ps := &webhooks.Pollers{Log: os.Stdout, New: func(webhooks.Poller) *webhooks.Dispatcher {
+	// The package's lines, as JSON records (Lambda's JSON log format).
+	log := function.Lines(function.NewLogger(d.Get, os.Stdout), slog.LevelInfo, "webhooks")
+	ps := &webhooks.Pollers{Log: log, New: func(webhooks.Poller) *webhooks.Dispatcher {
 		return &webhooks.Dispatcher{Outbox: outbox, Hooks: hooks, Jobs: jobs, Files: fs, Deliverer: webhooks.Deliverer{Guard: guard},
-			Steps: steps, Log: os.Stdout}
+			Steps: steps, Log: log}
 	}}
 	return func(ctx context.Context, payload json.RawMessage) error { return ps.Run(ctx, payload, Poll, Margin) }
 }

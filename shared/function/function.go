@@ -76,7 +76,7 @@ func build[T any](wire func(d Deps) T, getenv func(string) string) (T, error) {
 // take) until the runtime ends the process. When wiring fails it logs why and
 // exits with status 1, which Lambda reports as a failed init.
 func Main(wire Wire) {
-	logger := slog.New(slog.NewJSONHandler(os.Stdout, nil))
+	logger := NewLogger(os.Getenv, os.Stdout)
 	h, err := Build(wire, os.Getenv, logger)
 	if err != nil {
 		logger.Error("init failed", "err", err.Error())
@@ -110,7 +110,7 @@ func BuildRun(wire func(d Deps) Run, getenv func(string) string) (Run, error) {
 func Scheduled(wire func(d Deps) Run) {
 	run, err := BuildRun(wire, os.Getenv)
 	if err != nil {
-		slog.New(slog.NewJSONHandler(os.Stdout, nil)).Error("init failed", "err", err.Error())
+		NewLogger(os.Getenv, os.Stdout).Error("init failed", "err", err.Error())
 		os.Exit(1)
 	}
 	lambda.Start(func(ctx context.Context, payload json.RawMessage) error { return run(ctx, payload) })

@@ -115,7 +115,8 @@ type functionSpec struct {
 		} `yaml:"Properties"`
 	} `yaml:"Events"`
 	LoggingConfig struct {
-		LogGroup Value `yaml:"LogGroup"`
+		LogGroup  Value  `yaml:"LogGroup"`
+		LogFormat string `yaml:"LogFormat"`
 	} `yaml:"LoggingConfig"`
 	BuildMethod string           `yaml:"-"`
 	ApiIDs      map[string]Value `yaml:"-"`
@@ -563,6 +564,12 @@ func TestLogGroups(t *testing.T) {
 				t.Fatalf("LoggingConfig.LogGroup = %q, want a !Ref to an AWS::Logs::LogGroup of the template", logGroup)
 			}
 			writers[g.LogicalID] = append(writers[g.LogicalID], f.LogicalID)
+			// JSON: Lambda's own lines (START, END, REPORT, init and
+			// timeouts) are JSON records beside the function's, so one
+			// Logs Insights query reads both (issue 23).
+			if got, want := sp.Functions[f.LogicalID].LoggingConfig.LogFormat, "JSON"; got != want {
+				t.Errorf("LoggingConfig.LogFormat = %q, want %q", got, want)
+			}
 			if !strings.HasPrefix(g.Name.Sub, "/aws/lambda/${AWS::StackName}/") {
 				t.Errorf("%s is named %s, want !Sub /aws/lambda/${AWS::StackName}/...: where Lambda logs, one per stack", g.LogicalID, g.Name)
 			}

@@ -36,6 +36,9 @@ var runtimeVars = map[string]string{
 	"AWS_SECRET_ACCESS_KEY":  localdb.SecretAccessKey,
 	"AWS_SESSION_TOKEN":      "",
 	"AWS_LAMBDA_RUNTIME_API": "127.0.0.1:9001",
+	// With LogFormat JSON Lambda hands a custom runtime its application
+	// log level (INFO unless ApplicationLogLevel says otherwise).
+	"AWS_LAMBDA_LOG_LEVEL": "INFO",
 }
 
 var (
