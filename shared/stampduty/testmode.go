@@ -6,10 +6,10 @@ import (
 )
 
 // This file holds what the domain knows of test mode (test-mode.md): whose
-// orders are test orders, how long they live, and the magic purchasedBy
-// values of the unhappy paths.
+// orders are test orders, how far apart they step, and the magic
+// purchasedBy values of the unhappy paths (how long they live: expiry.go).
 
-// testSuffix ends the owner key of a caller's test principal (stampduty.TestOwnerOf):
+// testSuffix ends the owner key of a caller's test principal (TestOwnerOf):
 // '~' is in no caller's name, so a test key is never a live caller's key.
 const testSuffix = "~test"
 

@@ -242,11 +242,15 @@ func (d *Dispatcher) lane(ctx context.Context, t *turn) {
 				t.add(DeliverReport{Skipped: len(chain) - i}, nil)
 				break
 			}
-			attempt := d.attempt
-			if t.k.isStep() {
-				attempt = func(ctx context.Context, _ hookKey, j Job, t *turn) (DeliverReport, error) { return d.step(ctx, j, t) }
+			var (
+				r   DeliverReport
+				err error
+			)
+			if t.k.isStep() { // a test order's step: nothing is sent
+				r, err = d.step(ctx, j, t)
+			} else {
+				r, err = d.attempt(ctx, t.k, j, t)
 			}
-			r, err := attempt(ctx, t.k, j, t)
 			if err != nil {
 				d.logf("deliver event %s to webhook %s: %v", j.ID, t.k.webhook, err)
 			}
