@@ -200,16 +200,23 @@ function show(hash) {
   if (!v || (v.admin && !isAdmin())) name = views.keys().next().value;
   navigation(name);
   $(name).hidden = false;
-  return { view: views.get(name), arg };
+  return { name, view: views.get(name), arg };
 }
 
-// route shows the view the #fragment names and loads it.
+// route shows the view the #fragment names and loads it. The view is
+// aria-busy while it loads: what it shows until then is the last visit's,
+// and a button pressed in it (a Revoke of the old rows) would be replaced
+// by the fresh rows, its confirmation with it. Assistive technology waits
+// for a busy region, and so does the console's browser test kit.
 export async function route() {
   $("status").textContent = "";
   if (!session.id) { navigation(""); showSignIn(); return; }
   const v = show(location.hash);
   if (!v) return;
+  const section = $(v.name);
+  section.setAttribute("aria-busy", "true");
   try { await v.view.load(v.arg); } catch (e) { $("status").textContent = e.message; }
+  finally { section.removeAttribute("aria-busy"); }
 }
 
 // start signs the person in and shows the view the #fragment names.

@@ -135,7 +135,23 @@ func (f *finder) lastMiss() error {
 
 // lookup resolves the scope's containers one within the other from the
 // document, each of which must match exactly once, then the control.
+//
+// While an element of the page is aria-busy (a view loading), nothing is
+// found yet: what the page shows until then may be replaced, and a control
+// acted on in it lost with it (a confirmation asked in rows about to be
+// redrawn). A wait for none (Gone) waits for the busy element too.
 func (f *finder) lookup(ctx context.Context, t *chromedp.Target, doc *chromedp.Node) ([]cdp.NodeID, error) {
+	busy, err := cdp.Call(ctx, t, dom.QuerySelector, dom.QuerySelectorParams{NodeID: doc.NodeID, Selector: `[aria-busy="true"]`})
+	if err != nil {
+		return nil, err
+	}
+	if busy.NodeID != 0 {
+		f.setMiss(errors.New(`the page stays busy (an element has aria-busy="true")`))
+		if f.all {
+			return []cdp.NodeID{busy.NodeID}, nil
+		}
+		return []cdp.NodeID{}, nil
+	}
 	root := accessibility.QueryAXTreeParams{NodeID: doc.NodeID}
 	where := "the page"
 	for _, s := range f.scope {

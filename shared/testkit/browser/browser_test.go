@@ -148,6 +148,44 @@ var stay = fmt.Sprintf(head, "Stay") + `<main>
 </html>
 `
 
+// reload shows a row loaded earlier, then redraws it from a slow answer,
+// as the console's views do when a person comes back to one: the region
+// is aria-busy meanwhile. A Revoke pressed in the old row asks its
+// question in a cell the redraw throws away, or answers it for the last
+// visit's row.
+var reload = fmt.Sprintf(head, "Reload") + `<main>
+<h1>Reload</h1>
+<p id="status" role="status"></p>
+<section id="rows" aria-label="Tokens" aria-busy="true"><p id="cell"><button type="button">Revoke</button></p></section>
+<script src="/reload.js"></script>
+</main>
+</body>
+</html>
+`
+
+const reloadJS = `let draws = 0;
+function row() {
+  const drawn = ++draws;
+  const cell = document.getElementById('cell');
+  const b = cell.querySelector('button');
+  b.addEventListener('click', () => {
+    const yes = document.createElement('button');
+    yes.type = 'button';
+    yes.textContent = 'Yes, revoke';
+    yes.addEventListener('click', () => {
+      document.getElementById('status').textContent = drawn > 1 ? 'Revoked.' : 'Revoked a row of the last visit.';
+    });
+    cell.replaceChildren(yes);
+  });
+}
+row();
+fetch('/api/save', {method: 'POST'}).then(() => {
+  document.getElementById('rows').innerHTML = '<p id="cell"><button type="button">Revoke</button></p>';
+  row();
+  document.getElementById('rows').removeAttribute('aria-busy');
+});
+`
+
 // server serves the test pages on loopback, each with policy as its CSP.
 func server(t *testing.T) *httptest.Server {
 	mux := http.NewServeMux()
@@ -169,6 +207,11 @@ func server(t *testing.T) *httptest.Server {
 	mux.HandleFunc("GET /inline", page(inline))
 	mux.HandleFunc("GET /app", page(app))
 	mux.HandleFunc("GET /stay", page(stay))
+	mux.HandleFunc("GET /reload", page(reload))
+	mux.HandleFunc("GET /reload.js", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/javascript")
+		fmt.Fprint(w, reloadJS)
+	})
 	mux.HandleFunc("GET /app.js", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/javascript")
 		fmt.Fprint(w, appJS)
@@ -373,6 +416,14 @@ func TestBrowser(t *testing.T) {
 		}
 		p.Click(Button("Delete"))
 		p.WaitText(Role("status", ""), "Deleted.")
+	})
+
+	t.Run("nothing in a busy page is pressed until it is redrawn", func(t *testing.T) {
+		p := b.NewPage(t, Desktop)
+		p.Open(srv.URL + "/reload")
+		p.Press(Button("Revoke"))
+		p.Press(Button("Yes, revoke"))
+		p.WaitText(Role("status", ""), "Revoked.")
 	})
 
 	t.Run("a press whose navigation is cancelled or stays in the document does not wait for a load", func(t *testing.T) {
