@@ -14,7 +14,9 @@
 //   - body.go: request bodies: Content-Type and size (ReadJSONBody,
 //     ReadUpload), one JSON object (DecodeObject), Strapi's create shape
 //     {"data": ...} (DecodeData), the bodies of uploads and attaches;
-//   - log.go: each request's one log line (Logged, SetCaller).
+//   - log.go: each request's one log line (Logged, SetCaller);
+//   - metrics.go: each invocation's metrics (Measured, MeasuredRun), to
+//     which the workflows and the store add theirs (package metrics).
 //
 // Strapi's query language (sort, pagination, fields, filters) is package
 // strapiquery's. Where the contract is silent, DECISIONS.md beside this file
@@ -82,7 +84,7 @@ func Main(wire Wire) {
 		logger.Error("init failed", "err", err.Error())
 		os.Exit(1)
 	}
-	lambda.Start(Lambda(h, logger))
+	lambda.Start(Measured(MeterFromEnv(os.Getenv, os.Stdout), Lambda(h, logger)))
 }
 
 // Authenticator returns the function's token checker (auth.FromEnv) over
@@ -113,5 +115,6 @@ func Scheduled(wire func(d Deps) Run) {
 		NewLogger(os.Getenv, os.Stdout).Error("init failed", "err", err.Error())
 		os.Exit(1)
 	}
+	run = MeasuredRun(MeterFromEnv(os.Getenv, os.Stdout), run)
 	lambda.Start(func(ctx context.Context, payload json.RawMessage) error { return run(ctx, payload) })
 }

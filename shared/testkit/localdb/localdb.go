@@ -164,10 +164,15 @@ func OperatorExports(keyID, secret, region, apiURL string) string {
 		keyID, secret, region, apiURL)
 }
 
+// StackName is the local stack's name, as a template's ${AWS::StackName}.
+const StackName = "stampduty-local"
+
 // Params are the template parameters of a local stack: the local values of
-// the SSM parameters the template resolves ("ssm:NAME"), for Resolve.
+// the SSM parameters the template resolves ("ssm:NAME"), and the stack's
+// name (AWS::StackName), for Resolve.
 func Params() map[string]string {
-	return map[string]string{"ssm:" + auth.DefaultKeyParameter: TokenHashKey, "ssm:" + links.DefaultKeyParameter: LinkKey}
+	return map[string]string{"ssm:" + auth.DefaultKeyParameter: TokenHashKey, "ssm:" + links.DefaultKeyParameter: LinkKey,
+		"AWS::StackName": StackName}
 }
 
 // LocalRuntime completes env, a function's environment as template.yaml
