@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"os/exec"
@@ -10,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"stampduty/cmd/internal/localmetrics"
+	"stampduty/shared/metrics"
 	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/localdb"
 )
@@ -75,6 +78,47 @@ func TestLocalStack(t *testing.T) {
 	t.Run("ConcurrentCreates", func(t *testing.T) { checkConcurrentCreates(t, s) })
 	t.Run("HostileRequests", func(t *testing.T) { checkHostile(t, s, out) })
 	t.Run("FunctionLogsShown", func(t *testing.T) { checkFunctionLogs(t, s, out) })
+	t.Run("MetricsSummarised", func(t *testing.T) { checkMetrics(t, s, out) })
+}
+
+// checkMetrics: the functions' metric lines are shown with their logs, and
+// the stack sums the last minutes of them as the dashboard would: the
+// creates and lists the subtests above sent are counted by function, with
+// their latencies.
+func checkMetrics(t *testing.T, s *stack, out *functest.SyncBuffer) {
+	shown := false
+	for line := range strings.Lines(out.String()) {
+		rest, ok := strings.CutPrefix(line, "[CreateOrderFunction] ")
+		if _, isEMF, _ := metrics.Read([]byte(rest)); ok && isEMF {
+			shown = true
+			break
+		}
+	}
+	if !shown {
+		t.Error("the output shows no metric line of CreateOrderFunction")
+	}
+	resp, err := http.Get(s.URL + localmetrics.Path + "?minutes=60")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct{ Data []localmetrics.Row }
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d, %v", localmetrics.Path, resp.StatusCode, err)
+	}
+	rows := map[string]localmetrics.Row{}
+	for _, r := range body.Data {
+		rows[r.Metric+" "+r.Dims()] = r
+		if r.Namespace != "StampDuty/"+localdb.StackName {
+			t.Errorf("%s %s is in namespace %q; want the stack's, StampDuty/%s", r.Metric, r.Dims(), r.Namespace, localdb.StackName)
+		}
+	}
+	for _, fn := range []string{"CreateOrderFunction", "ListOrdersFunction", "ListArticlesFunction"} {
+		req, lat := rows["Requests FunctionName="+fn], rows["Latency FunctionName="+fn]
+		if req.Sum < 1 || lat.Samples != int(req.Sum) || lat.Max <= 0 {
+			t.Errorf("%s: Requests %+v, Latency %+v; want each request counted with its latency", fn, req, lat)
+		}
+	}
 }
 
 // checkSchedules: the stack runs a schedule for each Schedule event of the

@@ -20,6 +20,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"stampduty/cmd/internal/apigw"
+	"stampduty/cmd/internal/localmetrics"
 	"stampduty/cmd/internal/localstack"
 	"stampduty/cmd/internal/runtimeapi"
 	"stampduty/cmd/internal/schedule"
@@ -44,6 +45,9 @@ type stack struct {
 	root    string
 	tmpl    *samtemplate.Template
 	out     io.Writer // progress, banner and function logs
+	// Metrics reads the functions' metric lines from their logs (as
+	// CloudWatch Logs does) and serves their summary at localmetrics.Path.
+	Metrics *localmetrics.Recorder
 	// Where to serve the API (empty with -db-only) and to run dynalite and
 	// the S3 server (empty when DYNAMODB_ENDPOINT or S3_ENDPOINT is given),
 	// and the engines it started.
@@ -85,7 +89,8 @@ func start(ctx context.Context, o options) (*stack, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &stack{root: root, tmpl: tmpl, out: runtimeapi.LockedWriter(o.out), pools: map[string]*runtimeapi.Pool{},
+	rec := localmetrics.New(nil)
+	s := &stack{root: root, tmpl: tmpl, out: runtimeapi.LockedWriter(rec.Tee(o.out)), Metrics: rec, pools: map[string]*runtimeapi.Pool{},
 		every: cmp.Or(o.progressEvery, 10*time.Second), offset: addrs.offset, IAM: operatorKeys(o.getenv),
 		Endpoint: o.getenv("DYNAMODB_ENDPOINT"), S3Endpoint: o.getenv("S3_ENDPOINT")}
 	if !o.dbOnly {
@@ -198,7 +203,19 @@ func (s *stack) open(ctx context.Context, o options) error {
 		return fmt.Errorf("serve the API on %s: %w (set LOCAL_ADDR to use another address)", s.apiAddr, err)
 	}
 	s.URL = "http://" + l.Addr().String()
-	s.server = &http.Server{Handler: apigw.NewHandler(routes, apigw.Options{Log: s.out, IAM: &s.IAM}), ReadHeaderTimeout: 10 * time.Second}
+	// The local stack's own path beside the API's routes: what the
+	// dashboard would show, from the functions' metric lines. Not a
+	// ServeMux: it would clean and redirect the paths API Gateway takes as
+	// they come.
+	api := apigw.NewHandler(routes, apigw.Options{Log: s.out, IAM: &s.IAM})
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && r.URL.Path == localmetrics.Path {
+			s.Metrics.ServeHTTP(w, r)
+			return
+		}
+		api.ServeHTTP(w, r)
+	})
+	s.server = &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	go s.server.Serve(l)
 	return nil
 }
@@ -376,6 +393,8 @@ func (s *stack) banner() {
 	fmt.Fprintf(w, "Operator API (/api/ops/, AWS_IAM): sign for execute-api in %s as %s with\n", s.IAM.Region, s.IAM.Principal)
 	fmt.Fprintf(w, "  %s\n", localdb.OperatorExports(s.IAM.Credentials.AccessKeyID, s.IAM.Credentials.SecretAccessKey, s.IAM.Region, s.URL))
 	s.Cognito.banner(w)
+	fmt.Fprintf(w, "Metrics: each function's lines below are its logs and its metrics (the JSON with \"_aws\"); "+
+		"the last minutes summed as the dashboard shows them: stampctl metrics (or curl -s %s%s?minutes=5)\n", s.URL, localmetrics.Path)
 	fmt.Fprintf(w, "The README's examples, in another terminal: export API=%s DB=%s WORK=$(mktemp -d)\n", s.URL, s.Endpoint)
 	fmt.Fprintf(w, "API: %s  (try: curl -s %s/api/stamp-duty-datas)  Ctrl-C stops everything.\n", s.URL, s.URL)
 }

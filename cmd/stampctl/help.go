@@ -23,6 +23,7 @@ var groups = []struct{ name, title string }{
 	{"orders", "Orders (the operator API under /api/ops/, called with requests signed by your AWS credentials; " +
 		"the API decides what is allowed and says why not; backfill works straight in the orders table)"},
 	{"webhooks", "Webhooks (straight in the webhooks and deliveries tables)"},
+	{"metrics", "Metrics (what the functions measure of themselves, as the stack's dashboard shows it; `stampctl metrics` alone is the summary)"},
 }
 
 // width is the column help text is wrapped at.

@@ -175,6 +175,11 @@ var commands = []command{
 			"the most attempts one has had, the last attempt (status, when) and when the next is due; --json prints them as a JSON list. " +
 			"Says so when there are none.",
 		reads{tables: []tableSpec{webhooksSpec, deliveriesSpec}}, (*cli).webhooksFailing},
+	{"metrics summary", "[--minutes N] [--json]",
+		"the functions' metrics of the last N minutes (default 5), as the dashboard shows them: counts summed, timings with their " +
+			"samples, p50, p90, p99 and maximum, by metric and dimensions. From the local stack (make local reads them from the functions' " +
+			"logs, as CloudWatch does); with --stack, the address of the stack's CloudWatch dashboard",
+		reads{api: true}, (*cli).metricsSummary},
 }
 
 func main() {
@@ -233,8 +238,12 @@ func (c *cli) dispatch(args []string) error {
 		return c.dispatch(append(slices.Clone(args[1:]), "--help"))
 	case !slices.ContainsFunc(commands, func(cmd command) bool { return strings.HasPrefix(cmd.name, args[0]+" ") }):
 		return usagef("unknown command %q", args[0])
+	case len(args) == 1 && only(args[0]) != "":
+		return c.dispatch([]string{args[0], only(args[0])})
 	case len(args) == 1:
 		return usagef("%s: which command? (see below)", args[0])
+	case only(args[0]) != "" && strings.HasPrefix(args[1], "-") && !isHelp(args[1]):
+		return c.dispatch(append([]string{args[0], only(args[0])}, args[1:]...))
 	case isHelp(args[1]):
 		fmt.Fprint(c.stdout, overview(args[0]))
 		return nil
@@ -277,6 +286,21 @@ func commonFlagsLast(args []string) []string {
 		moved, args = append(moved, args[:n]...), args[n:]
 	}
 	return append(slices.Clone(args), moved...)
+}
+
+// only returns the second word of group's command when the group has
+// one command, which its word alone then runs (stampctl metrics); else "".
+func only(group string) string {
+	var found []string
+	for _, cmd := range commands {
+		if g, rest, _ := strings.Cut(cmd.name, " "); g == group {
+			found = append(found, rest)
+		}
+	}
+	if len(found) != 1 {
+		return ""
+	}
+	return found[0]
 }
 
 // isHelp reports whether arg asks for help.
