@@ -51,6 +51,9 @@ func (h *handler) routes() http.Handler {
 	return function.Routes(
 		function.Path{Method: http.MethodPost, Pattern: "/api/live-orders", Serve: function.AsCaller(h.auth, func(r *http.Request, owner string) (any, error) {
 			id, err := h.create(r, owner)
+			if err == nil {
+				function.SetOrder(r.Context(), id) // its request line names it
+			}
 			_, live := stampduty.CallerOf(owner)
 			return createResponse{Message: "Successfully created the order!", OrderID: id, Livemode: live}, err
 		})},

@@ -34,8 +34,9 @@ func TestLogsHoldNoPersonalData(t *testing.T) {
 		}
 		return s.Invoke(functest.Request("POST", "/api/live-orders", "", h, body(m)))
 	}
+	created := send(keyed, nil)
 	statuses := []int{
-		send(keyed, nil).Status,                                                                       // created
+		created.Status, // created
 		send(keyed, map[string]any{"amount": 300}).Status,                                             // 409: same key, other body
 		send(headers, map[string]any{"amount": 9999}).Status,                                          // 400: amount rule
 		send(headers, map[string]any{"firstPartyPan": 1}).Status,                                      // 400: field
@@ -68,6 +69,19 @@ func TestLogsHoldNoPersonalData(t *testing.T) {
 		}
 		if statuses[i] != 401 && m["caller"] != localdb.DevOwner {
 			t.Errorf("line %d has no caller: %s", i, line)
+		}
+		// The created order's documentId, for a query of everything about
+		// it; a refused create made none.
+		var want any
+		if i == 0 {
+			var answer struct{ OrderID string }
+			if err := json.Unmarshal([]byte(created.Body), &answer); err != nil || answer.OrderID == "" {
+				t.Fatalf("create answered %s", created.Body)
+			}
+			want = answer.OrderID
+		}
+		if m["order"] != want {
+			t.Errorf("line %d: order = %v, want %v: %s", i, m["order"], want, line)
 		}
 	}
 	if !strings.Contains(lines[5], `"cause":"Service Unavailable: dynamodb GetItem: InternalServerError"`) || !strings.Contains(lines[5], `"level":"ERROR"`) {

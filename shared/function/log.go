@@ -1,9 +1,12 @@
 package function
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"net/http"
+	"regexp"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambdacontext"
@@ -13,9 +16,11 @@ import (
 )
 
 // entry is what a request's log line says beyond its route and timing: the
-// caller once authenticated, and the error it ended with.
+// caller once authenticated, the order it created, and the error it ended
+// with.
 type entry struct {
 	caller string
+	order  string
 	err    error
 }
 
@@ -25,6 +30,15 @@ type entryKey struct{}
 func SetCaller(ctx context.Context, caller string) {
 	if e, ok := ctx.Value(entryKey{}).(*entry); ok {
 		e.caller = caller
+	}
+}
+
+// SetOrder records the documentId of the order the request created, for
+// its log line's "order" (a request to an order's own path names it
+// there already: pathIDs).
+func SetOrder(ctx context.Context, documentID string) {
+	if e, ok := ctx.Value(entryKey{}).(*entry); ok {
+		e.order = documentID
 	}
 }
 
@@ -47,9 +61,11 @@ func (w *statusWriter) WriteHeader(status int) {
 }
 
 // Logged wraps h so that each request writes one structured line to logger:
-// the Lambda request id, the route (the event's routeKey), the status, the latency, the caller and,
-// on failure, the error kind (and the cause for faults). It never logs
-// headers, query values or bodies, which carry tokens and personal data.
+// the Lambda request id, the route (the event's routeKey), the status, the
+// latency, the caller, the ids its path names (order, webhook, event:
+// pathIDs) or the order it created (SetOrder), and, on failure, the error
+// kind (and the cause for faults). It never logs headers, query values or
+// bodies, which carry tokens and personal data.
 func Logged(logger *slog.Logger, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -71,6 +87,15 @@ func Logged(logger *slog.Logger, h http.Handler) http.Handler {
 		if e.caller != "" {
 			attrs = append(attrs, slog.String("caller", e.caller))
 		}
+		ids := pathIDs(route, r.URL.Path)
+		if e.order != "" && ids["order"] == "" {
+			ids["order"] = e.order
+		}
+		for _, k := range []string{"order", "webhook", "event"} {
+			if ids[k] != "" {
+				attrs = append(attrs, slog.String(k, ids[k]))
+			}
+		}
 		level := slog.LevelInfo
 		if e.err != nil {
 			attrs = append(attrs, slog.String("error", string(stampduty.ErrorCode(e.err))))
@@ -81,4 +106,41 @@ func Logged(logger *slog.Logger, h http.Handler) http.Handler {
 		}
 		logger.LogAttrs(r.Context(), level, "request", attrs...)
 	})
+}
+
+// idLike is what a logged id may be: the service's documentIds and event
+// ids are 24 to 40 characters of these; anything else in their place is
+// a caller's text and is not logged.
+var idLike = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// pathIDs returns the ids that path carries where route, a route key
+// ("GET /api/live-orders/{documentId}"), names them, by the log field
+// each goes to, so that a Logs Insights query finds every request about
+// one order or webhook: {documentId} after live-orders or orders is an
+// order's ("order"), after webhooks a webhook's ("webhook"), {eventId} an
+// event's ("event"). No other parameter is logged: a download link's
+// {token} is a credential, and the rest (a paper, an article, a caller)
+// are not what the queries look for.
+func pathIDs(route, path string) map[string]string {
+	ids := map[string]string{}
+	_, pattern, ok := strings.Cut(route, " ")
+	segs, parts := strings.Split(pattern, "/"), strings.Split(path, "/")
+	if !ok || len(segs) != len(parts) {
+		return ids
+	}
+	for i, seg := range segs {
+		var field string
+		switch prev := segs[max(i-1, 0)]; {
+		case seg == "{documentId}" && (prev == "live-orders" || prev == "orders"):
+			field = "order"
+		case seg == "{documentId}" && prev == "webhooks":
+			field = "webhook"
+		case seg == "{eventId}":
+			field = "event"
+		}
+		if field != "" && idLike.MatchString(parts[i]) {
+			ids[field] = cmp.Or(ids[field], parts[i])
+		}
+	}
+	return ids
 }

@@ -72,7 +72,9 @@ type Dispatcher struct {
 	// Backoff is how long a webhook whose attempt timed out rests; 0
 	// means DefaultBackoff.
 	Backoff time.Duration
-	// Log receives a line per failure that a later pass retries; nil discards.
+	// Log receives a line per attempt recorded (its ids, status and
+	// outcome: a webhook's delivery history) and per failure that a later
+	// pass retries; nil discards.
 	Log io.Writer
 	// Poller is which of the pollers this run is; the zero value is the
 	// only one. It reads only its part of the outboxes and due jobs.

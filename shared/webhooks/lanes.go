@@ -423,6 +423,12 @@ func (d *Dispatcher) record(ctx context.Context, h *Webhook, j Job, start time.T
 	if err := d.commit(ctx, AttemptDone{Job: j, Attempt: rec}); err != nil {
 		return rep, fmt.Errorf("record attempt %d: %w", j.N, err)
 	}
+	// One line per attempt recorded, for a webhook's delivery history in
+	// the logs (the README's Logs Insights queries): ids, the status and
+	// the outcome; never the address, the body, the signature or the
+	// receiver's answer.
+	d.logf("attempt webhook=%s event=%s order=%s caller=%s type=%s n=%d status=%d outcome=%s ms=%d",
+		j.Webhook, j.ID, cmp.Or(j.Order.DocumentID, OrderOf(j.Seq)), j.Owner, j.Type, j.N, res.Status, outcome, rec.DurationMS)
 	if j.Next != "" {
 		d.lanes().wrote(j.Next)
 	}

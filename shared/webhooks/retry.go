@@ -51,6 +51,22 @@ const (
 	Disable
 )
 
+// String names the outcome, as the dispatcher's attempt lines and the
+// tests' messages say it.
+func (o Outcome) String() string {
+	switch o {
+	case Delivered:
+		return "delivered"
+	case Retry:
+		return "retry"
+	case GiveUp:
+		return "give_up"
+	case Disable:
+		return "disable"
+	}
+	return "unknown"
+}
+
 // Result is what one delivery attempt came to.
 type Result struct {
 	// Status is the receiver's HTTP status, 0 when there was none.

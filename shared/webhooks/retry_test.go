@@ -7,22 +7,6 @@ import (
 	"time"
 )
 
-// String names the outcome in the failure messages of these tests (the
-// service never prints an Outcome).
-func (o Outcome) String() string {
-	switch o {
-	case Delivered:
-		return "delivered"
-	case Retry:
-		return "retry"
-	case GiveUp:
-		return "give_up"
-	case Disable:
-		return "disable"
-	}
-	return "unknown"
-}
-
 func TestNextAttempt(t *testing.T) {
 	first := time.Date(2026, 11, 21, 4, 9, 0, 0, time.UTC)
 	due := []struct {
