@@ -1,34 +1,27 @@
 package main
 
 import (
-	"context"
 	"strings"
 	"testing"
 
-	"stampduty/shared/function"
 	"stampduty/shared/metrics"
 	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/storetest"
 )
 
 // TestMetricLines: the function's invocations, measured as function.Main
-// measures them, write the metrics their alarms and dashboard watch: an
+// measures them (functest.Stack.Metrics), write the metrics their alarms and dashboard watch: an
 // order created counts by state, and a table that throttles (through the
 // metering proxy's faults) answers 503 and writes DynamoDBThrottles and
 // DynamoDBRetries for this function, beside its Faults.
 func TestMetricLines(t *testing.T) {
 	s := functest.New(t, "CreateOrderFunction", wire)
-	out := &functest.SyncBuffer{}
-	invoke := function.Measured(function.Meter{Namespace: "StampDuty/test", Function: "CreateOrderFunction", Out: out}, s.Lambda)
 	create := func() (int, map[string]float64) {
 		t.Helper()
-		before := len(out.String())
-		resp, err := invoke(context.Background(), functest.Request("POST", "/api/live-orders", "", functest.DevHeaders, body(map[string]any{"quantity": 2})))
-		if err != nil {
-			t.Fatal(err)
-		}
+		before := len(s.Metrics.String())
+		resp := s.Invoke(functest.Request("POST", "/api/live-orders", "", functest.DevHeaders, body(map[string]any{"quantity": 2})))
 		got := map[string]float64{}
-		for line := range strings.Lines(out.String()[before:]) {
+		for line := range strings.Lines(s.Metrics.String()[before:]) {
 			points, ok, err := metrics.Read([]byte(line))
 			if !ok || err != nil {
 				t.Fatalf("a line that is not a metric record: %q (%v)", line, err)
@@ -45,7 +38,7 @@ func TestMetricLines(t *testing.T) {
 				}
 			}
 		}
-		return resp.StatusCode, got
+		return resp.Status, got
 	}
 
 	t.Run("an order created counts by state", func(t *testing.T) {
