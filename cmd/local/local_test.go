@@ -79,6 +79,7 @@ func TestLocalStack(t *testing.T) {
 	t.Run("HostileRequests", func(t *testing.T) { checkHostile(t, s, out) })
 	t.Run("FunctionLogsShown", func(t *testing.T) { checkFunctionLogs(t, s, out) })
 	t.Run("MetricsSummarised", func(t *testing.T) { checkMetrics(t, s, out) })
+	t.Run("FunctionMetricsDeclared", func(t *testing.T) { checkMetricsDeclared(t, out) })
 }
 
 // checkMetrics: the functions' metric lines are shown with their logs, and

@@ -316,6 +316,7 @@ func (b *Batcher) put(ctx context.Context, owner string, r *row, listens bool) {
 		r.res.Err, r.done = err, true
 		return
 	}
+	countCreated(ctx, owner, o)
 	r.res.OrderID, r.done = o.DocumentID, true
 }
 

@@ -161,6 +161,7 @@ func (c *Creator) store(ctx context.Context, owner string, order stampduty.Order
 	if _, err := c.Orders.Put(ctx, owner, seq, order, events...); err != nil {
 		return "", err
 	}
+	countCreated(ctx, owner, order)
 	return order.DocumentID, nil
 }
 

@@ -244,6 +244,7 @@ func (f *Fulfiller) updateWith(ctx context.Context, s Stored, ch change, tl tell
 	}
 	err = f.Orders.Replace(ctx, s, next, events...)
 	if err == nil {
+		countChange(ctx, s.Owner, s.Order, next)
 		s.Order, s.Version = next, s.Version+1
 		s.Outbox = append(s.Outbox[:len(s.Outbox):len(s.Outbox)], events...)
 		return s, nil
@@ -256,6 +257,7 @@ func (f *Fulfiller) updateWith(ctx context.Context, s Stored, ch change, tl tell
 		return Stored{}, errors.Join(err, rerr)
 	}
 	if now.Version == s.Version+1 && reflect.DeepEqual(now.Order, next) {
+		countChange(ctx, s.Owner, s.Order, next)
 		return now, nil // this very write landed
 	}
 	if !errors.Is(err, ErrChanged) {

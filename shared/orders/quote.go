@@ -3,6 +3,7 @@ package orders
 import (
 	"context"
 
+	"stampduty/shared/metrics"
 	"stampduty/shared/stampduty"
 )
 
@@ -14,6 +15,8 @@ type Quoter struct {
 
 // Quote runs the create's checks on a quote query, in its order — article,
 // fields, amount — and returns what an order with these values would store.
+// Each quote answered (not a refused query) adds one to metrics.Quotes:
+// quotes are asked without a token, so there is no test mode to leave out.
 func (q *Quoter) Quote(ctx context.Context, query stampduty.QuoteQuery) (stampduty.Quote, error) {
 	art, err := lookUp(ctx, q.Articles, query)
 	if err != nil {
@@ -23,7 +26,12 @@ func (q *Quoter) Quote(ctx context.Context, query stampduty.QuoteQuery) (stampdu
 	if err != nil {
 		return stampduty.Quote{}, err
 	}
-	return art.Quote(req.Amount, req.ConsiderationPrice, req.Quantity)
+	quote, err := art.Quote(req.Amount, req.ConsiderationPrice, req.Quantity)
+	if err != nil {
+		return stampduty.Quote{}, err
+	}
+	metrics.Add(ctx, metrics.Quotes, 1)
+	return quote, nil
 }
 
 // keyed is a request that names an article: a create body, a quote query.

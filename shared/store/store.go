@@ -26,6 +26,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
+	"github.com/aws/smithy-go/middleware"
 
 	"stampduty/shared/config"
 	"stampduty/shared/orders"
@@ -47,7 +48,8 @@ type DB struct {
 // from the SDK's default chain, which would add seconds of work and megabytes
 // of STS and SSO clients a function never needs. DYNAMODB_ENDPOINT, when set
 // in a local Lambda runtime, points it at a local engine (set elsewhere, it
-// fails the init: config.Env.Endpoint).
+// fails the init: config.Env.Endpoint). Its calls add their throttled
+// attempts and retries to the invocation's metrics (countAttempts).
 func Open(env *config.Env) *DB {
 	creds := credentials.NewStaticCredentialsProvider(
 		env.Require("AWS_ACCESS_KEY_ID"), env.Require("AWS_SECRET_ACCESS_KEY"), env.Get("AWS_SESSION_TOKEN"))
@@ -62,6 +64,8 @@ func Open(env *config.Env) *DB {
 			o.MaxBackoff = 300 * time.Millisecond
 		}),
 		HTTPClient: &http.Client{Timeout: AttemptTimeout},
+		// Throttled attempts and retries go to the invocation's metrics.
+		APIOptions: []func(*middleware.Stack) error{addCountAttempts},
 	}
 	if ep := env.Endpoint("DYNAMODB_ENDPOINT"); ep != "" {
 		opts.BaseEndpoint = aws.String(ep)

@@ -37,8 +37,11 @@ import (
 
 // Stack is one test's function, its tables and the proxy that watches its
 // DynamoDB calls: Handler as its wire function built it, Lambda the
-// handler main hands to lambda.Start over it, Read every environment
-// variable it read, Logs everything it logged.
+// handler main hands to lambda.Start over it (measured as function.Main
+// measures it), Read every environment variable it read, Logs everything
+// it logged, Metrics the metric records its invocations wrote (on AWS both
+// go to standard output; apart here, so that a test of the log lines reads
+// those only).
 type Stack struct {
 	t        testing.TB
 	Env      *storetest.Env
@@ -48,6 +51,7 @@ type Stack struct {
 	Lambda   function.Handler
 	Read     map[string]bool
 	Logs     *SyncBuffer
+	Metrics  *SyncBuffer
 }
 
 // SyncBuffer is a bytes.Buffer safe for concurrent writers.
@@ -67,7 +71,7 @@ func New(t testing.TB, logicalID string, wire function.Wire) *Stack {
 func newStack(t testing.TB, logicalID string) *Stack {
 	t.Helper()
 	env := storetest.New(t)
-	s := &Stack{t: t, Env: env, Read: map[string]bool{}, Logs: &SyncBuffer{}}
+	s := &Stack{t: t, Env: env, Read: map[string]bool{}, Logs: &SyncBuffer{}, Metrics: &SyncBuffer{}}
 	Seed(t, env)
 	s.Proxy = env.NewProxy()
 	s.Function, _ = env.Template.Function(logicalID) // Getenv fails the test for an unknown one
@@ -79,22 +83,25 @@ func newStack(t testing.TB, logicalID string) *Stack {
 func (s *Stack) Restart(wire function.Wire) {
 	s.t.Helper()
 	logger := slog.New(slog.NewJSONHandler(s.Logs, nil))
-	h, err := function.Build(wire, s.Env.Getenv(s.Function.LogicalID, s.Read), logger)
+	getenv := s.Env.Getenv(s.Function.LogicalID, s.Read)
+	h, err := function.Build(wire, getenv, logger)
 	if err != nil {
 		s.t.Fatalf("wire %s: %v", s.Function.LogicalID, err)
 	}
-	s.Handler, s.Lambda = h, function.Lambda(h, logger)
+	s.Handler, s.Lambda = h, function.Measured(function.MeterFromEnv(getenv, s.Metrics), function.Lambda(h, logger))
 }
 
-// NewScheduled is New for a scheduled function: it builds its run.
+// NewScheduled is New for a scheduled function: it builds its run,
+// measured as function.Scheduled measures it.
 func NewScheduled(t testing.TB, logicalID string, wire func(function.Deps) function.Run) (*Stack, function.Run) {
 	t.Helper()
 	s := newStack(t, logicalID)
-	run, err := function.BuildRun(wire, s.Env.Getenv(logicalID, s.Read))
+	getenv := s.Env.Getenv(logicalID, s.Read)
+	run, err := function.BuildRun(wire, getenv)
 	if err != nil {
 		t.Fatalf("wire %s: %v", logicalID, err)
 	}
-	return s, run
+	return s, function.MeasuredRun(function.MeterFromEnv(getenv, s.Metrics), run)
 }
 
 // Seed loads the sample catalogue and the dev token into env's tables, as

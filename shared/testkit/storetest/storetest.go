@@ -202,6 +202,7 @@ func (e *Env) Getenv(fn string, read map[string]bool) func(string) string {
 		vals[k] = s
 	}
 	localdb.LocalRuntime(vals, e.Endpoint, e.S3Endpoint, e.Cognito)
+	vals["AWS_LAMBDA_FUNCTION_NAME"] = fn // as the local runtime names it: the logical id
 	var mu sync.Mutex
 	return func(name string) string {
 		mu.Lock()
