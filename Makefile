@@ -314,7 +314,8 @@ STACK           := $(or $(STACK),$(SAMCONFIG_STACK))
 REGION          := $(or $(REGION),$(shell awk -F'"' '/^\[/ { section = $$0 } section == "[default.deploy.parameters]" && /^region *=/ { print $$2 }' samconfig.toml))
 # The tables and buckets `make destroy DELETE_DATA=...` finds before the
 # stack is deleted, and deletes after.
-TEARDOWN        := $(GO) run ./cmd/teardown
+# (built, not go run: go run turns the command's exit status 3 into 1).
+TEARDOWN        := .build/teardown/teardown
 TEARDOWN_FILE   := .build/teardown/$(STACK).json
 
 .PHONY: sam-cli logs sync destroy
@@ -346,22 +347,24 @@ sync: sam-cli ## iterate on a dev stack: sam sync --watch, STACK=<name>-dev only
 
 # make destroy deletes the stack; its tables and files bucket stay (Retain).
 # DELETE_DATA=<the stack's name again> deletes them too: found before the
-# stack goes (cmd/teardown find), deleted once it is gone (cmd/teardown
-# delete). A failed deletion is taken up again by the same command.
+# stack goes (cmd/teardown find, into TEARDOWN_FILE, which make clean
+# keeps), deleted once it is gone (cmd/teardown delete). A deletion that
+# failed halfway is taken up again by the same command: find then says the
+# stack is gone already (status 3) and the file names what is left.
 destroy: sam-cli ## delete the stack (STACK=); DELETE_DATA=<stack name again> also deletes its tables and bucket
 	@if [ -n "$(DELETE_DATA)" ] && [ "$(DELETE_DATA)" != "$(STACK)" ]; then \
 	  echo "destroy: refused: DELETE_DATA=$(DELETE_DATA) is not the stack's name ($(STACK)): type it again to delete its tables and bucket" >&2; exit 2; fi
 ifneq ($(DELETE_DATA),)
-	@mkdir -p $(dir $(TEARDOWN_FILE))
-	$(TEARDOWN) find --stack $(STACK) --region $(REGION) --out $(TEARDOWN_FILE)
-endif
-	$(SAM) delete --stack-name $(STACK) --region $(REGION) --no-prompts
-ifneq ($(DELETE_DATA),)
+	$(GO) build -o $(TEARDOWN) ./cmd/teardown
+	$(TEARDOWN) find --stack $(STACK) --region $(REGION) --out $(TEARDOWN_FILE); rc=$$?; \
+	  if [ $$rc = 0 ]; then $(SAM) delete --stack-name $(STACK) --region $(REGION) --no-prompts; elif [ $$rc != 3 ]; then exit $$rc; fi
 	$(TEARDOWN) delete --from $(TEARDOWN_FILE) --region $(REGION) --confirm $(DELETE_DATA)
+else
+	$(SAM) delete --stack-name $(STACK) --region $(REGION) --no-prompts
 endif
 
 clean: ## remove build output
-	rm -rf $(filter-out .build/tools,$(wildcard .build/*)) .aws-sam
+	rm -rf $(filter-out .build/tools .build/teardown,$(wildcard .build/*)) .aws-sam
 
 local-db: $(DYNALITE) $(VERSITYGW) ## run only the local DynamoDB on 127.0.0.1:8000 (tables, catalogue, dev token), for sam local
 	@echo "local: building cmd/local (with an empty Go cache: 33 s after versitygw's build, about 2.5 min alone, on 2 shared cores)"

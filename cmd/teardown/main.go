@@ -5,7 +5,9 @@
 //	teardown delete --from FILE --confirm NAME after it: empty and delete them, once the stack is gone
 //
 // Both take --region (else AWS_REGION or the profile's) and the AWS SDK's
-// usual credentials.
+// usual credentials. find exits with status 3 when the stack is gone
+// already and FILE, from an earlier run, names its tables and buckets: a
+// deletion that failed halfway is taken up again without a sam delete.
 package main
 
 import (
@@ -29,11 +31,19 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	err := run(ctx, os.Args[1:], os.Stdout)
 	stop()
-	if err != nil {
+	switch {
+	case errors.Is(err, errGone):
+		fmt.Println(err)
+		os.Exit(3)
+	case err != nil:
 		fmt.Fprintln(os.Stderr, "teardown:", err)
 		os.Exit(1)
 	}
 }
+
+// errGone is find's answer when the stack is gone already and the file
+// names its tables and buckets from before.
+var errGone = errors.New("the stack is gone already")
 
 // run runs one verb of the command line args.
 func run(ctx context.Context, args []string, out io.Writer) error {
@@ -66,9 +76,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		}
 		d, err := td.Find(ctx, *stack)
 		if errors.Is(err, teardown.ErrNoStack) {
-			if _, statErr := teardown.Load(*file); statErr == nil {
-				fmt.Fprintf(out, "stack %s is gone already: its tables and buckets are those %s names from before\n", *stack, *file)
-				return nil
+			if _, loadErr := teardown.Load(*file); loadErr == nil {
+				return fmt.Errorf("%w: stack %s's tables and buckets are those %s names from before", errGone, *stack, *file)
 			}
 		}
 		if err != nil {
