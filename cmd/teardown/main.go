@@ -89,6 +89,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		for _, r := range d.Resources {
 			fmt.Fprintf(out, "%s %s (%s)\n", r.Type, r.PhysicalID, r.LogicalID)
 		}
+		for _, r := range d.Kept {
+			fmt.Fprintf(out, "%s %s (%s): kept, not deleted\n", r.Type, r.PhysicalID, r.LogicalID)
+		}
 		fmt.Fprintf(out, "stack %s: %d tables and buckets, written to %s\n", *stack, len(d.Resources), *file)
 		return nil
 	case "delete":

@@ -44,10 +44,14 @@ import (
 	"github.com/aws/smithy-go"
 )
 
-// The resource types a stack's data lives in.
+// The resource types a stack's data lives in: tables and buckets, which
+// Delete deletes, and the staff's user pool, which it leaves (its accounts
+// are people's: their owner deletes it in the Cognito console, after
+// turning its deletion protection off) and names when it is done.
 const (
-	TableType  = "AWS::DynamoDB::Table"
-	BucketType = "AWS::S3::Bucket"
+	TableType    = "AWS::DynamoDB::Table"
+	BucketType   = "AWS::S3::Bucket"
+	UserPoolType = "AWS::Cognito::UserPool"
 )
 
 // PageSize is how many object versions and delete markers are listed, and
@@ -69,10 +73,12 @@ type Resource struct {
 	PhysicalID string `json:"physicalId"` // the table's or the bucket's name
 }
 
-// Data is what a stack keeps when it is deleted: its tables and buckets.
+// Data is what a stack keeps when it is deleted: its tables and buckets
+// (Resources), and its user pools (Kept), which Delete leaves.
 type Data struct {
 	Stack     string     `json:"stack"`
 	Resources []Resource `json:"resources"`
+	Kept      []Resource `json:"kept,omitempty"`
 }
 
 // Teardown is the clients teardown works with, and where it says what it
@@ -120,8 +126,15 @@ func (t *Teardown) Find(ctx context.Context, stack string) (Data, error) {
 		}
 		for _, r := range out.StackResourceSummaries {
 			typ, id := aws.ToString(r.ResourceType), aws.ToString(r.PhysicalResourceId)
-			if (typ == TableType || typ == BucketType) && id != "" && r.ResourceStatus != cfntypes.ResourceStatusDeleteComplete {
-				d.Resources = append(d.Resources, Resource{LogicalID: aws.ToString(r.LogicalResourceId), Type: typ, PhysicalID: id})
+			if id == "" || r.ResourceStatus == cfntypes.ResourceStatusDeleteComplete {
+				continue
+			}
+			res := Resource{LogicalID: aws.ToString(r.LogicalResourceId), Type: typ, PhysicalID: id}
+			switch typ {
+			case TableType, BucketType:
+				d.Resources = append(d.Resources, res)
+			case UserPoolType:
+				d.Kept = append(d.Kept, res)
 			}
 		}
 		if aws.ToString(out.NextToken) == "" {
@@ -192,6 +205,10 @@ func (t *Teardown) Delete(ctx context.Context, d Data, confirm string) error {
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s %s: %w", r.LogicalID, r.PhysicalID, err))
 		}
+	}
+	for _, r := range d.Kept {
+		fmt.Fprintf(t.Log, "kept: %s %s (%s), the staff's accounts: delete it in the Cognito console (turn its deletion protection off first) if they are to go too\n",
+			r.Type, r.PhysicalID, r.LogicalID)
 	}
 	return errors.Join(errs...)
 }

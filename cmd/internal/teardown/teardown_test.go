@@ -76,7 +76,9 @@ func stack(t *testing.T) (*storetest.Env, *fakeStack, teardown.Data) {
 	f.resources = append(f.resources,
 		summary("CreateOrderFunction", "AWS::Lambda::Function", "stamp-duty-test-CreateOrderFunction-1", cfntypes.ResourceStatusCreateComplete),
 		summary("CreateOrderFunctionRole", "AWS::IAM::Role", "stamp-duty-test-CreateOrderFunctionRole-1", cfntypes.ResourceStatusCreateComplete),
-		summary("OldTable", teardown.TableType, "an-old-table", cfntypes.ResourceStatusDeleteComplete))
+		summary("OldTable", teardown.TableType, "an-old-table", cfntypes.ResourceStatusDeleteComplete),
+		summary("StaffUserPool", teardown.UserPoolType, "ap-south-1_AbC123", cfntypes.ResourceStatusCreateComplete))
+	want.Kept = []teardown.Resource{{LogicalID: "StaffUserPool", Type: teardown.UserPoolType, PhysicalID: "ap-south-1_AbC123"}}
 	for _, tb := range env.Template.Tables {
 		name := env.Table(tb.LogicalID)
 		f.resources = append(f.resources, summary(tb.LogicalID, teardown.TableType, name, cfntypes.ResourceStatusCreateComplete))
@@ -127,7 +129,8 @@ func tables(t *testing.T, c *dynamodb.Client, names []string) []string {
 }
 
 // TestFind: the stack's tables and bucket, every page of its resources,
-// and nothing of another kind or already deleted; no stack, ErrNoStack.
+// its user pool apart (kept), and nothing of another kind or already
+// deleted; no stack, ErrNoStack.
 func TestFind(t *testing.T) {
 	_, f, want := stack(t)
 	td := &teardown.Teardown{CloudFormation: f}
@@ -135,7 +138,7 @@ func TestFind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(got.Resources, want.Resources) || got.Stack != want.Stack {
+	if !slices.Equal(got.Resources, want.Resources) || !slices.Equal(got.Kept, want.Kept) || got.Stack != want.Stack {
 		t.Errorf("Find = %+v, want %+v", got, want)
 	}
 	t.Run("SavedAndLoaded", func(t *testing.T) {
@@ -147,7 +150,7 @@ func TestFind(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !slices.Equal(back.Resources, got.Resources) || back.Stack != got.Stack {
+		if !slices.Equal(back.Resources, got.Resources) || !slices.Equal(back.Kept, got.Kept) || back.Stack != got.Stack {
 			t.Errorf("Load = %+v, want %+v", back, got)
 		}
 	})
@@ -160,8 +163,9 @@ func TestFind(t *testing.T) {
 
 // TestDelete: the data of a deleted stack goes only with its name typed
 // again and once the stack is gone; then the versioned bucket is emptied
-// (every version and delete marker, page by page) and deleted, and every
-// table deleted; run again, it finds them gone and succeeds.
+// (every version and delete marker, page by page) and deleted, every
+// table deleted, and the user pool named as kept; run again, it finds them
+// gone and succeeds.
 func TestDelete(t *testing.T) {
 	env, f, data := stack(t)
 	ctx := context.Background()
@@ -227,8 +231,11 @@ func TestDelete(t *testing.T) {
 		if got := tables(t, env.Client, names); len(got) != 0 {
 			t.Errorf("tables %q are still there", got)
 		}
-		if want := fmt.Sprintf("bucket %s: deleted 10 object versions and delete markers, then the bucket", bucket); !strings.Contains(log.String(), want) {
-			t.Errorf("the log says\n%s\nwant a line %q", &log, want)
+		for _, want := range []string{fmt.Sprintf("bucket %s: deleted 10 object versions and delete markers, then the bucket", bucket),
+			"kept: AWS::Cognito::UserPool ap-south-1_AbC123 (StaffUserPool)"} {
+			if !strings.Contains(log.String(), want) {
+				t.Errorf("the log says\n%s\nwant a line %q", &log, want)
+			}
 		}
 	})
 	t.Run("AgainFindsThemGone", func(t *testing.T) {
