@@ -7,7 +7,22 @@
 GO              ?= go
 ARTIFACTS_DIR   ?= .build/$(@:build-%=%)
 LAMBDA_ENV      := GOOS=linux GOARCH=arm64 CGO_ENABLED=0
-LAMBDA_FLAGS    := -tags lambda.norpc -trimpath -ldflags "-s -w"
+# TRACING=on builds the functions with -tags tracing (shared/tracing: their
+# AWS SDK clients send X-Ray subsegments) and deploys the stack with
+# Tracing=Active; TRACING=off, the default, builds them with no tracing code
+# linked and deploys with Tracing=PassThrough. One variable sets both, so
+# the binaries and the stack's parameter agree.
+TRACING         := $(or $(TRACING),off)
+ifeq ($(TRACING),on)
+LAMBDA_TAGS     := lambda.norpc,tracing
+TRACING_MODE    := Active
+else ifeq ($(TRACING),off)
+LAMBDA_TAGS     := lambda.norpc
+TRACING_MODE    := PassThrough
+else
+$(error TRACING=$(TRACING): say TRACING=on or TRACING=off)
+endif
+LAMBDA_FLAGS    := -tags $(LAMBDA_TAGS) -trimpath -ldflags "-s -w"
 DYNALITE_DIR    := cmd/local/dynalite
 DYNALITE        := $(DYNALITE_DIR)/node_modules/dynalite/cli.js
 # The local S3 server: Versity's S3 gateway, built from the Go module proxy
@@ -290,11 +305,66 @@ local: $(DYNALITE) $(VERSITYGW) $(COGNITO) ## run the API on http://127.0.0.1:30
 	@$(LOCAL_BUILD)
 	@LOCAL_STARTED_AT=$(MAKE_STARTED) exec $(LOCAL_BIN)
 
-deploy: ## build and deploy with SAM (needs the SAM CLI and AWS credentials)
-	sam build && sam deploy
+# The deployed stack's daily commands (README, "Deploy with SAM"). STACK and
+# REGION default to samconfig.toml's stack_name and region. Each needs the
+# SAM CLI and AWS credentials; without sam on PATH each says so and fails.
+SAM             ?= sam
+SAMCONFIG_STACK := $(shell sed -n 's/^stack_name *= *"\(.*\)"/\1/p' samconfig.toml)
+STACK           := $(or $(STACK),$(SAMCONFIG_STACK))
+REGION          := $(or $(REGION),$(shell awk -F'"' '/^\[/ { section = $$0 } section == "[default.deploy.parameters]" && /^region *=/ { print $$2 }' samconfig.toml))
+# The tables and buckets `make destroy DELETE_DATA=...` finds before the
+# stack is deleted, and deletes after.
+# (built, not go run: go run turns the command's exit status 3 into 1).
+TEARDOWN        := .build/teardown/teardown
+TEARDOWN_FILE   := .build/teardown/$(STACK).json
+
+.PHONY: sam-cli logs sync destroy
+sam-cli:
+	@command -v $(SAM) >/dev/null 2>&1 || { echo "the SAM CLI ($(SAM)) is not on PATH: install it (https://docs.aws.amazon.com/serverless-application-model/latest/developerguide/install-sam-cli.html), with AWS credentials, to deploy" >&2; exit 1; }
+
+# sam build's cache (samconfig: cached = true) does not know TRACING: a
+# build of the other setting than the last one is made afresh (--no-cached).
+deploy: sam-cli ## build and deploy the stack with SAM (STACK=, TRACING=on for X-Ray)
+	@mkdir -p .aws-sam
+	@cached=; [ "$$(cat .aws-sam/tracing 2>/dev/null)" = "$(TRACING)" ] || cached=--no-cached; \
+	  echo "TRACING=$(TRACING) $(SAM) build $$cached"; TRACING=$(TRACING) $(SAM) build $$cached
+	@echo $(TRACING) > .aws-sam/tracing
+	$(SAM) deploy --stack-name $(STACK) --region $(REGION) --parameter-overrides Tracing=$(TRACING_MODE)
+
+# Each function logs to /aws/lambda/<stack>/<LogicalId> (its LoggingConfig),
+# the API's access log to /aws/apigateway/<stack>/access (FN=api).
+logs: sam-cli ## follow a function's log: make logs FN=<LogicalId>|api [STACK=]
+	@case " $(FUNCTIONS) api " in *" $(FN) "*) [ -n "$(FN)" ] ;; *) false ;; esac || \
+	  { echo "logs: FN=<LogicalId> of a function ($(FUNCTIONS)) or FN=api (the access log)" >&2; exit 2; }
+	$(SAM) logs --region $(REGION) --tail --cw-log-group $(if $(filter api,$(FN)),/aws/apigateway/$(STACK)/access,/aws/lambda/$(STACK)/$(FN))
+
+# sam sync updates a function's code and configuration behind
+# CloudFormation's back (drift), which no production stack may have: it runs
+# only against a development stack, named STACK=<name>-dev.
+sync: sam-cli ## iterate on a dev stack: sam sync --watch, STACK=<name>-dev only
+	@case "$(STACK)" in *-dev) ;; *) echo "sync: refused: STACK=$(STACK) is not a development stack; sam sync leaves a stack drifted from its template, so it runs only on one named <name>-dev (make sync STACK=$$USER-dev)" >&2; exit 2 ;; esac
+	TRACING=$(TRACING) $(SAM) sync --watch --stack-name $(STACK) --region $(REGION) --parameter-overrides Tracing=$(TRACING_MODE)
+
+# make destroy deletes the stack; its tables and files bucket stay (Retain).
+# DELETE_DATA=<the stack's name again> deletes them too: found before the
+# stack goes (cmd/teardown find, into TEARDOWN_FILE, which make clean
+# keeps), deleted once it is gone (cmd/teardown delete). A deletion that
+# failed halfway is taken up again by the same command: find then says the
+# stack is gone already (status 3) and the file names what is left.
+destroy: sam-cli ## delete the stack (STACK=); DELETE_DATA=<stack name again> also deletes its tables and bucket
+	@if [ -n "$(DELETE_DATA)" ] && [ "$(DELETE_DATA)" != "$(STACK)" ]; then \
+	  echo "destroy: refused: DELETE_DATA=$(DELETE_DATA) is not the stack's name ($(STACK)): type it again to delete its tables and bucket" >&2; exit 2; fi
+ifneq ($(DELETE_DATA),)
+	$(GO) build -o $(TEARDOWN) ./cmd/teardown
+	$(TEARDOWN) find --stack $(STACK) --region $(REGION) --out $(TEARDOWN_FILE); rc=$$?; \
+	  if [ $$rc = 0 ]; then $(SAM) delete --stack-name $(STACK) --region $(REGION) --no-prompts; elif [ $$rc != 3 ]; then exit $$rc; fi
+	$(TEARDOWN) delete --from $(TEARDOWN_FILE) --region $(REGION) --confirm $(DELETE_DATA)
+else
+	$(SAM) delete --stack-name $(STACK) --region $(REGION) --no-prompts
+endif
 
 clean: ## remove build output
-	rm -rf $(filter-out .build/tools,$(wildcard .build/*)) .aws-sam
+	rm -rf $(filter-out .build/tools .build/teardown,$(wildcard .build/*)) .aws-sam
 
 local-db: $(DYNALITE) $(VERSITYGW) ## run only the local DynamoDB on 127.0.0.1:8000 (tables, catalogue, dev token), for sam local
 	@echo "local: building cmd/local (with an empty Go cache: 33 s after versitygw's build, about 2.5 min alone, on 2 shared cores)"

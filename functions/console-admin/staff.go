@@ -16,6 +16,7 @@ import (
 	"stampduty/shared/jsonobj"
 	"stampduty/shared/staff"
 	"stampduty/shared/stampduty"
+	"stampduty/shared/tracing"
 )
 
 // staffAdmin is the staff's workflows (staff.Pool).
@@ -52,6 +53,7 @@ func staffPool(env *config.Env) *staff.Pool {
 	if endpoint != "" {
 		cfg.BaseEndpoint = aws.String(endpoint)
 	}
+	tracing.Instrument(&cfg.APIOptions)
 	return staff.New(cfg, env.Require("STAFF_USER_POOL_ID"), staff.Options{SkipGlobalSignOut: endpoint != ""})
 }
 

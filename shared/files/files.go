@@ -33,6 +33,7 @@ import (
 	"stampduty/shared/links"
 	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
+	"stampduty/shared/tracing"
 )
 
 // URLLifetime is how long a pre-signed download address works.
@@ -53,6 +54,8 @@ type Store struct {
 // environment's region and credentials, or at S3_ENDPOINT (path-style
 // addresses, for a local S3-compatible server) when that is set in a local
 // Lambda runtime (set elsewhere, it fails the init: config.Env.Endpoint).
+// Its calls are traced when the function is built with tracing (package
+// tracing).
 func Open(env *config.Env) *Store {
 	opts := s3.Options{
 		Region: env.Require("AWS_REGION"),
@@ -72,6 +75,7 @@ func Open(env *config.Env) *Store {
 		opts.BaseEndpoint = aws.String(ep)
 		opts.UsePathStyle = true
 	}
+	tracing.Instrument(&opts.APIOptions)
 	return New(s3.New(opts), env.Require("FILES_BUCKET"))
 }
 

@@ -31,6 +31,7 @@ import (
 	"stampduty/shared/config"
 	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
+	"stampduty/shared/tracing"
 )
 
 // AttemptTimeout bounds one HTTP attempt to DynamoDB, whose requests take
@@ -49,7 +50,8 @@ type DB struct {
 // of STS and SSO clients a function never needs. DYNAMODB_ENDPOINT, when set
 // in a local Lambda runtime, points it at a local engine (set elsewhere, it
 // fails the init: config.Env.Endpoint). Its calls add their throttled
-// attempts and retries to the invocation's metrics (countAttempts).
+// attempts and retries to the invocation's metrics (countAttempts), and are
+// traced when the function is built with tracing (package tracing).
 func Open(env *config.Env) *DB {
 	creds := credentials.NewStaticCredentialsProvider(
 		env.Require("AWS_ACCESS_KEY_ID"), env.Require("AWS_SECRET_ACCESS_KEY"), env.Get("AWS_SESSION_TOKEN"))
@@ -70,6 +72,7 @@ func Open(env *config.Env) *DB {
 	if ep := env.Endpoint("DYNAMODB_ENDPOINT"); ep != "" {
 		opts.BaseEndpoint = aws.String(ep)
 	}
+	tracing.Instrument(&opts.APIOptions)
 	return New(dynamodb.New(opts))
 }
 

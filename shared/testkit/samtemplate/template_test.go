@@ -318,7 +318,10 @@ func TestFunctions(t *testing.T) {
 			t.Errorf("no function serves %s", key)
 		}
 	}
-	for _, must := range []string{"LAMBDA_ENV      := GOOS=linux GOARCH=arm64 CGO_ENABLED=0", `LAMBDA_FLAGS    := -tags lambda.norpc -trimpath -ldflags "-s -w"`} {
+	// The release flags, with the tracing build's tag only under TRACING=on
+	// (shared/tracing).
+	for _, must := range []string{"LAMBDA_ENV      := GOOS=linux GOARCH=arm64 CGO_ENABLED=0", `LAMBDA_FLAGS    := -tags $(LAMBDA_TAGS) -trimpath -ldflags "-s -w"`,
+		"ifeq ($(TRACING),on)\nLAMBDA_TAGS     := lambda.norpc,tracing\n", "else ifeq ($(TRACING),off)\nLAMBDA_TAGS     := lambda.norpc\n"} {
 		if !strings.Contains(string(makefile), must) {
 			t.Errorf("Makefile lacks %q", must)
 		}
