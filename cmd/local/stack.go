@@ -207,7 +207,9 @@ func (s *stack) open(ctx context.Context, o options) error {
 	// dashboard would show, from the functions' metric lines. Not a
 	// ServeMux: it would clean and redirect the paths API Gateway takes as
 	// they come.
-	api := apigw.NewHandler(routes, apigw.Options{Log: s.out, IAM: &s.IAM})
+	// API Gateway's own metrics (its 5xx, which an alarm watches) go
+	// straight into the summary: on AWS they are in no log either.
+	api := apigw.NewHandler(routes, apigw.Options{Log: s.out, IAM: &s.IAM, Metrics: s.Metrics.Tee(io.Discard), ApiID: "Api"})
 	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet && r.URL.Path == localmetrics.Path {
 			s.Metrics.ServeHTTP(w, r)

@@ -90,6 +90,11 @@ type Options struct {
 	MaxBody int64
 	Timeout time.Duration
 	IAM     *IAM
+	// Metrics, when set, receives per request the EMF line of API
+	// Gateway's own metrics for the API ApiID ("local" when empty): the
+	// local twin of what AWS publishes (metrics.go).
+	Metrics io.Writer
+	ApiID   string
 }
 
 // handler is the emulated API.
@@ -99,6 +104,8 @@ type handler struct {
 	maxBody int64
 	timeout time.Duration
 	log     io.Writer // nil, or a runtimeapi.LockedWriter
+	metrics io.Writer // nil, or a runtimeapi.LockedWriter
+	apiID   string
 }
 
 // NewHandler returns an http.Handler serving routes like an API Gateway HTTP
@@ -108,6 +115,9 @@ func NewHandler(routes []Route, opts Options) http.Handler {
 	h := &handler{maxBody: cmp.Or(opts.MaxBody, DefaultMaxBody), timeout: cmp.Or(opts.Timeout, DefaultTimeout), iam: opts.IAM}
 	if opts.Log != nil {
 		h.log = runtimeapi.LockedWriter(opts.Log)
+	}
+	if opts.Metrics != nil {
+		h.metrics, h.apiID = runtimeapi.LockedWriter(opts.Metrics), cmp.Or(opts.ApiID, "local")
 	}
 	for _, r := range routes {
 		h.routes = append(h.routes, newRoute(r))
@@ -121,7 +131,11 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	requestID := base64.StdEncoding.EncodeToString(random(11)) // shaped like API Gateway's: "JKJaXmPLvHcESHA="
 	w.Header().Set("Apigw-Requestid", requestID)
 	status, err := h.serve(w, r, requestID, start)
-	h.logRequest(r, status, time.Since(start), requestID, err)
+	d := time.Since(start)
+	h.logRequest(r, status, d, requestID, err)
+	if h.metrics != nil {
+		_, _ = h.metrics.Write(apiMetrics(h.apiID, status, d, time.Now()))
+	}
 }
 
 // serve answers r and returns the status it sent, with the reason when the
