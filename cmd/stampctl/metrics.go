@@ -93,5 +93,5 @@ func (c *cli) metricsSummary(fs *flag.FlagSet, args []string) error {
 	return w.Flush()
 }
 
-// num writes v with at most one decimal, none when it is whole.
+// num writes v in the fewest digits that are exact (12, 8.864).
 func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
