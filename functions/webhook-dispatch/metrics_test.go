@@ -196,7 +196,7 @@ func TestOldestDueAge(t *testing.T) {
 	failing = false
 	late := 30*time.Second + 11*time.Minute
 	got := metered(t, func(ctx context.Context) { w.pass(ctx, d, late) })
-	if len(got.ages) != 1 || got.ages[0] != (11 * time.Minute).Seconds() {
+	if len(got.ages) != 1 || got.ages[0] != (11*time.Minute).Seconds() {
 		t.Fatalf("a pass 11 minutes after the retry was due: OldestDueAge %v, want 660", got.ages)
 	}
 	if got.ages[0] <= alarm.Seconds() {
