@@ -8,6 +8,7 @@ import (
 	"maps"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -181,9 +182,10 @@ func TestOldestDueAge(t *testing.T) {
 	w := newWorld(t)
 	w.subscribers()
 	w.register(localdb.DevOwner, "/fail", stampduty.EventOrderCreated)
-	failing := true
+	var failing atomic.Bool
+	failing.Store(true)
 	w.rc.On("/fail", func(rw http.ResponseWriter, _ *http.Request, _ int) {
-		if failing {
+		if failing.Load() {
 			rw.WriteHeader(http.StatusServiceUnavailable)
 		}
 	})
@@ -193,7 +195,7 @@ func TestOldestDueAge(t *testing.T) {
 	if first.ages == nil || first.ages[0] != 0 {
 		t.Errorf("the first pass, its jobs just put: OldestDueAge %v, want 0", first.ages)
 	}
-	failing = false
+	failing.Store(false)
 	late := 30*time.Second + 11*time.Minute
 	got := metered(t, func(ctx context.Context) { w.pass(ctx, d, late) })
 	if len(got.ages) != 1 || got.ages[0] != (11*time.Minute).Seconds() {
