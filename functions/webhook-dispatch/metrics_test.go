@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"stampduty/shared/function"
 	"stampduty/shared/metrics"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/localdb"
@@ -228,22 +227,21 @@ func TestOldestDueAge(t *testing.T) {
 }
 
 // TestRunIsMetered: the function's own run, wrapped as function.Scheduled
-// wraps it (MeasuredRun), carries its Set to the relay and delivery loops
-// and to the turns they start: its EMF lines show the events relayed and
-// the attempts of one run.
+// wraps it (MeasuredRun, as functest.NewScheduled does), carries its Set to
+// the relay and delivery loops and to the turns they start: its EMF lines
+// show the events relayed and the attempts of one run.
 func TestRunIsMetered(t *testing.T) {
 	w := newWorld(t)
 	w.subscribers()
 	w.register(localdb.DevOwner, "/fail", stampduty.EventOrderCreated)
 	w.rc.On("/fail", func(rw http.ResponseWriter, _ *http.Request, _ int) { rw.WriteHeader(http.StatusBadGateway) })
 	evs := w.changes()
-	var out bytes.Buffer
-	run := function.MeasuredRun(function.Meter{Namespace: "StampDuty/test", Function: "WebhookDispatchFunction", Out: &out}, w.run)
 	ctx, cancel := context.WithTimeout(context.Background(), Margin+2*time.Second)
 	defer cancel()
-	if err := run(ctx, json.RawMessage(`{}`)); err != nil {
+	if err := w.run(ctx, json.RawMessage(`{}`)); err != nil {
 		t.Fatalf("run: %v", err)
 	}
+	out := w.s.Metrics
 	got := read(t, out.String())
 	if g := got.sum(metrics.EventsRelayed, ""); g != float64(len(evs)) {
 		t.Errorf("EventsRelayed = %v, want %d", g, len(evs))
