@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"stampduty/cmd/internal/apigw"
 	"stampduty/cmd/internal/localmetrics"
 	"stampduty/cmd/internal/runtimeapi"
 	"stampduty/shared/metrics"
@@ -111,9 +112,10 @@ func checkMetrics(t *testing.T, s *stack, out *functest.SyncBuffer) {
 	rows := map[string]localmetrics.Row{}
 	for _, r := range body.Data {
 		rows[r.Namespace+" "+r.Metric+" "+r.Dims()] = r
-		// The stack's own, and the local runtime's twin of Lambda's own.
-		if r.Namespace != "StampDuty/"+localdb.StackName && r.Namespace != runtimeapi.LambdaNamespace {
-			t.Errorf("%s %s is in namespace %q; want the stack's, StampDuty/%s, or %s", r.Metric, r.Dims(), r.Namespace, localdb.StackName, runtimeapi.LambdaNamespace)
+		// The stack's own, and the local twins of Lambda's and API Gateway's own.
+		if r.Namespace != "StampDuty/"+localdb.StackName && r.Namespace != runtimeapi.LambdaNamespace && r.Namespace != apigw.ApiNamespace {
+			t.Errorf("%s %s is in namespace %q; want the stack's, StampDuty/%s, %s or %s", r.Metric, r.Dims(), r.Namespace, localdb.StackName,
+				runtimeapi.LambdaNamespace, apigw.ApiNamespace)
 		}
 	}
 	ns := "StampDuty/" + localdb.StackName + " "
