@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"stampduty/cmd/internal/apigw"
 	"stampduty/cmd/internal/localmetrics"
+	"stampduty/cmd/internal/runtimeapi"
 	"stampduty/shared/metrics"
 	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/localdb"
@@ -109,15 +111,22 @@ func checkMetrics(t *testing.T, s *stack, out *functest.SyncBuffer) {
 	}
 	rows := map[string]localmetrics.Row{}
 	for _, r := range body.Data {
-		rows[r.Metric+" "+r.Dims()] = r
-		if r.Namespace != "StampDuty/"+localdb.StackName {
-			t.Errorf("%s %s is in namespace %q; want the stack's, StampDuty/%s", r.Metric, r.Dims(), r.Namespace, localdb.StackName)
+		rows[r.Namespace+" "+r.Metric+" "+r.Dims()] = r
+		// The stack's own, and the local twins of Lambda's and API Gateway's own.
+		if r.Namespace != "StampDuty/"+localdb.StackName && r.Namespace != runtimeapi.LambdaNamespace && r.Namespace != apigw.ApiNamespace {
+			t.Errorf("%s %s is in namespace %q; want the stack's, StampDuty/%s, %s or %s", r.Metric, r.Dims(), r.Namespace, localdb.StackName,
+				runtimeapi.LambdaNamespace, apigw.ApiNamespace)
 		}
 	}
+	ns := "StampDuty/" + localdb.StackName + " "
 	for _, fn := range []string{"CreateOrderFunction", "ListOrdersFunction", "ListArticlesFunction"} {
-		req, lat := rows["Requests FunctionName="+fn], rows["Latency FunctionName="+fn]
+		req, lat := rows[ns+"Requests FunctionName="+fn], rows[ns+"Latency FunctionName="+fn]
 		if req.Sum < 1 || lat.Samples != int(req.Sum) || lat.Max <= 0 {
 			t.Errorf("%s: Requests %+v, Latency %+v; want each request counted with its latency", fn, req, lat)
+		}
+		// Each request is one invocation of Lambda's (a 5xx answer is no Lambda error).
+		if inv := rows[runtimeapi.LambdaNamespace+" Invocations FunctionName="+fn]; inv.Sum != req.Sum {
+			t.Errorf("%s: AWS/Lambda Invocations %+v; want one per request (%v)", fn, inv, req.Sum)
 		}
 	}
 }

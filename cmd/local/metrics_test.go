@@ -16,6 +16,7 @@ import (
 
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 
+	"stampduty/cmd/internal/runtimeapi"
 	"stampduty/shared/metrics"
 	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/localcognito"
@@ -29,8 +30,10 @@ import (
 // declared ones, a FunctionName other than the function's, a namespace
 // other than the local stack's (StampDuty/stampduty-local, as the
 // template's StampDuty/${AWS::StackName} resolves locally), or no value.
-// It returns each metric's sum by function and dimension values
-// ("CreateOrderFunction OrdersCreated State=KA").
+// The local runtime's twin of Lambda's own metrics (AWS/Lambda Invocations
+// and Errors, cmd/internal/runtimeapi) is read apart. It returns each
+// metric's sum by function and dimension values ("CreateOrderFunction
+// OrdersCreated State=KA", "CreateOrderFunction AWS/Lambda Invocations").
 func metricLines(t *testing.T, out string) map[string]float64 {
 	t.Helper()
 	namespace := "StampDuty/" + localdb.StackName
@@ -53,6 +56,16 @@ func metricLines(t *testing.T, out string) map[string]float64 {
 			t.Errorf("%s wrote a metric record with no metric: %s", fn, rest)
 		}
 		for _, p := range points {
+			if p.Namespace == runtimeapi.LambdaNamespace { // the local runtime's twin of Lambda's own
+				if p.Name != "Invocations" && p.Name != "Errors" || p.Unit != metrics.Count || len(p.Dimensions) != 1 ||
+					p.Dimensions[metrics.FunctionName] != fn || len(p.Values) == 0 {
+					t.Errorf("the runtime wrote for %s %s %s %v, want Invocations or Errors counted for its FunctionName: %s", fn, p.Namespace, p.Name, p.Dimensions, rest)
+				}
+				for _, v := range p.Values {
+					sums[fn+" "+p.Namespace+" "+string(p.Name)] += v
+				}
+				continue
+			}
 			def, declared := metrics.Lookup(p.Name)
 			switch {
 			case !declared:
@@ -218,6 +231,12 @@ func TestFunctionMetrics(t *testing.T) {
 		"OpsFunction", "ConsoleFunction", "ConsoleAdminFunction", "ConsolePagesFunction"} {
 		if sums[fn+" Requests"] == 0 || sums[fn+" Faults"] != 0 {
 			t.Errorf("%s counted %v requests and %v faults, want some and none", fn, sums[fn+" Requests"], sums[fn+" Faults"])
+		}
+		// Lambda's own: one invocation per request, no error.
+		lambda := fn + " " + runtimeapi.LambdaNamespace + " "
+		if sums[lambda+"Invocations"] != sums[fn+" Requests"] || sums[lambda+"Errors"] != 0 {
+			t.Errorf("%s: AWS/Lambda Invocations %v, Errors %v; want one invocation per request (%v) and no error",
+				fn, sums[lambda+"Invocations"], sums[lambda+"Errors"], sums[fn+" Requests"])
 		}
 	}
 	for key, n := range map[string]float64{

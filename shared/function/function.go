@@ -115,6 +115,8 @@ func Scheduled(wire func(d Deps) Run) {
 		NewLogger(os.Getenv, os.Stdout).Error("init failed", "err", err.Error())
 		os.Exit(1)
 	}
-	run = MeasuredRun(MeterFromEnv(os.Getenv, os.Stdout), run)
+	m := MeterFromEnv(os.Getenv, os.Stdout)
+	m.Every = RunFlushEvery
+	run = MeasuredRun(m, run)
 	lambda.Start(func(ctx context.Context, payload json.RawMessage) error { return run(ctx, payload) })
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"stampduty/shared/metrics"
 	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
 )
@@ -171,6 +172,7 @@ func (d *Dispatcher) Relay(ctx context.Context) (RelayReport, error) {
 			}
 			rep.Left++
 			d.logf("relay order %s of %s: %v (left for the next pass)", p.DocumentID, p.Owner, err)
+			d.failed(ctx, err)
 			if ctx.Err() != nil && len(errs) == 0 {
 				errs = append(errs, err)
 			}
@@ -222,14 +224,16 @@ func (d *Dispatcher) relay(ctx context.Context, p orders.Stored, hooks *passHook
 	if st.holding() {
 		hold = stampduty.FormatTime(at.Add(cmp.Or(d.Deliverer.Timeout, Timeout) + leaseMargin))
 	}
-	stored := 0
+	stored, relayed := 0, 0
 	ids := make([]string, 0, len(p.Outbox))
 	held := map[string][]Job{} // by webhook: the jobs put leased to this run
 	for i, c := range p.Outbox {
+		listened := false
 		for _, h := range hs {
 			if !h.Subscribed(c.Type) { // enabled and subscribed to the type
 				continue
 			}
+			listened = true
 			j := Job{Owner: p.Owner, Webhook: h.DocumentID, Pending: c, Seq: eventSeq(p, c, i), Next: now, Lease: hold}
 			put, err := d.Jobs.Put(ctx, j)
 			if err != nil {
@@ -244,6 +248,9 @@ func (d *Dispatcher) relay(ctx context.Context, p orders.Stored, hooks *passHook
 			}
 		}
 		ids = append(ids, c.ID)
+		if listened {
+			relayed++
+		}
 	}
 	for webhook, jobs := range held { // Run's delivery starts on them at once
 		d.offer(ctx, hookKey{p.Owner, webhook}, jobs)
@@ -251,6 +258,7 @@ func (d *Dispatcher) relay(ctx context.Context, p orders.Stored, hooks *passHook
 	if err := d.Outbox.Relayed(ctx, p, ids); err != nil {
 		return stored, fmt.Errorf("mark %d events relayed: %w", len(ids), err)
 	}
+	metrics.Add(ctx, metrics.EventsRelayed, float64(relayed))
 	return stored, nil
 }
 
@@ -316,7 +324,9 @@ func (d *Dispatcher) Deliver(ctx context.Context) (DeliverReport, error) {
 // starts later than `until` before the deadline, so `until` must leave
 // room for a delivery's timeout; Run returns once the attempts it started
 // are over. A pass's errors are logged and the next pass tries again; Run
-// returns ctx's error only when ctx ends.
+// returns ctx's error when ctx ends, and otherwise an error when any pass
+// or attempt failed for a reason of the service's own (see failed), once
+// its whole run is over.
 func (d *Dispatcher) Run(ctx context.Context, every, until time.Duration) error {
 	if !d.Poller.Valid() {
 		return fmt.Errorf("dispatch: poller %d of %d does not exist", d.Poller.Index, d.Poller.Count)
@@ -330,6 +340,7 @@ func (d *Dispatcher) Run(ctx context.Context, every, until time.Duration) error 
 	st := d.lanes()
 	wake := make(chan struct{}, 1)
 	st.mu.Lock()
+	st.failures, st.first = 0, nil
 	st.held = map[hookKey]map[string]time.Time{}
 	st.stop = stop.Done()
 	st.wake = func() {
@@ -347,6 +358,7 @@ func (d *Dispatcher) Run(ctx context.Context, every, until time.Duration) error 
 			rep, err := d.Relay(ctx)
 			if err != nil {
 				d.logf("%v", err)
+				d.failed(ctx, err)
 			}
 			if !rep.More {
 				select {
@@ -362,7 +374,34 @@ func (d *Dispatcher) Run(ctx context.Context, every, until time.Duration) error 
 	if ctx.Err() != nil {
 		return fmt.Errorf("dispatch: %w", ctx.Err())
 	}
+	st.mu.Lock()
+	n, first := st.failures, st.first
+	st.mu.Unlock()
+	if n > 0 {
+		return fmt.Errorf("dispatch: %d failures of the service's own in this run (each left for a later pass); the first: %w", n, first)
+	}
 	return nil
+}
+
+// failed notes a failure of the run's own: a read or write of its tables,
+// a download address it could not sign. Run ends with an error when it
+// noted any, so that Lambda counts the invocation in AWS/Lambda's Errors,
+// which the dispatcher's alarm watches: a dispatcher whose tables are
+// unreachable (or whose grants are missing) relays and delivers nothing,
+// though every pass's error was only logged and retried. Not failures: a
+// receiver's (those are attempts, by outcome), a race lost to another
+// writer (orders.ErrChanged: the next pass relays the outbox), and
+// anything after the run's context ended (Run returns that instead).
+func (d *Dispatcher) failed(ctx context.Context, err error) {
+	if err == nil || ctx.Err() != nil || errors.Is(err, orders.ErrChanged) {
+		return
+	}
+	st := d.lanes()
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.failures++; st.first == nil {
+		st.first = err
+	}
 }
 
 // deliveries is Run's delivery loop (see Run): it reads the due jobs at
@@ -382,6 +421,7 @@ func (d *Dispatcher) deliveries(ctx, stop context.Context, every time.Duration, 
 			_, found, err := d.deliver(ctx, now, stop.Done(), false)
 			if err != nil {
 				d.logf("%v", err)
+				d.failed(ctx, err)
 			}
 			busy, ticks = err != nil || found > 0, 0
 			st.read(now)

@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"stampduty/shared/metrics"
 	"stampduty/shared/stampduty"
 )
 
@@ -44,6 +45,10 @@ type lanes struct {
 	// coming are the Nexts this run wrote (retries, postponements) that
 	// its last read of the due jobs was too early for; nil outside Run.
 	coming []string
+	// failures counts the run's own failures (see failed), first is the
+	// first of them; Run starts them afresh.
+	failures int
+	first    error
 }
 
 // lanes returns d's shared state, made on first use.
@@ -65,6 +70,7 @@ func (d *Dispatcher) deliver(ctx context.Context, now time.Time, stop <-chan str
 	if err != nil {
 		return rep, 0, fmt.Errorf("deliver: %w", err)
 	}
+	metrics.Add(ctx, metrics.OldestDueAge, dueAge(due, now)) // from the read just made: no call of its own
 	groups := map[hookKey][]Job{}
 	var order []hookKey
 	for _, j := range due {
@@ -253,6 +259,7 @@ func (d *Dispatcher) lane(ctx context.Context, t *turn) {
 			}
 			if err != nil {
 				d.logf("deliver event %s to webhook %s: %v", j.ID, t.k.webhook, err)
+				d.failed(ctx, err)
 			}
 			t.add(r, err)
 			st.mu.Lock()
@@ -301,7 +308,9 @@ func (d *Dispatcher) rest(ctx context.Context, t *turn, until time.Time) {
 				continue
 			}
 			if _, err := d.Jobs.Postpone(ctx, j, next); err != nil {
-				t.add(DeliverReport{}, fmt.Errorf("postpone event %s of webhook %s while it backs off: %w", j.ID, t.k.webhook, err))
+				err = fmt.Errorf("postpone event %s of webhook %s while it backs off: %w", j.ID, t.k.webhook, err)
+				t.add(DeliverReport{}, err)
+				d.failed(ctx, err)
 			}
 			st.wrote(next)
 		}
@@ -376,6 +385,9 @@ func (d *Dispatcher) attempt(ctx context.Context, k hookKey, j Job, t *turn) (De
 		return rep, err // the lease runs out and a later pass tries again
 	}
 	res := d.Deliverer.Deliver(ctx, *h, j.ID, body)
+	if ctx.Err() == nil { // an attempt cut by the run's own end is neither counted nor recorded
+		countAttempt(ctx, res)
+	}
 	if res.Status != 0 && res.Status != http.StatusGone {
 		t.answered()
 	}
@@ -429,6 +441,9 @@ func (d *Dispatcher) record(ctx context.Context, h *Webhook, j Job, start time.T
 	// receiver's answer.
 	d.logf("attempt webhook=%s event=%s order=%s caller=%s type=%s n=%d status=%d outcome=%s ms=%d",
 		j.Webhook, j.ID, cmp.Or(j.Order.DocumentID, OrderOf(j.Seq)), j.Owner, j.Type, j.N, res.Status, outcome, rec.DurationMS)
+	if outcome == GiveUp {
+		metrics.Add(ctx, metrics.EventsGivenUp, 1)
+	}
 	if j.Next != "" {
 		d.lanes().wrote(j.Next)
 	}

@@ -60,6 +60,9 @@ type invocation struct {
 type result struct {
 	body []byte
 	err  error
+	// invoked is set when the invocation reached the function's code (see
+	// metrics.go): its event was handed over, or it timed out waiting.
+	invoked bool
 }
 
 // Start starts one process of fn and returns once it has made its first
@@ -186,6 +189,9 @@ func (i *Instance) invoke(ctx context.Context, payload []byte, free func()) ([]b
 	outcome := make(chan result, 1)
 	go func() {
 		res := i.run(ctx, inv)
+		if res.invoked {
+			i.fn.record(res.err != nil, time.Now())
+		}
 		i.mu.Lock()
 		i.current = nil
 		i.mu.Unlock()
@@ -223,7 +229,14 @@ func (i *Instance) run(ctx context.Context, inv *invocation) result {
 	case <-timer.C:
 		return i.timedOut(inv)
 	}
+	res := i.await(inv, timer)
+	res.invoked = true
+	return res
+}
 
+// await waits for the answer to inv, which the function has, for the
+// process's death or for timer (the deadline).
+func (i *Instance) await(inv *invocation, timer *time.Timer) result {
 	select {
 	case res := <-inv.result:
 		return res
@@ -247,7 +260,7 @@ func (i *Instance) timedOut(inv *invocation) result {
 	_, _ = fmt.Fprintf(i.fn.Log, "[%s] %s %s Task timed out after %.2f seconds\n",
 		i.fn.Name, time.Now().UTC().Format(time.RFC3339Nano), inv.id, i.fn.Timeout.Seconds())
 	i.kill(err)
-	return result{err: err}
+	return result{err: err, invoked: true}
 }
 
 // PeakRSS returns the process's peak resident set size since it started,

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"time"
 )
 
 // deliveryAttempts bounds how often a Pool retries an event that never reached
@@ -48,6 +49,9 @@ func (p *Pool) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 	for attempt := 1; ; attempt++ {
 		inst, err := p.acquire(ctx)
 		if err != nil {
+			if ctx.Err() == nil && !errors.Is(err, ErrClosed) { // its instance failed its init: a function error
+				p.fn.record(true, time.Now())
+			}
 			return nil, fmt.Errorf("invoke %s: %w", p.fn.Name, err)
 		}
 		out, err := inst.invoke(ctx, payload, func() { p.put(inst) })
