@@ -45,8 +45,11 @@ const (
 	// EventsRelayed counts webhook events relayed from orders' outboxes
 	// into delivery jobs.
 	EventsRelayed Name = "EventsRelayed"
-	// Attempts counts delivery attempts, by outcome: 2xx, 4xx, 5xx,
-	// timeout, refused (the address guard or a connection refused).
+	// Attempts counts delivery attempts, by outcome: 2xx; 4xx (410 and
+	// redirects, which are not followed, too); 5xx; timeout (no status
+	// within the attempt's 10 s, DNS included); refused (any other attempt
+	// without a status: the address guard, an unknown host, a refused or
+	// reset connection, TLS). package webhooks maps them (attemptOutcome).
 	Attempts Name = "Attempts"
 	// EventsGivenUp counts deliveries whose last attempt failed.
 	EventsGivenUp Name = "EventsGivenUp"
