@@ -3,6 +3,8 @@ package localstack
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,9 +12,11 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"stampduty/cmd/internal/apigw"
 	"stampduty/cmd/internal/runtimeapi"
 	"stampduty/shared/metrics"
 	"stampduty/shared/testkit/functest"
+	"stampduty/shared/testkit/localdb"
 	"stampduty/shared/testkit/storetest"
 	"stampduty/shared/testkit/syncbuf"
 )
@@ -47,15 +51,18 @@ func sums(t *testing.T, logs, name string) map[string]float64 {
 }
 
 // TestAlarmMetrics drives, on the local engines and the local Lambda
-// runtime with the functions' real builds, the failures that two of the
-// stack's alarms watch, and reads the metric each alarm watches from the
-// function's log as CloudWatch would: a dispatcher whose tables are
-// unreachable (the proxy refuses every connection) ends its run with an
-// error, which the runtime counts in AWS/Lambda Errors for its
-// FunctionName (the alarm on the scheduled functions' errors); an API
-// function whose table throttles answers 503, which it counts in Faults
-// for its FunctionName (the 5xx alarm) while Lambda counts no error (the
-// function answered).
+// runtime with the functions' real builds, the failures the stack's alarms
+// watch, and reads the metric each alarm watches as CloudWatch would: a
+// dispatcher or a file sweeper whose tables are unreachable (the proxy
+// refuses every connection) ends its run with an error, which the runtime
+// counts in AWS/Lambda Errors for its FunctionName (the alarms on the
+// scheduled functions' errors); an API function whose table throttles
+// answers 503, which it counts in Faults for its FunctionName (its 5xx
+// alarm) and its throttled calls in DynamoDBThrottles (the throttles
+// alarm), while Lambda counts no error (the function answered) and the
+// local API Gateway counts a 5xx (Api5xxAlarm). The dispatcher's own
+// alarms (the oldest due delivery, events given up) are driven in package
+// webhooks' tests.
 func TestAlarmMetrics(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds two functions")
@@ -144,5 +151,59 @@ func TestAlarmMetrics(t *testing.T) {
 			t.Errorf("AWS/Lambda for %s: %v; want 2 invocations and no error (a 5xx answer is no Lambda error)", name, got)
 		}
 		t.Logf("%s answered %d; its metrics: %v", name, got5xx, got)
+	})
+
+	t.Run("AThrottledTableIsA5xxOfTheAPIAndAThrottleOfDynamoDB", func(t *testing.T) {
+		const name = "ListOrdersFunction"
+		before := len(logs.String()) // the lines of the subtest above left out
+		var api syncbuf.Buffer
+		p := pool(name, 10*time.Second)
+		srv := httptest.NewServer(apigw.NewHandler([]apigw.Route{{Method: "GET", Path: "/api/live-orders", Target: p}},
+			apigw.Options{Metrics: &api, ApiID: "Api"}))
+		defer srv.Close()
+		proxy.SetFault(func(storetest.ProxyCall) *storetest.Fault {
+			return &storetest.Fault{Status: 400, Type: "ProvisionedThroughputExceededException"}
+		})
+		req, _ := http.NewRequest("GET", srv.URL+"/api/live-orders", nil)
+		req.Header.Set("Authorization", "Bearer "+localdb.DevToken)
+		resp, err := http.DefaultClient.Do(req)
+		proxy.SetFault(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		p.Close()
+		// Api5xxAlarm watches API Gateway's 5xx; DynamoDBThrottlesAlarm
+		// the functions' DynamoDBThrottles.
+		five := 0.0
+		for line := range strings.Lines(api.String()) {
+			ps, _, _ := metrics.Read([]byte(line))
+			for _, pt := range ps {
+				if pt.Namespace == apigw.ApiNamespace && pt.Name == "5xx" && pt.Dimensions["ApiId"] == "Api" {
+					five += pt.Values[0]
+				}
+			}
+		}
+		if resp.StatusCode < 500 || five != 1 {
+			t.Errorf("the API answered %d and counted %v in AWS/ApiGateway 5xx; want a 5xx, counted once", resp.StatusCode, five)
+		}
+		got := sums(t, logs.String()[before:], name)
+		if got["StampDuty/stampduty-local DynamoDBThrottles"] < 1 {
+			t.Errorf("%s's metrics: %v; want its throttled calls counted in DynamoDBThrottles", name, got)
+		}
+	})
+
+	t.Run("AFailingSweeperIsALambdaError", func(t *testing.T) {
+		const name = "FileSweeperFunction"
+		p := pool(name, 30*time.Second)
+		proxy.Refuse(true)
+		defer proxy.Refuse(false)
+		if _, err := p.Invoke(context.Background(), []byte(`{}`)); err == nil {
+			t.Fatal("the sweeper's run succeeded with its tables unreachable")
+		}
+		p.Close()
+		if got := sums(t, logs.String(), name); got["AWS/Lambda Invocations"] != 1 || got["AWS/Lambda Errors"] != 1 {
+			t.Errorf("AWS/Lambda for %s: %v; want 1 invocation, 1 error", name, got)
+		}
 	})
 }
