@@ -568,7 +568,7 @@ func TestMonitoringChecksFail(t *testing.T) {
 		{"OKActionsElsewhere", "      OKActions: [!Ref AlarmTopic]\n\n  # DynamoDB", "      OKActions: [!Ref Api]\n\n  # DynamoDB", "Api5xxAlarm: OKActions !Ref Api is not an SNS topic"},
 		{"LiteralThreshold", "Threshold: !Ref OldestDueAgeThreshold", "Threshold: 600", "Threshold 600 is not a parameter"},
 		{"ThresholdWithoutDefault", "    Default: 600\n    MinValue: 60\n", "    MinValue: 60\n", "Threshold OldestDueAgeThreshold is not a Number parameter with a default"},
-		{"ExpressionNamesNoParameter", "${FaultMinRequests}", "${FaultMinimum}", "expression's FaultMinimum is not a Number parameter"},
+		{"ExpressionNamesNoParameter", "${FaultMinFaults}", "${FaultMinimum}", "expression's FaultMinimum is not a Number parameter"},
 		{"MissingDataUnsaid", "      TreatMissingData: ignore\n", "", "FileSweeperErrorsAlarm: TreatMissingData \"\""},
 		{"APIFunctionWithout5xxAlarm", "Value: !Ref NotFoundFunction", "Value: !Ref ListOrdersFunction", "NotFoundFunction: serves the API and no alarm watches its 5xx rate"},
 		{"ScheduledFunctionWithoutErrorsAlarm", "Value: !Ref FileSweeperFunction", "Value: !Ref WebhookDispatchFunction", "FileSweeperFunction: runs on a schedule and no alarm watches its Errors"},
