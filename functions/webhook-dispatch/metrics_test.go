@@ -220,8 +220,10 @@ func TestOldestDueAge(t *testing.T) {
 	if !maps.Equal(plain, withMetrics) {
 		t.Errorf("DynamoDB calls of an idle pass: %v without metrics, %v with", plain, withMetrics)
 	}
-	if len(idle.ages) != 1 || idle.ages[0] != 0 {
-		t.Errorf("an idle pass: OldestDueAge %v, want one 0", idle.ages)
+	// An idle dispatcher writes no metric: no custom metric is billed
+	// while the stack is idle, and the alarm reads missing data as fine.
+	if len(idle.ages) != 0 {
+		t.Errorf("an idle pass: OldestDueAge %v, want none written", idle.ages)
 	}
 	t.Logf("an idle pass's DynamoDB calls, metered or not: %v", plain)
 }
@@ -250,8 +252,12 @@ func TestRunIsMetered(t *testing.T) {
 	if !maps.Equal(got.sums[metrics.Attempts], want) {
 		t.Errorf("Attempts by outcome = %v, want %v", got.sums[metrics.Attempts], want)
 	}
-	if len(got.ages) == 0 {
-		t.Error("no OldestDueAge: the run's due reads wrote none")
+	// Every delivery of the run was attempted as it was relayed, and the
+	// failed one's retry comes after the run: no due read found one, so
+	// none wrote OldestDueAge (TestOldestDueAge shows the due reads write
+	// it when one is due).
+	if len(got.ages) != 0 {
+		t.Errorf("OldestDueAge %v with no delivery due; want none", got.ages)
 	}
 	t.Logf("one run's EMF lines:\n%s", out.String())
 }

@@ -54,7 +54,8 @@ const (
 	// EventsGivenUp counts deliveries whose last attempt failed.
 	EventsGivenUp Name = "EventsGivenUp"
 	// OldestDueAge is how long the oldest due delivery has waited, in
-	// seconds, as a dispatcher pass sees it.
+	// seconds, as a dispatcher pass sees it; written only while one is due
+	// (an idle dispatcher writes no metric).
 	OldestDueAge Name = "OldestDueAge"
 	// DynamoDBThrottles counts DynamoDB calls answered with a throttling
 	// error (each one, retried or not).

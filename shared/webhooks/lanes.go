@@ -70,7 +70,9 @@ func (d *Dispatcher) deliver(ctx context.Context, now time.Time, stop <-chan str
 	if err != nil {
 		return rep, 0, fmt.Errorf("deliver: %w", err)
 	}
-	metrics.Add(ctx, metrics.OldestDueAge, dueAge(due, now)) // from the read just made: no call of its own
+	if age, ok := dueAge(due, now); ok { // from the read just made: no call of its own
+		metrics.Add(ctx, metrics.OldestDueAge, age)
+	}
 	groups := map[hookKey][]Job{}
 	var order []hookKey
 	for _, j := range due {

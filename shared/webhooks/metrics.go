@@ -25,7 +25,7 @@ package webhooks
 //     which would count it again).
 //   - OldestDueAge: at each read of the due jobs, now minus the Next of the
 //     earliest due delivery it returned (they come soonest first, across
-//     the poller's shards), in seconds; 0 when none is due. A job waiting
+//     the poller's shards), in seconds; not written when none is due. A job waiting
 //     on an earlier one of its order is postponed to when that one is due,
 //     and a resting webhook's jobs to the end of its rest, so neither makes
 //     the age grow; a leased job (another run is attempting it) still
@@ -93,10 +93,13 @@ func timedOut(err error) bool {
 }
 
 // dueAge returns how long the earliest due delivery among due has been
-// due at now, in seconds (0 when none is): the jobs' Next, earliest
-// first as Jobs.Due returns them, but each compared, so that an order of
-// the shards' results is not relied on. Step jobs are not deliveries.
-func dueAge(due []Job, now time.Time) float64 {
+// due at now, in seconds, and whether there is one: the jobs' Next,
+// earliest first as Jobs.Due returns them, but each compared, so that an
+// order of the shards' results is not relied on. Step jobs are not
+// deliveries. With none, nothing is written: an idle dispatcher writes no
+// metric, so its stack pays for no custom metric while idle, and its alarm
+// reads the missing data as fine.
+func dueAge(due []Job, now time.Time) (float64, bool) {
 	var oldest time.Time
 	for _, j := range due {
 		if (hookKey{j.Owner, j.Webhook}).isStep() {
@@ -110,10 +113,10 @@ func dueAge(due []Job, now time.Time) float64 {
 			oldest = next
 		}
 	}
-	if oldest.IsZero() || !now.After(oldest) {
-		return 0
+	if oldest.IsZero() {
+		return 0, false
 	}
-	return now.Sub(oldest).Seconds()
+	return max(now.Sub(oldest).Seconds(), 0), true
 }
 
 // countAttempt adds an attempt that got r to the run's Attempts.

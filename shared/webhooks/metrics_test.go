@@ -54,26 +54,27 @@ func TestAttemptOutcome(t *testing.T) {
 }
 
 // TestDueAge: the age is of the earliest due delivery, whatever order the
-// jobs come in, not counting test orders' steps; 0 when none is due or
-// the earliest is not due yet.
+// jobs come in, not counting test orders' steps; none when no delivery is
+// due (an idle dispatcher writes no metric), 0 when the earliest is due now.
 func TestDueAge(t *testing.T) {
 	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
 	at := func(d time.Duration) string { return stampduty.FormatTime(now.Add(-d)) }
 	job := func(hook string, ago time.Duration) Job { return Job{Owner: "o", Webhook: hook, Next: at(ago)} }
 	for _, tc := range []struct {
-		name string
-		due  []Job
-		want float64
+		name   string
+		due    []Job
+		want   float64
+		wantOK bool
 	}{
-		{"none due", nil, 0},
-		{"the earliest, out of order", []Job{job("a", time.Minute), job("b", 11*time.Minute), job("a", 2*time.Second)}, 660},
-		{"steps are not deliveries", []Job{job(orders.StepsHook, time.Hour), job("a", 90*time.Second)}, 90},
-		{"only steps", []Job{job(orders.StepsHook, time.Hour)}, 0},
-		{"due right now", []Job{job("a", 0)}, 0},
+		{"none due", nil, 0, false},
+		{"the earliest, out of order", []Job{job("a", time.Minute), job("b", 11*time.Minute), job("a", 2*time.Second)}, 660, true},
+		{"steps are not deliveries", []Job{job(orders.StepsHook, time.Hour), job("a", 90*time.Second)}, 90, true},
+		{"only steps", []Job{job(orders.StepsHook, time.Hour)}, 0, false},
+		{"due right now", []Job{job("a", 0)}, 0, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := dueAge(tc.due, now); got != tc.want {
-				t.Errorf("dueAge = %v, want %v", got, tc.want)
+			if got, ok := dueAge(tc.due, now); got != tc.want || ok != tc.wantOK {
+				t.Errorf("dueAge = %v, %v; want %v, %v", got, ok, tc.want, tc.wantOK)
 			}
 		})
 	}
