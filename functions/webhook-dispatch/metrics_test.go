@@ -252,12 +252,15 @@ func TestRunIsMetered(t *testing.T) {
 	if !maps.Equal(got.sums[metrics.Attempts], want) {
 		t.Errorf("Attempts by outcome = %v, want %v", got.sums[metrics.Attempts], want)
 	}
-	// Every delivery of the run was attempted as it was relayed, and the
-	// failed one's retry comes after the run: no due read found one, so
-	// none wrote OldestDueAge (TestOldestDueAge shows the due reads write
-	// it when one is due).
-	if len(got.ages) != 0 {
-		t.Errorf("OldestDueAge %v with no delivery due; want none", got.ages)
+	// Every delivery of the run is attempted within a pass of its relay,
+	// and the failed one's retry comes after the run: a due read that
+	// found one (a job put due now, before its turn) saw it due for less
+	// than a pass or two. TestOldestDueAge shows an idle pass writes none.
+	for _, age := range got.ages {
+		if age > 5 {
+			t.Errorf("OldestDueAge %v in a run whose deliveries were all attempted at once; want under 5 s", got.ages)
+			break
+		}
 	}
 	t.Logf("one run's EMF lines:\n%s", out.String())
 }
