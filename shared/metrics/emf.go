@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -126,6 +125,41 @@ func (g *group) more() bool {
 // record makes one EMF record of the group, taking up to maxValues values
 // of each metric.
 func (g *group) record(namespace string, now time.Time) ([]byte, error) {
+	dims := make([]Dimension, len(g.dims))
+	for i, d := range g.dims {
+		dims[i] = Dimension{d, g.values[d]}
+	}
+	var values []Value
+	for _, n := range g.names {
+		vs := g.metrics[n]
+		if len(vs) == 0 {
+			continue
+		}
+		take := min(len(vs), maxValues)
+		def, _ := Lookup(n)
+		values = append(values, Value{Name: n, Unit: def.Unit, Values: vs[:take]})
+		g.metrics[n] = vs[take:]
+	}
+	return Record(namespace, dims, values, now)
+}
+
+// Dimension is a dimension's name and value in a Record.
+type Dimension struct{ Name, Value string }
+
+// Value is a metric's values in a Record (at most 100; one is written as a
+// number).
+type Value struct {
+	Name   Name
+	Unit   Unit
+	Values []float64
+}
+
+// Record encodes one EMF record, without its newline: values of metrics
+// in namespace, with dims as its one dimension set, stamped at. It is the
+// format's one writer: the Set's, and the local stack's twins of the
+// metrics AWS publishes itself (AWS/Lambda, AWS/ApiGateway), whose names
+// are not the service's.
+func Record(namespace string, dims []Dimension, values []Value, at time.Time) ([]byte, error) {
 	type metric struct {
 		Name string `json:"Name"`
 		Unit Unit   `json:"Unit,omitempty"`
@@ -136,30 +170,21 @@ func (g *group) record(namespace string, now time.Time) ([]byte, error) {
 		Metrics    []metric   `json:"Metrics"`
 	}
 	rec := map[string]any{}
-	for d, v := range g.values {
-		rec[d] = v
+	dir := directive{Namespace: namespace, Dimensions: [][]string{{}}}
+	for _, d := range dims {
+		rec[d.Name] = d.Value
+		dir.Dimensions[0] = append(dir.Dimensions[0], d.Name)
 	}
-	dir := directive{Namespace: namespace, Dimensions: [][]string{slices.Clone(g.dims)}}
-	if dir.Dimensions[0] == nil {
-		dir.Dimensions[0] = []string{}
-	}
-	for _, n := range g.names {
-		vs := g.metrics[n]
-		if len(vs) == 0 {
-			continue
-		}
-		take := min(len(vs), maxValues)
-		def, _ := Lookup(n)
-		dir.Metrics = append(dir.Metrics, metric{Name: string(n), Unit: def.Unit})
-		if take == 1 {
-			rec[string(n)] = vs[0]
+	for _, v := range values {
+		dir.Metrics = append(dir.Metrics, metric{Name: string(v.Name), Unit: v.Unit})
+		if len(v.Values) == 1 {
+			rec[string(v.Name)] = v.Values[0]
 		} else {
-			rec[string(n)] = vs[:take]
+			rec[string(v.Name)] = v.Values
 		}
-		g.metrics[n] = vs[take:]
 	}
 	rec["_aws"] = map[string]any{
-		"Timestamp":         now.UnixMilli(),
+		"Timestamp":         at.UnixMilli(),
 		"CloudWatchMetrics": []directive{dir},
 	}
 	line, err := json.Marshal(rec)

@@ -9,39 +9,29 @@ package apigw
 // see: a function that crashes, times out or answers 5xx counts.
 
 import (
-	"encoding/json"
 	"net/http"
 	"time"
+
+	"stampduty/shared/metrics"
 )
 
 // ApiNamespace is API Gateway's namespace for its metrics.
 const ApiNamespace = "AWS/ApiGateway"
 
-// apiMetrics is one request's EMF record of API Gateway's metrics.
+// apiMetrics is one request's EMF record of API Gateway's metrics, with
+// its newline.
 func apiMetrics(apiID string, status int, d time.Duration, now time.Time) []byte {
-	flag := func(lo int) int {
+	flag := func(lo int) []float64 {
 		if status >= lo && status < lo+100 {
-			return 1
+			return []float64{1}
 		}
-		return 0
+		return []float64{0}
 	}
-	type metric struct{ Name, Unit string }
-	rec := map[string]any{
-		"ApiId":   apiID,
-		"Count":   1,
-		"4xx":     flag(http.StatusBadRequest),
-		"5xx":     flag(http.StatusInternalServerError),
-		"Latency": float64(d.Microseconds()) / 1000,
-		"_aws": map[string]any{
-			"Timestamp": now.UnixMilli(),
-			"CloudWatchMetrics": []map[string]any{{
-				"Namespace":  ApiNamespace,
-				"Dimensions": [][]string{{"ApiId"}},
-				"Metrics": []metric{{"Count", "Count"}, {"4xx", "Count"}, {"5xx", "Count"},
-					{"Latency", "Milliseconds"}},
-			}},
-		},
-	}
-	line, _ := json.Marshal(rec) // a map of strings, numbers and slices always encodes
+	line, _ := metrics.Record(ApiNamespace, []metrics.Dimension{{Name: "ApiId", Value: apiID}}, []metrics.Value{
+		{Name: "Count", Unit: metrics.Count, Values: []float64{1}},
+		{Name: "4xx", Unit: metrics.Count, Values: flag(http.StatusBadRequest)},
+		{Name: "5xx", Unit: metrics.Count, Values: flag(http.StatusInternalServerError)},
+		{Name: "Latency", Unit: metrics.Milliseconds, Values: []float64{float64(d.Microseconds()) / 1000}},
+	}, now) // strings and numbers always encode
 	return append(line, '\n')
 }

@@ -26,54 +26,24 @@ package runtimeapi
 // metrics itself, and the functions never write a record in AWS/Lambda.
 
 import (
-	"encoding/json"
 	"time"
+
+	"stampduty/shared/metrics"
 )
 
 // LambdaNamespace is the namespace of Lambda's own metrics.
 const LambdaNamespace = "AWS/Lambda"
 
-// lambdaRecord is one EMF record of an invocation's AWS/Lambda metrics.
-type lambdaRecord struct {
-	AWS          lambdaMeta `json:"_aws"`
-	FunctionName string     `json:"FunctionName"`
-	Invocations  float64    `json:"Invocations"`
-	Errors       float64    `json:"Errors"`
-}
-
-type lambdaMeta struct {
-	Timestamp         int64             `json:"Timestamp"`
-	CloudWatchMetrics []lambdaDirective `json:"CloudWatchMetrics"`
-}
-
-type lambdaDirective struct {
-	Namespace  string         `json:"Namespace"`
-	Dimensions [][]string     `json:"Dimensions"`
-	Metrics    []lambdaMetric `json:"Metrics"`
-}
-
-type lambdaMetric struct {
-	Name string `json:"Name"`
-	Unit string `json:"Unit"`
-}
-
 // record writes the AWS/Lambda metrics of one invocation that reached the
 // function's code, failed or not, at now, as one prefixed line of fn.Log.
 func (fn Function) record(failed bool, now time.Time) {
-	rec := lambdaRecord{
-		AWS: lambdaMeta{Timestamp: now.UnixMilli(), CloudWatchMetrics: []lambdaDirective{{
-			Namespace:  LambdaNamespace,
-			Dimensions: [][]string{{"FunctionName"}},
-			Metrics:    []lambdaMetric{{"Invocations", "Count"}, {"Errors", "Count"}},
-		}}},
-		FunctionName: fn.Name,
-		Invocations:  1,
-	}
+	errs := 0.0
 	if failed {
-		rec.Errors = 1
+		errs = 1
 	}
-	line, err := json.Marshal(rec)
-	if err != nil { // a struct of strings and numbers: never
+	line, err := metrics.Record(LambdaNamespace, []metrics.Dimension{{Name: metrics.FunctionName, Value: fn.Name}},
+		[]metrics.Value{{Name: "Invocations", Unit: metrics.Count, Values: []float64{1}}, {Name: "Errors", Unit: metrics.Count, Values: []float64{errs}}}, now)
+	if err != nil { // strings and numbers: never
 		return
 	}
 	_, _ = fn.Log.Write(append(append([]byte("["+fn.Name+"] "), line...), '\n'))
