@@ -6,6 +6,7 @@ package main
 // CloudWatch Logs does), or, for a deployed stack, where its dashboard is.
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"net/url"
 	"strconv"
 	"text/tabwriter"
+	"time"
 
 	"stampduty/cmd/internal/localmetrics"
 	"stampduty/shared/metrics"
@@ -54,7 +56,10 @@ func (c *cli) metricsSummary(fs *flag.FlagSet, args []string) error {
 	if ip := net.ParseIP(u.Hostname()); u.Hostname() != "localhost" && (ip == nil || !ip.IsLoopback()) {
 		return fmt.Errorf("%s is not the local stack: the summary is the local stack's (make local); for a deployed stack give --stack NAME, whose dashboard shows the same metrics", base)
 	}
-	req, err := http.NewRequestWithContext(c.ctx, http.MethodGet, base+localmetrics.Path+"?minutes="+strconv.Itoa(*minutes), nil)
+	// The local stack answers from memory: 10 s is a stack that hangs.
+	ctx, cancel := context.WithTimeout(c.ctx, 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+localmetrics.Path+"?minutes="+strconv.Itoa(*minutes), nil)
 	if err != nil {
 		return err
 	}
