@@ -30,10 +30,7 @@ func load(t *testing.T) (*Template, *spec, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(filepath.Join(root, "template.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := templateText(t)
 	tmpl, err := Parse(data)
 	if err != nil {
 		t.Fatal(err)
