@@ -127,6 +127,24 @@ func (a *opsAPI) count() int {
 	return len(a.requests)
 }
 
+// opsCommands is what TestOrdersCommands's cases share: the fake ops API
+// (one order), the environment stampctl runs with, and the certificate
+// file the API serves.
+type opsCommands struct {
+	api  *opsAPI
+	vars map[string]string
+	cert []byte
+	// h is nil: stampctl runs against the fake API alone, no tables.
+	h *harness
+}
+
+// last returns the last request the API got.
+func (c *opsCommands) last() events.APIGatewayV2HTTPRequest {
+	c.api.mu.Lock()
+	defer c.api.mu.Unlock()
+	return c.api.requests[len(c.api.requests)-1]
+}
+
 func TestOrdersCommands(t *testing.T) {
 	cert := []byte("%PDF-1.7\ncertificate\n%%EOF\n")
 	sum := sha256.Sum256(cert)
@@ -140,11 +158,8 @@ func TestOrdersCommands(t *testing.T) {
 	for k, v := range vars {
 		t.Setenv(k, v) // the AWS SDK reads its own variables from the process
 	}
-	last := func() events.APIGatewayV2HTTPRequest {
-		api.mu.Lock()
-		defer api.mu.Unlock()
-		return api.requests[len(api.requests)-1]
-	}
+	c := &opsCommands{api: api, vars: vars, cert: cert}
+	last := c.last
 	var h *harness
 
 	t.Run("Queue", func(t *testing.T) {
@@ -191,68 +206,15 @@ func TestOrdersCommands(t *testing.T) {
 			t.Errorf("request %s %s", ev.RawPath, ev.Body)
 		}
 	})
-	t.Run("SeveralPapersNameOne", func(t *testing.T) {
-		api.mu.Lock()
-		one := api.order
-		api.order.Fulfillments = append(slices.Clone(one.Fulfillments), stampduty.Fulfillment{DocumentID: "f2", Status: stampduty.StatusPending})
-		api.mu.Unlock()
-		defer func() { api.mu.Lock(); api.order = one; api.mu.Unlock() }()
-		before := api.count()
-		r := h.run(t, "", vars, "orders", "advance", "o1", "--to", "Created", "--ref", "SUBIN-2")
-		if r.code != 1 || !strings.Contains(r.stderr, "order o1 has 2 fulfillments: name one with --fulfillment") {
-			t.Errorf("without --fulfillment: exit %d\n%s", r.code, r.stderr)
-		}
-		if got := api.count() - before; got != 1 { // the read of the order, no change
-			t.Errorf("%d requests without --fulfillment, want the one read", got)
-		}
-		r = h.run(t, "", vars, "orders", "advance", "o1", "--to", "Created", "--ref", "SUBIN-2", "--fulfillment", "f2")
-		if ev := last(); r.code != 0 || ev.RawPath != "/api/ops/live-orders/o1/fulfillments/f2" {
-			t.Errorf("with --fulfillment f2: exit %d, request %s\n%s", r.code, ev.RawPath, r.stderr)
-		}
-	})
+	t.Run("SeveralPapersNameOne", c.severalPapersNameOne)
 	t.Run("ErrRefusedTransitionSaysWhy", func(t *testing.T) {
 		r := h.run(t, "", vars, "orders", "advance", "o1", "--to", "Printed")
 		if r.code != 1 || !strings.Contains(r.stderr, "409 ConflictError: Cannot move a fulfillment from Pending to Printed.") {
 			t.Errorf("exit %d\n%s", r.code, r.stderr)
 		}
 	})
-	t.Run("AttachCertificate", func(t *testing.T) {
-		file := filepath.Join(t.TempDir(), "cert 1.pdf")
-		os.WriteFile(file, cert, 0o600)
-		r := h.run(t, "", vars, "orders", "attach-certificate", "o1", file)
-		if r.code != 0 {
-			t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
-		}
-		ev := last()
-		if ev.RawPath != "/api/ops/live-orders/o1/fulfillments/f1/certificate" || ev.Headers["content-type"] != "application/pdf" || ev.RawQueryString != "name=cert%201.pdf" {
-			t.Errorf("request %s?%s %v", ev.RawPath, ev.RawQueryString, ev.Headers["content-type"])
-		}
-	})
-	t.Run("AttachCertificateOverTheBodyLimit", func(t *testing.T) {
-		big := make([]byte, stampduty.MaxDirectCertificateSize)
-		copy(big, cert)
-		file := filepath.Join(t.TempDir(), "scan.pdf")
-		os.WriteFile(file, big, 0o600)
-		r := h.run(t, "", vars, "orders", "attach-certificate", "o1", file)
-		if r.code != 0 {
-			t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
-		}
-		api.mu.Lock()
-		n := len(api.requests)
-		upload, attach, staged := api.requests[n-2], api.requests[n-1], api.staged
-		api.mu.Unlock()
-		if upload.RawPath != "/api/ops/live-orders/o1/fulfillments/f1/certificate/upload" ||
-			upload.Body != `{"mime":"application/pdf","name":"scan.pdf","size":10485760}` {
-			t.Errorf("upload request %s %s", upload.RawPath, upload.Body)
-		}
-		if len(staged) != len(big) {
-			t.Errorf("the bucket got %d bytes, want %d", len(staged), len(big))
-		}
-		if attach.RawPath != "/api/ops/live-orders/o1/fulfillments/f1/certificate" || attach.Body != `{"upload":"up1"}` ||
-			attach.Headers["content-type"] != "application/json" {
-			t.Errorf("attach request %s %s %v", attach.RawPath, attach.Body, attach.Headers["content-type"])
-		}
-	})
+	t.Run("AttachCertificate", c.attachCertificate)
+	t.Run("AttachCertificateOverTheBodyLimit", c.attachCertificateOverTheBodyLimit)
 	t.Run("Cancel", func(t *testing.T) {
 		r := h.run(t, "", vars, "orders", "cancel", "o1", "--reason", `Duplicate of "o0"`)
 		if r.code != 0 || r.stdout != "order o1 is cancelled, at 2026-11-21T05:00:00.000Z by the operator: Duplicate of \"o0\"\n" {
@@ -305,6 +267,65 @@ func TestOrdersCommands(t *testing.T) {
 			}
 		}
 	})
+}
+
+func (c *opsCommands) severalPapersNameOne(t *testing.T) {
+	c.api.mu.Lock()
+	one := c.api.order
+	c.api.order.Fulfillments = append(slices.Clone(one.Fulfillments), stampduty.Fulfillment{DocumentID: "f2", Status: stampduty.StatusPending})
+	c.api.mu.Unlock()
+	defer func() { c.api.mu.Lock(); c.api.order = one; c.api.mu.Unlock() }()
+	before := c.api.count()
+	r := c.h.run(t, "", c.vars, "orders", "advance", "o1", "--to", "Created", "--ref", "SUBIN-2")
+	if r.code != 1 || !strings.Contains(r.stderr, "order o1 has 2 fulfillments: name one with --fulfillment") {
+		t.Errorf("without --fulfillment: exit %d\n%s", r.code, r.stderr)
+	}
+	if got := c.api.count() - before; got != 1 { // the read of the order, no change
+		t.Errorf("%d requests without --fulfillment, want the one read", got)
+	}
+	r = c.h.run(t, "", c.vars, "orders", "advance", "o1", "--to", "Created", "--ref", "SUBIN-2", "--fulfillment", "f2")
+	if ev := c.last(); r.code != 0 || ev.RawPath != "/api/ops/live-orders/o1/fulfillments/f2" {
+		t.Errorf("with --fulfillment f2: exit %d, request %s\n%s", r.code, ev.RawPath, r.stderr)
+	}
+}
+
+func (c *opsCommands) attachCertificate(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "cert 1.pdf")
+	os.WriteFile(file, c.cert, 0o600)
+	r := c.h.run(t, "", c.vars, "orders", "attach-certificate", "o1", file)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	ev := c.last()
+	if ev.RawPath != "/api/ops/live-orders/o1/fulfillments/f1/certificate" || ev.Headers["content-type"] != "application/pdf" || ev.RawQueryString != "name=cert%201.pdf" {
+		t.Errorf("request %s?%s %v", ev.RawPath, ev.RawQueryString, ev.Headers["content-type"])
+	}
+}
+
+func (c *opsCommands) attachCertificateOverTheBodyLimit(t *testing.T) {
+	big := make([]byte, stampduty.MaxDirectCertificateSize)
+	copy(big, c.cert)
+	file := filepath.Join(t.TempDir(), "scan.pdf")
+	os.WriteFile(file, big, 0o600)
+	r := c.h.run(t, "", c.vars, "orders", "attach-certificate", "o1", file)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	c.api.mu.Lock()
+	n := len(c.api.requests)
+	upload, attach, staged := c.api.requests[n-2], c.api.requests[n-1], c.api.staged
+	c.api.mu.Unlock()
+	if upload.RawPath != "/api/ops/live-orders/o1/fulfillments/f1/certificate/upload" ||
+		upload.Body != `{"mime":"application/pdf","name":"scan.pdf","size":10485760}` {
+		t.Errorf("upload request %s %s", upload.RawPath, upload.Body)
+	}
+	if len(staged) != len(big) {
+		t.Errorf("the bucket got %d bytes, want %d", len(staged), len(big))
+	}
+	if attach.RawPath != "/api/ops/live-orders/o1/fulfillments/f1/certificate" || attach.Body != `{"upload":"up1"}` ||
+		attach.Headers["content-type"] != "application/json" {
+		t.Errorf("attach request %s %s %v", attach.RawPath, attach.Body, attach.Headers["content-type"])
+	}
 }
 
 // TestOrdersBackfill: the command queues the orders stored before the

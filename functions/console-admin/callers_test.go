@@ -205,12 +205,20 @@ func TestCallers(t *testing.T) {
 	}
 	s.CheckEvents(t, map[string]int{"console-admin": http.StatusOK}) // the bench's request, an admin's list
 
+	onlyAnAdminReachesTheCallers(t, s, issued.ID)
+	s.CheckRoutes()
+}
+
+// onlyAnAdminReachesTheCallers checks that every callers route refuses an
+// operator, a person in neither group and a request without staff claims
+// before any DynamoDB call; tokenID names the token the revoke route gets.
+func onlyAnAdminReachesTheCallers(t *testing.T, s *functest.Stack, tokenID string) {
 	for _, route := range []struct{ method, path, body string }{
 		{http.MethodGet, "/api/console/callers", ""},
 		{http.MethodPost, "/api/console/callers", `{"owner":"sneaky"}`},
 		{http.MethodGet, "/api/console/callers/acme-1/tokens", ""},
 		{http.MethodPost, "/api/console/callers/acme-1/tokens", ""},
-		{http.MethodPost, "/api/console/tokens/" + issued.ID + "/revoke", ""},
+		{http.MethodPost, "/api/console/tokens/" + tokenID + "/revoke", ""},
 	} {
 		for _, tc := range []struct {
 			name   string
@@ -233,7 +241,6 @@ func TestCallers(t *testing.T) {
 			})
 		}
 	}
-	s.CheckRoutes()
 }
 
 // The callers' routes, each as an admin, for TestGrants: list, create,

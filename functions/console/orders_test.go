@@ -70,6 +70,29 @@ func TestConsoleCosts(t *testing.T) {
 	}
 }
 
+// consoleOrders is what TestConsoleOrders's cases share: the console
+// function on a local stack, the dev caller's three orders, and an
+// operator's claims.
+type consoleOrders struct {
+	s        *functest.Stack
+	orders   []stampduty.Order
+	operator map[string]string
+}
+
+// as invokes the function as the staff member of claims; a body without
+// headers is sent as JSON.
+func (e *consoleOrders) as(claims map[string]string, method, path, query, body string, headers map[string]string) functest.Response {
+	if headers == nil && body != "" {
+		headers = map[string]string{"content-type": "application/json"}
+	}
+	return e.s.Invoke(functest.AsStaff(functest.Request(method, path, query, headers, body), claims))
+}
+
+// paper returns the console's path of o's first paper.
+func (e *consoleOrders) paper(o stampduty.Order) string {
+	return "/api/console/orders/" + o.DocumentID + "/papers/" + o.Fulfillments[0].DocumentID
+}
+
 // TestConsoleOrders drives the console's order routes as an operator: the
 // queue (oldest first, filtered by purpose), its counts, one order, moving
 // a paper (its history names the operator's email), attaching its
@@ -80,35 +103,10 @@ func TestConsoleOrders(t *testing.T) {
 	s := functest.New(t, "ConsoleFunction", wire)
 	orders := functest.AddOrders(t, s.Env, localdb.DevOwner, 3)
 	operator := functest.StaffClaims("operator@console.local", "operator")
-	as := func(claims map[string]string, method, path, query, body string, headers map[string]string) functest.Response {
-		t.Helper()
-		if headers == nil && body != "" {
-			headers = map[string]string{"content-type": "application/json"}
-		}
-		return s.Invoke(functest.AsStaff(functest.Request(method, path, query, headers, body), claims))
-	}
-	paper := func(o stampduty.Order) string {
-		return "/api/console/orders/" + o.DocumentID + "/papers/" + o.Fulfillments[0].DocumentID
-	}
+	e := &consoleOrders{s: s, orders: orders, operator: operator}
+	as, paper := e.as, e.paper
 
-	t.Run("QueueOldestFirst", func(t *testing.T) {
-		s.Proxy.Take()
-		var page queueResponse
-		r := as(operator, "GET", "/api/console/queue", "status=Pending", "", nil)
-		if err := json.Unmarshal([]byte(r.Body), &page); err != nil || r.Status != 200 {
-			t.Fatalf("%d %s", r.Status, r.Body)
-		}
-		var got []string
-		for _, o := range page.Data {
-			got = append(got, o.DocumentID)
-		}
-		if want := []string{orders[0].DocumentID, orders[1].DocumentID, orders[2].DocumentID}; !slices.Equal(got, want) {
-			t.Errorf("queue %v, want %v", got, want)
-		}
-		if n := calls(s.Proxy.Take()); n["Query"] != 17 || n["BatchGetItem"] != 1 || len(n) != 2 {
-			t.Errorf("calls %v, want the ops queue's: 17 Query and 1 BatchGetItem", n)
-		}
-	})
+	t.Run("QueueOldestFirst", e.queueOldestFirst)
 	t.Run("QueueFilteredByPurpose", func(t *testing.T) {
 		r := as(operator, "GET", "/api/console/queue", "purpose=no+such+purpose", "", nil)
 		if got, want := r.Body, `{"data":[],"meta":{"pagination":{"pageSize":25,"next":null}}}`; got != want {
@@ -125,47 +123,14 @@ func TestConsoleOrders(t *testing.T) {
 			t.Errorf("calls %v, want 51 Query (17 partitions per status)", n)
 		}
 	})
-	t.Run("MoveByTheOperatorsEmail", func(t *testing.T) {
-		s.Proxy.Take()
-		r := as(operator, "PATCH", paper(orders[0]), "", `{"order_status":"Created","unique_doc_ref":"`+ref+`"}`, nil)
-		var got fulfillment.OrderResponse
-		if err := json.Unmarshal([]byte(r.Body), &got); err != nil || r.Status != 200 {
-			t.Fatalf("%d %s", r.Status, r.Body)
-		}
-		h := got.Data.Fulfillments[0].History
-		if last := h[len(h)-1]; last.Status != stampduty.StatusCreated || last.By != "operator@console.local" {
-			t.Errorf("history %+v, want Created by operator@console.local", h)
-		}
-		moved := calls(s.Proxy.Take())
-		// The same move through the operators' workflow costs the same.
-		if r := as(operator, "PATCH", paper(orders[0]), "", `{"order_status":"Procured","certificate_number":"`+cn+`"}`, nil); r.Status != 200 {
-			t.Fatalf("%d %s", r.Status, r.Body)
-		}
-		t.Logf("a move: %v", moved)
-		if moved["UpdateItem"]+moved["PutItem"] == 0 {
-			t.Errorf("calls %v: no write", moved)
-		}
-	})
+	t.Run("MoveByTheOperatorsEmail", e.moveByTheOperatorsEmail)
 	t.Run("ErrConflictIsTheOpsAnswer", func(t *testing.T) {
 		r := as(operator, "PATCH", paper(orders[0]), "", `{"order_status":"Created","unique_doc_ref":"`+ref+`"}`, nil)
 		if e := r.Error(t); r.Status != 409 || e.Error.Message != "Cannot move a fulfillment from Procured to Created." {
 			t.Errorf("%d %q", r.Status, e.Error.Message)
 		}
 	})
-	t.Run("AttachCertificateThenPrinted", func(t *testing.T) {
-		ev := functest.WithFile(functest.AsStaff(functest.Request("PUT", paper(orders[0])+"/certificate", "name=cert.pdf", nil, ""), operator), "application/pdf", functest.PDF(512))
-		r := s.Invoke(ev)
-		var got fulfillment.OrderResponse
-		if err := json.Unmarshal([]byte(r.Body), &got); err != nil || r.Status != 200 {
-			t.Fatalf("%d %s", r.Status, r.Body)
-		}
-		if f := got.Data.Fulfillments[0].CertificateFile; f == nil || f.Name != "cert.pdf" || f.Size != 512 || len(f.SHA256) != 64 {
-			t.Errorf("certificate %+v", f)
-		}
-		if r := as(operator, "PATCH", paper(orders[0]), "", `{"order_status":"Printed"}`, nil); r.Status != 200 {
-			t.Errorf("Printed: %d %s", r.Status, r.Body)
-		}
-	})
+	t.Run("AttachCertificateThenPrinted", e.attachCertificateThenPrinted)
 	t.Run("CancelWithAReason", func(t *testing.T) {
 		r := as(operator, "POST", "/api/console/orders/"+orders[1].DocumentID+"/cancel", "", `{"reason":"Duplicate"}`, nil)
 		var got fulfillment.OrderResponse
@@ -179,64 +144,9 @@ func TestConsoleOrders(t *testing.T) {
 			t.Fatalf("%d %s", r.Status, r.Body)
 		}
 	})
-	t.Run("ErrNeitherGroup", func(t *testing.T) {
-		s.Proxy.Take()
-		for _, path := range []string{"/api/console/queue", "/api/console/queue/counts", "/api/console/orders/" + orders[2].DocumentID} {
-			r := as(functest.StaffClaims("new@console.local"), "GET", path, "", "", nil)
-			if e := r.Error(t); r.Status != http.StatusForbidden || e.Error.Name != "ForbiddenError" {
-				t.Errorf("%s: %d %s, want 403", path, r.Status, r.Body)
-			}
-		}
-		r := as(functest.StaffClaims("new@console.local"), "POST", "/api/console/orders/"+orders[2].DocumentID+"/cancel", "", `{"reason":"x"}`, nil)
-		if r.Status != http.StatusForbidden {
-			t.Errorf("cancel: %d, want 403", r.Status)
-		}
-		if n := calls(s.Proxy.Take()); len(n) != 0 {
-			t.Errorf("calls %v, want none", n)
-		}
-	})
-	t.Run("StagedCertificate", func(t *testing.T) {
-		o := orders[2]
-		for _, body := range []string{`{"order_status":"Created","unique_doc_ref":"` + ref + `"}`, `{"order_status":"Procured","certificate_number":"` + cn + `"}`} {
-			if r := as(operator, "PATCH", paper(o), "", body, nil); r.Status != 200 {
-				t.Fatalf("move: %d %s", r.Status, r.Body)
-			}
-		}
-		var u fulfillment.UploadResponse
-		r := as(operator, "POST", paper(o)+"/certificate/upload", "", `{"name":"big.pdf","mime":"application/pdf","size":5000000}`, nil)
-		if err := json.Unmarshal([]byte(r.Body), &u); err != nil || r.Status != 200 {
-			t.Fatalf("upload: %d %s", r.Status, r.Body)
-		}
-		req, _ := http.NewRequest(u.Data.Method, u.Data.URL, bytes.NewReader(functest.PDF(5000000)))
-		for k, v := range u.Data.Headers {
-			req.Header.Set(k, v)
-		}
-		if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusOK {
-			t.Fatalf("PUT to S3: %v %v", resp, err)
-		}
-		r = as(operator, "PUT", paper(o)+"/certificate", "", `{"upload":"`+u.Data.Upload+`"}`, nil)
-		var got fulfillment.OrderResponse
-		if err := json.Unmarshal([]byte(r.Body), &got); err != nil || r.Status != 200 {
-			t.Fatalf("attach: %d %s", r.Status, r.Body)
-		}
-		if f := got.Data.Fulfillments[0].CertificateFile; f == nil || f.Size != 5000000 || f.Name != "big.pdf" {
-			t.Errorf("certificate %+v", f)
-		}
-	})
-	t.Run("StaleEntryDropped", func(t *testing.T) {
-		// An order of two papers both moved on: its Pending entry is stale
-		// and the queue's read removes it, as the operators' queue does.
-		o := functest.AddPapers(t, s.Env, localdb.DevOwner, 2)
-		for _, f := range o.Fulfillments {
-			r := as(operator, "PATCH", "/api/console/orders/"+o.DocumentID+"/papers/"+f.DocumentID, "", `{"order_status":"Created","unique_doc_ref":"`+ref+`"}`, nil)
-			if r.Status != 200 {
-				t.Fatalf("move: %d %s", r.Status, r.Body)
-			}
-		}
-		if r := as(operator, "GET", "/api/console/queue", "status=Pending", "", nil); r.Status != 200 {
-			t.Fatalf("%d %s", r.Status, r.Body)
-		}
-	})
+	t.Run("ErrNeitherGroup", e.neitherGroupIsForbidden)
+	t.Run("StagedCertificate", e.stagedCertificate)
+	t.Run("StaleEntryDropped", e.staleEntryDropped)
 	t.Run("ErrNoClaims", func(t *testing.T) {
 		r := s.Invoke(functest.Request("GET", "/api/console/queue", "", nil, ""))
 		if r.Status != http.StatusUnauthorized {
@@ -250,4 +160,121 @@ func TestConsoleOrders(t *testing.T) {
 		}
 	})
 	s.CheckTemplate(s.Proxy.All())
+}
+
+func (e *consoleOrders) queueOldestFirst(t *testing.T) {
+	e.s.Proxy.Take()
+	var page queueResponse
+	r := e.as(e.operator, "GET", "/api/console/queue", "status=Pending", "", nil)
+	if err := json.Unmarshal([]byte(r.Body), &page); err != nil || r.Status != 200 {
+		t.Fatalf("%d %s", r.Status, r.Body)
+	}
+	var got []string
+	for _, o := range page.Data {
+		got = append(got, o.DocumentID)
+	}
+	if want := []string{e.orders[0].DocumentID, e.orders[1].DocumentID, e.orders[2].DocumentID}; !slices.Equal(got, want) {
+		t.Errorf("queue %v, want %v", got, want)
+	}
+	if n := calls(e.s.Proxy.Take()); n["Query"] != 17 || n["BatchGetItem"] != 1 || len(n) != 2 {
+		t.Errorf("calls %v, want the ops queue's: 17 Query and 1 BatchGetItem", n)
+	}
+}
+
+func (e *consoleOrders) moveByTheOperatorsEmail(t *testing.T) {
+	e.s.Proxy.Take()
+	r := e.as(e.operator, "PATCH", e.paper(e.orders[0]), "", `{"order_status":"Created","unique_doc_ref":"`+ref+`"}`, nil)
+	var got fulfillment.OrderResponse
+	if err := json.Unmarshal([]byte(r.Body), &got); err != nil || r.Status != 200 {
+		t.Fatalf("%d %s", r.Status, r.Body)
+	}
+	h := got.Data.Fulfillments[0].History
+	if last := h[len(h)-1]; last.Status != stampduty.StatusCreated || last.By != "operator@console.local" {
+		t.Errorf("history %+v, want Created by operator@console.local", h)
+	}
+	moved := calls(e.s.Proxy.Take())
+	// The same move through the operators' workflow costs the same.
+	if r := e.as(e.operator, "PATCH", e.paper(e.orders[0]), "", `{"order_status":"Procured","certificate_number":"`+cn+`"}`, nil); r.Status != 200 {
+		t.Fatalf("%d %s", r.Status, r.Body)
+	}
+	t.Logf("a move: %v", moved)
+	if moved["UpdateItem"]+moved["PutItem"] == 0 {
+		t.Errorf("calls %v: no write", moved)
+	}
+}
+
+func (e *consoleOrders) attachCertificateThenPrinted(t *testing.T) {
+	ev := functest.WithFile(functest.AsStaff(functest.Request("PUT", e.paper(e.orders[0])+"/certificate", "name=cert.pdf", nil, ""), e.operator), "application/pdf", functest.PDF(512))
+	r := e.s.Invoke(ev)
+	var got fulfillment.OrderResponse
+	if err := json.Unmarshal([]byte(r.Body), &got); err != nil || r.Status != 200 {
+		t.Fatalf("%d %s", r.Status, r.Body)
+	}
+	if f := got.Data.Fulfillments[0].CertificateFile; f == nil || f.Name != "cert.pdf" || f.Size != 512 || len(f.SHA256) != 64 {
+		t.Errorf("certificate %+v", f)
+	}
+	if r := e.as(e.operator, "PATCH", e.paper(e.orders[0]), "", `{"order_status":"Printed"}`, nil); r.Status != 200 {
+		t.Errorf("Printed: %d %s", r.Status, r.Body)
+	}
+}
+
+func (e *consoleOrders) neitherGroupIsForbidden(t *testing.T) {
+	e.s.Proxy.Take()
+	for _, path := range []string{"/api/console/queue", "/api/console/queue/counts", "/api/console/orders/" + e.orders[2].DocumentID} {
+		r := e.as(functest.StaffClaims("new@console.local"), "GET", path, "", "", nil)
+		if e := r.Error(t); r.Status != http.StatusForbidden || e.Error.Name != "ForbiddenError" {
+			t.Errorf("%s: %d %s, want 403", path, r.Status, r.Body)
+		}
+	}
+	r := e.as(functest.StaffClaims("new@console.local"), "POST", "/api/console/orders/"+e.orders[2].DocumentID+"/cancel", "", `{"reason":"x"}`, nil)
+	if r.Status != http.StatusForbidden {
+		t.Errorf("cancel: %d, want 403", r.Status)
+	}
+	if n := calls(e.s.Proxy.Take()); len(n) != 0 {
+		t.Errorf("calls %v, want none", n)
+	}
+}
+
+func (e *consoleOrders) stagedCertificate(t *testing.T) {
+	o := e.orders[2]
+	for _, body := range []string{`{"order_status":"Created","unique_doc_ref":"` + ref + `"}`, `{"order_status":"Procured","certificate_number":"` + cn + `"}`} {
+		if r := e.as(e.operator, "PATCH", e.paper(o), "", body, nil); r.Status != 200 {
+			t.Fatalf("move: %d %s", r.Status, r.Body)
+		}
+	}
+	var u fulfillment.UploadResponse
+	r := e.as(e.operator, "POST", e.paper(o)+"/certificate/upload", "", `{"name":"big.pdf","mime":"application/pdf","size":5000000}`, nil)
+	if err := json.Unmarshal([]byte(r.Body), &u); err != nil || r.Status != 200 {
+		t.Fatalf("upload: %d %s", r.Status, r.Body)
+	}
+	req, _ := http.NewRequest(u.Data.Method, u.Data.URL, bytes.NewReader(functest.PDF(5000000)))
+	for k, v := range u.Data.Headers {
+		req.Header.Set(k, v)
+	}
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("PUT to S3: %v %v", resp, err)
+	}
+	r = e.as(e.operator, "PUT", e.paper(o)+"/certificate", "", `{"upload":"`+u.Data.Upload+`"}`, nil)
+	var got fulfillment.OrderResponse
+	if err := json.Unmarshal([]byte(r.Body), &got); err != nil || r.Status != 200 {
+		t.Fatalf("attach: %d %s", r.Status, r.Body)
+	}
+	if f := got.Data.Fulfillments[0].CertificateFile; f == nil || f.Size != 5000000 || f.Name != "big.pdf" {
+		t.Errorf("certificate %+v", f)
+	}
+}
+
+func (e *consoleOrders) staleEntryDropped(t *testing.T) {
+	// An order of two papers both moved on: its Pending entry is stale
+	// and the queue's read removes it, as the operators' queue does.
+	o := functest.AddPapers(t, e.s.Env, localdb.DevOwner, 2)
+	for _, f := range o.Fulfillments {
+		r := e.as(e.operator, "PATCH", "/api/console/orders/"+o.DocumentID+"/papers/"+f.DocumentID, "", `{"order_status":"Created","unique_doc_ref":"`+ref+`"}`, nil)
+		if r.Status != 200 {
+			t.Fatalf("move: %d %s", r.Status, r.Body)
+		}
+	}
+	if r := e.as(e.operator, "GET", "/api/console/queue", "status=Pending", "", nil); r.Status != 200 {
+		t.Fatalf("%d %s", r.Status, r.Body)
+	}
 }

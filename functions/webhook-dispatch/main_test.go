@@ -92,53 +92,7 @@ func TestDispatch(t *testing.T) {
 		t.Fatalf("run: %v", err)
 	}
 
-	t.Run("EveryEventInOrderSigned", func(t *testing.T) {
-		got := rc.At("/all")
-		var types []string
-		for _, d := range got {
-			var ev webhooks.Event
-			if err := json.Unmarshal(d.Body, &ev); err != nil {
-				t.Fatal(err)
-			}
-			types = append(types, ev.Type)
-			if ev.ID != d.ID || !stampduty.ValidEventID(ev.ID) {
-				t.Errorf("event id %q, header %q", ev.ID, d.ID)
-			}
-			if err := webhooks.Verify(d.Signature, all.Secret, d.Body, time.Now(), time.Minute); err != nil {
-				t.Errorf("%s: the signature does not verify: %v", ev.Type, err)
-			}
-			var order stampduty.Order
-			if err := json.Unmarshal(ev.Data.Order, &order); err != nil || order.DocumentID != o.DocumentID {
-				t.Errorf("%s: order %s, %v", ev.Type, ev.Data.Order, err)
-			}
-			if strings.Contains(string(ev.Data.Order), functest.Operator) {
-				t.Errorf("%s: the caller's order names the operator: %s", ev.Type, ev.Data.Order)
-			}
-			switch ev.Type {
-			case stampduty.EventOrderDocumentUploaded:
-				doc := order.StampDuty.UploadedDocument
-				if doc == nil || doc.URL == "" {
-					t.Fatalf("the document event's order has no document address: %s", ev.Data.Order)
-				}
-				if r := functest.Download(t, doc.URL); r.Status != http.StatusOK || !strings.HasPrefix(r.Body, "%PDF") {
-					t.Errorf("the event's document address answers %d", r.Status)
-				}
-			case stampduty.EventOrderStatusChanged:
-				if ev.Data.PreviousStatus == nil || *ev.Data.PreviousStatus != stampduty.StatusPending ||
-					ev.Data.OrderStatus == nil || *ev.Data.OrderStatus != stampduty.StatusCreated {
-					t.Errorf("status change %v → %v", ev.Data.PreviousStatus, ev.Data.OrderStatus)
-				}
-			default:
-				if ev.Data.PreviousStatus != nil || ev.Data.OrderStatus != nil {
-					t.Errorf("%s has statuses", ev.Type)
-				}
-			}
-		}
-		want := []string{stampduty.EventOrderCreated, stampduty.EventOrderDocumentUploaded, stampduty.EventOrderStatusChanged}
-		if !slices.Equal(types, want) {
-			t.Errorf("/all got %v, want %v", types, want)
-		}
-	})
+	t.Run("EveryEventInOrderSigned", func(t *testing.T) { everyEventInOrderSigned(t, rc.At("/all"), all.Secret, o.DocumentID) })
 	t.Run("OnlyTheSubscribedTypes", func(t *testing.T) {
 		if got := rc.At("/changed"); len(got) != 1 || !strings.Contains(string(got[0].Body), stampduty.EventOrderStatusChanged) {
 			t.Errorf("/changed got %d events, want the status change", len(got))
@@ -169,30 +123,7 @@ func TestDispatch(t *testing.T) {
 			t.Errorf("/flaky got %d requests, want the create's once (its status change waits for the create's retry)", len(got))
 		}
 	})
-	t.Run("PaperEventsNameTheirPaper", func(t *testing.T) {
-		got := rc.At("/papers")
-		if len(got) != 2 {
-			t.Fatalf("/papers got %d events, want the two moves of paper 2", len(got))
-		}
-		for i, want := range []string{stampduty.StatusCreated, stampduty.StatusProcured} {
-			var ev webhooks.Event
-			if err := json.Unmarshal(got[i].Body, &ev); err != nil {
-				t.Fatal(err)
-			}
-			var order stampduty.Order
-			if err := json.Unmarshal(ev.Data.Order, &order); err != nil || len(order.Fulfillments) != 3 {
-				t.Fatalf("event %d: order %s (%v), want its 3 papers", i, ev.Data.Order, err)
-			}
-			if ev.Data.Fulfillment == nil || *ev.Data.Fulfillment != three.Fulfillments[1].DocumentID {
-				t.Errorf("event %d: data.fulfillment %v, want paper 2's documentId %s", i, ev.Data.Fulfillment, three.Fulfillments[1].DocumentID)
-			}
-			if ev.Data.OrderStatus == nil || *ev.Data.OrderStatus != want || order.Fulfillments[1].Status != want ||
-				order.Fulfillments[0].Status != stampduty.StatusPending || order.Fulfillments[2].Status != stampduty.StatusPending {
-				t.Errorf("event %d: to %v, papers %s %s %s; want paper 2 %s, the others Pending", i, ev.Data.OrderStatus,
-					order.Fulfillments[0].Status, order.Fulfillments[1].Status, order.Fulfillments[2].Status, want)
-			}
-		}
-	})
+	t.Run("PaperEventsNameTheirPaper", func(t *testing.T) { paperEventsNameTheirPaper(t, rc.At("/papers"), three.Fulfillments[1].DocumentID) })
 	t.Run("TestOrderStepped", func(t *testing.T) {
 		o, err := f.Get(ctx, tester, selfMoving.DocumentID)
 		if err != nil {
@@ -209,4 +140,81 @@ func TestDispatch(t *testing.T) {
 		}
 	})
 	s.CheckTemplate(s.Proxy.All())
+}
+
+// everyEventInOrderSigned checks the deliveries of the webhook of every
+// type: the order orderID's created, document and status events, in that
+// order, each signed with secret, rendered as its caller sees it.
+func everyEventInOrderSigned(t *testing.T, got []delivery, secret, orderID string) {
+	var types []string
+	for _, d := range got {
+		var ev webhooks.Event
+		if err := json.Unmarshal(d.Body, &ev); err != nil {
+			t.Fatal(err)
+		}
+		types = append(types, ev.Type)
+		if ev.ID != d.ID || !stampduty.ValidEventID(ev.ID) {
+			t.Errorf("event id %q, header %q", ev.ID, d.ID)
+		}
+		if err := webhooks.Verify(d.Signature, secret, d.Body, time.Now(), time.Minute); err != nil {
+			t.Errorf("%s: the signature does not verify: %v", ev.Type, err)
+		}
+		var order stampduty.Order
+		if err := json.Unmarshal(ev.Data.Order, &order); err != nil || order.DocumentID != orderID {
+			t.Errorf("%s: order %s, %v", ev.Type, ev.Data.Order, err)
+		}
+		if strings.Contains(string(ev.Data.Order), functest.Operator) {
+			t.Errorf("%s: the caller's order names the operator: %s", ev.Type, ev.Data.Order)
+		}
+		switch ev.Type {
+		case stampduty.EventOrderDocumentUploaded:
+			doc := order.StampDuty.UploadedDocument
+			if doc == nil || doc.URL == "" {
+				t.Fatalf("the document event's order has no document address: %s", ev.Data.Order)
+			}
+			if r := functest.Download(t, doc.URL); r.Status != http.StatusOK || !strings.HasPrefix(r.Body, "%PDF") {
+				t.Errorf("the event's document address answers %d", r.Status)
+			}
+		case stampduty.EventOrderStatusChanged:
+			if ev.Data.PreviousStatus == nil || *ev.Data.PreviousStatus != stampduty.StatusPending ||
+				ev.Data.OrderStatus == nil || *ev.Data.OrderStatus != stampduty.StatusCreated {
+				t.Errorf("status change %v → %v", ev.Data.PreviousStatus, ev.Data.OrderStatus)
+			}
+		default:
+			if ev.Data.PreviousStatus != nil || ev.Data.OrderStatus != nil {
+				t.Errorf("%s has statuses", ev.Type)
+			}
+		}
+	}
+	want := []string{stampduty.EventOrderCreated, stampduty.EventOrderDocumentUploaded, stampduty.EventOrderStatusChanged}
+	if !slices.Equal(types, want) {
+		t.Errorf("/all got %v, want %v", types, want)
+	}
+}
+
+// paperEventsNameTheirPaper checks the two events of the moves of paper 2
+// (documentId paper2) of an order of three papers: each names the paper,
+// its order as it was after the move.
+func paperEventsNameTheirPaper(t *testing.T, got []delivery, paper2 string) {
+	if len(got) != 2 {
+		t.Fatalf("/papers got %d events, want the two moves of paper 2", len(got))
+	}
+	for i, want := range []string{stampduty.StatusCreated, stampduty.StatusProcured} {
+		var ev webhooks.Event
+		if err := json.Unmarshal(got[i].Body, &ev); err != nil {
+			t.Fatal(err)
+		}
+		var order stampduty.Order
+		if err := json.Unmarshal(ev.Data.Order, &order); err != nil || len(order.Fulfillments) != 3 {
+			t.Fatalf("event %d: order %s (%v), want its 3 papers", i, ev.Data.Order, err)
+		}
+		if ev.Data.Fulfillment == nil || *ev.Data.Fulfillment != paper2 {
+			t.Errorf("event %d: data.fulfillment %v, want paper 2's documentId %s", i, ev.Data.Fulfillment, paper2)
+		}
+		if ev.Data.OrderStatus == nil || *ev.Data.OrderStatus != want || order.Fulfillments[1].Status != want ||
+			order.Fulfillments[0].Status != stampduty.StatusPending || order.Fulfillments[2].Status != stampduty.StatusPending {
+			t.Errorf("event %d: to %v, papers %s %s %s; want paper 2 %s, the others Pending", i, ev.Data.OrderStatus,
+				order.Fulfillments[0].Status, order.Fulfillments[1].Status, order.Fulfillments[2].Status, want)
+		}
+	}
 }

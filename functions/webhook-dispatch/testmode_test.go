@@ -120,74 +120,8 @@ func TestTestOrdersFulfilThemselves(t *testing.T) {
 	t.Logf("a test order of two papers: Printed %.1f s after its create (steps %s apart); %d of %d events by %.1f s",
 		printed.Seconds(), every, events(), wantEvents, time.Since(start).Seconds())
 
-	t.Run("PrintedWithMadeUpReferencesAndSpecimens", func(t *testing.T) {
-		for i, ff := range final.Fulfillments {
-			if ff.Status != stampduty.StatusPrinted {
-				t.Fatalf("paper %d is %s, want Printed", i+1, ff.Status)
-			}
-			if !specimenRef.MatchString(ff.UniqueDocRef) || !specimenCert.MatchString(ff.CertificateNumber) {
-				t.Errorf("paper %d: unique_doc_ref %q, certificate_number %q", i+1, ff.UniqueDocRef, ff.CertificateNumber)
-			}
-			var seen []string
-			for _, h := range ff.History {
-				seen = append(seen, h.Status)
-			}
-			if got, want := strings.Join(seen, ","), "Pending,Created,Procured,Printed"; got != want {
-				t.Errorf("paper %d went %s, want %s", i+1, got, want)
-			}
-			cf := ff.CertificateFile
-			if cf == nil || cf.Mime != "application/pdf" || cf.URL == "" {
-				t.Fatalf("paper %d: certificate %+v", i+1, cf)
-			}
-			r := functest.Download(t, cf.URL)
-			if r.Status != http.StatusOK || !strings.HasPrefix(r.Body, "%PDF-") || int64(len(r.Body)) != cf.Size {
-				t.Errorf("paper %d: the certificate's address answers %d with %d bytes (want a PDF of %d)", i+1, r.Status, len(r.Body), cf.Size)
-			}
-		}
-		if final.Fulfillments[0].CertificateNumber == final.Fulfillments[1].CertificateNumber {
-			t.Errorf("both papers have certificate number %s", final.Fulfillments[0].CertificateNumber)
-		}
-		ops, err := f.OpsGet(ctx, two)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, ff := range ops.Fulfillments {
-			if got := ff.CertificateFile.Key; !strings.HasPrefix(got, orders.CertificatePrefix+orders.TestFiles) {
-				t.Errorf("paper %d's certificate is stored at %s, outside the test files' prefix", i+1, got)
-			}
-			if got := ff.History[1].By; got != stampduty.TestModeActor {
-				t.Errorf("paper %d's Created names %q, want %q", i+1, got, stampduty.TestModeActor)
-			}
-		}
-	})
-	t.Run("EveryEventSigned", func(t *testing.T) {
-		counts := map[string]int{}
-		for _, d := range rc.At("/test") {
-			var ev webhooks.Event
-			if err := json.Unmarshal(d.Body, &ev); err != nil {
-				t.Fatal(err)
-			}
-			if err := webhooks.Verify(d.Signature, hook.Secret, d.Body, time.Now(), 5*time.Minute); err != nil {
-				t.Errorf("%s: the signature does not verify: %v", ev.Type, err)
-			}
-			var o stampduty.Order
-			if err := json.Unmarshal(ev.Data.Order, &o); err != nil {
-				t.Fatal(err)
-			}
-			if o.DocumentID == two {
-				counts[ev.Type]++
-			}
-			if ev.Livemode || o.Livemode {
-				t.Errorf("%s: livemode %v, its order's %v; want false", ev.Type, ev.Livemode, o.Livemode)
-			}
-		}
-		want := map[string]int{stampduty.EventOrderCreated: 1, stampduty.EventOrderStatusChanged: 6, stampduty.EventOrderCertificateAttached: 2}
-		for typ, n := range want {
-			if counts[typ] != n {
-				t.Errorf("%d %s events of the order of two papers, want %d (all: %v)", counts[typ], typ, n, counts)
-			}
-		}
-	})
+	t.Run("PrintedWithMadeUpReferencesAndSpecimens", func(t *testing.T) { printedWithMadeUpReferencesAndSpecimens(t, f, final, two) })
+	t.Run("EveryEventSigned", func(t *testing.T) { everyEventSigned(t, rc.At("/test"), hook.Secret, two) })
 	t.Run("StuckStaysPending", func(t *testing.T) {
 		o, err := f.Get(ctx, testOwner, stuck)
 		if err != nil {
@@ -231,6 +165,83 @@ func TestTestOrdersFulfilThemselves(t *testing.T) {
 		}
 	})
 	s.CheckTemplate(s.Proxy.All())
+}
+
+// printedWithMadeUpReferencesAndSpecimens checks final, the order two of two
+// papers after the runs: both Printed through every status, with made-up
+// references and specimen certificates stored under the test files' prefix.
+func printedWithMadeUpReferencesAndSpecimens(t *testing.T, f *orders.Fulfiller, final stampduty.Order, two string) {
+	ctx := context.Background()
+	for i, ff := range final.Fulfillments {
+		if ff.Status != stampduty.StatusPrinted {
+			t.Fatalf("paper %d is %s, want Printed", i+1, ff.Status)
+		}
+		if !specimenRef.MatchString(ff.UniqueDocRef) || !specimenCert.MatchString(ff.CertificateNumber) {
+			t.Errorf("paper %d: unique_doc_ref %q, certificate_number %q", i+1, ff.UniqueDocRef, ff.CertificateNumber)
+		}
+		var seen []string
+		for _, h := range ff.History {
+			seen = append(seen, h.Status)
+		}
+		if got, want := strings.Join(seen, ","), "Pending,Created,Procured,Printed"; got != want {
+			t.Errorf("paper %d went %s, want %s", i+1, got, want)
+		}
+		cf := ff.CertificateFile
+		if cf == nil || cf.Mime != "application/pdf" || cf.URL == "" {
+			t.Fatalf("paper %d: certificate %+v", i+1, cf)
+		}
+		r := functest.Download(t, cf.URL)
+		if r.Status != http.StatusOK || !strings.HasPrefix(r.Body, "%PDF-") || int64(len(r.Body)) != cf.Size {
+			t.Errorf("paper %d: the certificate's address answers %d with %d bytes (want a PDF of %d)", i+1, r.Status, len(r.Body), cf.Size)
+		}
+	}
+	if final.Fulfillments[0].CertificateNumber == final.Fulfillments[1].CertificateNumber {
+		t.Errorf("both papers have certificate number %s", final.Fulfillments[0].CertificateNumber)
+	}
+	ops, err := f.OpsGet(ctx, two)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, ff := range ops.Fulfillments {
+		if got := ff.CertificateFile.Key; !strings.HasPrefix(got, orders.CertificatePrefix+orders.TestFiles) {
+			t.Errorf("paper %d's certificate is stored at %s, outside the test files' prefix", i+1, got)
+		}
+		if got := ff.History[1].By; got != stampduty.TestModeActor {
+			t.Errorf("paper %d's Created names %q, want %q", i+1, got, stampduty.TestModeActor)
+		}
+	}
+}
+
+// everyEventSigned checks the test webhook's deliveries: each signed with
+// its secret, none livemode, and the events of the order two, of two
+// papers, each once.
+func everyEventSigned(t *testing.T, got []delivery, secret, two string) {
+	counts := map[string]int{}
+	for _, d := range got {
+		var ev webhooks.Event
+		if err := json.Unmarshal(d.Body, &ev); err != nil {
+			t.Fatal(err)
+		}
+		if err := webhooks.Verify(d.Signature, secret, d.Body, time.Now(), 5*time.Minute); err != nil {
+			t.Errorf("%s: the signature does not verify: %v", ev.Type, err)
+		}
+		var o stampduty.Order
+		if err := json.Unmarshal(ev.Data.Order, &o); err != nil {
+			t.Fatal(err)
+		}
+		if o.DocumentID == two {
+			counts[ev.Type]++
+		}
+		if ev.Livemode || o.Livemode {
+			t.Errorf("%s: livemode %v, its order's %v; want false", ev.Type, ev.Livemode, o.Livemode)
+		}
+	}
+	want := map[string]int{stampduty.EventOrderCreated: 1, stampduty.EventOrderStatusChanged: 6, stampduty.EventOrderCertificateAttached: 2}
+	for typ, n := range want {
+		if counts[typ] != n {
+			t.Errorf("%d %s events of the order of two papers, want %d (all: %v)", counts[typ], typ, n, counts)
+		}
+	}
 }
 
 // TestTestOrderCost measures what a test order costs in DynamoDB (by

@@ -112,56 +112,7 @@ func TestCallers(t *testing.T) {
 			t.Errorf("stored %+v, %v", stored, err)
 		}
 	})
-	t.Run("the list counts tokens and orders from the per-caller counter, without scanning orders", func(t *testing.T) {
-		for range 3 {
-			body := stampduty.NewOrderBody([]stampduty.Field{
-				{Name: "amount", Value: stampduty.Value{Kind: stampduty.Number, Text: "200"}},
-				{Name: "considerationPrice", Value: stampduty.Value{Kind: stampduty.Number, Text: "0"}},
-				{Name: "purpose", Value: stampduty.Value{Kind: stampduty.String, Text: "Rent Agreement"}},
-				{Name: "state", Value: stampduty.Value{Kind: stampduty.String, Text: "Karnataka"}},
-				{Name: "paidBy", Value: stampduty.Value{Kind: stampduty.String, Text: "First Party"}},
-				{Name: "firstPartyMobileNumber", Value: stampduty.Value{Kind: stampduty.String, Text: "9876543210"}},
-				{Name: "firstPartyName", Value: stampduty.Value{Kind: stampduty.String, Text: "Asha Rao"}},
-				{Name: "secondPartyName", Value: stampduty.Value{Kind: stampduty.String, Text: "Vikram Shah"}},
-			})
-			if _, err := creator.Create(ctx, "acme", body, nil); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if _, _, err := admin.Issue(ctx, "asha@example.com", "acme", false); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := admin.Revoke(ctx, tok.ID()); err != nil {
-			t.Fatal(err)
-		}
-		proxy.SetMode(storetest.Account)
-		list, err := admin.List(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		calls := proxy.Take()
-		byOwner := map[string]callers.Summary{}
-		for _, s := range list {
-			byOwner[s.Owner] = s
-		}
-		if s := byOwner["acme"]; s.Active != 1 || s.Revoked != 1 || s.Orders != 3 {
-			t.Errorf("acme: %+v; want 1 active, 1 revoked, 3 orders", s)
-		}
-		if s, ok := byOwner["dev"]; !ok || s.Recorded || s.Active != 1 {
-			t.Errorf("dev (a caller from before records): %+v, %v; want listed with its token", s, ok)
-		}
-		if got, want := env.Operations(calls), "Query:OrdersTable="+strconv.Itoa(len(list))+" Scan:TokensTable=1"; got != want {
-			t.Errorf("the list called %s, want %s", got, want)
-		}
-		var units storetest.Capacity
-		for _, c := range calls {
-			units = units.Add(c.Billed)
-		}
-		if want := 0.5 + float64(len(list)); units.Read != want || units.Write != 0 {
-			t.Errorf("the list of %d callers cost %v RCU, %v WCU; want %v RCU (the Scan 0.5, 1 per caller's count), 0 WCU", len(list), units.Read, units.Write, want)
-		}
-		t.Logf("the list of %d callers: %s, %v RCU", len(list), env.Operations(calls), units.Read)
-	})
+	t.Run("the list counts tokens and orders from the per-caller counter, without scanning orders", func(t *testing.T) { listCountsFromTheCounter(t, env, proxy, admin, creator, tok.ID()) })
 	t.Run("a caller's tokens are its own, revoked ones included, oldest first", func(t *testing.T) {
 		got, err := admin.TokensOf(ctx, "acme")
 		if err != nil {
@@ -207,4 +158,59 @@ func TestCallers(t *testing.T) {
 			}
 		}
 	})
+}
+
+// listCountsFromTheCounter creates 3 orders of acme, issues it a token and
+// revokes the token revoke, then checks that the list counts them from the
+// per-caller counter: one Query per caller and one Scan of the tokens.
+func listCountsFromTheCounter(t *testing.T, env *storetest.Env, proxy *storetest.Proxy, admin *callers.Admin, creator *orders.Creator, revoke string) {
+	ctx := context.Background()
+	for range 3 {
+		body := stampduty.NewOrderBody([]stampduty.Field{
+			{Name: "amount", Value: stampduty.Value{Kind: stampduty.Number, Text: "200"}},
+			{Name: "considerationPrice", Value: stampduty.Value{Kind: stampduty.Number, Text: "0"}},
+			{Name: "purpose", Value: stampduty.Value{Kind: stampduty.String, Text: "Rent Agreement"}},
+			{Name: "state", Value: stampduty.Value{Kind: stampduty.String, Text: "Karnataka"}},
+			{Name: "paidBy", Value: stampduty.Value{Kind: stampduty.String, Text: "First Party"}},
+			{Name: "firstPartyMobileNumber", Value: stampduty.Value{Kind: stampduty.String, Text: "9876543210"}},
+			{Name: "firstPartyName", Value: stampduty.Value{Kind: stampduty.String, Text: "Asha Rao"}},
+			{Name: "secondPartyName", Value: stampduty.Value{Kind: stampduty.String, Text: "Vikram Shah"}},
+		})
+		if _, err := creator.Create(ctx, "acme", body, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, err := admin.Issue(ctx, "asha@example.com", "acme", false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.Revoke(ctx, revoke); err != nil {
+		t.Fatal(err)
+	}
+	proxy.SetMode(storetest.Account)
+	list, err := admin.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := proxy.Take()
+	byOwner := map[string]callers.Summary{}
+	for _, s := range list {
+		byOwner[s.Owner] = s
+	}
+	if s := byOwner["acme"]; s.Active != 1 || s.Revoked != 1 || s.Orders != 3 {
+		t.Errorf("acme: %+v; want 1 active, 1 revoked, 3 orders", s)
+	}
+	if s, ok := byOwner["dev"]; !ok || s.Recorded || s.Active != 1 {
+		t.Errorf("dev (a caller from before records): %+v, %v; want listed with its token", s, ok)
+	}
+	if got, want := env.Operations(calls), "Query:OrdersTable="+strconv.Itoa(len(list))+" Scan:TokensTable=1"; got != want {
+		t.Errorf("the list called %s, want %s", got, want)
+	}
+	var units storetest.Capacity
+	for _, c := range calls {
+		units = units.Add(c.Billed)
+	}
+	if want := 0.5 + float64(len(list)); units.Read != want || units.Write != 0 {
+		t.Errorf("the list of %d callers cost %v RCU, %v WCU; want %v RCU (the Scan 0.5, 1 per caller's count), 0 WCU", len(list), units.Read, units.Write, want)
+	}
+	t.Logf("the list of %d callers: %s, %v RCU", len(list), env.Operations(calls), units.Read)
 }

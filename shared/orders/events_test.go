@@ -300,25 +300,30 @@ func TestChangesRecordTheirEvents(t *testing.T) {
 			}
 		})
 	})
-	t.Run("LostRaceStoresNone", func(t *testing.T) {
-		o := w.mine[3]
-		stale, err := table.ByDocument(ctx, o.DocumentID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := advance(o, created); err != nil {
-			t.Fatal(err)
-		}
-		// The loser read the order before the winner's change.
-		loser := w.fulfiller(staleReads{table, stale}, w.files())
-		_, err = loser.Advance(ctx, o.DocumentID, o.Fulfillments[0].DocumentID, stampduty.Change{Status: stampduty.StatusCreated, UniqueDocRef: "REF-LOSER"}, "op-2")
-		if stampduty.ErrorCode(err) != stampduty.ECONFLICT {
-			t.Fatalf("the loser's change = %v, want ECONFLICT", err)
-		}
-		if got := outbox(t, table, o.DocumentID); len(got) != 1 || *got[0].Status != stampduty.StatusCreated {
-			t.Errorf("outbox %v, want the winner's event only", types(got))
-		}
-	})
+	t.Run("LostRaceStoresNone", func(t *testing.T) { lostRaceStoresNone(t, w, w.mine[3], advance, created) })
+}
+
+// lostRaceStoresNone has o's first paper moved (advance, created) while a
+// second operator, who read o before, moves it too: the loser gets
+// ECONFLICT and o's outbox holds the winner's event only.
+func lostRaceStoresNone(t *testing.T, w *fulfillmentWorld, o stampduty.Order, advance func(stampduty.Order, stampduty.Change) error, created stampduty.Change) {
+	ctx, table := context.Background(), w.orders
+	stale, err := table.ByDocument(ctx, o.DocumentID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := advance(o, created); err != nil {
+		t.Fatal(err)
+	}
+	// The loser read the order before the winner's change.
+	loser := w.fulfiller(staleReads{table, stale}, w.files())
+	_, err = loser.Advance(ctx, o.DocumentID, o.Fulfillments[0].DocumentID, stampduty.Change{Status: stampduty.StatusCreated, UniqueDocRef: "REF-LOSER"}, "op-2")
+	if stampduty.ErrorCode(err) != stampduty.ECONFLICT {
+		t.Fatalf("the loser's change = %v, want ECONFLICT", err)
+	}
+	if got := outbox(t, table, o.DocumentID); len(got) != 1 || *got[0].Status != stampduty.StatusCreated {
+		t.Errorf("outbox %v, want the winner's event only", types(got))
+	}
 }
 
 // staleReads is an orders store whose index read returns an old read of

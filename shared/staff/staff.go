@@ -22,10 +22,7 @@ package staff
 import (
 	"cmp"
 	"context"
-	"errors"
-	"fmt"
 	"log/slog"
-	"net/mail"
 	"slices"
 	"strings"
 	"time"
@@ -33,89 +30,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	cip "github.com/aws/aws-sdk-go-v2/service/cognitoidentityprovider"
 	"github.com/aws/aws-sdk-go-v2/service/cognitoidentityprovider/types"
-	"github.com/aws/smithy-go"
 
 	"stampduty/shared/stampduty"
 )
-
-// Role is what a person may do in the console.
-type Role string
-
-// The roles: the pool's two groups, and none.
-const (
-	Admin    Role = "admin"
-	Operator Role = "operator"
-	None     Role = "none"
-)
-
-// groups are the pool's role groups, the highest rights first.
-var groups = []Role{Admin, Operator}
-
-// rank orders roles by their rights.
-func (r Role) rank() int {
-	switch r {
-	case Admin:
-		return 2
-	case Operator:
-		return 1
-	}
-	return 0
-}
-
-// ParseRole returns the role named s (admin, operator or none).
-func ParseRole(s string) (Role, error) {
-	switch r := Role(strings.ToLower(strings.TrimSpace(s))); r {
-	case Admin, Operator, None:
-		return r, nil
-	}
-	return "", stampduty.Invalid([]stampduty.FieldError{{Path: "role", Message: "role must be admin, operator or none"}})
-}
-
-// roleOf returns the role the groups give: the highest of them.
-func roleOf(gs []Role) Role {
-	for _, g := range groups {
-		if slices.Contains(gs, g) {
-			return g
-		}
-	}
-	return None
-}
-
-// MaxEmailLength is the longest email an account may have (RFC 5321's
-// limit on a path, which Cognito's email attribute keeps too).
-const MaxEmailLength = 254
-
-// ParseEmail returns the email s names, lower-cased, or an EINVALID error:
-// a bare address (local@domain, no display name or angle brackets), at
-// most MaxEmailLength characters, its domain with a dot. Lower-cased
-// because the pool signs in by email case-insensitively, so that the
-// list, the last-admin rule and the change log name one person one way.
-func ParseEmail(s string) (string, error) {
-	bad := func(msg string) error {
-		return stampduty.Invalid([]stampduty.FieldError{{Path: "email", Message: msg}})
-	}
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return "", bad("email is required")
-	}
-	if len(s) > MaxEmailLength {
-		return "", bad(fmt.Sprintf("email must be at most %d characters", MaxEmailLength))
-	}
-	a, err := mail.ParseAddress(s)
-	if err != nil || a.Name != "" || a.Address != s || strings.ContainsAny(s, " <>\"") {
-		return "", bad("email must be an address such as name@example.com")
-	}
-	at := strings.LastIndexByte(s, '@')
-	if domain := s[at+1:]; !strings.Contains(domain, ".") || strings.HasPrefix(domain, ".") || strings.HasSuffix(domain, ".") {
-		return "", bad("email's domain must have a dot, as name@example.com")
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '!' || s[i] > '~' {
-			return "", bad("email must be printable ASCII")
-		}
-	}
-	return strings.ToLower(s), nil
-}
 
 // Member is a staff account as the list shows it.
 type Member struct {
@@ -430,82 +347,6 @@ func (a *Pool) Enable(ctx context.Context, by, email string) (Changed, error) {
 	return c, nil
 }
 
-// lastAdmin refuses (ECONFLICT) to take away m's admin rights (by
-// demoting or disabling them) when no other enabled admin would remain.
-// It counts the members of the admin group that are enabled, whatever
-// their status (an invited admin signs in with the invitation), other
-// than m: one ListUsersInGroup call per 60 admins.
-//
-// Cognito has no conditional write, so two admins removing themselves at
-// once could both count the other; stillAnAdmin, after the change, closes
-// that race.
-func (a *Pool) lastAdmin(ctx context.Context, m Member, what string) error {
-	n, err := a.otherAdmins(ctx, m.User)
-	if err != nil {
-		return err
-	}
-	if n == 0 {
-		return stampduty.Errorf(stampduty.ECONFLICT, "cannot %s %s: they are the last enabled admin; make another person admin first", what, m.Email)
-	}
-	return nil
-}
-
-// otherAdmins counts the enabled admins other than user.
-func (a *Pool) otherAdmins(ctx context.Context, user string) (int, error) {
-	admins, err := a.groupMembers(ctx, Admin)
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	for _, u := range admins {
-		if u.Enabled && aws.ToString(u.Username) != user {
-			n++
-		}
-	}
-	return n, nil
-}
-
-// stillAnAdmin counts the other enabled admins again after m lost their
-// admin rights, and undoes that change when none remains: of two admins
-// removing themselves at the same time, the later to count sees the
-// other's change and undoes its own (as long as Cognito's reads follow
-// its writes), so one admin always remains. The undo's own failure is
-// returned, with the pool possibly left without an admin: stampctl (with
-// IAM) can always make one.
-func (a *Pool) stillAnAdmin(ctx context.Context, m Member, undo func() error) error {
-	n, err := a.otherAdmins(ctx, m.User)
-	if err != nil || n > 0 {
-		return err
-	}
-	if err := undo(); err != nil {
-		a.log(ctx, slog.LevelError, "undo", "", m.Email, "error", err.Error())
-		return fmt.Errorf("%s was the last enabled admin after all and could not be restored: %w", m.Email, err)
-	}
-	return stampduty.Errorf(stampduty.ECONFLICT, "%s is the last enabled admin (another admin lost their rights at the same time): nothing changed", m.Email)
-}
-
-// signOut revokes the refresh tokens of user everywhere, unless
-// SkipGlobalSignOut; it reports whether it did.
-func (a *Pool) signOut(ctx context.Context, user string) (bool, error) {
-	if a.opts.SkipGlobalSignOut {
-		return false, nil
-	}
-	if _, err := a.client.AdminUserGlobalSignOut(ctx, &cip.AdminUserGlobalSignOutInput{UserPoolId: aws.String(a.pool), Username: aws.String(user)}); err != nil {
-		return false, cognitoErr("sign out everywhere", err)
-	}
-	return true, nil
-}
-
-func (a *Pool) addToGroup(ctx context.Context, user string, g Role) error {
-	_, err := a.client.AdminAddUserToGroup(ctx, &cip.AdminAddUserToGroupInput{UserPoolId: aws.String(a.pool), Username: aws.String(user), GroupName: aws.String(string(g))})
-	return cognitoErr("add to the group "+string(g), err)
-}
-
-func (a *Pool) removeFromGroup(ctx context.Context, user string, g Role) error {
-	_, err := a.client.AdminRemoveUserFromGroup(ctx, &cip.AdminRemoveUserFromGroupInput{UserPoolId: aws.String(a.pool), Username: aws.String(user), GroupName: aws.String(string(g))})
-	return cognitoErr("remove from the group "+string(g), err)
-}
-
 // failed logs a change that failed and returns err.
 func (a *Pool) failed(ctx context.Context, action, by, email string, err error, args ...any) error {
 	a.log(ctx, slog.LevelError, action, by, email, append(args, "error", err.Error())...)
@@ -517,31 +358,4 @@ func (a *Pool) failed(ctx context.Context, action, by, email string, err error, 
 // caller's IAM role, the console function's), so this line is the record.
 func (a *Pool) log(ctx context.Context, level slog.Level, action, by, email string, args ...any) {
 	a.opts.Log.Log(ctx, level, "staff", append([]any{"action", action, "by", by, "email", email}, args...)...)
-}
-
-// cognitoErr maps an error of Cognito's API onto the service's error
-// kinds, what said of the operation; nil stays nil.
-func cognitoErr(what string, err error) error {
-	if err == nil {
-		return nil
-	}
-	var ae smithy.APIError
-	if !errors.As(err, &ae) {
-		// No answer from Cognito (a network failure, a deadline).
-		return &stampduty.Error{Code: stampduty.EUNAVAILABLE, Message: "Service Unavailable", Err: fmt.Errorf("%s: %w", what, err)}
-	}
-	wrap := func(code stampduty.Code, msg string) error {
-		return &stampduty.Error{Code: code, Message: msg, Err: fmt.Errorf("%s: %w", what, err)}
-	}
-	switch ae.ErrorCode() {
-	case "UsernameExistsException", "AliasExistsException":
-		return wrap(stampduty.ECONFLICT, "a staff account with this email exists already")
-	case "UserNotFoundException":
-		return wrap(stampduty.ENOTFOUND, "no staff account has this email")
-	case "InvalidParameterException":
-		return wrap(stampduty.EINVALID, "Cognito refused the request: "+ae.ErrorMessage())
-	case "TooManyRequestsException", "LimitExceededException", "InternalErrorException", "ThrottlingException":
-		return wrap(stampduty.EUNAVAILABLE, "Service Unavailable")
-	}
-	return &stampduty.Error{Code: stampduty.EINTERNAL, Message: "Internal Server Error", Err: fmt.Errorf("%s: %w", what, err)}
 }

@@ -271,6 +271,14 @@ func (r *fakeT) reported() string {
 	return strings.Join(r.msgs, "\n")
 }
 
+// browserTest is what TestBrowser's cases share: one Chromium, the test
+// site, and a certificate file to upload.
+type browserTest struct {
+	b           *Browser
+	srv         *httptest.Server
+	certificate string
+}
+
 func TestBrowser(t *testing.T) {
 	started := time.Now()
 	b := Start(t)
@@ -280,214 +288,228 @@ func TestBrowser(t *testing.T) {
 	if err := os.WriteFile(certificate, append([]byte("%PDF-1.4\n"), bytes.Repeat([]byte{'x'}, 312)...), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	f := &browserTest{b: b, srv: srv, certificate: certificate}
 
 	for _, vp := range []Viewport{Phone, Desktop} {
-		t.Run("a user signs in by accessible names on a "+vp.Name, func(t *testing.T) {
-			p := b.NewPage(t, vp)
-			p.Open(srv.URL)
-			p.Find(Heading("Sign in"))
-			p.Fill(TextBox("Email"), "operator@example.com")
-			p.Fill(TextBox("Password"), "correct horse")
-			if got, want := p.Value(TextBox("Email")), "operator@example.com"; got != want {
-				t.Errorf("Email = %q; want %q", got, want)
-			}
-			p.Check("sign-in")
-			p.Press(Button("Sign in"))
-
-			// Straight after the press, the tab shows the new page, not the
-			// old one still on screen while the server answers: Press
-			// waited for the page it navigated to.
-			if got, want := p.URL(), srv.URL+"/queue"; got != want {
-				t.Errorf("URL = %q; want %q", got, want)
-			}
-			if got, want := p.Text(Heading("Queue")), "Queue"; got != want {
-				t.Errorf("heading = %q; want %q", got, want)
-			}
-			if got, want := p.Text(Role("status", "")), "Signed in as operator@example.com."; got != want {
-				t.Errorf("status = %q; want %q", got, want)
-			}
-			paper2 := p.Within(Role("group", "Paper 2"))
-			paper2.Fill(TextBox("Unique doc ref"), "IN-DL-2")
-			paper2.Upload(FileField("Certificate (PDF)"), certificate)
-			paper2.Press(Button("Move to Printed"))
-			p.WaitText(Role("status", ""), "Signed in as operator@example.com. Paper 2 (IN-DL-2, certificate.pdf, 321 bytes) moved to Printed.")
-			p.Gone(Role("group", "Paper 2"))
-			p.Find(Role("group", "Paper 1"))
-			file := p.Screenshot("queue")
-			checkPNG(t, file, vp.Width)
-			p.Check("queue")
-
-			// The password went in a POST's body, never in a URL; the test
-			// page's forms put the email in theirs, and Requests shows it.
-			var withEmail []string
-			for _, r := range p.Requests() {
-				if strings.Contains(r, "correct") {
-					t.Errorf("a URL has the password: %s", r)
-				}
-				if strings.Contains(r, url.QueryEscape("operator@example.com")) {
-					withEmail = append(withEmail, r)
-				}
-			}
-			if got, want := withEmail, []string{"POST " + srv.URL + "/queue?moved=2&email=operator%40example.com"}; !slices.Equal(got, want) {
-				t.Errorf("requests with the email in their URL = %q; want %q", got, want)
-			}
-			if got := p.WebStorage(); len(got) != 0 {
-				t.Errorf("web storage = %v; want it empty", got)
-			}
-
-			p.Click(Link("Sign out"))
-			p.Find(Heading("Sign in"))
-		})
+		t.Run("a user signs in by accessible names on a "+vp.Name, func(t *testing.T) { f.signsInByAccessibleNames(t, vp) })
 	}
 
-	t.Run("screenshots go under the module root or SCREENSHOTS_DIR", func(t *testing.T) {
-		p := b.NewPage(t, Phone)
-		p.Open(srv.URL)
-		root, err := samtemplate.Root(".")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, want := p.Screenshot("sign-in"), filepath.Join(root, ".build/screenshots/TestBrowser/screenshots_go_under_the_module_root_or_SCREENSHOTS_DIR/sign-in-phone.png"); got != want {
-			t.Errorf("screenshot written to %s; want %s", got, want)
-		}
-		dir := t.TempDir()
-		t.Setenv("SCREENSHOTS_DIR", dir)
-		file := p.Screenshot("sign in/again")
-		if got, want := file, filepath.Join(dir, "TestBrowser/screenshots_go_under_the_module_root_or_SCREENSHOTS_DIR/again-phone.png"); got != want {
-			t.Errorf("screenshot written to %s; want %s", got, want)
-		}
-		checkPNG(t, file, Phone.Width)
-		t.Setenv("SCREENSHOTS_DIR", "out/shots")
-		if got, want := b.ScreenshotsDir(), filepath.Join(root, "out/shots"); got != want {
-			t.Errorf("ScreenshotsDir = %s; want %s", got, want)
-		}
-	})
+	t.Run("screenshots go under the module root or SCREENSHOTS_DIR", f.screenshotsGoUnderTheRootOrDir)
+	t.Run("a control that is not there fails the test, naming what the page has", f.missingControlFails)
+	t.Run("two controls of one name fail the test until Within picks one", f.twoControlsOfOneNameFail)
+	t.Run("a script updates the page with no navigation, and a button only a mouse can work fails Press", f.scriptUpdatesThePage)
+	t.Run("nothing in a busy page is pressed until it is redrawn", f.busyPageWaitsForRedraw)
+	t.Run("a press whose navigation is cancelled or stays in the document does not wait for a load", f.pressThatStaysInTheDocument)
+	t.Run("axe-core reports a missing label and poor contrast, and CheckAxe fails", f.axeReportsViolations)
+	t.Run("an inline script under a CSP that forbids it is a CSP violation and a console error", f.inlineScriptIsACSPViolation)
+}
 
-	t.Run("a control that is not there fails the test, naming what the page has", func(t *testing.T) {
-		rec := &fakeT{TB: t}
-		p := b.NewPage(rec, Desktop)
-		p.Timeout = time.Second
-		p.Open(srv.URL)
-		p.Press(Button("Log in"))
-		if got, want := rec.reported(), `pressing button "Log in": no button "Log in" in the page; its buttons are named "Sign in"`; !strings.Contains(got, want) {
-			t.Errorf("reported %q; want it to say %q", got, want)
-		}
-	})
+// signsInByAccessibleNames signs in, moves a paper and signs out on vp,
+// by the controls' accessible names.
+func (f *browserTest) signsInByAccessibleNames(t *testing.T, vp Viewport) {
+	p := f.b.NewPage(t, vp)
+	p.Open(f.srv.URL)
+	p.Find(Heading("Sign in"))
+	p.Fill(TextBox("Email"), "operator@example.com")
+	p.Fill(TextBox("Password"), "correct horse")
+	if got, want := p.Value(TextBox("Email")), "operator@example.com"; got != want {
+		t.Errorf("Email = %q; want %q", got, want)
+	}
+	p.Check("sign-in")
+	p.Press(Button("Sign in"))
 
-	t.Run("two controls of one name fail the test until Within picks one", func(t *testing.T) {
-		p := b.NewPage(t, Desktop)
-		p.Open(srv.URL)
-		p.Fill(TextBox("Email"), "operator@example.com")
-		p.Fill(TextBox("Password"), "correct horse")
-		p.Press(Button("Sign in"))
-		p.Find(Heading("Queue"))
+	// Straight after the press, the tab shows the new page, not the
+	// old one still on screen while the server answers: Press
+	// waited for the page it navigated to.
+	if got, want := p.URL(), f.srv.URL+"/queue"; got != want {
+		t.Errorf("URL = %q; want %q", got, want)
+	}
+	if got, want := p.Text(Heading("Queue")), "Queue"; got != want {
+		t.Errorf("heading = %q; want %q", got, want)
+	}
+	if got, want := p.Text(Role("status", "")), "Signed in as operator@example.com."; got != want {
+		t.Errorf("status = %q; want %q", got, want)
+	}
+	paper2 := p.Within(Role("group", "Paper 2"))
+	paper2.Fill(TextBox("Unique doc ref"), "IN-DL-2")
+	paper2.Upload(FileField("Certificate (PDF)"), f.certificate)
+	paper2.Press(Button("Move to Printed"))
+	p.WaitText(Role("status", ""), "Signed in as operator@example.com. Paper 2 (IN-DL-2, certificate.pdf, 321 bytes) moved to Printed.")
+	p.Gone(Role("group", "Paper 2"))
+	p.Find(Role("group", "Paper 1"))
+	file := p.Screenshot("queue")
+	checkPNG(t, file, vp.Width)
+	p.Check("queue")
 
-		rec := &fakeT{TB: t}
-		q := *p
-		q.t, q.Timeout = rec, time.Second
-		q.Press(Button("Move to Printed"))
-		if got, want := rec.reported(), `2 elements are button "Move to Printed" in the page: name the one meant with Within`; !strings.Contains(got, want) {
-			t.Errorf("reported %q; want it to say %q", got, want)
+	// The password went in a POST's body, never in a URL; the test
+	// page's forms put the email in theirs, and Requests shows it.
+	var withEmail []string
+	for _, r := range p.Requests() {
+		if strings.Contains(r, "correct") {
+			t.Errorf("a URL has the password: %s", r)
 		}
-		p.Within(Role("group", "Paper 1")).Find(Button("Move to Printed"))
-	})
+		if strings.Contains(r, url.QueryEscape("operator@example.com")) {
+			withEmail = append(withEmail, r)
+		}
+	}
+	if got, want := withEmail, []string{"POST " + f.srv.URL + "/queue?moved=2&email=operator%40example.com"}; !slices.Equal(got, want) {
+		t.Errorf("requests with the email in their URL = %q; want %q", got, want)
+	}
+	if got := p.WebStorage(); len(got) != 0 {
+		t.Errorf("web storage = %v; want it empty", got)
+	}
 
-	t.Run("a script updates the page with no navigation, and a button only a mouse can work fails Press", func(t *testing.T) {
-		p := b.NewPage(t, Desktop)
-		p.Open(srv.URL + "/app")
-		p.Press(Button("Save"))
-		p.WaitText(Role("status", ""), "Saved.")
-		p.Check("app")
-		if got, want := p.WebStorage(), map[string]string{"local:theme": "dark"}; !maps.Equal(got, want) {
-			t.Errorf("web storage = %v; want %v", got, want)
-		}
-		// Chromium asks for the icon when it likes: that one is left out.
-		requests := slices.DeleteFunc(p.Requests(), func(r string) bool { return strings.HasSuffix(r, "/favicon.ico") })
-		if got, want := requests, []string{"GET " + srv.URL + "/app", "GET " + srv.URL + "/style.css", "GET " + srv.URL + "/app.js", "POST " + srv.URL + "/api/save"}; !slices.Equal(got, want) {
-			t.Errorf("requests = %q; want %q", got, want)
-		}
+	p.Click(Link("Sign out"))
+	p.Find(Heading("Sign in"))
+}
 
-		rec := &fakeT{TB: t}
-		q := *p
-		q.t, q.Timeout = rec, time.Second
-		q.Press(Button("Delete"))
-		if got, want := rec.reported(), `pressing button "Delete": `; !strings.Contains(got, want) || !strings.Contains(got, "no keyboard user can work it") {
-			t.Errorf("reported %q; want it to say %q and that no keyboard user can work it", got, want)
-		}
-		p.Click(Button("Delete"))
-		p.WaitText(Role("status", ""), "Deleted.")
-	})
+func (f *browserTest) screenshotsGoUnderTheRootOrDir(t *testing.T) {
+	p := f.b.NewPage(t, Phone)
+	p.Open(f.srv.URL)
+	root, err := samtemplate.Root(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := p.Screenshot("sign-in"), filepath.Join(root, ".build/screenshots/TestBrowser/screenshots_go_under_the_module_root_or_SCREENSHOTS_DIR/sign-in-phone.png"); got != want {
+		t.Errorf("screenshot written to %s; want %s", got, want)
+	}
+	dir := t.TempDir()
+	t.Setenv("SCREENSHOTS_DIR", dir)
+	file := p.Screenshot("sign in/again")
+	if got, want := file, filepath.Join(dir, "TestBrowser/screenshots_go_under_the_module_root_or_SCREENSHOTS_DIR/again-phone.png"); got != want {
+		t.Errorf("screenshot written to %s; want %s", got, want)
+	}
+	checkPNG(t, file, Phone.Width)
+	t.Setenv("SCREENSHOTS_DIR", "out/shots")
+	if got, want := f.b.ScreenshotsDir(), filepath.Join(root, "out/shots"); got != want {
+		t.Errorf("ScreenshotsDir = %s; want %s", got, want)
+	}
+}
 
-	t.Run("nothing in a busy page is pressed until it is redrawn", func(t *testing.T) {
-		p := b.NewPage(t, Desktop)
-		p.Open(srv.URL + "/reload")
-		p.Press(Button("Revoke"))
-		p.Press(Button("Yes, revoke"))
-		p.WaitText(Role("status", ""), "Revoked.")
-	})
+func (f *browserTest) missingControlFails(t *testing.T) {
+	rec := &fakeT{TB: t}
+	p := f.b.NewPage(rec, Desktop)
+	p.Timeout = time.Second
+	p.Open(f.srv.URL)
+	p.Press(Button("Log in"))
+	if got, want := rec.reported(), `pressing button "Log in": no button "Log in" in the page; its buttons are named "Sign in"`; !strings.Contains(got, want) {
+		t.Errorf("reported %q; want it to say %q", got, want)
+	}
+}
 
-	t.Run("a press whose navigation is cancelled or stays in the document does not wait for a load", func(t *testing.T) {
-		p := b.NewPage(t, Desktop)
-		p.Timeout = 3 * time.Second
-		p.Open(srv.URL + "/stay")
-		for _, c := range []Control{Button("Send"), Link("Back to top")} {
-			started := time.Now()
-			p.Press(c)
-			if took := time.Since(started); took > time.Second {
-				t.Errorf("pressing %s took %s", c, took)
-			}
-		}
-		if got := p.URL(); got != srv.URL+"/stay#top" {
-			t.Errorf("URL = %q; want %q", got, srv.URL+"/stay#top")
-		}
-		p.Check("stay")
-	})
+func (f *browserTest) twoControlsOfOneNameFail(t *testing.T) {
+	p := f.b.NewPage(t, Desktop)
+	p.Open(f.srv.URL)
+	p.Fill(TextBox("Email"), "operator@example.com")
+	p.Fill(TextBox("Password"), "correct horse")
+	p.Press(Button("Sign in"))
+	p.Find(Heading("Queue"))
 
-	t.Run("axe-core reports a missing label and poor contrast, and CheckAxe fails", func(t *testing.T) {
-		rec := &fakeT{TB: t}
-		p := b.NewPage(rec, Desktop)
-		p.Open(srv.URL + "/broken")
-		vs := p.Axe()
-		var ids []string
-		for _, v := range vs {
-			ids = append(ids, v.ID)
-			if v.Impact == "" || v.Help == "" || len(v.Nodes) == 0 || v.Nodes[0].Target == "" {
-				t.Errorf("violation %+v lacks its impact, help or failing nodes", v)
-			}
-		}
-		slices.Sort(ids)
-		if got, want := ids, []string{"color-contrast", "label"}; !slices.Equal(got, want) {
-			t.Errorf("axe-core violations = %v; want %v", got, want)
-		}
-		p.CheckAxe()
-		got := rec.reported()
-		for _, want := range []string{"2 WCAG 2.1 A/AA violation(s)", "label (critical): Form elements must have labels\n    input: ", "color-contrast (serious)", "\n    p: ", "contrast of 1.91"} {
-			if !strings.Contains(got, want) {
-				t.Errorf("CheckAxe reported %q; want it to say %q", got, want)
-			}
-		}
-	})
+	rec := &fakeT{TB: t}
+	q := *p
+	q.t, q.Timeout = rec, time.Second
+	q.Press(Button("Move to Printed"))
+	if got, want := rec.reported(), `2 elements are button "Move to Printed" in the page: name the one meant with Within`; !strings.Contains(got, want) {
+		t.Errorf("reported %q; want it to say %q", got, want)
+	}
+	p.Within(Role("group", "Paper 1")).Find(Button("Move to Printed"))
+}
 
-	t.Run("an inline script under a CSP that forbids it is a CSP violation and a console error", func(t *testing.T) {
-		rec := &fakeT{TB: t}
-		p := b.NewPage(rec, Desktop)
-		p.Open(srv.URL + "/inline")
-		p.Find(Heading("Inline"))
-		vs := p.CSPViolations()
-		if len(vs) != 1 || vs[0].EffectiveDirective != "script-src-elem" || vs[0].BlockedURI != "inline" {
-			t.Errorf("CSP violations = %v; want the inline script blocked by script-src-elem", vs)
+func (f *browserTest) scriptUpdatesThePage(t *testing.T) {
+	p := f.b.NewPage(t, Desktop)
+	p.Open(f.srv.URL + "/app")
+	p.Press(Button("Save"))
+	p.WaitText(Role("status", ""), "Saved.")
+	p.Check("app")
+	if got, want := p.WebStorage(), map[string]string{"local:theme": "dark"}; !maps.Equal(got, want) {
+		t.Errorf("web storage = %v; want %v", got, want)
+	}
+	// Chromium asks for the icon when it likes: that one is left out.
+	requests := slices.DeleteFunc(p.Requests(), func(r string) bool { return strings.HasSuffix(r, "/favicon.ico") })
+	if got, want := requests, []string{"GET " + f.srv.URL + "/app", "GET " + f.srv.URL + "/style.css", "GET " + f.srv.URL + "/app.js", "POST " + f.srv.URL + "/api/save"}; !slices.Equal(got, want) {
+		t.Errorf("requests = %q; want %q", got, want)
+	}
+
+	rec := &fakeT{TB: t}
+	q := *p
+	q.t, q.Timeout = rec, time.Second
+	q.Press(Button("Delete"))
+	if got, want := rec.reported(), `pressing button "Delete": `; !strings.Contains(got, want) || !strings.Contains(got, "no keyboard user can work it") {
+		t.Errorf("reported %q; want it to say %q and that no keyboard user can work it", got, want)
+	}
+	p.Click(Button("Delete"))
+	p.WaitText(Role("status", ""), "Deleted.")
+}
+
+func (f *browserTest) busyPageWaitsForRedraw(t *testing.T) {
+	p := f.b.NewPage(t, Desktop)
+	p.Open(f.srv.URL + "/reload")
+	p.Press(Button("Revoke"))
+	p.Press(Button("Yes, revoke"))
+	p.WaitText(Role("status", ""), "Revoked.")
+}
+
+func (f *browserTest) pressThatStaysInTheDocument(t *testing.T) {
+	p := f.b.NewPage(t, Desktop)
+	p.Timeout = 3 * time.Second
+	p.Open(f.srv.URL + "/stay")
+	for _, c := range []Control{Button("Send"), Link("Back to top")} {
+		started := time.Now()
+		p.Press(c)
+		if took := time.Since(started); took > time.Second {
+			t.Errorf("pressing %s took %s", c, took)
 		}
-		if errs := p.ConsoleErrors(); len(errs) != 1 || !strings.Contains(errs[0], "Content Security Policy") {
-			t.Errorf("console errors = %q; want Chromium's refusal of the inline script", errs)
+	}
+	if got := p.URL(); got != f.srv.URL+"/stay#top" {
+		t.Errorf("URL = %q; want %q", got, f.srv.URL+"/stay#top")
+	}
+	p.Check("stay")
+}
+
+func (f *browserTest) axeReportsViolations(t *testing.T) {
+	rec := &fakeT{TB: t}
+	p := f.b.NewPage(rec, Desktop)
+	p.Open(f.srv.URL + "/broken")
+	vs := p.Axe()
+	var ids []string
+	for _, v := range vs {
+		ids = append(ids, v.ID)
+		if v.Impact == "" || v.Help == "" || len(v.Nodes) == 0 || v.Nodes[0].Target == "" {
+			t.Errorf("violation %+v lacks its impact, help or failing nodes", v)
 		}
-		if got := p.URL(); !strings.HasSuffix(got, "/inline") {
-			t.Errorf("URL = %q", got)
+	}
+	slices.Sort(ids)
+	if got, want := ids, []string{"color-contrast", "label"}; !slices.Equal(got, want) {
+		t.Errorf("axe-core violations = %v; want %v", got, want)
+	}
+	p.CheckAxe()
+	got := rec.reported()
+	for _, want := range []string{"2 WCAG 2.1 A/AA violation(s)", "label (critical): Form elements must have labels\n    input: ", "color-contrast (serious)", "\n    p: ", "contrast of 1.91"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("CheckAxe reported %q; want it to say %q", got, want)
 		}
-		p.CheckClean()
-		if got := rec.reported(); !strings.Contains(got, "1 Content-Security-Policy violation(s)") || !strings.Contains(got, "1 console error(s)") {
-			t.Errorf("CheckClean reported %q; want the violation and the console error", got)
-		}
-	})
+	}
+}
+
+func (f *browserTest) inlineScriptIsACSPViolation(t *testing.T) {
+	rec := &fakeT{TB: t}
+	p := f.b.NewPage(rec, Desktop)
+	p.Open(f.srv.URL + "/inline")
+	p.Find(Heading("Inline"))
+	vs := p.CSPViolations()
+	if len(vs) != 1 || vs[0].EffectiveDirective != "script-src-elem" || vs[0].BlockedURI != "inline" {
+		t.Errorf("CSP violations = %v; want the inline script blocked by script-src-elem", vs)
+	}
+	if errs := p.ConsoleErrors(); len(errs) != 1 || !strings.Contains(errs[0], "Content Security Policy") {
+		t.Errorf("console errors = %q; want Chromium's refusal of the inline script", errs)
+	}
+	if got := p.URL(); !strings.HasSuffix(got, "/inline") {
+		t.Errorf("URL = %q", got)
+	}
+	p.CheckClean()
+	if got := rec.reported(); !strings.Contains(got, "1 Content-Security-Policy violation(s)") || !strings.Contains(got, "1 console error(s)") {
+		t.Errorf("CheckClean reported %q; want the violation and the console error", got)
+	}
 }
 
 // checkPNG fails t unless file is a PNG image width pixels wide.
