@@ -27,22 +27,13 @@ type counter interface {
 	QueueCount(ctx context.Context, status string, test bool) (int, error)
 }
 
-// The console's answers: a queue page, the queue's counts, one order.
-type (
-	queueResponse struct {
-		Data []stampduty.OpsOrder `json:"data"`
-		Meta struct {
-			Pagination struct {
-				PageSize int     `json:"pageSize"`
-				Next     *string `json:"next"`
-			} `json:"pagination"`
-		} `json:"meta"`
-	}
-	countsResponse struct {
-		Data map[string]int `json:"data"`
-		Meta struct{}       `json:"meta"`
-	}
-)
+// countsResponse is the queue's counts, one per status: {"data":
+// {"<status>": n, ...}, "meta": {}}. A queue page is a
+// fulfillment.QueueResponse, as the operators' API answers it.
+type countsResponse struct {
+	Data map[string]int `json:"data"`
+	Meta struct{}       `json:"meta"`
+}
 
 const (
 	orderPath = "/api/console/orders/{documentId}"
@@ -112,7 +103,7 @@ func (h *handler) queue(r *http.Request, _ string) (any, error) {
 		return (vals["state"] == "" || strings.EqualFold(o.StampDuty.State, vals["state"])) &&
 			(vals["purpose"] == "" || strings.EqualFold(o.StampDuty.StatePurpose.PurposeName, vals["purpose"]))
 	}
-	var resp queueResponse
+	var resp fulfillment.QueueResponse
 	resp.Data, resp.Meta.Pagination.PageSize = []stampduty.OpsOrder{}, size
 	cursor := vals["pagination[cursor]"]
 	filtered := vals["state"] != "" || vals["purpose"] != ""

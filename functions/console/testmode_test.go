@@ -5,10 +5,15 @@ import (
 	"slices"
 	"testing"
 
+	"stampduty/shared/function/fulfillment"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/localdb"
 )
+
+// queueResponse is a page of the console's queue as its tests decode it:
+// the operators' queue page (fulfillment.QueueResponse).
+type queueResponse = fulfillment.QueueResponse
 
 // TestConsoleTestOrders: the console's queue and its counts hold live
 // orders only unless asked for the test orders (mode=test), which they

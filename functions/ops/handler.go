@@ -20,19 +20,6 @@ type handler struct {
 	}
 }
 
-// The answers: a queue page, and one order (with "meta" on reads).
-type (
-	queueResponse struct {
-		Data []stampduty.OpsOrder `json:"data"`
-		Meta struct {
-			Pagination struct {
-				PageSize int     `json:"pageSize"`
-				Next     *string `json:"next"`
-			} `json:"pagination"`
-		} `json:"meta"`
-	}
-)
-
 const (
 	orderPath       = "/api/ops/live-orders/{documentId}"
 	fulfillmentPath = orderPath + "/fulfillments/{fulfillmentDocumentId}"
@@ -102,7 +89,7 @@ func (h *handler) queue(r *http.Request, _ string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var resp queueResponse
+	var resp fulfillment.QueueResponse
 	resp.Data, resp.Meta.Pagination.PageSize = page, size
 	if next != "" {
 		resp.Meta.Pagination.Next = &next

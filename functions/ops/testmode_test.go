@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"stampduty/shared/function/fulfillment"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/localdb"
@@ -35,7 +36,7 @@ func TestTestOrdersKeptOutOfTheQueue(t *testing.T) {
 			if cursor != "" {
 				query += "&pagination%5Bcursor%5D=" + url.QueryEscape(cursor)
 			}
-			page := functest.OK[queueResponse](t, s.invoke(functest.Request("GET", "/api/ops/live-orders", query, nil, "")))
+			page := functest.OK[fulfillment.QueueResponse](t, s.invoke(functest.Request("GET", "/api/ops/live-orders", query, nil, "")))
 			for _, o := range page.Data {
 				got = append(got, o.DocumentID)
 			}
@@ -55,7 +56,7 @@ func TestTestOrdersKeptOutOfTheQueue(t *testing.T) {
 	})
 	t.Run("mode=test lists the test orders only", func(t *testing.T) {
 		s.Proxy.Take()
-		page := functest.OK[queueResponse](t, s.invoke(functest.Request("GET", "/api/ops/live-orders", "mode=test&pagination%5BpageSize%5D=25", nil, "")))
+		page := functest.OK[fulfillment.QueueResponse](t, s.invoke(functest.Request("GET", "/api/ops/live-orders", "mode=test&pagination%5BpageSize%5D=25", nil, "")))
 		if got, want := s.Env.Operations(s.Proxy.Take()), "BatchGetItem:OrdersTable=1 Query:OrdersTable/index/queue-shards=16"; got != want {
 			t.Errorf("a test page costs %s, want %s", got, want)
 		}
@@ -77,7 +78,7 @@ func TestTestOrdersKeptOutOfTheQueue(t *testing.T) {
 		}
 	})
 	t.Run("a cursor of the test queue is 400 on the live queue", func(t *testing.T) {
-		page := functest.OK[queueResponse](t, s.invoke(functest.Request("GET", "/api/ops/live-orders", "mode=test&pagination%5BpageSize%5D=1", nil, "")))
+		page := functest.OK[fulfillment.QueueResponse](t, s.invoke(functest.Request("GET", "/api/ops/live-orders", "mode=test&pagination%5BpageSize%5D=1", nil, "")))
 		if page.Meta.Pagination.Next == nil {
 			t.Fatal("a page of 1 of 3 test orders without a cursor")
 		}
