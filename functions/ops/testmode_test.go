@@ -20,13 +20,6 @@ func TestTestOrdersKeptOutOfTheQueue(t *testing.T) {
 	s := operating{Stack: functest.New(t, "OpsFunction", wire)}
 	lives := functest.AddOrders(t, s.Env, localdb.DevOwner, 2)
 	tests := functest.AddOrders(t, s.Env, stampduty.TestOwnerOf("acme"), 3)
-	docsOf := func(os []stampduty.Order) []string {
-		var d []string
-		for _, o := range os {
-			d = append(d, o.DocumentID)
-		}
-		return d
-	}
 	// queue lists every page of the queue asked for with query q.
 	queue := func(t *testing.T, q string) []string {
 		t.Helper()
@@ -49,7 +42,7 @@ func TestTestOrdersKeptOutOfTheQueue(t *testing.T) {
 
 	t.Run("the queue lists the live orders only", func(t *testing.T) {
 		for _, q := range []string{"status=Pending", "status=Pending&mode=live"} {
-			if got, want := queue(t, q), docsOf(lives); !slices.Equal(got, want) {
+			if got, want := queue(t, q), functest.DocumentIDs(lives); !slices.Equal(got, want) {
 				t.Errorf("%s: %v, want the live orders %v", q, got, want)
 			}
 		}
@@ -65,7 +58,7 @@ func TestTestOrdersKeptOutOfTheQueue(t *testing.T) {
 				t.Errorf("a test order's owner = %q, want acme's", o.Caller)
 			}
 		}
-		if got, want := queue(t, "mode=test"), docsOf(tests); !slices.Equal(got, want) {
+		if got, want := queue(t, "mode=test"), functest.DocumentIDs(tests); !slices.Equal(got, want) {
 			t.Errorf("mode=test: %v, want the test orders %v", got, want)
 		}
 	})
