@@ -58,11 +58,6 @@ func (h *handler) orderRoutes() []function.Path {
 	}
 }
 
-// queueParam reports the query parameters of the queue.
-func queueParam(k string) bool {
-	return k == "status" || k == "state" || k == "purpose" || k == fulfillment.ModeParam || k == "pagination[pageSize]" || k == "pagination[cursor]"
-}
-
 // countsParam reports the query parameters of the queue's counts.
 func countsParam(k string) bool { return k == fulfillment.ModeParam }
 
@@ -77,11 +72,7 @@ const filterPages = 4
 // the queue is read a page at a time (up to filterPages) until the page is
 // full, and the cursor continues after the last order read.
 func (h *handler) queue(r *http.Request, _ string) (any, error) {
-	q, err := strapiquery.Parse(r.URL.RawQuery, queueParam)
-	if err != nil {
-		return nil, err
-	}
-	_, size, err := q.Page("", "pagination[pageSize]")
+	q, size, err := fulfillment.ReadQueue(r, "state", "purpose")
 	if err != nil {
 		return nil, err
 	}

@@ -28,19 +28,6 @@ type OrderResponse struct {
 	Meta *struct{}          `json:"meta,omitempty"`
 }
 
-// QueueResponse is a page of the operators' work queue, as the operators'
-// API and the console answer it: {"data": [<OpsOrder>...], "meta":
-// {"pagination": {"pageSize", "next"}}}, next null on the last page.
-type QueueResponse struct {
-	Data []stampduty.OpsOrder `json:"data"`
-	Meta struct {
-		Pagination struct {
-			PageSize int     `json:"pageSize"`
-			Next     *string `json:"next"`
-		} `json:"pagination"`
-	} `json:"meta"`
-}
-
 // Routes serve the routes that work one order and its papers, for the
 // operators' API and the console alike: each reads the request here once
 // and answers as both do. Who acts (by) is each function's own to say:
