@@ -87,18 +87,27 @@ func start(ctx context.Context, addr string, spec Spec) (*Server, error) {
 	// Another process can take the free port between here and the server
 	// listening on it; then another port will do.
 	for attempt := 1; ; attempt++ {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+		free, err := FreeAddr()
 		if err != nil {
-			return nil, fmt.Errorf("find a free port: %w", err)
+			return nil, err
 		}
-		addr = l.Addr().String()
-		l.Close()
-		s, err := spawn(ctx, addr, spec)
+		s, err := spawn(ctx, free, spec)
 		if errors.Is(err, ErrAddrInUse) && attempt < 3 {
 			continue
 		}
 		return s, err
 	}
+}
+
+// FreeAddr returns a loopback address nothing listens on now (another
+// process may take it before it is used).
+func FreeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("find a free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
 }
 
 // CheckFree reports whether a TCP listener could be opened on addr now;
