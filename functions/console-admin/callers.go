@@ -142,22 +142,12 @@ func readOwner(r *http.Request) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var owner string
-	var bad []stampduty.FieldError
-	for _, m := range members {
-		switch {
-		case m.Key == "owner" && m.Value.Kind == jsonobj.String:
-			owner = m.Value.Text
-		case m.Key == "owner":
-			bad = append(bad, stampduty.FieldError{Path: "owner", Message: "owner must be a string"})
-		default:
-			bad = append(bad, stampduty.FieldError{Path: m.Key, Message: m.Key + " is not a field of a caller"})
-		}
-	}
+	owner, _, bad := function.OneField(members, "owner", func(v jsonobj.Value) bool { return v.Kind == jsonobj.String },
+		"owner must be a string", "a caller")
 	if bad != nil {
 		return "", stampduty.Invalid(bad)
 	}
-	return owner, nil
+	return owner.Text, nil
 }
 
 // listTokens answers the tokens of the caller the path names, oldest
@@ -225,22 +215,12 @@ func readIssue(r *http.Request) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	var test bool
-	var bad []stampduty.FieldError
-	for _, m := range members {
-		switch {
-		case m.Key == "test" && m.Value.Kind == jsonobj.Bool:
-			test = m.Value.Bool
-		case m.Key == "test":
-			bad = append(bad, stampduty.FieldError{Path: "test", Message: "test must be true (a test token) or false (a live token)"})
-		default:
-			bad = append(bad, stampduty.FieldError{Path: m.Key, Message: m.Key + " is not a field of a token to issue"})
-		}
-	}
+	test, _, bad := function.OneField(members, "test", func(v jsonobj.Value) bool { return v.Kind == jsonobj.Bool },
+		"test must be true (a test token) or false (a live token)", "a token to issue")
 	if bad != nil {
 		return false, stampduty.Invalid(bad)
 	}
-	return test, nil
+	return test.Bool, nil
 }
 
 // revokeToken revokes the token the path names by its ID
