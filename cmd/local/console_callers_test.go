@@ -34,15 +34,10 @@ const (
 // desktop and a phone.
 func checkCallers(t *testing.T, s *stack, b *browser.Browser) {
 	admin, operator := s.Cognito.Staff[0], s.Cognito.Staff[1]
-	for _, screen := range []struct {
-		name string
-		vp   browser.Viewport
-	}{{"Desktop", browser.Desktop}, {"Phone", browser.Phone}} {
+	for _, screen := range screens {
 		t.Run("CallersAdminIssuesATokenThatOrders"+screen.name, func(t *testing.T) {
 			owner := "console-" + strings.ToLower(screen.name) + "-" + time.Now().UTC().Format("150405")
-			p := b.NewPage(t, screen.vp)
-			signIn(p, s.URL, admin.Email, admin.Password)
-			p.Find(browser.Heading("Queue"))
+			p := atQueue(t, s, b, screen.vp, admin)
 			p.Press(browser.Link("Callers"))
 			p.Find(browser.Heading("Callers"))
 			p.Check("callers")
@@ -126,9 +121,7 @@ func checkCallers(t *testing.T, s *stack, b *browser.Browser) {
 		})
 	}
 	t.Run("CallersNotForOperators", func(t *testing.T) {
-		p := b.NewPage(t, browser.Phone)
-		signIn(p, s.URL, operator.Email, operator.Password)
-		p.Find(browser.Heading("Queue"))
+		p := atQueue(t, s, b, browser.Phone, operator)
 		p.Gone(browser.Link("Callers"))
 		p.Open(s.URL + "/console#callers") // the same page: still signed in
 		p.Find(browser.Heading("Queue"))

@@ -24,16 +24,11 @@ import (
 // violation).
 func checkCatalogue(t *testing.T, s *stack, b *browser.Browser) {
 	admin, operator := s.Cognito.Staff[0], s.Cognito.Staff[1]
-	for _, screen := range []struct {
-		name string
-		vp   browser.Viewport
-	}{{"Desktop", browser.Desktop}, {"Phone", browser.Phone}} {
+	for _, screen := range screens {
 		t.Run("AdminKeepsTheCatalogue"+screen.name, func(t *testing.T) {
 			shot := func(state string) string { return "catalogue-" + state }
 			bond, imported := "Browser Bond "+screen.name, "Imported Bond "+screen.name
-			p := b.NewPage(t, screen.vp)
-			signIn(p, s.URL, admin.Email, admin.Password)
-			p.Find(browser.Heading("Queue"))
+			p := atQueue(t, s, b, screen.vp, admin)
 			p.Press(browser.Link("Catalogue"))
 			p.Find(browser.Heading("Catalogue"))
 			p.Find(browser.Link("Affidavit — Maharashtra"))
@@ -133,9 +128,7 @@ func checkCatalogue(t *testing.T, s *stack, b *browser.Browser) {
 	}
 	t.Run("RefusalsSayWhy", func(t *testing.T) { checkCatalogueRefusals(t, s, b) })
 	t.Run("OperatorHasNoCatalogue", func(t *testing.T) {
-		p := b.NewPage(t, browser.Phone)
-		signIn(p, s.URL, operator.Email, operator.Password)
-		p.Find(browser.Heading("Queue"))
+		p := atQueue(t, s, b, browser.Phone, operator)
 		p.Gone(browser.Link("Catalogue"))
 		p.Check("catalogue-operator-nav")
 		tokens, err := localcognito.SignIn(context.Background(), localcognito.Client(s.Cognito.Endpoint), s.Cognito.ClientID, operator.Email, operator.Password)
@@ -154,9 +147,7 @@ func checkCatalogue(t *testing.T, s *stack, b *browser.Browser) {
 // and shows the article as it now is.
 func checkCatalogueRefusals(t *testing.T, s *stack, b *browser.Browser) {
 	admin := s.Cognito.Staff[0]
-	p := b.NewPage(t, browser.Desktop)
-	signIn(p, s.URL, admin.Email, admin.Password)
-	p.Find(browser.Heading("Queue"))
+	p := atQueue(t, s, b, browser.Desktop, admin)
 	p.Press(browser.Link("Catalogue"))
 	p.Find(browser.Heading("Catalogue"))
 	imp := p.Within(browser.Role("form", "Import a catalogue file"))
@@ -193,9 +184,7 @@ func checkCatalogueRefusals(t *testing.T, s *stack, b *browser.Browser) {
 	}
 	art := console(http.MethodPost, "/api/console/catalogue/articles", `{"purpose_name":"Stale Bond","state":"Goa","min":10,"max":500,"fixed":null,"toFollowConsiderationPrice":false,"amountPercentConsideration":null}`)
 	doc := art["documentId"].(string)
-	p = b.NewPage(t, browser.Desktop) // a page whose only failed request will be the 409
-	signIn(p, s.URL, admin.Email, admin.Password)
-	p.Find(browser.Heading("Queue"))
+	p = atQueue(t, s, b, browser.Desktop, admin) // a page whose only failed request will be the 409
 	p.Open(s.URL + "/console#article/" + doc)
 	p.Find(browser.Heading("Stale Bond — Goa"))
 	console(http.MethodPut, "/api/console/catalogue/articles/"+doc, `{"version":1,"min":10,"max":600,"fixed":null,"toFollowConsiderationPrice":false,"amountPercentConsideration":null}`)

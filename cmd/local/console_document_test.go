@@ -41,9 +41,7 @@ func checkDocumentInline(t *testing.T, s *stack, b *browser.Browser) {
 	}
 
 	operator := s.Cognito.Staff[1]
-	p := b.NewPage(t, browser.Desktop)
-	signIn(p, s.URL, operator.Email, operator.Password)
-	p.Find(browser.Heading("Queue"))
+	p := atQueue(t, s, b, browser.Desktop, operator)
 	p.Press(browser.Link(doc))
 	if w, h := p.WaitImage(browser.Image("Uploaded document scan.png")); w != 40 || h != 30 {
 		t.Errorf("the document shows at %dx%d; want its 40x30", w, h)

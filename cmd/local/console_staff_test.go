@@ -27,10 +27,7 @@ import (
 // refuses them, which nothing here can show.
 func checkConsoleStaff(t *testing.T, s *stack) {
 	b := browser.Start(t)
-	for _, screen := range []struct {
-		name string
-		vp   browser.Viewport
-	}{{"Desktop", browser.Desktop}, {"Phone", browser.Phone}} {
+	for _, screen := range screens {
 		t.Run("AdminManagesStaff"+screen.name, func(t *testing.T) { checkStaffView(t, s, b, screen.vp, strings.ToLower(screen.name)) })
 	}
 	t.Run("OperatorSeesFailingWebhooks", func(t *testing.T) { checkFailingWebhooks(t, s, b) })
@@ -43,9 +40,7 @@ func checkConsoleStaff(t *testing.T, s *stack) {
 func checkStaffView(t *testing.T, s *stack, b *browser.Browser, vp browser.Viewport, screen string) {
 	admin := s.Cognito.Staff[0]
 	invited := "invited-" + screen + "@console.local"
-	p := b.NewPage(t, vp)
-	signIn(p, s.URL, admin.Email, admin.Password)
-	p.Find(browser.Heading("Queue"))
+	p := atQueue(t, s, b, vp, admin)
 	p.Press(browser.Link("Staff"))
 	p.Find(browser.Heading("Staff"))
 	p.Find(browser.Role("group", admin.Email))
@@ -110,9 +105,7 @@ func checkFailingWebhooks(t *testing.T, s *stack, b *browser.Browser) {
 	t.Cleanup(receiver.Close)
 
 	token := idToken(t, s, operator)
-	p := b.NewPage(t, browser.Phone)
-	signIn(p, s.URL, operator.Email, operator.Password)
-	p.Find(browser.Heading("Queue"))
+	p := atQueue(t, s, b, browser.Phone, operator)
 	p.Gone(browser.Link("Staff"))
 	if got := consoleGET(t, s, token, "/api/console/staff"); got.status != http.StatusForbidden || !strings.Contains(got.body, "Forbidden: this needs the admin role") {
 		t.Errorf("GET /api/console/staff with an operator's token: %d %s, want 403", got.status, got.body)

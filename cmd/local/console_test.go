@@ -77,6 +77,23 @@ func signIn(p *browser.Page, url, email, password string) {
 	p.Press(browser.Button("Sign in"))
 }
 
+// atQueue opens a page of b at vp and signs a in (signIn), returning it
+// once the queue, where signing in lands, shows.
+func atQueue(t *testing.T, s *stack, b *browser.Browser, vp browser.Viewport, a localcognito.Account) *browser.Page {
+	t.Helper()
+	p := b.NewPage(t, vp)
+	signIn(p, s.URL, a.Email, a.Password)
+	p.Find(browser.Heading("Queue"))
+	return p
+}
+
+// screens are the two widths the console's views are checked at, each
+// named as its subtests are.
+var screens = []struct {
+	name string
+	vp   browser.Viewport
+}{{"Desktop", browser.Desktop}, {"Phone", browser.Phone}}
+
 // checkConsole drives the console in headless Chromium against the stack:
 // an operator signs in, finds a new order of two papers in the queue,
 // moves each paper to Printed attaching its certificate, and the order
@@ -92,10 +109,7 @@ func checkConsole(t *testing.T, s *stack) {
 	if err := os.WriteFile(cert, functest.PDF(2048), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for _, screen := range []struct {
-		name string
-		vp   browser.Viewport
-	}{{"Desktop", browser.Desktop}, {"Phone", browser.Phone}} {
+	for _, screen := range screens {
 		t.Run("OperatorPrintsAnOrder"+screen.name, func(t *testing.T) {
 			doc := createOrder(t, s, 2)
 			p := b.NewPage(t, screen.vp)
@@ -227,9 +241,7 @@ func checkExpiredSession(t *testing.T, s *stack, b *browser.Browser) {
 func checkConflict(t *testing.T, s *stack, b *browser.Browser) {
 	operator, admin := s.Cognito.Staff[1], s.Cognito.Staff[0]
 	doc := createOrder(t, s, 1)
-	p := b.NewPage(t, browser.Desktop)
-	signIn(p, s.URL, operator.Email, operator.Password)
-	p.Find(browser.Heading("Queue"))
+	p := atQueue(t, s, b, browser.Desktop, operator)
 	p.Press(browser.Link(doc))
 	p.Fill(browser.TextBox("Unique doc ref"), "SUBIN-CONFLICT-1")
 

@@ -33,9 +33,7 @@ func checkQueueModes(t *testing.T, s *stack, b *browser.Browser) {
 	liveDoc := createOrder(t, s, 1)
 
 	operator := s.Cognito.Staff[1]
-	p := b.NewPage(t, browser.Desktop)
-	signIn(p, s.URL, operator.Email, operator.Password)
-	p.Find(browser.Heading("Queue"))
+	p := atQueue(t, s, b, browser.Desktop, operator)
 	p.Find(browser.Link(liveDoc))
 	p.Gone(browser.Link(testDoc))
 	p.Find(browser.Link("Live orders"))

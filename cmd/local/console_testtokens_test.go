@@ -23,15 +23,10 @@ import (
 // console route refuses the caller's tokens, test and live.
 func checkTestTokens(t *testing.T, s *stack, b *browser.Browser) {
 	admin := s.Cognito.Staff[0]
-	for _, screen := range []struct {
-		name string
-		vp   browser.Viewport
-	}{{"Desktop", browser.Desktop}, {"Phone", browser.Phone}} {
+	for _, screen := range screens {
 		t.Run("TestTokenIssuedFromCallers"+screen.name, func(t *testing.T) {
 			owner := "testmode-" + strings.ToLower(screen.name) + "-" + time.Now().UTC().Format("150405")
-			p := b.NewPage(t, screen.vp)
-			signIn(p, s.URL, admin.Email, admin.Password)
-			p.Find(browser.Heading("Queue"))
+			p := atQueue(t, s, b, screen.vp, admin)
 			p.Press(browser.Link("Callers"))
 			p.Fill(browser.TextBox("Owner"), owner)
 			p.Press(browser.Button("Create caller"))

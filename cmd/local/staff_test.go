@@ -18,24 +18,6 @@ import (
 	"stampduty/shared/testkit/localcognito"
 )
 
-// payload decodes a token's claims, unverified: what the server put in it.
-func payload(t *testing.T, token string) map[string]any {
-	t.Helper()
-	parts := strings.Split(token, ".")
-	if len(parts) != 3 {
-		t.Fatalf("a token of %d parts", len(parts))
-	}
-	b, err := base64.RawURLEncoding.DecodeString(parts[1])
-	var c map[string]any
-	if err == nil {
-		err = json.Unmarshal(b, &c)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
 // checkStaffSignIn: the stack prints each local staff account's email
 // and password, and each signs in with them to the local Cognito's
 // console client; GET /api/console/me through the stack's API answers
@@ -99,7 +81,7 @@ func checkStaffSignIn(t *testing.T, s *stack, out *functest.SyncBuffer) {
 		}
 		head, rest, _ := strings.Cut(good.ID, ".")
 		body, sig, _ := strings.Cut(rest, ".")
-		claims := payload(t, good.ID)
+		claims := localcognito.Claims(t, good.ID)
 		claims["cognito:groups"] = []string{"admin", "operator"}
 		forged, _ := json.Marshal(claims)
 		time.Sleep(1100 * time.Millisecond) // short's tokens expire
@@ -129,7 +111,7 @@ func checkStaffSignIn(t *testing.T, s *stack, out *functest.SyncBuffer) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if iss := payload(t, tok.ID)["iss"]; iss != s.Cognito.Issuer {
+			if iss := localcognito.Claims(t, tok.ID)["iss"]; iss != s.Cognito.Issuer {
 				t.Errorf("id token of %s: iss %v, want %s", a.Email, iss, s.Cognito.Issuer)
 			}
 			status, body := me(t, tok.ID)

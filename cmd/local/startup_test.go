@@ -23,6 +23,7 @@ import (
 
 	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/localdb"
+	"stampduty/shared/testkit/localserver"
 	"stampduty/shared/testkit/samtemplate"
 )
 
@@ -72,12 +73,11 @@ func moduleRoot(t *testing.T) string {
 // freeAddr returns a loopback address nothing listens on.
 func freeAddr(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := localserver.FreeAddr()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().String()
+	return addr
 }
 
 // occupy listens on a free loopback address until the test ends, accepting

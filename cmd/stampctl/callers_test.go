@@ -10,17 +10,9 @@ import (
 func TestCallersCommands(t *testing.T) {
 	h := newHarness(t)
 	by := map[string]string{"STAMPDUTY_BY": "asha@example.com"}
-	run := func(t *testing.T, args ...string) result {
-		t.Helper()
-		r := h.run(t, "", by, args...)
-		if r.code != 0 {
-			t.Fatalf("stampctl %s: exit %d\n%s%s", strings.Join(args, " "), r.code, r.stdout, r.stderr)
-		}
-		return r
-	}
 	t.Run("a created caller is listed with no token and no order", func(t *testing.T) {
-		run(t, "callers", "create", "acme")
-		ls := lines(run(t, "callers", "list").stdout)
+		h.ok(t, by, "callers", "create", "acme")
+		ls := lines(h.ok(t, by, "callers", "list").stdout)
 		if len(ls) != 2 || !strings.HasPrefix(ls[1], "acme") || !strings.Contains(ls[1], "asha@example.com") || !strings.HasSuffix(strings.Join(strings.Fields(ls[1]), " "), " 0 0 0") {
 			t.Errorf("list:\n%s", strings.Join(ls, "\n"))
 		}
@@ -31,8 +23,8 @@ func TestCallersCommands(t *testing.T) {
 		}
 	})
 	t.Run("its token is counted", func(t *testing.T) {
-		run(t, "token", "create", "--owner", "acme")
-		ls := lines(run(t, "callers", "list").stdout)
+		h.ok(t, by, "token", "create", "--owner", "acme")
+		ls := lines(h.ok(t, by, "callers", "list").stdout)
 		if len(ls) != 2 || !strings.HasSuffix(strings.Join(strings.Fields(ls[1]), " "), " 1 0 0") {
 			t.Errorf("list:\n%s", strings.Join(ls, "\n"))
 		}

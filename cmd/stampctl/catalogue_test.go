@@ -13,37 +13,29 @@ func TestArticlesAdmin(t *testing.T) {
 	ctx := context.Background()
 	arts := h.db.Articles(h.vars["ARTICLES_TABLE"])
 	by := map[string]string{"STAMPDUTY_BY": "asha@example.com"}
-	run := func(t *testing.T, args ...string) result {
-		t.Helper()
-		r := h.run(t, "", by, args...)
-		if r.code != 0 {
-			t.Fatalf("stampctl %s: exit %d\n%s%s", strings.Join(args, " "), r.code, r.stdout, r.stderr)
-		}
-		return r
-	}
 
 	t.Run("add, edit and retire, each logged with who", func(t *testing.T) {
-		run(t, "articles", "add", "Gift Deed", "Goa", "--min", "10", "--max", "500")
-		r := run(t, "articles", "edit", "Gift Deed", "Goa", "--max", "800", "--fixed", "300", "--by", "ravi@example.com")
+		h.ok(t, by, "articles", "add", "Gift Deed", "Goa", "--min", "10", "--max", "500")
+		r := h.ok(t, by, "articles", "edit", "Gift Deed", "Goa", "--max", "800", "--fixed", "300", "--by", "ravi@example.com")
 		if !strings.Contains(r.stdout, "max 800, fixed 300") {
 			t.Errorf("edit printed %q", r.stdout)
 		}
-		run(t, "articles", "retire", "Gift Deed", "Goa")
+		h.ok(t, by, "articles", "retire", "Gift Deed", "Goa")
 		if _, err := arts.Get(ctx, "Gift Deed", "Goa"); err == nil {
 			t.Error("the retired article can still be ordered")
 		}
-		log := lines(run(t, "articles", "log", "Gift Deed", "Goa").stdout)
+		log := lines(h.ok(t, by, "articles", "log", "Gift Deed", "Goa").stdout)
 		if len(log) != 5 || !strings.Contains(log[2], "retired") || !strings.Contains(log[2], "asha@example.com") ||
 			!strings.Contains(log[3], "ravi@example.com") || !strings.Contains(log[3], "max 500 → 800; fixed null → 300") ||
 			!strings.Contains(log[4], "added") {
 			t.Errorf("log:\n%s", strings.Join(log, "\n"))
 		}
-		if !strings.Contains(run(t, "articles", "list").stdout, "retired") {
+		if !strings.Contains(h.ok(t, by, "articles", "list").stdout, "retired") {
 			t.Error("articles list does not show the retired article")
 		}
 	})
 	t.Run("an edit from an older version is refused", func(t *testing.T) {
-		run(t, "articles", "add", "Lease", "Goa", "--max", "100")
+		h.ok(t, by, "articles", "add", "Lease", "Goa", "--max", "100")
 		r := h.run(t, "", by, "articles", "edit", "Lease", "Goa", "--max", "200", "--version", "0")
 		if r.code != 1 || !strings.Contains(r.stderr, "changed by someone else") {
 			t.Errorf("exit %d, stderr %q; want 1 and the conflict", r.code, r.stderr)
@@ -54,7 +46,7 @@ func TestArticlesAdmin(t *testing.T) {
 		f := &articlesFixture{harness: h, dir: dir}
 		file := f.write(t, "a.json", `[{"purpose_name": "Lease", "state": "Goa", "min": 0, "max": 300, "toFollowConsiderationPrice": false},
  {"purpose_name": "Bond", "state": "Goa", "min": 0, "max": 50, "toFollowConsiderationPrice": false}]`)
-		r := run(t, "articles", "import", "--dry-run", "--retire-missing", file)
+		r := h.ok(t, by, "articles", "import", "--dry-run", "--retire-missing", file)
 		for _, want := range []string{"change  \"Lease\"", "max 100 → 300", "add     \"Bond\"", "would add 1, change 1, retire 0, leave 1; nothing was written"} {
 			if !strings.Contains(r.stdout, want) {
 				t.Errorf("preview lacks %q:\n%s", want, r.stdout)

@@ -61,6 +61,17 @@ type result struct {
 	stdout, stderr string
 }
 
+// ok runs stampctl with args as run does, with no stdin, and fails t
+// unless it exits 0.
+func (h *harness) ok(t *testing.T, over map[string]string, args ...string) result {
+	t.Helper()
+	r := h.run(t, "", over, args...)
+	if r.code != 0 {
+		t.Fatalf("stampctl %s: exit %d\n%s%s", strings.Join(args, " "), r.code, r.stdout, r.stderr)
+	}
+	return r
+}
+
 // run runs stampctl with args and stdin, in h's environment with the
 // variables of over on top ("" unsets one).
 func (h *harness) run(t *testing.T, stdin string, over map[string]string, args ...string) result {

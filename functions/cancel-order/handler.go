@@ -17,32 +17,20 @@ type handler struct {
 	}
 }
 
-// routes answers DELETE /api/live-orders/{documentId}, and anything else
-// as function.Routes does (404 in the envelope; 405 with Allow for another
-// method). function.Route answers every success with a JSON body, and a
-// 204 has none: so this one route is served by hand, with the same
-// pieces (Method, Budget, the caller's token, WriteError).
+// routes answers DELETE /api/live-orders/{documentId}.
 func (h *handler) routes() http.Handler {
-	mux := http.NewServeMux()
-	mux.Handle("/api/live-orders/{documentId}", function.Method(http.MethodDelete, function.Budget(http.HandlerFunc(h.cancel))))
-	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		function.WriteError(w, r, stampduty.Errorf(stampduty.ENOTFOUND, "Not Found"))
-	}))
-	return mux
+	return function.Routes(function.Path{Method: http.MethodDelete, Pattern: "/api/live-orders/{documentId}", Serve: function.AsCaller(h.auth, h.cancel)})
 }
 
 // cancel cancels the order for the owner of the token (another caller's
 // order is not found, as for the one-order read) and answers as Strapi
-// v5's delete does: 204 No Content, no body, which @strapi/client's
-// collection(...).delete(id) resolves with. A second cancel answers the
-// same; a refusal is an error in the envelope (409 once a paper moved).
-func (h *handler) cancel(w http.ResponseWriter, r *http.Request) {
-	_, err := function.AsCaller(h.auth, func(r *http.Request, owner string) (stampduty.Order, error) {
-		return h.orders.Cancel(r.Context(), owner, r.PathValue("documentId"))
-	})(r)
-	if err != nil {
-		function.WriteError(w, r, err)
-		return
+// v5's delete does: 204 No Content, no body (function.NoContent), which
+// @strapi/client's collection(...).delete(id) resolves with. A second
+// cancel answers the same; a refusal is an error in the envelope (409 once
+// a paper moved).
+func (h *handler) cancel(r *http.Request, owner string) (any, error) {
+	if _, err := h.orders.Cancel(r.Context(), owner, r.PathValue("documentId")); err != nil {
+		return nil, err
 	}
-	w.WriteHeader(http.StatusNoContent)
+	return function.NoContent{}, nil
 }

@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"testing"
 
-	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/localdb"
@@ -23,20 +22,8 @@ func TestCancelOrder(t *testing.T) {
 	s := functest.New(t, "CancelOrderFunction", wire)
 	mine := functest.AddOrders(t, s.Env, localdb.DevOwner, 3)
 	theirs := functest.AddOrders(t, s.Env, "someone-else", 1)
-	table := s.Env.DB().Orders(s.Env.Table("OrdersTable"))
 	del := func(headers map[string]string, doc string) functest.Response {
 		return s.Invoke(functest.Request("DELETE", "/api/live-orders/"+doc, "", headers, ""))
-	}
-	read := func(t *testing.T, doc string) orders.Stored {
-		t.Helper()
-		st, err := table.ByDocument(ctx, doc)
-		if err == nil {
-			st, err = table.Reread(ctx, st)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		return st
 	}
 	writes := func(calls []storetest.ProxyCall) int {
 		n := 0
@@ -60,13 +47,13 @@ func TestCancelOrder(t *testing.T) {
 		if got, want := s.Env.Operations(s.Proxy.Take()), "GetItem:WebhooksTable=1 PutItem:OrdersTable=1 Query:OrdersTable=1"; got != want {
 			t.Errorf("calls = %s, want %s", got, want)
 		}
-		o := read(t, mine[0].DocumentID).Order
+		o := functest.StoredOrder(t, s.Env, mine[0].DocumentID).Order
 		if o.CancelledAt == nil || o.Cancellation == nil || o.Cancellation.By != stampduty.ByCaller || o.Cancellation.Reason != nil || o.UpdatedAt != *o.CancelledAt {
 			t.Errorf("stored cancelledAt %v, cancellation %+v, updatedAt %s", o.CancelledAt, o.Cancellation, o.UpdatedAt)
 		}
 	})
 	t.Run("SecondCancelAnswersTheSameAndWritesNothing", func(t *testing.T) {
-		before := read(t, mine[0].DocumentID)
+		before := functest.StoredOrder(t, s.Env, mine[0].DocumentID)
 		s.Proxy.Take()
 		resp := del(functest.DevHeaders, mine[0].DocumentID)
 		if resp.Status != http.StatusNoContent || resp.Body != "" {
@@ -75,7 +62,7 @@ func TestCancelOrder(t *testing.T) {
 		if n := writes(s.Proxy.Take()); n != 0 {
 			t.Errorf("%d writes, want none", n)
 		}
-		if after := read(t, mine[0].DocumentID); !reflect.DeepEqual(after, before) {
+		if after := functest.StoredOrder(t, s.Env, mine[0].DocumentID); !reflect.DeepEqual(after, before) {
 			t.Error("the order changed")
 		}
 	})
@@ -85,7 +72,7 @@ func TestCancelOrder(t *testing.T) {
 			stampduty.Change{Status: stampduty.StatusCreated, UniqueDocRef: "REF-1"}, functest.Operator); err != nil {
 			t.Fatal(err)
 		}
-		before := read(t, o.DocumentID)
+		before := functest.StoredOrder(t, s.Env, o.DocumentID)
 		s.Proxy.Take()
 		resp := del(functest.DevHeaders, o.DocumentID)
 		e := resp.Error(t)
@@ -96,7 +83,7 @@ func TestCancelOrder(t *testing.T) {
 		if n := writes(s.Proxy.Take()); n != 0 {
 			t.Errorf("%d writes, want none", n)
 		}
-		if after := read(t, o.DocumentID); !reflect.DeepEqual(after, before) {
+		if after := functest.StoredOrder(t, s.Env, o.DocumentID); !reflect.DeepEqual(after, before) {
 			t.Error("the order changed")
 		}
 	})
@@ -133,7 +120,7 @@ func TestCancelOrder(t *testing.T) {
 				t.Errorf("%s: %d %q, want the one-order read's 404", doc, resp.Status, e.Error.Message)
 			}
 		}
-		if read(t, theirs[0].DocumentID).Cancelled() {
+		if functest.StoredOrder(t, s.Env, theirs[0].DocumentID).Cancelled() {
 			t.Error("another caller's order was cancelled")
 		}
 	})
@@ -144,7 +131,7 @@ func TestCancelOrder(t *testing.T) {
 		if resp := del(map[string]string{"authorization": "Bearer sdt_nope"}, mine[2].DocumentID); resp.Status != http.StatusUnauthorized {
 			t.Errorf("status %d, want 401", resp.Status)
 		}
-		if read(t, mine[2].DocumentID).Cancelled() {
+		if functest.StoredOrder(t, s.Env, mine[2].DocumentID).Cancelled() {
 			t.Error("cancelled without a token")
 		}
 	})

@@ -1,15 +1,10 @@
 package main
 
 import (
-	"context"
 	"net/http"
 	"reflect"
-	"strings"
 	"testing"
 
-	"stampduty/shared/auth"
-	"stampduty/shared/orders"
-	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/functest"
 )
 
@@ -19,26 +14,9 @@ import (
 // caller's order, and the order stays as it was. Each token cancels its
 // own.
 func TestTestAndLiveAreSeparate(t *testing.T) {
-	ctx := context.Background()
 	s := functest.New(t, "CancelOrderFunction", wire)
-	live := "sdt_" + strings.Repeat("L", 43)
-	test := auth.TestPrefix + strings.Repeat("T", 43)
-	functest.AddToken(t, s.Env, live, "acme")
-	functest.AddTestToken(t, s.Env, test, "acme")
-	liveOrder := functest.AddOrders(t, s.Env, "acme", 1)[0].DocumentID
-	testOrder := functest.AddOrders(t, s.Env, stampduty.TestOwnerOf("acme"), 1)[0].DocumentID
-	table := s.Env.DB().Orders(s.Env.Table("OrdersTable"))
-	read := func(t *testing.T, doc string) orders.Stored {
-		t.Helper()
-		o, err := table.ByDocument(ctx, doc)
-		if err == nil {
-			o, err = table.Reread(ctx, o)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		return o
-	}
+	live, test := functest.AddLiveAndTestTokens(t, s.Env, "acme")
+	liveOrder, testOrder := functest.AddLiveAndTestOrder(t, s.Env, "acme")
 	del := func(secret, doc string) functest.Response {
 		return s.Invoke(functest.Request("DELETE", "/api/live-orders/"+doc, "", map[string]string{"authorization": "Bearer " + secret}, ""))
 	}
@@ -47,7 +25,7 @@ func TestTestAndLiveAreSeparate(t *testing.T) {
 		{"LiveTokenCannotCancelATestOrder", live, testOrder},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			before := read(t, tc.doc)
+			before := functest.StoredOrder(t, s.Env, tc.doc)
 			r := del(tc.secret, tc.doc)
 			if r.Status != http.StatusNotFound {
 				t.Fatalf("status %d, want 404: %s", r.Status, r.Body)
@@ -55,7 +33,7 @@ func TestTestAndLiveAreSeparate(t *testing.T) {
 			if got, want := r.Error(t).Error.Message, "Order with the documentId: "+tc.doc+" cannot be found."; got != want {
 				t.Errorf("message %q, want %q", got, want)
 			}
-			if after := read(t, tc.doc); !reflect.DeepEqual(after, before) {
+			if after := functest.StoredOrder(t, s.Env, tc.doc); !reflect.DeepEqual(after, before) {
 				t.Error("the order changed")
 			}
 		})
@@ -65,7 +43,7 @@ func TestTestAndLiveAreSeparate(t *testing.T) {
 			if r := del(secret, doc); r.Status != http.StatusNoContent {
 				t.Errorf("%s: status %d, want 204: %s", doc, r.Status, r.Body)
 			}
-			if !read(t, doc).Cancelled() {
+			if !functest.StoredOrder(t, s.Env, doc).Cancelled() {
 				t.Errorf("%s: not cancelled", doc)
 			}
 		}

@@ -34,18 +34,6 @@ type caller struct {
 	Orders        int        `json:"orders"`
 }
 
-// callersResponse is the body of GET /api/console/callers.
-type callersResponse struct {
-	Data []caller `json:"data"`
-	Meta struct{} `json:"meta"`
-}
-
-// callerResponse is the body of a created caller.
-type callerResponse struct {
-	Data caller   `json:"data"`
-	Meta struct{} `json:"meta"`
-}
-
 // token is one token as the console shows it: its ID (the first 12 hex
 // digits of its keyed hash, what revoking names), its owner, its mode
 // (modeLive, or modeTest for a test token, which sees only its caller's
@@ -61,18 +49,6 @@ type token struct {
 	RevokedAt *time.Time `json:"revokedAt"`
 }
 
-// tokensResponse is the body of GET /api/console/callers/{owner}/tokens.
-type tokensResponse struct {
-	Data []token  `json:"data"`
-	Meta struct{} `json:"meta"`
-}
-
-// tokenResponse is the body of a revoked token.
-type tokenResponse struct {
-	Data token    `json:"data"`
-	Meta struct{} `json:"meta"`
-}
-
 // issuedToken is a token just issued: its record and, this once, the
 // token itself (only its keyed hash is stored; it is never readable again).
 type issuedToken struct {
@@ -80,11 +56,22 @@ type issuedToken struct {
 	Token string `json:"token"`
 }
 
-// issuedResponse is the body of POST /api/console/callers/{owner}/tokens.
-type issuedResponse struct {
-	Data issuedToken `json:"data"`
-	Meta struct{}    `json:"meta"`
+// response is an answer of the admin routes: {"data": …, "meta": {}}.
+type response[T any] struct {
+	Data T        `json:"data"`
+	Meta struct{} `json:"meta"`
 }
+
+// The callers' routes' answers: the callers (GET /api/console/callers), a
+// created caller, a caller's tokens (GET .../{owner}/tokens), a revoked
+// token, an issued token (POST .../{owner}/tokens).
+type (
+	callersResponse = response[[]caller]
+	callerResponse  = response[caller]
+	tokensResponse  = response[[]token]
+	tokenResponse   = response[token]
+	issuedResponse  = response[issuedToken]
+)
 
 const callerPath = "/api/console/callers/{owner}"
 
@@ -155,22 +142,12 @@ func readOwner(r *http.Request) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var owner string
-	var bad []stampduty.FieldError
-	for _, m := range members {
-		switch {
-		case m.Key == "owner" && m.Value.Kind == jsonobj.String:
-			owner = m.Value.Text
-		case m.Key == "owner":
-			bad = append(bad, stampduty.FieldError{Path: "owner", Message: "owner must be a string"})
-		default:
-			bad = append(bad, stampduty.FieldError{Path: m.Key, Message: m.Key + " is not a field of a caller"})
-		}
-	}
+	owner, _, bad := function.OneField(members, "owner", func(v jsonobj.Value) bool { return v.Kind == jsonobj.String },
+		"owner must be a string", "a caller")
 	if bad != nil {
 		return "", stampduty.Invalid(bad)
 	}
-	return owner, nil
+	return owner.Text, nil
 }
 
 // listTokens answers the tokens of the caller the path names, oldest
@@ -238,22 +215,12 @@ func readIssue(r *http.Request) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	var test bool
-	var bad []stampduty.FieldError
-	for _, m := range members {
-		switch {
-		case m.Key == "test" && m.Value.Kind == jsonobj.Bool:
-			test = m.Value.Bool
-		case m.Key == "test":
-			bad = append(bad, stampduty.FieldError{Path: "test", Message: "test must be true (a test token) or false (a live token)"})
-		default:
-			bad = append(bad, stampduty.FieldError{Path: m.Key, Message: m.Key + " is not a field of a token to issue"})
-		}
-	}
+	test, _, bad := function.OneField(members, "test", func(v jsonobj.Value) bool { return v.Kind == jsonobj.Bool },
+		"test must be true (a test token) or false (a live token)", "a token to issue")
 	if bad != nil {
 		return false, stampduty.Invalid(bad)
 	}
-	return test, nil
+	return test.Bool, nil
 }
 
 // revokeToken revokes the token the path names by its ID

@@ -74,10 +74,7 @@ type member struct {
 
 // The staff routes' answers: the list, one account.
 type (
-	staffResponse struct {
-		Data []member `json:"data"`
-		Meta struct{} `json:"meta"`
-	}
+	staffResponse  = response[[]member]
 	memberResponse struct {
 		Data member `json:"data"`
 	}

@@ -27,22 +27,13 @@ type counter interface {
 	QueueCount(ctx context.Context, status string, test bool) (int, error)
 }
 
-// The console's answers: a queue page, the queue's counts, one order.
-type (
-	queueResponse struct {
-		Data []stampduty.OpsOrder `json:"data"`
-		Meta struct {
-			Pagination struct {
-				PageSize int     `json:"pageSize"`
-				Next     *string `json:"next"`
-			} `json:"pagination"`
-		} `json:"meta"`
-	}
-	countsResponse struct {
-		Data map[string]int `json:"data"`
-		Meta struct{}       `json:"meta"`
-	}
-)
+// countsResponse is the queue's counts, one per status: {"data":
+// {"<status>": n, ...}, "meta": {}}. A queue page is a
+// fulfillment.QueueResponse, as the operators' API answers it.
+type countsResponse struct {
+	Data map[string]int `json:"data"`
+	Meta struct{}       `json:"meta"`
+}
 
 const (
 	orderPath = "/api/console/orders/{documentId}"
@@ -67,11 +58,6 @@ func (h *handler) orderRoutes() []function.Path {
 	}
 }
 
-// queueParam reports the query parameters of the queue.
-func queueParam(k string) bool {
-	return k == "status" || k == "state" || k == "purpose" || k == fulfillment.ModeParam || k == "pagination[pageSize]" || k == "pagination[cursor]"
-}
-
 // countsParam reports the query parameters of the queue's counts.
 func countsParam(k string) bool { return k == fulfillment.ModeParam }
 
@@ -86,11 +72,7 @@ const filterPages = 4
 // the queue is read a page at a time (up to filterPages) until the page is
 // full, and the cursor continues after the last order read.
 func (h *handler) queue(r *http.Request, _ string) (any, error) {
-	q, err := strapiquery.Parse(r.URL.RawQuery, queueParam)
-	if err != nil {
-		return nil, err
-	}
-	_, size, err := q.Page("", "pagination[pageSize]")
+	q, size, err := fulfillment.ReadQueue(r, "state", "purpose")
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +94,7 @@ func (h *handler) queue(r *http.Request, _ string) (any, error) {
 		return (vals["state"] == "" || strings.EqualFold(o.StampDuty.State, vals["state"])) &&
 			(vals["purpose"] == "" || strings.EqualFold(o.StampDuty.StatePurpose.PurposeName, vals["purpose"]))
 	}
-	var resp queueResponse
+	var resp fulfillment.QueueResponse
 	resp.Data, resp.Meta.Pagination.PageSize = []stampduty.OpsOrder{}, size
 	cursor := vals["pagination[cursor]"]
 	filtered := vals["state"] != "" || vals["purpose"] != ""

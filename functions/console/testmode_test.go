@@ -5,10 +5,15 @@ import (
 	"slices"
 	"testing"
 
+	"stampduty/shared/function/fulfillment"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/localdb"
 )
+
+// queueResponse is a page of the console's queue as its tests decode it:
+// the operators' queue page (fulfillment.QueueResponse).
+type queueResponse = fulfillment.QueueResponse
 
 // TestConsoleTestOrders: the console's queue and its counts hold live
 // orders only unless asked for the test orders (mode=test), which they
@@ -23,13 +28,6 @@ func TestConsoleTestOrders(t *testing.T) {
 		t.Helper()
 		return s.Invoke(functest.AsStaff(functest.Request("GET", path, query, nil, ""), operator))
 	}
-	docs := func(os []stampduty.Order) []string {
-		var d []string
-		for _, o := range os {
-			d = append(d, o.DocumentID)
-		}
-		return d
-	}
 	listed := func(t *testing.T, query string) []string {
 		t.Helper()
 		var got []string
@@ -40,12 +38,12 @@ func TestConsoleTestOrders(t *testing.T) {
 	}
 
 	t.Run("the queue holds the live orders only", func(t *testing.T) {
-		if got, want := listed(t, "status=Pending"), docs(lives); !slices.Equal(got, want) {
+		if got, want := listed(t, "status=Pending"), functest.DocumentIDs(lives); !slices.Equal(got, want) {
 			t.Errorf("queue %v, want the live orders %v", got, want)
 		}
 	})
 	t.Run("mode=test holds the test orders only", func(t *testing.T) {
-		if got, want := listed(t, "status=Pending&mode=test"), docs(tests); !slices.Equal(got, want) {
+		if got, want := listed(t, "status=Pending&mode=test"), functest.DocumentIDs(tests); !slices.Equal(got, want) {
 			t.Errorf("queue %v, want the test orders %v", got, want)
 		}
 	})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -23,10 +22,7 @@ import (
 func TestTestAndLiveAreSeparate(t *testing.T) {
 	c := creating{functest.New(t, "CreateOrderFunction", wire)}
 	ctx := context.Background()
-	live := "sdt_" + strings.Repeat("L", 43)
-	test := auth.TestPrefix + strings.Repeat("T", 43)
-	functest.AddToken(t, c.Env, live, "acme")
-	functest.AddTestToken(t, c.Env, test, "acme")
+	live, test := functest.AddLiveAndTestTokens(t, c.Env, "acme")
 	orders := c.Env.DB().Orders(c.Env.Table("OrdersTable"))
 	count := func(t *testing.T, owner string) int {
 		t.Helper()
@@ -138,10 +134,7 @@ func (c creating) testOrdersScheduleTheirSteps(t *testing.T) {
 // replay of a key answers the same.
 func TestLivemode(t *testing.T) {
 	c := creating{functest.New(t, "CreateOrderFunction", wire)}
-	live := "sdt_" + strings.Repeat("L", 43)
-	test := auth.TestPrefix + strings.Repeat("T", 43)
-	functest.AddToken(t, c.Env, live, "acme")
-	functest.AddTestToken(t, c.Env, test, "acme")
+	live, test := functest.AddLiveAndTestTokens(t, c.Env, "acme")
 	for _, tok := range []struct {
 		name, secret string
 		want         bool
@@ -177,12 +170,12 @@ func TestLivemode(t *testing.T) {
 					t.Fatal(err)
 				}
 				if got.Meta.Livemode == nil || *got.Meta.Livemode != tok.want {
-					t.Errorf("meta.livemode = %s, want %v", shown(got.Meta.Livemode), tok.want)
+					t.Errorf("meta.livemode = %s, want %v", functest.Shown(got.Meta.Livemode), tok.want)
 				}
 				for i, row := range got.Data {
 					switch {
 					case row.Status == 200 && (row.Livemode == nil || *row.Livemode != tok.want):
-						t.Errorf("row %d: livemode %s, want %v", i, shown(row.Livemode), tok.want)
+						t.Errorf("row %d: livemode %s, want %v", i, functest.Shown(row.Livemode), tok.want)
 					case row.Status != 200 && row.Livemode != nil:
 						t.Errorf("refused row %d has livemode %v: no order, no mode", i, *row.Livemode)
 					}
@@ -190,12 +183,4 @@ func TestLivemode(t *testing.T) {
 			})
 		}
 	}
-}
-
-// shown is *b as JSON shows it: true, false or null when absent.
-func shown(b *bool) string {
-	if b == nil {
-		return "null"
-	}
-	return strconv.FormatBool(*b)
 }

@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"stampduty/shared/auth"
-	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/functest"
 )
 
@@ -15,12 +13,8 @@ import (
 // (test-mode.md, "Test tokens"); each reads its own.
 func TestTestAndLiveAreSeparate(t *testing.T) {
 	s := functest.New(t, "GetOrderFunction", wire)
-	live := "sdt_" + strings.Repeat("L", 43)
-	test := auth.TestPrefix + strings.Repeat("T", 43)
-	functest.AddToken(t, s.Env, live, "acme")
-	functest.AddTestToken(t, s.Env, test, "acme")
-	liveOrder := functest.AddOrders(t, s.Env, "acme", 1)[0]
-	testOrder := functest.AddOrders(t, s.Env, stampduty.TestOwnerOf("acme"), 1)[0]
+	live, test := functest.AddLiveAndTestTokens(t, s.Env, "acme")
+	liveOrder, testOrder := functest.AddLiveAndTestOrder(t, s.Env, "acme")
 	get := func(secret, doc string) int {
 		return s.Invoke(functest.Request("GET", "/api/live-orders/"+doc, "", map[string]string{"authorization": "Bearer " + secret}, "")).Status
 	}
@@ -28,10 +22,10 @@ func TestTestAndLiveAreSeparate(t *testing.T) {
 		name, secret, doc string
 		want              int
 	}{
-		{"LiveTokenReadsALiveOrder", live, liveOrder.DocumentID, http.StatusOK},
-		{"TestTokenReadsATestOrder", test, testOrder.DocumentID, http.StatusOK},
-		{"LiveTokenCannotReadATestOrder", live, testOrder.DocumentID, http.StatusNotFound},
-		{"TestTokenCannotReadALiveOrder", test, liveOrder.DocumentID, http.StatusNotFound},
+		{"LiveTokenReadsALiveOrder", live, liveOrder, http.StatusOK},
+		{"TestTokenReadsATestOrder", test, testOrder, http.StatusOK},
+		{"LiveTokenCannotReadATestOrder", live, testOrder, http.StatusNotFound},
+		{"TestTokenCannotReadALiveOrder", test, liveOrder, http.StatusNotFound},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := get(tc.secret, tc.doc); got != tc.want {
@@ -46,18 +40,14 @@ func TestTestAndLiveAreSeparate(t *testing.T) {
 // principal, true for a live one, each read with its own token.
 func TestLivemode(t *testing.T) {
 	s := functest.New(t, "GetOrderFunction", wire)
-	live := "sdt_" + strings.Repeat("L", 43)
-	test := auth.TestPrefix + strings.Repeat("T", 43)
-	functest.AddToken(t, s.Env, live, "acme")
-	functest.AddTestToken(t, s.Env, test, "acme")
-	liveOrder := functest.AddOrders(t, s.Env, "acme", 1)[0]
-	testOrder := functest.AddOrders(t, s.Env, stampduty.TestOwnerOf("acme"), 1)[0]
+	live, test := functest.AddLiveAndTestTokens(t, s.Env, "acme")
+	liveOrder, testOrder := functest.AddLiveAndTestOrder(t, s.Env, "acme")
 	for _, tc := range []struct {
 		name, secret, doc string
 		want              bool
 	}{
-		{"ALiveOrderReadsLivemodeTrue", live, liveOrder.DocumentID, true},
-		{"ATestOrderReadsLivemodeFalse", test, testOrder.DocumentID, false},
+		{"ALiveOrderReadsLivemodeTrue", live, liveOrder, true},
+		{"ATestOrderReadsLivemodeFalse", test, testOrder, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := s.Invoke(functest.Request("GET", "/api/live-orders/"+tc.doc, "", map[string]string{"authorization": "Bearer " + tc.secret}, ""))
@@ -78,32 +68,28 @@ func TestLivemode(t *testing.T) {
 // the token is cached); any other value, or mode twice, is 400 naming mode.
 func TestModeParameter(t *testing.T) {
 	s := functest.New(t, "GetOrderFunction", wire)
-	live := "sdt_" + strings.Repeat("L", 43)
-	test := auth.TestPrefix + strings.Repeat("T", 43)
-	functest.AddToken(t, s.Env, live, "acme")
-	functest.AddTestToken(t, s.Env, test, "acme")
-	liveOrder := functest.AddOrders(t, s.Env, "acme", 1)[0]
-	testOrder := functest.AddOrders(t, s.Env, stampduty.TestOwnerOf("acme"), 1)[0]
+	live, test := functest.AddLiveAndTestTokens(t, s.Env, "acme")
+	liveOrder, testOrder := functest.AddLiveAndTestOrder(t, s.Env, "acme")
 	get := func(secret, doc, query string) functest.Response {
 		return s.Invoke(functest.Request("GET", "/api/live-orders/"+doc, query, map[string]string{"authorization": "Bearer " + secret}, ""))
 	}
 	// Both tokens are cached from here on: a refusal's calls are its own.
 	for _, secret := range []string{live, test} {
-		get(secret, liveOrder.DocumentID, "")
+		get(secret, liveOrder, "")
 	}
 	for _, tc := range []struct {
 		name, secret, doc, query string
 		want                     int
 	}{
-		{"LiveTokenAsksLive", live, liveOrder.DocumentID, "mode=live", http.StatusOK},
-		{"TestTokenAsksTest", test, testOrder.DocumentID, "mode=test", http.StatusOK},
-		{"LiveTokenAsksTest", live, testOrder.DocumentID, "mode=test", http.StatusForbidden},
-		{"LiveTokenAsksTestForItsOwnOrder", live, liveOrder.DocumentID, "mode=test", http.StatusForbidden},
-		{"TestTokenAsksLive", test, liveOrder.DocumentID, "mode=live", http.StatusForbidden},
-		{"UnknownMode", live, liveOrder.DocumentID, "mode=sandbox", http.StatusBadRequest},
-		{"EmptyMode", live, liveOrder.DocumentID, "mode=", http.StatusBadRequest},
-		{"ModeInCapitals", live, liveOrder.DocumentID, "mode=LIVE", http.StatusBadRequest},
-		{"ModeTwice", live, liveOrder.DocumentID, "mode=live&mode=live", http.StatusBadRequest},
+		{"LiveTokenAsksLive", live, liveOrder, "mode=live", http.StatusOK},
+		{"TestTokenAsksTest", test, testOrder, "mode=test", http.StatusOK},
+		{"LiveTokenAsksTest", live, testOrder, "mode=test", http.StatusForbidden},
+		{"LiveTokenAsksTestForItsOwnOrder", live, liveOrder, "mode=test", http.StatusForbidden},
+		{"TestTokenAsksLive", test, liveOrder, "mode=live", http.StatusForbidden},
+		{"UnknownMode", live, liveOrder, "mode=sandbox", http.StatusBadRequest},
+		{"EmptyMode", live, liveOrder, "mode=", http.StatusBadRequest},
+		{"ModeInCapitals", live, liveOrder, "mode=LIVE", http.StatusBadRequest},
+		{"ModeTwice", live, liveOrder, "mode=live&mode=live", http.StatusBadRequest},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s.Proxy.Take()

@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"stampduty/shared/auth"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/functest"
 )
@@ -15,10 +14,7 @@ import (
 // only its live orders, though both tokens belong to the same caller.
 func TestTestAndLiveAreSeparate(t *testing.T) {
 	l := listing{functest.New(t, "ListOrdersFunction", wire)}
-	live := "sdt_" + strings.Repeat("L", 43)
-	test := auth.TestPrefix + strings.Repeat("T", 43)
-	functest.AddToken(t, l.Env, live, "acme")
-	functest.AddTestToken(t, l.Env, test, "acme")
+	live, test := functest.AddLiveAndTestTokens(t, l.Env, "acme")
 	addOrders(t, l.Stack, "acme", 4)
 	addOrders(t, l.Stack, stampduty.TestOwnerOf("acme"), 2)
 
@@ -57,10 +53,7 @@ func TestTestAndLiveAreSeparate(t *testing.T) {
 // true for the live token's.
 func TestLivemode(t *testing.T) {
 	l := listing{functest.New(t, "ListOrdersFunction", wire)}
-	live := "sdt_" + strings.Repeat("L", 43)
-	test := auth.TestPrefix + strings.Repeat("T", 43)
-	functest.AddToken(t, l.Env, live, "acme")
-	functest.AddTestToken(t, l.Env, test, "acme")
+	live, test := functest.AddLiveAndTestTokens(t, l.Env, "acme")
 	addOrders(t, l.Stack, "acme", 3)
 	addOrders(t, l.Stack, stampduty.TestOwnerOf("acme"), 3)
 	for _, query := range []string{"", "page=2&pageSize=2", "pagination[page]=1&pagination[pageSize]=1", "fields[0]=createdAt",
@@ -90,10 +83,7 @@ func TestLivemode(t *testing.T) {
 // the token is cached; any other value, or mode twice, is 400 naming mode.
 func TestModeParameter(t *testing.T) {
 	l := listing{functest.New(t, "ListOrdersFunction", wire)}
-	live := "sdt_" + strings.Repeat("L", 43)
-	test := auth.TestPrefix + strings.Repeat("T", 43)
-	functest.AddToken(t, l.Env, live, "acme")
-	functest.AddTestToken(t, l.Env, test, "acme")
+	live, test := functest.AddLiveAndTestTokens(t, l.Env, "acme")
 	addOrders(t, l.Stack, "acme", 2)
 	addOrders(t, l.Stack, stampduty.TestOwnerOf("acme"), 1)
 	list := func(secret, query string) functest.Response {

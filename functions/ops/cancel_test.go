@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"stampduty/shared/function/fulfillment"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/localdb"
@@ -80,7 +81,7 @@ func TestOpsCancel(t *testing.T) {
 	t.Run("LeftTheQueue", func(t *testing.T) {
 		for _, status := range []string{stampduty.StatusPending, stampduty.StatusCreated} {
 			resp := s.invoke(functest.Request("GET", "/api/ops/live-orders", "status="+status, nil, ""))
-			var page queueResponse
+			var page fulfillment.QueueResponse
 			json.Unmarshal([]byte(resp.Body), &page)
 			if slices.ContainsFunc(page.Data, func(q stampduty.OpsOrder) bool { return q.DocumentID == s.orders[0].DocumentID }) {
 				t.Errorf("the %s queue lists the cancelled order", status)

@@ -9,7 +9,6 @@ import (
 	"stampduty/shared/function"
 	"stampduty/shared/function/fulfillment"
 	"stampduty/shared/stampduty"
-	"stampduty/shared/strapiquery"
 )
 
 // handler is the operators' API.
@@ -19,19 +18,6 @@ type handler struct {
 		fulfillment.Papers
 	}
 }
-
-// The answers: a queue page, and one order (with "meta" on reads).
-type (
-	queueResponse struct {
-		Data []stampduty.OpsOrder `json:"data"`
-		Meta struct {
-			Pagination struct {
-				PageSize int     `json:"pageSize"`
-				Next     *string `json:"next"`
-			} `json:"pagination"`
-		} `json:"meta"`
-	}
-)
 
 const (
 	orderPath       = "/api/ops/live-orders/{documentId}"
@@ -66,20 +52,11 @@ func asOperator(serve func(r *http.Request, by string) (any, error)) func(r *htt
 	}
 }
 
-// queueParams are the query parameters of the queue.
-func queueParam(k string) bool {
-	return k == "status" || k == fulfillment.ModeParam || k == "pagination[pageSize]" || k == "pagination[cursor]"
-}
-
 // queue answers a page of the work queue: status (default Pending), mode
 // (live, the default, or test: the test orders only; fulfillment.ReadMode),
 // pagination[pageSize] (default 25, at most 100) and pagination[cursor].
 func (h *handler) queue(r *http.Request, _ string) (any, error) {
-	q, err := strapiquery.Parse(r.URL.RawQuery, queueParam)
-	if err != nil {
-		return nil, err
-	}
-	_, size, err := q.Page("", "pagination[pageSize]")
+	q, size, err := fulfillment.ReadQueue(r)
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +79,7 @@ func (h *handler) queue(r *http.Request, _ string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var resp queueResponse
+	var resp fulfillment.QueueResponse
 	resp.Data, resp.Meta.Pagination.PageSize = page, size
 	if next != "" {
 		resp.Meta.Pagination.Next = &next

@@ -125,7 +125,7 @@ func (s operating) queueOldestFirstAcrossCallers(t *testing.T) {
 		if got, want := s.Env.Operations(s.Proxy.Take()), "BatchGetItem:OrdersTable=1 Query:OrdersTable/index/queue-shards=17"; got != want {
 			t.Errorf("a queue page costs %s, want %s", got, want)
 		}
-		var page queueResponse
+		var page fulfillment.QueueResponse
 		json.Unmarshal([]byte(resp.Body), &page)
 		if page.Meta.Pagination.PageSize != 2 {
 			t.Errorf("pageSize = %d", page.Meta.Pagination.PageSize)
@@ -357,7 +357,7 @@ func (s operating) papers(t *testing.T) {
 	inQueue := func(status string) bool {
 		t.Helper()
 		resp := s.invoke(functest.Request("GET", "/api/ops/live-orders", "status="+status+"&pagination%5BpageSize%5D=100", nil, ""))
-		var page queueResponse
+		var page fulfillment.QueueResponse
 		if err := json.Unmarshal([]byte(resp.Body), &page); err != nil || resp.Status != http.StatusOK {
 			t.Fatalf("queue: %d %s", resp.Status, resp.Body)
 		}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"stampduty/shared/function/fulfillment"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/localdb"
@@ -19,13 +20,6 @@ func TestTestOrdersKeptOutOfTheQueue(t *testing.T) {
 	s := operating{Stack: functest.New(t, "OpsFunction", wire)}
 	lives := functest.AddOrders(t, s.Env, localdb.DevOwner, 2)
 	tests := functest.AddOrders(t, s.Env, stampduty.TestOwnerOf("acme"), 3)
-	docsOf := func(os []stampduty.Order) []string {
-		var d []string
-		for _, o := range os {
-			d = append(d, o.DocumentID)
-		}
-		return d
-	}
 	// queue lists every page of the queue asked for with query q.
 	queue := func(t *testing.T, q string) []string {
 		t.Helper()
@@ -35,7 +29,7 @@ func TestTestOrdersKeptOutOfTheQueue(t *testing.T) {
 			if cursor != "" {
 				query += "&pagination%5Bcursor%5D=" + url.QueryEscape(cursor)
 			}
-			page := functest.OK[queueResponse](t, s.invoke(functest.Request("GET", "/api/ops/live-orders", query, nil, "")))
+			page := functest.OK[fulfillment.QueueResponse](t, s.invoke(functest.Request("GET", "/api/ops/live-orders", query, nil, "")))
 			for _, o := range page.Data {
 				got = append(got, o.DocumentID)
 			}
@@ -48,14 +42,14 @@ func TestTestOrdersKeptOutOfTheQueue(t *testing.T) {
 
 	t.Run("the queue lists the live orders only", func(t *testing.T) {
 		for _, q := range []string{"status=Pending", "status=Pending&mode=live"} {
-			if got, want := queue(t, q), docsOf(lives); !slices.Equal(got, want) {
+			if got, want := queue(t, q), functest.DocumentIDs(lives); !slices.Equal(got, want) {
 				t.Errorf("%s: %v, want the live orders %v", q, got, want)
 			}
 		}
 	})
 	t.Run("mode=test lists the test orders only", func(t *testing.T) {
 		s.Proxy.Take()
-		page := functest.OK[queueResponse](t, s.invoke(functest.Request("GET", "/api/ops/live-orders", "mode=test&pagination%5BpageSize%5D=25", nil, "")))
+		page := functest.OK[fulfillment.QueueResponse](t, s.invoke(functest.Request("GET", "/api/ops/live-orders", "mode=test&pagination%5BpageSize%5D=25", nil, "")))
 		if got, want := s.Env.Operations(s.Proxy.Take()), "BatchGetItem:OrdersTable=1 Query:OrdersTable/index/queue-shards=16"; got != want {
 			t.Errorf("a test page costs %s, want %s", got, want)
 		}
@@ -64,7 +58,7 @@ func TestTestOrdersKeptOutOfTheQueue(t *testing.T) {
 				t.Errorf("a test order's owner = %q, want acme's", o.Caller)
 			}
 		}
-		if got, want := queue(t, "mode=test"), docsOf(tests); !slices.Equal(got, want) {
+		if got, want := queue(t, "mode=test"), functest.DocumentIDs(tests); !slices.Equal(got, want) {
 			t.Errorf("mode=test: %v, want the test orders %v", got, want)
 		}
 	})
@@ -77,7 +71,7 @@ func TestTestOrdersKeptOutOfTheQueue(t *testing.T) {
 		}
 	})
 	t.Run("a cursor of the test queue is 400 on the live queue", func(t *testing.T) {
-		page := functest.OK[queueResponse](t, s.invoke(functest.Request("GET", "/api/ops/live-orders", "mode=test&pagination%5BpageSize%5D=1", nil, "")))
+		page := functest.OK[fulfillment.QueueResponse](t, s.invoke(functest.Request("GET", "/api/ops/live-orders", "mode=test&pagination%5BpageSize%5D=1", nil, "")))
 		if page.Meta.Pagination.Next == nil {
 			t.Fatal("a page of 1 of 3 test orders without a cursor")
 		}

@@ -1,16 +1,13 @@
 package main
 
 import (
-	"context"
 	"maps"
 	"net/http"
 	"reflect"
 	"strings"
 	"testing"
 
-	"stampduty/shared/auth"
 	"stampduty/shared/function/fulfillment"
-	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/storetest"
 )
@@ -23,24 +20,8 @@ import (
 // was. Each token uploads to its own order.
 func TestTestAndLiveAreSeparate(t *testing.T) {
 	s := functest.New(t, "UploadDocumentFunction", wire)
-	ctx := context.Background()
-	live := "sdt_" + strings.Repeat("L", 43)
-	test := auth.TestPrefix + strings.Repeat("T", 43)
-	functest.AddToken(t, s.Env, live, "acme")
-	functest.AddTestToken(t, s.Env, test, "acme")
-	liveOrder := functest.AddOrders(t, s.Env, "acme", 1)[0].DocumentID
-	testOrder := functest.AddOrders(t, s.Env, stampduty.TestOwnerOf("acme"), 1)[0].DocumentID
-	ords := s.Env.DB().Orders(s.Env.Table("OrdersTable"))
-	read := func(doc string) any {
-		o, err := ords.ByDocument(ctx, doc)
-		if err == nil {
-			o, err = ords.Reread(ctx, o)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		return o
-	}
+	live, test := functest.AddLiveAndTestTokens(t, s.Env, "acme")
+	liveOrder, testOrder := functest.AddLiveAndTestOrder(t, s.Env, "acme")
 	headers := func(secret string) map[string]string {
 		return map[string]string{"authorization": "Bearer " + secret, "content-type": "application/json"}
 	}
@@ -76,7 +57,7 @@ func TestTestAndLiveAreSeparate(t *testing.T) {
 		{"LiveTokenCannotAttachATestUpload", func() functest.Response { return attach(live, testOrder, u.Data.Upload) }, testOrder},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			before, objects := read(tc.doc), functest.Versions(t, s.Env)
+			before, objects := functest.StoredOrder(t, s.Env, tc.doc), functest.Versions(t, s.Env)
 			s.Proxy.Take()
 			r := tc.send()
 			if writes := writes(s.Proxy.Take()); writes != "" {
@@ -86,7 +67,7 @@ func TestTestAndLiveAreSeparate(t *testing.T) {
 				t.Fatalf("status %d, want 404: %s", r.Status, r.Body)
 			}
 			r.Error(t)
-			if after := read(tc.doc); !reflect.DeepEqual(after, before) {
+			if after := functest.StoredOrder(t, s.Env, tc.doc); !reflect.DeepEqual(after, before) {
 				t.Error("the order changed")
 			}
 			if after := functest.Versions(t, s.Env); !maps.Equal(after, objects) {

@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"strconv"
 	"testing"
 	"time"
 
 	"stampduty/shared/stampduty"
+	"stampduty/shared/testkit/functest"
 )
 
 // TestEventsSayTheirMode: every event of a test order says "livemode":
@@ -77,20 +77,12 @@ func TestEventsSayTheirMode(t *testing.T) {
 					t.Fatal(err)
 				}
 				if ev.Livemode == nil || *ev.Livemode != tc.want {
-					t.Errorf("%s: top-level livemode %s, want %v: %s", ev.Type, shown(ev.Livemode), tc.want, dl.Body)
+					t.Errorf("%s: top-level livemode %s, want %v: %s", ev.Type, functest.Shown(ev.Livemode), tc.want, dl.Body)
 				}
 				if ev.Data.Order.Livemode == nil || *ev.Data.Order.Livemode != tc.want {
-					t.Errorf("%s: data.order.livemode %s, want %v", ev.Type, shown(ev.Data.Order.Livemode), tc.want)
+					t.Errorf("%s: data.order.livemode %s, want %v", ev.Type, functest.Shown(ev.Data.Order.Livemode), tc.want)
 				}
 			}
 		})
 	}
-}
-
-// shown is *b as JSON shows it: true, false or null when absent.
-func shown(b *bool) string {
-	if b == nil {
-		return "null"
-	}
-	return strconv.FormatBool(*b)
 }

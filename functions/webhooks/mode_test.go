@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"stampduty/shared/auth"
 	"stampduty/shared/testkit/functest"
 )
 
@@ -16,10 +15,7 @@ import (
 // value 400 naming mode.
 func TestModeParameter(t *testing.T) {
 	s := functest.New(t, "WebhooksFunction", wire)
-	live := "sdt_" + strings.Repeat("L", 43)
-	test := auth.TestPrefix + strings.Repeat("T", 43)
-	functest.AddToken(t, s.Env, live, "acme")
-	functest.AddTestToken(t, s.Env, test, "acme")
+	live, test := functest.AddLiveAndTestTokens(t, s.Env, "acme")
 	get := func(secret, path, query string) functest.Response {
 		return s.Invoke(functest.Request("GET", path, query, map[string]string{"authorization": "Bearer " + secret}, ""))
 	}

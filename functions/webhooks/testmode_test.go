@@ -5,11 +5,9 @@ import (
 	"net/http"
 	"reflect"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
-	"stampduty/shared/auth"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/functest"
 	"stampduty/shared/webhooks"
@@ -23,10 +21,8 @@ import (
 func TestTestAndLiveAreSeparate(t *testing.T) {
 	s := functest.New(t, "WebhooksFunction", wire)
 	ctx := context.Background()
-	live := caller{s, "sdt_" + strings.Repeat("L", 43)}
-	test := caller{s, auth.TestPrefix + strings.Repeat("T", 43)}
-	functest.AddToken(t, s.Env, live.token, "acme")
-	functest.AddTestToken(t, s.Env, test.token, "acme")
+	liveToken, testToken := functest.AddLiveAndTestTokens(t, s.Env, "acme")
+	live, test := caller{s, liveToken}, caller{s, testToken}
 	liveHook := functest.OK[registered](t, live.register(t, "https://127.0.0.1/live", stampduty.EventOrderCreated)).Data.DocumentID
 	testHook := functest.OK[registered](t, test.register(t, "https://127.0.0.1/test", stampduty.EventOrderCreated)).Data.DocumentID
 

@@ -194,25 +194,33 @@ func ReadAttach(r *http.Request) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var id string
-	var bad []stampduty.FieldError
-	for _, m := range members {
-		switch {
-		case m.Key == "upload" && m.Value.Kind == jsonobj.String && m.Value.Text != "":
-			id = m.Value.Text
-		case m.Key == "upload":
-			bad = append(bad, stampduty.FieldError{Path: "upload", Message: "upload must be the id of an upload"})
-		default:
-			bad = append(bad, stampduty.FieldError{Path: m.Key, Message: m.Key + " is not a field of an attach"})
-		}
-	}
-	if id == "" && bad == nil {
+	id, found, bad := OneField(members, "upload", func(v jsonobj.Value) bool { return v.Kind == jsonobj.String && v.Text != "" },
+		"upload must be the id of an upload", "an attach")
+	if !found && bad == nil {
 		bad = append(bad, stampduty.FieldError{Path: "upload", Message: "upload is required"})
 	}
 	if bad != nil {
 		return "", stampduty.Invalid(bad)
 	}
-	return id, nil
+	return id.Text, nil
+}
+
+// OneField reads members as an object whose only field is key: the last
+// value of key that valid takes, found false when there is none, and the
+// members in error, in order: key with a value valid refuses (message),
+// any other key as not a field of what ("an attach").
+func OneField(members []jsonobj.Member, key string, valid func(jsonobj.Value) bool, message, what string) (v jsonobj.Value, found bool, bad []stampduty.FieldError) {
+	for _, m := range members {
+		switch {
+		case m.Key == key && valid(m.Value):
+			v, found = m.Value, true
+		case m.Key == key:
+			bad = append(bad, stampduty.FieldError{Path: key, Message: message})
+		default:
+			bad = append(bad, stampduty.FieldError{Path: m.Key, Message: m.Key + " is not a field of " + what})
+		}
+	}
+	return v, found, bad
 }
 
 // ReadObject reads r's JSON body (ReadJSONBody) as one object's members

@@ -24,9 +24,14 @@ type Status struct {
 // pre-signed address).
 type Found struct{ Location string }
 
+// NoContent is an answer with no body: 204 No Content, as Strapi v5
+// answers a delete.
+type NoContent struct{}
+
 // Route serves one method with serve: within Budget's time, it answers 200
-// with serve's answer as JSON (a Status: its Code and Body), or serve's
-// error in the Strapi envelope; any other method is answered 405.
+// with serve's answer as JSON (a Status: its Code and Body; a Found: 302;
+// a NoContent: 204 with no body), or serve's error in the Strapi envelope;
+// any other method is answered 405.
 func Route[T any](method string, serve func(r *http.Request) (T, error)) http.Handler {
 	return Method(method, Budget(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		resp, err := serve(r)
@@ -40,6 +45,10 @@ func Route[T any](method string, serve func(r *http.Request) (T, error)) http.Ha
 			h.Set("Cache-Control", "no-store")
 			h.Set("Referrer-Policy", "no-referrer")
 			w.WriteHeader(http.StatusFound)
+			return
+		}
+		if _, ok := any(resp).(NoContent); ok {
+			w.WriteHeader(http.StatusNoContent)
 			return
 		}
 		if s, ok := any(resp).(Status); ok {

@@ -19,6 +19,16 @@ import (
 	"stampduty/shared/testkit/samtemplate"
 )
 
+// bothModes are the two kinds of order the expiry tests run for: a test
+// order (its owner a test principal) and a live one.
+var bothModes = []struct {
+	name, owner string
+	test        bool
+}{
+	{"TestOrder", stampduty.TestOwnerOf("owner"), true},
+	{"LiveOrder", "owner", false},
+}
+
 // expiringPrefixes returns the prefixes under which template.yaml's
 // lifecycle rules expire a file as test-mode.md asks ("deleted 30 days
 // after creation"): an enabled rule that expires current versions after
@@ -72,13 +82,7 @@ func TestTestOrderFilesExpire(t *testing.T) {
 		return "", false
 	}
 	f := w.fulfiller(w.orders, w.files())
-	for _, tc := range []struct {
-		name, owner string
-		test        bool
-	}{
-		{"TestOrder", stampduty.TestOwnerOf("owner"), true},
-		{"LiveOrder", "owner", false},
-	} {
+	for _, tc := range bothModes {
 		t.Run(tc.name, func(t *testing.T) {
 			o := functest.AddOrders(t, w.env, tc.owner, 1)[0]
 			ff := o.Fulfillments[0].DocumentID
@@ -208,13 +212,7 @@ func TestTestOrderFilesExpire(t *testing.T) {
 // order is never deleted, so one gone stays an error and its file stays.
 func TestSweeperClearsAnExpiredTestOrder(t *testing.T) {
 	ctx := context.Background()
-	for _, tc := range []struct {
-		name, owner string
-		test        bool
-	}{
-		{"TestOrder", stampduty.TestOwnerOf("owner"), true},
-		{"LiveOrder", "owner", false},
-	} {
+	for _, tc := range bothModes {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newFulfillmentWorld(t, 0)
 			o := functest.AddOrders(t, w.env, tc.owner, 1)[0]

@@ -37,6 +37,16 @@ func newEnv(t *testing.T) *env {
 	return &env{TestPool: tp, staff: newPool(tp, nil)}
 }
 
+// newTeam is newEnv holding an admin, by, and an operator,
+// ravi@example.com: the people most tests change.
+func newTeam(t *testing.T) *env {
+	t.Helper()
+	e := newEnv(t)
+	e.seed(t, by, "admin")
+	e.seed(t, "ravi@example.com", "operator")
+	return e
+}
+
 // newPool returns the workflows on tp's pool; before, when not nil, is
 // called with each call's operation name before it is sent, and its error
 // fails the call unsent (the faults of the tests).
@@ -191,9 +201,7 @@ func TestInvite(t *testing.T) {
 
 func TestSetRole(t *testing.T) {
 	ctx := context.Background()
-	e := newEnv(t)
-	e.seed(t, by, "admin")
-	e.seed(t, "ravi@example.com", "operator")
+	e := newTeam(t)
 	for _, step := range []struct {
 		to     Role
 		groups []string
@@ -304,9 +312,7 @@ func TestSetRoleFailingHalfway(t *testing.T) {
 
 func TestDisableAndEnable(t *testing.T) {
 	ctx := context.Background()
-	e := newEnv(t)
-	e.seed(t, by, "admin")
-	e.seed(t, "ravi@example.com", "operator")
+	e := newTeam(t)
 	t.Run("a disabled account is listed disabled with its role", func(t *testing.T) {
 		c, err := e.staff.Disable(ctx, by, "ravi@example.com")
 		if err != nil {
@@ -503,9 +509,7 @@ func TestErrorsMapped(t *testing.T) {
 // then test it in TestDisableAndEnable and drop SkipGlobalSignOut.
 func TestLocalCognitoGaps(t *testing.T) {
 	ctx := context.Background()
-	e := newEnv(t)
-	e.seed(t, by, "admin")
-	e.seed(t, "ravi@example.com", "operator")
+	e := newTeam(t)
 	if _, err := e.staff.Disable(ctx, by, "ravi@example.com"); err != nil {
 		t.Fatal(err)
 	}

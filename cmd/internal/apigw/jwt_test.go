@@ -34,14 +34,7 @@ type cognitoPool struct {
 // ConsoleMfa OFF, as the local stack runs) in the server at endpoint.
 func newCognitoPool(t *testing.T, ctx context.Context, endpoint string) cognitoPool {
 	t.Helper()
-	root, err := samtemplate.Root(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl, err := samtemplate.LoadWith(filepath.Join(root, "template.yaml"), map[string]string{"ConsoleMfa": "OFF"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, tmpl := localcognito.LocalTemplate(t)
 	client := localcognito.Client(endpoint)
 	pools, err := localcognito.CreatePools(ctx, client, tmpl)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"stampduty/shared/auth"
+	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/localdb"
 	"stampduty/shared/testkit/samtemplate"
 )
@@ -65,4 +66,27 @@ func (s *Stack) CheckCallerTokensRefused(t *testing.T, owner string, status int,
 			})
 		}
 	}
+}
+
+// CheckOrderRoutesRefuseCallerTokens is CheckCallerTokensRefused for a
+// function serving the routes that work an order and its papers
+// (fulfillment.Routes: the operators' API and the console): each route is
+// sent what would move, cancel or upload to the caller's own test order (of
+// localdb.DevOwner's test principal, stored here), and answered status.
+func (s *Stack) CheckOrderRoutesRefuseCallerTokens(t *testing.T, status int) {
+	t.Helper()
+	o := AddOrders(t, s.Env, stampduty.TestOwnerOf(localdb.DevOwner), 1)[0]
+	s.CheckCallerTokensRefused(t, localdb.DevOwner, status,
+		map[string]string{"{documentId}": o.DocumentID, "{fulfillmentDocumentId}": o.Fulfillments[0].DocumentID},
+		func(r samtemplate.Route) string {
+			switch {
+			case r.Method == "PATCH":
+				return `{"order_status":"Created","unique_doc_ref":"SUBIN-REFUSED-1"}`
+			case strings.HasSuffix(r.Path, "/cancel"):
+				return `{"reason":"Refused token"}`
+			case strings.HasSuffix(r.Path, "/upload"):
+				return `{"mime":"application/pdf","size":2048}`
+			}
+			return ""
+		})
 }

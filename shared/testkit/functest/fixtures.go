@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"stampduty/shared/orders"
 	"stampduty/shared/testkit/storetest"
 )
 
@@ -44,4 +45,20 @@ func Versions(t testing.TB, env *storetest.Env) map[string]int {
 		}
 	}
 	return out
+}
+
+// StoredOrder reads order doc back from env's orders table (OrdersTable)
+// as it is stored: found by its documentId, then read whole.
+func StoredOrder(t testing.TB, env *storetest.Env, doc string) orders.Stored {
+	t.Helper()
+	ctx := context.Background()
+	table := env.DB().Orders(env.Table("OrdersTable"))
+	o, err := table.ByDocument(ctx, doc)
+	if err == nil {
+		o, err = table.Reread(ctx, o)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
 }

@@ -52,11 +52,9 @@ const (
 	SecretAccessKey = "local"
 )
 
-// Server is a running cognito-local.
-type Server struct {
-	*localserver.Server
-	dir string // its working folder: .cognito/ holds its config and data
-}
+// Server is a running cognito-local; its working folder (.cognito/ holds
+// its config and data) goes when it stops.
+type Server = localserver.Server
 
 // Start starts cognito-local as localserver.Start does (on addr, or a free
 // loopback port), keeping its pools and users in a new temporary folder
@@ -70,7 +68,7 @@ func Start(ctx context.Context, root, addr string, log io.Writer) (*Server, erro
 	if err != nil {
 		return nil, err
 	}
-	s, err := localserver.Start(ctx, addr, localserver.Spec{
+	return localserver.Start(ctx, addr, localserver.Spec{
 		Name: "cognito",
 		Command: func(host, port string) *exec.Cmd {
 			cmd := exec.Command("node", start)
@@ -98,18 +96,8 @@ func Start(ctx context.Context, root, addr string, log io.Writer) (*Server, erro
 			return nil
 		},
 		Log: log,
+		Dir: dir,
 	})
-	if err != nil {
-		os.RemoveAll(dir)
-		return nil, err
-	}
-	return &Server{Server: s, dir: dir}, nil
-}
-
-// Stop stops the server and removes its data.
-func (s *Server) Stop() {
-	s.Server.Stop()
-	os.RemoveAll(s.dir)
 }
 
 // Client returns a Cognito client for the local server at endpoint.

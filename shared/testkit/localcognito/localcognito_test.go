@@ -2,33 +2,10 @@ package localcognito
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"stampduty/shared/testkit/samtemplate"
 )
-
-// claims decodes a token's payload, unverified: the tests read what the
-// server put in it.
-func claims(t *testing.T, token string) map[string]any {
-	t.Helper()
-	parts := strings.Split(token, ".")
-	if len(parts) != 3 {
-		t.Fatalf("token of %d parts", len(parts))
-	}
-	b, err := base64.RawURLEncoding.DecodeString(parts[1])
-	if err != nil {
-		t.Fatal(err)
-	}
-	var c map[string]any
-	if err := json.Unmarshal(b, &c); err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
 
 // TestStaffSignIn starts cognito-local, creates the template's pool,
 // client and groups and the local staff, and signs each in: the tokens
@@ -36,24 +13,8 @@ func claims(t *testing.T, token string) map[string]any {
 // client, and the account's group.
 func TestStaffSignIn(t *testing.T) {
 	ctx := context.Background()
-	root, err := samtemplate.Root(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl, err := samtemplate.LoadWith(filepath.Join(root, "template.yaml"), map[string]string{"ConsoleMfa": "OFF"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := Start(ctx, root, "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Stop)
-	client := Client(srv.Endpoint)
-	pools, err := CreatePools(ctx, client, tmpl)
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, tmpl := LocalTemplate(t)
+	srv, client, pools := startWithPools(t, root, tmpl, nil)
 	if err := CreateStaff(ctx, client, tmpl, pools); err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +33,7 @@ func TestStaffSignIn(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			id, access := claims(t, tok.ID), claims(t, tok.Access)
+			id, access := Claims(t, tok.ID), Claims(t, tok.Access)
 			if got, want := id["iss"], auth.Issuer; got != want {
 				t.Errorf("id token iss = %v, want %v", got, want)
 			}

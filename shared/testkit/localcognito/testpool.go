@@ -3,8 +3,12 @@ package localcognito
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
+	"io"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -30,7 +34,21 @@ type TestPool struct {
 // the template's staff pool in it.
 func NewTestPool(t testing.TB) *TestPool {
 	t.Helper()
-	ctx := context.Background()
+	root, tmpl := LocalTemplate(t)
+	log := &SyncBuffer{}
+	srv, client, pools := startWithPools(t, root, tmpl, log)
+	if len(tmpl.UserPools) != 1 || len(tmpl.UserPoolClients) != 1 {
+		t.Fatalf("the template has %d user pools and %d clients, not one of each", len(tmpl.UserPools), len(tmpl.UserPoolClients))
+	}
+	return &TestPool{Endpoint: srv.Endpoint, PoolID: pools.Names[tmpl.UserPools[0].LogicalID],
+		ClientID: pools.Names[tmpl.UserPoolClients[0].LogicalID], Client: client, Log: log}
+}
+
+// LocalTemplate loads the module's template.yaml as the local stack runs
+// it (ConsoleMfa OFF: cognito-local cannot enrol an authenticator app),
+// and returns the module root with it.
+func LocalTemplate(t testing.TB) (string, *samtemplate.Template) {
+	t.Helper()
 	root, err := samtemplate.Root(".")
 	if err != nil {
 		t.Fatal(err)
@@ -39,7 +57,14 @@ func NewTestPool(t testing.TB) *TestPool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	log := &SyncBuffer{}
+	return root, tmpl
+}
+
+// startWithPools starts cognito-local for t (Start, its output to log),
+// stopped when t ends, and creates tmpl's pools, clients and groups in it.
+func startWithPools(t testing.TB, root string, tmpl *samtemplate.Template, log io.Writer) (*Server, *cip.Client, Pools) {
+	t.Helper()
+	ctx := context.Background()
 	srv, err := Start(ctx, root, "", log)
 	if err != nil {
 		t.Fatal(err)
@@ -50,11 +75,26 @@ func NewTestPool(t testing.TB) *TestPool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tmpl.UserPools) != 1 || len(tmpl.UserPoolClients) != 1 {
-		t.Fatalf("the template has %d user pools and %d clients, not one of each", len(tmpl.UserPools), len(tmpl.UserPoolClients))
+	return srv, client, pools
+}
+
+// Claims decodes a token's payload, unverified: what the server put in
+// it, for a test to read.
+func Claims(t testing.TB, token string) map[string]any {
+	t.Helper()
+	parts := strings.Split(token, ".")
+	if len(parts) != 3 {
+		t.Fatalf("a token of %d parts", len(parts))
 	}
-	return &TestPool{Endpoint: srv.Endpoint, PoolID: pools.Names[tmpl.UserPools[0].LogicalID],
-		ClientID: pools.Names[tmpl.UserPoolClients[0].LogicalID], Client: client, Log: log}
+	b, err := base64.RawURLEncoding.DecodeString(parts[1])
+	var c map[string]any
+	if err == nil {
+		err = json.Unmarshal(b, &c)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 // Config returns an AWS configuration for the local server at endpoint:

@@ -26,11 +26,8 @@ import (
 // the module root.
 const GatewayPath = ".build/tools/versitygw"
 
-// Server is a running local S3 server.
-type Server struct {
-	*localserver.Server
-	dir string
-}
+// Server is a running local S3 server; its objects go when it stops.
+type Server = localserver.Server
 
 // Start starts the gateway as localserver.Start does, storing its objects
 // in a new temporary folder and accepting accessKey, secret for region.
@@ -48,7 +45,7 @@ func Start(ctx context.Context, root, addr, accessKey, secret, region string, lo
 		os.RemoveAll(dir) // "" when none was made: nothing removed
 		return nil, err
 	}
-	s, err := localserver.Start(ctx, addr, localserver.Spec{
+	return localserver.Start(ctx, addr, localserver.Spec{
 		Name: "s3",
 		Command: func(host, port string) *exec.Cmd {
 			return exec.Command(gw, "--access", accessKey, "--secret", secret, "--region", region,
@@ -68,18 +65,8 @@ func Start(ctx context.Context, root, addr, accessKey, secret, region string, lo
 			return nil
 		},
 		Log: log,
+		Dir: dir,
 	})
-	if err != nil {
-		os.RemoveAll(dir)
-		return nil, err
-	}
-	return &Server{Server: s, dir: dir}, nil
-}
-
-// Stop stops the server and removes its objects.
-func (s *Server) Stop() {
-	s.Server.Stop()
-	os.RemoveAll(s.dir)
 }
 
 // Client returns an S3 client of the server at endpoint, signing as

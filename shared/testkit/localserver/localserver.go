@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -31,8 +32,10 @@ const (
 // ListeningAnywhere, for a server that prefixes its lines with a time;
 // with "", a server that fails to listen can be taken for another
 // answering on its address), a Probe
-// making one bounded request (nil once it answers as the server does), and
-// the Log its output goes to, prefixed with its name (nil: discarded).
+// making one bounded request (nil once it answers as the server does),
+// the Log its output goes to, prefixed with its name (nil: discarded), and
+// Dir, a folder of the server's own (its data; "" for none), which Stop
+// removes, as does a Start that fails.
 type Spec struct {
 	Name              string
 	Command           func(host, port string) *exec.Cmd
@@ -40,6 +43,7 @@ type Spec struct {
 	ListeningAnywhere bool
 	Probe             func(ctx context.Context, endpoint string) error
 	Log               io.Writer
+	Dir               string
 }
 
 // Server is a running server process at Endpoint (http://127.0.0.1:PORT).
@@ -50,6 +54,7 @@ type Server struct {
 	done     chan struct{} // closed once the process has exited
 	output   []string      // its first lines of output, for errors; read once done
 	waitErr  error         // how it exited; read once done
+	dir      string        // Spec.Dir, removed once it has stopped
 }
 
 // Start starts the server on a free loopback port (or on addr when not
@@ -60,6 +65,19 @@ type Server struct {
 // or the server could not listen on it, it returns an error wrapping
 // ErrAddrInUse, and whatever listens there is left alone.
 func Start(ctx context.Context, addr string, spec Spec) (*Server, error) {
+	s, err := start(ctx, addr, spec)
+	if err != nil {
+		if spec.Dir != "" {
+			os.RemoveAll(spec.Dir)
+		}
+		return nil, err
+	}
+	s.dir = spec.Dir
+	return s, nil
+}
+
+// start is Start but for spec.Dir, which it neither keeps nor removes.
+func start(ctx context.Context, addr string, spec Spec) (*Server, error) {
 	if addr != "" && !strings.HasSuffix(addr, ":0") {
 		if err := CheckFree(addr); err != nil {
 			return nil, fmt.Errorf("start %s: %w", spec.Name, err)
@@ -69,18 +87,27 @@ func Start(ctx context.Context, addr string, spec Spec) (*Server, error) {
 	// Another process can take the free port between here and the server
 	// listening on it; then another port will do.
 	for attempt := 1; ; attempt++ {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+		free, err := FreeAddr()
 		if err != nil {
-			return nil, fmt.Errorf("find a free port: %w", err)
+			return nil, err
 		}
-		addr = l.Addr().String()
-		l.Close()
-		s, err := spawn(ctx, addr, spec)
+		s, err := spawn(ctx, free, spec)
 		if errors.Is(err, ErrAddrInUse) && attempt < 3 {
 			continue
 		}
 		return s, err
 	}
+}
+
+// FreeAddr returns a loopback address nothing listens on now (another
+// process may take it before it is used).
+func FreeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("find a free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
 }
 
 // CheckFree reports whether a TCP listener could be opened on addr now;
@@ -195,10 +222,14 @@ func (s *Server) exitError(addr string) error {
 	return fmt.Errorf("%s exited (%v): %s", s.name, s.waitErr, why)
 }
 
-// Stop kills the server and waits for it to exit.
+// Stop kills the server, waits for it to exit and removes its folder
+// (Spec.Dir).
 func (s *Server) Stop() {
 	syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
 	<-s.done
+	if s.dir != "" {
+		os.RemoveAll(s.dir)
+	}
 }
 
 // Pid returns the server's process id.

@@ -3,9 +3,11 @@ package localserver
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -29,6 +31,16 @@ func shell(script string) func(host, port string) *exec.Cmd {
 		cmd.Env = append(cmd.Environ(), "HOST="+host, "PORT="+port)
 		return cmd
 	}
+}
+
+// freeAddr returns a loopback address no one listens on now (FreeAddr).
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	addr, err := FreeAddr()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return addr
 }
 
 func TestStart(t *testing.T) {
@@ -76,12 +88,7 @@ func TestStart(t *testing.T) {
 		// "[<time>] INFO: ... Cognito Local running on ..."): found with
 		// ListeningAnywhere, and not taken as said without it.
 		for _, anywhere := range []bool{true, false} {
-			l, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			addr := l.Addr().String()
-			l.Close()
+			addr := freeAddr(t)
 			var srv *http.Server
 			ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 			s, err := Start(ctx, addr, Spec{Name: "fake",
@@ -103,12 +110,7 @@ func TestStart(t *testing.T) {
 	t.Run("ServesOnAFreePort", func(t *testing.T) {
 		// A server made of this test's own HTTP listener, started by the
 		// command and probed for real.
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		addr := l.Addr().String()
-		l.Close()
+		addr := freeAddr(t)
 		var srv *http.Server
 		s, err := Start(ctx, addr, Spec{Name: "fake",
 			Command: func(host, port string) *exec.Cmd {
@@ -124,5 +126,33 @@ func TestStart(t *testing.T) {
 			t.Errorf("Endpoint = %s, want %s", got, want)
 		}
 		s.Stop()
+	})
+	t.Run("ItsDirGoesWhenItStopsOrFailsToStart", func(t *testing.T) {
+		gone := func(t *testing.T, dir string) {
+			t.Helper()
+			if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("%s after the server: %v, want it removed", dir, err)
+			}
+		}
+		failed := t.TempDir()
+		if _, err := Start(ctx, "", Spec{Name: "fake", Command: shell(`exit 3`), Probe: httpProbe, Dir: failed}); err == nil {
+			t.Fatal("Start of a server that exits succeeded")
+		}
+		gone(t, failed)
+
+		stopped := t.TempDir()
+		addr := freeAddr(t)
+		srv := &http.Server{Addr: addr}
+		go srv.ListenAndServe()
+		defer srv.Close()
+		s, err := Start(ctx, addr, Spec{Name: "fake", Command: shell(`sleep 30`), Probe: httpProbe, Dir: stopped})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(stopped); err != nil {
+			t.Fatalf("the running server's dir: %v", err)
+		}
+		s.Stop()
+		gone(t, stopped)
 	})
 }

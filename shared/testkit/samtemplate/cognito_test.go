@@ -2,8 +2,6 @@ package samtemplate
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 )
@@ -15,14 +13,7 @@ import (
 // serves, the groups admin and operator, and a JWT authorizer whose
 // audience is that client and whose issuer is that pool.
 func TestStaffPool(t *testing.T) {
-	root, err := Root(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(filepath.Join(root, "template.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := templateText(t)
 	tmpl, err := Parse(data)
 	if err != nil {
 		t.Fatal(err)
