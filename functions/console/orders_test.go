@@ -164,7 +164,7 @@ func TestConsoleOrders(t *testing.T) {
 
 func (e *consoleOrders) queueOldestFirst(t *testing.T) {
 	e.s.Proxy.Take()
-	var page queueResponse
+	var page fulfillment.QueueResponse
 	r := e.as(e.operator, "GET", "/api/console/queue", "status=Pending", "", nil)
 	if err := json.Unmarshal([]byte(r.Body), &page); err != nil || r.Status != 200 {
 		t.Fatalf("%d %s", r.Status, r.Body)

@@ -11,10 +11,6 @@ import (
 	"stampduty/shared/testkit/localdb"
 )
 
-// queueResponse is a page of the console's queue as its tests decode it:
-// the operators' queue page (fulfillment.QueueResponse).
-type queueResponse = fulfillment.QueueResponse
-
 // TestConsoleTestOrders: the console's queue and its counts hold live
 // orders only unless asked for the test orders (mode=test), which they
 // then hold only (test-mode.md, "Test tokens"); any other mode is 400
@@ -31,7 +27,7 @@ func TestConsoleTestOrders(t *testing.T) {
 	listed := func(t *testing.T, query string) []string {
 		t.Helper()
 		var got []string
-		for _, o := range functest.OK[queueResponse](t, get("/api/console/queue", query)).Data {
+		for _, o := range functest.OK[fulfillment.QueueResponse](t, get("/api/console/queue", query)).Data {
 			got = append(got, o.DocumentID)
 		}
 		return got
