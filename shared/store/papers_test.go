@@ -359,16 +359,7 @@ func TestCancelApart(t *testing.T) {
 	const owner = "cancels"
 	create := func(t *testing.T) orders.Stored {
 		t.Helper()
-		o := newPapers(t, ids, 3)
-		seq, err := ords.Reserve(ctx, owner)
-		if err != nil {
-			t.Fatal(err)
-		}
-		o.DocumentID = stampduty.WithSeq(o.DocumentID, seq)
-		if _, err := ords.Put(ctx, owner, seq, o); err != nil {
-			t.Fatal(err)
-		}
-		return read(t, ords, owner, o.DocumentID)
+		return read(t, ords, owner, storetest.PutOrder(t, ords, owner, newPapers(t, ids, 3)).DocumentID)
 	}
 	cancelled := func(t *testing.T, s orders.Stored, who string) stampduty.Order {
 		t.Helper()
@@ -379,7 +370,6 @@ func TestCancelApart(t *testing.T) {
 		}
 		return o
 	}
-	created := stampduty.Change{Status: stampduty.StatusCreated, UniqueDocRef: "REF-1"}
 	inQueue := func(t *testing.T, status, doc string) bool {
 		t.Helper()
 		page, _, err := ords.Queue(ctx, status, false, "", 100)
@@ -400,7 +390,7 @@ func TestCancelApart(t *testing.T) {
 			t.Fatal(err)
 		}
 		// A move read before the cancel, of a paper never changed.
-		if err := ords.Replace(ctx, s, movePaper(t, s.Order, 1, created)); !errors.Is(err, orders.ErrChanged) {
+		if err := ords.Replace(ctx, s, movePaper(t, s.Order, 1, paperCreated)); !errors.Is(err, orders.ErrChanged) {
 			t.Fatalf("a move after the cancel: %v, want ErrChanged", err)
 		}
 		now := read(t, ords, owner, s.DocumentID)
@@ -413,7 +403,7 @@ func TestCancelApart(t *testing.T) {
 	})
 	t.Run("AMoveFirstStopsTheCancel", func(t *testing.T) {
 		s := create(t)
-		if err := ords.Replace(ctx, s, movePaper(t, s.Order, 1, created)); err != nil {
+		if err := ords.Replace(ctx, s, movePaper(t, s.Order, 1, paperCreated)); err != nil {
 			t.Fatal(err)
 		}
 		if err := ords.Replace(ctx, s, cancelled(t, s, stampduty.ByOperator)); !errors.Is(err, orders.ErrChanged) {
@@ -432,21 +422,20 @@ func TestCancelApart(t *testing.T) {
 			t.Error("papers 1 and 3 are Pending, but the order is not in the Pending queue")
 		}
 		// And the papers move on.
-		if err := ords.Replace(ctx, now, movePaper(t, now.Order, 0, created)); err != nil {
+		if err := ords.Replace(ctx, now, movePaper(t, now.Order, 0, paperCreated)); err != nil {
 			t.Errorf("paper 1 after the failed cancel: %v", err)
 		}
 	})
 	t.Run("AnOperatorsCancelLocksAChangedPaper", func(t *testing.T) {
 		s := create(t)
-		if err := ords.Replace(ctx, s, movePaper(t, s.Order, 1, created)); err != nil {
+		if err := ords.Replace(ctx, s, movePaper(t, s.Order, 1, paperCreated)); err != nil {
 			t.Fatal(err)
 		}
 		s = read(t, ords, owner, s.DocumentID)
 		if err := ords.Replace(ctx, s, cancelled(t, s, stampduty.ByOperator)); err != nil {
 			t.Fatal(err)
 		}
-		procured := stampduty.Change{Status: stampduty.StatusProcured, CertificateNumber: "IN-KA93689528000869Y"}
-		if err := ords.Replace(ctx, s, movePaper(t, s.Order, 1, procured)); !errors.Is(err, orders.ErrChanged) {
+		if err := ords.Replace(ctx, s, movePaper(t, s.Order, 1, paperProcured)); !errors.Is(err, orders.ErrChanged) {
 			t.Errorf("a move of the Created paper after the cancel: %v, want ErrChanged", err)
 		}
 		if inQueue(t, stampduty.StatusCreated, s.DocumentID) {
@@ -468,7 +457,7 @@ func TestCancelApart(t *testing.T) {
 						"st": avS("Pending"), "ref": avS(""), "cn": avS("")}),
 					"lk": avN("9"), "lt": avN(fmt.Sprint(time.Now().Add(-tc.age).UnixMilli()))})
 				s = read(t, ords, owner, s.DocumentID)
-				err := ords.Replace(ctx, s, movePaper(t, s.Order, 0, created))
+				err := ords.Replace(ctx, s, movePaper(t, s.Order, 0, paperCreated))
 				if !errors.Is(err, tc.want) {
 					t.Fatalf("a move of the locked paper: %v, want %v", err, tc.want)
 				}
