@@ -93,40 +93,17 @@ func (s *Articles) Entry(ctx context.Context, purpose, state string) (stampduty.
 // consistent paginated Scan (an admin's read of a small table), in no
 // particular order.
 func (s *Articles) Entries(ctx context.Context) ([]stampduty.CatalogueEntry, error) {
-	var out []stampduty.CatalogueEntry
-	err := s.db.scanWith(ctx, &dynamodb.ScanInput{TableName: aws.String(s.table), ConsistentRead: aws.Bool(true)},
-		func(items []map[string]types.AttributeValue) error {
-			for _, item := range items {
-				e, err := decodeEntry(item)
-				if err != nil {
-					return err
-				}
-				out = append(out, e)
-			}
-			return nil
-		})
-	return out, err
+	return s.scanEntries(ctx, &dynamodb.ScanInput{TableName: aws.String(s.table), ConsistentRead: aws.Bool(true)})
 }
 
 // EntryByDoc returns the article whose documentId is doc (a Scan of the
 // articles table filtered by `doc`: no index serves this admin's read);
 // ENOTFOUND when none has it.
 func (s *Articles) EntryByDoc(ctx context.Context, doc string) (stampduty.CatalogueEntry, error) {
-	var found []stampduty.CatalogueEntry
-	err := s.db.scanWith(ctx, &dynamodb.ScanInput{TableName: aws.String(s.table), ConsistentRead: aws.Bool(true),
+	found, err := s.scanEntries(ctx, &dynamodb.ScanInput{TableName: aws.String(s.table), ConsistentRead: aws.Bool(true),
 		FilterExpression:          aws.String("#d = :d"),
 		ExpressionAttributeNames:  map[string]string{"#d": "doc"},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":d": avS(doc)}},
-		func(items []map[string]types.AttributeValue) error {
-			for _, item := range items {
-				e, err := decodeEntry(item)
-				if err != nil {
-					return err
-				}
-				found = append(found, e)
-			}
-			return nil
-		})
+		ExpressionAttributeValues: map[string]types.AttributeValue{":d": avS(doc)}})
 	if err != nil {
 		return stampduty.CatalogueEntry{}, err
 	}
@@ -134,6 +111,23 @@ func (s *Articles) EntryByDoc(ctx context.Context, doc string) (stampduty.Catalo
 		return stampduty.CatalogueEntry{}, stampduty.Errorf(stampduty.ENOTFOUND, "no article with documentId %q", doc)
 	}
 	return found[0], nil
+}
+
+// scanEntries returns the articles a paginated Scan of in finds (every
+// page, decoded), with what it read before an error.
+func (s *Articles) scanEntries(ctx context.Context, in *dynamodb.ScanInput) ([]stampduty.CatalogueEntry, error) {
+	var out []stampduty.CatalogueEntry
+	err := s.db.scanWith(ctx, in, func(items []map[string]types.AttributeValue) error {
+		for _, item := range items {
+			e, err := decodeEntry(item)
+			if err != nil {
+				return err
+			}
+			out = append(out, e)
+		}
+		return nil
+	})
+	return out, err
 }
 
 // Write stores next, the article after one change, over prev, the article

@@ -76,13 +76,9 @@ func rawPartition(t *testing.T, env *storetest.Env, table, key, value string) []
 // owner's items never carry it. dynalite runs no TTL, so the items are
 // read raw.
 func TestTestDataExpires(t *testing.T) {
-	ctx := context.Background()
 	env, db, _, ids := proxiedStore(t, 100)
 	ords := db.Orders(env.Table("OrdersTable"))
 	del := db.Deliveries(env.Table("DeliveriesTable"))
-	created := stampduty.Change{Status: stampduty.StatusCreated, UniqueDocRef: "REF-1"}
-	procured := stampduty.Change{Status: stampduty.StatusProcured, CertificateNumber: "IN-KA93689528000869Y"}
-
 	for _, tc := range []struct {
 		name, owner string
 		test        bool
@@ -91,198 +87,239 @@ func TestTestDataExpires(t *testing.T) {
 		{"LiveOwner", "acme", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			owner := tc.owner
-			_, live := stampduty.CallerOf(owner)
-			// put stores o for owner with its order.created event.
-			put := func(t *testing.T, o stampduty.Order) orders.Stored {
-				t.Helper()
-				seq, err := ords.Reserve(ctx, owner)
-				if err != nil {
-					t.Fatal(err)
-				}
-				o.DocumentID = stampduty.WithSeq(o.DocumentID, seq)
-				if _, err := ords.Put(ctx, owner, seq, o, pending(t, stampduty.EventOrderCreated, o, nil, nil)); err != nil {
-					t.Fatal(err)
-				}
-				return read(t, ords, owner, o.DocumentID)
-			}
-			replace := func(t *testing.T, s orders.Stored, next stampduty.Order) orders.Stored {
-				t.Helper()
-				// Any event will do: what is stored is the point.
-				if err := ords.Replace(ctx, s, next, pending(t, stampduty.EventOrderDocumentUploaded, next, nil, nil)); err != nil {
-					t.Fatal(err)
-				}
-				return read(t, ords, owner, s.DocumentID)
-			}
-			// relay relays the pending events of s's items, as the relay
-			// reads them (the outbox index: one per item).
-			relay := func(t *testing.T, s orders.Stored) orders.Stored {
-				t.Helper()
-				found, _, err := ords.Pending(ctx, webhooks.Poller{}, "", 100)
-				if err != nil {
-					t.Fatal(err)
-				}
-				n := 0
-				for _, p := range found {
-					if p.DocumentID == s.DocumentID {
-						if err := ords.Relayed(ctx, p, eventIDs(p.Outbox)); err != nil {
-							t.Fatal(err)
-						}
-						n++
-					}
-				}
-				if n == 0 {
-					t.Fatalf("order %s has no pending events to relay", s.DocumentID)
-				}
-				return read(t, ords, owner, s.DocumentID)
-			}
-
-			// An order of one paper: created, given a document, relayed,
-			// cancelled; another moved.
-			one := put(t, newOrder(t, ids, 1))
-			withDoc := one.Order
-			withDoc.StampDuty.UploadedDocument = &stampduty.File{ID: 9, DocumentID: "f00000000000000000000000", Name: "a.pdf",
-				Mime: stampduty.MimePDF, Size: 4, SHA256: "00", Key: "documents/x/f00000000000000000000000",
-				CreatedAt: one.CreatedAt}
-			one = relay(t, replace(t, one, withDoc))
-			cancelled, _, err := one.Order.Cancel(stampduty.ByCaller, nil, stampduty.FormatTime(time.Now()))
-			if err != nil {
-				t.Fatal(err)
-			}
-			one = replace(t, one, cancelled)
-			moved := put(t, newOrder(t, ids, 2))
-			moved = replace(t, moved, movePaper(t, moved.Order, 0, created))
-
-			// An order of three papers: paper 2 moved (its item's first
-			// write), its event relayed, then the order cancelled by an
-			// operator (papers 1 and 3 get items with their locks, paper
-			// 2's item is locked, the order's item written).
-			three := put(t, newPapers(t, ids, 3))
-			three = relay(t, replace(t, three, movePaper(t, three.Order, 1, created)))
-			reason := "a mistake"
-			cancelled, _, err = three.Order.Cancel(stampduty.ByOperator, &reason, stampduty.FormatTime(time.Now()))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := ords.Replace(ctx, three, cancelled); err != nil {
-				t.Fatal(err)
-			}
-
-			// An order of two papers, both moved, paper 1 twice (a later
-			// write of its item): the Pending queue finds the order item's
-			// stale entry and removes it (dropStale).
-			two := put(t, newPapers(t, ids, 2))
-			two = replace(t, two, movePaper(t, two.Order, 0, created))
-			two = replace(t, two, movePaper(t, two.Order, 0, procured))
-			two = replace(t, two, movePaper(t, two.Order, 1, created))
-			if _, _, err := ords.Queue(ctx, stampduty.StatusPending, !live, "", 100); err != nil {
-				t.Fatal(err)
-			}
-
-			// A seq whose create failed.
-			voidSeq, err := ords.Reserve(ctx, owner)
-			if err != nil {
-				t.Fatal(err)
-			}
-			before := time.Now()
-			if ok, err := ords.Void(ctx, owner, voidSeq); !ok || err != nil {
-				t.Fatalf("Void = %v, %v", ok, err)
-			}
-			after := time.Now()
-
-			createdAt := map[int64]string{one.Seq: one.CreatedAt, moved.Seq: moved.CreatedAt, three.Seq: three.CreatedAt, two.Seq: two.CreatedAt}
-			kinds := map[string]int{}
-			for _, item := range rawPartition(t, env, "OrdersTable", "owner", owner) {
-				seqText := item["seq"].(*types.AttributeValueMemberN).Value
-				whole, _, isPaper := strings.Cut(seqText, ".")
-				seq, _ := strconv.ParseInt(whole, 10, 64)
-				got, has := expiresOf(t, item)
-				_, isVoid := item["vd"]
-				kind := "order"
-				switch {
-				case seq >= 1<<53-2:
-					kind = "counter or voids"
-				case isVoid:
-					kind = "void"
-				case isPaper:
-					kind = "paper"
-				}
-				kinds[kind]++
-				switch {
-				case !tc.test || kind == "counter or voids":
-					if has {
-						t.Errorf("%s item at seq %s has %s = %d; want none", kind, seqText, store.TTLAttribute, got)
-					}
-				case kind == "void":
-					lo, hi := before.Add(thirtyDays).Unix(), after.Add(thirtyDays).Unix()
-					if !has || got < lo || got > hi {
-						t.Errorf("void marker at seq %s: %s = %d (%v); want %d…%d, 30 days after it was written", seqText, store.TTLAttribute, got, has, lo, hi)
-					}
-				default:
-					if want := createdPlus30(t, createdAt[seq]); !has || got != want {
-						t.Errorf("%s item at seq %s: %s = %d (%v); want %d, its order's createdAt + 30 days", kind, seqText, store.TTLAttribute, got, has, want)
-					}
-				}
-			}
-			// 4 orders; papers: 3 of three (1 moved, 2 locked) + 2 of two;
-			// a void; the counter and the voids item.
-			if kinds["order"] != 4 || kinds["paper"] != 5 || kinds["void"] != 1 || kinds["counter or voids"] != 2 {
-				t.Errorf("items read: %v; want 4 orders, 5 papers, 1 void, 2 counter or voids", kinds)
-			}
-			if _, stale := rawItem(t, env, owner, two.Seq)["qs"]; stale {
-				t.Error("the Pending queue left the stale entry of the order of two moved papers: dropStale's write was not exercised")
-			}
-
-			// The deliveries of an event of the order of one paper: the job
-			// put, leased, attempted and retried, postponed, delivered,
-			// redelivered and stopped; its attempt records.
-			now := time.Now()
-			status := stampduty.StatusCreated
-			job := webhooks.Job{Owner: owner, Webhook: "w000000000000000000000000", Pending: stampduty.Pending{ID: "evt_x00000000000000000000000",
-				Type: stampduty.EventOrderStatusChanged, At: one.UpdatedAt, Status: &status, Order: one.Order},
-				Seq: webhooks.Seq(one.DocumentID, one.Version, 0), Next: stampduty.FormatTime(now)}
-			if ok, err := del.Put(ctx, job); !ok || err != nil {
-				t.Fatalf("Put = %v, %v", ok, err)
-			}
-			if ok, err := del.Lease(ctx, job, now, now.Add(time.Minute)); !ok || err != nil {
-				t.Fatalf("Lease = %v, %v", ok, err)
-			}
-			retry := stampduty.FormatTime(now.Add(time.Second))
-			j := job
-			j.N, j.First, j.Next, j.Lease = 1, job.Next, retry, ""
-			a := webhooks.Attempt{EventID: j.ID, Type: j.Type, Attempt: 1, Status: 500, At: job.Next, DurationMS: 12, NextAttemptAt: &retry}
-			if err := del.Attempted(ctx, webhooks.AttemptDone{Job: j, Attempt: a}); err != nil {
-				t.Fatal(err)
-			}
-			if ok, err := del.Postpone(ctx, j, stampduty.FormatTime(now.Add(2*time.Second))); !ok || err != nil {
-				t.Fatalf("Postpone = %v, %v", ok, err)
-			}
-			j.N, j.Next, j.Done = 2, "", webhooks.JobDelivered
-			a.Attempt, a.Status, a.At, a.NextAttemptAt = 2, 204, retry, nil
-			if err := del.Attempted(ctx, webhooks.AttemptDone{Job: j, Attempt: a}); err != nil {
-				t.Fatal(err)
-			}
-			if ok, err := del.Redeliver(ctx, owner, j.Webhook, j.ID, now); !ok || err != nil {
-				t.Fatalf("Redeliver = %v, %v", ok, err)
-			}
-			if err := del.Stop(ctx, owner, j.Webhook); err != nil {
-				t.Fatal(err)
-			}
-			items := rawPartition(t, env, "DeliveriesTable", "pk", owner+"#"+j.Webhook)
-			if len(items) != 3 {
-				t.Fatalf("%d deliveries items, want the job and 2 attempt records", len(items))
-			}
-			for _, item := range items {
-				sk := item["sk"].(*types.AttributeValueMemberS).Value
-				got, has := expiresOf(t, item)
-				switch want := createdPlus30(t, one.CreatedAt); {
-				case !tc.test && has:
-					t.Errorf("live %s has %s = %d; want none", sk, store.TTLAttribute, got)
-				case tc.test && (!has || got != want):
-					t.Errorf("%s: %s = %d (%v); want %d, its order's createdAt + 30 days", sk, store.TTLAttribute, got, has, want)
-				}
-			}
+			f := &expiryFixture{ctx: context.Background(), env: env, ords: ords, del: del, ids: ids, owner: tc.owner, test: tc.test}
+			w := f.writeOrders(t)
+			f.checkOrderItems(t, w)
+			f.checkDeliveries(t, w.one)
 		})
+	}
+}
+
+// expiryFixture is one owner's orders in TestTestDataExpires's tables:
+// test says whether its items are to expire.
+type expiryFixture struct {
+	ctx   context.Context
+	env   *storetest.Env
+	ords  *store.Orders
+	del   *store.Deliveries
+	ids   *store.IDs
+	owner string
+	test  bool
+}
+
+// expiryWrites is what writeOrders stored: the orders of one paper (one,
+// its document relayed, then cancelled) and of two papers (two), each
+// order's createdAt by seq, and the time around the void's write.
+type expiryWrites struct {
+	one, two      orders.Stored
+	createdAt     map[int64]string
+	before, after time.Time
+}
+
+// put stores o for the owner with its order.created event.
+func (f *expiryFixture) put(t *testing.T, o stampduty.Order) orders.Stored {
+	t.Helper()
+	seq, err := f.ords.Reserve(f.ctx, f.owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.DocumentID = stampduty.WithSeq(o.DocumentID, seq)
+	if _, err := f.ords.Put(f.ctx, f.owner, seq, o, pending(t, stampduty.EventOrderCreated, o, nil, nil)); err != nil {
+		t.Fatal(err)
+	}
+	return read(t, f.ords, f.owner, o.DocumentID)
+}
+
+// replace stores next over s with an event and returns it as read.
+func (f *expiryFixture) replace(t *testing.T, s orders.Stored, next stampduty.Order) orders.Stored {
+	t.Helper()
+	// Any event will do: what is stored is the point.
+	if err := f.ords.Replace(f.ctx, s, next, pending(t, stampduty.EventOrderDocumentUploaded, next, nil, nil)); err != nil {
+		t.Fatal(err)
+	}
+	return read(t, f.ords, f.owner, s.DocumentID)
+}
+
+// relay relays the pending events of s's items, as the relay reads them
+// (the outbox index: one per item).
+func (f *expiryFixture) relay(t *testing.T, s orders.Stored) orders.Stored {
+	t.Helper()
+	found, _, err := f.ords.Pending(f.ctx, webhooks.Poller{}, "", 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, p := range found {
+		if p.DocumentID == s.DocumentID {
+			if err := f.ords.Relayed(f.ctx, p, eventIDs(p.Outbox)); err != nil {
+				t.Fatal(err)
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		t.Fatalf("order %s has no pending events to relay", s.DocumentID)
+	}
+	return read(t, f.ords, f.owner, s.DocumentID)
+}
+
+// writeOrders takes the owner's orders through every write path of the
+// orders table, and voids a seq.
+func (f *expiryFixture) writeOrders(t *testing.T) expiryWrites {
+	_, live := stampduty.CallerOf(f.owner)
+	// An order of one paper: created, given a document, relayed,
+	// cancelled; another moved.
+	one := f.put(t, newOrder(t, f.ids, 1))
+	withDoc := one.Order
+	withDoc.StampDuty.UploadedDocument = &stampduty.File{ID: 9, DocumentID: "f00000000000000000000000", Name: "a.pdf",
+		Mime: stampduty.MimePDF, Size: 4, SHA256: "00", Key: "documents/x/f00000000000000000000000",
+		CreatedAt: one.CreatedAt}
+	one = f.relay(t, f.replace(t, one, withDoc))
+	cancelled, _, err := one.Order.Cancel(stampduty.ByCaller, nil, stampduty.FormatTime(time.Now()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	one = f.replace(t, one, cancelled)
+	moved := f.put(t, newOrder(t, f.ids, 2))
+	moved = f.replace(t, moved, movePaper(t, moved.Order, 0, paperCreated))
+
+	// An order of three papers: paper 2 moved (its item's first
+	// write), its event relayed, then the order cancelled by an
+	// operator (papers 1 and 3 get items with their locks, paper
+	// 2's item is locked, the order's item written).
+	three := f.put(t, newPapers(t, f.ids, 3))
+	three = f.relay(t, f.replace(t, three, movePaper(t, three.Order, 1, paperCreated)))
+	reason := "a mistake"
+	cancelled, _, err = three.Order.Cancel(stampduty.ByOperator, &reason, stampduty.FormatTime(time.Now()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.ords.Replace(f.ctx, three, cancelled); err != nil {
+		t.Fatal(err)
+	}
+
+	// An order of two papers, both moved, paper 1 twice (a later
+	// write of its item): the Pending queue finds the order item's
+	// stale entry and removes it (dropStale).
+	two := f.put(t, newPapers(t, f.ids, 2))
+	two = f.replace(t, two, movePaper(t, two.Order, 0, paperCreated))
+	two = f.replace(t, two, movePaper(t, two.Order, 0, paperProcured))
+	two = f.replace(t, two, movePaper(t, two.Order, 1, paperCreated))
+	if _, _, err := f.ords.Queue(f.ctx, stampduty.StatusPending, !live, "", 100); err != nil {
+		t.Fatal(err)
+	}
+
+	// A seq whose create failed.
+	voidSeq, err := f.ords.Reserve(f.ctx, f.owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := time.Now()
+	if ok, err := f.ords.Void(f.ctx, f.owner, voidSeq); !ok || err != nil {
+		t.Fatalf("Void = %v, %v", ok, err)
+	}
+	after := time.Now()
+	return expiryWrites{one: one, two: two, before: before, after: after,
+		createdAt: map[int64]string{one.Seq: one.CreatedAt, moved.Seq: moved.CreatedAt, three.Seq: three.CreatedAt, two.Seq: two.CreatedAt}}
+}
+
+// checkOrderItems checks the TTL of each of the owner's items in the
+// orders table, after writeOrders.
+func (f *expiryFixture) checkOrderItems(t *testing.T, w expiryWrites) {
+	kinds := map[string]int{}
+	for _, item := range rawPartition(t, f.env, "OrdersTable", "owner", f.owner) {
+		seqText := item["seq"].(*types.AttributeValueMemberN).Value
+		whole, _, isPaper := strings.Cut(seqText, ".")
+		seq, _ := strconv.ParseInt(whole, 10, 64)
+		got, has := expiresOf(t, item)
+		_, isVoid := item["vd"]
+		kind := "order"
+		switch {
+		case seq >= 1<<53-2:
+			kind = "counter or voids"
+		case isVoid:
+			kind = "void"
+		case isPaper:
+			kind = "paper"
+		}
+		kinds[kind]++
+		switch {
+		case !f.test || kind == "counter or voids":
+			if has {
+				t.Errorf("%s item at seq %s has %s = %d; want none", kind, seqText, store.TTLAttribute, got)
+			}
+		case kind == "void":
+			lo, hi := w.before.Add(thirtyDays).Unix(), w.after.Add(thirtyDays).Unix()
+			if !has || got < lo || got > hi {
+				t.Errorf("void marker at seq %s: %s = %d (%v); want %d…%d, 30 days after it was written", seqText, store.TTLAttribute, got, has, lo, hi)
+			}
+		default:
+			if want := createdPlus30(t, w.createdAt[seq]); !has || got != want {
+				t.Errorf("%s item at seq %s: %s = %d (%v); want %d, its order's createdAt + 30 days", kind, seqText, store.TTLAttribute, got, has, want)
+			}
+		}
+	}
+	// 4 orders; papers: 3 of three (1 moved, 2 locked) + 2 of two;
+	// a void; the counter and the voids item.
+	if kinds["order"] != 4 || kinds["paper"] != 5 || kinds["void"] != 1 || kinds["counter or voids"] != 2 {
+		t.Errorf("items read: %v; want 4 orders, 5 papers, 1 void, 2 counter or voids", kinds)
+	}
+	if _, stale := rawItem(t, f.env, f.owner, w.two.Seq)["qs"]; stale {
+		t.Error("the Pending queue left the stale entry of the order of two moved papers: dropStale's write was not exercised")
+	}
+}
+
+// checkDeliveries takes a job for an event of one through every write path
+// of the deliveries table — put, leased, attempted and retried, postponed,
+// delivered, redelivered and stopped — and checks the TTL of the job and
+// its attempt records.
+func (f *expiryFixture) checkDeliveries(t *testing.T, one orders.Stored) {
+	ctx, del, owner := f.ctx, f.del, f.owner
+	now := time.Now()
+	status := stampduty.StatusCreated
+	job := webhooks.Job{Owner: owner, Webhook: "w000000000000000000000000", Pending: stampduty.Pending{ID: "evt_x00000000000000000000000",
+		Type: stampduty.EventOrderStatusChanged, At: one.UpdatedAt, Status: &status, Order: one.Order},
+		Seq: webhooks.Seq(one.DocumentID, one.Version, 0), Next: stampduty.FormatTime(now)}
+	if ok, err := del.Put(ctx, job); !ok || err != nil {
+		t.Fatalf("Put = %v, %v", ok, err)
+	}
+	if ok, err := del.Lease(ctx, job, now, now.Add(time.Minute)); !ok || err != nil {
+		t.Fatalf("Lease = %v, %v", ok, err)
+	}
+	retry := stampduty.FormatTime(now.Add(time.Second))
+	j := job
+	j.N, j.First, j.Next, j.Lease = 1, job.Next, retry, ""
+	a := webhooks.Attempt{EventID: j.ID, Type: j.Type, Attempt: 1, Status: 500, At: job.Next, DurationMS: 12, NextAttemptAt: &retry}
+	if err := del.Attempted(ctx, webhooks.AttemptDone{Job: j, Attempt: a}); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := del.Postpone(ctx, j, stampduty.FormatTime(now.Add(2*time.Second))); !ok || err != nil {
+		t.Fatalf("Postpone = %v, %v", ok, err)
+	}
+	j.N, j.Next, j.Done = 2, "", webhooks.JobDelivered
+	a.Attempt, a.Status, a.At, a.NextAttemptAt = 2, 204, retry, nil
+	if err := del.Attempted(ctx, webhooks.AttemptDone{Job: j, Attempt: a}); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := del.Redeliver(ctx, owner, j.Webhook, j.ID, now); !ok || err != nil {
+		t.Fatalf("Redeliver = %v, %v", ok, err)
+	}
+	if err := del.Stop(ctx, owner, j.Webhook); err != nil {
+		t.Fatal(err)
+	}
+	items := rawPartition(t, f.env, "DeliveriesTable", "pk", owner+"#"+j.Webhook)
+	if len(items) != 3 {
+		t.Fatalf("%d deliveries items, want the job and 2 attempt records", len(items))
+	}
+	for _, item := range items {
+		sk := item["sk"].(*types.AttributeValueMemberS).Value
+		got, has := expiresOf(t, item)
+		switch want := createdPlus30(t, one.CreatedAt); {
+		case !f.test && has:
+			t.Errorf("live %s has %s = %d; want none", sk, store.TTLAttribute, got)
+		case f.test && (!has || got != want):
+			t.Errorf("%s: %s = %d (%v); want %d, its order's createdAt + 30 days", sk, store.TTLAttribute, got, has, want)
+		}
 	}
 }
 
@@ -340,14 +377,7 @@ func TestExpiredTestOrdersLeaveTheList(t *testing.T) {
 	for i := 2; i <= 6; i++ {
 		o := newOrder(t, ids, i)
 		o.CreatedAt, o.UpdatedAt = old, old
-		seq, err := ords.Reserve(ctx, owner)
-		if err != nil {
-			t.Fatal(err)
-		}
-		o.DocumentID = stampduty.WithSeq(o.DocumentID, seq)
-		if _, err := ords.Put(ctx, owner, seq, o); err != nil {
-			t.Fatal(err)
-		}
+		storetest.PutOrder(t, ords, owner, o)
 	}
 	// What the TTL does: the void marker and orders 2 and 3 gone, and
 	// order 5 out of turn.

@@ -1,8 +1,8 @@
 package store
 
-// This file holds the operators' work queue: the queue index's keys and
-// shards, its pages and their cursors, and the backfill of orders stored
-// before it or before its shards.
+// This file holds the operators' work queue: its pages and their cursors.
+// The queue index's keys and shards are in queuekeys.go, the backfill of
+// orders stored before it or before its shards in queuebackfill.go.
 
 import (
 	"bytes"
@@ -23,68 +23,6 @@ import (
 	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
 )
-
-// Each status's queue is spread over Shards partition key values (the
-// outbox and due keys share the scheme: shards.go). With one value per
-// status, every new order of every caller
-// wrote the same key (Pending): one partition's 1,000 WCU/s bounded the
-// whole service's creates, and the time-ordered sort key kept DynamoDB
-// from splitting it. An order's shard is a hash of its documentId, so the
-// shares are random: 1/16 each on average, and in a run of 2,000 orders the
-// largest shard stays far below 1/8 of the index's writes (it would need
-// twice its mean, about 11 standard deviations). A page reads every shard.
-
-// queueKey is o's sort key in the queue index: createdAt#documentId, so
-// that the queue is oldest first, ties broken by documentId. It is unique:
-// the documentId is.
-func queueKey(o stampduty.Order) string { return o.CreatedAt + "#" + o.DocumentID }
-
-// testQueue begins the queue partitions of test orders (test-mode.md):
-// test#<status>#<nn>. Test orders wait in queues of their own, shaped as
-// the live ones, so the live queue never reads them (a page and a count
-// cost what they did, whatever the test orders) and the test queue reads
-// only them; filtering a shared queue would read (and bill) every test
-// entry on every live page and leave pages short.
-const testQueue = "test#"
-
-// queuePartition is the queue index's partition key of owner's order with
-// documentId doc while it waits in status: <status>#<nn>, nn its shard
-// (shardKey: FNV-1a of doc modulo Shards, two digits), prefixed testQueue
-// when owner is a test principal (stampduty.CallerOf). The documentId and the owner
-// never change, so an order keeps its shard and its queue's mode for life
-// and only the status part moves.
-func queuePartition(owner, status, doc string) string {
-	return shardKey(queueStatus(status, !isLive(owner)), doc)
-}
-
-// queueStatus is the status part of a queue partition key: status, or
-// testQueue+status for test orders.
-func queueStatus(status string, test bool) string {
-	if test {
-		return testQueue + status
-	}
-	return status
-}
-
-// isLive reports whether owner is a live principal (not a caller's test
-// principal).
-func isLive(owner string) bool {
-	_, live := stampduty.CallerOf(owner)
-	return live
-}
-
-// queuePartitions returns the partition keys a page of status's queue
-// reads. The live queue: its shards, and the bare status under which
-// orders stored before the shards wait until a change or `stampctl orders
-// backfill` moves them to their shard. The test queue (test): its shards
-// only, as test orders came after the shards.
-func queuePartitions(status string, test bool) []string {
-	keys := shardKeys(queueStatus(status, test))
-	if test {
-		return keys[1:]
-	}
-	return keys
-}
 
 // queueEntry is an entry of the queue index, which projects the keys only:
 // its own and the item's. An order of several papers has an entry per
@@ -355,98 +293,4 @@ func decodeCursor(cursor string) (queueCursor, bool) {
 		return c, false
 	}
 	return c, true
-}
-
-// Backfill puts every order stored before the work queue existed, or
-// before its shards, into its shard: it scans the table and gives each
-// order without queue keys, or with the bare status as its qs, its
-// sharded qs and its qk (as Replace would), with a conditional UpdateItem
-// that leaves alone an order a change reached first. A test order's item
-// (or paper's) whose entry is in the live queue, stored before test
-// orders had queues of their own, moves to the test queue (the same qs
-// prefixed testQueue, on condition that qs is still the one read). The
-// own item of an order of several papers is never queued here: without
-// queue keys, its papers wait in their own items. It
-// returns how many items it queued or moved. Running it again queues
-// nothing more.
-func (s *Orders) Backfill(ctx context.Context) (int, error) {
-	n := 0
-	err := s.db.scan(ctx, s.table, func(items []map[string]types.AttributeValue) error {
-		for _, item := range items {
-			old, ok := item["qs"].(*types.AttributeValueMemberS)
-			if ok && strings.Contains(old.Value, "#") {
-				moved, err := s.toTestQueue(ctx, item, old.Value)
-				if err != nil {
-					return err
-				}
-				if moved {
-					n++
-				}
-				continue
-			}
-			if _, ok := item["doc"]; !ok { // a caller's counter or a void (seq.go)
-				continue
-			}
-			if _, ok := item["pa"]; ok {
-				// An order of several papers came after the queue: its own
-				// item without queue keys is one whose papers all wait in
-				// items of their own (the stale-entry cleanup, a cancel).
-				continue
-			}
-			o, err := decodeStored(item)
-			if err != nil {
-				return err
-			}
-			if o.QueueStatus() == "" { // a cancelled order waits in no queue
-				continue
-			}
-			in := &dynamodb.UpdateItemInput{
-				TableName:           aws.String(s.table),
-				Key:                 orderKey{o.Owner, o.Seq}.av(),
-				UpdateExpression:    aws.String("SET qs = :qs, qk = :qk"),
-				ConditionExpression: aws.String("attribute_exists(seq) AND attribute_not_exists(qs)"),
-				ExpressionAttributeValues: map[string]types.AttributeValue{
-					":qs": avS(queuePartition(o.Owner, o.QueueStatus(), o.DocumentID)), ":qk": avS(queueKey(o.Order))},
-			}
-			if ok {
-				in.ConditionExpression = aws.String("qs = :old")
-				in.ExpressionAttributeValues[":old"] = avS(old.Value)
-			}
-			_, err = s.db.client.UpdateItem(ctx, in)
-			if conditionFailed(err) {
-				continue
-			}
-			if err != nil {
-				return writeFail("UpdateItem", err)
-			}
-			n++
-		}
-		return nil
-	})
-	return n, err
-}
-
-// toTestQueue moves item's queue entry, qs, to the test queue when item is
-// a test order's (or paper's) and qs a live queue's (Backfill): UpdateItem
-// SET qs = test#qs on condition qs = :old (a change meanwhile wrote the
-// right one). It reports whether it moved the entry.
-func (s *Orders) toTestQueue(ctx context.Context, item map[string]types.AttributeValue, qs string) (bool, error) {
-	owner, _ := item["owner"].(*types.AttributeValueMemberS)
-	if owner == nil || isLive(owner.Value) || strings.HasPrefix(qs, testQueue) {
-		return false, nil
-	}
-	_, err := s.db.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 aws.String(s.table),
-		Key:                       map[string]types.AttributeValue{"owner": item["owner"], "seq": item["seq"]},
-		UpdateExpression:          aws.String("SET qs = :qs"),
-		ConditionExpression:       aws.String("qs = :old"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":qs": avS(testQueue + qs), ":old": avS(qs)},
-	})
-	if conditionFailed(err) {
-		return false, nil
-	}
-	if err != nil {
-		return false, writeFail("UpdateItem", err)
-	}
-	return true, nil
 }

@@ -406,15 +406,7 @@ func addOrders(t testing.TB, env *storetest.Env, owner string, n int, papers int
 		if err != nil {
 			t.Fatal(err)
 		}
-		table := db.Orders(env.Table("OrdersTable"))
-		seq, err := table.Reserve(ctx, owner)
-		if err != nil {
-			t.Fatal(err)
-		}
-		o.DocumentID = stampduty.WithSeq(o.DocumentID, seq)
-		if _, err := table.Put(ctx, owner, seq, o); err != nil {
-			t.Fatal(err)
-		}
+		o = storetest.PutOrder(t, db.Orders(env.Table("OrdersTable")), owner, o)
 		_, o.Livemode = stampduty.CallerOf(owner) // as the store reads it back
 		out = append(out, o)
 	}

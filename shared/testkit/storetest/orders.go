@@ -1,0 +1,26 @@
+package storetest
+
+import (
+	"context"
+	"testing"
+
+	"stampduty/shared/stampduty"
+	"stampduty/shared/store"
+)
+
+// PutOrder stores o as owner's next order, as the create workflow does: a
+// seq reserved, the seq put in o's documentId (stampduty.WithSeq), o put
+// at it. It returns o as put: its documentId carries the seq.
+func PutOrder(t testing.TB, ords *store.Orders, owner string, o stampduty.Order) stampduty.Order {
+	t.Helper()
+	ctx := context.Background()
+	seq, err := ords.Reserve(ctx, owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.DocumentID = stampduty.WithSeq(o.DocumentID, seq)
+	if _, err := ords.Put(ctx, owner, seq, o); err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
