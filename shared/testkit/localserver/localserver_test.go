@@ -140,15 +140,21 @@ func TestStart(t *testing.T) {
 		}
 		gone(t, failed)
 
+		// The server is this test's own HTTP listener, started by the
+		// command (as in ServesOnAFreePort): one listening before Start
+		// would make the address taken.
 		stopped := t.TempDir()
-		addr := freeAddr(t)
-		srv := &http.Server{Addr: addr}
-		go srv.ListenAndServe()
-		defer srv.Close()
-		s, err := Start(ctx, addr, Spec{Name: "fake", Command: shell(`sleep 30`), Probe: httpProbe, Dir: stopped})
+		var srv *http.Server
+		s, err := Start(ctx, freeAddr(t), Spec{Name: "fake",
+			Command: func(host, port string) *exec.Cmd {
+				srv = &http.Server{Addr: net.JoinHostPort(host, port)}
+				go srv.ListenAndServe()
+				return exec.Command("sleep", "30")
+			}, Probe: httpProbe, Dir: stopped})
 		if err != nil {
 			t.Fatal(err)
 		}
+		defer srv.Close()
 		if _, err := os.Stat(stopped); err != nil {
 			t.Fatalf("the running server's dir: %v", err)
 		}
