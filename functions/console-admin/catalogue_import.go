@@ -129,17 +129,28 @@ func readImport(r *http.Request) ([]stampduty.Article, bool, error) {
 // retire, writing nothing: one strongly consistent Scan of the articles
 // table.
 func (h *handler) previewImport(r *http.Request, _ string) (any, error) {
-	arts, retire, err := readImport(r)
-	if err != nil {
-		return nil, err
-	}
-	p, err := h.catalogue.Preview(r.Context(), arts, retire)
+	_, shown, err := h.planImport(r)
 	if err != nil {
 		return nil, err
 	}
 	return struct {
 		Data preview `json:"data"`
-	}{toPreview(p, retire)}, nil
+	}{shown}, nil
+}
+
+// planImport reads r's file and retireMissing (readImport) and plans the
+// import against the catalogue as it is now: the plan, and the preview
+// that shows it.
+func (h *handler) planImport(r *http.Request) (catalogue.Plan, preview, error) {
+	arts, retire, err := readImport(r)
+	if err != nil {
+		return catalogue.Plan{}, preview{}, err
+	}
+	p, err := h.catalogue.Preview(r.Context(), arts, retire)
+	if err != nil {
+		return catalogue.Plan{}, preview{}, err
+	}
+	return p, toPreview(p, retire), nil
 }
 
 // importResult is the body of an applied import.
@@ -169,15 +180,10 @@ func (h *handler) applyImport(r *http.Request, by string) (any, error) {
 	if id == "" {
 		return nil, stampduty.Invalid([]stampduty.FieldError{{Path: "preview", Message: "preview is required: the id of the preview being applied"}})
 	}
-	arts, retire, err := readImport(r)
+	p, now, err := h.planImport(r)
 	if err != nil {
 		return nil, err
 	}
-	p, err := h.catalogue.Preview(r.Context(), arts, retire)
-	if err != nil {
-		return nil, err
-	}
-	now := toPreview(p, retire)
 	if now.Preview != id {
 		return conflict(stampduty.Errorf(stampduty.ECONFLICT,
 			"The catalogue or the file changed since the preview: nothing was written. Review the new preview and apply it."), now), nil
