@@ -356,6 +356,9 @@ func TestCatalogueImport(t *testing.T) {
 		if retiring.Retire != p.Leave || retiring.Preview == p.Preview {
 			t.Errorf("retireMissing: %d retired (want %d) and preview %s (want another than %s)", retiring.Retire, p.Leave, retiring.Preview, p.Preview)
 		}
+		if got, want := [2]bool{p.RetireMissing, retiring.RetireMissing}, [2]bool{false, true}; got != want {
+			t.Errorf("the previews' retireMissing %v, want %v (as asked)", got, want)
+		}
 	})
 	t.Run("ApplyOfAPreviewTheCatalogueMovedPastIsConflict", func(t *testing.T) {
 		p := c.preview("", importFile)
