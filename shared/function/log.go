@@ -5,7 +5,6 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
-	"regexp"
 	"strings"
 	"time"
 
@@ -111,7 +110,22 @@ func Logged(logger *slog.Logger, h http.Handler) http.Handler {
 // idLike is what a logged id may be: the service's documentIds and event
 // ids are 24 to 40 characters of these; anything else in their place is
 // a caller's text and is not logged.
-var idLike = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+// A loop rather than the regexp `^[A-Za-z0-9_-]{1,64}$` it was: compiling
+// that at package init (its {1,64} is 64 copies of the class) took 0.2–0.5
+// ms and 864 allocations of every function's cold start
+// (GODEBUG=inittrace=1), the largest init of the service's own code.
+func idLike(s string) bool {
+	if len(s) < 1 || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // pathIDs returns the ids that path carries where route, a route key
 // ("GET /api/live-orders/{documentId}"), names them, by the log field
@@ -138,7 +152,7 @@ func pathIDs(route, path string) map[string]string {
 		case seg == "{eventId}":
 			field = "event"
 		}
-		if field != "" && idLike.MatchString(parts[i]) {
+		if field != "" && idLike(parts[i]) {
 			ids[field] = cmp.Or(ids[field], parts[i])
 		}
 	}

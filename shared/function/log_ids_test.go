@@ -39,6 +39,9 @@ func TestLoggedNamesTheIDs(t *testing.T) {
 		{"GET /api/files/{token}", "/api/files/v1.SecretLinkToken", nil, "SecretLinkToken"},
 		{"GET /api/console/catalogue/articles/{documentId}", "/api/console/catalogue/articles/Article01", nil, "Article01"},
 		{"GET /api/live-orders/{documentId}", "/api/live-orders/Zebulon Quixote", nil, "Zebulon"},
+		{"GET /api/live-orders/{documentId}", "/api/live-orders/" + strings.Repeat("x", 64), map[string]string{"order": strings.Repeat("x", 64)}, ""},
+		{"GET /api/live-orders/{documentId}", "/api/live-orders/" + strings.Repeat("y", 65), nil, strings.Repeat("y", 65)},
+		{"GET /api/live-orders/{documentId}", "/api/live-orders/Zoë-Order_01", nil, "Zo"},
 		{"$default", "/api/live-orders/x/y", nil, ""},
 	} {
 		t.Run(c.route, func(t *testing.T) {
