@@ -13,7 +13,7 @@
 // none) and writes to the file given with -md. Everything it starts it
 // stops, and its builds are removed.
 //
-//	make bench BENCH_FLAGS="[-starts 15] [-orders 10000] [-only SECTION,…] [-readme FILE] [-md FILE]"
+//	make bench BENCH_FLAGS="[-starts 60] [-orders 10000] [-only SECTION,…] [-readme FILE] [-md FILE]"
 package main
 
 import (
@@ -41,12 +41,20 @@ import (
 	"stampduty/shared/testkit/syncbuf"
 )
 
-// minStarts is the least number of fresh starts per binary.
-const minStarts = 15
+// minStarts is the least number of fresh starts per binary; defaultStarts
+// is how many the bench makes unless told. At 15, the medians of one
+// commit's binaries moved by up to 0.3× hello-world between runs on the
+// 2-core host (1.74–2.18× in one run; 1.69–3.05× in another minutes
+// later); at 60, three runs within ten minutes gave 1.58–1.87×,
+// 1.58–1.82× and 1.46–1.75×, for about 15 s more of the bench.
+const (
+	minStarts     = 15
+	defaultStarts = 60
+)
 
 func main() {
 	b := &bench{logs: map[string]*syncbuf.Buffer{}, init: map[string]durations{}, first: map[string]durations{}}
-	flag.IntVar(&b.starts, "starts", minStarts, fmt.Sprintf("fresh starts per binary for the cold-start section (at least %d)", minStarts))
+	flag.IntVar(&b.starts, "starts", defaultStarts, fmt.Sprintf("fresh starts per binary for the cold-start section (at least %d)", minStarts))
 	flag.IntVar(&b.orders, "orders", 10000, "orders of the caller whose list is measured (the last page of 25 is measured too)")
 	md := flag.String("md", "", "also write the Markdown report to this file")
 	readme := flag.String("readme", readmeFile, "put the Markdown report between the marks of this file (relative to the module root; \"\": none)")
