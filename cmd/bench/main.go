@@ -44,8 +44,8 @@ import (
 // minStarts is the least number of fresh starts per binary; defaultStarts
 // is how many the bench makes unless told. At 15, the medians of one
 // commit's binaries moved by up to 0.3× hello-world between runs on the
-// 2-core host (1.74–2.18× in one run; 1.69–3.05× in another minutes
-// later); at 60, three runs within ten minutes gave 1.58–1.87×,
+// 2-core host (1.74–2.18× in one full run, 1.69–3.05× in a cold-only
+// run); at 60, three runs within ten minutes gave 1.58–1.87×,
 // 1.58–1.82× and 1.46–1.75×, for about 15 s more of the bench.
 const (
 	minStarts     = 15
