@@ -101,7 +101,7 @@ type sharesBench struct {
 // fulfiller is the operators' workflow over the proxied tables.
 func (s *sharesBench) fulfiller() *orders.Fulfiller {
 	return &orders.Fulfiller{Orders: s.db.Orders(s.table("OrdersTable")), Files: fake.Files{},
-		Listeners: s.db.Webhooks(s.table("WebhooksTable")), Now: time.Now}
+		Listeners: s.db.Webhooks(s.table("WebhooksTable")), Numbers: s.db.Numbers(s.table("NumbersTable")), Now: time.Now}
 }
 
 // dispatcher is the webhook dispatcher over the proxied tables.
@@ -249,7 +249,7 @@ func (s *sharesBench) changeAndCreate(ctx context.Context, r *sharesResults, log
 		return err
 	}
 	calls, err := within(s.proxy, storetest.Account, func() error {
-		ch := stampduty.Change{Status: stampduty.StatusCreated, UniqueDocRef: "REF-CHANGE"}
+		ch := stampduty.Change{Status: stampduty.StatusCreated, UniqueDocRef: "REF-" + strings.ToUpper(o.DocumentID)}
 		if _, err := s.fulfiller().Advance(ctx, o.DocumentID, o.Fulfillments[0].DocumentID, ch, "arn:aws:iam::1:user/bench"); err != nil {
 			return err
 		}
@@ -307,7 +307,8 @@ func (s *sharesBench) paperChanges(ctx context.Context, r *sharesResults, logica
 		}
 		paper := min(6, n-1)
 		calls, err := within(s.proxy, storetest.Account, func() error {
-			ch := stampduty.Change{Status: stampduty.StatusCreated, UniqueDocRef: "REF-PAPER"}
+			// A number names one paper (papers.md): each paper its own.
+			ch := stampduty.Change{Status: stampduty.StatusCreated, UniqueDocRef: "REF-" + strings.ToUpper(o.Fulfillments[paper].DocumentID)}
 			_, err := s.fulfiller().Advance(ctx, o.DocumentID, o.Fulfillments[paper].DocumentID, ch, "arn:aws:iam::1:user/bench")
 			return err
 		})

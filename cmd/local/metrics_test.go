@@ -198,7 +198,7 @@ func TestFunctionMetrics(t *testing.T) {
 	paper := "/api/ops/live-orders/" + doc + "/fulfillments/" + got.Data.Papers[0].DocumentID
 	status, b = do("", "PATCH", paper, "application/json", []byte(`{"order_status":"Created","unique_doc_ref":"SUBIN-METRICS-1"}`), true)
 	want(status, b, 200, "a move to Created")
-	status, b = do("", "PATCH", paper, "application/json", []byte(`{"order_status":"Procured","certificate_number":"IN-KA93689528000869Y"}`), true)
+	status, b = do("", "PATCH", paper, "application/json", []byte(`{"order_status":"Procured","certificate_number":"IN-KA00000000000001M"}`), true)
 	want(status, b, 200, "a move to Procured")
 	status, b = do("", "PUT", paper+"/certificate?name=cert.pdf", "application/pdf", pdf, true)
 	want(status, b, 200, "a certificate")

@@ -169,6 +169,12 @@ var commands = []command{
 			"and test orders stored in the live queue into the test queue " +
 			"(straight in the orders table; running it again changes nothing)",
 		reads{tables: []tableSpec{ordersSpec}}, (*cli).ordersBackfill},
+	{"orders claim-numbers", "",
+		"once, after the first deploy with the numbers table: claim for each stored paper its unique_doc_ref and certificate_number " +
+			"(papers.md: a number names one paper in the whole service), so that no later move can give another paper one of them; " +
+			"prints how many it claimed and every number two stored papers share, for an operator to look into " +
+			"(straight in the orders and numbers tables; running it again claims nothing more)",
+		reads{tables: []tableSpec{ordersSpec, numbersSpec}}, (*cli).ordersClaimNumbers},
 	{"webhooks failing", "[--min-attempts N] [--json]",
 		"across all callers, each webhook with events still waiting after at least N failed attempts (default 1), " +
 			"and each one a receiver's 410 disabled: owner, documentId, URL, enabled, events waiting, the oldest waiting event's time, " +

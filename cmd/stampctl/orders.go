@@ -19,6 +19,7 @@ import (
 
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 
+	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/store"
 )
@@ -432,5 +433,28 @@ func (c *cli) ordersBackfill(fs *flag.FlagSet, args []string) error {
 		return err
 	}
 	fmt.Fprintf(c.stdout, "queued %d orders stored before the work queue or its shards (or test orders' entries stored in the live queue)\n", n)
+	return nil
+}
+
+// ordersClaimNumbers claims the numbers of the papers stored before the
+// numbers table (orders.ClaimStored) and prints what it did, and each
+// number two stored papers share.
+func (c *cli) ordersClaimNumbers(fs *flag.FlagSet, args []string) error {
+	if _, err := parse(fs, args, 0, 0); err != nil {
+		return err
+	}
+	db, ts, err := c.open(ordersSpec, numbersSpec)
+	if err != nil {
+		return err
+	}
+	r, err := orders.ClaimStored(c.ctx, db.Numbers(ts[1].name), db.Orders(ts[0].name).Each, c.now())
+	if err != nil {
+		return storeErr("claim the stored papers' numbers", err, ts...)
+	}
+	fmt.Fprintf(c.stdout, "claimed %d numbers of %d papers; %d numbers shared by two papers\n", r.Claimed, r.Papers, len(r.Shared))
+	for _, sh := range r.Shared {
+		fmt.Fprintf(c.stdout, "shared %s %s: paper %s of order %s (claimed) and paper %s of order %s\n",
+			sh.Other.Field, sh.Other.Number, sh.Held.Paper, sh.Held.Order, sh.Other.Paper, sh.Other.Order)
+	}
 	return nil
 }

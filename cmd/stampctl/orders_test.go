@@ -368,3 +368,54 @@ func TestOrdersBackfill(t *testing.T) {
 		t.Errorf("queue = %v, %v", page, err)
 	}
 }
+
+// TestOrdersClaimNumbers: the command claims the numbers of the papers
+// stored before the numbers table, so that a later move cannot give them
+// to another paper; it prints each number two stored papers share, and
+// running it again claims nothing new.
+func TestOrdersClaimNumbers(t *testing.T) {
+	ctx := context.Background()
+	h := newHarness(t)
+	h.vars["NUMBERS_TABLE"] = h.env.Table("NumbersTable")
+	functest.Seed(t, h.env)
+	table := h.db.Orders(h.vars["ORDERS_TABLE"])
+	alice, bob := functest.AddOrders(t, h.env, "alice", 2), functest.AddOrders(t, h.env, "bob", 1)
+	// As stored before numbers were claimed: straight into the table.
+	const cn = "IN-KA93689528000869Y"
+	for _, n := range []struct {
+		o        stampduty.Order
+		ref, cn  string
+		procured bool
+	}{{alice[0], "SUBIN-A1", cn, true}, {alice[1], "SUBIN-A2", "", false}, {bob[0], "SUBIN-A1", "", false}} {
+		s, err := table.ByDocument(ctx, n.o.DocumentID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := s.Order
+		o.Fulfillments = []stampduty.Fulfillment{o.Fulfillments[0]}
+		o.Fulfillments[0].Status, o.Fulfillments[0].UniqueDocRef, o.Fulfillments[0].CertificateNumber = stampduty.StatusCreated, n.ref, n.cn
+		if n.procured {
+			o.Fulfillments[0].Status = stampduty.StatusProcured
+		}
+		if err := table.Replace(ctx, s, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, run := range []string{"first", "again"} {
+		r := h.mustRun(t, "", "orders", "claim-numbers")
+		if !strings.Contains(r.stdout, "claimed 3 numbers of 3 papers; 1 numbers shared by two papers") ||
+			!strings.Contains(r.stdout, "shared unique_doc_ref SUBIN-A1: ") {
+			t.Errorf("%s run: %s", run, r.stdout)
+		}
+	}
+	// A move of another paper to alice's certificate_number is refused.
+	other := functest.AddOrders(t, h.env, "carol", 1)[0]
+	f := functest.Fulfiller(h.env)
+	ff := other.Fulfillments[0].DocumentID
+	if _, err := f.Advance(ctx, other.DocumentID, ff, stampduty.Change{Status: stampduty.StatusCreated, UniqueDocRef: "SUBIN-C1"}, "op"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Advance(ctx, other.DocumentID, ff, stampduty.Change{Status: stampduty.StatusProcured, CertificateNumber: cn}, "op"); stampduty.ErrorCode(err) != stampduty.ECONFLICT {
+		t.Errorf("a move to a stored paper's number after the backfill: %v, want ECONFLICT", err)
+	}
+}

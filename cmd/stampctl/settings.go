@@ -57,6 +57,7 @@ var (
 	ordersSpec     = tableSpec{"ORDERS_TABLE", "OrdersTable", "OrdersTableName"}
 	webhooksSpec   = tableSpec{"WEBHOOKS_TABLE", "WebhooksTable", "WebhooksTableName"}
 	deliveriesSpec = tableSpec{"DELIVERIES_TABLE", "DeliveriesTable", "DeliveriesTableName"}
+	numbersSpec    = tableSpec{"NUMBERS_TABLE", "NumbersTable", "NumbersTableName"}
 )
 
 // The stack's output giving the API's address, and its parameter naming

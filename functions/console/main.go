@@ -19,7 +19,7 @@ import (
 // over the orders table; the failing webhooks over the deliveries and
 // webhooks tables; /api/console/me answers from the token's claims.
 func wire(d function.Deps) http.Handler {
-	return (&handler{orders: fulfillment.Wire(d), count: d.Orders(d.Require("ORDERS_TABLE")), failing: failures(d)}).routes()
+	return (&handler{orders: fulfillment.WireMoves(d), count: d.Orders(d.Require("ORDERS_TABLE")), failing: failures(d)}).routes()
 }
 
 func main() { function.Main(wire) }

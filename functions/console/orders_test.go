@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"net/http"
 	"slices"
@@ -23,6 +24,11 @@ const (
 	cn  = "IN-KA93689528000869Y"
 )
 
+// refN and cnN are the n-th of other numbers: a number names one paper
+// (papers.md), so each paper a test numbers needs its own.
+func refN(n int) string { return fmt.Sprintf("%s-%d", ref, n) }
+func cnN(n int) string  { return fmt.Sprintf("IN-KA936895280008%02dY", n) }
+
 // calls counts the DynamoDB calls among calls, by operation.
 func calls(cs []storetest.ProxyCall) map[string]int {
 	out := map[string]int{}
@@ -35,7 +41,8 @@ func calls(cs []storetest.ProxyCall) map[string]int {
 // TestConsoleCosts: each console action makes the DynamoDB calls the
 // operators' route of the same name makes (measured on
 // functions/ops with the same script: queue 17 Query + 1 BatchGetItem; get
-// 2 Query; a move 1 Query + 1 GetItem + 1 PutItem; a certificate by body
+// 2 Query; a move 1 Query + 1 GetItem + 1 PutItem, and 1 PutItem more, the
+// number's claim, when it stores a number; a certificate by body
 // 1 Query, 2 GetItem, 2 PutItem, 2 UpdateItem, 1 DeleteItem; a cancel 2
 // Query + 1 GetItem + 1 PutItem), and the role check reads nothing.
 func TestConsoleCosts(t *testing.T) {
@@ -53,8 +60,8 @@ func TestConsoleCosts(t *testing.T) {
 	}{
 		{"Queue", functest.Request("GET", "/api/console/queue", "status=Pending", nil, ""), map[string]int{"Query": 17, "BatchGetItem": 1}},
 		{"Get", functest.Request("GET", "/api/console/orders/"+o.DocumentID, "", nil, ""), map[string]int{"Query": 2}},
-		{"Created", functest.Request("PATCH", paper, "", asJSON, `{"order_status":"Created","unique_doc_ref":"`+ref+`"}`), map[string]int{"Query": 1, "GetItem": 1, "PutItem": 1}},
-		{"Procured", functest.Request("PATCH", paper, "", asJSON, `{"order_status":"Procured","certificate_number":"`+cn+`"}`), map[string]int{"Query": 1, "GetItem": 1, "PutItem": 1}},
+		{"Created", functest.Request("PATCH", paper, "", asJSON, `{"order_status":"Created","unique_doc_ref":"`+ref+`"}`), map[string]int{"Query": 1, "GetItem": 1, "PutItem": 2}},
+		{"Procured", functest.Request("PATCH", paper, "", asJSON, `{"order_status":"Procured","certificate_number":"`+cn+`"}`), map[string]int{"Query": 1, "GetItem": 1, "PutItem": 2}},
 		{"Attach", functest.WithFile(functest.Request("PUT", paper+"/certificate", "name=cert.pdf", nil, ""), "application/pdf", functest.PDF(512)),
 			map[string]int{"Query": 1, "GetItem": 2, "PutItem": 2, "UpdateItem": 2, "DeleteItem": 1}},
 		{"Printed", functest.Request("PATCH", paper, "", asJSON, `{"order_status":"Printed"}`), map[string]int{"Query": 1, "GetItem": 1, "PutItem": 1}},
@@ -147,6 +154,13 @@ func TestConsoleOrders(t *testing.T) {
 	t.Run("ErrNeitherGroup", e.neitherGroupIsForbidden)
 	t.Run("StagedCertificate", e.stagedCertificate)
 	t.Run("StaleEntryDropped", e.staleEntryDropped)
+	t.Run("NumbersNameOnePaper", func(t *testing.T) {
+		r := functest.CheckNumbers(t, s, func(o stampduty.Order, i int, body string) functest.Response {
+			return as(operator, "PATCH", "/api/console/orders/"+o.DocumentID+"/papers/"+o.Fulfillments[i].DocumentID, "", body, nil)
+		}, 10)
+		t.Logf("races for one certificate_number through the console: two papers of one order, one won %d of %d; two callers' orders, %d of %d",
+			r.SameOrder.OneWon, r.SameOrder.Trials, r.OtherCallers.OneWon, r.OtherCallers.Trials)
+	})
 	t.Run("ErrNoClaims", func(t *testing.T) {
 		r := s.Invoke(functest.Request("GET", "/api/console/queue", "", nil, ""))
 		if r.Status != http.StatusUnauthorized {
@@ -237,7 +251,7 @@ func (e *consoleOrders) neitherGroupIsForbidden(t *testing.T) {
 
 func (e *consoleOrders) stagedCertificate(t *testing.T) {
 	o := e.orders[2]
-	for _, body := range []string{`{"order_status":"Created","unique_doc_ref":"` + ref + `"}`, `{"order_status":"Procured","certificate_number":"` + cn + `"}`} {
+	for _, body := range []string{`{"order_status":"Created","unique_doc_ref":"` + refN(2) + `"}`, `{"order_status":"Procured","certificate_number":"` + cnN(2) + `"}`} {
 		if r := e.as(e.operator, "PATCH", e.paper(o), "", body, nil); r.Status != 200 {
 			t.Fatalf("move: %d %s", r.Status, r.Body)
 		}
@@ -268,8 +282,8 @@ func (e *consoleOrders) staleEntryDropped(t *testing.T) {
 	// An order of two papers both moved on: its Pending entry is stale
 	// and the queue's read removes it, as the operators' queue does.
 	o := functest.AddPapers(t, e.s.Env, localdb.DevOwner, 2)
-	for _, f := range o.Fulfillments {
-		r := e.as(e.operator, "PATCH", "/api/console/orders/"+o.DocumentID+"/papers/"+f.DocumentID, "", `{"order_status":"Created","unique_doc_ref":"`+ref+`"}`, nil)
+	for i, f := range o.Fulfillments {
+		r := e.as(e.operator, "PATCH", "/api/console/orders/"+o.DocumentID+"/papers/"+f.DocumentID, "", `{"order_status":"Created","unique_doc_ref":"`+refN(10+i)+`"}`, nil)
 		if r.Status != 200 {
 			t.Fatalf("move: %d %s", r.Status, r.Body)
 		}

@@ -111,7 +111,7 @@ func TestOpsCancel(t *testing.T) {
 	})
 	t.Run("ErrProcuredPaper", func(t *testing.T) {
 		o := s.orders[1]
-		for _, body := range []string{`{"order_status":"Created","unique_doc_ref":"` + ref + `"}`, `{"order_status":"Procured","certificate_number":"` + cn + `"}`} {
+		for _, body := range []string{`{"order_status":"Created","unique_doc_ref":"` + refN(1) + `"}`, `{"order_status":"Procured","certificate_number":"` + cnN(1) + `"}`} {
 			if resp := s.patch(o, body); resp.Status != http.StatusOK {
 				t.Fatalf("move: %d %s", resp.Status, resp.Body)
 			}

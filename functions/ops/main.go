@@ -16,5 +16,5 @@ func main() { function.Main(wire) }
 // wire serves the fulfillment workflow over the orders table, its indexes
 // and the files bucket.
 func wire(d function.Deps) http.Handler {
-	return (&handler{orders: fulfillment.Wire(d)}).routes()
+	return (&handler{orders: fulfillment.WireMoves(d)}).routes()
 }

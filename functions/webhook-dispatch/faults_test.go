@@ -325,10 +325,11 @@ func (w *world) changes() []storedEvent {
 	return evs
 }
 
-// advance moves o's first fulfillment from Pending to Created.
+// advance moves o's first fulfillment from Pending to Created, with a
+// unique_doc_ref of its own (a number names one paper: papers.md).
 func (w *world) advance(o stampduty.Order) error {
 	_, err := w.f.Advance(context.Background(), o.DocumentID, o.Fulfillments[0].DocumentID,
-		stampduty.Change{Status: stampduty.StatusCreated, UniqueDocRef: "IN-KA-1"}, functest.Operator)
+		stampduty.Change{Status: stampduty.StatusCreated, UniqueDocRef: "REF-" + strings.ToUpper(o.DocumentID)}, functest.Operator)
 	return err
 }
 

@@ -43,7 +43,7 @@ func wire(d function.Deps) function.Run {
 	// Test orders step on the due reads (test-mode.md), through the
 	// fulfillment workflow, with SPECIMEN certificates.
 	steps := webhooks.Steps{Every: d.Seconds("TEST_STEP_SECONDS", stampduty.DefaultStepEvery), Stepper: &orders.Fulfiller{
-		Orders: outbox, Files: fs, Listeners: hooks,
+		Orders: outbox, Files: fs, Listeners: hooks, Numbers: d.Numbers(d.Require("NUMBERS_TABLE")),
 		Specimen: specimen.ForOrder, Now: time.Now}}
 	// The package's lines, as JSON records (Lambda's JSON log format).
 	log := function.Lines(function.NewLogger(d.Get, os.Stdout), slog.LevelInfo, "webhooks")

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/localdb"
@@ -84,6 +85,8 @@ func TestDispatch(t *testing.T) {
 	if err := db.Deliveries(env.Table("DeliveriesTable")).Schedule(ctx, tester, selfMoving.DocumentID, time.Now()); err != nil {
 		t.Fatal(err)
 	}
+	// Its first made-up unique_doc_ref is another test paper's: the step makes another.
+	_, ref := holdMadeUp(t, env, f, selfMoving.DocumentID, 0, orders.FieldDocRef)
 
 	// One run that polls for about two seconds.
 	runCtx, cancel := context.WithTimeout(ctx, Margin+2*time.Second)
@@ -131,6 +134,9 @@ func TestDispatch(t *testing.T) {
 		}
 		if got, want := o.Fulfillments[0].Status, stampduty.StatusCreated; got != want {
 			t.Errorf("the test order's paper is %s, want %s", got, want)
+		}
+		if got, want := o.Fulfillments[0].UniqueDocRef, ref; got != want {
+			t.Errorf("the test order's paper has unique_doc_ref %q, want its second try's %q", got, want)
 		}
 	})
 	t.Run("OutboxesEmptied", func(t *testing.T) {

@@ -33,7 +33,7 @@ func newCancelWorld(t *testing.T, n int) *cancelWorld {
 	table := db.Orders(w.env.Table("OrdersTable"))
 	rf := w.files()
 	f := &orders.Fulfiller{Orders: table, Files: rf, Direct: rf.Store, Watches: db.Uploads(w.env.Table("UploadsTable")),
-		IDs: db.IDs(w.env.Table("CountersTable"), 10), Now: time.Now}
+		IDs: db.IDs(w.env.Table("CountersTable"), 10), Numbers: db.Numbers(w.env.Table("NumbersTable")), Now: time.Now}
 	return &cancelWorld{fulfillmentWorld: w, proxy: proxy, table: table, rf: rf, f: f}
 }
 
@@ -59,11 +59,6 @@ func (c *cancelWorld) advance(t *testing.T, o stampduty.Order, ch ...stampduty.C
 		}
 	}
 }
-
-var (
-	toCreated  = stampduty.Change{Status: stampduty.StatusCreated, UniqueDocRef: "REF-1"}
-	toProcured = stampduty.Change{Status: stampduty.StatusProcured, CertificateNumber: "IN-KA93689528000869Y"}
-)
 
 // checkCancelled checks that o is cancelled by who for reason, at its updatedAt.
 func checkCancelled(t *testing.T, o stampduty.Order, who string, reason *string) {
@@ -145,7 +140,7 @@ func TestCallerCancel(t *testing.T) {
 	})
 	t.Run("ErrAfterAPaperMoved", func(t *testing.T) {
 		m := c.mine[1]
-		c.advance(t, m, toCreated)
+		c.advance(t, m, toCreated())
 		before := reread(t, c.orders, m.DocumentID)
 		c.proxy.Take()
 		_, err := c.f.Cancel(ctx, "owner", m.DocumentID)
@@ -184,7 +179,7 @@ func TestOperatorCancel(t *testing.T) {
 	reason := "Customer called: duplicate of another order"
 	t.Run("CreatedPaper", func(t *testing.T) {
 		o := c.mine[0]
-		c.advance(t, o, toCreated)
+		c.advance(t, o, toCreated())
 		got, err := c.f.OpsCancel(ctx, o.DocumentID, reason)
 		if err != nil {
 			t.Fatal(err)
@@ -203,7 +198,7 @@ func TestOperatorCancel(t *testing.T) {
 	})
 	t.Run("ErrProcuredPaper", func(t *testing.T) {
 		o := c.mine[1]
-		c.advance(t, o, toCreated, toProcured)
+		c.advance(t, o, toCreated(), toProcured())
 		before := reread(t, c.orders, o.DocumentID)
 		c.proxy.Take()
 		_, err := c.f.OpsCancel(ctx, o.DocumentID, reason)
@@ -252,7 +247,7 @@ func TestCancelledOrderRefusesChanges(t *testing.T) {
 		do         func() error
 	}{
 		{"Move", move, func() error {
-			_, err := c.f.Advance(ctx, o.DocumentID, ff, toCreated, "op-1")
+			_, err := c.f.Advance(ctx, o.DocumentID, ff, toCreated(), "op-1")
 			return err
 		}},
 		{"CertificateBody", certificate, func() error {
@@ -421,7 +416,7 @@ func TestCancelOrderOfSeveralPapers(t *testing.T) {
 	t.Run("OperatorWithACreatedPaper", func(t *testing.T) {
 		o := functest.AddPapers(t, c.env, "owner", 3)
 		second := o.Fulfillments[1].DocumentID
-		if _, err := c.f.Advance(ctx, o.DocumentID, second, toCreated, "op-1"); err != nil {
+		if _, err := c.f.Advance(ctx, o.DocumentID, second, toCreated(), "op-1"); err != nil {
 			t.Fatal(err)
 		}
 		if !queued(t, stampduty.StatusCreated, o.DocumentID) || !queued(t, stampduty.StatusPending, o.DocumentID) {
@@ -454,7 +449,7 @@ func TestCancelOrderOfSeveralPapers(t *testing.T) {
 		}
 		c.proxy.Take()
 		for _, ff := range []string{o.Fulfillments[0].DocumentID, second} {
-			if _, err := c.f.Advance(ctx, o.DocumentID, ff, toCreated, "op-1"); stampduty.ErrorCode(err) != stampduty.ECONFLICT {
+			if _, err := c.f.Advance(ctx, o.DocumentID, ff, toCreated(), "op-1"); stampduty.ErrorCode(err) != stampduty.ECONFLICT {
 				t.Errorf("a move of paper %s: %v, want ECONFLICT", ff, err)
 			}
 		}

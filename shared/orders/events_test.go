@@ -236,10 +236,10 @@ func TestChangesRecordTheirEvents(t *testing.T) {
 	})
 	t.Run("TwoQuickChangesInOrder", func(t *testing.T) {
 		o := w.mine[1]
-		if err := advance(o, created); err != nil {
+		if err := advance(o, toCreated()); err != nil {
 			t.Fatal(err)
 		}
-		if err := advance(o, stampduty.Change{Status: stampduty.StatusProcured, CertificateNumber: "IN-KA93689528000869Y"}); err != nil {
+		if err := advance(o, toProcured()); err != nil {
 			t.Fatal(err)
 		}
 		got := outbox(t, table, o.DocumentID)
@@ -300,7 +300,7 @@ func TestChangesRecordTheirEvents(t *testing.T) {
 			}
 		})
 	})
-	t.Run("LostRaceStoresNone", func(t *testing.T) { lostRaceStoresNone(t, w, w.mine[3], advance, created) })
+	t.Run("LostRaceStoresNone", func(t *testing.T) { lostRaceStoresNone(t, w, w.mine[3], advance, toCreated()) })
 }
 
 // lostRaceStoresNone has o's first paper moved (advance, created) while a

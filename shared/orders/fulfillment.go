@@ -103,7 +103,11 @@ type Fulfiller struct {
 	// Specimen makes a test order's SPECIMEN certificates (Step); only
 	// the function that steps test orders has one.
 	Specimen Specimen
-	Now      func() time.Time
+	// Numbers keeps which paper holds each unique_doc_ref and
+	// certificate_number (papers.md): the functions that move papers have
+	// it; a move that stores a number without it is EINTERNAL.
+	Numbers Numbers
+	Now     func() time.Time
 }
 
 func (f *Fulfiller) now() time.Time {
@@ -289,10 +293,19 @@ func (f *Fulfiller) Advance(ctx context.Context, doc, ffDoc string, c stampduty.
 	return s.OpsOrder, f.Files.Sign(ctx, &s.Order)
 }
 
-// advance applies change c to fulfillment ffDoc of s's order, by by.
+// advance applies change c to fulfillment ffDoc of s's order, by by. A
+// number the move stores for the first time is claimed for the paper
+// right before the write (claim): a number another paper holds is 409,
+// and nothing is written. The claims of a move that fails are released
+// (release).
 func (f *Fulfiller) advance(ctx context.Context, s Stored, ffDoc string, c stampduty.Change, by string) (Stored, error) {
 	at := stampduty.FormatTime(f.now())
-	return f.update(ctx, s, func(o stampduty.Order) (stampduty.Order, bool, error) {
+	token, err := stampduty.NewDocumentID()
+	if err != nil {
+		return Stored{}, stampduty.Internal(err)
+	}
+	var claims, made []Claim
+	moved, err := f.updateWith(ctx, s, func(o stampduty.Order) (stampduty.Order, bool, error) {
 		i := o.Fulfillment(ffDoc)
 		if i < 0 {
 			return o, false, stampduty.Errorf(stampduty.ENOTFOUND, "Fulfillment with the documentId: %s cannot be found.", ffDoc)
@@ -307,8 +320,16 @@ func (f *Fulfiller) advance(ctx context.Context, s Stored, ffDoc string, c stamp
 		if err := o.CheckCertificateNumber(i, next.CertificateNumber); err != nil {
 			return o, false, err
 		}
+		claims = claimsOf(s.Owner, o, o.Fulfillments[i], next, f.now(), token)
 		return withFulfillment(o, i, next, at), true, nil
-	}, statusChanged(ffDoc))
+	}, statusChanged(ffDoc), func() (err error) {
+		made, err = f.claim(ctx, claims)
+		return err
+	})
+	if err != nil {
+		f.release(ctx, s, made)
+	}
+	return moved, err
 }
 
 // statusChanged tells an order.status_changed when fulfillment ffDoc moved

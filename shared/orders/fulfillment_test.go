@@ -78,7 +78,7 @@ func (w *fulfillmentWorld) files() *recordingFiles {
 // it) and f.
 func (w *fulfillmentWorld) fulfiller(o orders.Fulfillments, f *recordingFiles) *orders.Fulfiller {
 	return &orders.Fulfiller{Orders: o, Files: f, Direct: f.Store, Watches: w.env.DB().Uploads(w.env.Table("UploadsTable")),
-		IDs: w.env.DB().IDs(w.env.Table("CountersTable"), 10), Now: time.Now}
+		IDs: w.env.DB().IDs(w.env.Table("CountersTable"), 10), Numbers: w.env.DB().Numbers(w.env.Table("NumbersTable")), Now: time.Now}
 }
 
 // TestUploadNeverPointsAtAMissingFile: whatever fails, an order points only

@@ -244,7 +244,7 @@ func TestChangesCountWhatTheyStored(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := advance(ctx0, f, o, created); err != nil {
+		if err := advance(ctx0, f, o, toCreated()); err != nil {
 			t.Fatal(err)
 		}
 		loser := w.fulfiller(staleReads{w.orders, stale}, w.files())
@@ -259,7 +259,7 @@ func TestChangesCountWhatTheyStored(t *testing.T) {
 		o := w.mine[4]
 		lost := w.fulfiller(landsThenFails{w.orders}, w.files())
 		got := measure(t, func(ctx context.Context) {
-			if err := advance(ctx, lost, o, created); err != nil {
+			if err := advance(ctx, lost, o, toCreated()); err != nil {
 				t.Fatal(err)
 			}
 		})

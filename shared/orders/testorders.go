@@ -13,6 +13,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strconv"
 	"sync"
@@ -113,27 +114,42 @@ func (f *Fulfiller) Step(ctx context.Context, owner, doc string) (more bool, err
 }
 
 // moveAll moves each paper of s in status from to status to, with its
-// made-up references.
+// made-up reference: the unique_doc_ref for Created, the
+// certificate_number for Procured. A made-up number another test paper
+// holds (papers.md: a test paper's numbers are unique among test papers)
+// is made again, up to MadeUpTries sets.
 func (f *Fulfiller) moveAll(ctx context.Context, s Stored, from, to string) error {
 	for i := range s.Fulfillments {
 		ff := s.Fulfillments[i]
 		if ff.Status != from {
 			continue
 		}
-		refs, err := stampduty.MadeUpReferences(s.DocumentID, ff.DocumentID, s.StampDuty.State)
-		if err != nil {
-			return err
-		}
-		c := stampduty.Change{Status: to, UniqueDocRef: refs.UniqueDocRef}
-		if to != stampduty.StatusCreated {
-			c.CertificateNumber = refs.CertificateNumber
-		}
-		if s, err = f.advance(ctx, s, ff.DocumentID, c, stampduty.TestModeActor); err != nil {
-			return fmt.Errorf("step paper %s of test order %s to %s: %w", ff.DocumentID, s.DocumentID, to, err)
+		for try := 0; ; try++ {
+			refs, err := stampduty.MadeUpReferences(s.DocumentID, ff.DocumentID, s.StampDuty.State, try)
+			if err != nil {
+				return err
+			}
+			c := stampduty.Change{Status: to, UniqueDocRef: refs.UniqueDocRef}
+			if to != stampduty.StatusCreated {
+				c.UniqueDocRef, c.CertificateNumber = "", refs.CertificateNumber // the paper's ref is stored
+			}
+			moved, err := f.advance(ctx, s, ff.DocumentID, c, stampduty.TestModeActor)
+			if err == nil {
+				s = moved
+				break
+			}
+			if !errors.Is(err, ErrNumberTaken) || try+1 == MadeUpTries {
+				return fmt.Errorf("step paper %s of test order %s to %s: %w", ff.DocumentID, s.DocumentID, to, err)
+			}
 		}
 	}
 	return nil
 }
+
+// MadeUpTries is how many sets of made-up references a test paper's step
+// tries (stampduty.MadeUpReferences) before it fails and is retried: a
+// set another test paper holds is rare, three in a row never.
+const MadeUpTries = 3
 
 // printAll attaches the SPECIMEN certificate of each Procured paper of s
 // that has none, then moves each to Printed. The certificates go first, all

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"strconv"
 )
 
 // TestReferences are the references a test order's paper is given when it
@@ -29,15 +30,24 @@ type TestReferences struct {
 //     an issued certificate.
 //
 // The varying part is a SHA-256 of the two ids (10 decimal digits and 16
-// hex digits of it), so two papers of the same order, or two orders, differ.
+// hex digits of it), so two papers of the same order, or two orders,
+// differ, but only almost always: test papers' numbers are unique among
+// test papers (papers.md), and ten digits over many test papers do meet.
+// try, from 0, picks another set for a paper whose first is another
+// paper's: try 0 hashes the two ids alone, try k > 0 the ids and k, so a
+// retried step still meets the same sets in the same order.
 // A state the service does not accept is an internal error: a stored order
 // always has one.
-func MadeUpReferences(orderID, paperID, state string) (TestReferences, error) {
+func MadeUpReferences(orderID, paperID, state string, try int) (TestReferences, error) {
 	code, ok := StateCode(state)
 	if !ok {
 		return TestReferences{}, Internal(fmt.Errorf("made-up references for order %s: unknown state %q", orderID, state))
 	}
-	sum := sha256.Sum256([]byte(orderID + "\x00" + paperID))
+	in := orderID + "\x00" + paperID
+	if try > 0 {
+		in += "\x00" + strconv.Itoa(try)
+	}
+	sum := sha256.Sum256([]byte(in))
 	digits := binary.BigEndian.Uint64(sum[0:8]) % 1e10
 	return TestReferences{
 		UniqueDocRef:      fmt.Sprintf("SPECIMEN-%s-%016X", code, sum[8:16]),

@@ -74,7 +74,7 @@ func TestMadeUpReferences(t *testing.T) {
 	for _, state := range States() {
 		for _, id := range ids {
 			t.Run(state+"/"+id.order+"/"+id.paper, func(t *testing.T) {
-				refs, err := MadeUpReferences(id.order, id.paper, state)
+				refs, err := MadeUpReferences(id.order, id.paper, state, 0)
 				if err != nil {
 					t.Fatalf("MadeUpReferences: %v", err)
 				}
@@ -106,7 +106,7 @@ func TestMadeUpReferences(t *testing.T) {
 		}
 	}
 	t.Run("PlainlyMadeUp", func(t *testing.T) {
-		refs, err := MadeUpReferences(ids[0].order, ids[0].paper, "Karnataka")
+		refs, err := MadeUpReferences(ids[0].order, ids[0].paper, "Karnataka", 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -118,23 +118,37 @@ func TestMadeUpReferences(t *testing.T) {
 		}
 	})
 	t.Run("SameIdsSameReferences", func(t *testing.T) {
-		a, _ := MadeUpReferences(ids[0].order, ids[0].paper, "Delhi")
-		b, _ := MadeUpReferences(ids[0].order, ids[0].paper, "Delhi")
+		a, _ := MadeUpReferences(ids[0].order, ids[0].paper, "Delhi", 0)
+		b, _ := MadeUpReferences(ids[0].order, ids[0].paper, "Delhi", 0)
 		if a != b {
 			t.Errorf("a retry made %+v, then %+v", a, b)
 		}
 	})
 	t.Run("OtherPaperOrOrderOtherReferences", func(t *testing.T) {
-		a, _ := MadeUpReferences(ids[0].order, ids[0].paper, "Delhi")
+		a, _ := MadeUpReferences(ids[0].order, ids[0].paper, "Delhi", 0)
 		for _, other := range [][2]string{{ids[0].order, ids[1].paper}, {ids[1].order, ids[0].paper}, {ids[0].paper, ids[0].order}} {
-			b, _ := MadeUpReferences(other[0], other[1], "Delhi")
+			b, _ := MadeUpReferences(other[0], other[1], "Delhi", 0)
 			if a.UniqueDocRef == b.UniqueDocRef || a.CertificateNumber == b.CertificateNumber {
 				t.Errorf("order %s paper %s: %+v shares a reference with %+v", other[0], other[1], b, a)
 			}
 		}
 	})
+	t.Run("AnotherTryOtherReferencesTheSameEachTime", func(t *testing.T) {
+		first, _ := MadeUpReferences(ids[0].order, ids[0].paper, "Delhi", 0)
+		a, _ := MadeUpReferences(ids[0].order, ids[0].paper, "Delhi", 1)
+		b, _ := MadeUpReferences(ids[0].order, ids[0].paper, "Delhi", 1)
+		if a != b {
+			t.Errorf("try 1 made %+v, then %+v", a, b)
+		}
+		if a.UniqueDocRef == first.UniqueDocRef || a.CertificateNumber == first.CertificateNumber {
+			t.Errorf("try 1 %+v shares a reference with try 0 %+v", a, first)
+		}
+		if !ValidDocRef(a.UniqueDocRef) || !ValidCertificateNumber(a.CertificateNumber) {
+			t.Errorf("try 1 %+v is not valid", a)
+		}
+	})
 	t.Run("UnknownStateIsInternal", func(t *testing.T) {
-		_, err := MadeUpReferences(ids[0].order, ids[0].paper, "Atlantis")
+		_, err := MadeUpReferences(ids[0].order, ids[0].paper, "Atlantis", 0)
 		var e *Error
 		if !errors.As(err, &e) || e.Code != EINTERNAL {
 			t.Errorf("err = %v, want an EINTERNAL *Error", err)

@@ -39,6 +39,15 @@ func Wire(d function.Deps) *orders.Fulfiller {
 	}
 }
 
+// WireMoves is Wire for the functions that move papers (ops, console):
+// with the numbers table NUMBERS_TABLE names, where a move claims the
+// numbers it stores (papers.md: a number names one paper).
+func WireMoves(d function.Deps) *orders.Fulfiller {
+	f := Wire(d)
+	f.Numbers = d.Numbers(d.Require("NUMBERS_TABLE"))
+	return f
+}
+
 // UploadResponse is a pre-signed upload as the API answers it (lifecycle.md
 // "Large files: straight to S3"): {"data": {"upload", "method", "url",
 // "headers", "fields", "expiresAt"}}; fields is empty for a PUT.

@@ -418,7 +418,7 @@ func Fulfiller(env *storetest.Env) *orders.Fulfiller {
 	db := env.DB()
 	bucket := files.New(env.S3(), env.Table("FilesBucket"))
 	return &orders.Fulfiller{Orders: db.Orders(env.Table("OrdersTable")), Files: bucket, Direct: bucket,
-		Watches: db.Uploads(env.Table("UploadsTable")), IDs: env.FixtureIDs(), Now: time.Now}
+		Watches: db.Uploads(env.Table("UploadsTable")), IDs: env.FixtureIDs(), Numbers: db.Numbers(env.Table("NumbersTable")), Now: time.Now}
 }
 
 // Operator is the IAM identity of the operator in tests.
