@@ -2,7 +2,13 @@ package localcognito
 
 import (
 	"context"
+	"net/http"
+	"strings"
 	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	cip "github.com/aws/aws-sdk-go-v2/service/cognitoidentityprovider"
+	"github.com/aws/aws-sdk-go-v2/service/cognitoidentityprovider/types"
 
 	"stampduty/shared/testkit/samtemplate"
 )
@@ -73,4 +79,32 @@ func TestCheckPassword(t *testing.T) {
 			t.Errorf("CheckPassword(%q) = %v, want ok %v", pw, err, ok)
 		}
 	}
+}
+
+// TestSignUp: the local Cognito refuses SignUp on the template's staff
+// pool, which allows only administrators to create users, as Cognito
+// does; on a pool that allows it, SignUp goes through to cognito-local:
+// the front reads each pool's own setting.
+func TestSignUp(t *testing.T) {
+	tp := NewTestPool(t)
+	t.Run("refused on the staff pool, as Cognito refuses it", func(t *testing.T) {
+		WantSignUpRefused(t, tp.Endpoint, tp.PoolID, tp.ClientID)
+	})
+	t.Run("allowed on a pool that allows it", func(t *testing.T) {
+		ctx := t.Context()
+		pool, err := tp.Client.CreateUserPool(ctx, &cip.CreateUserPoolInput{PoolName: aws.String("open"),
+			UsernameAttributes:    []types.UsernameAttributeType{types.UsernameAttributeTypeEmail},
+			AdminCreateUserConfig: &types.AdminCreateUserConfigType{AllowAdminCreateUserOnly: false}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		client, err := tp.Client.CreateUserPoolClient(ctx, &cip.CreateUserPoolClientInput{UserPoolId: pool.UserPool.Id, ClientName: aws.String("open")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		status, _, body := SignUp(t, tp.Endpoint, aws.ToString(client.UserPoolClient.ClientId), "self-signed@example.com", "Self-signed-password-1")
+		if status != http.StatusOK || !strings.Contains(body, `"UserSub"`) {
+			t.Errorf("SignUp: %d %s, want 200 with the new user", status, body)
+		}
+	})
 }
