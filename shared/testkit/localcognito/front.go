@@ -26,16 +26,19 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"mime"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	cip "github.com/aws/aws-sdk-go-v2/service/cognitoidentityprovider"
 	"github.com/aws/aws-sdk-go-v2/service/cognitoidentityprovider/types"
 )
 
-// signUpTarget is the X-Amz-Target of Cognito's SignUp.
+// signUpTarget is the X-Amz-Target of Cognito's SignUp, as the SDKs
+// send it.
 const signUpTarget = "AWSCognitoIdentityProviderService.SignUp"
 
 // maxSignUpBody bounds the SignUp body the front reads to find its
@@ -64,24 +67,53 @@ func newFront(engine string) (*front, error) {
 // ServeHTTP refuses a SignUp the pool does not allow, as Cognito does,
 // and hands everything else to cognito-local.
 func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method == http.MethodPost && r.URL.Path == "/" && r.Header.Get("X-Amz-Target") == signUpTarget {
+	if r.Method == http.MethodPost && r.URL.Path == "/" && operation(r.Header.Get("X-Amz-Target")) == "SignUp" {
 		body, err := io.ReadAll(io.LimitReader(r.Body, maxSignUpBody))
 		if err != nil {
 			http.Error(w, "read the request", http.StatusBadRequest)
 			return
 		}
 		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), r.Body))
-		var in struct{ ClientId string }
-		if json.Unmarshal(body, &in) == nil && in.ClientId != "" {
-			// An unknown client, or a pool cognito-local cannot describe,
-			// is cognito-local's to answer.
-			if only, err := f.adminCreateUserOnly(r.Context(), in.ClientId); err == nil && only {
+		// An unknown client, or a pool cognito-local cannot describe, is
+		// cognito-local's to answer.
+		for _, client := range clientIDs(r.Header.Get("Content-Type"), body) {
+			if only, err := f.adminCreateUserOnly(r.Context(), client); err == nil && only {
 				writeError(w, http.StatusBadRequest, "NotAuthorizedException", "SignUp is not permitted for this user pool")
 				return
 			}
 		}
 	}
 	f.proxy.ServeHTTP(w, r)
+}
+
+// operation returns the operation an X-Amz-Target names as cognito-local
+// reads it: what follows the first dot, up to the next one. So a SignUp
+// under any service prefix is one.
+func operation(target string) string {
+	_, op, _ := strings.Cut(target, ".")
+	op, _, _ = strings.Cut(op, ".")
+	return op
+}
+
+// clientIDs returns the ClientId of a request body as cognito-local
+// reads it: the JSON member named exactly so (the last, when repeated)
+// when sent as application/x-amz-json-1.1, every value of the form field
+// when sent as application/x-www-form-urlencoded; none for any other
+// body, which it does not read.
+func clientIDs(contentType string, body []byte) []string {
+	mt, _, _ := mime.ParseMediaType(contentType)
+	switch mt {
+	case "application/x-amz-json-1.1":
+		var in map[string]json.RawMessage // case-sensitive, as JavaScript reads it
+		var id string
+		if json.Unmarshal(body, &in) == nil && json.Unmarshal(in["ClientId"], &id) == nil && id != "" {
+			return []string{id}
+		}
+	case "application/x-www-form-urlencoded":
+		form, _ := url.ParseQuery(string(body))
+		return form["ClientId"]
+	}
+	return nil
 }
 
 // errNoClient reports an app client no pool of the server has.

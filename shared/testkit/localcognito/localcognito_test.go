@@ -2,6 +2,7 @@ package localcognito
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -89,6 +90,37 @@ func TestSignUp(t *testing.T) {
 	tp := NewTestPool(t)
 	t.Run("refused on the staff pool, as Cognito refuses it", func(t *testing.T) {
 		WantSignUpRefused(t, tp.Endpoint, tp.PoolID, tp.ClientID)
+	})
+	t.Run("refused however cognito-local would read it", func(t *testing.T) {
+		json := func(client string) string {
+			return `{"ClientId":"` + client + `","clientid":"decoy","Username":"other@example.com","Password":"Self-signed-password-1"}`
+		}
+		for _, c := range []struct{ name, target, contentType, body string }{
+			{"another service prefix", "Anything.SignUp", "application/x-amz-json-1.1", json(tp.ClientID)},
+			{"a decoy key of another case", signUpTarget, "application/x-amz-json-1.1", json(tp.ClientID)},
+			{"a form", signUpTarget, "application/x-www-form-urlencoded",
+				"ClientId=" + tp.ClientID + "&Username=other%40example.com&Password=Self-signed-password-1"},
+		} {
+			req, err := http.NewRequestWithContext(t.Context(), "POST", tp.Endpoint+"/", strings.NewReader(c.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("X-Amz-Target", c.target)
+			req.Header.Set("Content-Type", c.contentType)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusBadRequest || string(b) != SignUpRefusal {
+				t.Errorf("%s: %d %s, want 400 %s", c.name, resp.StatusCode, b, SignUpRefusal)
+			}
+		}
+		users, err := tp.Client.ListUsers(t.Context(), &cip.ListUsersInput{UserPoolId: aws.String(tp.PoolID)})
+		if err != nil || len(users.Users) != 0 {
+			t.Errorf("the staff pool has %d users (%v), want none", len(users.Users), err)
+		}
 	})
 	t.Run("allowed on a pool that allows it", func(t *testing.T) {
 		ctx := t.Context()
