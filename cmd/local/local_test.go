@@ -58,7 +58,8 @@ func startStack(t *testing.T, env map[string]string) (s *stack, out *functest.Sy
 
 // TestLocalStack starts one stack and checks, against it, what a reader of
 // the README does with it: its examples, the webhooks walk-through, Strapi's
-// client, warm reuse, a burst of creates, hostile requests and the logs.
+// client, warm reuse, a burst of creates, hostile requests and the logs,
+// and, last, where issue 33 found it unlike AWS (checkFidelity).
 func TestLocalStack(t *testing.T) {
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Fatal("curl is needed to run the README's examples")
@@ -82,6 +83,7 @@ func TestLocalStack(t *testing.T) {
 	t.Run("FunctionLogsShown", func(t *testing.T) { checkFunctionLogs(t, s, out) })
 	t.Run("MetricsSummarised", func(t *testing.T) { checkMetrics(t, s, out) })
 	t.Run("FunctionMetricsDeclared", func(t *testing.T) { checkMetricsDeclared(t, out) })
+	t.Run("LocalFidelity", func(t *testing.T) { checkFidelity(t, s, out) })
 }
 
 // checkMetrics: the functions' metric lines are shown with their logs, and

@@ -125,22 +125,28 @@ func NewHandler(routes []Route, opts Options) http.Handler {
 	return h
 }
 
+// noRoute is the routeKey of a request no route matched, as API
+// Gateway's access log writes it.
+const noRoute = "-"
+
 // ServeHTTP handles one request like API Gateway.
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	requestID := base64.StdEncoding.EncodeToString(random(11)) // shaped like API Gateway's: "JKJaXmPLvHcESHA="
 	w.Header().Set("Apigw-Requestid", requestID)
-	status, err := h.serve(w, r, requestID, start)
+	routeKey := noRoute
+	status, err := h.serve(w, r, requestID, start, &routeKey)
 	d := time.Since(start)
-	h.logRequest(r, status, d, requestID, err)
+	h.logRequest(routeKey, status, d, requestID, r.Context().Err() != nil, err)
 	if h.metrics != nil {
 		_, _ = h.metrics.Write(apiMetrics(h.apiID, status, d, time.Now()))
 	}
 }
 
 // serve answers r and returns the status it sent, with the reason when the
-// function was not reached or failed.
-func (h *handler) serve(w http.ResponseWriter, r *http.Request, requestID string, now time.Time) (int, error) {
+// function was not reached or failed; it sets *routeKey to the key of the
+// route that matched.
+func (h *handler) serve(w http.ResponseWriter, r *http.Request, requestID string, now time.Time, routeKey *string) (int, error) {
 	if n := headerSize(r); n > MaxRequestHeader {
 		return write(w, http.StatusRequestHeaderFieldsTooLarge, "text; charset=utf-8", []byte(headerTooLargeText)), fmt.Errorf("request line and header values of %d bytes exceed the limit of %d bytes", n, MaxRequestHeader)
 	}
@@ -148,6 +154,7 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request, requestID string
 	if rt == nil {
 		return writeMessage(w, http.StatusNotFound, "Not Found"), nil
 	}
+	*routeKey = rt.key
 	var claims map[string]string
 	if rt.jwt != nil {
 		var err error
@@ -191,13 +198,17 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request, requestID string
 		return writeMessage(w, http.StatusRequestEntityTooLarge, payloadTooLarge),
 			fmt.Errorf("%s: event of %d bytes exceeds Lambda's limit of %d bytes", rt.key, len(payload), runtimeapi.MaxPayload)
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
+	// A client that hangs up does not stop the invocation: API Gateway
+	// has invoked the function and waits for its answer (Lambda has no
+	// way to cancel an invocation), then answers a connection that is
+	// gone and logs the status it answered (DECISIONS.md, "a client that
+	// hangs up"). Only the integration timeout bounds the wait.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), h.timeout)
 	defer cancel()
 	out, err := rt.target.Invoke(ctx, payload)
 	switch {
 	case err == nil:
-	case errors.Is(err, runtimeapi.ErrTimeout),
-		errors.Is(err, context.DeadlineExceeded) && r.Context().Err() == nil:
+	case errors.Is(err, runtimeapi.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
 		return writeMessage(w, http.StatusServiceUnavailable, "Service Unavailable"), err
 	default:
 		return writeMessage(w, http.StatusInternalServerError, "Internal Server Error"), err
@@ -368,7 +379,8 @@ func writeResponse(w http.ResponseWriter, payload []byte) (int, error) {
 	var probe map[string]json.RawMessage
 	if json.Unmarshal(payload, &probe) != nil || probe["statusCode"] == nil {
 		if !json.Valid(payload) {
-			return 0, fmt.Errorf("malformed Lambda response %.100q", payload)
+			// Not its bytes: the answer may hold what the log must not.
+			return 0, fmt.Errorf("malformed Lambda response: %d bytes of no JSON", len(payload))
 		}
 		return write(w, http.StatusOK, "application/json", payload), nil
 	}
@@ -429,12 +441,22 @@ func write(w http.ResponseWriter, status int, contentType string, body []byte) i
 	return status
 }
 
-// logRequest writes the access log line of a request.
-func (h *handler) logRequest(r *http.Request, status int, d time.Duration, requestID string, err error) {
+// logRequest writes the access log line of a request: what the
+// template's AccessLogSettings has API Gateway write on AWS, the route
+// key ("GET /api/live-orders/{documentId}", "$default", or "-" when no
+// route matched), the status, the latency and the request id, and never
+// the path as sent, its query or a header (a token, a PAN, a mobile
+// number). A client that hung up before the answer is said so; err is
+// the reason the function was not reached or failed, and never holds
+// the request's values or the function's answer.
+func (h *handler) logRequest(routeKey string, status int, d time.Duration, requestID string, clientGone bool, err error) {
 	if h.log == nil {
 		return
 	}
-	line := fmt.Sprintf("%s %s %d %s %s", r.Method, r.URL.RequestURI(), status, d.Round(time.Microsecond), requestID)
+	line := fmt.Sprintf("%s %d %s %s", routeKey, status, d.Round(time.Microsecond), requestID)
+	if clientGone {
+		line += " client=closed" // it hung up before the answer: its own doing, whatever the status
+	}
 	if err != nil {
 		line += fmt.Sprintf(" error=%q", err.Error())
 	}

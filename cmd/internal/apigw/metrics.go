@@ -6,7 +6,9 @@ package apigw
 // watches 5xx. Locally the handler writes the same numbers per request as
 // an embedded-metric-format line to Options.Metrics, so that the local
 // stack's summary (cmd/internal/localmetrics) shows what that alarm would
-// see: a function that crashes, times out or answers 5xx counts.
+// see: a function that crashes, times out or answers 5xx counts. A
+// request whose client hung up counts as the status the function
+// answered, as on AWS: a hang-up is not API Gateway's 5xx.
 
 import (
 	"net/http"

@@ -28,8 +28,12 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// echo is the handler of the test function: it answers with what it received.
+// echo is the handler of the test function: it answers with what it
+// received, after the time its X-Echo-Sleep header says, if any.
 func echo(w http.ResponseWriter, r *http.Request) {
+	if d, err := time.ParseDuration(r.Header.Get("X-Echo-Sleep")); err == nil {
+		time.Sleep(d)
+	}
 	body, _ := io.ReadAll(r.Body)
 	var cookies []string
 	for _, c := range r.Cookies() {

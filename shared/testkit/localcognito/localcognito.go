@@ -13,23 +13,31 @@
 // REFRESH_TOKEN_AUTH (not USER_SRP_AUTH, nor MFA_SETUP at sign-in), and
 // each pool's keys at /<pool id>/.well-known/jwks.json. It signs RS256
 // tokens with one key of its own, the same for every pool, and names as
-// their issuer http://HOST:PORT/<pool id> from the HOST and PORT it
-// serves on: the local counterpart of AWS's
-// https://cognito-idp.<region>.amazonaws.com/<pool id> (Issuer). Id tokens
+// their issuer http://HOST:PORT/<pool id>, HOST:PORT being the address of
+// the front the clients talk to (front.go; Start writes it into
+// cognito-local's config): the local counterpart of AWS's
+// https://cognito-idp.<region>.amazonaws.com/<pool id> (Issuer). The
+// front refuses a SignUp the pool's AdminCreateUserConfig does not
+// allow, as Cognito does and cognito-local does not. Id tokens
 // carry aud (the client id), access tokens client_id; both carry
 // cognito:groups when the user is in a group, and token_use.
 package localcognito
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -52,29 +60,55 @@ const (
 	SecretAccessKey = "local"
 )
 
-// Server is a running cognito-local; its working folder (.cognito/ holds
-// its config and data) goes when it stops.
-type Server = localserver.Server
+// Server is a running cognito-local behind its front (front.go): the
+// front serves at Endpoint, the address every client uses, and makes
+// the server refuse what Cognito refuses and cognito-local does not.
+// Its working folder (.cognito/ holds its config and data) goes when it
+// stops.
+type Server struct {
+	// Endpoint is the front's address (http://127.0.0.1:PORT), which
+	// the tokens name as their issuer's.
+	Endpoint string
+	// Engine is cognito-local's own address, behind the front: only a
+	// test of what cognito-local does by itself has a use for it.
+	Engine string
+	engine *localserver.Server
+	front  *http.Server
+}
 
-// Start starts cognito-local as localserver.Start does (on addr, or a free
-// loopback port), keeping its pools and users in a new temporary folder
-// that Stop removes; its output goes to log.
+// Start starts cognito-local, and its front on addr (a free loopback
+// port when "" or port 0), keeping its pools and users in a new
+// temporary folder that Stop removes; cognito-local's output goes to
+// log. When addr is in use the error wraps localserver.ErrAddrInUse.
 func Start(ctx context.Context, root, addr string, log io.Writer) (*Server, error) {
 	start := filepath.Join(root, StartPath)
 	if _, err := os.Stat(start); err != nil {
 		return nil, fmt.Errorf("cognito-local is not installed (%s): run `make cognito`", StartPath)
 	}
-	dir, err := os.MkdirTemp("", "stampduty-cognito-")
-	if err != nil {
-		return nil, err
+	// The front listens first: cognito-local names its tokens' issuer
+	// from its config, which must name the front's address.
+	ln, err := net.Listen("tcp", cmp.Or(addr, "127.0.0.1:0"))
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, fmt.Errorf("start cognito: %s: %w", addr, localserver.ErrAddrInUse)
+	} else if err != nil {
+		return nil, fmt.Errorf("start cognito: %w", err)
 	}
-	return localserver.Start(ctx, addr, localserver.Spec{
+	endpoint := "http://" + ln.Addr().String()
+	dir, err := os.MkdirTemp("", "stampduty-cognito-")
+	if err == nil {
+		err = writeConfig(dir, endpoint)
+	}
+	if err != nil {
+		ln.Close()
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("start cognito: %w", err)
+	}
+	engine, err := localserver.Start(ctx, "", localserver.Spec{
 		Name: "cognito",
 		Command: func(host, port string) *exec.Cmd {
 			cmd := exec.Command("node", start)
-			// It reads where to listen from HOST and PORT, and names its
-			// tokens' issuer from them too; it keeps its data in
-			// .cognito/ of its working folder.
+			// It reads where to listen from HOST and PORT; it keeps its
+			// config and data in .cognito/ of its working folder.
 			cmd.Dir = dir
 			cmd.Env = append(os.Environ(), "HOST="+host, "PORT="+port,
 				"AWS_SDK_JS_SUPPRESS_MAINTENANCE_MODE_MESSAGE=1")
@@ -98,7 +132,43 @@ func Start(ctx context.Context, root, addr string, log io.Writer) (*Server, erro
 		Log: log,
 		Dir: dir,
 	})
+	if err != nil {
+		ln.Close()
+		return nil, err
+	}
+	f, err := newFront(engine.Endpoint)
+	if err != nil {
+		ln.Close()
+		engine.Stop()
+		return nil, err
+	}
+	s := &Server{Endpoint: endpoint, Engine: engine.Endpoint, engine: engine,
+		front: &http.Server{Handler: f, ReadHeaderTimeout: 10 * time.Second}}
+	go func() { _ = s.front.Serve(ln) }()
+	return s, nil
 }
+
+// writeConfig writes cognito-local's config into dir/.cognito: the
+// issuer its tokens name is the front's endpoint, <endpoint>/<pool id>.
+func writeConfig(dir, endpoint string) error {
+	b, err := json.Marshal(map[string]any{"TokenConfig": map[string]string{"IssuerDomain": endpoint}})
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Join(dir, ".cognito"), 0o700); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, ".cognito", "config.json"), b, 0o600)
+}
+
+// Stop stops the front and cognito-local, and removes its folder.
+func (s *Server) Stop() {
+	_ = s.front.Close()
+	s.engine.Stop()
+}
+
+// Pid returns cognito-local's process id.
+func (s *Server) Pid() int { return s.engine.Pid() }
 
 // Client returns a Cognito client for the local server at endpoint.
 func Client(endpoint string) *cip.Client {

@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -15,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	cip "github.com/aws/aws-sdk-go-v2/service/cognitoidentityprovider"
+	"github.com/aws/aws-sdk-go-v2/service/cognitoidentityprovider/types"
 
 	"stampduty/shared/testkit/samtemplate"
 )
@@ -24,7 +27,10 @@ import (
 // user yet.
 type TestPool struct {
 	Endpoint, PoolID, ClientID string
-	Client                     *cip.Client
+	// Engine is cognito-local's own address, behind the front at
+	// Endpoint (Server.Engine).
+	Engine string
+	Client *cip.Client
 	// Log is what the server printed: cognito-local prints the messages
 	// it would send (an invitation's temporary password) there.
 	Log *SyncBuffer
@@ -40,7 +46,7 @@ func NewTestPool(t testing.TB) *TestPool {
 	if len(tmpl.UserPools) != 1 || len(tmpl.UserPoolClients) != 1 {
 		t.Fatalf("the template has %d user pools and %d clients, not one of each", len(tmpl.UserPools), len(tmpl.UserPoolClients))
 	}
-	return &TestPool{Endpoint: srv.Endpoint, PoolID: pools.Names[tmpl.UserPools[0].LogicalID],
+	return &TestPool{Endpoint: srv.Endpoint, Engine: srv.Engine, PoolID: pools.Names[tmpl.UserPools[0].LogicalID],
 		ClientID: pools.Names[tmpl.UserPoolClients[0].LogicalID], Client: client, Log: log}
 }
 
@@ -140,4 +146,62 @@ func (s *SyncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// SignUpRefusal is Cognito's answer to a SignUp on a pool that allows
+// only administrators to create users, as AWS sends it (front.go).
+const SignUpRefusal = `{"__type":"NotAuthorizedException","message":"SignUp is not permitted for this user pool"}`
+
+// SignUp sends Cognito's SignUp for email on the app client clientID to
+// endpoint as a browser does (no credentials: SignUp is public), and
+// returns the answer's status, Content-Type and body.
+func SignUp(t testing.TB, endpoint, clientID, email, password string) (int, string, string) {
+	t.Helper()
+	in, err := json.Marshal(map[string]any{"ClientId": clientID, "Username": email, "Password": password,
+		"UserAttributes": []map[string]string{{"Name": "email", "Value": email}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, endpoint+"/", bytes.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/x-amz-json-1.1")
+	req.Header.Set("X-Amz-Target", signUpTarget)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("SignUp at %s: %v", endpoint, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("SignUp at %s: read the answer: %v", endpoint, err)
+	}
+	return resp.StatusCode, resp.Header.Get("Content-Type"), string(body)
+}
+
+// WantSignUpRefused fails t unless a SignUp on clientID at endpoint is
+// refused as Cognito refuses it on a pool that allows only
+// administrators to create users: HTTP 400, SignUpRefusal in Cognito's
+// JSON, the AWS SDK's NotAuthorizedException, and no account made.
+func WantSignUpRefused(t testing.TB, endpoint, poolID, clientID string) {
+	t.Helper()
+	const email, password = "self-signed@example.com", "Self-signed-password-1"
+	status, contentType, body := SignUp(t, endpoint, clientID, email, password)
+	if status != http.StatusBadRequest || contentType != "application/x-amz-json-1.1" || body != SignUpRefusal {
+		t.Errorf("SignUp: %d %s %s, want 400 application/x-amz-json-1.1 %s", status, contentType, body, SignUpRefusal)
+	}
+	client := Client(endpoint)
+	_, err := client.SignUp(t.Context(), &cip.SignUpInput{ClientId: aws.String(clientID), Username: aws.String(email), Password: aws.String(password)})
+	var nae *types.NotAuthorizedException
+	if !errors.As(err, &nae) || aws.ToString(nae.Message) != "SignUp is not permitted for this user pool" {
+		t.Errorf("SignUp through the AWS SDK: %v, want NotAuthorizedException: SignUp is not permitted for this user pool", err)
+	}
+	users, err := client.ListUsers(t.Context(), &cip.ListUsersInput{UserPoolId: aws.String(poolID), Filter: aws.String(`email = "` + email + `"`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(users.Users) != 0 {
+		t.Errorf("SignUp made an account: %+v", users.Users)
+	}
 }
