@@ -274,6 +274,27 @@ func checkConflict(t *testing.T, s *stack, b *browser.Browser) {
 	p.WaitText(browser.Role("status", ""), "Someone else changed this order first: The unique_doc_ref of a fulfillment cannot be changed once stored. It is shown as it is now.")
 	p.Find(browser.Button("Move to Procured"))
 	checkRefused(t, p, "conflict", "409 (Conflict) ("+s.URL+"/api/console/orders/")
+
+	// A certificate number another order's paper holds (papers.md: a
+	// number names one paper) is refused beside its field, the value kept
+	// for correcting.
+	other := createOrder(t, s, 1)
+	if err := json.Unmarshal(console("GET", "/api/console/orders/"+other, ""), &order); err != nil || len(order.Data.Fulfillments) != 1 {
+		t.Fatalf("order: %v %+v", err, order)
+	}
+	_, cn := functest.NewNumbers()
+	ref, _ := functest.NewNumbers()
+	for _, body := range []string{`{"order_status":"Created","unique_doc_ref":"` + ref + `"}`, `{"order_status":"Procured","certificate_number":"` + cn + `"}`} {
+		console("PATCH", "/api/console/orders/"+other+"/papers/"+order.Data.Fulfillments[0].DocumentID, body)
+	}
+	paper := p.Within(browser.Role("group", "Paper 1"))
+	paper.Fill(browser.TextBox("Certificate number"), cn)
+	paper.Press(browser.Button("Move to Procured"))
+	paper.WaitText(browser.Role("alert", ""), "The certificate_number is another paper's: each number names one paper.")
+	if got := paper.Value(browser.TextBox("Certificate number")); got != cn {
+		t.Errorf("the refused number's field holds %q, want it kept: %q", got, cn)
+	}
+	checkRefused(t, p, "number-taken", "409 (Conflict) ("+s.URL+"/api/console/orders/")
 }
 
 // checkRefused is browser.Page.Check for a page whose request was

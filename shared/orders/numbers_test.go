@@ -3,9 +3,7 @@ package orders_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,25 +15,16 @@ import (
 // raceTrials is how many times each race of TestNumbersNameOnePaper is run.
 const raceTrials = 12
 
-// numberSeq makes numbers no other test of the run uses: a valid
-// certificate_number (IN-KA + 14 digits + a letter) and unique_doc_ref.
-var numberSeq atomic.Int64
-
-func newNumbers() (ref, cn string) {
-	n := numberSeq.Add(1) + time.Now().UnixNano()%1e9*1000
-	return fmt.Sprintf("SUBIN-RACE%014d", n), fmt.Sprintf("IN-KA%014dY", n)
-}
-
 // toCreated and toProcured are moves with numbers no other paper has: a
 // number names one paper (papers.md), so each paper a test numbers needs
 // its own.
 func toCreated() stampduty.Change {
-	ref, _ := newNumbers()
+	ref, _ := functest.NewNumbers()
 	return stampduty.Change{Status: stampduty.StatusCreated, UniqueDocRef: ref}
 }
 
 func toProcured() stampduty.Change {
-	_, cn := newNumbers()
+	_, cn := functest.NewNumbers()
 	return stampduty.Change{Status: stampduty.StatusProcured, CertificateNumber: cn}
 }
 
@@ -112,55 +101,53 @@ func TestNumbersNameOnePaper(t *testing.T) {
 	}
 	created := func(t *testing.T, o stampduty.Order, paper int) {
 		t.Helper()
-		ref, _ := newNumbers()
+		ref, _ := functest.NewNumbers()
 		if err := advance(o, paper, stampduty.Change{Status: stampduty.StatusCreated, UniqueDocRef: ref})(); err != nil {
 			t.Fatal(err)
 		}
 	}
 
-	t.Run("two papers of one order racing for a certificate_number: one wins", func(t *testing.T) {
+	// raceFor races paper px of x and paper py of y for one new number of
+	// field, each moved to the status that stores it, trials times.
+	raceFor := func(t *testing.T, field string, pair func() (x stampduty.Order, px int, y stampduty.Order, py int)) {
 		for range raceTrials {
-			o := functest.AddPapers(t, w.env, "owner", 2)
-			created(t, o, 0)
-			created(t, o, 1)
-			_, cn := newNumbers()
-			c := stampduty.Change{Status: stampduty.StatusProcured, CertificateNumber: cn}
-			a, b := race(advance(o, 0, c), advance(o, 1, c))
-			oneWins(t, orders.FieldCertificateNumber, a, b)
-			if got, want := holders(t, w, orders.FieldCertificateNumber, cn, o), 1; got != want {
-				t.Fatalf("%d papers hold the number, want %d", got, want)
+			x, px, y, py := pair()
+			ref, cn := functest.NewNumbers()
+			c, number := stampduty.Change{Status: stampduty.StatusCreated, UniqueDocRef: ref}, ref
+			if field == orders.FieldCertificateNumber {
+				created(t, x, px)
+				created(t, y, py)
+				c, number = stampduty.Change{Status: stampduty.StatusProcured, CertificateNumber: cn}, cn
+			}
+			a, b := race(advance(x, px, c), advance(y, py, c))
+			oneWins(t, field, a, b)
+			os := []stampduty.Order{x}
+			if y.DocumentID != x.DocumentID {
+				os = append(os, y)
+			}
+			if got, want := holders(t, w, field, number, os...), 1; got != want {
+				t.Fatalf("%d papers hold the %s, want %d", got, field, want)
 			}
 		}
+	}
+	twoCallers := func() (stampduty.Order, int, stampduty.Order, int) {
+		return functest.AddOrders(t, w.env, "owner", 1)[0], 0, functest.AddOrders(t, w.env, "other", 1)[0], 0
+	}
+	t.Run("two papers of one order racing for a certificate_number: one wins", func(t *testing.T) {
+		raceFor(t, orders.FieldCertificateNumber, func() (stampduty.Order, int, stampduty.Order, int) {
+			o := functest.AddPapers(t, w.env, "owner", 2)
+			return o, 0, o, 1
+		})
 	})
 	t.Run("orders of two callers racing for a certificate_number: one wins", func(t *testing.T) {
-		for range raceTrials {
-			x, y := functest.AddOrders(t, w.env, "owner", 1)[0], functest.AddOrders(t, w.env, "other", 1)[0]
-			created(t, x, 0)
-			created(t, y, 0)
-			_, cn := newNumbers()
-			c := stampduty.Change{Status: stampduty.StatusProcured, CertificateNumber: cn}
-			a, b := race(advance(x, 0, c), advance(y, 0, c))
-			oneWins(t, orders.FieldCertificateNumber, a, b)
-			if got, want := holders(t, w, orders.FieldCertificateNumber, cn, x, y), 1; got != want {
-				t.Fatalf("%d papers hold the number, want %d", got, want)
-			}
-		}
+		raceFor(t, orders.FieldCertificateNumber, twoCallers)
 	})
 	t.Run("orders of two callers racing for a unique_doc_ref: one wins", func(t *testing.T) {
-		for range raceTrials {
-			x, y := functest.AddOrders(t, w.env, "owner", 1)[0], functest.AddOrders(t, w.env, "other", 1)[0]
-			ref, _ := newNumbers()
-			c := stampduty.Change{Status: stampduty.StatusCreated, UniqueDocRef: ref}
-			a, b := race(advance(x, 0, c), advance(y, 0, c))
-			oneWins(t, orders.FieldDocRef, a, b)
-			if got, want := holders(t, w, orders.FieldDocRef, ref, x, y), 1; got != want {
-				t.Fatalf("%d papers hold the ref, want %d", got, want)
-			}
-		}
+		raceFor(t, orders.FieldDocRef, twoCallers)
 	})
 	t.Run("another caller's number, one move after the other, is 409 and the paper is unchanged", func(t *testing.T) {
 		x, y := functest.AddOrders(t, w.env, "owner", 1)[0], functest.AddOrders(t, w.env, "other", 1)[0]
-		ref, _ := newNumbers()
+		ref, _ := functest.NewNumbers()
 		if err := advance(x, 0, stampduty.Change{Status: stampduty.StatusCreated, UniqueDocRef: ref})(); err != nil {
 			t.Fatal(err)
 		}
@@ -173,7 +160,7 @@ func TestNumbersNameOnePaper(t *testing.T) {
 	})
 	t.Run("the same move again is done, not a conflict with itself", func(t *testing.T) {
 		o := functest.AddOrders(t, w.env, "owner", 1)[0]
-		ref, _ := newNumbers()
+		ref, _ := functest.NewNumbers()
 		c := stampduty.Change{Status: stampduty.StatusCreated, UniqueDocRef: ref}
 		// The first write lands but its answer is lost; the retry finds it.
 		lost := w.fulfiller(landsThenFails{w.orders}, w.files())
@@ -187,7 +174,7 @@ func TestNumbersNameOnePaper(t *testing.T) {
 	})
 	t.Run("a failed move releases its claim", func(t *testing.T) {
 		x, y := functest.AddOrders(t, w.env, "owner", 1)[0], functest.AddOrders(t, w.env, "other", 1)[0]
-		ref, _ := newNumbers()
+		ref, _ := functest.NewNumbers()
 		c := stampduty.Change{Status: stampduty.StatusCreated, UniqueDocRef: ref}
 		failing := w.fulfiller(failingReplace{w.orders, stampduty.Unavailable(errors.New("throttled"))}, w.files())
 		failing.Numbers = f.Numbers
@@ -200,7 +187,7 @@ func TestNumbersNameOnePaper(t *testing.T) {
 	})
 	t.Run("a claim left by a move that never stored its paper blocks the number only while it may be in flight", func(t *testing.T) {
 		x, y := functest.AddOrders(t, w.env, "owner", 1)[0], functest.AddOrders(t, w.env, "other", 1)[0]
-		ref, _ := newNumbers()
+		ref, _ := functest.NewNumbers()
 		left := orders.Claim{Field: orders.FieldDocRef, Number: ref, Owner: "owner", Order: x.DocumentID,
 			Paper: x.Fulfillments[0].DocumentID, At: time.Now(), Token: "left-behind"}
 		if _, ok, err := f.Numbers.Claim(ctx, left); err != nil || !ok {
@@ -220,7 +207,7 @@ func TestNumbersNameOnePaper(t *testing.T) {
 		}
 	})
 	t.Run("a test paper's number is checked among test papers only", func(t *testing.T) {
-		ref, _ := newNumbers()
+		ref, _ := functest.NewNumbers()
 		live := orders.Claim{Field: orders.FieldDocRef, Number: ref, Owner: "owner", Order: "o1", Paper: "p1", At: time.Now(), Token: "t1"}
 		test := live
 		test.Test, test.Owner, test.Order, test.Paper, test.Token = true, stampduty.TestOwnerOf("owner"), "o2", "p2", "t2"
@@ -238,7 +225,7 @@ func TestNumbersNameOnePaper(t *testing.T) {
 	})
 	t.Run("a move that stores a number without the numbers table is refused, not stored unchecked", func(t *testing.T) {
 		o := functest.AddOrders(t, w.env, "owner", 1)[0]
-		ref, _ := newNumbers()
+		ref, _ := functest.NewNumbers()
 		unwired := *f
 		unwired.Numbers = nil
 		if _, err := unwired.Advance(ctx, o.DocumentID, o.Fulfillments[0].DocumentID, stampduty.Change{Status: stampduty.StatusCreated, UniqueDocRef: ref}, "op"); stampduty.ErrorCode(err) != stampduty.EINTERNAL {

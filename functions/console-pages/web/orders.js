@@ -122,26 +122,45 @@ async function move(o, f, next, form, err) {
     ok = false;
   }
   if (!ok) return;
-  await send(err, () => api("PATCH", paperPath(o, f), body));
+  await send(err, () => api("PATCH", paperPath(o, f), body), form);
 }
 
 function paperPath(o, f) {
   return "/api/console/orders/" + encodeURIComponent(o.documentId) + "/papers/" + encodeURIComponent(f.documentId);
 }
 
-// send runs a write and shows the order as it now is; a 409 (someone else
-// changed it first) says so plainly, and shows the order as it now is too.
-async function send(err, write) {
+// send runs a write and shows the order as it now is. A refusal that names
+// a field of form (a number another paper holds: 409 with details.errors)
+// is shown beside that field, its value kept for correcting; another 409
+// (someone else changed it first) says so plainly, and shows the order as
+// it now is too.
+async function send(err, write, form) {
   try {
     const o = (await write()).data;
     renderOrder(o);
     $("status").textContent = "Saved.";
   } catch (e) {
-    if (e.status === 409) {
+    const named = form && namedField(form, e);
+    if (named) {
+      $(named.input.id + "-e").textContent = named.message;
+      named.input.setAttribute("aria-invalid", "true");
+      named.input.focus();
+    } else if (e.status === 409) {
       await loadOrder(current.documentId);
       $("status").textContent = "Someone else changed this order first: " + e.message + " It is shown as it is now.";
     } else err.textContent = e.message;
   }
+}
+
+// namedField returns the input of form that a refusal's details.errors
+// names, with its message; null when it names none of them.
+function namedField(form, e) {
+  const errors = (e.body && e.body.error && e.body.error.details && e.body.error.details.errors) || [];
+  for (const d of errors) {
+    const input = [...form.querySelectorAll("input[name]")].find((i) => d.path && i.name === d.path[0]);
+    if (input) return { input, message: d.message };
+  }
+  return null;
 }
 
 function certificate(o, f, p) {

@@ -24,9 +24,10 @@ type Move func(o stampduty.Order, paper int, body string) Response
 // numberSeq keeps the numbers CheckNumbers makes apart within a run.
 var numberSeq atomic.Int64
 
-// newNumbers returns a unique_doc_ref and a certificate_number no other
-// paper of the run has.
-func newNumbers() (ref, cn string) {
+// NewNumbers returns a unique_doc_ref and a certificate_number no other
+// paper of the test binary's run has: a number names one paper
+// (papers.md), so each paper a test numbers needs its own.
+func NewNumbers() (ref, cn string) {
 	n := numberSeq.Add(1) + time.Now().UnixNano()%1e9*1000
 	return fmt.Sprintf("SUBIN-NUMBERS%014d", n), fmt.Sprintf("IN-KA%014dN", n)
 }
@@ -48,7 +49,7 @@ func CheckNumbers(t *testing.T, s *Stack, move Move, trials int) Races {
 	var r Races
 	created := func(o stampduty.Order, paper int) {
 		t.Helper()
-		ref, _ := newNumbers()
+		ref, _ := NewNumbers()
 		if resp := move(o, paper, `{"order_status":"Created","unique_doc_ref":"`+ref+`"}`); resp.Status != http.StatusOK {
 			t.Fatalf("move to Created: %d %s", resp.Status, resp.Body)
 		}
@@ -92,7 +93,7 @@ func CheckNumbers(t *testing.T, s *Stack, move Move, trials int) Races {
 		o := AddPapers(t, s.Env, "numbers-one", 2)
 		created(o, 0)
 		created(o, 1)
-		_, cn := newNumbers()
+		_, cn := NewNumbers()
 		won, lost := race(procure(o, 0, cn), procure(o, 1, cn))
 		tally(&r.SameOrder, won, lost)
 	}
@@ -100,14 +101,14 @@ func CheckNumbers(t *testing.T, s *Stack, move Move, trials int) Races {
 		x, y := AddOrders(t, s.Env, "numbers-one", 1)[0], AddOrders(t, s.Env, "numbers-two", 1)[0]
 		created(x, 0)
 		created(y, 0)
-		_, cn := newNumbers()
+		_, cn := NewNumbers()
 		won, lost := race(procure(x, 0, cn), procure(y, 0, cn))
 		tally(&r.OtherCallers, won, lost)
 	}
 
 	// A move whose order write fails releases its claim.
 	x, y := AddOrders(t, s.Env, "numbers-one", 1)[0], AddOrders(t, s.Env, "numbers-two", 1)[0]
-	ref, _ := newNumbers()
+	ref, _ := NewNumbers()
 	orders := s.Env.Table("OrdersTable")
 	s.Proxy.SetFault(func(c storetest.ProxyCall) *storetest.Fault {
 		if c.Operation == "PutItem" && c.Table == orders {
