@@ -599,3 +599,134 @@ func TestBatchHugeRefusalsReplay(t *testing.T) {
 		t.Errorf("%d orders stored", got)
 	}
 }
+
+// rowNested returns a create body nested depth levels deep (the body
+// itself is level 1): amount holds depth-1 arrays around 200.
+func rowNested(depth int) string { return `{"amount":` + nested("[", "200", "]", depth-1) + `}` }
+
+// TestBatchNestedRows: a row nested deeper than a create's body may be is
+// answered in its row with exactly the status and error object a create
+// with that body answers, its depth measured from the row as the create's
+// from its body, and the valid rows beside it are created, or priced in a
+// dry run (papers.md: one bad row never stops the others). The rows: the
+// attack's {"amount": [[[…40 levels…]]]}, the first level refused (33)
+// and the last allowed (32, refused for its amount alone), 33 counted
+// from a {"data": …} row, 5,000 objects in an otherwise valid order, and
+// 9,998 levels, the deepest a row can nest (the body then nests 10,000).
+func TestBatchNestedRows(t *testing.T) {
+	c := creating{functest.New(t, "CreateOrderFunction", wire)}
+	bads := []struct{ name, body string }{
+		{"Attack41", rowNested(41)},
+		{"Depth33", rowNested(33)},
+		{"Depth32", rowNested(32)},
+		{"Depth33InData", wrap(rowNested(32))},
+		{"Objects5000InValidOrder", string(orderJSON([2]string{"purpose", nested(`{"$ne":`, "null", "}", 5000)}))},
+		{"Depth9998", rowNested(9998)},
+	}
+	var rows []string
+	var singles []json.RawMessage
+	for i, b := range bads {
+		rows = append(rows, body(map[string]any{"firstPartyName": fmt.Sprintf("Nested %d", i)}), b.body)
+		r := c.send(functest.DevHeaders, b.body)
+		if r.Status != 400 {
+			t.Fatalf("%s: the create answered %d: %.300s", b.name, r.Status, r.Body)
+		}
+		var env struct{ Error json.RawMessage }
+		if err := json.Unmarshal([]byte(r.Body), &env); err != nil {
+			t.Fatal(err)
+		}
+		singles = append(singles, env.Error)
+	}
+	for _, tc := range []struct {
+		name, query string
+		stored      int
+	}{{"DryRun", "dryRun=true", 0}, {"Create", "", len(bads)}} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := listOrders(t, c.Stack)
+			got := functest.OK[batchAnswer](t, sendBatch(c.Stack, functest.DevHeaders, tc.query, batchBody(rows...)))
+			if got, want := len(got.Data), len(rows); got != want {
+				t.Fatalf("%d rows answered, want %d", got, want)
+			}
+			for i, b := range bads {
+				good, row := got.Data[2*i], got.Data[2*i+1]
+				if good.Status != 200 || (good.OrderID == nil) != (tc.stored == 0) || good.TotalAmount != 200 || good.Error != nil {
+					t.Errorf("row %d (valid, beside %s) = %+v", 2*i, b.name, good)
+				}
+				if row.Index != 2*i+1 || row.Status != 400 || row.OrderID != nil || !sameJSON(t, row.Error, singles[i]) {
+					t.Errorf("%s: row = index %d status %d error %s; the create answered 400 %s", b.name, row.Index, row.Status, row.Error, singles[i])
+				}
+			}
+			if m := got.Meta; m.Created != len(bads) || m.Failed != len(bads) || m.DryRun != (tc.stored == 0) || m.TotalAmount != int64(200*len(bads)) {
+				t.Errorf("meta = %+v", m)
+			}
+			if got := listOrders(t, c.Stack) - before; got != tc.stored {
+				t.Errorf("%d orders stored, want %d", got, tc.stored)
+			}
+		})
+	}
+}
+
+// TestBatchNestingLimit: what stays a refusal of the whole request. A
+// body nested deeper than encoding/json reads any JSON (10,000 levels: a
+// row of 9,999) is one 400 "The body is not valid JSON", as a create's
+// body that deep is; 1 MiB of brackets or members opened and never closed
+// is refused after 10,000 of them. 100 rows nested 1,951 objects deep
+// each (1 MiB) are read whole and each answered in its row, within the
+// 10 s papers.md gives a batch. Nothing is stored.
+func TestBatchNestingLimit(t *testing.T) {
+	s := functest.New(t, "CreateOrderFunction", wire)
+	const mib = 1 << 20
+	open := func(unit string) string { // {"data":[ then unit repeated up to 1 MiB
+		head := `{"data":[`
+		return head + strings.Repeat(unit, (mib-len(head))/len(unit))
+	}
+	for _, tc := range []struct{ name, body string }{
+		{"Depth10001", batchBody(body(nil), rowNested(9999))},
+		{"Depth10001InData", batchBody(body(nil), wrap(rowNested(9998)))},
+		{"OneMiBOfOpenArrays", open("[")},
+		{"OneMiBOfOpenObjects", open(`{"":`)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := listOrders(t, s)
+			start := time.Now()
+			r := sendBatch(s, functest.DevHeaders, "", tc.body)
+			t.Logf("%d bytes answered %d in %v", len(tc.body), r.Status, time.Since(start).Round(time.Millisecond))
+			if r.Status != 400 {
+				t.Fatalf("status %d, want 400: %.300s", r.Status, r.Body)
+			}
+			e := r.Error(t)
+			if got, want := e.Error.Message, "Invalid data. The body is not valid JSON"; got != want {
+				t.Errorf("message = %q, want %q", got, want)
+			}
+			if paths := e.Paths(); len(paths) != 1 || paths[0] != "" {
+				t.Errorf("paths = %q, want the body's alone", paths)
+			}
+			if got := listOrders(t, s) - before; got != 0 {
+				t.Errorf("%d orders stored", got)
+			}
+		})
+	}
+	t.Run("HundredDeepRows", func(t *testing.T) {
+		row := string(orderJSON([2]string{"purpose", nested(`{"":`, "null", "}", 1950)}))
+		rows := make([]string, 100)
+		for i := range rows {
+			rows[i] = row
+		}
+		b := batchBody(rows...)
+		if len(b) > mib {
+			t.Fatalf("%d bytes", len(b))
+		}
+		start := time.Now()
+		got := functest.OK[batchAnswer](t, sendBatch(s, functest.DevHeaders, "", b))
+		took := time.Since(start)
+		t.Logf("%d rows of 1,951 levels, %d bytes: %v", len(rows), len(b), took.Round(time.Millisecond))
+		if got.Meta.Created != 0 || got.Meta.Failed != len(rows) {
+			t.Errorf("meta = %+v", got.Meta)
+		}
+		for _, r := range got.Data {
+			if r.Status != 400 || !strings.Contains(string(r.Error), "The body is nested too deeply") {
+				t.Fatalf("row %d = %d %s", r.Index, r.Status, r.Error)
+			}
+		}
+	})
+}
