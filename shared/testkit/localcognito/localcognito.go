@@ -28,7 +28,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -52,17 +51,24 @@ const (
 	SecretAccessKey = "local"
 )
 
+// Installed returns cognito-local's entry point under the module root, or a
+// *localserver.NotInstalledError when `make cognito` has not run.
+func Installed(root string) (string, error) {
+	return localserver.Find(root, StartPath, "cognito-local", "cognito")
+}
+
 // Server is a running cognito-local; its working folder (.cognito/ holds
 // its config and data) goes when it stops.
 type Server = localserver.Server
 
 // Start starts cognito-local as localserver.Start does (on addr, or a free
 // loopback port), keeping its pools and users in a new temporary folder
-// that Stop removes; its output goes to log.
+// that Stop removes; its output goes to log. Without cognito-local, its
+// error is a *localserver.NotInstalledError.
 func Start(ctx context.Context, root, addr string, log io.Writer) (*Server, error) {
-	start := filepath.Join(root, StartPath)
-	if _, err := os.Stat(start); err != nil {
-		return nil, fmt.Errorf("cognito-local is not installed (%s): run `make cognito`", StartPath)
+	start, err := Installed(root)
+	if err != nil {
+		return nil, err
 	}
 	dir, err := os.MkdirTemp("", "stampduty-cognito-")
 	if err != nil {
