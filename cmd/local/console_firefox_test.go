@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"stampduty/shared/testkit/browser"
+	"stampduty/shared/testkit/localserver"
 )
 
 // DefaultFirefox is where Debian's firefox-esr package installs Firefox,
@@ -40,16 +41,15 @@ func checkConsoleFirefox(t *testing.T, s *stack) {
 		exe = p
 	}
 	if _, err := os.Stat(exe); errors.Is(err, fs.ErrNotExist) {
-		if ci, _ := strconv.ParseBool(os.Getenv("CI")); ci {
+		if localserver.InCI() {
 			t.Fatalf("Firefox is not installed at %s and CI=true: the Firefox test must run in CI; `make test` installs it first (`make firefox`, as root)", exe)
 		}
 		t.Skipf("Firefox is not installed at %s: run `make firefox` (as root: apt-get install firefox-esr), or set FIREFOX to a Firefox binary; with CI=true this fails", exe)
 	}
 	root := moduleRoot(t)
 	dir := filepath.Join(root, "cmd", "local", "firefox")
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "puppeteer-core", "package.json")); err != nil {
-		t.Fatalf("puppeteer-core is not installed (run make puppeteer): %v", err)
-	}
+	_, err := localserver.Find(root, "cmd/local/firefox/node_modules/puppeteer-core/package.json", "puppeteer-core", "puppeteer")
+	localserver.Require(t, err) // skipped without it, but in CI
 	orders := createOrder(t, s, 1) + "," + createOrder(t, s, 1)
 	operator := s.Cognito.Staff[1]
 

@@ -22,20 +22,48 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"stampduty/shared/testkit/functest"
+	"stampduty/shared/testkit/localcognito"
 	"stampduty/shared/testkit/localdb"
+	"stampduty/shared/testkit/locals3"
 	"stampduty/shared/testkit/localserver"
 	"stampduty/shared/testkit/samtemplate"
+	"stampduty/shared/testkit/storetest"
 )
 
 // commandDir holds the cmd/local binary the tests build (see command).
 var commandDir string
 
+// TestMain runs the tests when the stack's engines are installed; without
+// them it runs none, saying so in one line, except with CI=true, where it
+// fails (localserver.SkipLine).
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := runInstalled(m)
 	if commandDir != "" {
 		os.RemoveAll(commandDir)
 	}
 	os.Exit(code)
+}
+
+// runInstalled runs m once dynalite, the S3 server and cognito-local are
+// installed (storetest.RunNone's "no tests to run" without them).
+func runInstalled(m *testing.M) int {
+	root, err := localdb.ModuleRoot(".")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	_, db := localdb.Installed(root)
+	_, s3 := locals3.Installed(root)
+	_, cognito := localcognito.Installed(root)
+	if err := errors.Join(db, s3, cognito); err != nil {
+		if line, skip := localserver.SkipLine(err); skip {
+			fmt.Println(line)
+			return storetest.RunNone(m)
+		}
+		fmt.Fprintln(os.Stderr, localserver.FailLine(err))
+		return 1
+	}
+	return m.Run()
 }
 
 var (

@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"stampduty/shared/catalogue"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/fake"
 )
@@ -45,7 +46,7 @@ func benchArticles(b *testing.B, n int) []stampduty.Article {
 // catalogue cached: parsing the query, sorting 100 articles by purpose name
 // and encoding them, through the handler's routes.
 func BenchmarkEncodeArticles(b *testing.B) {
-	h := &handler{articles: fake.Articles(benchArticles(b, 100))}
+	h := &handler{articles: &catalogue.Lister{Articles: fake.Articles(benchArticles(b, 100))}}
 	srv := h.routes()
 	req := httptest.NewRequest(http.MethodGet, "/api/stamp-duty-datas?pagination%5BpageSize%5D=100&sort%5B0%5D=purpose_name%3Aasc", nil)
 	w := &fake.DiscardWriter{}

@@ -30,7 +30,7 @@ const coldStartCalls = "GetItem:CatalogueTable=2"
 // the function may make), and once the catalogue is published (`stampctl
 // articles publish`) the next cold instance reads the snapshot and never
 // scans.
-func (c catalogue) oldDeployment(t *testing.T) {
+func (c sample) oldDeployment(t *testing.T) {
 	ctx := context.Background()
 	want := map[string]string{}
 	for _, q := range snapshotQueries {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"stampduty/shared/catalogue"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/strapiquery"
 	"stampduty/shared/testkit/fake"
@@ -133,9 +134,9 @@ func FuzzListArticles(f *testing.F) {
 	for _, s := range functest.QueryCorpus(f) {
 		f.Add(s)
 	}
-	catalogue := newFuzzCatalogue(f)
-	before := slices.Clone(catalogue)
-	routes := (&handler{articles: catalogue}).routes()
+	arts := newFuzzCatalogue(f)
+	before := slices.Clone(arts)
+	routes := (&handler{articles: &catalogue.Lister{Articles: arts}}).routes()
 	f.Fuzz(func(t *testing.T, raw string) {
 		r := httptest.NewRequest(http.MethodGet, "/api/stamp-duty-datas", nil)
 		r.URL.RawQuery = raw
@@ -148,12 +149,12 @@ func FuzzListArticles(f *testing.F) {
 		if !json.Valid(body) {
 			t.Fatalf("query %q: status %d: body is not JSON: %q", raw, status, body)
 		}
-		if !slices.EqualFunc(catalogue, before, func(a, b stampduty.Article) bool { return a.ID == b.ID }) {
+		if !slices.EqualFunc(arts, before, func(a, b stampduty.Article) bool { return a.ID == b.ID }) {
 			t.Fatalf("query %q reordered the cached catalogue", raw)
 		}
 		switch status {
 		case 200:
-			checkArticlePage(t, raw, catalogue, body)
+			checkArticlePage(t, raw, arts, body)
 		case 400:
 			functest.CheckQueryRefused(t, status, body)
 		default:

@@ -25,12 +25,12 @@ type listBody struct {
 	} `json:"meta"`
 }
 
-// catalogue is TestListArticles's function over the sample catalogue (11
+// sample is TestListArticles's function over the sample catalogue (11
 // articles), which each subtest lists in turn.
-type catalogue struct{ *functest.Stack }
+type sample struct{ *functest.Stack }
 
 // list lists the articles with the raw query, and decodes a 200's body.
-func (c catalogue) list(t *testing.T, query string) (functest.Response, listBody) {
+func (c sample) list(t *testing.T, query string) (functest.Response, listBody) {
 	t.Helper()
 	r := c.Invoke(functest.Request("GET", "/api/stamp-duty-datas", query, nil, ""))
 	var b listBody
@@ -55,7 +55,7 @@ func names(b listBody) string {
 // contract in turn; the last subtest checks the function against
 // template.yaml with every call they made.
 func TestListArticles(t *testing.T) {
-	c := catalogue{functest.New(t, "ListArticlesFunction", wire)}
+	c := sample{functest.New(t, "ListArticlesFunction", wire)}
 	t.Run("PublicDefaultsByID", c.publicDefaultsByID)
 	t.Run("Shape", c.shape)
 	t.Run("FactorIsExactDecimal", func(t *testing.T) {
@@ -93,7 +93,7 @@ func TestListArticles(t *testing.T) {
 	})
 }
 
-func (c catalogue) publicDefaultsByID(t *testing.T) {
+func (c sample) publicDefaultsByID(t *testing.T) {
 	r, b := c.list(t, "")
 	if r.Status != 200 {
 		t.Fatalf("status %d: %s", r.Status, r.Body)
@@ -108,7 +108,7 @@ func (c catalogue) publicDefaultsByID(t *testing.T) {
 	}
 }
 
-func (c catalogue) shape(t *testing.T) {
+func (c sample) shape(t *testing.T) {
 	r := c.Invoke(functest.Request("GET", "/api/stamp-duty-datas", "sort=purpose_name,state&pagination[pageSize]=1", nil, ""))
 	var raw struct {
 		Data []map[string]json.RawMessage `json:"data"`
@@ -183,7 +183,7 @@ func queryCases() []queryCase {
 }
 
 // query sends tc's query and checks its answer.
-func (c catalogue) query(t *testing.T, tc queryCase) {
+func (c sample) query(t *testing.T, tc queryCase) {
 	query, total := tc.query, 11
 	if strings.HasPrefix(tc.name, "Filter") {
 		query += "&pagination[pageSize]=100"
@@ -211,7 +211,7 @@ func (c catalogue) query(t *testing.T, tc queryCase) {
 	}
 }
 
-func (c catalogue) fields(t *testing.T) {
+func (c sample) fields(t *testing.T) {
 	r := c.Invoke(functest.Request("GET", "/api/stamp-duty-datas", "fields[0]=state&fields[1]=fixed&pagination[pageSize]=1", nil, ""))
 	var raw struct {
 		Data []map[string]json.RawMessage `json:"data"`
@@ -225,7 +225,7 @@ func (c catalogue) fields(t *testing.T) {
 	}
 }
 
-func (c catalogue) withoutCount(t *testing.T) {
+func (c sample) withoutCount(t *testing.T) {
 	for query, want := range map[string]string{
 		"pagination[withCount]=false":                     "map[page:1 pageSize:25]",
 		"pagination[withCount]=f&pagination[start]=3":     "map[limit:25 start:3]",

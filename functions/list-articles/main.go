@@ -6,6 +6,7 @@ package main
 import (
 	"net/http"
 
+	"stampduty/shared/catalogue"
 	"stampduty/shared/function"
 	"stampduty/shared/store"
 )
@@ -15,7 +16,7 @@ import (
 // was ever published) to anyone: no token is checked.
 func wire(d function.Deps) http.Handler {
 	cat := store.NewSnapshotCache(d.Catalogue(d.Require("CATALOGUE_TABLE")), d.Articles(d.Require("ARTICLES_TABLE")), store.CatalogueTTL)
-	return (&handler{articles: cat}).routes()
+	return (&handler{articles: &catalogue.Lister{Articles: cat}}).routes()
 }
 
 func main() { function.Main(wire) }

@@ -4,7 +4,8 @@
 // who made it, when, and each changed field before and after, and is
 // published at once (the public list and the quote serve the published
 // snapshot, store.Catalogue). stampctl's `articles` commands run them;
-// the console's endpoints will run the same.
+// the console's endpoints will run the same. Lister (list.go) is the
+// public list of that published snapshot, as list-articles serves it.
 //
 // Orders keep the amounts they were priced with (the order stores its
 // stamp duty, never a reference to the article), so no change here alters

@@ -1,7 +1,8 @@
 // Command generate writes the files that restate what template.yaml says,
-// so that an endpoint is four hand edits (the workflow, the handler,
-// template.yaml, openapi.yaml) and nothing else names routes or functions
-// by hand:
+// so that adding an endpoint touches only the files that say something new
+// (the workflow, the handler, their tests, template.yaml, openapi.yaml:
+// functions/README.md counts them) and nothing else names routes or
+// functions by hand:
 //
 //   - functions/not-found/routes.go: the catch-all's table of every route
 //     but its own (the function knows them without reading the template);

@@ -25,13 +25,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
+	"stampduty/shared/testkit/localserver"
 	"stampduty/shared/testkit/samtemplate"
 )
 
@@ -50,13 +49,6 @@ func Chromium() string {
 		return p
 	}
 	return DefaultChromium
-}
-
-// inCI reports whether the run is CI's: CI set to true (or 1), as CI
-// services and .ci/run's caller set it.
-func inCI() bool {
-	ci, _ := strconv.ParseBool(os.Getenv("CI"))
-	return ci
 }
 
 // Flags are the command-line flags Chromium is started with, on top of
@@ -92,13 +84,13 @@ type Browser struct {
 // Start starts a headless Chromium for t and closes it when t ends. Without
 // Chromium it skips t, saying what to run, unless CI is true, where it
 // fails t: CI must run the browser tests, and `make test` installs
-// Chromium before them. axe-core missing fails t (`make axe`), as dynalite
-// missing fails the store tests.
+// Chromium before them. axe-core missing (`make axe`) skips or fails t by
+// the same rule as a missing engine (localserver.SkipLine).
 func Start(t testing.TB) *Browser {
 	t.Helper()
 	exe := Chromium()
 	if _, err := os.Stat(exe); errors.Is(err, fs.ErrNotExist) {
-		if inCI() {
+		if localserver.InCI() {
 			t.Fatalf("browser: Chromium is not installed at %s and CI=true: the browser tests must run in CI; `make test` installs it first (`make chromium`, as root)", exe)
 		}
 		t.Skipf("browser: Chromium is not installed at %s: run `make chromium` (as root: apt-get install chromium), or set CHROMIUM to a Chromium binary; with CI=true this fails", exe)
@@ -108,9 +100,7 @@ func Start(t testing.TB) *Browser {
 		t.Fatalf("browser: %v", err)
 	}
 	b, err := New(context.Background(), wd, exe)
-	if err != nil {
-		t.Fatalf("browser: %v", err)
-	}
+	localserver.Require(t, err) // without axe-core, skipped but in CI
 	t.Cleanup(b.Close)
 	return b
 }
@@ -122,9 +112,13 @@ func New(ctx context.Context, dir, exe string) (*Browser, error) {
 	if err != nil {
 		return nil, fmt.Errorf("finding the module root: %w", err)
 	}
-	axe, err := os.ReadFile(filepath.Join(root, AxePath))
+	path, err := localserver.Find(root, AxePath, "axe-core", "axe")
 	if err != nil {
-		return nil, fmt.Errorf("axe-core is not installed (%s): run `make axe`: %w", AxePath, err)
+		return nil, fmt.Errorf("browser: %w", err)
+	}
+	axe, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("browser: read axe-core: %w", err)
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], Flags...)
 	opts = append(opts, chromedp.ExecPath(exe))

@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"maps"
@@ -18,11 +19,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"stampduty/shared/apipath"
 	"stampduty/shared/auth"
 	"stampduty/shared/files"
 	"stampduty/shared/function"
@@ -52,6 +55,7 @@ type Stack struct {
 	Read     map[string]bool
 	Logs     *SyncBuffer
 	Metrics  *SyncBuffer
+	unrouted *sync.Map // the requests checkRouted failed, each told once
 }
 
 // SyncBuffer is a bytes.Buffer safe for concurrent writers.
@@ -71,7 +75,7 @@ func New(t testing.TB, logicalID string, wire function.Wire) *Stack {
 func newStack(t testing.TB, logicalID string) *Stack {
 	t.Helper()
 	env := storetest.New(t)
-	s := &Stack{t: t, Env: env, Read: map[string]bool{}, Logs: &SyncBuffer{}, Metrics: &SyncBuffer{}}
+	s := &Stack{t: t, Env: env, Read: map[string]bool{}, Logs: &SyncBuffer{}, Metrics: &SyncBuffer{}, unrouted: &sync.Map{}}
 	Seed(t, env)
 	s.Proxy = env.NewProxy()
 	s.Function, _ = env.Template.Function(logicalID) // Getenv fails the test for an unknown one
@@ -231,7 +235,38 @@ func (s *Stack) Invoke(ev events.APIGatewayV2HTTPRequest) Response {
 	if err := CheckOpenAPI(ev, out); err != nil {
 		s.t.Errorf("the answer is not what openapi.yaml describes: %v", err)
 	}
-	return Response{Status: out.StatusCode, Headers: out.Headers, Body: out.Body}
+	resp := Response{Status: out.StatusCode, Headers: out.Headers, Body: out.Body}
+	if err := s.checkRouted(ev, resp); err != nil {
+		if _, told := s.unrouted.LoadOrStore(ev.RequestContext.HTTP.Method+" "+ev.RawPath, true); !told {
+			s.t.Error(err)
+		}
+	}
+	return resp
+}
+
+// checkRouted fails a request the handler serves that template.yaml does
+// not route to the function: on AWS, API Gateway would never hand it
+// over, so the route is missing from the template (or the test invokes
+// the wrong function). A request the handler's own router refuses (405,
+// 404 `Not Found`, a redirect) is served by no route, and passes; so does
+// any request to a function that has the $default route.
+func (s *Stack) checkRouted(ev events.APIGatewayV2HTTPRequest, resp Response) error {
+	if resp.Status == http.StatusMethodNotAllowed || resp.Status/100 == 3 ||
+		resp.Status == http.StatusNotFound && strings.Contains(resp.Body, `"message":"Not Found"`) {
+		return nil
+	}
+	method, path := ev.RequestContext.HTTP.Method, ev.RawPath
+	for _, r := range s.Function.Routes {
+		if r.Path == samtemplate.DefaultRoute {
+			return nil
+		}
+		if _, ok := apipath.Parse(r.Path).Match(path); ok && (r.Method == method || r.Method == "ANY" ||
+			method == http.MethodHead && r.Method == http.MethodGet) {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s %s: %s answered %d, but template.yaml routes no such request to it (add the route to its Events, then `make generate`)",
+		method, path, s.Function.LogicalID, resp.Status)
 }
 
 // OK checks that r answered 200 with a JSON body and decodes it as a T.

@@ -60,6 +60,12 @@ const (
 	SecretAccessKey = "local"
 )
 
+// Installed returns cognito-local's entry point under the module root, or a
+// *localserver.NotInstalledError when `make cognito` has not run.
+func Installed(root string) (string, error) {
+	return localserver.Find(root, StartPath, "cognito-local", "cognito")
+}
+
 // Server is a running cognito-local behind its front (front.go): the
 // front serves at Endpoint, the address every client uses, and makes
 // the server refuse what Cognito refuses and cognito-local does not.
@@ -79,11 +85,12 @@ type Server struct {
 // Start starts cognito-local, and its front on addr (a free loopback
 // port when "" or port 0), keeping its pools and users in a new
 // temporary folder that Stop removes; cognito-local's output goes to
-// log. When addr is in use the error wraps localserver.ErrAddrInUse.
+// log. When addr is in use the error wraps localserver.ErrAddrInUse;
+// without cognito-local, it is a *localserver.NotInstalledError.
 func Start(ctx context.Context, root, addr string, log io.Writer) (*Server, error) {
-	start := filepath.Join(root, StartPath)
-	if _, err := os.Stat(start); err != nil {
-		return nil, fmt.Errorf("cognito-local is not installed (%s): run `make cognito`", StartPath)
+	start, err := Installed(root)
+	if err != nil {
+		return nil, err
 	}
 	// The front listens first: cognito-local names its tokens' issuer
 	// from its config, which must name the front's address.

@@ -9,9 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -41,12 +39,19 @@ const (
 // ModuleRoot returns the module's root at or above dir: where template.yaml is.
 func ModuleRoot(dir string) (string, error) { return samtemplate.Root(dir) }
 
+// Installed returns dynalite's entry point under the module root, or a
+// *localserver.NotInstalledError when `make dynalite` has not run.
+func Installed(root string) (string, error) {
+	return localserver.Find(root, DynalitePath, "dynalite", "dynalite")
+}
+
 // Start starts dynalite, in memory, as localserver.Start does (on addr, or
 // a free loopback port), from the module root; its output goes to log.
+// Without dynalite, its error is a *localserver.NotInstalledError.
 func Start(ctx context.Context, root, addr string, log io.Writer) (*localserver.Server, error) {
-	cli := filepath.Join(root, DynalitePath)
-	if _, err := os.Stat(cli); err != nil {
-		return nil, fmt.Errorf("dynalite is not installed (%s): run `make dynalite`", DynalitePath)
+	cli, err := Installed(root)
+	if err != nil {
+		return nil, err
 	}
 	return localserver.Start(ctx, addr, localserver.Spec{
 		Name: "dynalite",

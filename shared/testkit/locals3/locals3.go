@@ -29,12 +29,19 @@ const GatewayPath = ".build/tools/versitygw"
 // Server is a running local S3 server; its objects go when it stops.
 type Server = localserver.Server
 
+// Installed returns the gateway's binary under the module root, or a
+// *localserver.NotInstalledError when `make versitygw` has not run.
+func Installed(root string) (string, error) {
+	return localserver.Find(root, GatewayPath, "the local S3 server (versitygw)", "versitygw")
+}
+
 // Start starts the gateway as localserver.Start does, storing its objects
 // in a new temporary folder and accepting accessKey, secret for region.
+// Without the gateway, its error is a *localserver.NotInstalledError.
 func Start(ctx context.Context, root, addr, accessKey, secret, region string, log io.Writer) (*Server, error) {
-	gw := filepath.Join(root, GatewayPath)
-	if _, err := os.Stat(gw); err != nil {
-		return nil, fmt.Errorf("the local S3 server is not installed (%s): run `make versitygw`", GatewayPath)
+	gw, err := Installed(root)
+	if err != nil {
+		return nil, err
 	}
 	dir, err := os.MkdirTemp("", "stampduty-s3-")
 	data, versions := filepath.Join(dir, "data"), filepath.Join(dir, "versions")

@@ -10,6 +10,8 @@ package storetest
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"maps"
 	"os"
@@ -25,6 +27,7 @@ import (
 	"stampduty/shared/store"
 	"stampduty/shared/testkit/localdb"
 	"stampduty/shared/testkit/locals3"
+	"stampduty/shared/testkit/localserver"
 	"stampduty/shared/testkit/samtemplate"
 )
 
@@ -49,6 +52,9 @@ var (
 )
 
 // Main runs a test binary's tests with a local engine: call it from TestMain.
+// When the engines are not installed it runs none of them, saying so in
+// one line naming `make test`, except with CI=true, where it fails
+// (localserver.SkipLine, the one rule for missing engines).
 func Main(m *testing.M) {
 	code, err := run(m)
 	if err != nil {
@@ -65,6 +71,23 @@ func run(m *testing.M) (int, error) {
 	}
 	if err != nil {
 		return 1, err
+	}
+	var missing []error
+	if os.Getenv("DYNAMODB_ENDPOINT") == "" {
+		_, err := localdb.Installed(root)
+		missing = append(missing, err)
+	}
+	if os.Getenv("S3_ENDPOINT") == "" && len(tmpl.Buckets) > 0 {
+		_, err := locals3.Installed(root)
+		missing = append(missing, err)
+	}
+	if err := errors.Join(missing...); err != nil {
+		line, skip := localserver.SkipLine(err)
+		if !skip {
+			return 1, errors.New(localserver.FailLine(err))
+		}
+		fmt.Println(line)
+		return RunNone(m), nil
 	}
 	if endpoint = os.Getenv("DYNAMODB_ENDPOINT"); endpoint == "" {
 		srv, err := localdb.Start(context.Background(), root, "", nil)
@@ -83,6 +106,22 @@ func run(m *testing.M) (int, error) {
 		s3Endpoint = srv.Endpoint
 	}
 	return m.Run(), nil
+}
+
+// RunNone runs none of m's tests, benchmarks, examples or fuzz targets,
+// whatever the command line asks (go test then ends its line with "[no
+// tests to run]"): for a TestMain whose package needs what is missing,
+// once it has said so.
+func RunNone(m *testing.M) int {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	for name, value := range map[string]string{"test.run": "^$", "test.bench": "", "test.fuzz": ""} {
+		if err := flag.Set(name, value); err != nil {
+			panic(err) // the testing package's own flags
+		}
+	}
+	return m.Run()
 }
 
 // Env is one test's tables and buckets: Names maps each one's logical id
