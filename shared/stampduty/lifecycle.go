@@ -257,11 +257,16 @@ func (o Order) ForCaller() Order {
 
 // CheckCertificateNumber refuses cn as the certificate number of paper i
 // of o when another paper of o has it (papers.md: two papers of one order
-// never share a certificate number): ECONFLICT. "" is no number.
+// never share a certificate number): ECONFLICT naming certificate_number,
+// as the service-wide claim's refusal does, so that a move that loses a
+// race answers alike whichever of the two checks saw the winner first.
+// "" is no number.
 func (o Order) CheckCertificateNumber(i int, cn string) error {
 	for k, f := range o.Fulfillments {
 		if k != i && cn != "" && f.CertificateNumber == cn {
-			return Errorf(ECONFLICT, "The certificate_number of a fulfillment cannot be another fulfillment's of the same order.")
+			const msg = "The certificate_number of a fulfillment cannot be another fulfillment's of the same order."
+			return &Error{Code: ECONFLICT, Message: msg,
+				Fields: []FieldError{{Path: "certificate_number", Message: msg}}}
 		}
 	}
 	return nil

@@ -1,6 +1,7 @@
 package stampduty
 
 import (
+	"errors"
 	"reflect"
 	"regexp"
 	"strings"
@@ -352,8 +353,14 @@ func TestCheckCertificateNumber(t *testing.T) {
 		{"NoNumber", 1, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := ErrorCode(o.CheckCertificateNumber(tc.i, tc.cn)); got != tc.want {
+			err := o.CheckCertificateNumber(tc.i, tc.cn)
+			if got := ErrorCode(err); got != tc.want {
 				t.Errorf("CheckCertificateNumber(%d, %q) = %q, want %q", tc.i, tc.cn, got, tc.want)
+			}
+			// The refusal names its field, as the service-wide claim's does.
+			var e *Error
+			if err != nil && (!errors.As(err, &e) || len(e.Fields) != 1 || e.Fields[0].Path != "certificate_number") {
+				t.Errorf("CheckCertificateNumber(%d, %q) = %#v, want it to name certificate_number", tc.i, tc.cn, err)
 			}
 		})
 	}
