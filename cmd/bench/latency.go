@@ -56,6 +56,19 @@ func (a *arrivals) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
+// last returns when the last order's first event arrived.
+func (a *arrivals) last() time.Time {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var last time.Time
+	for _, at := range a.first {
+		if at.After(last) {
+			last = at
+		}
+	}
+	return last
+}
+
 // count returns how many orders' events arrived.
 func (a *arrivals) count() int {
 	a.mu.Lock()

@@ -5,7 +5,10 @@
 // DynamoDB calls and capacity units of each kind of request, measured at the
 // wire by a proxy in front of dynalite; 5. the cost per million requests;
 // 6–8. the webhook dispatch's units per event, its cost, and the time from a
-// stored change to its receiver's first delivery attempt.
+// stored change to its receiver's first delivery attempt; … 15. one
+// webhook's backlog, made through the create-order function, drained by
+// the scheduled dispatch function, against the API's create rate (the
+// sections' list is sections.go).
 //
 // The requests are the samples of events/ (see requests). It prints the
 // sections as aligned text, then as Markdown, which it also puts in
@@ -118,6 +121,7 @@ type bench struct {
 	shares                           sharesResults   // sections 9 and 10
 	catalogue                        []catalogueSize // section 12: the sample, then thousands
 	load                             loadResults     // sections 13 and 14
+	drain                            []drainArm      // section 15
 }
 
 // run measures everything and writes the report to out, and its Markdown to

@@ -26,6 +26,7 @@ func (b *bench) sections() []section {
 		{"dispatch", b.measureKeepUp, []func() (*table, error){b.keepUpTable}},
 		{"catalogue", b.measureCatalogue, []func() (*table, error){b.catalogueTable}},
 		{"load", b.measureLoad, []func() (*table, error){b.loadTable, b.mixedTable}},
+		{"drain", b.measureDrain, []func() (*table, error){b.drainTable}},
 	}
 }
 

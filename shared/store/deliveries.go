@@ -361,19 +361,27 @@ func (s *Deliveries) Postpone(ctx context.Context, j webhooks.Job, next string) 
 
 // Lease claims j until until for this run: one UpdateItem on condition
 // that the job has made j.N attempts, is not done, and holds no lease
-// unexpired at now. false: another run has it, or it moved on. The job
+// unexpired at now, or holds j.Lease when that is not "" (the lease this
+// run's relay put the job with, taken again). false: another run has it,
+// or it moved on. The job
 // stays where it is in the due index (moving it would move its index
 // entry, 1 WCU more per attempt): a run reads up to a batch of each
 // shard, far more than the attempts it can have under way, so jobs being
 // attempted never crowd the others out of a pass's read.
 func (s *Deliveries) Lease(ctx context.Context, j webhooks.Job, now, until time.Time) (bool, error) {
+	cond := "n = :n AND attribute_not_exists(done) AND (attribute_not_exists(ls) OR ls <= :now)"
+	vals := map[string]types.AttributeValue{
+		":until": avS(stampduty.FormatTime(until)), ":n": avN(int64(j.N)), ":now": avS(stampduty.FormatTime(now))}
+	if j.Lease != "" {
+		cond = "n = :n AND attribute_not_exists(done) AND (attribute_not_exists(ls) OR ls <= :now OR ls = :mine)"
+		vals[":mine"] = avS(j.Lease)
+	}
 	_, err := s.db.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:           aws.String(s.table),
-		Key:                 keyOfJob(j.Owner, j.Webhook, j.ID),
-		UpdateExpression:    aws.String("SET ls = :until"),
-		ConditionExpression: aws.String("n = :n AND attribute_not_exists(done) AND (attribute_not_exists(ls) OR ls <= :now)"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":until": avS(stampduty.FormatTime(until)), ":n": avN(int64(j.N)), ":now": avS(stampduty.FormatTime(now))},
+		TableName:                 aws.String(s.table),
+		Key:                       keyOfJob(j.Owner, j.Webhook, j.ID),
+		UpdateExpression:          aws.String("SET ls = :until"),
+		ConditionExpression:       aws.String(cond),
+		ExpressionAttributeValues: vals,
 	})
 	return applied("UpdateItem", err)
 }

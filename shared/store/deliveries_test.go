@@ -156,6 +156,20 @@ func (f *deliveriesFixture) oneLeaseAtATime(t *testing.T) {
 			t.Errorf("Lease #%d at %s = %v, %v; want %v", i+1, c.at, ok, err, c.want)
 		}
 	}
+	// A run takes again the lease it holds (its relay put the job with it),
+	// never one another run took after its own ran out.
+	held := until.Add(15 * time.Second) // the third lease's
+	for _, c := range []struct {
+		name  string
+		lease time.Time
+		want  bool
+	}{{"a lease the job no longer holds", until, false}, {"the lease the job holds", held, true}} {
+		j := f.job
+		j.Lease = stampduty.FormatTime(c.lease)
+		if ok, err := f.del.Lease(f.ctx, j, until.Add(time.Second), until.Add(20*time.Second)); ok != c.want || err != nil {
+			t.Errorf("Lease again with %s = %v, %v; want %v", c.name, ok, err, c.want)
+		}
+	}
 	stale := f.job
 	stale.N = 1
 	if ok, err := f.del.Lease(f.ctx, stale, now.Add(time.Hour), now.Add(time.Hour)); ok || err != nil {

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"stampduty/shared/metrics"
@@ -51,15 +52,17 @@ func (d *Dispatcher) attempt(ctx context.Context, k hookKey, j Job, t *turn) (De
 		}
 	}
 	st := d.lanes()
-	release, err := st.acquire(ctx, k.owner, cmp.Or(d.PerCaller, DefaultPerCaller))
+	slots, err := st.acquire(ctx, t, k.owner, cmp.Or(d.PerCaller, DefaultPerCaller))
 	if err != nil {
 		return rep, err
 	}
+	release := sync.OnceFunc(slots)
 	defer release()
 	timeout := cmp.Or(d.Deliverer.Timeout, Timeout)
 	start := d.now()
-	leased := st.holds(j, start) // put leased to this run by its relay: the attempt ends before the lease
+	leased, mine := st.holds(j, start) // put leased to this run by its relay: the attempt ends before the lease
 	if !leased {
+		j.Lease = mine // "" but for a lease this run's relay took: the claim takes it again
 		if leased, err = d.Jobs.Lease(ctx, j, start, start.Add(timeout+leaseMargin)); err != nil {
 			return rep, err
 		}
@@ -87,11 +90,17 @@ func (d *Dispatcher) attempt(ctx context.Context, k hookKey, j Job, t *turn) (De
 		return rep, err // the lease runs out and a later pass tries again
 	}
 	res := d.Deliverer.Deliver(ctx, *h, j.ID, body)
+	// The receiver has answered: the slots go to the next attempt while
+	// this lane writes the record (the write is bounded by acquireWrite).
+	release()
 	if ctx.Err() == nil { // an attempt cut by the run's own end is neither counted nor recorded
 		countAttempt(ctx, res)
 	}
 	if res.Status != 0 && res.Status != http.StatusGone {
 		t.answered()
+		st.mu.Lock()
+		d.grow(ctx, t) // the other lanes start now, not once this record is written
+		st.mu.Unlock()
 	}
 	if res.Status == 0 && res.Duration >= timeout*9/10 {
 		// It hung: rest the webhook rather than spend more slots on it.
@@ -134,7 +143,13 @@ func (d *Dispatcher) record(ctx context.Context, h *Webhook, j Job, start time.T
 		rep.Disabled++
 		t.ended.Store(true)
 	}
-	if err := d.commit(ctx, AttemptDone{Job: j, Attempt: rec}); err != nil {
+	wrote, err := d.lanes().acquireWrite(ctx, j.Owner, cmp.Or(d.PerCaller, DefaultPerCaller))
+	if err != nil {
+		return rep, fmt.Errorf("record attempt %d: %w", j.N, err)
+	}
+	err = d.commit(ctx, AttemptDone{Job: j, Attempt: rec})
+	wrote()
+	if err != nil {
 		return rep, fmt.Errorf("record attempt %d: %w", j.N, err)
 	}
 	// One line per attempt recorded, for a webhook's delivery history in

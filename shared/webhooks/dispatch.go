@@ -36,7 +36,16 @@ const (
 	// a job written by another run or function (a redelivery) is read.
 	DefaultIdle = 5 * time.Second
 	// relayParallel is how many outboxes one relay pass hands on at once.
-	relayParallel = 32
+	relayParallel = 64
+	// recordDepth is how many of a turn's lanes there are for each
+	// attempt it may have under way (PerWebhook): an attempt's slots are
+	// given back once the receiver has answered, and its lane then writes
+	// the record while the others attempt, so a webhook's drain is not
+	// bound by the write of its records (the receiver never has more than
+	// PerWebhook attempts at once). A caller has as many record writes
+	// under way at most (PerCaller × recordDepth), the run Parallel ×
+	// recordDepth.
+	recordDepth = 4
 	// leaseMargin is how much longer than a delivery's timeout a lease lasts.
 	leaseMargin = 5 * time.Second
 )
@@ -182,7 +191,7 @@ func (d *Dispatcher) Run(ctx context.Context, every, until time.Duration) error 
 	wake := make(chan struct{}, 1)
 	st.mu.Lock()
 	st.failures, st.first = 0, nil
-	st.held = map[hookKey]map[string]time.Time{}
+	st.held = map[hookKey]map[string]heldLease{}
 	st.stop = stop.Done()
 	st.wake = func() {
 		select {
@@ -192,23 +201,7 @@ func (d *Dispatcher) Run(ctx context.Context, every, until time.Duration) error 
 	}
 	st.mu.Unlock()
 	var relays sync.WaitGroup
-	relays.Go(func() {
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for stop.Err() == nil {
-			rep, err := d.Relay(ctx)
-			if err != nil {
-				d.logf("%v", err)
-				d.failed(ctx, err)
-			}
-			if !rep.More {
-				select {
-				case <-stop.Done():
-				case <-t.C:
-				}
-			}
-		}
-	})
+	relays.Go(func() { d.relays(ctx, stop, every) })
 	d.deliveries(ctx, stop, every, wake)
 	relays.Wait()
 	st.running.Wait()
@@ -242,6 +235,34 @@ func (d *Dispatcher) failed(ctx context.Context, err error) {
 	defer st.mu.Unlock()
 	if st.failures++; st.first == nil {
 		st.first = err
+	}
+}
+
+// relays is Run's relay loop (see Run): a page of the sweep of the
+// outboxes every `every`, and while the sweep has more to read, the next
+// page read at once, while the page before it is being relayed (one page
+// relayed at a time), until stop.
+func (d *Dispatcher) relays(ctx, stop context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	var relaying sync.WaitGroup // the page being relayed
+	defer relaying.Wait()
+	for stop.Err() == nil {
+		pending, more, err := d.relayRead(ctx)
+		relaying.Wait()
+		if err != nil {
+			d.logf("%v", err)
+			d.failed(ctx, err)
+		} else {
+			relaying.Go(func() { d.relayPage(ctx, pending, more) })
+		}
+		if !more {
+			relaying.Wait() // a new sweep starts after the last page is relayed
+			select {
+			case <-stop.Done():
+			case <-t.C:
+			}
+		}
 	}
 }
 

@@ -212,7 +212,15 @@ func (s *Jobs) Put(_ context.Context, j webhooks.Job) (bool, error) {
 	if s.find(j.Owner, j.Webhook, j.ID) != nil {
 		return false, nil
 	}
-	s.jobs = append(s.jobs, &job{Job: j})
+	o := &job{Job: j}
+	if j.Lease != "" {
+		t, err := time.Parse(stampduty.TimeLayout, j.Lease)
+		if err != nil {
+			return false, err
+		}
+		o.leased = t
+	}
+	s.jobs = append(s.jobs, o)
 	return true, nil
 }
 
@@ -265,15 +273,17 @@ func (s *Jobs) Postpone(_ context.Context, j webhooks.Job, next string) (bool, e
 	return true, nil
 }
 
-// Lease claims j until until if it is as read and not leased at now.
+// Lease claims j until until if it is as read and not leased at now, or
+// leased with j.Lease when that is not "" (the caller's own).
 func (s *Jobs) Lease(_ context.Context, j webhooks.Job, now, until time.Time) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	o := s.find(j.Owner, j.Webhook, j.ID)
-	if o == nil || o.N != j.N || o.Done != webhooks.JobDue || now.Before(o.leased) {
+	mine := j.Lease != "" && o != nil && o.Lease == j.Lease
+	if o == nil || o.N != j.N || o.Done != webhooks.JobDue || (now.Before(o.leased) && !mine) {
 		return false, nil
 	}
-	o.leased = until
+	o.leased, o.Lease = until, stampduty.FormatTime(until)
 	return true, nil
 }
 

@@ -130,7 +130,11 @@ type Jobs interface {
 	// instead; false when it moved on meanwhile.
 	Postpone(ctx context.Context, j Job, next string) (bool, error)
 	// Lease claims j until until, if it is still as read (same N, not done)
-	// and no unexpired lease holds it; false when another run has it.
+	// and no unexpired lease holds it, or the lease it holds is j.Lease
+	// when that is not "" (the caller's own, which it takes again: a run
+	// whose relay put the job leased to it); false when another run has
+	// it. A lease is the time it runs out, so once another run has taken
+	// a job over (after that time) it holds another value.
 	Lease(ctx context.Context, j Job, now, until time.Time) (bool, error)
 	// Attempted stores the records of attempts, then their jobs after them
 	// (N, First, Next, Done), releasing their leases: every record before

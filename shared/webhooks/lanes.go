@@ -29,15 +29,17 @@ type lanes struct {
 	mu      sync.Mutex
 	turns   map[hookKey]*turn        // the turns running, by webhook
 	rest    map[hookKey]time.Time    // webhooks backing off, until when
-	callers map[string]chan struct{} // each caller's slots
-	all     chan struct{}            // the run's slots
+	callers map[string]chan struct{} // each caller's slots for attempts
+	all     chan struct{}            // the run's slots for attempts
+	writers map[string]chan struct{} // each caller's slots for the records' writes
+	writing chan struct{}            // the run's slots for the records' writes
 	reads   map[string]*ownerReads   // per caller
 	running sync.WaitGroup           // the turns started, for Run to wait for
 	wake    func()                   // Run's: read the due jobs again soon; nil outside Run
 	stop    <-chan struct{}          // Run's: the turns its relay starts stop on it
 	// held are the jobs this run's relay put leased to itself, by webhook
 	// and event, with when their lease was taken; nil outside Run.
-	held    map[hookKey]map[string]time.Time
+	held    map[hookKey]map[string]heldLease
 	commits []commit // attempts ended, waiting for their write
 	sweep   string   // where the relay's sweep of the outboxes goes on from
 	// coming are the Nexts this run wrote (retries, postponements) that
@@ -52,8 +54,10 @@ type lanes struct {
 // lanes returns d's shared state, made on first use.
 func (d *Dispatcher) lanes() *lanes {
 	d.once.Do(func() {
+		parallel := cmp.Or(d.Parallel, DefaultParallel)
 		d.st = &lanes{turns: map[hookKey]*turn{}, rest: map[hookKey]time.Time{}, callers: map[string]chan struct{}{},
-			all: make(chan struct{}, cmp.Or(d.Parallel, DefaultParallel)), reads: map[string]*ownerReads{}}
+			all: make(chan struct{}, parallel), writers: map[string]chan struct{}{}, writing: make(chan struct{}, parallel*recordDepth),
+			reads: map[string]*ownerReads{}}
 	})
 	return d.st
 }
@@ -145,8 +149,11 @@ type turn struct {
 	ended  atomic.Bool     // the webhook is gone, disabled or backing off
 	halt   sync.Once       // its jobs are stopped once
 	opened chan struct{}   // closed once the receiver answered: the other lanes start
-	open   sync.Once
-	done   chan struct{} // closed when its last lane ends
+	// sending holds a slot per attempt to the webhook under way, from the
+	// claim to the receiver's answer: PerWebhook of them.
+	sending chan struct{}
+	open    sync.Once
+	done    chan struct{} // closed when its last lane ends
 	// Guarded by the lanes' lock:
 	queue [][]Job
 	lanes int
@@ -190,17 +197,19 @@ func (t *turn) add(r DeliverReport, err error) {
 }
 
 // startTurn starts k's turn at chains (the lanes' lock is held): its jobs
-// in Seq order, each order's one after another, up to PerWebhook orders at
-// once, until the budget is spent or the webhook ends (gone, disabled, or
-// timed out: then it backs off). A turn starts with one lane and opens the
-// others once the receiver has answered an attempt (any status but 410):
-// a receiver that hangs, is down or answers 410 gets one attempt of the
-// turn, never PerWebhook. A webhook backing off has its jobs postponed to
-// the end of its rest instead.
+// in Seq order, each order's one after another, up to PerWebhook ×
+// recordDepth orders at once with at most PerWebhook attempts under way
+// (the other lanes write their records meanwhile), until the budget is
+// spent or the webhook ends (gone, disabled, or timed out: then it backs
+// off). A turn starts with one lane and opens the others once the receiver
+// has answered an attempt (any status but 410): a receiver that hangs, is
+// down or answers 410 gets one attempt of the turn, never PerWebhook. A
+// webhook backing off has its jobs postponed to the end of its rest
+// instead.
 func (d *Dispatcher) startTurn(ctx context.Context, stop <-chan struct{}, k hookKey, chains [][]Job) *turn {
 	st := d.st
 	t := &turn{k: k, stop: stop, end: time.Now().Add(cmp.Or(d.Budget, DefaultBudget)), opened: make(chan struct{}),
-		done: make(chan struct{}), queue: chains, lanes: 1}
+		sending: make(chan struct{}, cmp.Or(d.PerWebhook, DefaultPerWebhook)), done: make(chan struct{}), queue: chains, lanes: 1}
 	st.turns[k] = t
 	st.running.Add(1)
 	if until, ok := st.restingLocked(k, d.now()); ok {
@@ -212,9 +221,14 @@ func (d *Dispatcher) startTurn(ctx context.Context, stop <-chan struct{}, k hook
 }
 
 // grow starts another lane of t when it is open, has chains waiting and
-// fewer than PerWebhook lanes (the lanes' lock is held).
+// fewer than PerWebhook × recordDepth lanes, PerWebhook for test orders'
+// steps (the lanes' lock is held).
 func (d *Dispatcher) grow(ctx context.Context, t *turn) {
-	if t.lanes > 0 && t.lanes < cmp.Or(d.PerWebhook, DefaultPerWebhook) && len(t.queue) > 0 && t.isOpen() && !t.over() {
+	most := cmp.Or(d.PerWebhook, DefaultPerWebhook)
+	if !t.k.isStep() { // a test order's step is one write, no attempt
+		most *= recordDepth
+	}
+	if t.lanes > 0 && t.lanes < most && len(t.queue) > 0 && t.isOpen() && !t.over() {
 		t.lanes++
 		go d.lane(ctx, t)
 	}

@@ -6,7 +6,6 @@ package webhooks
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 
@@ -43,23 +42,41 @@ type RelayReport struct {
 // relayParallel at once (each order's events in one job write after
 // another), and a caller's webhooks are read once per pass.
 func (d *Dispatcher) Relay(ctx context.Context) (RelayReport, error) {
-	var rep RelayReport
+	pending, more, err := d.relayRead(ctx)
+	if err != nil {
+		return RelayReport{}, err
+	}
+	rep := d.relayPage(ctx, pending, more)
+	if err := ctx.Err(); err != nil && rep.Left > 0 {
+		return rep, fmt.Errorf("relay: %d outboxes left: %w", rep.Left, err)
+	}
+	return rep, nil
+}
+
+// relayRead reads the next page of the sweep of the outboxes and moves
+// the sweep on past it; more is set when the sweep has more to read.
+func (d *Dispatcher) relayRead(ctx context.Context) (pending []orders.Stored, more bool, err error) {
 	st := d.lanes()
 	st.mu.Lock()
 	cursor := st.sweep
 	st.mu.Unlock()
 	pending, next, err := d.Outbox.Pending(ctx, d.Poller, cursor, cmp.Or(d.Batch, DefaultBatch))
 	if err != nil { // the next pass reads the same page again
-		return rep, fmt.Errorf("relay: %w", err)
+		return nil, false, fmt.Errorf("relay: %w", err)
 	}
 	st.mu.Lock()
 	st.sweep = next
 	st.mu.Unlock()
-	rep.More = next != ""
+	return pending, next != "", nil
+}
+
+// relayPage relays the outboxes of a page the sweep read (see Relay);
+// its failures are logged and noted, and left for the next pass.
+func (d *Dispatcher) relayPage(ctx context.Context, pending []orders.Stored, more bool) RelayReport {
+	rep := RelayReport{More: more}
 	var (
 		mu    sync.Mutex
 		wg    sync.WaitGroup
-		errs  []error
 		sem   = make(chan struct{}, relayParallel)
 		hooks = &passHooks{hooks: d.Hooks, sets: map[string]*hookRead{}}
 	)
@@ -81,13 +98,10 @@ func (d *Dispatcher) Relay(ctx context.Context) (RelayReport, error) {
 			rep.Left++
 			d.logf("relay order %s of %s: %v (left for the next pass)", p.DocumentID, p.Owner, err)
 			d.failed(ctx, err)
-			if ctx.Err() != nil && len(errs) == 0 {
-				errs = append(errs, err)
-			}
 		})
 	}
 	wg.Wait()
-	return rep, errors.Join(errs...)
+	return rep
 }
 
 // passHooks reads each caller's webhooks once for a relay pass.

@@ -94,6 +94,12 @@ func (st *lanes) holding() bool {
 	return st.held != nil
 }
 
+// heldLease is a lease this run's relay took: when, and its Lease.
+type heldLease struct {
+	at    time.Time
+	until string
+}
+
 // hold notes that this run holds j's lease since at.
 func (st *lanes) hold(j Job, at time.Time) {
 	if j.Lease == "" {
@@ -103,24 +109,34 @@ func (st *lanes) hold(j Job, at time.Time) {
 	defer st.mu.Unlock()
 	k := hookKey{j.Owner, j.Webhook}
 	if st.held[k] == nil {
-		st.held[k] = map[string]time.Time{}
+		st.held[k] = map[string]heldLease{}
 	}
-	st.held[k][j.ID] = at
+	st.held[k][j.ID] = heldLease{at: at, until: j.Lease}
 }
 
 // holds reports whether this run holds j's lease for a delivery starting
-// at now: one its relay took at most leaseMargin ago, before any attempt
-// (forgotten once asked).
-func (st *lanes) holds(j Job, now time.Time) bool {
+// at now: one its relay took at most leaseMargin ago, before any attempt,
+// so that the attempt ends before it does. mine is the lease when the
+// relay took it longer ago (a turn whose budget ran out left the job):
+// the run claims it again with Jobs.Lease, as its own, rather than wait
+// for it to run out (up to 15 s of a backlog's drain). Both are forgotten
+// once asked.
+func (st *lanes) holds(j Job, now time.Time) (ok bool, mine string) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	k := hookKey{j.Owner, j.Webhook}
-	at, ok := st.held[k][j.ID]
+	h, held := st.held[k][j.ID]
 	delete(st.held[k], j.ID)
 	if len(st.held[k]) == 0 {
 		delete(st.held, k)
 	}
-	return ok && j.N == 0 && now.Sub(at) < leaseMargin
+	if !held || j.N != 0 {
+		return false, ""
+	}
+	if now.Sub(h.at) < leaseMargin {
+		return true, ""
+	}
+	return false, h.until
 }
 
 // ownerReads are the reads of one caller's webhooks: the one being made,
@@ -194,28 +210,49 @@ func (d *Dispatcher) startRead(ctx context.Context, owner string, o *ownerReads)
 	}()
 }
 
-// acquire takes one of owner's per slots, then one of the run's; release
-// gives both back.
-func (st *lanes) acquire(ctx context.Context, owner string, per int) (release func(), err error) {
+// acquire takes a slot of t's attempts under way, then one of owner's per
+// slots, then one of the run's: an attempt holds them until its receiver
+// has answered. release gives them back.
+func (st *lanes) acquire(ctx context.Context, t *turn, owner string, per int) (release func(), err error) {
+	return take(ctx, t.sending, st.slots(st.callers, owner, per), st.all)
+}
+
+// acquireWrite takes one of owner's per × recordDepth slots for the
+// write of an attempt's record, then one of the run's.
+func (st *lanes) acquireWrite(ctx context.Context, owner string, per int) (release func(), err error) {
+	return take(ctx, st.slots(st.writers, owner, per*recordDepth), st.writing)
+}
+
+// slots returns owner's slots in m, n of them, made on first use.
+func (st *lanes) slots(m map[string]chan struct{}, owner string, n int) chan struct{} {
 	st.mu.Lock()
-	c, ok := st.callers[owner]
+	defer st.mu.Unlock()
+	c, ok := m[owner]
 	if !ok {
-		c = make(chan struct{}, per)
-		st.callers[owner] = c
+		c = make(chan struct{}, n)
+		m[owner] = c
 	}
-	st.mu.Unlock()
-	select {
-	case c <- struct{}{}:
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	return c
+}
+
+// take takes a slot of each of cs in turn, giving back those it took when
+// ctx ends first; release gives them all back.
+func take(ctx context.Context, cs ...chan struct{}) (release func(), err error) {
+	for i, c := range cs {
+		select {
+		case c <- struct{}{}:
+		case <-ctx.Done():
+			for _, t := range cs[:i] {
+				<-t
+			}
+			return nil, ctx.Err()
+		}
 	}
-	select {
-	case st.all <- struct{}{}:
-	case <-ctx.Done():
-		<-c
-		return nil, ctx.Err()
-	}
-	return func() { <-st.all; <-c }, nil
+	return func() {
+		for _, c := range cs {
+			<-c
+		}
+	}, nil
 }
 
 // backOff rests webhook k until until.
