@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"stampduty/shared/store"
@@ -58,8 +59,9 @@ func TestWebhookEventUnits(t *testing.T) {
 		"UpdateItem DeliveriesTable": {1, 0, 2},
 		// The attempt record (1), then the job after the attempt (done:
 		// the job, its due and waiting entries removed: 3), each a
-		// BatchWriteItem that the attempts ending together share (here
-		// one attempt at a time).
+		// BatchWriteItem that the attempts ending together share: at most
+		// 2 calls an event (one attempt at a time, but up to recordDepth
+		// lanes writing their records, so fewer when they group).
 		"BatchWriteItem DeliveriesTable": {2, 0, 4},
 	}
 	want := map[string]map[string]usage{
@@ -75,6 +77,11 @@ func TestWebhookEventUnits(t *testing.T) {
 		stepEmpty: {"Scan OrdersTable outbox": {1, 0.5, 0}, "Query DeliveriesTable due": {shards, shards / 2, 0}},
 	}
 	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+	// grouped are the calls that attempts ending together share: between
+	// 1/n (all of a pass's in one) and the figure above (none shared).
+	grouped := func(k string, g, w float64) bool {
+		return strings.HasPrefix(k, "BatchWriteItem ") && g <= w+1e-9 && g >= w/n-1e-9
+	}
 	for _, s := range stepOrder {
 		t.Run(s, func(t *testing.T) {
 			got := map[string]usage{}
@@ -85,7 +92,7 @@ func TestWebhookEventUnits(t *testing.T) {
 			}
 			for k, w := range want[s] {
 				g, ok := got[k]
-				if !ok || !near(g.Calls, w.Calls) || !near(g.Write, w.Write) || (w.Read >= 0 && !near(g.Read, w.Read)) || (w.Read < 0 && g.Read <= 0) {
+				if !ok || !(near(g.Calls, w.Calls) || grouped(k, g.Calls, w.Calls)) || !near(g.Write, w.Write) || (w.Read >= 0 && !near(g.Read, w.Read)) || (w.Read < 0 && g.Read <= 0) {
 					t.Errorf("%s: got %+v, want %+v", k, g, w)
 				}
 			}

@@ -39,7 +39,8 @@ type request struct {
 	// Order, if set, returns the path parameters of the request sent i-th
 	// (from 0; a first request, in sections 1 and 4, is the 0th) given the
 	// caller's orders, oldest first; the parameter "?", if any, is the query
-	// string sent instead.
+	// string sent instead, and a parameter "body.<member>" sets that member
+	// of the JSON body.
 	Order func(refs []orderRef, i int) (map[string]string, error)
 	Note  string // said of its section 4 rows
 
@@ -84,6 +85,22 @@ func newOrder(refs []orderRef, i int) (map[string]string, error) {
 	o := refs[len(refs)-1-i]
 	return map[string]string{"documentId": o.Doc, "fulfillmentDocumentId": o.Fulfillment}, nil
 }
+
+// numberedOrder is newOrder's, with a unique_doc_ref of the paper's own
+// in the body: a number names one paper in the whole service (papers.md),
+// so each move gives its paper a number no other paper has.
+func numberedOrder(refs []orderRef, i int) (map[string]string, error) {
+	params, err := newOrder(refs, i)
+	if err != nil {
+		return nil, err
+	}
+	params[bodyParam+"unique_doc_ref"] = "SUBIN-BENCH-" + strings.ToUpper(params["fulfillmentDocumentId"])
+	return params, nil
+}
+
+// bodyParam starts the name of an Order's parameter that sets a member of
+// the request's JSON body rather than of its path.
+const bodyParam = "body."
 
 // middleOrder is the Order of requests that end what they name (a
 // cancel): the i-th names the order at the middle of the caller's, then the
@@ -142,13 +159,41 @@ func requests(lastPage int) []request {
 			Row: "ops queue %s, " + queue, Endpoint: "GET /api/ops/live-orders " + queue + " (ops)", Orders: true},
 		{Event: "ops-queue", Route: "GET /api/ops/live-orders/{documentId}", Row: "ops get-order %s",
 			Endpoint: "GET /api/ops/live-orders/{documentId} (ops)", Orders: true, Order: anyOrder},
-		{Event: "ops-advance", Row: "ops status change %s, Pending → Created", Orders: true, Order: newOrder,
+		{Event: "ops-advance", Row: "ops status change %s, Pending → Created", Orders: true, Order: numberedOrder,
 			Endpoint: "PATCH /api/ops/live-orders/{documentId}/fulfillments/{fulfillmentDocumentId} (ops, Pending → Created)",
 			Note:     "each request moves the fulfillment of another of the caller's orders, newest first, from Pending to Created with a unique_doc_ref (the same move again would change nothing)"},
 		{Event: "cancel-order", Row: "cancel-order %s", Endpoint: "DELETE /api/live-orders/{documentId} (cancel-order)", Orders: true, Order: middleOrder,
 			Note: "each request cancels another of the caller's orders, from the middle of its list on (a second cancel of one would write nothing)"},
 		{Event: "webhooks-list", Row: "webhooks list %s", Endpoint: "GET /api/webhooks (webhooks)"},
 	}
+}
+
+// setBody sets the body members params names (bodyParam) in ev's JSON
+// body and removes them from params.
+func setBody(ev *events.APIGatewayV2HTTPRequest, params map[string]string) error {
+	var body map[string]any
+	for k, v := range params {
+		member, ok := strings.CutPrefix(k, bodyParam)
+		if !ok {
+			continue
+		}
+		if body == nil {
+			if err := json.Unmarshal([]byte(ev.Body), &body); err != nil {
+				return fmt.Errorf("the body of %s: %w", ev.RouteKey, err)
+			}
+		}
+		body[member] = v
+		delete(params, k)
+	}
+	if body == nil {
+		return nil
+	}
+	b, err := json.Marshal(body)
+	if err != nil {
+		return err
+	}
+	ev.Body = string(b)
+	return nil
 }
 
 // rowName is the name of r's section 4 row of kind "warm" or "cold".
@@ -261,6 +306,9 @@ func (r request) event(refs []orderRef, i int) ([]byte, error) {
 	if q, ok := params["?"]; ok {
 		ev.RawQueryString, ev.QueryStringParameters = q, nil
 		delete(params, "?")
+	}
+	if err := setBody(&ev, params); err != nil {
+		return nil, fmt.Errorf("%s: %w", r.rowName("warm"), err)
 	}
 	_, path, _ := strings.Cut(ev.RouteKey, " ")
 	for k, v := range params {
