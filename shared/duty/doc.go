@@ -2,8 +2,8 @@
 // as data on each article, evaluated exactly. It is pure Go, with no AWS
 // imports: the domain's layer.
 //
-// This file set is the first increment of issue 34: the exact decimal
-// values a rule is written in (money and rates, never a JSON number or a
-// float) and the roundings of §5 and §6. The rule's types, validation,
-// evaluation and explanation follow.
+// So far (issue 34 is built in increments): the exact decimal values a
+// rule is written in (money and rates, never a JSON number or a float),
+// the roundings of §5 and §6, and a version's canonical JSON and hash
+// (§7). The rule's types, validation, evaluation and explanation follow.
 package duty
