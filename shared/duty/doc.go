@@ -5,5 +5,6 @@
 // So far (issue 34 is built in increments): the exact decimal values a
 // rule is written in (money and rates, never a JSON number or a float),
 // the roundings of §5 and §6, and a version's canonical JSON and hash
-// (§7). The rule's types, validation, evaluation and explanation follow.
+// (§7), dates in India and the version in force on one. The rule's types,
+// validation, evaluation and explanation follow.
 package duty
