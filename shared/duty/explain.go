@@ -1,0 +1,129 @@
+package duty
+
+import (
+	"math/big"
+	"strings"
+)
+
+// Duty is an explained quote (§8): the rule that applied, the inputs it
+// read, its bases and lines, and the total. Every line's amount adds up to
+// Total exactly. An order keeps it as it was.
+type Duty struct {
+	Rule           RuleRef        `json:"rule"`
+	InstrumentDate string         `json:"instrumentDate"`
+	Inputs         map[string]any `json:"inputs"` // int64 or string, by name
+	IgnoredInputs  []string       `json:"ignoredInputs"`
+	Bases          []BaseValue    `json:"bases"`
+	Lines          []Line         `json:"lines"`
+	Total          string         `json:"total"`
+	// Amount is Total in whole rupees: the order's amount.
+	Amount int64 `json:"-"`
+}
+
+// RuleRef names the rule version a quote used (§7, §8). The catalogue
+// fills in Article and ArticleVersion.
+type RuleRef struct {
+	Article        string    `json:"article"`
+	ArticleVersion int64     `json:"articleVersion"`
+	EffectiveFrom  *string   `json:"effectiveFrom"`
+	EffectiveTo    *string   `json:"effectiveTo"`
+	Hash           string    `json:"hash"`
+	Citation       *Citation `json:"citation"`
+}
+
+// Ref returns the reference of v, without the article's names.
+func (v *Version) Ref() RuleRef {
+	ref := RuleRef{Hash: v.hash, Citation: v.Citation}
+	if v.Period.From != "" {
+		ref.EffectiveFrom = &v.Period.From
+	}
+	if v.Period.To != "" {
+		ref.EffectiveTo = &v.Period.To
+	}
+	return ref
+}
+
+// BaseValue is a base as a quote computed it, rounded up to the paisa.
+type BaseValue struct {
+	Name   string `json:"name"`
+	Amount string `json:"amount"`
+}
+
+// Line is one line of the explanation: a component that applied, or an
+// adjustment of the total (kind "rounding" or "cap").
+type Line struct {
+	ID         string    `json:"id"`
+	Label      string    `json:"label"`
+	Kind       string    `json:"kind"`
+	Base       string    `json:"base,omitempty"`
+	Of         []string  `json:"of,omitempty"`
+	Band       *BandRef  `json:"band,omitempty"`
+	BaseAmount string    `json:"baseAmount,omitempty"`
+	Rate       string    `json:"rate,omitempty"`
+	Unit       string    `json:"unit,omitempty"`
+	Units      string    `json:"units,omitempty"` // a count, as a string: it may pass what a JavaScript number holds
+	Exact      string    `json:"exact,omitempty"`
+	Rounding   string    `json:"rounding,omitempty"`
+	Limit      string    `json:"limit,omitempty"`
+	Amount     string    `json:"amount"`
+	paise      *big.Int  // Amount
+}
+
+// BandRef is the band of a slabs component that a value fell in.
+type BandRef struct {
+	Index int     `json:"index"`
+	UpTo  *string `json:"upTo"`
+}
+
+// The kinds of the adjustment lines of the total (§8).
+const (
+	KindRounding = "rounding"
+	KindCap      = "cap"
+)
+
+// formatExact writes x as a decimal when it terminates (no trailing
+// zeros: "4500.001", "500"), else as "p/q".
+func formatExact(x *big.Rat) string {
+	d := new(big.Int).Set(x.Denom())
+	k, two, five := 0, big.NewInt(2), big.NewInt(5)
+	twos, fives := 0, 0
+	m := new(big.Int)
+	for new(big.Int).Mod(d, two).Sign() == 0 {
+		d.Quo(d, two)
+		twos++
+	}
+	for m.Mod(d, five).Sign() == 0 {
+		d.Quo(d, five)
+		fives++
+	}
+	if d.Cmp(big.NewInt(1)) != 0 {
+		return x.String()
+	}
+	k = max(twos, fives)
+	s := x.FloatString(k)
+	if k > 0 {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	if s == "-0" {
+		s = "0"
+	}
+	return s
+}
+
+// formatRat writes an amount that is a whole number of paise with two
+// decimals; a value with more (never a base, which is rounded to the
+// paisa first) is rounded up.
+func formatRat(x *big.Rat) string {
+	return FormatPaise(Rounding{Step: big.NewInt(1), Mode: Up}.Round(x))
+}
+
+// stepText writes a step in paise as rupees: "0.01", "1", "100", "0.50".
+func stepText(step *big.Int) string {
+	return strings.TrimSuffix(FormatPaise(step), ".00")
+}
+
+// roundingText says what a rounding did: "up to ₹0.01", "half up to ₹100".
+func roundingText(r Rounding) string {
+	mode := map[string]string{Up: "up", Down: "down", HalfUp: "half up"}[r.Mode]
+	return mode + " to ₹" + stepText(r.Step)
+}
