@@ -52,21 +52,21 @@ type BaseValue struct {
 // Line is one line of the explanation: a component that applied, or an
 // adjustment of the total (kind "rounding" or "cap").
 type Line struct {
-	ID         string    `json:"id"`
-	Label      string    `json:"label"`
-	Kind       string    `json:"kind"`
-	Base       string    `json:"base,omitempty"`
-	Of         []string  `json:"of,omitempty"`
-	Band       *BandRef  `json:"band,omitempty"`
-	BaseAmount string    `json:"baseAmount,omitempty"`
-	Rate       string    `json:"rate,omitempty"`
-	Unit       string    `json:"unit,omitempty"`
-	Units      string    `json:"units,omitempty"` // a count, as a string: it may pass what a JavaScript number holds
-	Exact      string    `json:"exact,omitempty"`
-	Rounding   string    `json:"rounding,omitempty"`
-	Limit      string    `json:"limit,omitempty"`
-	Amount     string    `json:"amount"`
-	paise      *big.Int  // Amount
+	ID         string   `json:"id"`
+	Label      string   `json:"label"`
+	Kind       string   `json:"kind"`
+	Base       string   `json:"base,omitempty"`
+	Of         []string `json:"of,omitempty"`
+	Band       *BandRef `json:"band,omitempty"`
+	BaseAmount string   `json:"baseAmount,omitempty"`
+	Rate       string   `json:"rate,omitempty"`
+	Unit       string   `json:"unit,omitempty"`
+	Units      string   `json:"units,omitempty"` // a count, as a string: it may pass what a JavaScript number holds
+	Exact      string   `json:"exact,omitempty"`
+	Rounding   string   `json:"rounding,omitempty"`
+	Limit      string   `json:"limit,omitempty"`
+	Amount     string   `json:"amount"`
+	paise      *big.Int // Amount
 }
 
 // BandRef is the band of a slabs component that a value fell in.

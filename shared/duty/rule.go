@@ -77,7 +77,9 @@ func InputRank(name string) int {
 }
 
 // IsEnumInput reports whether name is one of the enum inputs of §3.
-func IsEnumInput(name string) bool { return InputRank(name) >= len(numericInputs) && InputRank(name) < len(numericInputs)+len(enumInputs) }
+func IsEnumInput(name string) bool {
+	return InputRank(name) >= len(numericInputs) && InputRank(name) < len(numericInputs)+len(enumInputs)
+}
 
 // IsNumericInput reports whether name is one of the numeric inputs of §3.
 func IsNumericInput(name string) bool { return InputRank(name) < len(numericInputs) }
