@@ -119,8 +119,8 @@ func (c sample) shape(t *testing.T) {
 	for k := range a {
 		keys = append(keys, k)
 	}
-	if len(keys) != 9 {
-		t.Errorf("keys = %v, want the 9 article fields", keys)
+	if len(keys) != 10 {
+		t.Errorf("keys = %v, want the 10 article fields", keys)
 	}
 	// Affidavit/Karnataka: fixed 20, no factor.
 	if string(a["fixed"]) != "20" || string(a["amountPercentConsideration"]) != "null" || string(a["toFollowConsiderationPrice"]) != "false" {

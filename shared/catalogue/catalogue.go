@@ -19,6 +19,7 @@ import (
 	"slices"
 	"time"
 
+	"stampduty/shared/duty"
 	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
 )
@@ -137,6 +138,18 @@ func (a *Admin) Add(ctx context.Context, by string, art stampduty.Article) (stam
 // art's values, of the given kind; retire says whether the article is
 // retired after it. A retired prev becomes active unless retire.
 func (a *Admin) change(ctx context.Context, prev *stampduty.CatalogueEntry, art stampduty.Article, kind, by string, now time.Time, retire bool) (stampduty.CatalogueEntry, error) {
+	// An article with rules of its own stores their projection for the
+	// day (duty-rules.md §9), which its sort orders use.
+	// A legacy article's one version follows from its fields as they are
+	// now (§9); it is stored with them.
+	if !art.Schedule() {
+		art.Rules = nil
+	}
+	art, err := art.WithRules(duty.TodayInIndia(now))
+	if err != nil {
+		return stampduty.CatalogueEntry{}, err
+	}
+	art.RulesDerived = false
 	next := stampduty.CatalogueEntry{Article: art, Version: 1}
 	var before *stampduty.Article
 	if prev != nil {

@@ -6,7 +6,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
+	"stampduty/shared/duty"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/strapiquery"
 )
@@ -29,15 +31,34 @@ type Snapshot interface {
 var ListSpec = strapiquery.ListSpec{
 	Sortable: stampduty.ArticleSortFields,
 	Fields: []string{"purpose_name", "state", "min", "max", "fixed",
-		"toFollowConsiderationPrice", "amountPercentConsideration"},
+		"toFollowConsiderationPrice", "amountPercentConsideration", "duty_rules"},
 }
+
+// dayOrders are the snapshot orders by an amount field: for an article
+// whose rules are not legacy, the amount fields are a projection computed
+// for the day of the request (duty-rules.md §9), which the snapshot's
+// order, made when it was published, may not follow. A list in one of
+// them is sorted from the projected catalogue instead (once a day and
+// catalogue version: sortCache).
+var dayOrders = map[string]bool{"min": true, "max": true, "fixed": true}
 
 // Lister is the public article list (GET /api/stamp-duty-datas) over the
 // published catalogue. Its zero value but for Articles is ready to use; it
 // is safe for concurrent use.
 type Lister struct {
 	Articles Snapshot
-	sorts    sortCache
+	// Now is the clock of the day the projection is computed for
+	// (time.Now when nil).
+	Now   func() time.Time
+	sorts sortCache
+}
+
+// today is the day of a request in India.
+func (c *Lister) today() string {
+	if c.Now != nil {
+		return duty.TodayInIndia(c.Now())
+	}
+	return duty.TodayInIndia(time.Now())
 }
 
 // List returns the page of the published catalogue that l (parsed under
@@ -56,22 +77,33 @@ func (c *Lister) List(ctx context.Context, l strapiquery.List) (page []stampduty
 	page = []stampduty.Article{}
 	noFilter := len(l.Filters.Args) == 0 && (l.Filters.Op == "$and" || l.Filters.Op == "")
 	order, presorted := presortedOrder(l.Sort)
+	today := c.today()
 	switch {
 	case l.Draft:
 		return page, 0, nil
-	case noFilter && presorted:
+	case noFilter && presorted && !dayOrders[strings.TrimSuffix(order, ":desc")]:
 		start, limit := l.Paging.Window()
 		arts, total, err := c.Articles.Window(ctx, order, start, limit)
 		if err != nil {
 			return nil, 0, err
 		}
-		return append(page, arts...), total, nil
+		for _, a := range arts {
+			a, err := a.WithRules(today)
+			if err != nil {
+				return nil, 0, err
+			}
+			page = append(page, a)
+		}
+		return page, total, nil
 	}
 	all, err := c.Articles.All(ctx)
 	if err != nil {
 		return nil, 0, err
 	}
-	sorted := c.sorts.sorted(all, l.Sort)
+	sorted, err := c.sorts.sorted(all, today, l.Sort)
+	if err != nil {
+		return nil, 0, err
+	}
 	if !noFilter {
 		sorted = f.Articles(sorted) // a new slice, in the same order
 	}
@@ -97,16 +129,19 @@ func presortedOrder(keys []strapiquery.SortKey) (string, bool) {
 // maxSorts orders (then it starts again), so any query costs at most one
 // sort of the catalogue.
 type sortCache struct {
-	mu     sync.Mutex
-	from   []stampduty.Article
-	byKeys map[string][]stampduty.Article
+	mu        sync.Mutex
+	from      []stampduty.Article
+	day       string              // the day projected is for
+	projected []stampduty.Article // from, each WithRules(day)
+	byKeys    map[string][]stampduty.Article
 }
 
 // maxSorts bounds the sorted copies a sortCache holds.
 const maxSorts = 8
 
-// sorted returns all sorted by keys, ties by id; the slice is shared.
-func (c *sortCache) sorted(all []stampduty.Article, keys []strapiquery.SortKey) []stampduty.Article {
+// sorted returns all, with its rules and projected for day, sorted by
+// keys, ties by id; the slice is shared.
+func (c *sortCache) sorted(all []stampduty.Article, day string, keys []strapiquery.SortKey) ([]stampduty.Article, error) {
 	var name strings.Builder
 	for _, k := range keys {
 		name.WriteString(k.Field)
@@ -116,15 +151,25 @@ func (c *sortCache) sorted(all []stampduty.Article, keys []strapiquery.SortKey) 
 		name.WriteByte(',')
 	}
 	c.mu.Lock()
-	if len(c.from) != len(all) || (len(all) > 0 && &c.from[0] != &all[0]) || len(c.byKeys) >= maxSorts {
-		c.from, c.byKeys = all, map[string][]stampduty.Article{}
+	if len(c.from) != len(all) || (len(all) > 0 && &c.from[0] != &all[0]) || c.day != day || len(c.byKeys) >= maxSorts {
+		c.from, c.day, c.projected, c.byKeys = all, day, nil, map[string][]stampduty.Article{}
 	}
 	s, ok := c.byKeys[name.String()]
+	projected := c.projected
 	c.mu.Unlock()
 	if ok {
-		return s
+		return s, nil
 	}
-	s = slices.Clone(all) // the catalogue's slice keeps its order
+	if projected == nil {
+		projected = make([]stampduty.Article, len(all))
+		for i, a := range all {
+			var err error
+			if projected[i], err = a.WithRules(day); err != nil {
+				return nil, err
+			}
+		}
+	}
+	s = slices.Clone(projected) // the catalogue's slice keeps its order
 	slices.SortStableFunc(s, func(a, b stampduty.Article) int {
 		for _, k := range keys {
 			d := stampduty.CompareArticles(a, b, k.Field)
@@ -138,9 +183,10 @@ func (c *sortCache) sorted(all []stampduty.Article, keys []strapiquery.SortKey) 
 		return cmp.Compare(a.ID, b.ID)
 	})
 	c.mu.Lock()
-	if len(c.from) == len(all) && (len(all) == 0 || &c.from[0] == &all[0]) {
+	if len(c.from) == len(all) && (len(all) == 0 || &c.from[0] == &all[0]) && c.day == day {
+		c.projected = projected
 		c.byKeys[name.String()] = s
 	}
 	c.mu.Unlock()
-	return s
+	return s, nil
 }

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"stampduty/shared/catalogue"
+	"stampduty/shared/duty"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/strapiquery"
 	"stampduty/shared/testkit/fake"
@@ -54,7 +56,9 @@ func ids(arts []stampduty.Article) string {
 }
 
 // TestListerList lists six articles with each kind of query: a page with
-// no filter in one field's order is read on its own; every other query
+// no filter in the order of id, purpose_name or state is read on its own
+// (an amount field's order is the day's projection, duty-rules.md §9,
+// which the snapshot's order may not follow); every other query
 // reads the whole catalogue, filtered, sorted (ties by id) and paged, its
 // total counting what the filters select; a draft list is empty and reads
 // nothing.
@@ -67,7 +71,8 @@ func TestListerList(t *testing.T) {
 		alls        int
 	}{
 		{"DefaultPageByIDReadOnItsOwn", "", "[1 2 3 4 5 6]", 6, 1, 0},
-		{"OneKeyReadOnItsOwn", "sort=min:desc&pagination[pageSize]=2", "[2 6]", 6, 1, 0},
+		{"OneKeyReadOnItsOwn", "sort=state:desc&pagination[pageSize]=2", "[1 5]", 6, 1, 0},
+		{"AmountSortFollowsTheDay", "sort=min:desc&pagination[pageSize]=2", "[2 6]", 6, 0, 1},
 		{"IDFirstReadOnItsOwn", "sort[0]=id:desc&sort[1]=state&pagination[start]=1&pagination[limit]=2", "[5 4]", 6, 1, 0},
 		{"TwoKeysSortTheWhole", "sort[0]=state&sort[1]=purpose_name:desc", "[6 3 4 2 5 1]", 6, 0, 1},
 		{"TiesByID", "sort[0]=state&sort[1]=state", "[3 6 2 4 1 5]", 6, 0, 1},
@@ -179,4 +184,75 @@ func TestListerSortsOncePerCatalogue(t *testing.T) {
 			t.Error("8 sorts held: the next request kept them, want it to start again")
 		}
 	})
+}
+
+// TestListProjectsTheDay: an article whose rules are not legacy shows
+// the legacy fields of the version in force on the day of the request
+// (duty-rules.md §9), without an edit, and sorts by them; duty_rules
+// cannot be filtered.
+func TestListProjectsTheDay(t *testing.T) {
+	rules, problems := duty.ValidateRules([]byte(`[
+	 {"effectiveFrom": null, "effectiveTo": "2025-04-01", "citation": {"text": "old", "url": "https://example.org/a"},
+	  "inputs": {"considerationPrice": {"required": true}},
+	  "components": [{"id": "duty", "label": "1%", "kind": "percent", "base": "considerationPrice", "rate": "0.01"}],
+	  "total": {"min": "20", "max": "40"}},
+	 {"effectiveFrom": "2025-04-01", "effectiveTo": null, "citation": {"text": "new", "url": "https://example.org/b"},
+	  "components": [{"id": "duty", "label": "Fixed", "kind": "fixed", "amount": "70"}]}]`))
+	if problems != nil {
+		t.Fatal(problems)
+	}
+	arts := listArticles()
+	arts = append(arts, stampduty.Article{ID: 7, DocumentID: "d7", PurposeName: "Lease", State: "Goa", Rules: rules})
+	for _, tc := range []struct {
+		day      string
+		min, max int64
+		fixed    string
+		first    int64 // the first id sorted by min:desc
+		follows  bool
+	}{
+		{"2025-03-31", 20, 40, "<nil>", 2, true},
+		{"2025-04-01", 0, stampduty.MaxAmount, "70", 2, true},
+	} {
+		t.Run(tc.day, func(t *testing.T) {
+			now := func() time.Time { return must(time.Parse("2006-01-02 15:04", tc.day+" 12:00")) }
+			c := &catalogue.Lister{Articles: fake.Articles(arts), Now: now}
+			l, err := strapiquery.ParseList("filters[id][$eq]=7", catalogue.ListSpec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			page, _, err := c.List(context.Background(), l)
+			if err != nil || len(page) != 1 {
+				t.Fatalf("List = %v, %v", page, err)
+			}
+			a := page[0]
+			fixed := "<nil>"
+			if a.Fixed != nil {
+				fixed = fmt.Sprint(*a.Fixed)
+			}
+			if got, want := fmt.Sprint(a.Min, a.Max, fixed, a.FollowsConsideration, a.Factor == nil), fmt.Sprint(tc.min, tc.max, tc.fixed, tc.follows, true); got != want {
+				t.Errorf("min max fixed follows noFactor = %s, want %s", got, want)
+			}
+			l, _ = strapiquery.ParseList("sort=max:desc&pagination[pageSize]=1", catalogue.ListSpec)
+			page, _, _ = c.List(context.Background(), l)
+			if tc.max == stampduty.MaxAmount && (len(page) != 1 || page[0].ID != 7) {
+				t.Errorf("sorted by max:desc, first %v, want 7", ids(page))
+			}
+		})
+	}
+	t.Run("NoFilterOnRules", func(t *testing.T) {
+		l, err := strapiquery.ParseList("filters[duty_rules][$null]=true", catalogue.ListSpec)
+		if err == nil {
+			_, _, err = (&catalogue.Lister{Articles: fake.Articles(arts)}).List(context.Background(), l)
+		}
+		if got, want := stampduty.ErrorMessage(err), "Invalid key duty_rules"; got != want {
+			t.Errorf("filter on duty_rules: %q, want %q", got, want)
+		}
+	})
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

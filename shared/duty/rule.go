@@ -1,6 +1,7 @@
 package duty
 
 import (
+	"fmt"
 	"math/big"
 )
 
@@ -192,4 +193,46 @@ type Band struct {
 type Total struct {
 	Rounding Rounding // a whole number of rupees; default up to ₹1
 	Min, Max *big.Rat // whole rupees; nil when not given
+}
+
+// MarshalJSON writes the versions as they were given, compact: the
+// article list's duty_rules.
+func (rs Rules) MarshalJSON() ([]byte, error) {
+	if rs == nil {
+		return []byte("null"), nil
+	}
+	b := []byte{'['}
+	for i, v := range rs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, v.json...)
+	}
+	return append(b, ']'), nil
+}
+
+// UnmarshalJSON reads versions as ParseRules does (stored rules, which
+// were checked whole when saved).
+func (rs *Rules) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*rs = nil
+		return nil
+	}
+	got, problems := ParseRules(b)
+	if problems != nil {
+		return fmt.Errorf("duty_rules: %s", problems[0])
+	}
+	*rs = got
+	return nil
+}
+
+// Legacy reports whether every version is one §9 migrated: the article's
+// legacy fields are then its own, not a projection of its rules.
+func (rs Rules) Legacy() bool {
+	for _, v := range rs {
+		if !v.Legacy {
+			return false
+		}
+	}
+	return true
 }

@@ -63,6 +63,10 @@ type Value struct {
 	// surrogate, such as "\ud800": encoding/json decodes it as U+FFFD, so
 	// Text is then not the text that was sent.
 	LoneSurrogate bool
+	// Raw is an Object's or an Array's JSON text, as sent (a slice of the
+	// data read): for a member whose value is a document of its own, such
+	// as an article's duty_rules.
+	Raw []byte
 }
 
 // Member is one member of an object.
@@ -183,7 +187,8 @@ func value(dec *json.Decoder, data []byte, maxDepth int) (Value, error) {
 		if t == '[' {
 			k = Array
 		}
-		return Value{Kind: k}, skip(dec, 2, maxDepth)
+		err := skip(dec, 2, maxDepth)
+		return Value{Kind: k, Raw: bytes.TrimLeft(data[start:dec.InputOffset()], " \t\r\n:")}, err
 	}
 	return Value{}, ErrNotJSON // a closing delimiter, where a value belongs
 }

@@ -22,6 +22,7 @@ const (
 	aFixed
 	aFollows
 	aFactor
+	aRules
 	numArticleFields
 )
 
@@ -34,6 +35,7 @@ var articleFieldNames = [numArticleFields]string{
 	"fixed",
 	"toFollowConsiderationPrice",
 	"amountPercentConsideration",
+	"duty_rules",
 }
 
 // articleFieldIndex returns the index of a catalogue field, -1 for any other key.
@@ -81,6 +83,9 @@ func (a Article) check(msgs *[numArticleFields]string) {
 	}
 	if !bad[aState] && !ValidState(a.State) {
 		msgs[aState] = msgState
+	}
+	if a.Schedule() {
+		return // the amount fields are a projection of the rules (§9)
 	}
 	for _, f := range [...]struct {
 		idx int
@@ -207,8 +212,22 @@ func NewArticle(fields []Field) (Article, []FieldError) {
 		msgs[aFactor] = " must be a number"
 	}
 
+	rules, ruleErrs := readRules(vals[aRules])
+	if ruleErrs == nil && rules != nil && !rules.Legacy() {
+		// An article with rules of its own: the amount fields given (as
+		// the list shows them) are ignored and replaced by the projection
+		// when it is written (§1).
+		a.Factor, a.Fixed, a.Min, a.Max, a.FollowsConsideration = nil, nil, 0, MaxAmount, false
+		for _, i := range []int{aMin, aMax, aFixed, aFollows, aFactor} {
+			msgs[i] = ""
+		}
+		a.Rules = rules
+	}
 	a.check(&msgs)
-	return a, append(articleErrors(&msgs), extra...)
+	// A legacy article (given without duty_rules, or with only the
+	// migrated version) keeps Rules nil: its one version follows from its
+	// fields (DutyRules), and the store writes it with the article.
+	return a, append(append(articleErrors(&msgs), ruleErrs...), extra...)
 }
 
 // ArticleSortFields are the fields the article list sorts by.

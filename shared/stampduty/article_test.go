@@ -49,7 +49,7 @@ func TestArticleValidate(t *testing.T) {
 
 	// fieldErr is the one error of an article whose field fails: the message
 	// is the field's name and what is wrong with it.
-	fieldErr := func(field, what string) []FieldError { return []FieldError{{field, field + " " + what}} }
+	fieldErr := func(field, what string) []FieldError { return []FieldError{{Path: field, Message: field + " " + what}} }
 	const msgCtl = "must not contain control, format, bidirectional, zero-width or line separator characters"
 	bad := []struct {
 		name string
@@ -78,12 +78,12 @@ func TestArticleValidate(t *testing.T) {
 		{"FollowingWithoutFactor", with(func(a *Article) { a.FollowsConsideration = true }), fieldErr("amountPercentConsideration", "is required when toFollowConsiderationPrice is true")},
 		{"Everything", Article{PurposeName: "", State: "X", Min: -1, Max: MaxAmount + 1, Fixed: ptr[int64](-5), FollowsConsideration: true},
 			[]FieldError{
-				{"purpose_name", "purpose_name must not be empty"},
-				{"state", "state must be one of the states or union territories of India"},
-				{"min", "min must be greater than or equal to 0"},
-				{"max", "max must be at most 999999999999999"},
-				{"fixed", "fixed must be greater than or equal to 0"},
-				{"amountPercentConsideration", "amountPercentConsideration is required when toFollowConsiderationPrice is true"},
+				{Path: "purpose_name", Message: "purpose_name must not be empty"},
+				{Path: "state", Message: "state must be one of the states or union territories of India"},
+				{Path: "min", Message: "min must be greater than or equal to 0"},
+				{Path: "max", Message: "max must be at most 999999999999999"},
+				{Path: "fixed", Message: "fixed must be greater than or equal to 0"},
+				{Path: "amountPercentConsideration", Message: "amountPercentConsideration is required when toFollowConsiderationPrice is true"},
 			}},
 	}
 	for _, tc := range bad {

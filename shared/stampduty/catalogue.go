@@ -59,8 +59,14 @@ func (e CatalogueEntry) Retired() bool { return !e.RetiredAt.IsZero() }
 
 // ArticleValues returns the catalogue file's fields of a that a change can
 // change (all but purpose_name and state, the article's key), in the
-// file's order, each as JSON.
+// file's order, each as JSON: for a legacy article its five amount fields
+// (its one rule version follows from them, §9); for an article with rules
+// of its own, duty_rules alone (the amount fields are their projection).
 func ArticleValues(a Article) [][2]string {
+	if a.Schedule() {
+		b, _ := a.Rules.MarshalJSON() // never fails
+		return [][2]string{{articleFieldNames[aRules], string(b)}}
+	}
 	fixed, factor := "null", "null"
 	if a.Fixed != nil {
 		fixed = strconv.FormatInt(*a.Fixed, 10)
@@ -78,20 +84,39 @@ func ArticleValues(a Article) [][2]string {
 }
 
 // DiffArticles returns the fields whose values differ between before and
-// after, in the file's order; with before nil (a new article), every field
+// after, in the file's order (a field one of them does not have is
+// "null" there); with before nil (a new article), every field of after
 // with an empty Before.
 func DiffArticles(before *Article, after Article) []FieldChange {
 	var out []FieldChange
-	var old [][2]string
-	if before != nil {
-		old = ArticleValues(*before)
+	now := map[string]string{}
+	for _, f := range ArticleValues(after) {
+		now[f[0]] = f[1]
 	}
-	for i, f := range ArticleValues(after) {
-		switch {
-		case old == nil:
+	if before == nil {
+		for _, f := range ArticleValues(after) {
 			out = append(out, FieldChange{Field: f[0], After: f[1]})
-		case old[i][1] != f[1]:
-			out = append(out, FieldChange{Field: f[0], Before: old[i][1], After: f[1]})
+		}
+		return out
+	}
+	old := map[string]string{}
+	for _, f := range ArticleValues(*before) {
+		old[f[0]] = f[1]
+	}
+	for _, name := range articleFieldNames[aMin:] {
+		b, inB := old[name]
+		n, inN := now[name]
+		if !inB && !inN {
+			continue
+		}
+		if !inB {
+			b = "null"
+		}
+		if !inN {
+			n = "null"
+		}
+		if b != n {
+			out = append(out, FieldChange{Field: name, Before: b, After: n})
 		}
 	}
 	return out

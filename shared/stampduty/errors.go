@@ -3,6 +3,7 @@ package stampduty
 import (
 	"errors"
 	"fmt"
+	"stampduty/shared/duty"
 	"strings"
 )
 
@@ -29,6 +30,10 @@ const (
 type FieldError struct {
 	Path    string
 	Message string
+	// Where is the path as its elements (names and indexes), when it is
+	// deeper than one field: ["duty_rules", 1, "components", 2, "rate"].
+	// Path then writes it dotted, for logs and tools.
+	Where []any
 }
 
 // Error is a domain error: a kind, a message safe to show to the caller, and,
@@ -39,6 +44,9 @@ type Error struct {
 	Fields  []FieldError
 	// Err is the underlying cause, for logs only; it is never shown to callers.
 	Err error
+	// DutyRule is the rule version that refused a quote's or a create's
+	// inputs (duty-rules.md §10: details.dutyRule), nil otherwise.
+	DutyRule *duty.RuleRef
 }
 
 // Error returns the message, with the cause when there is one.

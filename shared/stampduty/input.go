@@ -29,6 +29,8 @@ type Value struct {
 	// (JSON's "\ud800"), which no UTF-8 text can hold: Text has U+FFFD in
 	// its place, so it is not the text that was sent.
 	LoneSurrogate bool
+	// Raw is an Other's JSON text (an object or an array), as sent.
+	Raw []byte
 }
 
 // Field is a named value of a request, in the order it was sent.

@@ -59,15 +59,15 @@ func TestValidateDecodedValues(t *testing.T) {
 			{"note", text("x")},
 		}).Validate()
 		checkInvalid(t, err, []FieldError{
-			{"amount", "amount must be an integer"},
-			{"considerationPrice", "considerationPrice must be an integer"},
-			{"description", "description must be a string"},
-			{"purpose", "purpose is a required field"},
-			{"state", "state is a required field"},
-			{"paidBy", "paidBy must be a string"},
-			{"purchasedBy", "purchasedBy must not contain control, format, bidirectional, zero-width or line separator characters"},
-			{"firstPartyMobileNumber", "firstPartyMobileNumber must be a string"},
-			{"note", "note is not an allowed field"},
+			{Path: "amount", Message: "amount must be an integer"},
+			{Path: "considerationPrice", Message: "considerationPrice must be an integer"},
+			{Path: "description", Message: "description must be a string"},
+			{Path: "purpose", Message: "purpose is a required field"},
+			{Path: "state", Message: "state is a required field"},
+			{Path: "paidBy", Message: "paidBy must be a string"},
+			{Path: "purchasedBy", Message: "purchasedBy must not contain control, format, bidirectional, zero-width or line separator characters"},
+			{Path: "firstPartyMobileNumber", Message: "firstPartyMobileNumber must be a string"},
+			{Path: "note", Message: "note is not an allowed field"},
 		})
 	})
 	t.Run("LoneSurrogatePurposeIsNotFound", func(t *testing.T) {
@@ -113,12 +113,12 @@ func TestNewArticleFromDecodedValues(t *testing.T) {
 			{"amountPercentConsideration", kind(Bool)},
 		})
 		want := []FieldError{
-			{"purpose_name", "purpose_name must be a string"},
-			{"min", "min must be an integer"},
-			{"toFollowConsiderationPrice", "toFollowConsiderationPrice must be a boolean"},
-			{"amountPercentConsideration", "amountPercentConsideration must be a number"},
-			{"max", "max is given more than once"},
-			{"zzz", "zzz is not an allowed field"},
+			{Path: "purpose_name", Message: "purpose_name must be a string"},
+			{Path: "min", Message: "min must be an integer"},
+			{Path: "toFollowConsiderationPrice", Message: "toFollowConsiderationPrice must be a boolean"},
+			{Path: "amountPercentConsideration", Message: "amountPercentConsideration must be a number"},
+			{Path: "max", Message: "max is given more than once"},
+			{Path: "zzz", Message: "zzz is not an allowed field"},
 		}
 		if !reflect.DeepEqual(errs, want) {
 			t.Errorf("NewArticle errors =\n%q\nwant\n%q", errs, want)

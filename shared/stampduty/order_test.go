@@ -164,7 +164,9 @@ func TestNewOrderBody(t *testing.T) {
 			fConsiderationPrice: {Kind: Number, Text: "-2.5e1"},
 		}
 		for idx := range orderFieldNames {
-			if got, want := r.fields[idx], want[idx]; got != want {
+			got, want := r.fields[idx], want[idx]
+			got.Raw = nil // what Other held is not a field's value
+			if !reflect.DeepEqual(got, want) {
 				t.Errorf("%s = %+v, want %+v", orderFieldNames[idx], got, want)
 			}
 		}
@@ -708,20 +710,20 @@ func TestValidateUnknownKeys(t *testing.T) {
 		want    []FieldError
 	}{
 		{"MistypedPAN", []member{{"firstPartyPAN", `"ABCDE1234F"`}},
-			[]FieldError{{"firstPartyPAN", "firstPartyPAN is not an allowed field"}}},
+			[]FieldError{{Path: "firstPartyPAN", Message: "firstPartyPAN is not an allowed field"}}},
 		{"WrongCase", []member{{"Amount", `200`}},
-			[]FieldError{{"Amount", "Amount is not an allowed field"}}},
+			[]FieldError{{Path: "Amount", Message: "Amount is not an allowed field"}}},
 		{"NullValue", []member{{"id", `null`}},
-			[]FieldError{{"id", "id is not an allowed field"}}},
+			[]FieldError{{Path: "id", Message: "id is not an allowed field"}}},
 		{"SnakeCase", []member{{"paid_by", `"First Party"`}},
-			[]FieldError{{"paid_by", "paid_by is not an allowed field"}}},
+			[]FieldError{{Path: "paid_by", Message: "paid_by is not an allowed field"}}},
 		{"EmptyKey", []member{{"", `1`}},
-			[]FieldError{{"", " is not an allowed field"}}},
+			[]FieldError{{Path: "", Message: " is not an allowed field"}}},
 		{"InBodyOrder", []member{{"zeta", `1`}, {"alpha", `[]`}, {"mid", `{}`}},
 			[]FieldError{
-				{"zeta", "zeta is not an allowed field"},
-				{"alpha", "alpha is not an allowed field"},
-				{"mid", "mid is not an allowed field"},
+				{Path: "zeta", Message: "zeta is not an allowed field"},
+				{Path: "alpha", Message: "alpha is not an allowed field"},
+				{Path: "mid", Message: "mid is not an allowed field"},
 			}},
 	}
 	for _, tc := range cases {
@@ -745,7 +747,7 @@ func TestValidateUnknownKeys(t *testing.T) {
 		body := buildBody(fullMembers)
 		body = append(body[:len(body)-1], []byte(`,"\ud83d\ude00":1}`)...)
 		_, err := validateBody(t, body)
-		checkInvalid(t, err, []FieldError{{"😀", "😀 is not an allowed field"}})
+		checkInvalid(t, err, []FieldError{{Path: "😀", Message: "😀 is not an allowed field"}})
 	})
 }
 
@@ -772,22 +774,22 @@ func TestValidateAllFailuresAtOnce(t *testing.T) {
 	}`
 	_, err := validateBody(t, []byte(body))
 	want := []FieldError{
-		{"amount", "amount must be an integer"},
-		{"considerationPrice", "considerationPrice must be greater than or equal to 0"},
-		{"description", "description may only contain letters, digits, spaces and ! # @ $ * ( ) - + ; : , . ? /"},
-		{"purpose", "purpose must not be empty"},
-		{"state", "state must be one of the states or union territories of India"},
-		{"paidBy", "paidBy must be one of: First Party, Second Party"},
-		{"purchasedBy", "purchasedBy must not contain control, format, bidirectional, zero-width or line separator characters"},
-		{"firstPartyMobileNumber", "firstPartyMobileNumber must be exactly 10 digits"},
-		{"firstPartyName", "firstPartyName must be at most 40 characters"},
-		{"secondPartyName", "secondPartyName may only contain letters, digits and spaces"},
-		{"firstPartyAddress", `firstPartyAddress may only contain letters, digits, spaces and . / : , - \`},
-		{"secondPartyAddress", "secondPartyAddress must be at most 120 characters"},
-		{"firstPartyPan", "firstPartyPan must be empty or a PAN: 5 capital letters, 4 digits, 1 capital letter"},
-		{"secondPartyPan", "secondPartyPan must be a string"},
-		{"zzz", "zzz is not an allowed field"},
-		{"firstPartyPAN", "firstPartyPAN is not an allowed field"},
+		{Path: "amount", Message: "amount must be an integer"},
+		{Path: "considerationPrice", Message: "considerationPrice must be greater than or equal to 0"},
+		{Path: "description", Message: "description may only contain letters, digits, spaces and ! # @ $ * ( ) - + ; : , . ? /"},
+		{Path: "purpose", Message: "purpose must not be empty"},
+		{Path: "state", Message: "state must be one of the states or union territories of India"},
+		{Path: "paidBy", Message: "paidBy must be one of: First Party, Second Party"},
+		{Path: "purchasedBy", Message: "purchasedBy must not contain control, format, bidirectional, zero-width or line separator characters"},
+		{Path: "firstPartyMobileNumber", Message: "firstPartyMobileNumber must be exactly 10 digits"},
+		{Path: "firstPartyName", Message: "firstPartyName must be at most 40 characters"},
+		{Path: "secondPartyName", Message: "secondPartyName may only contain letters, digits and spaces"},
+		{Path: "firstPartyAddress", Message: `firstPartyAddress may only contain letters, digits, spaces and . / : , - \`},
+		{Path: "secondPartyAddress", Message: "secondPartyAddress must be at most 120 characters"},
+		{Path: "firstPartyPan", Message: "firstPartyPan must be empty or a PAN: 5 capital letters, 4 digits, 1 capital letter"},
+		{Path: "secondPartyPan", Message: "secondPartyPan must be a string"},
+		{Path: "zzz", Message: "zzz is not an allowed field"},
+		{Path: "firstPartyPAN", Message: "firstPartyPAN is not an allowed field"},
 	}
 	checkInvalid(t, err, want)
 
@@ -795,7 +797,7 @@ func TestValidateAllFailuresAtOnce(t *testing.T) {
 		_, err := validateBody(t, []byte(`{}`))
 		var want []FieldError
 		for _, k := range []string{"amount", "considerationPrice", "purpose", "state", "paidBy", "firstPartyMobileNumber", "firstPartyName", "secondPartyName"} {
-			want = append(want, FieldError{k, k + " is a required field"})
+			want = append(want, FieldError{Path: k, Message: k + " is a required field"})
 		}
 		checkInvalid(t, err, want)
 	})

@@ -9,6 +9,8 @@
 // (strings only: no import); the store's own item types map the rest.
 package stampduty
 
+import "stampduty/shared/duty"
+
 // Article is the rule set for one purpose in one state: it decides the
 // stamp-duty amount of an order. Its JSON form is the Strapi article.
 type Article struct {
@@ -24,6 +26,19 @@ type Article struct {
 	FollowsConsideration bool `json:"toFollowConsiderationPrice"`
 	// Factor is applied to the consideration price, nil when there is none.
 	Factor *Decimal `json:"amountPercentConsideration"`
+	// Rules is the article's duty_rules (duty-rules.md): its dated rule
+	// versions. An article read from the store or a catalogue file always
+	// has them: a legacy article has the one version §9 migrates it to
+	// (RulesDerived when it is stored without them). For an article whose
+	// rules are not legacy, the five fields above are a projection of
+	// them (Projected).
+	Rules duty.Rules `json:"duty_rules"`
+	// RulesDerived says Rules were migrated when the article was read,
+	// not stored: `stampctl articles migrate-rules` stores them.
+	RulesDerived bool `json:"-"`
+	// CatalogueVersion is the article's version in the catalogue
+	// (CatalogueEntry.Version), which a quote names beside its rule.
+	CatalogueVersion int64 `json:"-"`
 }
 
 // The fulfillment statuses.

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"stampduty/shared/duty"
 	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
 )
@@ -20,6 +21,7 @@ type Articles struct {
 	db    *DB
 	table string
 	log   string // the article log table; "" when not given
+	rules string // the table of rule snapshots (WithSnapshots); "" when not given
 }
 
 // Articles returns the articles table of the given name.
@@ -45,15 +47,28 @@ type articleItem struct {
 	// Lg is the article's newest change, kept in the item until the next
 	// change has put it into the log table (see Write).
 	Lg *changeItem `dynamodbav:"lg,omitempty"`
+	// DR is the article's duty_rules, compact JSON (duty-rules.md §1: at
+	// most 24 KiB); absent on an item stored before duty rules, whose one
+	// version is migrated when it is read (Article.RulesDerived).
+	DR string `dynamodbav:"dr,omitempty"`
 }
 
-func toArticleItem(a stampduty.Article) articleItem {
+func toArticleItem(a stampduty.Article) (articleItem, error) {
 	it := articleItem{PurposeName: a.PurposeName, State: a.State, ID: a.ID, DocumentID: a.DocumentID,
 		Min: a.Min, Max: a.Max, Fixed: a.Fixed, Follow: a.FollowsConsideration}
 	if a.Factor != nil {
 		it.Factor = attributevalue.Number(a.Factor.String())
 	}
-	return it
+	if !a.Schedule() {
+		a.Rules = nil // a legacy article's version follows from its fields as they are now
+	}
+	rules, err := a.DutyRules()
+	if err != nil {
+		return it, err
+	}
+	b, _ := rules.MarshalJSON() // never fails
+	it.DR = string(b)
+	return it, nil
 }
 
 // decodeEntry reads an article item with its version, retirement and
@@ -70,6 +85,18 @@ func decodeEntry(item map[string]types.AttributeValue) (stampduty.CatalogueEntry
 		}
 		a.Factor = &d
 	}
+	if err == nil && it.DR != "" {
+		rules, problems := duty.ParseRules([]byte(it.DR))
+		if problems != nil {
+			err = fmt.Errorf("dr: %s", problems[0])
+		}
+		a.Rules = rules
+	}
+	if err == nil && it.DR == "" {
+		a.Rules, err = a.DutyRules()
+		a.RulesDerived = true
+	}
+	a.CatalogueVersion = it.V
 	e := stampduty.CatalogueEntry{Article: a, Version: it.V}
 	if err == nil && it.Ret != "" {
 		if e.RetiredAt, err = time.Parse(time.RFC3339Nano, it.Ret); err != nil {
@@ -161,7 +188,8 @@ func (s *Articles) Upsert(ctx context.Context, ids orders.IDs, arts []stampduty.
 		// A consistent read: an import right after another must see its ids.
 		old, err := s.entry(ctx, a.PurposeName, a.State, true)
 		var prev *stampduty.CatalogueEntry
-		next := stampduty.CatalogueEntry{Article: a, Version: 1}
+		// An article with rules of its own stores their projection (§9).
+		next := stampduty.CatalogueEntry{Article: a.Projected(duty.TodayInIndia(time.Now())), Version: 1}
 		switch {
 		case err == nil:
 			prev = &old
@@ -197,7 +225,10 @@ func (s *Articles) Upsert(ctx context.Context, ids orders.IDs, arts []stampduty.
 // any more (another writer's change came first) or, for a new article,
 // when one exists.
 func (s *Articles) put(ctx context.Context, prev *stampduty.CatalogueEntry, next stampduty.CatalogueEntry) error {
-	it := toArticleItem(next.Article)
+	it, err := toArticleItem(next.Article)
+	if err != nil {
+		return err
+	}
 	it.V = next.Version
 	if next.Retired() {
 		it.Ret = next.RetiredAt.UTC().Format(time.RFC3339Nano)
@@ -222,6 +253,9 @@ func (s *Articles) put(ctx context.Context, prev *stampduty.CatalogueEntry, next
 	default:
 		in.ConditionExpression = aws.String("v = :v")
 		in.ExpressionAttributeValues = map[string]types.AttributeValue{":v": avN(prev.Version)}
+	}
+	if err := s.putSnapshots(ctx, prev, next.Article); err != nil {
+		return err
 	}
 	if _, err := s.db.client.PutItem(ctx, in); err != nil {
 		if conditionFailed(err) {

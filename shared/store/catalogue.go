@@ -41,6 +41,10 @@ func (db *DB) Catalogue(table string) *Catalogue { return &Catalogue{db: db, tab
 // page of typical articles is about 2-3 KB gzipped (one 0.5 RCU read).
 const PageArticles = 100
 
+// maxPageBytes is the largest gzipped page a publish writes: below
+// DynamoDB's 400 KB item, with room for the key.
+const maxPageBytes = 390 << 10
+
 // versionKey is the key of the item naming the current snapshot.
 const versionKey = "version"
 
@@ -85,6 +89,10 @@ type pageArticle struct {
 	Fixed  *int64 `json:"f,omitempty"`
 	Follow bool   `json:"c,omitempty"`
 	Factor string `json:"x,omitempty"`
+	// Rules is the article's duty_rules; absent for an article whose
+	// rules are only derived from its legacy fields (RulesDerived).
+	Rules json.RawMessage `json:"r,omitempty"`
+	V     int64           `json:"v,omitempty"`
 }
 
 func pageKey(version, order string, page int) string {
@@ -103,6 +111,10 @@ func encodePages(arts []stampduty.Article) (pages [][]byte, digest string, err e
 			if a.Factor != nil {
 				out[i].Factor = a.Factor.String()
 			}
+			if a.Rules != nil && !a.RulesDerived {
+				out[i].Rules, _ = a.Rules.MarshalJSON() // never fails
+			}
+			out[i].V = a.CatalogueVersion
 		}
 		b, err := json.Marshal(out)
 		if err != nil {
@@ -139,6 +151,18 @@ func decodePage(z []byte) ([]stampduty.Article, error) {
 			}
 			arts[i].Factor = &d
 		}
+		arts[i].CatalogueVersion = p.V
+		if p.Rules != nil {
+			if err := json.Unmarshal(p.Rules, &arts[i].Rules); err != nil {
+				return nil, stampduty.Internal(fmt.Errorf("catalogue page: %w", err))
+			}
+			continue
+		}
+		rules, err := arts[i].DutyRules()
+		if err != nil {
+			return nil, err
+		}
+		arts[i].Rules, arts[i].RulesDerived = rules, true
 	}
 	return arts, nil
 }
@@ -274,7 +298,13 @@ func (c *Catalogue) publish(ctx context.Context, src *Articles, now time.Time) (
 	var puts []types.WriteRequest
 	for _, order := range stampduty.ArticleOrders() {
 		for i, p := range pages[order] {
-			item, err := attributevalue.MarshalMap(pageItem{K: pageKey(version, order, i), Z: gzipped(p)})
+			z := gzipped(p)
+			if len(z) > maxPageBytes {
+				// Only articles with many large rule versions reach it
+				// (100 × 24 KiB of rules that do not compress).
+				return Snapshot{}, stampduty.Errorf(stampduty.EINVALID, "page %d of the catalogue is %d bytes gzipped, more than an item holds (%d): shorten the largest duty_rules (archive old versions)", i, len(z), maxPageBytes)
+			}
+			item, err := attributevalue.MarshalMap(pageItem{K: pageKey(version, order, i), Z: z})
 			if err != nil {
 				return Snapshot{}, fmt.Errorf("encode catalogue page: %w", err)
 			}

@@ -46,7 +46,7 @@ func value(v jsonobj.Value) stampduty.Value {
 	case jsonobj.Bool:
 		return stampduty.Value{Kind: stampduty.Bool, Bool: v.Bool}
 	}
-	return stampduty.Value{Kind: stampduty.Other}
+	return stampduty.Value{Kind: stampduty.Other, Raw: v.Raw}
 }
 
 // invalidFile is the EINVALID error of an articles file that cannot be read at all.
@@ -133,12 +133,17 @@ func decodeArticle(raw json.RawMessage) (stampduty.Article, []stampduty.FieldErr
 	return stampduty.NewArticle(Fields(members))
 }
 
-// articleFile is an article as the catalogue file holds it: no id or
-// documentId (Article's are hidden by these, which are always nil).
+// articleFile is an article as the catalogue file holds it: the list's
+// fields but id and documentId.
 type articleFile struct {
-	stampduty.Article
-	ID         *int64  `json:"id,omitempty"`
-	DocumentID *string `json:"documentId,omitempty"`
+	PurposeName string             `json:"purpose_name"`
+	State       string             `json:"state"`
+	Min         int64              `json:"min"`
+	Max         int64              `json:"max"`
+	Fixed       *int64             `json:"fixed"`
+	Follows     bool               `json:"toFollowConsiderationPrice"`
+	Factor      *stampduty.Decimal `json:"amountPercentConsideration"`
+	Rules       json.RawMessage    `json:"duty_rules"`
 }
 
 // EncodeArticles writes articles in the catalogue format of DecodeArticles:
@@ -148,7 +153,13 @@ type articleFile struct {
 func EncodeArticles(arts []stampduty.Article) ([]byte, error) {
 	rows := make([]articleFile, len(arts))
 	for i, a := range arts {
-		rows[i] = articleFile{Article: a}
+		rules, err := a.DutyRules()
+		if err != nil {
+			return nil, fmt.Errorf("encode articles: %w", err)
+		}
+		rb, _ := rules.MarshalJSON() // never fails
+		rows[i] = articleFile{PurposeName: a.PurposeName, State: a.State, Min: a.Min, Max: a.Max, Fixed: a.Fixed,
+			Follows: a.FollowsConsideration, Factor: a.Factor, Rules: rb}
 	}
 	slices.SortStableFunc(rows, func(x, y articleFile) int {
 		return cmp.Or(strings.Compare(x.PurposeName, y.PurposeName), strings.Compare(x.State, y.State))
