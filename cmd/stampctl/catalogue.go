@@ -32,7 +32,7 @@ func (c *cli) catalogueAdmin() (*catalogue.Admin, []table, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	arts := db.Articles(ts[0].name).WithLog(ts[1].name)
+	arts := db.Articles(ts[0].name).WithLog(ts[1].name).WithSnapshots(ts[3].name)
 	return &catalogue.Admin{
 		Articles: arts,
 		IDs:      db.IDs(ts[2].name, idBlock),

@@ -28,7 +28,7 @@ import (
 // articles table with its change log, the counters for a new article's id,
 // and the published catalogue each change is published to.
 func catalogueWorkflows(d function.Deps) *catalogue.Admin {
-	arts := d.Articles(d.Require("ARTICLES_TABLE")).WithLog(d.Require("ARTICLE_LOG_TABLE"))
+	arts := d.Articles(d.Require("ARTICLES_TABLE")).WithLog(d.Require("ARTICLE_LOG_TABLE")).WithSnapshots(d.Require("CATALOGUE_TABLE"))
 	published := d.Catalogue(d.Require("CATALOGUE_TABLE"))
 	return &catalogue.Admin{Articles: arts, IDs: d.IDs(d.Require("COUNTERS_TABLE"), articleIDBlock), Now: time.Now,
 		Publish: func(ctx context.Context, now time.Time) error {

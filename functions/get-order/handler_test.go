@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"stampduty/shared/duty"
 	"strings"
 	"testing"
 
@@ -39,6 +40,16 @@ func TestGetOrder(t *testing.T) {
 		if err := json.Unmarshal([]byte(resp.Body), &body); err != nil {
 			t.Fatal(err)
 		}
+		// The one-order read adds the rule version the order was priced
+		// with, whose canonical JSON hashes to its duty's rule.
+		snap := body.Data.StampDuty.RuleSnapshot
+		if snap == nil || snap.JSON == nil || body.Data.StampDuty.Duty == nil {
+			t.Fatalf("duty %v, duty_rule_snapshot %v", body.Data.StampDuty.Duty, snap)
+		}
+		if hash, err := duty.Hash(snap.JSON); err != nil || hash != body.Data.StampDuty.Duty.Rule.Hash {
+			t.Errorf("duty_rule_snapshot hashes to %s (%v), duty.rule.hash is %s", hash, err, body.Data.StampDuty.Duty.Rule.Hash)
+		}
+		mine[1].StampDuty.RuleSnapshot = snap
 		want, _ := json.Marshal(mine[1])
 		if got, _ := json.Marshal(body.Data); string(got) != string(want) {
 			t.Errorf("order\n%s\nwant\n%s", got, want)

@@ -170,7 +170,7 @@ func (l listing) shape(t *testing.T) {
 		t.Errorf("order keys = %s, want %s", got, want)
 	}
 	sd := o["stamp_duty"].(map[string]any)
-	if got, want := keys(sd), "[amount consideration_price description first_party_PAN first_party_address first_party_name id mobile_number paid_by purchased_by quantity second_party_PAN second_party_address second_party_name state state_purpose total_amount uploaded_document]"; got != want {
+	if got, want := keys(sd), "[amount consideration_price description duty first_party_PAN first_party_address first_party_name id mobile_number paid_by purchased_by quantity second_party_PAN second_party_address second_party_name state state_purpose total_amount uploaded_document]"; got != want {
 		t.Errorf("stamp_duty keys = %s\n want %s", got, want)
 	}
 	f := o["live_order_fulfillments"].([]any)[0].(map[string]any)

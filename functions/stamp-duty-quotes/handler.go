@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 
+	"stampduty/shared/duty"
 	"stampduty/shared/function"
 	"stampduty/shared/stampduty"
 )
@@ -26,13 +27,21 @@ type quoteResponse struct {
 	Meta struct{}        `json:"meta"`
 }
 
-// routes answers a quote from the query's purpose, state, amount and
-// considerationPrice and quantity; other parameters are ignored, as Strapi ignores them.
+// routes answers a quote from the query's purpose, state, amount,
+// considerationPrice, quantity, instrumentDate and the other inputs of
+// duty rules (duty-rules.md §3, §8); other parameters are ignored, as
+// Strapi ignores them.
 func (h *handler) routes() http.Handler {
 	return function.Route(http.MethodGet, func(r *http.Request) (quoteResponse, error) {
 		vals, err := url.ParseQuery(r.URL.RawQuery)
 		if err != nil {
 			return quoteResponse{}, stampduty.Invalid([]stampduty.FieldError{{Message: "The query string is not valid"}})
+		}
+		inputs := map[string][]string{}
+		for _, name := range duty.InputNames() {
+			if v, ok := vals[name]; ok {
+				inputs[name] = v
+			}
 		}
 		q, err := h.quotes.Quote(r.Context(), stampduty.QuoteQuery{
 			Purpose:            vals["purpose"],
@@ -40,6 +49,8 @@ func (h *handler) routes() http.Handler {
 			Amount:             vals["amount"],
 			ConsiderationPrice: vals["considerationPrice"],
 			Quantity:           vals["quantity"],
+			InstrumentDate:     vals["instrumentDate"],
+			Inputs:             inputs,
 		})
 		return quoteResponse{Data: q}, err
 	})

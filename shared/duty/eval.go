@@ -149,7 +149,13 @@ func (v *Version) Evaluate(req Request) (*Duty, error) {
 			d.IgnoredInputs = append(d.IgnoredInputs, name)
 		}
 	}
-	if len(bad) > 0 {
+	malformed := false
+	for _, in := range v.Inputs {
+		malformed = malformed || req.Malformed[in.Name]
+	}
+	if len(bad) > 0 || malformed {
+		// An input the caller could not read stops the evaluation: its
+		// error, with these, is all a caller needs.
 		return nil, &InputError{Problems: bad, Version: v}
 	}
 	for _, in := range v.Inputs { // optional inputs not sent and without a default read 0

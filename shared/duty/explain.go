@@ -1,6 +1,9 @@
 package duty
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"math/big"
 	"strings"
 )
@@ -126,4 +129,30 @@ func stepText(step *big.Int) string {
 func roundingText(r Rounding) string {
 	mode := map[string]string{Up: "up", Down: "down", HalfUp: "half up"}[r.Mode]
 	return mode + " to ₹" + stepText(r.Step)
+}
+
+// UnmarshalJSON reads a duty as MarshalJSON wrote it (an order keeps it):
+// numeric inputs stay integers, never floats.
+func (d *Duty) UnmarshalJSON(b []byte) error {
+	type plain Duty // without this method
+	var p plain
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&p); err != nil {
+		return fmt.Errorf("duty: %w", err)
+	}
+	for k, v := range p.Inputs {
+		if n, ok := v.(json.Number); ok {
+			i, err := n.Int64()
+			if err != nil {
+				return fmt.Errorf("duty: input %s: %w", k, err)
+			}
+			p.Inputs[k] = i
+		}
+	}
+	if r, ok := new(big.Rat).SetString(p.Total); ok && r.IsInt() {
+		p.Amount = r.Num().Int64()
+	}
+	*d = Duty(p)
+	return nil
 }

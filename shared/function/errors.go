@@ -3,6 +3,7 @@ package function
 import (
 	"errors"
 	"net/http"
+	"stampduty/shared/duty"
 
 	"stampduty/shared/stampduty"
 )
@@ -55,13 +56,18 @@ type ErrorInfo struct {
 // Details holds the per-field errors of a ValidationError; it is {} otherwise.
 type Details struct {
 	Errors []DetailError `json:"errors,omitempty"`
+	// DutyRule is the rule version that refused a quote's or a create's
+	// inputs (duty-rules.md §10), absent otherwise.
+	DutyRule *duty.RuleRef `json:"dutyRule,omitempty"`
 }
 
 // DetailError is one failing field: its path, message and error name.
 type DetailError struct {
-	Path    []string `json:"path"`
-	Message string   `json:"message"`
-	Name    string   `json:"name"`
+	// Path holds names (strings) and, below a field, indexes (numbers):
+	// ["duty_rules", 1, "components", 2, "rate"].
+	Path    []any  `json:"path"`
+	Message string `json:"message"`
+	Name    string `json:"name"`
 }
 
 // NewErrorBody returns the envelope of err. Internal and unavailable errors
@@ -76,10 +82,14 @@ func NewErrorBody(err error) ErrorBody {
 		// error that is no *stampduty.Error is a 500).
 		info.Message = http.StatusText(k.status)
 	case errors.As(err, &e):
+		info.Details.DutyRule = e.DutyRule
 		for _, f := range e.Fields {
-			path := []string{}
-			if f.Path != "" {
-				path = []string{f.Path}
+			path := []any{}
+			switch {
+			case f.Where != nil:
+				path = f.Where
+			case f.Path != "":
+				path = []any{f.Path}
 			}
 			info.Details.Errors = append(info.Details.Errors, DetailError{Path: path, Message: f.Message, Name: k.name})
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"stampduty/shared/duty"
 	"stampduty/shared/stampduty"
 )
 
@@ -88,8 +89,9 @@ func (c *Creator) Create(ctx context.Context, owner string, body *stampduty.Orde
 type checked struct {
 	req    stampduty.OrderRequest
 	art    stampduty.Article
-	amount int64 // of one paper
-	total  int64 // amount × quantity
+	duty   *duty.Duty // of one paper, explained
+	amount int64      // of one paper
+	total  int64      // amount × quantity
 }
 
 // check runs the contract's checks on a decoded create-order body, in its
@@ -103,19 +105,19 @@ func (c *Creator) check(ctx context.Context, body *stampduty.OrderBody) (checked
 		return checked{}, err
 	}
 	// When purpose or state is not a string, Validate reports it with the rest.
-	req, err := body.Validate()
+	req, err := body.Validate(art.Schedule())
 	if err != nil {
 		return checked{}, err
 	}
-	amount, err := art.Amount(req.Amount, req.ConsiderationPrice)
+	d, err := art.Price(req, duty.TodayInIndia(c.now()))
 	if err != nil {
 		return checked{}, err
 	}
-	total, err := stampduty.TotalAmount(amount, req.Quantity)
+	total, err := stampduty.TotalAmount(d.Amount, req.Quantity)
 	if err != nil {
 		return checked{}, err
 	}
-	return checked{req: req, art: art, amount: amount, total: total}, nil
+	return checked{req: req, art: art, duty: d, amount: d.Amount, total: total}, nil
 }
 
 // quantity is the checked body's number of papers (1 when it left it out).
@@ -124,7 +126,7 @@ func (ok checked) quantity() int64 { return max(ok.req.Quantity, 1) }
 // order builds the checked body's order from the IDsPerOrder ids starting
 // at first, with a new documentId (not yet carrying a seq).
 func (ok checked) order(first int64, now time.Time) (stampduty.Order, error) {
-	return stampduty.NewOrder(ok.req, ok.art, ok.amount, stampduty.NewOrderIDs(first, ok.req.Quantity), now)
+	return stampduty.NewPricedOrder(ok.req, ok.art, ok.duty, stampduty.NewOrderIDs(first, ok.req.Quantity), now)
 }
 
 // store stores order as owner's, with its order.created event when owner

@@ -91,6 +91,9 @@ type Fulfillments interface {
 type Fulfiller struct {
 	Orders Fulfillments
 	Files  Files
+	// Rules gives the one-order read (Get) its duty_rule_snapshot; nil
+	// leaves it null.
+	Rules RuleSnapshots
 	// Direct is the bucket for the pre-signed path (the same as Files in
 	// production); Watches records the files in flight (see Watch).
 	Direct  Direct
@@ -150,7 +153,11 @@ func (f *Fulfiller) Get(ctx context.Context, owner, doc string) (stampduty.Order
 	if err != nil {
 		return stampduty.Order{}, err
 	}
-	return ForCaller(ctx, f.Files, s.Order)
+	o, err := withSnapshot(ctx, f.Rules, s.Order)
+	if err != nil {
+		return stampduty.Order{}, err
+	}
+	return ForCaller(ctx, f.Files, o)
 }
 
 // ForCaller returns o as its caller sees it: without the operators'

@@ -2,7 +2,9 @@ package orders
 
 import (
 	"context"
+	"time"
 
+	"stampduty/shared/duty"
 	"stampduty/shared/metrics"
 	"stampduty/shared/stampduty"
 )
@@ -11,6 +13,9 @@ import (
 // (the same code: lookUp and stampduty.Article.Amount), creating nothing.
 type Quoter struct {
 	Articles Articles
+	// Now is the clock of a quote that names no instrument date (today
+	// in India); time.Now when nil.
+	Now func() time.Time
 }
 
 // Quote runs the create's checks on a quote query, in its order — article,
@@ -26,7 +31,11 @@ func (q *Quoter) Quote(ctx context.Context, query stampduty.QuoteQuery) (stampdu
 	if err != nil {
 		return stampduty.Quote{}, err
 	}
-	quote, err := art.Quote(req.Amount, req.ConsiderationPrice, req.Quantity)
+	now := time.Now
+	if q.Now != nil {
+		now = q.Now
+	}
+	quote, err := art.Quote(req, duty.TodayInIndia(now()))
 	if err != nil {
 		return stampduty.Quote{}, err
 	}

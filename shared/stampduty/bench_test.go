@@ -22,7 +22,7 @@ func createOrderRules(body []byte, art stampduty.Article) (int64, error) {
 	} else if !ok {
 		return 0, errors.New("purpose and state are not strings")
 	}
-	req, err := r.Validate()
+	req, err := r.Validate(false)
 	if err != nil {
 		return 0, err
 	}

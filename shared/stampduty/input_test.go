@@ -35,11 +35,11 @@ func TestValidateDecodedValues(t *testing.T) {
 		if p, s, ok, err := body.PurposeState(); p != "Rent Agreement" || s != "Karnataka" || !ok || err != nil {
 			t.Errorf("PurposeState() = %q, %q, %v, %v; want Rent Agreement, Karnataka, true, nil", p, s, ok, err)
 		}
-		got, err := body.Validate()
+		got, err := validated(body)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := fullRequest; got != want {
+		if want := fullRequest; !reflect.DeepEqual(got, want) {
 			t.Errorf("Validate() =\n%+v\nwant\n%+v", got, want)
 		}
 	})
@@ -57,7 +57,7 @@ func TestValidateDecodedValues(t *testing.T) {
 			{"firstPartyName", text("A")},
 			{"secondPartyName", text("B")},
 			{"note", text("x")},
-		}).Validate()
+		}).Validate(false)
 		checkInvalid(t, err, []FieldError{
 			{Path: "amount", Message: "amount must be an integer"},
 			{Path: "considerationPrice", Message: "considerationPrice must be an integer"},

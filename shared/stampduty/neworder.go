@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"stampduty/shared/duty"
 )
 
 // OrderIDs are the numeric ids a new order takes: one for the order, one
@@ -86,6 +88,17 @@ func NewDocumentID() (string, error) {
 // (req.Quantity, one id of ids.Fulfillments each, oldest first), fresh
 // documentIds.
 func NewOrder(req OrderRequest, art Article, amount int64, ids OrderIDs, now time.Time) (Order, error) {
+	return NewPricedOrder(req, art, &duty.Duty{Amount: amount}, ids, now)
+}
+
+// NewPricedOrder is NewOrder of an order priced by its article's rules
+// (Article.Price): it keeps d, the explained duty of one paper. A d with
+// no lines (NewOrder's) stores no duty.
+func NewPricedOrder(req OrderRequest, art Article, d *duty.Duty, ids OrderIDs, now time.Time) (Order, error) {
+	amount := d.Amount
+	if d.Lines == nil {
+		d = nil
+	}
 	quantity := max(req.Quantity, 1) // a request built in code may leave it 0: one paper
 	if ids.Order <= 0 || ids.StampDuty <= 0 || int64(len(ids.Fulfillments)) != quantity || slices.ContainsFunc(ids.Fulfillments, func(id int64) bool { return id <= 0 }) {
 		return Order{}, Internal(fmt.Errorf("new order: want positive ids, one per paper of %d, got %+v", quantity, ids))
@@ -133,6 +146,7 @@ func NewOrder(req OrderRequest, art Article, amount int64, ids OrderIDs, now tim
 				DocumentID:  art.DocumentID,
 				PurposeName: art.PurposeName,
 			},
+			Duty: d,
 		},
 	}, nil
 }

@@ -1,7 +1,10 @@
 package stampduty
 
 import (
+	"regexp"
 	"strings"
+
+	"stampduty/shared/duty"
 )
 
 // The fields of a create-order body, in the order their errors are reported.
@@ -87,6 +90,22 @@ func orderFieldIndex(key string) int {
 type OrderBody struct {
 	fields  [numOrderFields]Value
 	unknown []string // names that are not create-order fields, in body order
+	// duty holds the fields of duty rules (duty-rules.md §8): the inputs
+	// of §3 but amount and considerationPrice, instrumentDate and
+	// dutyRule, by name.
+	duty map[string]Value
+}
+
+// dutyField reports whether name is a create-order field of duty rules
+// that is not one of the contract's table.
+func dutyField(name string) bool {
+	switch name {
+	case "amount", "considerationPrice":
+		return false
+	case "instrumentDate", "dutyRule":
+		return true
+	}
+	return duty.IsNumericInput(name) || duty.IsEnumInput(name)
 }
 
 // OrderRequest is a validated create-order body with the defaults applied:
@@ -98,6 +117,17 @@ type OrderRequest struct {
 	Description, Purpose, State, PaidBy, PurchasedBy                     string
 	FirstPartyMobileNumber, FirstPartyName, SecondPartyName              string
 	FirstPartyAddress, SecondPartyAddress, FirstPartyPan, SecondPartyPan string
+	// AmountSent says amount was sent: an article with rules of its own
+	// computes it (duty-rules.md §8), and checks it only when sent.
+	AmountSent bool
+	// Inputs are the inputs for the article's rules, read in their form;
+	// InputErrors the ones whose form is refused, reported with what the
+	// rule says of the others. Inputs.Date is the instrumentDate sent, ""
+	// when none was.
+	Inputs      duty.Request
+	InputErrors []FieldError
+	// DutyRule is the hash of the rule a quote named, "" when not sent.
+	DutyRule string
 }
 
 // NewOrderBody sorts the decoded fields of a create-order body into its
@@ -109,6 +139,13 @@ func NewOrderBody(fields []Field) *OrderBody {
 	listed := map[string]bool{} // the unknown names so far
 	for _, f := range fields {
 		switch idx := orderFieldIndex(f.Name); {
+		case idx < 0 && dutyField(f.Name):
+			if b.duty == nil {
+				b.duty = map[string]Value{}
+			}
+			if _, ok := b.duty[f.Name]; !ok {
+				b.duty[f.Name] = f.Value
+			}
 		case idx >= 0 && b.fields[idx].Kind == Absent:
 			b.fields[idx] = f.Value
 		case idx < 0 && !listed[f.Name]:
@@ -148,8 +185,12 @@ func NotFoundPurpose(purpose string) error {
 // Validate checks every field against the contract and returns the request
 // with defaults applied. It reports every failing field at once, one message
 // per field, in the order of the contract's table and then the unknown keys
-// in body order, as an EINVALID *Error built by Invalid.
-func (r *OrderBody) Validate() (OrderRequest, error) {
+// in body order, as an EINVALID *Error built by Invalid. For an article
+// whose rules are not legacy (schedule), amount and considerationPrice may
+// be left out (duty-rules.md §8). The inputs of duty rules whose form
+// fails are returned in InputErrors when nothing else fails, for the
+// rule's own problems to join them.
+func (r *OrderBody) Validate(schedule bool) (OrderRequest, error) {
 	var (
 		req  OrderRequest
 		errs []FieldError
@@ -157,14 +198,27 @@ func (r *OrderBody) Validate() (OrderRequest, error) {
 	fail := func(idx int, msg string) {
 		errs = append(errs, FieldError{Path: orderFieldNames[idx], Message: orderFieldNames[idx] + msg})
 	}
+	req.Inputs = duty.Request{Numbers: map[string]int64{}, Enums: map[string]string{}, Malformed: map[string]bool{}}
+	inputErr := map[int]bool{} // indexes in errs of the inputs' form errors
 
 	var msg string
-	if req.Amount, msg = amountValue(r.fields[fAmount], msgAboveMaxAmount); msg != "" {
-		fail(fAmount, msg)
+	for _, f := range [...]struct {
+		idx      int
+		dst      *int64
+		tooLarge string
+	}{{fAmount, &req.Amount, msgAboveMaxAmount}, {fConsiderationPrice, &req.ConsiderationPrice, msgConsiderationTooLong}} {
+		v := r.fields[f.idx]
+		if schedule && (v.Kind == Absent || v.Kind == Null) {
+			continue
+		}
+		if *f.dst, msg = amountValue(v, f.tooLarge); msg != "" {
+			inputErr[len(errs)] = true
+			fail(f.idx, msg)
+			continue
+		}
+		req.Inputs.Numbers[orderFieldNames[f.idx]] = *f.dst
 	}
-	if req.ConsiderationPrice, msg = amountValue(r.fields[fConsiderationPrice], msgConsiderationTooLong); msg != "" {
-		fail(fConsiderationPrice, msg)
-	}
+	_, req.AmountSent = req.Inputs.Numbers["amount"]
 	// The string fields in the contract's order: how each is read, then how
 	// the value read is checked.
 	for _, f := range [...]struct {
@@ -196,11 +250,18 @@ func (r *OrderBody) Validate() (OrderRequest, error) {
 	if req.Quantity, msg = quantityValue(r.fields[fQuantity]); msg != "" {
 		fail(fQuantity, msg)
 	}
+	r.dutyFields(&req, &errs, inputErr)
 	for _, key := range r.unknown {
 		errs = append(errs, FieldError{Path: key, Message: key + msgNotAllowed})
 	}
-	if len(errs) > 0 {
+	if len(errs) > len(inputErr) {
 		return OrderRequest{}, Invalid(errs)
+	}
+	for i, e := range errs {
+		if inputErr[i] {
+			req.InputErrors = append(req.InputErrors, e)
+			req.Inputs.Malformed[e.Path] = true
+		}
 	}
 	// A blank description, absent or null among them, is N/A.
 	if strings.Trim(req.Description, " ") == "" {
@@ -292,4 +353,54 @@ func (r *OrderBody) optionalString(idx int) (string, string) {
 		return v.Text, ""
 	}
 	return "", msgMustBeString
+}
+
+// hashPattern is a rule version's hash (duty-rules.md §7).
+var hashPattern = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+
+// dutyFields reads the body's fields of duty rules into req: the inputs
+// of §3 (numeric ones as considerationPrice is read, enum ones strings),
+// instrumentDate (a date) and dutyRule (a hash). Each failing one is
+// appended to errs; the inputs' indexes are marked in inputErr.
+func (r *OrderBody) dutyFields(req *OrderRequest, errs *[]FieldError, inputErr map[int]bool) {
+	fail := func(name, msg string, input bool) {
+		if input {
+			inputErr[len(*errs)] = true
+		}
+		*errs = append(*errs, FieldError{Path: name, Message: name + msg})
+	}
+	for _, name := range duty.InputNames() {
+		v, ok := r.duty[name]
+		if !ok || name == "amount" || name == "considerationPrice" || v.Kind == Null {
+			continue
+		}
+		if duty.IsEnumInput(name) {
+			if v.Kind != String {
+				fail(name, msgMustBeString, true)
+				continue
+			}
+			req.Inputs.Enums[name] = v.Text
+			continue
+		}
+		n, msg := amountValue(v, msgConsiderationTooLong)
+		if msg != "" {
+			fail(name, msg, true)
+			continue
+		}
+		req.Inputs.Numbers[name] = n
+	}
+	if v, ok := r.duty["instrumentDate"]; ok && v.Kind != Null {
+		if _, err := duty.ParseDate(v.Text); v.Kind != String || err != nil {
+			fail("instrumentDate", " must be a date (YYYY-MM-DD)", true)
+		} else {
+			req.Inputs.Date = v.Text
+		}
+	}
+	if v, ok := r.duty["dutyRule"]; ok && v.Kind != Null {
+		if v.Kind != String || !hashPattern.MatchString(v.Text) {
+			fail("dutyRule", " must be the hash of a quote's duty rule: sha256: and 64 hex digits", false)
+		} else {
+			req.DutyRule = v.Text
+		}
+	}
 }

@@ -1,7 +1,10 @@
 package stampduty
 
 import (
+	"slices"
 	"strings"
+
+	"stampduty/shared/duty"
 )
 
 // The rules of an article, as a quote names them.
@@ -12,6 +15,9 @@ const (
 	RuleRange = "range"
 	// RuleConsideration: the amount is a share of the consideration price.
 	RuleConsideration = "consideration"
+	// RuleSchedule: the amount is the duty a rule version of the article's
+	// own computes (duty-rules.md §8).
+	RuleSchedule = "schedule"
 )
 
 // QuoteQuery is a duty-quote request as the HTTP layer read it from the
@@ -19,6 +25,11 @@ const (
 // it was not sent.
 type QuoteQuery struct {
 	Purpose, State, Amount, ConsiderationPrice, Quantity []string
+	// InstrumentDate is the date the duty is asked for (duty-rules.md §7).
+	InstrumentDate []string
+	// Inputs are the values sent for the other inputs of duty rules
+	// (duty.InputNames but amount and considerationPrice), by name.
+	Inputs map[string][]string
 }
 
 // QuoteRequest is a validated QuoteQuery: Purpose trimmed, Amount nil when
@@ -29,6 +40,12 @@ type QuoteRequest struct {
 	Amount             *int64
 	ConsiderationPrice int64
 	Quantity           int64
+	// Inputs are the inputs for the article's rules, read in their form;
+	// InputErrors the ones whose form is refused, reported with what the
+	// rule says of the others (duty-rules.md §10: every failing input at
+	// once). Inputs.Date is "" when the query names no date.
+	Inputs      duty.Request
+	InputErrors []FieldError
 }
 
 // Quote is what an order for an article would store as its amount, and the
@@ -51,6 +68,9 @@ type Quote struct {
 	Max    int64    `json:"max"`
 	Fixed  *int64   `json:"fixed"`
 	Factor *Decimal `json:"amountPercentConsideration"`
+	// Duty is the explained duty of one paper (duty-rules.md §8); nil for
+	// a range article asked without an amount.
+	Duty *duty.Duty `json:"duty"`
 }
 
 // PurposeState returns the trimmed purpose and the state when each was sent
@@ -110,10 +130,42 @@ func (q QuoteQuery) Validate() (QuoteRequest, error) {
 		}
 		return &v
 	}
+	req.Inputs = duty.Request{Numbers: map[string]int64{}, Enums: map[string]string{}, Malformed: map[string]bool{}}
+	inputs := len(errs)
 	req.Amount = integer(orderFieldNames[fAmount], q.Amount, msgAboveMaxAmount)
+	if req.Amount != nil {
+		req.Inputs.Numbers["amount"] = *req.Amount
+	}
 	if p := integer(orderFieldNames[fConsiderationPrice], q.ConsiderationPrice, msgConsiderationTooLong); p != nil {
 		req.ConsiderationPrice = *p
+		req.Inputs.Numbers["considerationPrice"] = *p
 	}
+	for _, name := range duty.InputNames() {
+		vals := q.Inputs[name]
+		if name == "amount" || name == "considerationPrice" || len(vals) == 0 {
+			continue
+		}
+		if !duty.IsEnumInput(name) {
+			if p := integer(name, vals, msgConsiderationTooLong); p != nil {
+				req.Inputs.Numbers[name] = *p
+			}
+			continue
+		}
+		if s, ok := once(name, vals, false); ok {
+			req.Inputs.Enums[name] = s
+		}
+	}
+	if s, ok := once("instrumentDate", q.InstrumentDate, false); ok {
+		if _, err := duty.ParseDate(s); err != nil {
+			fail("instrumentDate", " must be a date (YYYY-MM-DD)")
+		} else {
+			req.Inputs.Date = s
+		}
+	}
+	for _, e := range errs[inputs:] {
+		req.Inputs.Malformed[e.Path] = true
+	}
+	inputErrs := slices.Clone(errs[inputs:])
 	if s, ok := once(orderFieldNames[fPurpose], q.Purpose, true); ok {
 		req.Purpose = strings.TrimSpace(s)
 		if msg := checkPurpose(req.Purpose); msg != "" {
@@ -133,9 +185,10 @@ func (q QuoteQuery) Validate() (QuoteRequest, error) {
 			fail(orderFieldNames[fQuantity], msg)
 		}
 	}
-	if len(errs) > 0 {
+	if len(errs) > len(inputErrs) {
 		return QuoteRequest{}, Invalid(errs)
 	}
+	req.InputErrors = inputErrs
 	return req, nil
 }
 
@@ -157,42 +210,58 @@ func queryInteger(s string) Value {
 	return Value{Kind: Number, Text: s}
 }
 
-// Quote is what an order of quantity papers for a with these values would
-// store: the amount Amount gives (the create's rules, same errors), except
-// that without an amount a fixed article quotes its fixed amount and a
-// range article quotes none; and the total for the papers. The
-// consideration price is ignored unless the article follows it.
-func (a Article) Quote(amount *int64, considerationPrice, quantity int64) (Quote, error) {
-	q := Quote{PurposeName: a.PurposeName, State: a.State, Min: a.Min, Max: a.Max, Fixed: a.Fixed, Factor: a.Factor, Quantity: quantity}
-	var sent int64
-	if amount != nil {
-		sent = *amount
+// Quote is what an order of req.Quantity papers for a with these values
+// would store, on date (req's instrument date, else today in India): the
+// duty the rule version in force computes and explains (duty-rules.md §8),
+// with the create's checks and errors; except that without an amount a
+// legacy fixed article quotes its fixed amount and a legacy range article
+// quotes none. Every failing input is reported at once, with the ones
+// whose form Validate refused.
+func (a Article) Quote(req QuoteRequest, today string) (Quote, error) {
+	q := Quote{PurposeName: a.PurposeName, State: a.State, Quantity: req.Quantity}
+	in := req.Inputs
+	in.Purpose, in.State = a.PurposeName, a.State
+	if in.Date == "" {
+		in.Date = today
 	}
+	rules, err := a.DutyRules()
+	if err != nil {
+		return Quote{}, err
+	}
+	v, inForce := rules.InForce(in.Date)
+	shown := a.Projected(in.Date)
+	q.Min, q.Max, q.Fixed, q.Factor = shown.Min, shown.Max, shown.Fixed, shown.Factor
+	legacy := inForce && v.Legacy
 	switch {
+	case !legacy:
+		q.Rule = RuleSchedule
 	case a.FollowsConsideration:
 		q.Rule = RuleConsideration
+		if _, sent := in.Numbers["considerationPrice"]; !sent && !in.Malformed["considerationPrice"] {
+			in.Numbers["considerationPrice"] = 0 // the contract's default: the legacy message follows
+		}
 	case a.Fixed != nil:
 		q.Rule = RuleFixed
-		if amount == nil {
-			sent = *a.Fixed
+		if req.Amount == nil && !in.Malformed["amount"] {
+			in.Numbers["amount"] = *a.Fixed
 		}
 	default:
 		q.Rule = RuleRange
-		if amount == nil {
+		if req.Amount == nil && len(req.InputErrors) == 0 {
 			return q, nil
 		}
 	}
-	v, err := a.Amount(sent, considerationPrice)
+	d, err := a.evaluate(rules, in, req.InputErrors)
 	if err != nil {
 		return Quote{}, err
 	}
-	total, err := TotalAmount(v, quantity)
+	total, err := TotalAmount(d.Amount, req.Quantity)
 	if err != nil {
 		return Quote{}, err
 	}
-	q.Amount, q.TotalAmount = &v, &total
-	if a.FollowsConsideration {
-		exact := a.Factor.MulExact(uint64(considerationPrice))
+	q.Amount, q.TotalAmount, q.Duty = &d.Amount, &total, d
+	if q.Rule == RuleConsideration {
+		exact := a.Factor.MulExact(uint64(in.Numbers["considerationPrice"]))
 		q.Exact = &exact
 	}
 	return q, nil

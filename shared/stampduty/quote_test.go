@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/big"
 	"math/rand/v2"
+	"stampduty/shared/duty"
 	"strings"
 	"testing"
 )
@@ -48,6 +49,10 @@ func TestQuoteQueryValidate(t *testing.T) {
 			q := valid
 			tc.edit(&q)
 			req, err := q.Validate()
+			if err == nil && req.InputErrors != nil {
+				// The inputs' form errors wait for the rule's own (Quote).
+				err = Invalid(req.InputErrors)
+			}
 			var got string
 			var paths []string
 			if err != nil {
@@ -149,7 +154,12 @@ func TestArticleQuote(t *testing.T) {
 				tc.amount = ptr[int64](MaxAmount / 10)
 				tc.want = "quantity must be at most 10 for an amount of 99999999999999: the total amount must be at most 999999999999999"
 			}
-			q, err := tc.art.Quote(tc.amount, tc.price, papers)
+			req := QuoteRequest{Amount: tc.amount, ConsiderationPrice: tc.price, Quantity: papers,
+				Inputs: duty.Request{Numbers: map[string]int64{"considerationPrice": tc.price}, Enums: map[string]string{}}}
+			if tc.amount != nil {
+				req.Inputs.Numbers["amount"] = *tc.amount
+			}
+			q, err := tc.art.Quote(req, "2025-09-01")
 			var got string
 			if err != nil {
 				got = ErrorMessage(err)

@@ -1,8 +1,10 @@
 package stampduty
 
 import (
+	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 
 	"stampduty/shared/duty"
 )
@@ -122,4 +124,98 @@ func RuleErrors(first string, problems []duty.Problem) []FieldError {
 // (§6 step 7): logged with the article, never shown.
 func (a Article) ruleBroken(err error) *Error {
 	return Internal(fmt.Errorf("article %d (%q, %q): %w", a.ID, a.PurposeName, a.State, err))
+}
+
+// evaluate prices one paper of a by rules (duty-rules.md §6): the duty,
+// its rule named with the article. formErrs are the inputs whose form the
+// caller refused: with the rule's own problems they make one EINVALID
+// error naming every failing input, and the rule (details.dutyRule). A
+// rule broken at run time is EINTERNAL, logged with the article.
+func (a Article) evaluate(rules duty.Rules, in duty.Request, formErrs []FieldError) (*duty.Duty, error) {
+	d, err := rules.Evaluate(in)
+	var ie *duty.InputError
+	var broken *duty.BrokenError
+	switch {
+	case errors.As(err, &ie):
+		errs := slices.Clone(formErrs)
+		for _, p := range ie.Problems {
+			name := fmt.Sprint(p.Path[0])
+			errs = append(errs, FieldError{Path: name, Message: p.Message})
+		}
+		e := Invalid(errs)
+		if len(errs) == 1 && len(formErrs) == 0 && ie.Version != nil && ie.Version.Legacy {
+			// A legacy rule keeps the contract's message word for word (§9).
+			e.Message = errs[0].Message
+		}
+		if ie.Version != nil {
+			ref := a.ruleRef(ie.Version)
+			e.DutyRule = &ref
+		}
+		return nil, e
+	case errors.As(err, &broken):
+		return nil, a.ruleBroken(err)
+	case err != nil:
+		return nil, a.ruleBroken(err)
+	case len(formErrs) > 0:
+		e := Invalid(formErrs)
+		if v, ok := rules.InForce(in.Date); ok {
+			ref := a.ruleRef(v)
+			e.DutyRule = &ref
+		}
+		return nil, e
+	}
+	d.Rule = a.ruleRef(mustInForce(rules, in.Date))
+	return d, nil
+}
+
+// ruleRef is the reference of v, one of a's versions (§8).
+func (a Article) ruleRef(v *duty.Version) duty.RuleRef {
+	ref := v.Ref()
+	ref.Article, ref.ArticleVersion = a.DocumentID, a.CatalogueVersion
+	return ref
+}
+
+// mustInForce is the version in force on date, which an evaluation that
+// succeeded used.
+func mustInForce(rules duty.Rules, date string) *duty.Version {
+	v, _ := rules.InForce(date)
+	return v
+}
+
+// Price prices one paper of an order for a under req (duty-rules.md §8),
+// on today (the instrument date of every order, in India: §7): the duty
+// of the rule version in force, computed exactly as a quote would, with
+// the contract's messages for a legacy rule. An instrumentDate sent must
+// be today; a dutyRule sent must be the hash of the version in force
+// (else ECONFLICT, both hashes in full); an amount sent for a rule of the
+// article's own must equal its total.
+func (a Article) Price(req OrderRequest, today string) (*duty.Duty, error) {
+	in := req.Inputs
+	in.Purpose, in.State = a.PurposeName, a.State
+	formErrs := req.InputErrors
+	if in.Date != "" && in.Date != today {
+		msg := fmt.Sprintf("instrumentDate must be today's date in India (%s) for an order", today)
+		formErrs = append(slices.Clone(formErrs), FieldError{Path: "instrumentDate", Message: msg})
+	}
+	in.Date = today
+	rules, err := a.DutyRules()
+	if err != nil {
+		return nil, err
+	}
+	v, ok := rules.InForce(today)
+	if ok && req.DutyRule != "" && req.DutyRule != v.Hash() {
+		return nil, Errorf(ECONFLICT, "The duty rule for this purpose changed since the quote (%s is now %s); quote again.", req.DutyRule, v.Hash())
+	}
+	d, err := a.evaluate(rules, in, formErrs)
+	if err != nil {
+		return nil, err
+	}
+	if !v.Legacy && req.AmountSent && req.Amount != d.Amount {
+		msg := fmt.Sprintf("The duty for the purpose is: %d, while the amount passed is equal to: %d", d.Amount, req.Amount)
+		e := &Error{Code: EINVALID, Message: msg, Fields: []FieldError{{Path: "amount", Message: msg}}}
+		ref := a.ruleRef(v)
+		e.DutyRule = &ref
+		return nil, e
+	}
+	return d, nil
 }

@@ -144,6 +144,36 @@ type StampDuty struct {
 	// UploadedDocument is the caller's document, nil until one is uploaded.
 	UploadedDocument *File        `json:"uploaded_document"`
 	StatePurpose     StatePurpose `json:"state_purpose"`
+	// Duty is the explained duty of one paper as the order was priced
+	// (duty-rules.md §8), never rewritten; nil (null) for an order made
+	// before duty rules.
+	Duty *duty.Duty `json:"duty"`
+	// RuleSnapshot is the rule version Duty names, as it was: the one-order
+	// read fills it in (duty_rule_snapshot); lists leave it out.
+	RuleSnapshot *RuleSnapshot `json:"duty_rule_snapshot,omitempty"`
+}
+
+// RuleSnapshot is the rule version an order was priced with, as JSON (its
+// canonical form hashes to the order's duty.rule.hash); Null for an order
+// made before duty rules.
+type RuleSnapshot struct{ JSON []byte }
+
+// MarshalJSON writes the version, or null.
+func (s RuleSnapshot) MarshalJSON() ([]byte, error) {
+	if s.JSON == nil {
+		return []byte("null"), nil
+	}
+	return s.JSON, nil
+}
+
+// UnmarshalJSON keeps the version as it is written (a client's read).
+func (s *RuleSnapshot) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		s.JSON = nil
+		return nil
+	}
+	s.JSON = append([]byte(nil), b...)
+	return nil
 }
 
 // StatePurpose is the article an order was made under, as the order keeps it.

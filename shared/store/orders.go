@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"stampduty/shared/duty"
 	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
 )
@@ -127,6 +128,11 @@ type stampDutyItem struct {
 	ArticleDocumentID  string          `dynamodbav:"adoc"`
 	PurposeName        string          `dynamodbav:"purpose"`
 	UploadedDocument   *stampduty.File `dynamodbav:"ud,omitempty"`
+	// Du is the order's explained duty (duty-rules.md §8), compressed
+	// (dutycodec.go); absent on an order made before duty rules. The rule
+	// version it names is kept by its hash in the catalogue table
+	// (rules.go).
+	Du []byte `dynamodbav:"du,omitempty"`
 }
 
 // newOrderItem returns o as owner's order number seq at version v, with
@@ -162,7 +168,17 @@ func newOrderBody(o stampduty.Order) orderBody {
 			PaidBy: sd.PaidBy, PurchasedBy: sd.PurchasedBy, Quantity: sd.Quantity, State: sd.State,
 			ConsiderationPrice: sd.ConsiderationPrice, MobileNumber: sd.MobileNumber,
 			ArticleID: sd.StatePurpose.ID, ArticleDocumentID: sd.StatePurpose.DocumentID, PurposeName: sd.StatePurpose.PurposeName,
-			UploadedDocument: sd.UploadedDocument}}
+			UploadedDocument: sd.UploadedDocument, Du: mustEncodeDuty(sd.Duty)}}
+}
+
+// mustEncodeDuty is encodeDuty of a duty made by the engine, which always
+// encodes.
+func mustEncodeDuty(d *duty.Duty) []byte {
+	b, err := encodeDuty(d)
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
 
 // decodeStored reads an order item with its key and version. An order
@@ -214,12 +230,16 @@ func (it orderBody) order(owner string) (stampduty.Order, error) {
 		}
 	}
 	sd := it.StampDuty
+	var err error
 	o.StampDuty = stampduty.StampDuty{ID: sd.ID, Amount: sd.Amount, Description: sd.Description,
 		FirstPartyName: sd.FirstPartyName, FirstPartyAddress: sd.FirstPartyAddress, FirstPartyPAN: sd.FirstPartyPAN,
 		SecondPartyName: sd.SecondPartyName, SecondPartyAddress: sd.SecondPartyAddress, SecondPartyPAN: sd.SecondPartyPAN,
 		PaidBy: sd.PaidBy, PurchasedBy: sd.PurchasedBy, Quantity: sd.Quantity, TotalAmount: sd.Amount * sd.Quantity, State: sd.State,
 		ConsiderationPrice: sd.ConsiderationPrice, MobileNumber: sd.MobileNumber, UploadedDocument: sd.UploadedDocument,
 		StatePurpose: stampduty.StatePurpose{ID: sd.ArticleID, DocumentID: sd.ArticleDocumentID, PurposeName: sd.PurposeName}}
+	if o.StampDuty.Duty, err = decodeDuty(sd.Du); err != nil {
+		return stampduty.Order{}, stampduty.Internal(fmt.Errorf("decode order: %w", err))
+	}
 	return o, nil
 }
 

@@ -35,7 +35,11 @@ type Envelope struct{ function.ErrorBody }
 func (e Envelope) Paths() []string {
 	var paths []string
 	for _, d := range e.Error.Details.Errors {
-		paths = append(paths, strings.Join(d.Path, "."))
+		var parts []string
+		for _, e := range d.Path {
+			parts = append(parts, fmt.Sprint(e))
+		}
+		paths = append(paths, strings.Join(parts, "."))
 	}
 	return paths
 }

@@ -31,6 +31,7 @@ import (
 	"stampduty/shared/function"
 	"stampduty/shared/links"
 	"stampduty/shared/orders"
+	"stampduty/shared/duty"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/localdb"
 	"stampduty/shared/testkit/samtemplate"
@@ -437,7 +438,12 @@ func addOrders(t testing.TB, env *storetest.Env, owner string, n int, papers int
 		}
 		req := stampduty.OrderRequest{Amount: 20, Purpose: art.PurposeName, State: art.State, PaidBy: stampduty.SecondParty, Description: "N/A",
 			FirstPartyMobileNumber: "9876543210", FirstPartyName: "Party " + strconv.Itoa(i), SecondPartyName: "Bank", FirstPartyPan: "ABCDE1234F", Quantity: papers}
-		o, err := stampduty.NewOrder(req, art, 20, stampduty.NewOrderIDs(first, papers), now())
+		req.Inputs = duty.Request{Numbers: map[string]int64{"amount": 20}}
+		d, err := art.Price(req, duty.TodayInIndia(now()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := stampduty.NewPricedOrder(req, art, d, stampduty.NewOrderIDs(first, papers), now())
 		if err != nil {
 			t.Fatal(err)
 		}

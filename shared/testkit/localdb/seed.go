@@ -49,7 +49,7 @@ func Seed(ctx context.Context, db *store.DB, ids orders.IDs, table func(logicalI
 		}
 		return 0, fmt.Errorf("%s: %w", catalogue, err)
 	}
-	articles := db.Articles(table("ArticlesTable"))
+	articles := db.Articles(table("ArticlesTable")).WithSnapshots(table("CatalogueTable"))
 	if _, _, err := articles.Upsert(ctx, ids, arts); err != nil {
 		return 0, fmt.Errorf("seed articles: %w", err)
 	}
