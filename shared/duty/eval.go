@@ -26,7 +26,9 @@ type Request struct {
 
 // InputError is a quote's or a create's inputs broken against the rule
 // (§10): one problem per input, path [name], in InputNames' order; the
-// version is nil when none is in force on the date.
+// version is nil when none is in force on the date. An input of the
+// version that the caller found malformed (Request.Malformed) makes an
+// InputError too, without a problem of its own: the caller reports it.
 type InputError struct {
 	Problems []Problem
 	Version  *Version
@@ -96,8 +98,10 @@ func (v *Version) Evaluate(req Request) (*Duty, error) {
 	enums := map[string]string{}
 	var bad []Problem
 	fail := func(name, msg string) { bad = append(bad, Problem{Path: []any{name}, Message: msg}) }
+	malformed := false // an input the version reads that the caller refused
 	for _, in := range v.Inputs {
 		if req.Malformed[in.Name] {
+			malformed = true
 			continue
 		}
 		if in.Enum {
@@ -149,7 +153,7 @@ func (v *Version) Evaluate(req Request) (*Duty, error) {
 			d.IgnoredInputs = append(d.IgnoredInputs, name)
 		}
 	}
-	if len(bad) > 0 {
+	if len(bad) > 0 || malformed { // never evaluated without an input it reads
 		return nil, &InputError{Problems: bad, Version: v}
 	}
 	for _, in := range v.Inputs { // optional inputs not sent and without a default read 0
