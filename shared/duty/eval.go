@@ -43,7 +43,8 @@ func (e *InputError) Error() string {
 }
 
 // BrokenError is a rule that cannot be applied to the inputs it was given
-// (§6 step 7): a total below 0 or above MaxInput. It is a fault of the
+// (§6 step 7): a total below 0 or above MaxInput, or an amount past the
+// digits §6 gives it (15 for a line, 20 for a base or baseAmount). It is a fault of the
 // catalogue, logged and never shown; Check refuses to save such a rule
 // for every input the probe tries.
 type BrokenError struct{ Why string }
@@ -90,6 +91,11 @@ func rupeesOf(p *big.Int) *big.Rat { return new(big.Rat).SetFrac(p, hundred) }
 // maxPaise is the largest amount a line or a total may hold: MaxInput
 // rupees and 99 paise (§6: 15 digits before the point).
 var maxPaise = new(big.Int).Add(new(big.Int).Mul(big.NewInt(MaxInput), hundred), big.NewInt(99))
+
+// maxBasePaise is the largest base or baseAmount a quote may show: 20
+// digits of rupees and 99 paise (§6: a licence base of rent × months may
+// pass 15 digits, not 20).
+var maxBasePaise = new(big.Int).Sub(new(big.Int).Exp(big.NewInt(10), big.NewInt(22), nil), big.NewInt(1))
 
 // Evaluate applies the version to req (§6 steps 2–7).
 func (v *Version) Evaluate(req Request) (*Duty, error) {
@@ -168,6 +174,9 @@ func (v *Version) Evaluate(req Request) (*Duty, error) {
 			return nil, &BrokenError{Why: fmt.Sprintf("base %s: %v", b.Name, err)}
 		}
 		p := paisa.Round(x)
+		if new(big.Int).Abs(p).Cmp(maxBasePaise) > 0 {
+			return nil, &BrokenError{Why: fmt.Sprintf("base %s is %s, past 20 digits", b.Name, FormatPaise(p))}
+		}
 		values[b.Name] = rupeesOf(p)
 		d.Bases = append(d.Bases, BaseValue{Name: b.Name, Amount: FormatPaise(p)})
 	}
@@ -206,6 +215,9 @@ func (v *Version) Evaluate(req Request) (*Duty, error) {
 	for _, l := range d.Lines {
 		if new(big.Int).Abs(l.paise).Cmp(maxPaise) > 0 {
 			return nil, &BrokenError{Why: fmt.Sprintf("line %s is %s, past 15 digits", l.ID, l.Amount)}
+		}
+		if rupees, _, _ := strings.Cut(strings.TrimPrefix(l.BaseAmount, "-"), "."); len(rupees) > 20 {
+			return nil, &BrokenError{Why: fmt.Sprintf("line %s has a base of %s, past 20 digits", l.ID, l.BaseAmount)}
 		}
 	}
 	if total.Sign() < 0 || total.Cmp(new(big.Int).Mul(big.NewInt(MaxInput), hundred)) > 0 {

@@ -699,6 +699,12 @@ func checkOnly(inputs obj, components ...any) obj {
 		"inputs": inputs, "components": components}
 }
 
+// withBases gives v bases.
+func withBases(v obj, bases obj) obj {
+	v["bases"] = bases
+	return v
+}
+
 // enumValues returns n values of an enum input: a, b, c, …
 func enumValues(n int) []any {
 	var out []any
@@ -740,6 +746,10 @@ func TestCheckRefuses(t *testing.T) {
 			obj{"id": "duty", "label": "Duty 5%", "kind": "percent", "base": "considerationPrice", "rate": "0.05"},
 			obj{"id": "concession", "label": "Concession", "kind": "percent", "base": "marketValue", "rate": "-0.05"})),
 			[][]any{p(0)}, "the probe breaks the rule"},
+		{"ProbeABasePast20Digits", versions(withBases(checkOnly(obj{"monthlyRent": obj{"required": true}, "termMonths": obj{"required": true}},
+			obj{"id": "duty", "label": "Rent × months, unbounded", "kind": "percent", "base": "licence", "rate": "0.000000000000000001"}),
+			obj{"licence": obj{"mul": []any{obj{"input": "monthlyRent"}, obj{"input": "termMonths"}}}})),
+			[][]any{p(0)}, "the probe breaks the rule: base licence is 999999999999998000000000000001.00, past 20 digits"},
 		{"MoreThan4096Combinations", versions(checkOnly(obj{"partyCategory": sixteen, "locationClass": sixteen, "propertyUse": obj{"values": enumValues(16)}},
 			obj{"id": "duty", "label": "D", "kind": "fixed", "amount": "100"})),
 			[][]any{p(0, "inputs")}, "more than 4096 combinations"},
