@@ -70,9 +70,12 @@ func (v *Version) check(ps *problems, path []any) {
 	missing := 0
 	probe := v.probes()
 	reported := false
+	// A probe's result depends on the enum values only through the
+	// components that apply (when): each set of them is probed once.
+	probed := map[uint64]bool{}
 	idx := make([]int, len(names))
 	for {
-		enums := map[string]string{}
+		enums := make(map[string]string, len(names))
 		for i, name := range names {
 			if s := values[i][idx[i]]; s != absent {
 				enums[name] = s
@@ -84,8 +87,9 @@ func (v *Version) check(ps *problems, path []any) {
 			}
 			missing++
 		}
+		applying := v.applying(enums)
 		for _, nums := range probe {
-			if reported {
+			if reported || probed[applying] {
 				break
 			}
 			_, err := v.Evaluate(Request{Date: "probe", Numbers: nums, Enums: enums, probe: true})
@@ -95,6 +99,7 @@ func (v *Version) check(ps *problems, path []any) {
 				reported = true
 			}
 		}
+		probed[applying] = true
 		// The next combination, the last input fastest.
 		i := len(idx) - 1
 		for ; i >= 0; i-- {
@@ -121,6 +126,18 @@ func (v *Version) someApplies(enums map[string]string) bool {
 		}
 	}
 	return false
+}
+
+// applying returns the set of the components whose when holds for enums,
+// bit i for Components[i] (a version has at most 32, MaxComponents).
+func (v *Version) applying(enums map[string]string) uint64 {
+	var set uint64
+	for i, c := range v.Components {
+		if c.applies(enums) {
+			set |= 1 << i
+		}
+	}
+	return set
 }
 
 // probePoints are the values every numeric input is probed at, besides

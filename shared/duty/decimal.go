@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/big"
 	"regexp"
+	"strconv"
 )
 
 // A rule writes every value as a decimal string (duty-rules.md §2): money
@@ -45,11 +46,23 @@ func ParseRate(s string) (*big.Rat, error) {
 // FormatPaise writes p paise as rupees with exactly two decimals
 // ("-12.50", "0.05"), as every amount of a quote is shown (§6).
 func FormatPaise(p *big.Int) string {
-	sign, abs := "", new(big.Int).Set(p)
-	if p.Sign() < 0 {
-		sign = "-"
-		abs.Neg(abs)
+	b := make([]byte, 0, 24)
+	if p.IsInt64() { // every amount of a quote: no big.Int to divide
+		v := p.Int64()
+		u := uint64(v)
+		if v < 0 {
+			b = append(b, '-')
+			u = -u
+		}
+		b = strconv.AppendUint(b, u/100, 10)
+		return string(append(b, '.', byte('0'+u%100/10), byte('0'+u%10)))
 	}
-	rupees, paise := new(big.Int).QuoRem(abs, big.NewInt(100), new(big.Int))
-	return fmt.Sprintf("%s%s.%02d", sign, rupees, paise.Int64())
+	var rupees, paise big.Int
+	rupees.QuoRem(new(big.Int).Abs(p), hundred, &paise)
+	if p.Sign() < 0 {
+		b = append(b, '-')
+	}
+	b = rupees.Append(b, 10)
+	n := paise.Int64()
+	return string(append(b, '.', byte('0'+n/10), byte('0'+n%10)))
 }

@@ -26,7 +26,9 @@ type Request struct {
 
 // InputError is a quote's or a create's inputs broken against the rule
 // (§10): one problem per input, path [name], in InputNames' order; the
-// version is nil when none is in force on the date.
+// version is nil when none is in force on the date. An input of the
+// version that the caller found malformed (Request.Malformed) makes an
+// InputError too, without a problem of its own: the caller reports it.
 type InputError struct {
 	Problems []Problem
 	Version  *Version
@@ -41,7 +43,8 @@ func (e *InputError) Error() string {
 }
 
 // BrokenError is a rule that cannot be applied to the inputs it was given
-// (§6 step 7): a total below 0 or above MaxInput. It is a fault of the
+// (§6 step 7): a total below 0 or above MaxInput, or an amount past the
+// digits §6 gives it (15 for a line, 20 for a base or baseAmount). It is a fault of the
 // catalogue, logged and never shown; Check refuses to save such a rule
 // for every input the probe tries.
 type BrokenError struct{ Why string }
@@ -76,6 +79,9 @@ func (rs Rules) InForce(date string) (*Version, bool) {
 	return rs[i], true
 }
 
+// inputNames is InputNames, read without a copy.
+var inputNames = InputNames()
+
 // paisa is the rounding of a base and the default of a component: up to ₹0.01.
 var paisa = Rounding{Step: big.NewInt(1), Mode: Up}
 
@@ -89,15 +95,23 @@ func rupeesOf(p *big.Int) *big.Rat { return new(big.Rat).SetFrac(p, hundred) }
 // rupees and 99 paise (§6: 15 digits before the point).
 var maxPaise = new(big.Int).Add(new(big.Int).Mul(big.NewInt(MaxInput), hundred), big.NewInt(99))
 
+// maxBasePaise is the largest base or baseAmount a quote may show: 20
+// digits of rupees and 99 paise (§6: a licence base of rent × months may
+// pass 15 digits, not 20).
+var maxBasePaise = new(big.Int).Sub(new(big.Int).Exp(big.NewInt(10), big.NewInt(22), nil), big.NewInt(1))
+
 // Evaluate applies the version to req (§6 steps 2–7).
 func (v *Version) Evaluate(req Request) (*Duty, error) {
-	d := &Duty{Rule: v.Ref(), InstrumentDate: req.Date, Inputs: map[string]any{}, IgnoredInputs: []string{}, Bases: []BaseValue{}, Lines: []Line{}}
-	values := map[string]*big.Rat{}
-	enums := map[string]string{}
+	d := &Duty{Rule: v.Ref(), InstrumentDate: req.Date, Inputs: make(map[string]any, len(v.Inputs)), IgnoredInputs: []string{},
+		Bases: make([]BaseValue, 0, len(v.Bases)), Lines: make([]Line, 0, len(v.Components)+3)}
+	values := make(map[string]*big.Rat, len(v.Inputs)+len(v.Bases))
+	enums := make(map[string]string, len(enumInputs))
 	var bad []Problem
 	fail := func(name, msg string) { bad = append(bad, Problem{Path: []any{name}, Message: msg}) }
+	malformed := false // an input the version reads that the caller refused
 	for _, in := range v.Inputs {
 		if req.Malformed[in.Name] {
+			malformed = true
 			continue
 		}
 		if in.Enum {
@@ -142,20 +156,14 @@ func (v *Version) Evaluate(req Request) (*Duty, error) {
 			d.Inputs[in.Name] = n
 		}
 	}
-	for _, name := range InputNames() {
+	for _, name := range inputNames {
 		_, num := req.Numbers[name]
 		_, enum := req.Enums[name]
 		if (num || enum || req.Malformed[name]) && v.input(name) == nil {
 			d.IgnoredInputs = append(d.IgnoredInputs, name)
 		}
 	}
-	malformed := false
-	for _, in := range v.Inputs {
-		malformed = malformed || req.Malformed[in.Name]
-	}
-	if len(bad) > 0 || malformed {
-		// An input the caller could not read stops the evaluation: its
-		// error, with these, is all a caller needs.
+	if len(bad) > 0 || malformed { // never evaluated without an input it reads
 		return nil, &InputError{Problems: bad, Version: v}
 	}
 	for _, in := range v.Inputs { // optional inputs not sent and without a default read 0
@@ -170,11 +178,14 @@ func (v *Version) Evaluate(req Request) (*Duty, error) {
 			return nil, &BrokenError{Why: fmt.Sprintf("base %s: %v", b.Name, err)}
 		}
 		p := paisa.Round(x)
+		if p.CmpAbs(maxBasePaise) > 0 {
+			return nil, &BrokenError{Why: fmt.Sprintf("base %s is %s, past 20 digits", b.Name, FormatPaise(p))}
+		}
 		values[b.Name] = rupeesOf(p)
 		d.Bases = append(d.Bases, BaseValue{Name: b.Name, Amount: FormatPaise(p)})
 	}
 
-	amounts := map[string]*big.Int{} // the components that applied
+	amounts := make(map[string]*big.Int, len(v.Components)) // the components that applied
 	sum := new(big.Int)
 	for _, c := range v.Components {
 		line, ok, err := c.evaluate(values, enums, amounts, v, req)
@@ -206,8 +217,11 @@ func (v *Version) Evaluate(req Request) (*Duty, error) {
 		}
 	}
 	for _, l := range d.Lines {
-		if new(big.Int).Abs(l.paise).Cmp(maxPaise) > 0 {
+		if l.paise.CmpAbs(maxPaise) > 0 {
 			return nil, &BrokenError{Why: fmt.Sprintf("line %s is %s, past 15 digits", l.ID, l.Amount)}
+		}
+		if rupees, _, _ := strings.Cut(strings.TrimPrefix(l.BaseAmount, "-"), "."); len(rupees) > 20 {
+			return nil, &BrokenError{Why: fmt.Sprintf("line %s has a base of %s, past 20 digits", l.ID, l.BaseAmount)}
 		}
 	}
 	if total.Sign() < 0 || total.Cmp(new(big.Int).Mul(big.NewInt(MaxInput), hundred)) > 0 {
@@ -234,8 +248,8 @@ func (v *Version) requiredMessage(name string, req Request) string {
 
 // paiseOf returns a whole number of paise from rupees with at most 2 decimals.
 func paiseOf(r *big.Rat) *big.Int {
-	p := new(big.Rat).Mul(r, new(big.Rat).SetInt(hundred))
-	return new(big.Int).Quo(p.Num(), p.Denom())
+	p := new(big.Int).Mul(r.Num(), hundred)
+	return p.Quo(p, r.Denom())
 }
 
 // adjustment is a line of the total's rounding or caps.
@@ -357,15 +371,16 @@ func (c *Component) evaluate(values map[string]*big.Rat, enums map[string]string
 		if c.Method == MethodMarginal {
 			exact = new(big.Rat)
 			lower := new(big.Rat)
+			var part big.Rat
 			for _, b := range c.Bands {
-				part := new(big.Rat).Sub(base, lower)
-				if b.UpTo != nil && base.Cmp(b.UpTo) > 0 {
+				part.Sub(base, lower)
+				if b.UpTo != nil && cmpRat(base, b.UpTo) > 0 {
 					part.Sub(b.UpTo, lower)
 				}
 				if part.Sign() <= 0 {
 					break
 				}
-				exact.Add(exact, new(big.Rat).Mul(b.Rate, part))
+				exact.Add(exact, part.Mul(b.Rate, &part))
 				if b.UpTo == nil {
 					break
 				}
@@ -404,16 +419,20 @@ func (c *Component) evaluate(values map[string]*big.Rat, enums map[string]string
 		exact = new(big.Rat).Mul(c.Rate, base)
 	}
 	l.Exact = formatExact(exact)
-	p := c.Rounding.Round(exact)
-	if rupeesOf(p).Cmp(exact) != 0 {
+	p, unchanged := c.Rounding.round(exact)
+	if !unchanged {
 		l.Rounding = roundingText(c.Rounding)
 	}
 	clamp := func(lo, hi *big.Rat) {
-		if lo != nil && p.Cmp(paiseOf(lo)) < 0 {
-			p, l.Limit = paiseOf(lo), "min"
+		if lo != nil {
+			if lp := paiseOf(lo); p.Cmp(lp) < 0 {
+				p, l.Limit = lp, "min"
+			}
 		}
-		if hi != nil && p.Cmp(paiseOf(hi)) > 0 {
-			p, l.Limit = paiseOf(hi), "max"
+		if hi != nil {
+			if hp := paiseOf(hi); p.Cmp(hp) > 0 {
+				p, l.Limit = hp, "max"
+			}
 		}
 	}
 	clamp(lo, hi)
@@ -427,9 +446,18 @@ func (c *Component) evaluate(values map[string]*big.Rat, enums map[string]string
 // bandOf returns the index of the first band whose upTo x does not exceed.
 func bandOf(bands []*Band, x *big.Rat) int {
 	for i, b := range bands {
-		if b.UpTo == nil || x.Cmp(b.UpTo) <= 0 {
+		if b.UpTo == nil || cmpRat(x, b.UpTo) <= 0 {
 			return i
 		}
 	}
 	return len(bands) - 1
+}
+
+// cmpRat is a.Cmp(b) without its allocations when both are whole numbers,
+// as a value and a band's upTo mostly are.
+func cmpRat(a, b *big.Rat) int {
+	if a.IsInt() && b.IsInt() {
+		return a.Num().Cmp(b.Num())
+	}
+	return a.Cmp(b)
 }

@@ -87,31 +87,44 @@ const (
 // formatExact writes x as a decimal when it terminates (no trailing
 // zeros: "4500.001", "500"), else as "p/q".
 func formatExact(x *big.Rat) string {
-	d := new(big.Int).Set(x.Denom())
-	k, two, five := 0, big.NewInt(2), big.NewInt(5)
-	twos, fives := 0, 0
-	m := new(big.Int)
-	for new(big.Int).Mod(d, two).Sign() == 0 {
-		d.Quo(d, two)
-		twos++
+	if x.IsInt() {
+		return x.Num().String()
 	}
-	for m.Mod(d, five).Sign() == 0 {
-		d.Quo(d, five)
+	// x = n / (2^twos · 5^fives · rest): a decimal of k = max(twos, fives)
+	// places when rest is 1, n · 2^(k−twos) · 5^(k−fives) / 10^k.
+	d := x.Denom()
+	twos := d.TrailingZeroBits()
+	rest := new(big.Int).Rsh(d, twos)
+	fives := uint(0)
+	var q, m big.Int
+	for {
+		q.QuoRem(rest, five, &m)
+		if m.Sign() != 0 {
+			break
+		}
+		rest.Set(&q)
 		fives++
 	}
-	if d.Cmp(big.NewInt(1)) != 0 {
+	if rest.Cmp(one) != 0 {
 		return x.String()
 	}
-	k = max(twos, fives)
-	s := x.FloatString(k)
-	if k > 0 {
-		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	k := max(twos, fives)
+	digits := new(big.Int).Abs(x.Num())
+	digits.Lsh(digits, k-twos)
+	digits.Mul(digits, new(big.Int).Exp(five, big.NewInt(int64(k-fives)), nil))
+	s := digits.Text(10)
+	if len(s) <= int(k) {
+		s = strings.Repeat("0", int(k)-len(s)+1) + s
 	}
-	if s == "-0" {
-		s = "0"
+	s = s[:len(s)-int(k)] + "." + s[len(s)-int(k):]
+	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	if x.Sign() < 0 {
+		s = "-" + s
 	}
 	return s
 }
+
+var one, five = big.NewInt(1), big.NewInt(5)
 
 // formatRat writes an amount that is a whole number of paise with two
 // decimals; a value with more (never a base, which is rounded to the
@@ -127,7 +140,15 @@ func stepText(step *big.Int) string {
 
 // roundingText says what a rounding did: "up to ₹0.01", "half up to ₹100".
 func roundingText(r Rounding) string {
-	mode := map[string]string{Up: "up", Down: "down", HalfUp: "half up"}[r.Mode]
+	var mode string
+	switch r.Mode {
+	case Up:
+		mode = "up"
+	case Down:
+		mode = "down"
+	case HalfUp:
+		mode = "half up"
+	}
 	return mode + " to ₹" + stepText(r.Step)
 }
 

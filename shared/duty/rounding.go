@@ -47,19 +47,28 @@ func ParseRounding(step, mode string) (Rounding, error) {
 // Round returns x rupees rounded to r's step, in paise: exact, whatever
 // the size of x.
 func (r Rounding) Round(x *big.Rat) *big.Int {
-	// x in steps: n/d, with d > 0.
-	steps := new(big.Rat).Quo(new(big.Rat).Mul(x, big.NewRat(100, 1)), new(big.Rat).SetInt(r.Step))
-	n, d := steps.Num(), steps.Denom()
+	p, _ := r.round(x)
+	return p
+}
+
+// round is Round, and whether x was a whole number of steps already (the
+// rounding did not change it).
+func (r Rounding) round(x *big.Rat) (*big.Int, bool) {
+	// x in steps: n/d = x.Num()·100 / (x.Denom()·Step), with d > 0; the
+	// fraction is left unreduced, which changes neither ⌊n/d⌋ nor m/d.
+	n := new(big.Int).Mul(x.Num(), hundred)
+	d := new(big.Int).Mul(x.Denom(), r.Step)
 	q, m := new(big.Int).DivMod(n, d, new(big.Int)) // q = ⌊n/d⌋, 0 ≤ m < d (Euclidean, d > 0)
 	if m.Sign() != 0 {
 		switch r.Mode {
 		case Up:
-			q.Add(q, big.NewInt(1))
+			q.Add(q, one)
 		case HalfUp:
-			if new(big.Int).Lsh(m, 1).Cmp(d) >= 0 { // the fraction is at least one half
-				q.Add(q, big.NewInt(1))
+			if m.Lsh(m, 1).Cmp(d) >= 0 { // the fraction is at least one half
+				q.Add(q, one)
 			}
 		}
+		return q.Mul(q, r.Step), false
 	}
-	return q.Mul(q, r.Step)
+	return q.Mul(q, r.Step), true
 }

@@ -27,11 +27,11 @@ import (
 
 	"stampduty/shared/apipath"
 	"stampduty/shared/auth"
+	"stampduty/shared/duty"
 	"stampduty/shared/files"
 	"stampduty/shared/function"
 	"stampduty/shared/links"
 	"stampduty/shared/orders"
-	"stampduty/shared/duty"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/localdb"
 	"stampduty/shared/testkit/samtemplate"
