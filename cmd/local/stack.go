@@ -249,7 +249,7 @@ func (s *stack) seed(ctx context.Context, articles string, db *store.DB) error {
 		s.devToken = u.Hostname() == "localhost" || ip != nil && (ip.IsLoopback() || ip.IsUnspecified())
 	}
 	var err error
-	s.seeded, err = localdb.Seed(ctx, db, db.IDs(localdb.LogicalNames("CountersTable"), 10), localdb.LogicalNames, cmp.Or(articles, filepath.Join(s.root, localdb.SampleCatalogue)), s.devToken)
+	s.seeded, err = localdb.Seed(ctx, db, db.IDs(localdb.LogicalNames("CountersTable"), 10), localdb.LogicalNames, cmp.Or(articles, filepath.Join(s.root, localdb.LocalCatalogue)), s.devToken)
 	if err != nil && articles != "" {
 		return fmt.Errorf("the catalogue ARTICLES names: %w", err)
 	}

@@ -14,8 +14,14 @@ import (
 	"stampduty/shared/store"
 )
 
-// SampleCatalogue is the catalogue seeded by default, relative to the module root.
-const SampleCatalogue = "cmd/local/articles.json"
+// SampleCatalogue is the catalogue the tests and the bench seed, relative to
+// the module root: eleven legacy articles whose answers the tests know.
+const SampleCatalogue = "shared/testkit/localdb/testdata/articles.json"
+
+// LocalCatalogue is the catalogue `make local` seeds by default: the sample
+// articles and the state schedules of duty-rules-sources.md rated high or
+// medium, each version with its citation (duty-rules.md).
+const LocalCatalogue = "cmd/local/articles.json"
 
 // LogicalNames names each table by its logical id, as the local stack does.
 func LogicalNames(logicalID string) string { return logicalID }
