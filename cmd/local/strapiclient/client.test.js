@@ -123,6 +123,44 @@ test('orders: create through the client, then findOne', async () => {
   assert.equal(data.stamp_duty.amount, 20);
 });
 
+// Karnataka's conveyance, a schedule of the local catalogue (duty-rules.md
+// KA-SALE-03): 5% of the higher value, additional duty and cess on it.
+const saleInputs = { considerationPrice: 4000000, marketValue: 4500001, locationClass: 'urban' };
+
+test('quotes: inputs and instrumentDate give the explained duty, its lines adding up to the total', async () => {
+  const res = await publicClient.fetch(`/stamp-duty-quotes?${qs.stringify({ purpose: 'Sale Deed', state: 'Karnataka', ...saleInputs, instrumentDate: '2025-09-01' })}`);
+  const { data } = await res.json();
+  assert.equal(data.rule, 'schedule');
+  assert.equal(data.amount, 252001);
+  assert.deepEqual(data.duty.lines.map((l) => [l.id, l.amount]),
+    [['duty', '225000.05'], ['additional_urban', '4500.01'], ['cess', '22500.01'], ['rounding', '0.93']]);
+  const paise = data.duty.lines.reduce((s, l) => s + BigInt(l.amount.replace('.', '')), 0n);
+  assert.equal(paise, BigInt(data.duty.total.replace('.', '')));
+  assert.match(data.duty.rule.hash, /^sha256:[0-9a-f]{64}$/);
+});
+
+test('quotes: every failing input is named at once', async () => {
+  const err = await thrown(publicClient.fetch(`/stamp-duty-quotes?${qs.stringify({ purpose: 'Sale Deed', state: 'Karnataka', considerationPrice: 4000000, locationClass: 'metro' })}`));
+  assert.ok(err instanceof HTTPBadRequestError);
+  const e = await envelope(err);
+  assert.deepEqual(e.details.errors.map((x) => x.path), [['marketValue'], ['locationClass']]);
+  assert.match(e.details.dutyRule.hash, /^sha256:/);
+});
+
+test('orders: create with the rule inputs and the dutyRule of a quote, without an amount; findOne keeps the duty and the rule', async () => {
+  const res = await publicClient.fetch(`/stamp-duty-quotes?${qs.stringify({ purpose: 'Sale Deed', state: 'Karnataka', ...saleInputs })}`);
+  const quote = (await res.json()).data;
+  const { amount, considerationPrice, ...rest } = order('Schedule Party');
+  const created = await orders.create({ ...rest, purpose: 'Sale Deed', state: 'Karnataka', ...saleInputs, dutyRule: quote.duty.rule.hash });
+  const { data } = await orders.findOne(created.orderId);
+  assert.equal(data.stamp_duty.amount, 252001);
+  assert.equal(data.stamp_duty.duty.rule.hash, quote.duty.rule.hash);
+  assert.equal(data.stamp_duty.duty.total, '252001.00');
+  assert.equal(data.stamp_duty.duty_rule_snapshot.citation.text, quote.duty.rule.citation.text);
+  const stale = await thrown(orders.create({ ...rest, purpose: 'Sale Deed', state: 'Karnataka', ...saleInputs, dutyRule: `sha256:${'0'.repeat(64)}` }));
+  assert.equal(stale.response.status, 409);
+});
+
 test('orders: create with a quantity, one fulfillment per paper, then findOne', async () => {
   const created = await orders.create({ ...order('Papers Party'), quantity: 3 });
   const { data } = await orders.findOne(created.orderId);

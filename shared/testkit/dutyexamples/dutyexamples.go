@@ -113,7 +113,7 @@ func (ex Examples) Catalogue() ([]byte, error) {
 		a := map[string]any{"purpose_name": purpose, "state": state}
 		if strings.HasPrefix(k, "legacy/") {
 			var v []struct {
-				Components []struct{ Rate string } `json:"components"`
+				Components []struct{ Rate string }   `json:"components"`
 				Total      struct{ Min, Max string } `json:"total"`
 			}
 			if err := json.Unmarshal(ex.Rules[k], &v); err != nil || len(v) != 1 {
