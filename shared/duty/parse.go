@@ -384,8 +384,11 @@ func (r reader) inputs(n *node, path []any) []*Input {
 			if mx, ok := integer("max"); ok {
 				in.Max, in.HasMax = mx, true
 			}
-			if in.HasMin && in.HasMax && in.Min > in.Max {
+			switch {
+			case in.HasMin && in.HasMax && in.Min > in.Max:
 				r.ps.add(at(p, "max"), "max must be at least min")
+			case in.Positive && in.HasMax && in.Max == 0:
+				r.ps.add(at(p, "max"), "max must be above 0: the input is positive, so no value would do")
 			}
 			if d, ok := integer("default"); ok {
 				in.Default = m.get("default").str

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"slices"
+	"stampduty/shared/duty"
 	"strings"
 	"unicode/utf8"
 )
@@ -58,7 +59,13 @@ func articleFieldIndex(key string) int {
 func (a Article) Validate() []FieldError {
 	var msgs [numArticleFields]string
 	a.check(&msgs)
-	return articleErrors(&msgs)
+	errs := articleErrors(&msgs)
+	if a.Schedule() {
+		// Rules read without the evaluating checks (ParseRules) are
+		// checked whole before any save (duty-rules.md §11).
+		errs = append(errs, RuleErrors("duty_rules", duty.Check(a.Rules))...)
+	}
+	return errs
 }
 
 // check writes into msgs the rule each field breaks, skipping the fields

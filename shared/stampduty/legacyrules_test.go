@@ -3,6 +3,7 @@ package stampduty
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"stampduty/shared/duty"
@@ -90,4 +91,33 @@ func describeAmount(v int64, err error) string {
 		return "broken: " + err.Error()
 	}
 	return fmt.Sprint(v)
+}
+
+// TestBrokenRuleIsInternal: a rule that cannot be applied to the inputs it
+// is given (a total below 0: only a rule stored without §11's probe can
+// do it) answers 500 with nothing of the rule in its message, the article
+// in the error kept for the logs; Validate refuses to save it.
+func TestBrokenRuleIsInternal(t *testing.T) {
+	rules, problems := duty.ParseRules([]byte(`[{"citation": {"text": "t", "url": "https://example.org"},
+	  "inputs": {"considerationPrice": {"required": true}, "marketValue": {"required": true}},
+	  "components": [{"id": "duty", "label": "Duty", "kind": "percent", "base": "considerationPrice", "rate": "0.01"},
+	                 {"id": "off", "label": "Concession", "kind": "percent", "base": "marketValue", "rate": "-0.05"}]}]`))
+	if problems != nil {
+		t.Fatal(problems)
+	}
+	a := Article{ID: 9, DocumentID: "d9", PurposeName: "Sale", State: "Goa", Rules: rules}
+	req := QuoteRequest{Quantity: 1, Inputs: duty.Request{Numbers: map[string]int64{"considerationPrice": 100, "marketValue": 1000}}}
+	_, err := a.Quote(req, "2025-09-01")
+	if got, want := ErrorCode(err), EINTERNAL; got != want {
+		t.Fatalf("code %q, want %q (%v)", got, want, err)
+	}
+	if got, want := ErrorMessage(err), "Internal Server Error"; got != want {
+		t.Errorf("message %q, want %q", got, want)
+	}
+	if !strings.Contains(err.Error(), `"Sale"`) {
+		t.Errorf("the logged error %q does not name the article", err)
+	}
+	if errs := a.Validate(); len(errs) == 0 || !strings.Contains(errs[0].Message, "probe") {
+		t.Errorf("Validate() = %v, want the probe's problem", errs)
+	}
 }
