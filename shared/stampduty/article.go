@@ -220,7 +220,7 @@ func NewArticle(fields []Field) (Article, []FieldError) {
 	}
 
 	rules, ruleErrs := readRules(vals[aRules])
-	if ruleErrs == nil && rules != nil && !rules.Legacy() {
+	if ruleErrs != nil || rules != nil && !rules.Legacy() {
 		// An article with rules of its own: the amount fields given (as
 		// the list shows them) are ignored and replaced by the projection
 		// when it is written (§1).
@@ -228,7 +228,7 @@ func NewArticle(fields []Field) (Article, []FieldError) {
 		for _, i := range []int{aMin, aMax, aFixed, aFollows, aFactor} {
 			msgs[i] = ""
 		}
-		a.Rules = rules
+		a.Rules = rules // nil when they have problems: those are the article's errors
 	}
 	a.check(&msgs)
 	// A legacy article (given without duty_rules, or with only the

@@ -3,9 +3,11 @@ package stampjson_test
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"stampduty/shared/stampduty"
@@ -266,4 +268,48 @@ func TestEncodeArticles(t *testing.T) {
 			t.Errorf("EncodeArticles reordered its input: %s", got)
 		}
 	})
+}
+
+// TestDecodeArticlesRules: a catalogue file's duty_rules are checked
+// whole with the rest (duty-rules.md §1, §11): every problem of every
+// article, each at its path under the article's place; and an export then
+// import of rules changes nothing.
+func TestDecodeArticlesRules(t *testing.T) {
+	version := func(from, to, rate string) string {
+		return `{"effectiveFrom": ` + from + `, "effectiveTo": ` + to + `, "citation": {"text": "Art. 1", "url": "https://example.org/a"},
+		  "inputs": {"considerationPrice": {"required": true}},
+		  "components": [{"id": "duty", "label": "Duty", "kind": "percent", "base": "considerationPrice", "rate": ` + rate + `}]}`
+	}
+	var thirteen []string
+	for i := range 13 {
+		thirteen = append(thirteen, version(fmt.Sprintf(`"2%03d-01-01"`, i), fmt.Sprintf(`"2%03d-01-01"`, i+1), `"0.01"`))
+	}
+	file := `[
+	 {"purpose_name": "Sale", "state": "Goa", "duty_rules": [` + version("null", "null", "0.05") + `]},
+	 {"purpose_name": "Gift", "state": "Goa", "duty_rules": [` + strings.Join(thirteen, ",") + `]},
+	 {"purpose_name": "Lease", "state": "Goa", "duty_rules": [` + version("null", `"2025-01-01"`, `"1.5"`) + `,` + version(`"2024-01-01"`, "null", `"0.01"`) + `]}]`
+	_, err := stampjson.DecodeArticles([]byte(file))
+	var e *stampduty.Error
+	if !errors.As(err, &e) {
+		t.Fatalf("err = %v, want an *Error", err)
+	}
+	var got []string
+	for _, f := range e.Fields {
+		got = append(got, f.Path)
+	}
+	want := []string{"[0].duty_rules[0].components[0].rate", "[1].duty_rules", "[2].duty_rules[0].components[0].rate"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("paths %q, want %q (%v)", got, want, e.Fields)
+	}
+
+	good := `[{"purpose_name": "Sale", "state": "Goa", "duty_rules": [` + version("null", "null", `"0.05"`) + `]}]`
+	arts := must(t, stampjson.DecodeArticles, []byte(good))
+	out := must(t, stampjson.EncodeArticles, arts)
+	again := must(t, stampjson.EncodeArticles, must(t, stampjson.DecodeArticles, out))
+	if string(again) != string(out) {
+		t.Errorf("export, import, export differs:\n%s\n%s", out, again)
+	}
+	if !strings.Contains(string(out), `"rate": "0.05"`) {
+		t.Errorf("the export lost the rules:\n%s", out)
+	}
 }
