@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 
+	"stampduty/shared/duty"
 	"stampduty/shared/function"
 	"stampduty/shared/jsonobj"
 	"stampduty/shared/orders"
@@ -51,6 +52,8 @@ type createdRow struct {
 	// Livemode is the order's mode (test-mode.md): false when a test token
 	// created it (or would have, in a dry run).
 	Livemode bool `json:"livemode"`
+	// Duty is the explained duty of one paper (duty-rules.md §15).
+	Duty *duty.Duty `json:"duty"`
 }
 
 // failedRow is a row refused: status and error are exactly what a create
@@ -109,7 +112,7 @@ func (h *handler) createBatch(r *http.Request, owner string) (any, error) {
 			continue
 		}
 		row := createdRow{Index: i, Status: http.StatusOK, Amount: res.Amount, Quantity: res.Quantity, TotalAmount: res.TotalAmount,
-			Livemode: live}
+			Livemode: live, Duty: res.Duty}
 		if !dryRun {
 			id := res.OrderID
 			row.OrderID = &id

@@ -730,3 +730,43 @@ func TestBatchNestingLimit(t *testing.T) {
 		}
 	})
 }
+
+// TestBatchRowsCarryDuty: each created row, in a dry run too, carries the
+// explained duty of one paper (duty-rules.md §15), whose total is its
+// amount; a replay of the batch's Idempotency-Key answers the same duty.
+func TestBatchRowsCarryDuty(t *testing.T) {
+	s := functest.New(t, "CreateOrderFunction", wire)
+	b := batchBody(validRows("Duty", 3)...)
+	type dutyRow struct {
+		Amount int64 `json:"amount"`
+		Duty   *struct {
+			Total string `json:"total"`
+			Rule  struct {
+				Hash string `json:"hash"`
+			} `json:"rule"`
+		} `json:"duty"`
+	}
+	read := func(r functest.Response) []dutyRow {
+		t.Helper()
+		var a struct {
+			Data []dutyRow `json:"data"`
+		}
+		if r.Status != 200 || json.Unmarshal([]byte(r.Body), &a) != nil {
+			t.Fatalf("status %d: %s", r.Status, r.Body)
+		}
+		for i, row := range a.Data {
+			if row.Duty == nil || row.Duty.Total != fmt.Sprintf("%d.00", row.Amount) || row.Duty.Rule.Hash == "" {
+				t.Errorf("row %d: amount %d, duty %+v", i, row.Amount, row.Duty)
+			}
+		}
+		return a.Data
+	}
+	read(sendBatch(s, functest.DevHeaders, "dryRun=true", b))
+	first := sendBatch(s, withKey("duty-batch"), "", b)
+	read(first)
+	again := sendBatch(s, withKey("duty-batch"), "", b)
+	read(again)
+	if again.Body != first.Body {
+		t.Errorf("the replay answers\n%s\nthe batch answered\n%s", again.Body, first.Body)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sync"
 
+	"stampduty/shared/duty"
 	"stampduty/shared/stampduty"
 )
 
@@ -34,7 +35,10 @@ type BatchRow struct {
 type RowResult struct {
 	OrderID                       string
 	Amount, Quantity, TotalAmount int64
-	Err                           error
+	// Duty is the explained duty of one paper (duty-rules.md §15: on
+	// every batch row's answer).
+	Duty *duty.Duty
+	Err  error
 }
 
 // BatchOrders is the order store a batch needs: the create's, plus
@@ -96,7 +100,7 @@ func (b *Batcher) Check(ctx context.Context, batch []BatchRow) (*CheckedBatch, e
 			continue
 		}
 		r.ok = ok
-		r.res = RowResult{Amount: ok.amount, Quantity: ok.quantity(), TotalAmount: ok.total}
+		r.res = RowResult{Amount: ok.amount, Quantity: ok.quantity(), TotalAmount: ok.total, Duty: ok.duty}
 	}
 	return &CheckedBatch{rows: rows}, nil
 }

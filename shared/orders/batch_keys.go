@@ -11,6 +11,7 @@ import (
 	"slices"
 	"time"
 
+	"stampduty/shared/duty"
 	"stampduty/shared/stampduty"
 )
 
@@ -33,6 +34,7 @@ type RowAnswer struct {
 	Index            int
 	OrderID          string
 	Amount, Quantity int64
+	Duty             *duty.Duty // a created order's
 	Code             stampduty.Code
 	Message          string
 	Fields           []stampduty.FieldError
@@ -189,7 +191,13 @@ func (b *Batcher) resume(ctx context.Context, owner, key string, rec BatchRecord
 				}
 			}
 			if found {
-				r.res, r.done = RowResult{OrderID: doc, Amount: p.Amount, Quantity: p.Quantity, TotalAmount: p.Amount * p.Quantity}, true
+				// The order was priced as the row is now, unless the
+				// catalogue changed since: then its duty is not told.
+				var d *duty.Duty
+				if r.ok.duty != nil && r.ok.amount == p.Amount {
+					d = r.ok.duty
+				}
+				r.res, r.done = RowResult{OrderID: doc, Amount: p.Amount, Quantity: p.Quantity, TotalAmount: p.Amount * p.Quantity, Duty: d}, true
 				continue
 			}
 		}
@@ -251,7 +259,7 @@ func minSeq(a, b int64) int64 {
 func answersOf(rows []*row) ([]RowAnswer, bool) {
 	out := make([]RowAnswer, len(rows))
 	for i, r := range rows {
-		a := RowAnswer{Index: r.index, OrderID: r.res.OrderID, Amount: r.res.Amount, Quantity: r.res.Quantity}
+		a := RowAnswer{Index: r.index, OrderID: r.res.OrderID, Amount: r.res.Amount, Quantity: r.res.Quantity, Duty: r.res.Duty}
 		if r.res.Err != nil {
 			var e *stampduty.Error
 			if !isRowError(r.res.Err) || !errors.As(r.res.Err, &e) {
@@ -278,7 +286,7 @@ func replay(answers []RowAnswer, rows []*row) ([]RowResult, error) {
 	for i, a := range answers {
 		switch {
 		case a.Code == "":
-			out[i] = RowResult{OrderID: a.OrderID, Amount: a.Amount, Quantity: a.Quantity, TotalAmount: a.Amount * a.Quantity}
+			out[i] = RowResult{OrderID: a.OrderID, Amount: a.Amount, Quantity: a.Quantity, TotalAmount: a.Amount * a.Quantity, Duty: a.Duty}
 		case a.Message != "":
 			out[i] = RowResult{Err: &stampduty.Error{Code: a.Code, Message: a.Message, Fields: a.Fields}}
 		case rows[i].done && stampduty.ErrorCode(rows[i].res.Err) == a.Code:

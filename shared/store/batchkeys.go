@@ -46,6 +46,8 @@ type answerItem struct {
 	Code     string       `dynamodbav:"c,omitempty"`
 	Message  string       `dynamodbav:"m,omitempty"`
 	Fields   []fieldError `dynamodbav:"f,omitempty"`
+	// Du is a created order's duty, compressed as the order keeps it.
+	Du []byte `dynamodbav:"du,omitempty"`
 }
 
 // fieldError is a stampduty.FieldError as stored.
@@ -69,6 +71,7 @@ func (it batchKeyItem) record() orders.BatchRecord {
 	}
 	for _, a := range it.Answers {
 		ans := orders.RowAnswer{Index: a.Index, OrderID: a.OrderID, Amount: a.Amount, Quantity: a.Quantity, Code: stampduty.Code(a.Code), Message: a.Message}
+		ans.Duty, _ = decodeDuty(a.Du) // one this code wrote: an error leaves the duty untold, the order keeps it
 		for _, f := range a.Fields {
 			ans.Fields = append(ans.Fields, stampduty.FieldError{Path: f.Path, Message: f.Message})
 		}
@@ -139,7 +142,11 @@ func (s *Idempotency) PlanBatch(ctx context.Context, owner, key, claim string, r
 func (s *Idempotency) CompleteBatch(ctx context.Context, owner, key, claim string, answers []orders.RowAnswer) error {
 	items := make([]answerItem, len(answers))
 	for i, a := range answers {
-		items[i] = answerItem{Index: a.Index, OrderID: a.OrderID, Amount: a.Amount, Quantity: a.Quantity, Code: string(a.Code), Message: a.Message}
+		du, err := encodeDuty(a.Duty)
+		if err != nil {
+			return stampduty.Internal(err)
+		}
+		items[i] = answerItem{Index: a.Index, OrderID: a.OrderID, Amount: a.Amount, Quantity: a.Quantity, Code: string(a.Code), Message: a.Message, Du: du}
 		for _, f := range a.Fields {
 			items[i].Fields = append(items[i].Fields, fieldError{Path: f.Path, Message: f.Message})
 		}
@@ -170,7 +177,7 @@ const maxAnswerBytes = 256 << 10
 func answerBytes(answers []answerItem) int {
 	n := 0
 	for _, a := range answers {
-		n += 40 + len(a.OrderID) + len(a.Code) + len(a.Message)
+		n += 40 + len(a.OrderID) + len(a.Code) + len(a.Message) + len(a.Du)
 		for _, f := range a.Fields {
 			n += 8 + len(f.Path) + len(f.Message)
 		}
