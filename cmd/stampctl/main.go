@@ -126,7 +126,7 @@ var commands = []command{
 			"orders already created keep it; articles list still shows it, retired. Add it again to bring it back",
 		reads{tables: catalogueTables}, (*cli).articlesRetire},
 	{"articles log", "PURPOSE STATE | DOCUMENTID",
-		"an article's change log, newest first: version, when, who, kind (added, edited, retired, imported), each field before → after",
+		"an article's change log, newest first: version, when, who, kind (added, edited, retired, imported, migrated), each field before → after",
 		reads{tables: catalogueTables}, (*cli).articlesLog},
 	{"articles import", "[--dry-run] [--retire-missing] [--by WHO] FILE",
 		"check every article of FILE (- for stdin) and, when all are valid, add or change each one by (purpose_name, state), " +
