@@ -142,6 +142,14 @@ var commands = []command{
 	{"articles export", "[FILE]",
 		"write the whole catalogue to FILE (default stdout) in the format import reads, sorted by purpose_name and state",
 		reads{tables: []tableSpec{articlesSpec}}, (*cli).articlesExport},
+	{"quote", "--purpose P --state S [--date YYYY-MM-DD] [--quantity N] [--input NAME=VALUE] [NAME=VALUE ...]",
+		"the explained quote of duty-rules.md §8 as a table: the rule version (citation, period, hash, the article's version), " +
+			"then each line (LINE, LABEL, BASE, RATE, EXACT, ROUNDING, AMOUNT) and the TOTAL. Priced by the API's quote itself, " +
+			"from the articles table as stored now. The inputs of §3 are NAME=VALUE (considerationPrice, marketValue, monthlyRent, " +
+			"refundableDeposit, nonRefundableDeposit, termMonths, amount, partyCategory, locationClass, propertyUse, relation, " +
+			"tradeType), as arguments or --input; the date defaults to today in India. A refused quote prints each failing input " +
+			"with its message and exits 1",
+		reads{tables: []tableSpec{articlesSpec}}, (*cli).quote},
 	{"orders queue", "[--status S] [--mode live|test] [--page-size N] [--cursor C]",
 		"the orders waiting in status S (Pending by default), oldest first across all callers; prints the command for the next page. " +
 			"The live orders only; --mode test lists the test orders (made with a caller's test token) only",
@@ -228,8 +236,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return 1
 }
 
-// dispatch runs the subcommand the first two words of args name with the
-// rest, its failure prefixed with its name. "help", -h and --help print the
+// dispatch runs the subcommand the first words of args name (one, as
+// quote; two, as token list; three, as articles rules show) with the rest,
+// its failure prefixed with its name. "help", -h and --help print the
 // overview; "help COMMAND" and "COMMAND --help" that command's help; a
 // group's word with --help the group's part of the overview.
 func (c *cli) dispatch(args []string) error {
@@ -242,7 +251,9 @@ func (c *cli) dispatch(args []string) error {
 		return nil
 	case isHelp(args[0]):
 		return c.dispatch(append(slices.Clone(args[1:]), "--help"))
-	case !slices.ContainsFunc(commands, func(cmd command) bool { return strings.HasPrefix(cmd.name, args[0]+" ") }):
+	case commandNamed(args[0]) != nil:
+		return c.runCommand(commandNamed(args[0]), args[1:])
+	case !hasSubcommands(args[0]):
 		return usagef("unknown command %q", args[0])
 	case len(args) == 1 && only(args[0]) != "":
 		return c.dispatch([]string{args[0], only(args[0])})
@@ -254,15 +265,45 @@ func (c *cli) dispatch(args []string) error {
 		fmt.Fprint(c.stdout, overview(args[0]))
 		return nil
 	}
-	name := args[0] + " " + args[1]
-	i := slices.IndexFunc(commands, func(cmd command) bool { return cmd.name == name })
-	if i < 0 {
+	name, rest := args[0]+" "+args[1], args[2:]
+	if commandNamed(name) == nil && hasSubcommands(name) {
+		switch {
+		case len(rest) > 0 && isHelp(rest[0]):
+			fmt.Fprint(c.stdout, overview(args[0]))
+			return nil
+		case len(rest) == 0 || strings.HasPrefix(rest[0], "-"):
+			return usagef("%s: which command? (see below)", name)
+		}
+		name, rest = name+" "+rest[0], rest[1:]
+	}
+	cmd := commandNamed(name)
+	if cmd == nil {
 		return usagef("unknown command %q", name)
 	}
-	cmd := &commands[i]
+	return c.runCommand(cmd, rest)
+}
+
+// commandNamed returns the command whose words are name, nil when none is.
+func commandNamed(name string) *command {
+	i := slices.IndexFunc(commands, func(cmd command) bool { return cmd.name == name })
+	if i < 0 {
+		return nil
+	}
+	return &commands[i]
+}
+
+// hasSubcommands reports whether some command's words start with those
+// of prefix (the group "articles", the words "articles rules").
+func hasSubcommands(prefix string) bool {
+	return slices.ContainsFunc(commands, func(cmd command) bool { return strings.HasPrefix(cmd.name, prefix+" ") })
+}
+
+// runCommand runs cmd with args, its failure prefixed with its name.
+func (c *cli) runCommand(cmd *command, args []string) error {
+	name := cmd.name
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	c.commonFlags(fs, cmd)
-	err := cmd.run(c, fs, args[2:])
+	err := cmd.run(c, fs, args)
 	var ue usageError
 	switch {
 	case errors.Is(err, errHelp):
