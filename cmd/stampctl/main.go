@@ -142,6 +142,32 @@ var commands = []command{
 	{"articles export", "[FILE]",
 		"write the whole catalogue to FILE (default stdout) in the format import reads, sorted by purpose_name and state",
 		reads{tables: []tableSpec{articlesSpec}}, (*cli).articlesExport},
+	{"articles migrate-rules", "[--apply] [--by WHO]",
+		"once, after the deploy that brought duty rules (duty-rules.md §9): list each article stored without duty_rules " +
+			"(its rules are derived from its amount fields when read) with the version it would get and the rule it would store, " +
+			"and write nothing; with --apply store each one's migrated version (its amounts and answers do not change), " +
+			"logged as kind migrated (duty_rules null → […]) with who, and publish the catalogue once. " +
+			"A second run finds nothing to do and writes nothing",
+		reads{tables: catalogueTables}, (*cli).articlesMigrateRules},
+	{"articles rules show", "--purpose P --state S [--json] [--version-index I]",
+		"an article's duty_rules: each version's index, period, citation and hash, and the article's version; " +
+			"--json prints the duty_rules JSON instead (with --version-index, that version's object alone: the file rules edit takes)",
+		reads{tables: catalogueTables}, (*cli).rulesShow},
+	{"articles rules edit", "--purpose P --state S --version-index I --file F [--version V] [--by WHO]",
+		"replace version I of the article's duty_rules with the JSON object of F (- for stdin). " +
+			"Every change to duty_rules is checked whole (duty-rules.md §11) and, when any problem is found, nothing is written and " +
+			"each problem is printed at its path (duty_rules[1].components[2].rate: …); otherwise it is an edit of the article " +
+			"(logged before → after with who, published). With --version, refused when the article changed since that version",
+		reads{tables: catalogueTables}, (*cli).rulesEdit},
+	{"articles rules add-version", "--purpose P --state S --file F [--close-previous] [--version V] [--by WHO]",
+		"append the version of F (a JSON object, - for stdin) to the article's duty_rules (a rate change, §7). " +
+			"The previous version must end where it starts: a period that overlaps is refused; --close-previous sets the last version's " +
+			"open effectiveTo to the new effectiveFrom. Checked, logged and published as rules edit",
+		reads{tables: catalogueTables}, (*cli).rulesAddVersion},
+	{"articles rules archive", "--purpose P --state S --version-index I [--version V] [--by WHO]",
+		"remove version I from the article's duty_rules (§1: at most 12 versions); the change log keeps it (articles log). " +
+			"Quotes for its dates then find no rule; orders priced by it keep their snapshot. Checked, logged and published as rules edit",
+		reads{tables: catalogueTables}, (*cli).rulesArchive},
 	{"quote", "--purpose P --state S [--date YYYY-MM-DD] [--quantity N] [--input NAME=VALUE] [NAME=VALUE ...]",
 		"the explained quote of duty-rules.md §8 as a table: the rule version (citation, period, hash, the article's version), " +
 			"then each line (LINE, LABEL, BASE, RATE, EXACT, ROUNDING, AMOUNT) and the TOTAL. Priced by the API's quote itself, " +
