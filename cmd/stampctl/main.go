@@ -161,7 +161,7 @@ var commands = []command{
 		reads{tables: catalogueTables}, (*cli).rulesEdit},
 	{"articles rules add-version", "--purpose P --state S --file F [--close-previous] [--version V] [--by WHO]",
 		"append the version of F (a JSON object, - for stdin) to the article's duty_rules (a rate change, §7). " +
-			"The previous version must end where it starts: a period that overlaps is refused; --close-previous sets the last version's " +
+			"The previous version must end by the day the new one starts: a period that overlaps is refused; --close-previous sets the last version's " +
 			"open effectiveTo to the new effectiveFrom. Checked, logged and published as rules edit",
 		reads{tables: catalogueTables}, (*cli).rulesAddVersion},
 	{"articles rules archive", "--purpose P --state S --version-index I [--version V] [--by WHO]",
