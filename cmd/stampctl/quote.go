@@ -169,7 +169,7 @@ func printQuote(out io.Writer, q stampduty.Quote, date string) error {
 		return err
 	}
 	fmt.Fprintln(out)
-	width := len(d.Total)
+	width := max(len("AMOUNT"), len(d.Total))
 	for _, l := range d.Lines {
 		width = max(width, len(l.Amount))
 	}

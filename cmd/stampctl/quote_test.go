@@ -65,7 +65,9 @@ func newRulesFixture(t *testing.T) *rulesFixture {
 		arts: h.db.Articles(h.vars["ARTICLES_TABLE"]), dir: t.TempDir()},
 		by: map[string]string{"STAMPDUTY_BY": "asha@example.com"}, ka: ruleSets(t)["Karnataka/Sale Deed"]}
 	file := `[{"purpose_name": "Sale Deed", "state": "Karnataka", "duty_rules": ` + string(f.ka) + `},
- {"purpose_name": "Sale Deed", "state": "Delhi", "min": 100, "max": 1000000, "toFollowConsiderationPrice": true, "amountPercentConsideration": 0.06}]`
+ {"purpose_name": "Sale Deed", "state": "Delhi", "min": 100, "max": 1000000, "toFollowConsiderationPrice": true, "amountPercentConsideration": 0.06},
+ {"purpose_name": "Affidavit", "state": "Karnataka", "min": 20, "max": 20, "fixed": 20, "toFollowConsiderationPrice": false},
+ {"purpose_name": "Rent Agreement", "state": "Karnataka", "min": 100, "max": 500, "toFollowConsiderationPrice": false}]`
 	h.ok(t, f.by, "articles", "import", f.write(t, "articles.json", file))
 	return f
 }
@@ -165,6 +167,26 @@ func TestQuote(t *testing.T) {
 		}
 		if got := row(r.stdout, "TOTAL"); !slices.Equal(got, []string{"TOTAL", "74075.00"}) {
 			t.Errorf("total %q:\n%s", got, r.stdout)
+		}
+	})
+	t.Run("a legacy fixed article quotes its amount, however small", func(t *testing.T) {
+		r := f.ok(t, nil, "quote", "--purpose", "Affidavit", "--state", "Karnataka")
+		if got := row(r.stdout, "duty"); !slices.Equal(got, []string{"duty", "Fixed amount", "-", "-", "20", "-", "20.00"}) {
+			t.Errorf("duty row %q:\n%s", got, r.stdout)
+		}
+		if got := row(r.stdout, "TOTAL"); !slices.Equal(got, []string{"TOTAL", "20.00"}) || !strings.Contains(r.stdout, "rule:             fixed\n") {
+			t.Errorf("total %q:\n%s", got, r.stdout)
+		}
+	})
+	t.Run("a legacy range article without an amount quotes none", func(t *testing.T) {
+		r := f.ok(t, nil, "quote", "--purpose", "Rent Agreement", "--state", "Karnataka", "--date", "2025-09-01")
+		want := "purpose:          Rent Agreement\nstate:            Karnataka\ninstrument date:  2025-09-01\nrule:             range (amount in [100, 500])\n" +
+			"no duty: a range article quotes the amount it is given (amount=N, from 100 to 500)\n"
+		if r.stdout != want {
+			t.Errorf("stdout:\n%s\nwant:\n%s", r.stdout, want)
+		}
+		if got := row(f.ok(t, nil, "quote", "--purpose", "Rent Agreement", "--state", "Karnataka", "amount=250").stdout, "TOTAL"); !slices.Equal(got, []string{"TOTAL", "250.00"}) {
+			t.Errorf("with amount=250: total %q", got)
 		}
 	})
 	t.Run("every failing input is printed with its message", func(t *testing.T) {
