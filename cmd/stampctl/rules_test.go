@@ -46,6 +46,10 @@ func TestMigrateRules(t *testing.T) {
 		if e := f.entry(t, "Sale Deed", "Maharashtra"); !e.RulesDerived || e.Version != 0 {
 			t.Errorf("after the preview: derived %v, version %d", e.RulesDerived, e.Version)
 		}
+		show := f.ok(t, nil, "articles", "rules", "show", "--purpose", "Sale Deed", "--state", "Maharashtra").stdout
+		if !strings.Contains(show, "not stored: derived from its amount fields") || !strings.Contains(show, "legacy  "+want) {
+			t.Errorf("rules show of a legacy article:\n%s", show)
+		}
 	})
 	t.Run("--apply stores them, each logged with who", func(t *testing.T) {
 		r := f.ok(t, f.by, "articles", "migrate-rules", "--apply")
@@ -75,6 +79,30 @@ func TestMigrateRules(t *testing.T) {
 			t.Errorf("the second run wrote: version %d", e.Version)
 		}
 	})
+}
+
+// TestLegacyArticleTakesAVersionOfItsOwn: a migrated legacy article given
+// a version of its own with --close-previous keeps its legacy rule for
+// the dates before, as the contract priced them.
+func TestLegacyArticleTakesAVersionOfItsOwn(t *testing.T) {
+	f := newRulesFixture(t)
+	own := `{"effectiveFrom": "2026-04-01", "effectiveTo": null, "citation": {"text": "Delhi schedule (illustrative)", "url": "https://example.com/dl"},
+ "inputs": {"considerationPrice": {"required": true, "positive": true}},
+ "components": [{"id": "duty", "label": "Stamp duty 6% of consideration", "kind": "percent", "base": "considerationPrice", "rate": "0.06"},
+  {"id": "surcharge", "label": "Surcharge 1%", "kind": "percent", "base": "considerationPrice", "rate": "0.01"}]}`
+	r := f.ok(t, f.by, "articles", "rules", "add-version", "--purpose", "Sale Deed", "--state", "Delhi", "--close-previous", "--file", f.write(t, "own.json", own))
+	if !strings.Contains(r.stdout, "0      -           2026-04-01") || !strings.Contains(r.stdout, "1      2026-04-01  -") {
+		t.Errorf("add-version:\n%s", r.stdout)
+	}
+	quote := func(date string) result {
+		return f.ok(t, nil, "quote", "--purpose", "Sale Deed", "--state", "Delhi", "--date", date, "considerationPrice=1234567")
+	}
+	if q := quote("2025-09-01"); !strings.Contains(q.stdout, "rule:             consideration\n") || !slices.Equal(row(q.stdout, "TOTAL"), []string{"TOTAL", "74075.00"}) {
+		t.Errorf("the quote of 2025-09-01, by the legacy version:\n%s", q.stdout)
+	}
+	if q := quote("2026-05-01"); !strings.Contains(q.stdout, "rule:             schedule\n") || !slices.Equal(row(q.stdout, "TOTAL"), []string{"TOTAL", "86420.00"}) {
+		t.Errorf("the quote of 2026-05-01, by the article's own version:\n%s", q.stdout)
+	}
 }
 
 // TestRulesCommands: rules show, edit, add-version and archive, each
