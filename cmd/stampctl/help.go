@@ -20,6 +20,7 @@ var groups = []struct{ name, title string }{
 	{"callers", "Callers (who calls the API: each caller's record, its tokens and its orders, straight in the tokens and orders tables)"},
 	{"staff", "Staff (the console's accounts in the stack's Cognito user pool: two roles, admin and operator, as its groups)"},
 	{"articles", "Articles (the purpose x state catalogue that prices orders; every change is logged per article and published)"},
+	{"quote", "Quotes (the explained duty of duty-rules.md §8, priced by the API's own quote from the articles table)"},
 	{"orders", "Orders (the operator API under /api/ops/, called with requests signed by your AWS credentials; " +
 		"the API decides what is allowed and says why not; backfill works straight in the orders table)"},
 	{"webhooks", "Webhooks (straight in the webhooks and deliveries tables)"},
@@ -43,7 +44,7 @@ func overview(group string) string {
 		}
 		b.WriteString("\n" + wrap(g.title+":", "", width))
 		for _, cmd := range commands {
-			if strings.HasPrefix(cmd.name, g.name+" ") {
+			if cmd.name == g.name || strings.HasPrefix(cmd.name, g.name+" ") {
 				b.WriteString("  stampctl " + strings.TrimSpace(cmd.name+" "+cmd.args) + "\n")
 				b.WriteString(wrap(cmd.about, "        ", width))
 			}

@@ -126,7 +126,7 @@ var commands = []command{
 			"orders already created keep it; articles list still shows it, retired. Add it again to bring it back",
 		reads{tables: catalogueTables}, (*cli).articlesRetire},
 	{"articles log", "PURPOSE STATE | DOCUMENTID",
-		"an article's change log, newest first: version, when, who, kind (added, edited, retired, imported), each field before → after",
+		"an article's change log, newest first: version, when, who, kind (added, edited, retired, imported, migrated), each field before → after",
 		reads{tables: catalogueTables}, (*cli).articlesLog},
 	{"articles import", "[--dry-run] [--retire-missing] [--by WHO] FILE",
 		"check every article of FILE (- for stdin) and, when all are valid, add or change each one by (purpose_name, state), " +
@@ -142,6 +142,40 @@ var commands = []command{
 	{"articles export", "[FILE]",
 		"write the whole catalogue to FILE (default stdout) in the format import reads, sorted by purpose_name and state",
 		reads{tables: []tableSpec{articlesSpec}}, (*cli).articlesExport},
+	{"articles migrate-rules", "[--apply] [--by WHO]",
+		"once, after the deploy that brought duty rules (duty-rules.md §9): list each article stored without duty_rules " +
+			"(its rules are derived from its amount fields when read) with the version it would get and the rule it would store, " +
+			"and write nothing; with --apply store each one's migrated version (its amounts and answers do not change), " +
+			"logged as kind migrated (duty_rules null → […]) with who, and publish the catalogue once. " +
+			"A second run finds nothing to do and writes nothing",
+		reads{tables: catalogueTables}, (*cli).articlesMigrateRules},
+	{"articles rules show", "--purpose P --state S [--json] [--version-index I]",
+		"an article's duty_rules: each version's index, period, citation and hash, and the article's version; " +
+			"--json prints the duty_rules JSON instead (with --version-index, that version's object alone: the file rules edit takes)",
+		reads{tables: catalogueTables}, (*cli).rulesShow},
+	{"articles rules edit", "--purpose P --state S --version-index I --file F [--version V] [--by WHO]",
+		"replace version I of the article's duty_rules with the JSON object of F (- for stdin). " +
+			"Every change to duty_rules is checked whole (duty-rules.md §11) and, when any problem is found, nothing is written and " +
+			"each problem is printed at its path (duty_rules[1].components[2].rate: …); otherwise it is an edit of the article " +
+			"(logged before → after with who, published). With --version, refused when the article changed since that version",
+		reads{tables: catalogueTables}, (*cli).rulesEdit},
+	{"articles rules add-version", "--purpose P --state S --file F [--close-previous] [--version V] [--by WHO]",
+		"append the version of F (a JSON object, - for stdin) to the article's duty_rules (a rate change, §7). " +
+			"The previous version must end by the day the new one starts: a period that overlaps is refused; --close-previous sets the last version's " +
+			"open effectiveTo to the new effectiveFrom. Checked, logged and published as rules edit",
+		reads{tables: catalogueTables}, (*cli).rulesAddVersion},
+	{"articles rules archive", "--purpose P --state S --version-index I [--version V] [--by WHO]",
+		"remove version I from the article's duty_rules (§1: at most 12 versions); the change log keeps it (articles log). " +
+			"Quotes for its dates then find no rule; orders priced by it keep their snapshot. Checked, logged and published as rules edit",
+		reads{tables: catalogueTables}, (*cli).rulesArchive},
+	{"quote", "--purpose P --state S [--date YYYY-MM-DD] [--quantity N] [--input NAME=VALUE] [NAME=VALUE ...]",
+		"the explained quote of duty-rules.md §8 as a table: the rule version (citation, period, hash, the article's version), " +
+			"then each line (LINE, LABEL, BASE, RATE, EXACT, ROUNDING, AMOUNT) and the TOTAL. Priced by the API's quote itself, " +
+			"from the articles table as stored now. The inputs of §3 are NAME=VALUE (considerationPrice, marketValue, monthlyRent, " +
+			"refundableDeposit, nonRefundableDeposit, termMonths, amount, partyCategory, locationClass, propertyUse, relation, " +
+			"tradeType), as arguments or --input; the date defaults to today in India. A refused quote prints each failing input " +
+			"with its message and exits 1",
+		reads{tables: []tableSpec{articlesSpec}}, (*cli).quote},
 	{"orders queue", "[--status S] [--mode live|test] [--page-size N] [--cursor C]",
 		"the orders waiting in status S (Pending by default), oldest first across all callers; prints the command for the next page. " +
 			"The live orders only; --mode test lists the test orders (made with a caller's test token) only",
@@ -228,8 +262,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return 1
 }
 
-// dispatch runs the subcommand the first two words of args name with the
-// rest, its failure prefixed with its name. "help", -h and --help print the
+// dispatch runs the subcommand the first words of args name (one, as
+// quote; two, as token list; three, as articles rules show) with the rest,
+// its failure prefixed with its name. "help", -h and --help print the
 // overview; "help COMMAND" and "COMMAND --help" that command's help; a
 // group's word with --help the group's part of the overview.
 func (c *cli) dispatch(args []string) error {
@@ -242,7 +277,9 @@ func (c *cli) dispatch(args []string) error {
 		return nil
 	case isHelp(args[0]):
 		return c.dispatch(append(slices.Clone(args[1:]), "--help"))
-	case !slices.ContainsFunc(commands, func(cmd command) bool { return strings.HasPrefix(cmd.name, args[0]+" ") }):
+	case commandNamed(args[0]) != nil:
+		return c.runCommand(commandNamed(args[0]), args[1:])
+	case !hasSubcommands(args[0]):
 		return usagef("unknown command %q", args[0])
 	case len(args) == 1 && only(args[0]) != "":
 		return c.dispatch([]string{args[0], only(args[0])})
@@ -254,15 +291,45 @@ func (c *cli) dispatch(args []string) error {
 		fmt.Fprint(c.stdout, overview(args[0]))
 		return nil
 	}
-	name := args[0] + " " + args[1]
-	i := slices.IndexFunc(commands, func(cmd command) bool { return cmd.name == name })
-	if i < 0 {
+	name, rest := args[0]+" "+args[1], args[2:]
+	if commandNamed(name) == nil && hasSubcommands(name) {
+		switch {
+		case len(rest) > 0 && isHelp(rest[0]):
+			fmt.Fprint(c.stdout, overview(args[0]))
+			return nil
+		case len(rest) == 0 || strings.HasPrefix(rest[0], "-"):
+			return usagef("%s: which command? (see below)", name)
+		}
+		name, rest = name+" "+rest[0], rest[1:]
+	}
+	cmd := commandNamed(name)
+	if cmd == nil {
 		return usagef("unknown command %q", name)
 	}
-	cmd := &commands[i]
+	return c.runCommand(cmd, rest)
+}
+
+// commandNamed returns the command whose words are name, nil when none is.
+func commandNamed(name string) *command {
+	i := slices.IndexFunc(commands, func(cmd command) bool { return cmd.name == name })
+	if i < 0 {
+		return nil
+	}
+	return &commands[i]
+}
+
+// hasSubcommands reports whether some command's words start with those
+// of prefix (the group "articles", the words "articles rules").
+func hasSubcommands(prefix string) bool {
+	return slices.ContainsFunc(commands, func(cmd command) bool { return strings.HasPrefix(cmd.name, prefix+" ") })
+}
+
+// runCommand runs cmd with args, its failure prefixed with its name.
+func (c *cli) runCommand(cmd *command, args []string) error {
+	name := cmd.name
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	c.commonFlags(fs, cmd)
-	err := cmd.run(c, fs, args[2:])
+	err := cmd.run(c, fs, args)
 	var ue usageError
 	switch {
 	case errors.Is(err, errHelp):

@@ -178,6 +178,11 @@ func TestUsage(t *testing.T) {
 		{"MissingArgument", []string{"articles", "import"}, "missing argument", "articles import"},
 		{"OwnerWithoutValue", []string{"token", "create", "--owner"}, "flag needs an argument", "token create"},
 		{"NegativeMinAttempts", []string{"webhooks", "failing", "--min-attempts", "-1"}, "--min-attempts must be 0 or more", "webhooks failing"},
+		{"RulesWithoutCommand", []string{"articles", "rules"}, `articles rules: which command?`, ""},
+		{"UnknownRulesCommand", []string{"articles", "rules", "frobnicate"}, `unknown command "articles rules frobnicate"`, ""},
+		{"RulesWithoutArticle", []string{"articles", "rules", "show"}, "--purpose and --state are required", "articles rules show"},
+		{"QuoteWithoutArticle", []string{"quote", "considerationPrice=5"}, "--purpose and --state are required", "quote"},
+		{"BadVersionIndex", []string{"articles", "rules", "edit", "--purpose", "P", "--state", "S", "--file", "f"}, "--version-index and --file are required", "articles rules edit"},
 		{"NotAnAPIURL", []string{"orders", "show", "o1", "--api-url", "127.0.0.1:3000"}, `"127.0.0.1:3000" is not an http(s) URL`, "orders show"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

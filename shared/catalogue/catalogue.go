@@ -136,8 +136,11 @@ func (a *Admin) Add(ctx context.Context, by string, art stampduty.Article) (stam
 
 // change makes and writes the change of prev (nil: a new article) to
 // art's values, of the given kind; retire says whether the article is
-// retired after it. A retired prev becomes active unless retire.
-func (a *Admin) change(ctx context.Context, prev *stampduty.CatalogueEntry, art stampduty.Article, kind, by string, now time.Time, retire bool) (stampduty.CatalogueEntry, error) {
+// retired after it. A retired prev becomes active unless retire. extra
+// are changes the article's values do not show (a migration's duty_rules
+// null → […]), logged after them.
+func (a *Admin) change(ctx context.Context, prev *stampduty.CatalogueEntry, art stampduty.Article, kind, by string, now time.Time, retire bool,
+	extra ...stampduty.FieldChange) (stampduty.CatalogueEntry, error) {
 	// An article with rules of its own stores their projection for the
 	// day (duty-rules.md §9), which its sort orders use.
 	// A legacy article's one version follows from its fields as they are
@@ -161,7 +164,7 @@ func (a *Admin) change(ctx context.Context, prev *stampduty.CatalogueEntry, art 
 			return stampduty.CatalogueEntry{}, err
 		}
 	}
-	changes := stampduty.DiffArticles(before, art)
+	changes := append(stampduty.DiffArticles(before, art), extra...)
 	wasRetired := prev != nil && prev.Retired()
 	if retire {
 		next.RetiredAt = now

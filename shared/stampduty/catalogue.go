@@ -17,11 +17,19 @@ const (
 	ArticleRetired = "retired"
 	// ArticleImported is an article an import added or changed.
 	ArticleImported = "imported"
+	// ArticleMigrated is a legacy article stored without duty_rules whose
+	// one migrated version (duty-rules.md §9) `stampctl articles
+	// migrate-rules` stored: its amounts do not change.
+	ArticleMigrated = "migrated"
 )
 
 // RetiredField is the name a change log gives the article's retirement
 // (before and after "false" or "true").
 const RetiredField = "retired"
+
+// RulesField is the catalogue file's name of an article's duty_rules, as
+// a change log names them.
+const RulesField = "duty_rules"
 
 // FieldChange is one field of an article before and after a change, each
 // as its value in the catalogue file's JSON ("null" for a field without a

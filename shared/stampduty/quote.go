@@ -1,6 +1,7 @@
 package stampduty
 
 import (
+	"math/big"
 	"slices"
 	"strings"
 
@@ -230,20 +231,31 @@ func (a Article) Quote(req QuoteRequest, today string) (Quote, error) {
 	}
 	v, inForce := rules.InForce(in.Date)
 	shown := a.Projected(in.Date)
-	q.Min, q.Max, q.Fixed, q.Factor = shown.Min, shown.Max, shown.Fixed, shown.Factor
 	legacy := inForce && v.Legacy
+	// The legacy fields the legacy rule follows from: the article's own,
+	// or, for a legacy version kept for earlier dates beside versions of
+	// the article's own (§7), those it was migrated from (the article's
+	// are then a projection).
+	fields := a
+	if legacy && a.Schedule() {
+		fields, legacy = legacyFields(a, v)
+		if legacy {
+			shown = fields
+		}
+	}
+	q.Min, q.Max, q.Fixed, q.Factor = shown.Min, shown.Max, shown.Fixed, shown.Factor
 	switch {
 	case !legacy:
 		q.Rule = RuleSchedule
-	case a.FollowsConsideration:
+	case fields.FollowsConsideration:
 		q.Rule = RuleConsideration
 		if _, sent := in.Numbers["considerationPrice"]; !sent && !in.Malformed["considerationPrice"] {
 			in.Numbers["considerationPrice"] = 0 // the contract's default: the legacy message follows
 		}
-	case a.Fixed != nil:
+	case fields.Fixed != nil:
 		q.Rule = RuleFixed
 		if req.Amount == nil && !in.Malformed["amount"] {
-			in.Numbers["amount"] = *a.Fixed
+			in.Numbers["amount"] = *fields.Fixed
 		}
 	default:
 		q.Rule = RuleRange
@@ -261,8 +273,47 @@ func (a Article) Quote(req QuoteRequest, today string) (Quote, error) {
 	}
 	q.Amount, q.TotalAmount, q.Duty = &d.Amount, &total, d
 	if q.Rule == RuleConsideration {
-		exact := a.Factor.MulExact(uint64(in.Numbers["considerationPrice"]))
+		exact := fields.Factor.MulExact(uint64(in.Numbers["considerationPrice"]))
 		q.Exact = &exact
 	}
 	return q, nil
+}
+
+// legacyFields returns a with the legacy fields that the legacy version v
+// was migrated from (duty.Migrate, §9): a consideration rule's factor and
+// bounds, a fixed amount, or a range; false when v is not of one of those
+// shapes (a version marked legacy by hand), which is then quoted as a
+// schedule.
+func legacyFields(a Article, v *duty.Version) (Article, bool) {
+	a.Rules, a.Min, a.Max, a.Fixed, a.Factor, a.FollowsConsideration = nil, 0, 0, nil, nil, false
+	rupees := func(r *big.Rat) (int64, bool) {
+		if r == nil || !r.IsInt() || !r.Num().IsInt64() {
+			return 0, false
+		}
+		return r.Num().Int64(), true
+	}
+	if len(v.Components) != 1 {
+		return a, false
+	}
+	c := v.Components[0]
+	var okMin, okMax bool
+	switch c.Kind {
+	case duty.KindPercent:
+		f, err := ParseDecimal(c.RateText)
+		if err != nil || c.Base != "considerationPrice" {
+			return a, false
+		}
+		a.FollowsConsideration, a.Factor = true, &f
+		a.Min, okMin = rupees(v.Total.Min)
+		a.Max, okMax = rupees(v.Total.Max)
+	case duty.KindFixed:
+		n, ok := rupees(c.Amount)
+		a.Fixed, a.Min, a.Max, okMin, okMax = &n, n, n, ok, ok
+	case duty.KindDeclared:
+		a.Min, okMin = rupees(c.Min)
+		a.Max, okMax = rupees(c.Max)
+	default:
+		return a, false
+	}
+	return a, okMin && okMax
 }

@@ -218,3 +218,70 @@ func TestMulExact(t *testing.T) {
 		}
 	}
 }
+
+// TestQuoteOfAnEarlierLegacyVersion: a legacy article given a version of
+// its own from a date (§7) keeps its migrated version for the dates
+// before: a quote of such a date answers as the legacy article did,
+// although the article's legacy fields are now its rules' projection.
+func TestQuoteOfAnEarlierLegacyVersion(t *testing.T) {
+	factor, err := ParseDecimal("0.06")
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := `{"effectiveFrom":"2026-04-01","effectiveTo":null,"citation":{"text":"a new schedule","url":"https://example.com/s"},` +
+		`"inputs":{},"components":[{"id":"duty","label":"Fixed","kind":"fixed","amount":"500"}]}`
+	for _, tc := range []struct {
+		art           Article
+		amount, price int64
+	}{
+		{Article{PurposeName: "Rent", State: "Delhi", Min: 100, Max: 500}, 321, 0},
+		{Article{PurposeName: "Rent", State: "Delhi", Min: 100, Max: 500}, -1, 0},
+		{Article{PurposeName: "Affidavit", State: "Delhi", Max: 1000, Fixed: ptr[int64](20)}, -1, 0},
+		{Article{PurposeName: "Sale Deed", State: "Delhi", Min: 100, Max: 2500000, FollowsConsideration: true, Factor: &factor}, -1, 2500001},
+	} {
+		legacy, err := tc.art.DutyRules()
+		if err != nil {
+			t.Fatal(err)
+		}
+		closed := strings.Replace(string(legacy[0].JSON()), `"effectiveTo":null`, `"effectiveTo":"2026-04-01"`, 1)
+		rules, problems := duty.ParseRules([]byte("[" + closed + "," + own + "]"))
+		if problems != nil {
+			t.Fatal(problems)
+		}
+		mixed := Article{PurposeName: tc.art.PurposeName, State: tc.art.State, Rules: rules}.Projected("2026-12-07")
+		quote := func(a Article, date string) (Quote, error) {
+			req := QuoteRequest{ConsiderationPrice: tc.price, Quantity: 1,
+				Inputs: duty.Request{Numbers: map[string]int64{"considerationPrice": tc.price}, Enums: map[string]string{}, Date: date}}
+			if tc.amount >= 0 {
+				req.Amount = &tc.amount
+				req.Inputs.Numbers["amount"] = tc.amount
+			}
+			return a.Quote(req, "2026-12-07")
+		}
+		show := func(q Quote, err error) string {
+			if err != nil {
+				return ErrorMessage(err)
+			}
+			amount, exact, total := "<nil>", "<nil>", "<nil>"
+			if q.Amount != nil {
+				amount = fmt.Sprint(*q.Amount)
+			}
+			if q.Exact != nil {
+				exact = *q.Exact
+			}
+			if q.Duty != nil {
+				total = q.Duty.Total
+			}
+			return q.Rule + " " + amount + " " + exact + " " + total
+		}
+		t.Run(fmt.Sprintf("%s amount %d", tc.art.PurposeName, tc.amount), func(t *testing.T) {
+			want := show(quote(tc.art, "2025-09-01"))
+			if got := show(quote(mixed, "2025-09-01")); got != want {
+				t.Errorf("quote of 2025-09-01 = %s, want the legacy article's %s", got, want)
+			}
+			if q, err := quote(mixed, "2026-05-01"); err != nil || q.Rule != RuleSchedule || *q.Amount != 500 {
+				t.Errorf("quote of 2026-05-01 = %s, want the schedule's 500", show(q, err))
+			}
+		})
+	}
+}
