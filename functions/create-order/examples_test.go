@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -34,13 +32,7 @@ func TestExamplesCreated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	file := filepath.Join(t.TempDir(), "examples.json")
-	if err := os.WriteFile(file, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := localdb.Seed(context.Background(), s.Env.DB(), s.Env.FixtureIDs(), s.Env.Table, file, false); err != nil {
-		t.Fatal(err)
-	}
+	functest.SeedCatalogue(t, s.Env, b)
 	today := duty.TodayInIndia(time.Now())
 	post := func(body []byte) functest.Response {
 		return s.Invoke(functest.Request("POST", "/api/live-orders", "", functest.DevHeaders, string(body)))

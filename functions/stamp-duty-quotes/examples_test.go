@@ -1,17 +1,13 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 
 	"stampduty/shared/testkit/dutyexamples"
 	"stampduty/shared/testkit/functest"
-	"stampduty/shared/testkit/localdb"
 )
 
 // TestExamplesQuoted runs every worked example of duty-rules-examples.json
@@ -84,13 +80,7 @@ func seedExamples(t *testing.T, s *functest.Stack, ex dutyexamples.Examples) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	file := filepath.Join(t.TempDir(), "examples.json")
-	if err := os.WriteFile(file, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := localdb.Seed(context.Background(), s.Env.DB(), s.Env.FixtureIDs(), s.Env.Table, file, false); err != nil {
-		t.Fatal(fmt.Errorf("seed the examples: %w", err))
-	}
+	functest.SeedCatalogue(t, s.Env, b)
 }
 
 // TestQuoteNamesEveryInput: a quote's failing inputs are all named at once

@@ -118,6 +118,19 @@ func Seed(t testing.TB, env *storetest.Env) {
 	}
 }
 
+// SeedCatalogue stores the articles of a catalogue file (its bytes) in
+// env's tables and publishes them, as `make local` seeds its file.
+func SeedCatalogue(t testing.TB, env *storetest.Env, file []byte) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "articles.json")
+	if err := os.WriteFile(path, file, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := localdb.Seed(context.Background(), env.DB(), env.FixtureIDs(), env.Table, path, false); err != nil {
+		t.Fatalf("seed %s: %v", path, err)
+	}
+}
+
 // QueryCorpus returns the fuzz corpus of raw query strings kept once in
 // shared/strapiquery/testdata/fuzz/FuzzQuery, for every fuzz target that reads
 // a query.
