@@ -18,6 +18,7 @@ const formPage = `<!doctype html><html lang="en"><head><meta charset="utf-8"><ti
 <button type="button" id="go">Go</button>
 <label for="d">Jumps the queue</label><input id="d" tabindex="1">
 <p id="said" role="status"></p>
+<p><a href="https://example.in/law#25">The law</a></p>
 <script src="/form.js"></script>
 </main></body></html>`
 
@@ -57,7 +58,7 @@ func kitServer(t *testing.T) *httptest.Server {
 
 // TestKeyboard: Focus, TabTo and Key walk a form as a keyboard user does
 // (Space presses the button); TabTo fails when Tab goes elsewhere, naming
-// where it went.
+// where it went. Attribute reads a link's address.
 func TestKeyboard(t *testing.T) {
 	b := Start(t)
 	srv := kitServer(t)
@@ -72,6 +73,12 @@ func TestKeyboard(t *testing.T) {
 	p.TabTo(Button("Go"))
 	p.Key(" ")
 	p.WaitText(Role("status", ""), "Went.")
+	if got := p.Attribute(Link("The law"), "href"); got != "https://example.in/law#25" {
+		t.Errorf("the link's href %q, want https://example.in/law#25", got)
+	}
+	if got := p.Attribute(Button("Go"), "title"); got != "" {
+		t.Errorf("the button's title %q, want none", got)
+	}
 
 	rec := &fakeT{TB: t}
 	q := *p
