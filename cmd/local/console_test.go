@@ -166,6 +166,7 @@ func checkConsole(t *testing.T, s *stack) {
 	t.Run("ConflictShownAsItIsNow", func(t *testing.T) { checkConflict(t, s, b) })
 	t.Run("ExpiredSessionKeepsTheReason", func(t *testing.T) { checkExpiredSession(t, s, b) })
 	t.Run("DocumentShownInline", func(t *testing.T) { checkDocumentInline(t, s, b) })
+	t.Run("OrderDuty", func(t *testing.T) { checkOrderDuty(t, s, b) })
 	t.Run("QueueLiveOrTest", func(t *testing.T) { checkQueueModes(t, s, b) })
 	t.Run("FirstSignInSetsAPassword", func(t *testing.T) { checkFirstSignIn(t, s, b) })
 	t.Run("AuthenticatorCodeAtSignIn", func(t *testing.T) { checkAuthenticatorCode(t, s, b) })
