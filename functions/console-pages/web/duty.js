@@ -34,10 +34,10 @@ export const INPUTS = {
   relation: "Relation", tradeType: "Trade type",
 };
 
-// words keeps its text on one line: an amount, a rate, wrapped only
-// between them.
+// words keeps each part on one line (an amount, a rate), wrapped only
+// between them; on a phone the parts after the first go under it.
 function words(...parts) {
-  return parts.flatMap((p, i) => [i ? " " : "", el("span", { class: "nw", text: p })]).filter((x) => x !== "");
+  return parts.flatMap((p, i) => [i ? " " : "", el("span", { class: i ? "nw sub" : "nw", text: p })]).filter((x) => x !== "");
 }
 
 // base says what a line's rate or units applied to: the amount, and
