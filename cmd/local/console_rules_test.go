@@ -45,7 +45,9 @@ func consoleArticle(t *testing.T, s *stack, purpose, state string) ruledArticle 
 // Duty rules through a field per input the version declares, labelled in
 // words, to Preview quote; a bad rate is refused beside Duty rules with
 // its path, by the preview and by Save rules, which saves nothing; the
-// corrected version previews the quote's lines and saves, the list then
+// corrected version's inputs are refused beside each (a required one
+// left out, one not in whole rupees), then it previews the quote's lines
+// and saves, the list then
 // showing it (and the migrated version ended on its first day); it is
 // edited again, and the migrated version archived. Every state: axe, no
 // console error but the refusals', no sideways scroll.
@@ -122,8 +124,23 @@ func checkRules(t *testing.T, s *stack, b *browser.Browser) {
 			}
 			checkRefused(t, p, shot("save-refused"), refusals)
 
-			// Corrected: the preview shows the quote's lines.
+			// Corrected, the version is tried: an input's problem is said
+			// beside that input, the API's (a required input left out)
+			// and the page's own (not whole rupees, nothing sent).
 			p.Fill(jsonField, rule("0.05", "-0.01"))
+			p.Fill(browser.TextBox("Market value"), "")
+			p.Press(browser.Button("Preview quote"))
+			p.WaitText(browser.Role("alert", ""), "marketValue is required by the duty rule of "+purpose+" in Maharashtra in force on "+today)
+			if !p.Focused(browser.TextBox("Market value")) {
+				t.Error("after the refusal, the focus is not in Market value, beside which it is said")
+			}
+			p.Fill(browser.TextBox("Market value"), "90000.50")
+			p.Press(browser.Button("Preview quote"))
+			p.WaitText(browser.Role("alert", ""), "marketValue must be a whole number of rupees, at most 15 digits")
+			checkRefused(t, p, shot("input-refused"), refusals)
+			p.Fill(browser.TextBox("Market value"), "9000000")
+
+			// The quote's lines.
 			p.Press(browser.Button("Preview quote"))
 			preview := browser.Role("table", "Preview quote: duty of one paper")
 			p.Find(preview)
