@@ -125,7 +125,9 @@ func checkOrderDuty(t *testing.T, s *stack, b *browser.Browser) {
 // dutyText is a Duty table's text with each row on one line: on a phone
 // a base's or a rate's second part (what it is, the percentage) goes
 // under the first, which innerText writes as a line break.
-func dutyText(text string) string { return strings.NewReplacer("\n(", " (", "\n\t", "\t").Replace(text) }
+func dutyText(text string) string {
+	return strings.NewReplacer("\n(", " (", "\n\t", "\t").Replace(text)
+}
 
 // forgetDuty makes doc an order made before duty rules: its explained
 // duty removed from its item, as such orders are stored (sd.du absent).
