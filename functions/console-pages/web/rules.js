@@ -88,6 +88,7 @@ function edit(i) {
   $("rule-h").textContent = i === null ? "New version" : "Version " + (i + 1) + " of " + rules.length;
   $("rule-json").value = JSON.stringify(v, null, 2);
   $("rule-new-note").hidden = i !== null;
+  $("rule-json").setAttribute("aria-describedby", "rule-hint " + (i === null ? "rule-new-note " : "") + "rule-json-e");
   problems([]);
   $("rule-error").textContent = "";
   $("try-out").replaceChildren();
@@ -127,7 +128,7 @@ function field(name, spec, value) {
   const hint = spec.required ? "Required by this version." : spec.default !== undefined ? "Default " + spec.default + "." : "Optional.";
   const control = Array.isArray(spec.values)
     ? el("select", { id, name, "aria-describedby": id + "-h " + id + "-e" },
-      ...(spec.required ? [] : [el("option", { value: "", text: "Not given" })]),
+      el("option", { value: "", text: spec.required ? "Not given (required)" : "Not given" }),
       ...spec.values.map((x) => el("option", { value: String(x), text: String(x) })))
     : el("input", { id, name, inputmode: "numeric", autocomplete: "off", "aria-describedby": id + "-h " + id + "-e" });
   if (value !== undefined) control.value = value;
