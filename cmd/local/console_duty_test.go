@@ -94,7 +94,6 @@ func checkOrderDuty(t *testing.T, s *stack, b *browser.Browser) {
 			p.Focus(browser.Link("Back to the queue"))
 			p.TabTo(cite)
 			p.Check("order-duty")
-			p.CheckFits("order-duty")
 		})
 	}
 	t.Run("LegacyAndBeforeDutyRules", func(t *testing.T) {
@@ -109,7 +108,6 @@ func checkOrderDuty(t *testing.T, s *stack, b *browser.Browser) {
 		}
 		p.Gone(browser.Link("migrated: fixed 20"))
 		p.Check("order-duty-legacy")
-		p.CheckFits("order-duty-legacy")
 
 		p.Open(s.URL + "/console#order/" + before)
 		p.Find(browser.Heading("Order " + before))

@@ -302,10 +302,12 @@ func checkConflict(t *testing.T, s *stack, b *browser.Browser) {
 // refused, as it is meant to be: Chromium logs the refusal as a failed
 // load, the only console error such a page may have (expected: the
 // status and address it names, e.g. "400 (Bad Request) (<Cognito>").
+// It checks axe and the width as Check does.
 func checkRefused(t *testing.T, p *browser.Page, name, expected string) {
 	t.Helper()
 	p.Screenshot(name)
 	p.CheckAxe()
+	p.CheckFits(name)
 	for _, e := range p.ConsoleErrors() {
 		if !strings.Contains(e, expected) {
 			t.Errorf("console error %s", e)
