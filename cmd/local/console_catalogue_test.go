@@ -127,6 +127,7 @@ func checkCatalogue(t *testing.T, s *stack, b *browser.Browser) {
 		})
 	}
 	t.Run("RefusalsSayWhy", func(t *testing.T) { checkCatalogueRefusals(t, s, b) })
+	t.Run("DutyRules", func(t *testing.T) { checkRules(t, s, b) })
 	t.Run("OperatorHasNoCatalogue", func(t *testing.T) {
 		p := atQueue(t, s, b, browser.Phone, operator)
 		p.Gone(browser.Link("Catalogue"))

@@ -166,6 +166,7 @@ func checkConsole(t *testing.T, s *stack) {
 	t.Run("ConflictShownAsItIsNow", func(t *testing.T) { checkConflict(t, s, b) })
 	t.Run("ExpiredSessionKeepsTheReason", func(t *testing.T) { checkExpiredSession(t, s, b) })
 	t.Run("DocumentShownInline", func(t *testing.T) { checkDocumentInline(t, s, b) })
+	t.Run("OrderDuty", func(t *testing.T) { checkOrderDuty(t, s, b) })
 	t.Run("QueueLiveOrTest", func(t *testing.T) { checkQueueModes(t, s, b) })
 	t.Run("FirstSignInSetsAPassword", func(t *testing.T) { checkFirstSignIn(t, s, b) })
 	t.Run("AuthenticatorCodeAtSignIn", func(t *testing.T) { checkAuthenticatorCode(t, s, b) })
@@ -301,10 +302,12 @@ func checkConflict(t *testing.T, s *stack, b *browser.Browser) {
 // refused, as it is meant to be: Chromium logs the refusal as a failed
 // load, the only console error such a page may have (expected: the
 // status and address it names, e.g. "400 (Bad Request) (<Cognito>").
+// It checks axe and the width as Check does.
 func checkRefused(t *testing.T, p *browser.Page, name, expected string) {
 	t.Helper()
 	p.Screenshot(name)
 	p.CheckAxe()
+	p.CheckFits(name)
 	for _, e := range p.ConsoleErrors() {
 		if !strings.Contains(e, expected) {
 			t.Errorf("console error %s", e)

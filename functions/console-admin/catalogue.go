@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"stampduty/shared/catalogue"
+	"stampduty/shared/duty"
 	"stampduty/shared/function"
 	"stampduty/shared/function/staffauth"
 	"stampduty/shared/stampduty"
@@ -51,6 +52,8 @@ type catalogueAdmin interface {
 	LogByDoc(ctx context.Context, doc string) (stampduty.CatalogueEntry, []stampduty.ArticleChange, error)
 	Preview(ctx context.Context, arts []stampduty.Article, retireMissing bool) (catalogue.Plan, error)
 	Import(ctx context.Context, by string, p catalogue.Plan) (catalogue.ImportResult, error)
+	TryRule(ctx context.Context, doc string, v *duty.Version, in duty.Request, formErrs []stampduty.FieldError) (stampduty.Quote, error)
+	EditRulesByDoc(ctx context.Context, by, doc string, version int64, rules []byte) (stampduty.CatalogueEntry, error)
 }
 
 // article is an article as the console shows it: the catalogue file's
@@ -223,9 +226,9 @@ func (h *handler) editArticle(r *http.Request, by string) (any, error) {
 	for _, f := range stampjson.Fields(members) {
 		switch f.Name {
 		case "version":
-			n, err := strconv.ParseInt(f.Value.Text, 10, 64)
-			if f.Value.Kind != stampduty.Number || err != nil || n < 0 {
-				bad = append(bad, stampduty.FieldError{Path: "version", Message: "version must be the article's version, a whole number"})
+			n, ok := articleVersion(f.Value)
+			if !ok {
+				bad = append(bad, stampduty.FieldError{Path: "version", Message: msgVersion})
 				continue
 			}
 			version = n
@@ -256,6 +259,16 @@ func (h *handler) editArticle(r *http.Request, by string) (any, error) {
 		return conflict(err, toArticle(now)), nil
 	}
 	return changed(now, err)
+}
+
+// msgVersion is the error of a version that is not an article's.
+const msgVersion = "version must be the article's version, a whole number"
+
+// articleVersion reads the version of the article an edit was made from:
+// a whole number, ok false for any other value.
+func articleVersion(v stampduty.Value) (int64, bool) {
+	n, err := strconv.ParseInt(v.Text, 10, 64)
+	return n, v.Kind == stampduty.Number && err == nil && n >= 0
 }
 
 // conflict is a 409 in the error envelope with data: what the admin needs

@@ -17,5 +17,5 @@ type handler struct {
 
 // routes answers the admin routes: each area's own (callers.go, ...).
 func (h *handler) routes() http.Handler {
-	return function.Routes(slices.Concat(h.callerRoutes(), h.catalogueRoutes(), h.staffRoutes())...)
+	return function.Routes(slices.Concat(h.callerRoutes(), h.catalogueRoutes(), h.ruleRoutes(), h.staffRoutes())...)
 }

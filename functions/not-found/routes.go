@@ -14,6 +14,8 @@ func templateRoutes() []route {
 		{"PUT", "/api/console/catalogue/articles/{documentId}"},
 		{"GET", "/api/console/catalogue/articles/{documentId}/log"},
 		{"POST", "/api/console/catalogue/articles/{documentId}/retire"},
+		{"PUT", "/api/console/catalogue/articles/{documentId}/rules"},
+		{"POST", "/api/console/catalogue/articles/{documentId}/rules/preview"},
 		{"POST", "/api/console/catalogue/import"},
 		{"POST", "/api/console/catalogue/import/preview"},
 		{"GET", "/api/console/me"},

@@ -355,6 +355,30 @@ func (r *OrderBody) optionalString(idx int) (string, string) {
 	return "", msgMustBeString
 }
 
+// inputValue reads v, the value sent for the input of duty rules called
+// name (duty-rules.md §3), into in: a numeric input an integer in
+// 0..MaxAmount, read as a create reads considerationPrice (amount as it
+// reads amount), an enum input a string. It returns the message after the
+// name when the value's form is refused, and reads nothing then.
+func inputValue(name string, v Value, in *duty.Request) string {
+	if duty.IsEnumInput(name) {
+		if v.Kind != String {
+			return msgMustBeString
+		}
+		in.Enums[name] = v.Text
+		return ""
+	}
+	tooLarge := msgConsiderationTooLong
+	if name == "amount" {
+		tooLarge = msgAboveMaxAmount
+	}
+	n, msg := amountValue(v, tooLarge)
+	if msg == "" {
+		in.Numbers[name] = n
+	}
+	return msg
+}
+
 // hashPattern is a rule version's hash (duty-rules.md §7).
 var hashPattern = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
 
@@ -374,20 +398,9 @@ func (r *OrderBody) dutyFields(req *OrderRequest, errs *[]FieldError, inputErr m
 		if !ok || name == "amount" || name == "considerationPrice" || v.Kind == Null {
 			continue
 		}
-		if duty.IsEnumInput(name) {
-			if v.Kind != String {
-				fail(name, msgMustBeString, true)
-				continue
-			}
-			req.Inputs.Enums[name] = v.Text
-			continue
-		}
-		n, msg := amountValue(v, msgConsiderationTooLong)
-		if msg != "" {
+		if msg := inputValue(name, v, &req.Inputs); msg != "" {
 			fail(name, msg, true)
-			continue
 		}
-		req.Inputs.Numbers[name] = n
 	}
 	if v, ok := r.duty["instrumentDate"]; ok && v.Kind != Null {
 		if _, err := duty.ParseDate(v.Text); v.Kind != String || err != nil {

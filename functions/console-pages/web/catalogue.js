@@ -5,6 +5,7 @@
 // the rules the API checks (stampduty.Article.Validate), the reason
 // beside the field, before anything is sent.
 import { $, el, api, register } from "./core.js";
+import { showRules, clearRules } from "./rules.js";
 
 // STATES are the states and union territories of India, exactly as the
 // API spells them (shared/stampduty/states.go; a Go test checks).
@@ -129,6 +130,13 @@ function json(parts) { return new Blob(["{" + parts.join(",") + "}"]); }
 const JSON_TYPE = { "Content-Type": "application/json" };
 
 function money(n) { return n === null || n === undefined ? "—" : "₹" + n; }
+// schedule reports whether a has duty rules of its own: its amounts are
+// their projection for today (duty-rules.md §9).
+function schedule(a) { return (a.duty_rules || []).some((v) => !v.legacy); }
+function rulesText(a) {
+  const n = (a.duty_rules || []).length;
+  return schedule(a) ? n + (n === 1 ? " version" : " versions") : "Migrated";
+}
 function label(a) { return a.purpose_name + " — " + a.state; }
 function when(t) { return new Date(t).toLocaleString(); }
 
@@ -141,6 +149,7 @@ async function loadList() {
     el("td", {}, el("a", { href: "#article/" + a.documentId, text: label(a) })),
     el("td", { text: money(a.min) }), el("td", { text: money(a.max) }), el("td", { text: money(a.fixed) }),
     el("td", { text: a.toFollowConsiderationPrice ? "× " + a.amountPercentConsideration : "—" }),
+    el("td", { text: rulesText(a) }),
     el("td", { text: String(a.version) }),
     el("td", { text: a.retired ? "Retired" : "Active" }))));
   $("cat-empty").hidden = page.data.length > 0;
@@ -252,7 +261,11 @@ function renderArticle(a) {
   $("edit-toFollowConsiderationPrice").checked = a.toFollowConsiderationPrice;
   show("edit", {});
   $("edit-error").textContent = "";
-  $("edit-form").hidden = a.retired;
+  // An article with rules of its own is edited by its rules: its amounts
+  // are their projection (an amounts' edit would replace the rules).
+  $("edit-form").hidden = a.retired || schedule(a);
+  $("amounts-note").hidden = !schedule(a);
+  showRules(a, () => loadArticle(a.documentId));
   $("retire-box").hidden = a.retired;
   $("retire-confirm").hidden = true;
   $("retire").hidden = false;
@@ -311,5 +324,5 @@ register("catalogue", {
 register("article", {
   admin: true,
   load: (arg) => { if (arg) return loadArticle(arg); location.hash = "#catalogue"; },
-  clear: () => { $("log-rows").replaceChildren(); current = null; },
+  clear: () => { $("log-rows").replaceChildren(); clearRules(); current = null; },
 });

@@ -3,6 +3,7 @@
 // test-mode.md: never among the live ones), #order/<documentId>. The mode
 // lives in the address, so a reload or a shared link keeps it.
 import { $, el, api, route, register } from "./core.js";
+import { dutySection } from "./duty.js";
 
 const STATUSES = ["Pending", "Created", "Procured"];
 const NEXT = { Pending: "Created", Created: "Procured", Procured: "Printed" };
@@ -66,6 +67,7 @@ function renderOrder(o) {
     ["Paid by", sd.paid_by], ["Amount", "₹" + sd.amount + " × " + sd.quantity + " = ₹" + sd.total_amount],
     ["Cancelled", o.cancelledAt ? o.cancelledAt + " — " + ((o.cancellation && o.cancellation.reason) || "") : "No"]];
   $("facts").replaceChildren(...facts.flatMap(([k, v]) => [el("dt", { text: k }), el("dd", { text: v || "—" })]));
+  $("duty").replaceChildren(...dutySection(sd.duty));
   const u = sd.uploaded_document;
   $("document").replaceChildren(...(u ? [el("h2", { text: "Uploaded document" }),
     el("p", {}, el("a", { href: u.url, text: u.name, target: "_blank", rel: "noopener" })),
@@ -228,5 +230,5 @@ register("queue", {
 });
 register("order", {
   load: (arg) => { if (arg) return loadOrder(arg); location.hash = "#queue"; },
-  clear: () => { $("papers").replaceChildren(); $("reason").value = ""; },
+  clear: () => { $("papers").replaceChildren(); $("duty").replaceChildren(); $("reason").value = ""; },
 });

@@ -437,6 +437,19 @@ func (p *Page) Value(c Control) string {
 	return p.read("reading the value of", c, chromedp.Value[string])
 }
 
+// Attribute returns the attribute name of the control c as the page set
+// it (a link's href), "" when it has none.
+func (p *Page) Attribute(c Control, name string) string {
+	p.t.Helper()
+	return p.read("reading the "+name+" of", c, func(sel string, opts ...chromedp.QueryOption) chromedp.Action[string] {
+		get := chromedp.AttributeValue(sel, name, opts...)
+		return func(ctx context.Context, t *chromedp.Target) (string, error) {
+			r, err := get(ctx, t)
+			return r.Value, err
+		}
+	})
+}
+
 // read finds the one element that is c and returns what get reads of it,
 // looking it up again when it left the document meanwhile.
 func (p *Page) read(doing string, c Control, get func(string, ...chromedp.QueryOption) chromedp.Action[string]) string {

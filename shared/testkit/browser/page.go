@@ -372,11 +372,13 @@ func (p *Page) CheckClean() {
 }
 
 // Check is what every page of a flow gets: a screenshot named name, no
-// axe-core violation of WCAG 2.1 A or AA, no console error and no CSP
-// violation. It fails the test for each problem and lets it go on.
+// axe-core violation of WCAG 2.1 A or AA, no console error, no CSP
+// violation, and nothing wider than the screen (CheckFits). It fails the
+// test for each problem and lets it go on.
 func (p *Page) Check(name string) {
 	p.t.Helper()
 	p.Screenshot(name)
 	p.CheckAxe()
 	p.CheckClean()
+	p.CheckFits(name)
 }
