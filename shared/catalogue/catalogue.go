@@ -208,6 +208,11 @@ func (a *Admin) Edit(ctx context.Context, by string, version int64, art stampdut
 			art.PurposeName, art.State, old.Version, version)
 	case old.Retired():
 		return old, stampduty.Errorf(stampduty.ECONFLICT, "article %q in %s is retired; add it again to bring it back", art.PurposeName, art.State)
+	case old.Schedule() && !art.Schedule():
+		// Its amount fields are the projection of its rules (duty-rules.md
+		// §9): an edit of them alone would drop the rules without a word.
+		return old, stampduty.Invalid([]stampduty.FieldError{{Path: stampduty.RulesField,
+			Message: fmt.Sprintf("the amounts of %q in %s follow its duty_rules: edit its rules instead", art.PurposeName, art.State)}})
 	case len(stampduty.DiffArticles(&old.Article, art)) == 0:
 		return old, nil
 	}

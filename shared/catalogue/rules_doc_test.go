@@ -186,3 +186,28 @@ func TestTryRule(t *testing.T) {
 	_, err = w.admin.TryRule(w.ctx, "zzzzzzzzzzzzzzzzzzzzzzzz", v, in, formErrs)
 	wantCode(t, err, stampduty.ENOTFOUND)
 }
+
+// TestAmountEditKeepsRules: an article with rules of its own cannot lose
+// them to an edit of its amount fields (its amounts are their projection):
+// the edit is refused and nothing is written.
+func TestAmountEditKeepsRules(t *testing.T) {
+	w := newWorld(t)
+	old, err := w.articles.Entry(w.ctx, "Rent Agreement", "Karnataka")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := w.admin.EditRulesByDoc(w.ctx, "asha@example.com", old.DocumentID, old.Version, []byte("["+leaseVersion("null", "0.01")+"]"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	art := rent()
+	art.Max = 800
+	_, err = w.admin.Edit(w.ctx, "ravi@example.com", e.Version, art)
+	if got, want := fmt.Sprint(fieldPaths(t, err)), "[duty_rules]"; got != want {
+		t.Errorf("paths %s, want %s (%v)", got, want, err)
+	}
+	now, err := w.articles.Entry(w.ctx, "Rent Agreement", "Karnataka")
+	if err != nil || now.Version != e.Version || !now.Schedule() {
+		t.Errorf("stored version %d, schedule %v (%v); want version %d with its rules", now.Version, now.Schedule(), err, e.Version)
+	}
+}
