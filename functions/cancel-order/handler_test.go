@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	"stampduty/shared/accounts"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/localdb"
@@ -37,17 +38,27 @@ func TestCancelOrder(t *testing.T) {
 
 	t.Run("AnswersAsStrapiDeletes", func(t *testing.T) {
 		del(functest.DevHeaders, "nosuchorder0000000000000") // the token is cached from here on
+		before := functest.Account(t, s.Env, localdb.DevOwner)
 		s.Proxy.Take()
 		resp := del(functest.DevHeaders, mine[0].DocumentID)
 		if resp.Status != http.StatusNoContent || resp.Body != "" {
 			t.Fatalf("%d %q, want 204 and no body (Strapi v5's delete)", resp.Status, resp.Body)
 		}
 		// The order by its key (with its papers), whether the owner
-		// listens, the write.
-		if got, want := s.Env.Operations(s.Proxy.Take()), "GetItem:WebhooksTable=1 PutItem:OrdersTable=1 Query:OrdersTable=1"; got != want {
+		// listens, the write; then the release of its hold (accounts.md):
+		// the account item's update, the entry and the one before it.
+		if got, want := s.Env.Operations(s.Proxy.Take()), "BatchWriteItem:LedgerTable=1 GetItem:WebhooksTable=1 PutItem:OrdersTable=1 Query:OrdersTable=1 UpdateItem:LedgerTable=1"; got != want {
 			t.Errorf("calls = %s, want %s", got, want)
 		}
 		o := functest.StoredOrder(t, s.Env, mine[0].DocumentID).Order
+		// What the order held is released: the account holds that less.
+		after := functest.Account(t, s.Env, localdb.DevOwner)
+		if got, want := after.Held, before.Held-accounts.Rupees(mine[0].StampDuty.TotalAmount); got != want {
+			t.Errorf("held %s after the cancel, want %s", got, want)
+		}
+		if p := o.PaymentNow(); p == nil || p.Released != "20.00" || p.Held != "0.00" {
+			t.Errorf("payment %+v, want 20.00 released and nothing held", p)
+		}
 		if o.CancelledAt == nil || o.Cancellation == nil || o.Cancellation.By != stampduty.ByCaller || o.Cancellation.Reason != nil || o.UpdatedAt != *o.CancelledAt {
 			t.Errorf("stored cancelledAt %v, cancellation %+v, updatedAt %s", o.CancelledAt, o.Cancellation, o.UpdatedAt)
 		}
@@ -102,7 +113,7 @@ func TestCancelOrder(t *testing.T) {
 		if resp := del(functest.DevHeaders, o.DocumentID); resp.Status != http.StatusNoContent {
 			t.Fatalf("%d %s, want 204", resp.Status, resp.Body)
 		}
-		if got, want := s.Env.Operations(s.Proxy.Take()), "GetItem:WebhooksTable=1 PutItem:OrdersTable=3 Query:OrdersTable=1 UpdateItem:OrdersTable=1"; got != want {
+		if got, want := s.Env.Operations(s.Proxy.Take()), "BatchWriteItem:LedgerTable=1 GetItem:WebhooksTable=1 PutItem:OrdersTable=3 Query:OrdersTable=1 UpdateItem:LedgerTable=1 UpdateItem:OrdersTable=1"; got != want {
 			t.Errorf("calls = %s, want %s", got, want)
 		}
 		for i, ff := range o.Fulfillments {

@@ -23,6 +23,7 @@ func main() { function.Main(wire) }
 // wire cancels the orders of the owner of the token each request carries,
 // recording order.cancelled when the owner listens to it.
 func wire(d function.Deps) http.Handler {
-	f := &orders.Fulfiller{Orders: d.Orders(d.Require("ORDERS_TABLE")), Listeners: d.Webhooks(d.Require("WEBHOOKS_TABLE")), Now: time.Now}
+	f := &orders.Fulfiller{Orders: d.Orders(d.Require("ORDERS_TABLE")), Listeners: d.Webhooks(d.Require("WEBHOOKS_TABLE")),
+		Payments: d.Accounts(), Now: time.Now}
 	return (&handler{auth: d.Authenticator(), orders: f}).routes()
 }

@@ -61,11 +61,11 @@ func TestConsoleCosts(t *testing.T) {
 		{"Queue", functest.Request("GET", "/api/console/queue", "status=Pending", nil, ""), map[string]int{"Query": 17, "BatchGetItem": 1}},
 		{"Get", functest.Request("GET", "/api/console/orders/"+o.DocumentID, "", nil, ""), map[string]int{"Query": 2}},
 		{"Created", functest.Request("PATCH", paper, "", asJSON, `{"order_status":"Created","unique_doc_ref":"`+ref+`"}`), map[string]int{"Query": 1, "GetItem": 1, "PutItem": 2}},
-		{"Procured", functest.Request("PATCH", paper, "", asJSON, `{"order_status":"Procured","certificate_number":"`+cn+`"}`), map[string]int{"Query": 1, "GetItem": 1, "PutItem": 2}},
+		{"Procured", functest.Request("PATCH", paper, "", asJSON, `{"order_status":"Procured","certificate_number":"`+cn+`"}`), map[string]int{"Query": 1, "GetItem": 1, "PutItem": 2, "UpdateItem": 1, "BatchWriteItem": 1}},
 		{"Attach", functest.WithFile(functest.Request("PUT", paper+"/certificate", "name=cert.pdf", nil, ""), "application/pdf", functest.PDF(512)),
 			map[string]int{"Query": 1, "GetItem": 2, "PutItem": 2, "UpdateItem": 2, "DeleteItem": 1}},
 		{"Printed", functest.Request("PATCH", paper, "", asJSON, `{"order_status":"Printed"}`), map[string]int{"Query": 1, "GetItem": 1, "PutItem": 1}},
-		{"Cancel", functest.Request("POST", "/api/console/orders/"+os[1].DocumentID+"/cancel", "", asJSON, `{"reason":"Duplicate"}`), map[string]int{"Query": 2, "GetItem": 1, "PutItem": 1}},
+		{"Cancel", functest.Request("POST", "/api/console/orders/"+os[1].DocumentID+"/cancel", "", asJSON, `{"reason":"Duplicate"}`), map[string]int{"Query": 2, "GetItem": 1, "PutItem": 1, "UpdateItem": 1, "BatchWriteItem": 1}},
 	} {
 		r := s.Invoke(functest.AsStaff(step.ev, operator))
 		if r.Status != 200 {

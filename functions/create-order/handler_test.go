@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"stampduty/shared/accounts"
 	"stampduty/shared/auth"
 	"stampduty/shared/config"
 	"stampduty/shared/orders"
@@ -168,6 +169,7 @@ func TestCreateOrder(t *testing.T) {
 	t.Run("DynamoDBDown", c.dynamoDBDown)
 	t.Run("IdempotencyKey", c.idempotencyKey)
 	t.Run("TestOrdersScheduleTheirSteps", c.testOrdersScheduleTheirSteps)
+	t.Run("PaymentRequired", c.paymentRequired)
 	t.Run("Template", func(t *testing.T) {
 		c.CheckRoutes()
 		c.CheckTemplate(c.Proxy.All())
@@ -354,7 +356,8 @@ func (c creating) dynamoDBDown(t *testing.T) {
 // TestWarmCreateCalls: a warm instance creates an order with one GetItem
 // (does the caller listen to order.created?), one UpdateItem (the caller's
 // counter: its seq) and one PutItem: the token, the article and the ids
-// come from memory.
+// come from memory; and the order's hold (accounts.md): the account item's
+// UpdateItem and one BatchWriteItem of its entry (and the one before it).
 func TestWarmCreateCalls(t *testing.T) {
 	s := functest.New(t, "CreateOrderFunction", wire)
 	send := func() {
@@ -365,7 +368,7 @@ func TestWarmCreateCalls(t *testing.T) {
 	send()
 	s.Proxy.Take()
 	send()
-	if got, want := s.Env.Operations(s.Proxy.Take()), "GetItem:WebhooksTable=1 PutItem:OrdersTable=1 UpdateItem:OrdersTable=1"; got != want {
+	if got, want := s.Env.Operations(s.Proxy.Take()), "BatchWriteItem:LedgerTable=1 GetItem:WebhooksTable=1 PutItem:OrdersTable=1 UpdateItem:LedgerTable=1 UpdateItem:OrdersTable=1"; got != want {
 		t.Errorf("warm create calls = %s, want %s", got, want)
 	}
 }
@@ -603,5 +606,66 @@ func TestKeyReusedInTheSecondItExpires(t *testing.T) {
 	r = s.Invoke(functest.Request("POST", "/api/live-orders", "", headers, body(nil)))
 	if got := orderID(t, r); got != created {
 		t.Errorf("replay: orderId %s, want %s", got, created)
+	}
+}
+
+// paymentRequired: with a limit, an order that does not fit what is
+// available is 402 PaymentRequiredError with the contract's message and
+// details, and nothing is stored: no order, no entry; once the account is
+// credited, the same create holds its total (accounts.md).
+func (c creating) paymentRequired(t *testing.T) {
+	ctx := context.Background()
+	ledger := c.Env.DB().Ledger(c.Env.Table("LedgerTable"))
+	a := functest.Account(t, c.Env, localdb.DevOwner)
+	zero := accounts.Money(0)
+	if _, err := ledger.Configure(ctx, localdb.DevOwner, a.Seq, &zero, nil, false, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		a := functest.Account(t, c.Env, localdb.DevOwner)
+		if _, err := ledger.Configure(ctx, localdb.DevOwner, a.Seq, nil, nil, false, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}()
+	// What is available: nothing credited, what earlier creates hold.
+	avail := -a.Held
+	orders := listOrders(t, c.Stack)
+	r := c.send(functest.DevHeaders, body(map[string]any{"amount": 150, "quantity": 2}))
+	if r.Status != 402 {
+		t.Fatalf("status %d, want 402: %s", r.Status, r.Body)
+	}
+	e := r.Error(t)
+	wantMsg := "The order needs ₹300.00 and " + avail.Indian() + " is available. Top up the account or ask for a higher credit limit."
+	if e.Error.Name != "PaymentRequiredError" || e.Error.Message != wantMsg {
+		t.Errorf("error %s %q, want PaymentRequiredError %q", e.Error.Name, e.Error.Message, wantMsg)
+	}
+	var details struct {
+		Error struct {
+			Details map[string]any `json:"details"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(r.Body), &details); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fmt.Sprint(details.Error.Details), fmt.Sprintf("map[available:%s needed:300.00]", avail); got != want {
+		t.Errorf("details %s, want %s", got, want)
+	}
+	if after := listOrders(t, c.Stack); after != orders {
+		t.Errorf("orders %d -> %d: a refused create stored an order", orders, after)
+	}
+	if b := functest.Account(t, c.Env, localdb.DevOwner); b.Seq != a.Seq || b.Held != a.Held {
+		t.Errorf("account %+v after the 402, want it as it was (%+v)", b, a)
+	}
+	// Credited exactly what the order needs above what is held: it fits.
+	credit := accounts.Change{Entry: accounts.Entry{ID: accounts.CreditID("UTR-402"), Type: accounts.TypeCredit,
+		Amount: accounts.Rupees(300) + a.Held, Reference: "UTR-402", By: accounts.ByAdmin, CreatedAt: time.Now()}}
+	if _, err := ledger.Apply(ctx, localdb.DevOwner, credit); err != nil {
+		t.Fatal(err)
+	}
+	if r := c.send(functest.DevHeaders, body(map[string]any{"amount": 150, "quantity": 2})); r.Status != 200 {
+		t.Fatalf("after the credit: status %d: %s", r.Status, r.Body)
+	}
+	if b := functest.Account(t, c.Env, localdb.DevOwner); *b.Available() != 0 || b.Held != a.Held+accounts.Rupees(300) {
+		t.Errorf("account %+v after the create, want 0.00 available", b)
 	}
 }

@@ -30,7 +30,9 @@ func wireAt(d function.Deps, now func() time.Time) http.Handler {
 		// A test order's first step (test-mode.md) is a job in the deliveries table.
 		Steps:     d.Deliveries(d.Require("DELIVERIES_TABLE")),
 		StepEvery: d.Seconds("TEST_STEP_SECONDS", stampduty.DefaultStepEvery),
-		Now:       now,
+		// Each order's total is held on its caller's account (accounts.md).
+		Payments: d.Accounts(),
+		Now:      now,
 	}
 	return (&handler{
 		auth:   d.Authenticator(),

@@ -166,7 +166,7 @@ func (l listing) shape(t *testing.T) {
 		}
 		return fmt.Sprint(sortStrings(ks))
 	}
-	if got, want := keys(o), "[cancellation cancelledAt createdAt documentId id live_order_fulfillments livemode stamp_duty updatedAt]"; got != want {
+	if got, want := keys(o), "[cancellation cancelledAt createdAt documentId id live_order_fulfillments livemode payment stamp_duty updatedAt]"; got != want {
 		t.Errorf("order keys = %s, want %s", got, want)
 	}
 	sd := o["stamp_duty"].(map[string]any)

@@ -53,8 +53,9 @@ func TestOpsCancel(t *testing.T) {
 		if first.Status != http.StatusOK {
 			t.Fatalf("%d %s", first.Status, first.Body)
 		}
-		if n := writes(s.Proxy.Take()); n != 1 {
-			t.Errorf("%d writes, want 1", n)
+		// The order's write, and the release of its hold (accounts.md).
+		if n := writes(s.Proxy.Take()); n != 2 {
+			t.Errorf("%d writes, want 2", n)
 		}
 		got := order(t, first)
 		if got.CancelledAt == nil || got.Cancellation == nil || got.Cancellation.By != stampduty.ByOperator ||

@@ -44,7 +44,7 @@ func wire(d function.Deps) function.Run {
 	// fulfillment workflow, with SPECIMEN certificates.
 	steps := webhooks.Steps{Every: d.Seconds("TEST_STEP_SECONDS", stampduty.DefaultStepEvery), Stepper: &orders.Fulfiller{
 		Orders: outbox, Files: fs, Listeners: hooks, Numbers: d.Numbers(d.Require("NUMBERS_TABLE")),
-		Specimen: specimen.ForOrder, Now: time.Now}}
+		Specimen: specimen.ForOrder, Payments: d.Accounts(), Now: time.Now}}
 	// The package's lines, as JSON records (Lambda's JSON log format).
 	log := function.Lines(function.NewLogger(d.Get, os.Stdout), slog.LevelInfo, "webhooks")
 	ps := &webhooks.Pollers{Log: log, New: func(webhooks.Poller) *webhooks.Dispatcher {

@@ -145,7 +145,9 @@ func TestDispatch(t *testing.T) {
 			t.Errorf("%d orders still have pending events (%v)", len(pending), err)
 		}
 	})
-	s.CheckTemplate(s.Proxy.All())
+	// The ledger's grants charge a test paper reaching Procured, which
+	// this test's order does not.
+	s.CheckTemplate(s.Proxy.All(), functest.Elsewhere{Table: "LedgerTable", Test: "TestTestOrdersFulfilThemselves"})
 }
 
 // everyEventInOrderSigned checks the deliveries of the webhook of every

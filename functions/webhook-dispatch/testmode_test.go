@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"stampduty/shared/accounts"
 	"stampduty/shared/files"
 	"stampduty/shared/function"
 	"stampduty/shared/orders"
@@ -67,7 +68,8 @@ func TestTestOrdersFulfilThemselves(t *testing.T) {
 	create := func(owner, purchasedBy string, papers int64) string {
 		t.Helper()
 		c := &orders.Creator{Articles: db.Articles(env.Table("ArticlesTable")), IDs: env.FixtureIDs(), Orders: db.Orders(env.Table("OrdersTable")),
-			Listeners: db.Webhooks(env.Table("WebhooksTable")), Steps: jobs, StepEvery: every, Now: time.Now}
+			Listeners: db.Webhooks(env.Table("WebhooksTable")), Steps: jobs, StepEvery: every, Now: time.Now,
+			Payments: &accounts.Ledger{Store: db.Ledger(env.Table("LedgerTable"))}}
 		doc, err := c.Create(ctx, owner, orderBody(purchasedBy, papers), nil)
 		if err != nil {
 			t.Fatalf("create %s order (%s): %v", owner, purchasedBy, err)

@@ -26,6 +26,7 @@ var kinds = map[stampduty.Code]kind{
 	stampduty.ENOTFOUND:     {http.StatusNotFound, "NotFoundError", ""},
 	stampduty.ENOTALLOWED:   {http.StatusMethodNotAllowed, "MethodNotAllowedError", ""},
 	stampduty.ECONFLICT:     {http.StatusConflict, "ConflictError", "1"},
+	stampduty.EPAYMENT:      {http.StatusPaymentRequired, "PaymentRequiredError", ""},
 	stampduty.ETOOLARGE:     {http.StatusRequestEntityTooLarge, "PayloadTooLargeError", ""},
 	stampduty.EUNSUPPORTED:  {http.StatusUnsupportedMediaType, "UnsupportedMediaTypeError", ""},
 	stampduty.EUNAVAILABLE:  {http.StatusServiceUnavailable, "ServiceUnavailableError", "1"},
@@ -59,6 +60,10 @@ type Details struct {
 	// DutyRule is the rule version that refused a quote's or a create's
 	// inputs (duty-rules.md §10), absent otherwise.
 	DutyRule *duty.RuleRef `json:"dutyRule,omitempty"`
+	// Needed and Available are a 402's (accounts.md): what the order needs
+	// and what the account has, as money strings; absent otherwise.
+	Needed    string `json:"needed,omitempty"`
+	Available string `json:"available,omitempty"`
 }
 
 // DetailError is one failing field: its path, message and error name.
@@ -83,6 +88,9 @@ func NewErrorBody(err error) ErrorBody {
 		info.Message = http.StatusText(k.status)
 	case errors.As(err, &e):
 		info.Details.DutyRule = e.DutyRule
+		if e.Shortfall != nil {
+			info.Details.Needed, info.Details.Available = e.Shortfall.Needed, e.Shortfall.Available
+		}
 		for _, f := range e.Fields {
 			path := []any{}
 			switch {

@@ -29,9 +29,11 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
 
+	"stampduty/shared/accounts"
 	"stampduty/shared/auth"
 	"stampduty/shared/config"
 	"stampduty/shared/store"
@@ -85,6 +87,12 @@ func Main(wire Wire) {
 		os.Exit(1)
 	}
 	lambda.Start(Measured(MeterFromEnv(os.Getenv, os.Stdout), Lambda(h, logger)))
+}
+
+// Accounts returns the callers' accounts (accounts.md) over the ledger
+// table LEDGER_TABLE names.
+func (d Deps) Accounts() *accounts.Ledger {
+	return &accounts.Ledger{Store: d.Ledger(d.Require("LEDGER_TABLE")), Now: time.Now}
 }
 
 // Authenticator returns the function's token checker (auth.FromEnv) over

@@ -52,7 +52,13 @@ func (f *Fulfiller) OpsCancel(ctx context.Context, doc, reason string) (stampdut
 // cancel cancels s's order by who, with reason.
 func (f *Fulfiller) cancel(ctx context.Context, s Stored, who string, reason *string) (Stored, error) {
 	at := stampduty.FormatTime(f.now())
-	return f.update(ctx, s, func(o stampduty.Order) (stampduty.Order, bool, error) {
+	done, landed, err := f.write(ctx, s, func(o stampduty.Order) (stampduty.Order, bool, error) {
 		return o.Cancel(who, reason, at)
-	}, told(stampduty.EventOrderCancelled, ""))
+	}, told(stampduty.EventOrderCancelled, ""), nil)
+	if err != nil || !landed || f.Payments == nil {
+		return done, err
+	}
+	// The cancel that landed releases what the order still holds; one
+	// that fails after the cancel is stored is made by the reconciler.
+	return done, f.Payments.Release(ctx, done.Owner, done.Order, who)
 }

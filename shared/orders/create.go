@@ -37,6 +37,10 @@ type Creator struct {
 	// stored. Nil: test orders do not step.
 	Steps     Steps
 	StepEvery time.Duration
+	// Payments holds each order's total on its caller's account before
+	// the order is stored (accounts.md); nil holds nothing (the order's
+	// payment is then null, as for orders made before accounts).
+	Payments Payments
 	// Now is the clock; time.Now unless a test sets another.
 	Now func() time.Time
 }
@@ -145,6 +149,9 @@ func (c *Creator) store(ctx context.Context, owner string, order stampduty.Order
 		return "", err
 	}
 	order.DocumentID = stampduty.WithSeq(order.DocumentID, seq)
+	if err := c.hold(ctx, owner, seq, &order); err != nil {
+		return "", err
+	}
 	var events []stampduty.Pending
 	if listens {
 		// Should this fail (crypto/rand), the seq stays empty until a
@@ -158,13 +165,48 @@ func (c *Creator) store(ctx context.Context, owner string, order stampduty.Order
 	// The step first: an order stored without it would never step, while a
 	// step whose order was not stored finds nothing and ends.
 	if err := schedule(ctx, c.Steps, c.StepEvery, owner, order); err != nil {
+		c.unhold(ctx, owner, order, err)
 		return "", err
 	}
 	if _, err := c.Orders.Put(ctx, owner, seq, order, events...); err != nil {
+		c.unhold(ctx, owner, order, err)
 		return "", err
 	}
 	countCreated(ctx, owner, order)
 	return order.DocumentID, nil
+}
+
+// hold holds order's total on owner's account, once its documentId is
+// final (its seq, reserved, is in it) and before anything is stored: an
+// order that does not fit is refused (EPAYMENT) and its seq given up, so
+// nothing of it is stored. A create whose hold is made and whose order is
+// then not stored releases it (unhold); one that stops in between leaves a
+// hold the reconciler releases once the seq is void (see accounts.md and
+// the ledger's table design).
+func (c *Creator) hold(ctx context.Context, owner string, seq int64, order *stampduty.Order) error {
+	if c.Payments == nil {
+		return nil
+	}
+	order.Held = true
+	if _, err := c.Payments.Hold(ctx, owner, *order); err != nil {
+		vctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+		defer cancel()
+		c.Orders.Void(vctx, owner, seq)
+		return err
+	}
+	return nil
+}
+
+// unhold releases the hold of an order whose write failed, unless the
+// write may have landed (ErrOutcomeUnknown): then the reconciler decides,
+// from what is stored.
+func (c *Creator) unhold(ctx context.Context, owner string, order stampduty.Order, putErr error) {
+	if c.Payments == nil || !order.Held || errors.Is(putErr, ErrOutcomeUnknown) {
+		return
+	}
+	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	c.Payments.Unhold(uctx, owner, order)
 }
 
 func (c *Creator) now() time.Time {

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"time"
 
+	"stampduty/shared/accounts"
 	"stampduty/shared/stampduty"
 )
 
@@ -110,7 +111,10 @@ type Fulfiller struct {
 	// certificate_number (papers.md): the functions that move papers have
 	// it; a move that stores a number without it is EINTERNAL.
 	Numbers Numbers
-	Now     func() time.Time
+	// Payments charges a paper that reaches Procured and releases what a
+	// cancel leaves held (accounts.md); nil does neither.
+	Payments Payments
+	Now      func() time.Time
 }
 
 func (f *Fulfiller) now() time.Time {
@@ -225,18 +229,27 @@ func (f *Fulfiller) update(ctx context.Context, s Stored, ch change, tl tell) (S
 // updateWith is update that calls before, when not nil, right before the
 // write (after ch made the order to write), and gives up with its error.
 func (f *Fulfiller) updateWith(ctx context.Context, s Stored, ch change, tl tell, before func() error) (Stored, error) {
+	s, _, err := f.write(ctx, s, ch, tl, before)
+	return s, err
+}
+
+// write is updateWith that also says whether this call's own write made
+// the change (landed): false when nothing was to change, or another
+// request's write had made it. What follows from a change once (a charge,
+// a release) follows from the call that landed it.
+func (f *Fulfiller) write(ctx context.Context, s Stored, ch change, tl tell, before func() error) (Stored, bool, error) {
 	next, changed, err := ch(s.Order)
 	if err != nil {
 		// The index may lag behind the last change: check on the table.
 		if s, err = f.Orders.Reread(ctx, s); err != nil {
-			return Stored{}, err
+			return Stored{}, false, err
 		}
 		if next, changed, err = ch(s.Order); err != nil {
-			return Stored{}, err
+			return Stored{}, false, err
 		}
 	}
 	if !changed {
-		return s, nil
+		return s, false, nil
 	}
 	var events []stampduty.Pending
 	if typ, previous, status, paper := tl(s.Order, next); typ != "" {
@@ -245,12 +258,12 @@ func (f *Fulfiller) updateWith(ctx context.Context, s Stored, ch change, tl tell
 			p.Fulfillment = paper
 			return p, err
 		}); err != nil {
-			return Stored{}, err
+			return Stored{}, false, err
 		}
 	}
 	if before != nil {
 		if err := before(); err != nil {
-			return Stored{}, err
+			return Stored{}, false, err
 		}
 	}
 	err = f.Orders.Replace(ctx, s, next, events...)
@@ -258,28 +271,28 @@ func (f *Fulfiller) updateWith(ctx context.Context, s Stored, ch change, tl tell
 		countChange(ctx, s.Owner, s.Order, next)
 		s.Order, s.Version = next, s.Version+1
 		s.Outbox = append(s.Outbox[:len(s.Outbox):len(s.Outbox)], events...)
-		return s, nil
+		return s, true, nil
 	}
 	// The write failed, lost a race, or may have landed with its answer
 	// lost (a retry of it then fails its own condition): what is stored
 	// now decides.
 	now, rerr := f.Orders.Reread(ctx, s)
 	if rerr != nil {
-		return Stored{}, errors.Join(err, rerr)
+		return Stored{}, false, errors.Join(err, rerr)
 	}
 	if now.Version == s.Version+1 && reflect.DeepEqual(now.Order, next) {
 		countChange(ctx, s.Owner, s.Order, next)
-		return now, nil // this very write landed
+		return now, true, nil // this very write landed
 	}
 	if !errors.Is(err, ErrChanged) {
-		return Stored{}, err
+		return Stored{}, false, err
 	}
 	if _, changed, cerr := ch(now.Order); cerr != nil {
-		return Stored{}, cerr
+		return Stored{}, false, cerr
 	} else if !changed {
-		return now, nil
+		return now, false, nil
 	}
-	return Stored{}, stampduty.Errorf(stampduty.ECONFLICT, "The order was changed by another request at the same time; read it and try again.")
+	return Stored{}, false, stampduty.Errorf(stampduty.ECONFLICT, "The order was changed by another request at the same time; read it and try again.")
 }
 
 // Advance applies an operator's change to fulfillment ffDoc of order doc
@@ -312,7 +325,7 @@ func (f *Fulfiller) advance(ctx context.Context, s Stored, ffDoc string, c stamp
 		return Stored{}, stampduty.Internal(err)
 	}
 	var claims, made []Claim
-	moved, err := f.updateWith(ctx, s, func(o stampduty.Order) (stampduty.Order, bool, error) {
+	moved, landed, err := f.write(ctx, s, func(o stampduty.Order) (stampduty.Order, bool, error) {
 		i := o.Fulfillment(ffDoc)
 		if i < 0 {
 			return o, false, stampduty.Errorf(stampduty.ENOTFOUND, "Fulfillment with the documentId: %s cannot be found.", ffDoc)
@@ -335,8 +348,32 @@ func (f *Fulfiller) advance(ctx context.Context, s Stored, ffDoc string, c stamp
 	})
 	if err != nil {
 		f.release(ctx, s, made)
+		return moved, err
+	}
+	if landed {
+		payer := accounts.ByOperator
+		if by == stampduty.TestModeActor {
+			payer = accounts.BySystem // a test order's own step
+		}
+		err = f.charge(ctx, s, moved, ffDoc, payer)
 	}
 	return moved, err
+}
+
+// charge charges paper ffDoc of the order when the change that landed moved
+// it to Procured (from before to after), by by. A charge that fails after
+// the paper moved is made by the reconciler (accounts.md): the move is
+// stored, so the answer says it failed and a retry finds it done.
+func (f *Fulfiller) charge(ctx context.Context, before, after Stored, ffDoc, by string) error {
+	if f.Payments == nil {
+		return nil
+	}
+	i, j := before.Order.Fulfillment(ffDoc), after.Order.Fulfillment(ffDoc)
+	if i < 0 || j < 0 || before.Order.Fulfillments[i].Status == stampduty.StatusProcured ||
+		after.Order.Fulfillments[j].Status != stampduty.StatusProcured {
+		return nil
+	}
+	return f.Payments.Charge(ctx, after.Owner, after.Order, ffDoc, by)
 }
 
 // statusChanged tells an order.status_changed when fulfillment ffDoc moved

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"time"
 
+	"stampduty/shared/accounts"
 	"stampduty/shared/stampduty"
 )
 
@@ -48,9 +49,29 @@ type Store interface {
 	// seq that ends up holding no order is voided, so the list skips it. An
 	// error that may hide a stored order wraps ErrOutcomeUnknown.
 	Put(ctx context.Context, owner string, seq int64, o stampduty.Order, events ...stampduty.Pending) (int64, error)
+	// Void marks owner's seq as holding no order, unless an order is
+	// stored there (voided false): a create that reserved it and then
+	// stores nothing (its hold refused) gives it up at once.
+	Void(ctx context.Context, owner string, seq int64) (voided bool, err error)
 	// Find returns the documentId of owner's order that doc names
 	// (stampduty.SameOrderID) when it was created at or after since.
 	Find(ctx context.Context, owner, doc string, since time.Time) (string, bool, error)
+}
+
+// Payments is what the order path does to its caller's account
+// (accounts.md): hold an order's total when it is created, charge a paper
+// when it reaches Procured, release what is still held when it is
+// cancelled. *accounts.Ledger is one.
+type Payments interface {
+	// Hold holds o's total_amount on owner's account, or refuses the
+	// create (EPAYMENT) when it does not fit.
+	Hold(ctx context.Context, owner string, o stampduty.Order) (accounts.Applied, error)
+	// Unhold releases the hold of o, which was certainly not stored.
+	Unhold(ctx context.Context, owner string, o stampduty.Order) error
+	// Charge charges paper ffDoc of o, which reached Procured, by by.
+	Charge(ctx context.Context, owner string, o stampduty.Order, ffDoc, by string) error
+	// Release releases what is still held for o, cancelled by by.
+	Release(ctx context.Context, owner string, o stampduty.Order, by string) error
 }
 
 // Listeners tells whether a caller listens to an event type: whether it

@@ -19,6 +19,7 @@ const (
 	ENOTFOUND     Code = "not_found"    // no such resource: 404
 	ENOTALLOWED   Code = "not_allowed"  // the method is not served on this route: 405
 	ECONFLICT     Code = "conflict"     // the request conflicts with the stored state: 409
+	EPAYMENT      Code = "payment"      // the caller's account cannot cover the order: 402 (accounts.md)
 	ETOOLARGE     Code = "too_large"    // the body is over the limit: 413
 	EUNSUPPORTED  Code = "unsupported"  // the body is not JSON: 415
 	EUNAVAILABLE  Code = "unavailable"  // a dependency is down or throttled; retry later: 503
@@ -47,6 +48,17 @@ type Error struct {
 	// DutyRule is the rule version that refused a quote's or a create's
 	// inputs (duty-rules.md §10: details.dutyRule), nil otherwise.
 	DutyRule *duty.RuleRef
+	// Shortfall is what an EPAYMENT refusal names: what the order needs and
+	// what the account has available (accounts.md: details.needed,
+	// details.available), nil otherwise.
+	Shortfall *Shortfall
+}
+
+// Shortfall is the money a refused create needed and the account had
+// available, each as the API writes money ("120000.00").
+type Shortfall struct {
+	Needed    string `json:"needed"`
+	Available string `json:"available"`
 }
 
 // Error returns the message, with the cause when there is one.

@@ -77,6 +77,10 @@ type Order struct {
 	// order is stored under, never stored itself: the store sets it on every
 	// order it reads, so orders stored before it existed (all live) read true.
 	Livemode bool `json:"livemode"`
+	// Held says the order's total_amount was held on its caller's account
+	// when it was created (accounts.md); false for an order made before
+	// accounts existed. Its JSON form is "payment" (see PaymentNow).
+	Held bool `json:"-"`
 }
 
 // OpsOrder is an order as operators see it: the Order, with the operators'

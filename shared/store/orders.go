@@ -104,6 +104,9 @@ type orderBody struct {
 	StampDuty    *stampDutyItem          `dynamodbav:"sd"`
 	CancelledAt  string                  `dynamodbav:"ca,omitempty"`
 	Cancellation *stampduty.Cancellation `dynamodbav:"cx,omitempty"`
+	// Held says the order's total was held on its caller's account
+	// (stampduty.Order.Held); absent on orders made before accounts.
+	Held bool `dynamodbav:"hp,omitempty"`
 }
 
 // stampDutyItem is a stampduty.StampDuty as stored in an order's sd, its
@@ -161,7 +164,7 @@ func newOrderBody(o stampduty.Order) orderBody {
 		cancelledAt = *o.CancelledAt
 	}
 	return orderBody{ID: o.ID, DocumentID: o.DocumentID, CreatedAt: o.CreatedAt, UpdatedAt: up,
-		Fulfillments: o.Fulfillments, CancelledAt: cancelledAt, Cancellation: o.Cancellation,
+		Fulfillments: o.Fulfillments, CancelledAt: cancelledAt, Cancellation: o.Cancellation, Held: o.Held,
 		StampDuty: &stampDutyItem{ID: sd.ID, Amount: sd.Amount, Description: sd.Description,
 			FirstPartyName: sd.FirstPartyName, FirstPartyAddress: sd.FirstPartyAddress, FirstPartyPAN: sd.FirstPartyPAN,
 			SecondPartyName: sd.SecondPartyName, SecondPartyAddress: sd.SecondPartyAddress, SecondPartyPAN: sd.SecondPartyPAN,
@@ -218,7 +221,7 @@ func (it orderBody) order(owner string) (stampduty.Order, error) {
 		return stampduty.Order{}, stampduty.Internal(errors.New("decode order: order without stamp duty"))
 	}
 	o := stampduty.Order{ID: it.ID, DocumentID: it.DocumentID, CreatedAt: it.CreatedAt, UpdatedAt: cmp.Or(it.UpdatedAt, it.CreatedAt),
-		Fulfillments: it.Fulfillments, Cancellation: it.Cancellation}
+		Fulfillments: it.Fulfillments, Cancellation: it.Cancellation, Held: it.Held}
 	_, o.Livemode = stampduty.CallerOf(owner)
 	if it.CancelledAt != "" {
 		at := it.CancelledAt

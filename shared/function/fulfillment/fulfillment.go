@@ -45,6 +45,8 @@ func Wire(d function.Deps) *orders.Fulfiller {
 func WireMoves(d function.Deps) *orders.Fulfiller {
 	f := Wire(d)
 	f.Numbers = d.Numbers(d.Require("NUMBERS_TABLE"))
+	// A paper moved to Procured is charged, a cancel releases its hold.
+	f.Payments = d.Accounts()
 	return f
 }
 

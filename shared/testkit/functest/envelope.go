@@ -18,6 +18,7 @@ import (
 var ErrorNames = map[int]string{
 	400: "ValidationError",
 	401: "UnauthorizedError",
+	402: "PaymentRequiredError",
 	403: "ForbiddenError",
 	404: "NotFoundError",
 	405: "MethodNotAllowedError",

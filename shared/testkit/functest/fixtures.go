@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"stampduty/shared/accounts"
 	"stampduty/shared/orders"
 	"stampduty/shared/testkit/storetest"
 )
@@ -61,4 +62,14 @@ func StoredOrder(t testing.TB, env *storetest.Env, doc string) orders.Stored {
 		t.Fatal(err)
 	}
 	return o
+}
+
+// Account returns owner's account as env's ledger table holds it.
+func Account(t testing.TB, env *storetest.Env, owner string) accounts.Account {
+	t.Helper()
+	a, err := env.DB().Ledger(env.Table("LedgerTable")).Account(context.Background(), owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }
