@@ -251,7 +251,7 @@ func TestCreateWithKey(t *testing.T) {
 // unknown, with an outcome the caller cannot know.
 type refusingStore struct{ unknown bool }
 
-func (refusingStore) Reserve(context.Context, string) (int64, error) { return 1, nil }
+func (refusingStore) Reserve(context.Context, string) (int64, error)    { return 1, nil }
 func (refusingStore) Void(context.Context, string, int64) (bool, error) { return true, nil }
 
 func (s refusingStore) Put(context.Context, string, int64, stampduty.Order, ...stampduty.Pending) (int64, error) {
