@@ -37,6 +37,11 @@ type batchMeta struct {
 	TotalAmount int64 `json:"total_amount"`
 	// Livemode is the mode of every order of the batch: the token's.
 	Livemode bool `json:"livemode"`
+	// Needed and Available are a dry run's (accounts.md): the sum of the
+	// total_amount of the rows that pass their checks, and what the
+	// account has available now (null when unlimited); absent otherwise.
+	Needed    *string `json:"needed,omitempty"`
+	Available json.RawMessage `json:"available,omitempty"`
 }
 
 // createdRow is a row whose order was created: orderId is its documentId,
@@ -54,6 +59,9 @@ type createdRow struct {
 	Livemode bool `json:"livemode"`
 	// Duty is the explained duty of one paper (duty-rules.md §15).
 	Duty *duty.Duty `json:"duty"`
+	// Fits is a dry run's: the row's total fits what the account has
+	// available, the rows before it held (accounts.md); absent otherwise.
+	Fits *bool `json:"fits,omitempty"`
 }
 
 // failedRow is a row refused: status and error are exactly what a create
@@ -63,6 +71,9 @@ type failedRow struct {
 	Index  int                `json:"index"`
 	Status int                `json:"status"`
 	Error  function.ErrorInfo `json:"error"`
+	// Fits is a dry run's, for a row that passed its checks: false for
+	// its 402 (accounts.md); absent otherwise.
+	Fits *bool `json:"fits,omitempty"`
 }
 
 // createBatch serves POST /api/live-orders/batch: dryRun, the
@@ -97,22 +108,27 @@ func (h *handler) createBatch(r *http.Request, owner string) (any, error) {
 	if err := errorsFit(results); err != nil {
 		return nil, err
 	}
-	if !dryRun {
-		if results, err = h.batch.Store(r.Context(), owner, checked, key); err != nil {
+	_, live := stampduty.CallerOf(owner)
+	resp := batchResponse{Meta: batchMeta{DryRun: dryRun, Livemode: live}}
+	if dryRun {
+		needed, available, err := h.dryRun(r, owner, checked, &results)
+		if err != nil {
 			return nil, err
 		}
+		resp.Meta.Needed, resp.Meta.Available = &needed, available
+	} else if results, err = h.batch.Store(r.Context(), owner, checked, key); err != nil {
+		return nil, err
 	}
-	_, live := stampduty.CallerOf(owner)
-	resp := batchResponse{Data: make([]any, len(results)), Meta: batchMeta{DryRun: dryRun, Livemode: live}}
+	resp.Data = make([]any, len(results))
 	for i, res := range results {
 		if res.Err != nil {
 			e := function.NewErrorBody(res.Err).Error
-			resp.Data[i] = failedRow{Index: i, Status: e.Status, Error: e}
+			resp.Data[i] = failedRow{Index: i, Status: e.Status, Error: e, Fits: res.Fits}
 			resp.Meta.Failed++
 			continue
 		}
 		row := createdRow{Index: i, Status: http.StatusOK, Amount: res.Amount, Quantity: res.Quantity, TotalAmount: res.TotalAmount,
-			Livemode: live, Duty: res.Duty}
+			Livemode: live, Duty: res.Duty, Fits: res.Fits}
 		if !dryRun {
 			id := res.OrderID
 			row.OrderID = &id
@@ -122,6 +138,22 @@ func (h *handler) createBatch(r *http.Request, owner string) (any, error) {
 		resp.Meta.TotalAmount += res.TotalAmount
 	}
 	return resp, nil
+}
+
+// dryRun answers a dry run's rows from the account as it stands
+// (orders.Batcher.DryRun): it sets each row's fits (and 402) in results,
+// and returns meta's needed and available as the API writes them
+// (available null when the account is unlimited).
+func (h *handler) dryRun(r *http.Request, owner string, checked *orders.CheckedBatch, results *[]orders.RowResult) (string, json.RawMessage, error) {
+	res, needed, available, err := h.batch.DryRun(r.Context(), owner, checked)
+	if err != nil {
+		return "", nil, err
+	}
+	*results = res
+	if available == nil {
+		return needed.String(), json.RawMessage("null"), nil
+	}
+	return needed.String(), json.RawMessage(`"` + available.String() + `"`), nil
 }
 
 // maxRowErrors bounds the JSON of the refused rows' error objects in one

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 
+	"stampduty/shared/accounts"
 	"stampduty/shared/auth"
 	"stampduty/shared/function"
 	"stampduty/shared/orders"
@@ -25,6 +26,7 @@ type creator interface {
 type batcher interface {
 	Check(ctx context.Context, rows []orders.BatchRow) (*orders.CheckedBatch, error)
 	Store(ctx context.Context, owner string, b *orders.CheckedBatch, key *orders.Key) ([]orders.RowResult, error)
+	DryRun(ctx context.Context, owner string, b *orders.CheckedBatch) ([]orders.RowResult, accounts.Money, *accounts.Money, error)
 }
 
 // handler translates POST /api/live-orders and POST

@@ -366,11 +366,28 @@ func TestWarmCreateCalls(t *testing.T) {
 		}
 	}
 	send()
+	s.Proxy.SetMode(storetest.Account)
 	s.Proxy.Take()
 	send()
-	if got, want := s.Env.Operations(s.Proxy.Take()), "BatchWriteItem:LedgerTable=1 GetItem:WebhooksTable=1 PutItem:OrdersTable=1 UpdateItem:LedgerTable=1 UpdateItem:OrdersTable=1"; got != want {
+	calls := s.Proxy.Take()
+	if got, want := s.Env.Operations(calls), "BatchWriteItem:LedgerTable=1 GetItem:WebhooksTable=1 PutItem:OrdersTable=1 UpdateItem:LedgerTable=1 UpdateItem:OrdersTable=1"; got != want {
 		t.Errorf("warm create calls = %s, want %s", got, want)
 	}
+	// The hold's share (accounts.md: at most 2 calls and 3 WCU more).
+	var hold, all float64
+	for _, c := range storetest.Requests(calls) {
+		if !c.Accounted {
+			t.Fatalf("%s on %s not accounted", c.Operation, c.Table)
+		}
+		all += c.Billed.Write
+		if c.Table == s.Env.Table("LedgerTable") {
+			hold += c.Billed.Write
+		}
+	}
+	if hold > 3 {
+		t.Errorf("the hold costs %.1f WCU, want at most 3", hold)
+	}
+	t.Logf("a warm create: %.1f WCU, of which the hold %.1f", all, hold)
 }
 
 // idempotencyKey checks the Idempotency-Key's rules, on TestCreateOrder's

@@ -202,7 +202,15 @@ func (l *Ledger) Unhold(ctx context.Context, owner string, o stampduty.Order) er
 	return err
 }
 
-// Account returns owner's account.
+// Account returns owner's account. A test principal's account that was
+// never opened reads as it opens on its first change: its opening test
+// credit and a limit of 0.00, with nothing written.
 func (l *Ledger) Account(ctx context.Context, owner string) (Account, error) {
-	return l.Store.Account(ctx, owner)
+	a, err := l.Store.Account(ctx, owner)
+	if err != nil || a.Opened || !MustOpen(owner) {
+		return a, err
+	}
+	opened, e := l.opening(owner)
+	opened.Balance, opened.Totals = e.Amount, Totals{}.Add(e.Type, e.Amount)
+	return opened, nil
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sync"
 
+	"stampduty/shared/accounts"
 	"stampduty/shared/duty"
 	"stampduty/shared/stampduty"
 )
@@ -39,6 +40,10 @@ type RowResult struct {
 	// every batch row's answer).
 	Duty *duty.Duty
 	Err  error
+	// Fits is a dry run's answer of whether the row's total fits what the
+	// account has available, the rows before it held (accounts.md); nil
+	// for a row refused by its checks.
+	Fits *bool
 }
 
 // BatchOrders is the order store a batch needs: the create's, plus
@@ -223,9 +228,10 @@ func (b *Batcher) store(ctx context.Context, owner string, rows []*row, plan fun
 			}
 		}
 	}
+	b.hold(ctx, owner, rows)
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, batchWorkers)
-	for _, r := range rows {
+	for _, r := range pending(rows) {
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
@@ -257,9 +263,72 @@ func (b *Batcher) put(ctx context.Context, owner string, r *row, listens bool) {
 		return
 	}
 	if _, err := b.Orders.Put(ctx, owner, r.seq, o, events...); err != nil {
+		b.Creator.unhold(ctx, owner, o, err)
 		r.res.Err, r.done = err, true
 		return
 	}
 	countCreated(ctx, owner, o)
 	r.res.OrderID, r.done = o.DocumentID, true
+}
+
+// hold holds each row's total on owner's account, one row after the other
+// in the batch's order (accounts.md: rows are held in their order), before
+// any row is put: a row that does not fit is answered with its own 402 and
+// its seq given up, and the others go on. Each hold is the create's
+// (Creator.hold): two calls, durable before the next.
+func (b *Batcher) hold(ctx context.Context, owner string, rows []*row) {
+	for _, r := range rows {
+		if r.done {
+			continue
+		}
+		o := r.order
+		o.DocumentID = stampduty.WithSeq(o.DocumentID, r.seq)
+		if err := b.Creator.hold(ctx, owner, r.seq, &o); err != nil {
+			r.res.Err, r.done = err, true
+			continue
+		}
+		r.order.Held = o.Held
+	}
+}
+
+// DryRun answers a checked batch as a real one would be answered, storing
+// nothing: each row's checks, and whether its total fits what owner's
+// account has available with the rows before it held (a row that would not
+// fit gets the 402 a real batch would give it); needed is the sum of the
+// totals of the rows that pass their checks, available what the account
+// has now (nil when unlimited). One read of the account.
+func (b *Batcher) DryRun(ctx context.Context, owner string, c *CheckedBatch) (res []RowResult, needed accounts.Money, available *accounts.Money, err error) {
+	res = c.Results()
+	if b.Creator.Payments == nil {
+		return res, 0, nil, nil
+	}
+	a, err := b.Creator.Payments.Account(ctx, owner)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	available = a.Available()
+	left := a.Available()
+	for i := range res {
+		if res[i].Err != nil {
+			continue
+		}
+		total := accounts.Rupees(res[i].TotalAmount)
+		needed += total
+		fits := left == nil || *left >= total
+		res[i].Fits = &fits
+		switch {
+		case left == nil:
+		case fits:
+			*left -= total
+		default:
+			res[i].Err = accounts.PaymentRequired(total, withAvailable(a, *left))
+		}
+	}
+	return res, needed, available, nil
+}
+
+// withAvailable returns a with its balance set so that it has left available.
+func withAvailable(a accounts.Account, left accounts.Money) accounts.Account {
+	a.Balance, a.Held = left-*a.Limit, 0
+	return a
 }

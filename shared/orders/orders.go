@@ -72,6 +72,8 @@ type Payments interface {
 	Charge(ctx context.Context, owner string, o stampduty.Order, ffDoc, by string) error
 	// Release releases what is still held for o, cancelled by by.
 	Release(ctx context.Context, owner string, o stampduty.Order, by string) error
+	// Account returns owner's account as it stands (a batch's dry run).
+	Account(ctx context.Context, owner string) (accounts.Account, error)
 }
 
 // Listeners tells whether a caller listens to an event type: whether it

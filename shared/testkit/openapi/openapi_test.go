@@ -131,7 +131,7 @@ const (
 		`"status_history":[{"order_status":"Pending","at":"2026-11-21T04:09:00.123Z"}]}],` +
 		`"stamp_duty":{"id":9,"amount":20,"description":"N/A","first_party_name":"Asha Rao","first_party_address":"","first_party_PAN":"","second_party_name":"Vikram Shah",` +
 		`"second_party_address":"","second_party_PAN":"","paid_by":"First Party","purchased_by":"","quantity":1,"total_amount":20,"state":"Karnataka","consideration_price":0,` +
-		`"mobile_number":"9876543210","uploaded_document":null,"state_purpose":{"id":3,"documentId":"b3v9xq2m7p4r8t1w5y6z0abc","purpose_name":"Affidavit"},"duty":null},"cancelledAt":null,"cancellation":null,"livemode":true}`
+		`"mobile_number":"9876543210","uploaded_document":null,"state_purpose":{"id":3,"documentId":"b3v9xq2m7p4r8t1w5y6z0abc","purpose_name":"Affidavit"},"duty":null},"cancelledAt":null,"cancellation":null,"livemode":true,"payment":{"held":"20.00","charged":"0.00","released":"0.00"}}`
 	envelope404 = `{"data":null,"error":{"status":404,"name":"NotFoundError","message":"Not Found","details":{}}}`
 )
 
