@@ -40,7 +40,7 @@ type batchMeta struct {
 	// Needed and Available are a dry run's (accounts.md): the sum of the
 	// total_amount of the rows that pass their checks, and what the
 	// account has available now (null when unlimited); absent otherwise.
-	Needed    *string `json:"needed,omitempty"`
+	Needed    *string         `json:"needed,omitempty"`
 	Available json.RawMessage `json:"available,omitempty"`
 }
 

@@ -51,8 +51,8 @@ type batchRow struct {
 type batchAnswer struct {
 	Data []batchRow `json:"data"`
 	Meta struct {
-		Created     int   `json:"created"`
-		Failed      int   `json:"failed"`
+		Created     int     `json:"created"`
+		Failed      int     `json:"failed"`
 		DryRun      bool    `json:"dryRun"`
 		TotalAmount int64   `json:"total_amount"`
 		Needed      *string `json:"needed"`
