@@ -107,8 +107,33 @@ var errLedgerHole = errors.New("the ledger misses an entry")
 // Find reads owner's account (a consistent GetItem) and looks for the
 // entry id after seq after: the account's last (its newest, which its own
 // writer may not have written yet), then the entries before it (one Query
-// of the range, none when there are none).
+// of the range, none when there are none). An entry of the range not
+// written yet (its writer and the next one are between their two calls)
+// is waited for a little, then Find reads again; a gap that stays (both
+// writers stopped) is EUNAVAILABLE, never taken for "not there".
 func (r *References) Find(ctx context.Context, owner, id string, after int64) (accounts.Account, *accounts.Entry, error) {
+	var err error
+	for try := range findTries {
+		if try > 0 {
+			if err := sleep(ctx, time.Duration(25<<try)*time.Millisecond); err != nil {
+				return accounts.Account{}, nil, fail("Query", err)
+			}
+		}
+		var a accounts.Account
+		var e *accounts.Entry
+		if a, e, err = r.find(ctx, owner, id, after); !errors.Is(err, errLedgerHole) {
+			return a, e, err
+		}
+	}
+	return accounts.Account{}, nil, stampduty.Unavailable(err)
+}
+
+// findTries is how often Find reads a range with a gap: the waits add up
+// to about 1.5 s, far more than a writer between its two calls takes.
+const findTries = 6
+
+// find is one try of Find.
+func (r *References) find(ctx context.Context, owner, id string, after int64) (accounts.Account, *accounts.Entry, error) {
 	out, err := r.l.db.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &r.l.table, Key: r.l.key(owner, accountKey), ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		return accounts.Account{}, nil, fail("GetItem", err)
@@ -128,13 +153,13 @@ func (r *References) Find(ctx context.Context, owner, id string, after int64) (a
 	if err != nil {
 		return accounts.Account{}, nil, err
 	}
-	if int64(len(es)) != it.N-1-after {
-		return accounts.Account{}, nil, stampduty.Unavailable(fmt.Errorf("find %s in %s: %w (%d of seqs %d…%d)", id, owner, errLedgerHole, len(es), after+1, it.N-1))
-	}
 	for _, e := range es {
 		if e.ID == id {
 			return a, &e, nil
 		}
+	}
+	if int64(len(es)) != it.N-1-after {
+		return accounts.Account{}, nil, fmt.Errorf("find %s in %s: %w (%d of seqs %d…%d)", id, owner, errLedgerHole, len(es), after+1, it.N-1)
 	}
 	return a, nil, nil
 }

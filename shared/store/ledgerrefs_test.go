@@ -178,6 +178,39 @@ func TestCredits(t *testing.T) {
 		}
 		checkLedger(t, l, "acme")
 	})
+	t.Run("CreditAppliedBetweenTheLookAndTheApplyIsNotAppliedAgain", func(t *testing.T) {
+		// Another request claimed UTR-GAP; while this one applies it (after
+		// looking through the entries since the claim), that one applies
+		// it and 40 holds follow, out of the store's replay window: the
+		// apply, made on the seq this one looked through, is refused and
+		// the next look finds the credit.
+		a, _ := l.Account(ctx, "gap")
+		if _, _, err := l.References().Claim(ctx, "gap", accounts.Claim{Reference: "UTR-GAP", Amount: accounts.Rupees(13), After: a.Seq, Sub: "admin-sub", At: time.Now()}); err != nil {
+			t.Fatal(err)
+		}
+		ldb, p := openThroughProxy(t, env)
+		var once atomic.Int32
+		p.SetFault(func(c storetest.ProxyCall) *storetest.Fault {
+			if c.Operation == "UpdateItem" && once.Add(1) == 1 {
+				if _, err := l.Apply(ctx, "gap", credit("UTR-GAP", 13)); err != nil {
+					t.Error(err)
+				}
+				holds(t, l, "gap", "gap", 40)
+			}
+			return nil
+		})
+		got, err := staffOf(ldb.Ledger(env.Table("LedgerTable"))).Credit(ctx, "gap", accounts.Rupees(13), "UTR-GAP", "", "admin-sub")
+		if err != nil || !got.Replayed {
+			t.Fatalf("credit: %+v, %v; want the other request's credit, replayed", got, err)
+		}
+		if once.Load() == 0 {
+			t.Fatal("the other request did not run")
+		}
+		if n := creditsOf(t, l, "gap", "UTR-GAP"); n != 1 {
+			t.Errorf("%d credits, want 1", n)
+		}
+		checkLedger(t, l, "gap")
+	})
 	t.Run("RacingCreditsAndHoldsWriteOneCredit", func(t *testing.T) {
 		const racers = 8
 		var wg sync.WaitGroup
