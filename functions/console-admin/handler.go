@@ -13,9 +13,10 @@ type handler struct {
 	callers   callerAdmin
 	catalogue catalogueAdmin
 	staff     staffAdmin
+	accounts  accountAdmin
 }
 
 // routes answers the admin routes: each area's own (callers.go, ...).
 func (h *handler) routes() http.Handler {
-	return function.Routes(slices.Concat(h.callerRoutes(), h.catalogueRoutes(), h.ruleRoutes(), h.staffRoutes())...)
+	return function.Routes(slices.Concat(h.callerRoutes(), h.catalogueRoutes(), h.ruleRoutes(), h.staffRoutes(), h.accountRoutes())...)
 }

@@ -326,3 +326,16 @@ func ParseLimit(path, s string) (*Money, error) {
 	}
 	return &m, nil
 }
+
+// View returns owner's account as its reads show it: a test principal's
+// never opened as it will open (its opening test credit, limit 0), without
+// storing it.
+func (l *Ledger) View(ctx context.Context, owner string) (Account, error) {
+	a, err := l.Store.Account(ctx, owner)
+	if err != nil || a.Opened || !MustOpen(owner) {
+		return a, err
+	}
+	acct, opening := l.opening(owner)
+	acct.Balance, acct.Totals = opening.Amount, Totals{}.Add(opening.Type, opening.Amount)
+	return acct, nil
+}
