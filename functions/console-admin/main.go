@@ -1,8 +1,8 @@
 // Command console-admin is the Lambda function behind the staff console's
 // admin routes (console.md: callers and their tokens, the catalogue, staff
-// accounts), which API Gateway's JWT authorizer (ConsoleAuthorizer) lets
-// through only with a valid token of the staff pool, and which serve only a
-// member of the admin group. A function apart from ConsoleFunction, so that
+// accounts; accounts.md: the callers' accounts), which API Gateway's JWT
+// authorizer (ConsoleAuthorizer) lets through only with a valid token of
+// the staff pool, and which serve only a member of the admin group. A function apart from ConsoleFunction, so that
 // the operators' routes hold no grant to write tokens, articles or accounts.
 package main
 
