@@ -83,6 +83,8 @@ func checkAccounts(t *testing.T, s *stack, b *browser.Browser) {
 		account.WaitText(browser.Role("status", ""), "Credit limit saved: ₹0.00.")
 		waitFigures(t, p, "Balance ₹7.50", "Held ₹20.00", "Available -₹12.50", "Credit limit ₹0.00")
 		checkRefusedAs(t, p, "account-limit-saved", "400 (Bad Request) ("+refusedAs+"/adjustments", "409 (Conflict) ("+refusedAs+"/limit")
+		account.Press(browser.Button("Download CSV"))
+		account.WaitText(browser.Role("status", ""), "Downloaded 3 entries as "+owner+"-entries.csv.")
 		for _, u := range p.Requests() {
 			if strings.Contains(u, "@") || strings.Contains(u, "UTR") {
 				t.Errorf("a URL holds an email or a reference: %s", u)

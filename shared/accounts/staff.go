@@ -249,10 +249,7 @@ func (s *Staff) Adjust(ctx context.Context, owner string, amount Money, note, re
 	if err := checkSub(sub); err != nil {
 		return Applied{}, err
 	}
-	if _, err := s.ensureOpen(ctx, owner); err != nil {
-		return Applied{}, err
-	}
-	a, err := s.Store.Apply(ctx, owner, Change{Guard: true, Entry: Entry{
+	a, err := s.apply(ctx, owner, Change{Guard: true, Entry: Entry{
 		ID: AdjustmentID(request), Type: TypeAdjustment, Amount: amount, Note: note, By: ByAdmin, Sub: sub, CreatedAt: s.now()}})
 	var nr *NoRoomError
 	if errors.As(err, &nr) {
