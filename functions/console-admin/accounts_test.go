@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"stampduty/shared/accounts"
 	"stampduty/shared/function"
@@ -282,5 +283,61 @@ func init() {
 		answer[accountResponse](t, sendTo(t, s, adminClaims, http.MethodPut, base+"/limit", "", nil, `{"data":{"creditLimit":"5.00"}}`), http.StatusOK)
 		answer[accountResponse](t, sendTo(t, s, adminClaims, http.MethodGet, base, "", nil, ""), http.StatusOK)
 		answer[entriesResponse](t, sendTo(t, s, adminClaims, http.MethodGet, base+"/entries", "", nil, ""), http.StatusOK)
+	}
+}
+
+// TestAccountCSV: an admin downloads a caller's entries as CSV, oldest
+// first, money plain, a text cell that could start a formula prefixed
+// with '; a day range keeps its entries; an operator gets 403.
+func TestAccountCSV(t *testing.T) {
+	s := functest.New(t, "ConsoleAdminFunction", wire)
+	owner := localdb.DevOwner
+	base := "/api/console/accounts/" + owner
+	functest.AddOrders(t, s.Env, owner, 1)
+	answer[recordedResponse](t, sendTo(t, s, adminClaims, http.MethodPost, base+"/credits", "", nil, `{"data":{"amount":"10.00","reference":"=HYPERLINK(1)","note":"+1 \"quoted\", with a comma"}}`), http.StatusCreated)
+	answer[recordedResponse](t, sendTo(t, s, adminClaims, http.MethodPost, base+"/adjustments", "", map[string]string{"Idempotency-Key": "csv-1"}, `{"data":{"amount":"-40.50","note":"@bank"}}`), http.StatusCreated)
+
+	r := sendTo(t, s, adminClaims, http.MethodGet, base+"/entries.csv", "", nil, "")
+	if r.Status != http.StatusOK || !strings.HasPrefix(r.Headers["Content-Type"], "text/csv") {
+		t.Fatalf("%d %v: %s", r.Status, r.Headers, r.Body)
+	}
+	ls := strings.Split(strings.TrimSuffix(r.Body, "\r\n"), "\r\n")
+	if len(ls) != 4 {
+		t.Fatalf("%d lines, want the header and 3 entries:\n%s", len(ls), r.Body)
+	}
+	if got, want := ls[0], "id,type,amount,balanceAfter,heldAfter,order,fulfillment,reference,note,by,createdAt"; got != want {
+		t.Errorf("header %q, want %q", got, want)
+	}
+	if !strings.HasPrefix(ls[1], "hold_") {
+		t.Errorf("first row %q, want the hold (oldest first)", ls[1])
+	}
+	if want := `credit_=HYPERLINK(1),credit,10.00,10.00,20.00,,,'=HYPERLINK(1),"'+1 ""quoted"", with a comma",admin,`; !strings.HasPrefix(ls[2], want) {
+		t.Errorf("credit row %q, want it to start %q", ls[2], want)
+	}
+	if want := `adjustment_csv-1,adjustment,-40.50,-30.50,20.00,,,,'@bank,admin,`; !strings.HasPrefix(ls[3], want) {
+		t.Errorf("adjustment row %q, want it to start %q", ls[3], want)
+	}
+	today := time.Now().In(time.FixedZone("IST", 5*3600+1800))
+	for _, tt := range []struct {
+		query string
+		rows  int
+	}{
+		{"from=" + today.Format(time.DateOnly) + "&to=" + today.Format(time.DateOnly), 3},
+		{"to=" + today.AddDate(0, 0, -1).Format(time.DateOnly), 0},
+		{"from=" + today.AddDate(0, 0, 1).Format(time.DateOnly), 0},
+	} {
+		r := sendTo(t, s, adminClaims, http.MethodGet, base+"/entries.csv", tt.query, nil, "")
+		if got := strings.Count(r.Body, "\r\n") - 1; r.Status != http.StatusOK || got != tt.rows {
+			t.Errorf("%s: %d, %d rows; want %d:\n%s", tt.query, r.Status, got, tt.rows, r.Body)
+		}
+	}
+	for _, q := range []string{"from=2026-13-01", "from=2025-01-01&to=2026-01-02", "from=2026-01-02&to=2026-01-01"} {
+		refused(t, sendTo(t, s, adminClaims, http.MethodGet, base+"/entries.csv", q, nil, ""), http.StatusBadRequest, "")
+	}
+	refused(t, sendTo(t, s, adminClaims, http.MethodGet, "/api/console/accounts/nobody/entries.csv", "", nil, ""), http.StatusNotFound, "no caller nobody")
+	s.Proxy.Take()
+	refused(t, sendTo(t, s, operatorClaims, http.MethodGet, base+"/entries.csv", "", nil, ""), http.StatusForbidden, "")
+	if calls := s.Proxy.Take(); len(calls) != 0 {
+		t.Errorf("an operator's CSV request called %s", s.Env.Operations(calls))
 	}
 }
