@@ -110,6 +110,9 @@ func checkAccounts(t *testing.T, s *stack, b *browser.Browser) {
 			t.Errorf("the order says %q; want its Payment: Held ₹20.00, Charged ₹0.00, Released ₹0.00", got)
 		}
 		p.Check("order-payment")
+		p.Open(s.URL + "/console#callers/" + owner) // the same page: still signed in
+		p.Find(browser.Heading("Queue"))
+		p.Gone(browser.Role("region", "Account"))
 		tokens, err := localcognito.SignIn(ctx, localcognito.Client(s.Cognito.Endpoint), s.Cognito.ClientID, operator.Email, operator.Password)
 		if err != nil {
 			t.Fatal(err)

@@ -182,8 +182,7 @@ func (s *Staff) Credit(ctx context.Context, owner string, amount Money, referenc
 		if err != nil {
 			return Applied{}, err
 		}
-		cur, err := s.Store.Account(ctx, owner)
-		return Applied{Entry: e, Account: cur, Replayed: true}, err
+		return Applied{Entry: e, Account: a, Replayed: true}, nil
 	}
 	entry := Entry{ID: id, Type: TypeCredit, Amount: amount, Reference: ref, Note: note, By: ByAdmin, Sub: sub, CreatedAt: now}
 	after := c.After

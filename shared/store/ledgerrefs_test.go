@@ -94,6 +94,8 @@ func TestCredits(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		proxy.SetMode(storetest.Account)
+		defer proxy.SetMode(storetest.Record)
 		proxy.Take()
 		again, err := s.Credit(ctx, "acme", accounts.Rupees(50), " utr0002 ", "another note", "other-sub")
 		if err != nil {
@@ -102,8 +104,8 @@ func TestCredits(t *testing.T) {
 		if !again.Replayed || again.Entry.Seq != first.Entry.Seq || again.Entry.Note != "" || again.Entry.Sub != "admin-sub" {
 			t.Errorf("again %+v, want the first entry %+v, replayed", again.Entry, first.Entry)
 		}
-		ops, _, rcu := ledgerCost(env, proxy.Take())
-		t.Logf("a repeated credit: %s, %.1f RCU", ops, rcu)
+		ops, wcu, rcu := ledgerCost(env, proxy.Take())
+		t.Logf("a repeated credit: %s, %.1f WCU, %.1f RCU", ops, wcu, rcu)
 		if got := creditsOf(t, l, "acme", "UTR0002"); got != 1 {
 			t.Errorf("%d credits of UTR0002, want 1", got)
 		}
