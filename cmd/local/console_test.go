@@ -184,6 +184,7 @@ func checkConsole(t *testing.T, s *stack) {
 		p.Check("neither-group")
 	})
 	checkCallers(t, s, b)
+	t.Run("Accounts", func(t *testing.T) { checkAccounts(t, s, b) })
 	t.Run("TestTokens", func(t *testing.T) { checkTestTokens(t, s, b) })
 }
 

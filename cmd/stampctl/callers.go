@@ -63,7 +63,8 @@ func (c *cli) callersList(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
-// callersCreate creates a caller: `callers create NAME`.
+// callersCreate creates a caller: `callers create NAME`, its account
+// opened with the stack's DefaultCreditLimit (openCaller).
 func (c *cli) callersCreate(fs *flag.FlagSet, args []string) error {
 	by := byFlag(fs)
 	rest, err := parse(fs, args, 1, 1)
@@ -83,5 +84,5 @@ func (c *cli) callersCreate(fs *flag.FlagSet, args []string) error {
 		return storeErr("create the caller", err, ts...)
 	}
 	fmt.Fprintf(c.stdout, "created caller %s; issue its token with: stampctl token create --owner %s\n", cl.Owner, cl.Owner)
-	return nil
+	return c.openCaller(cl.Owner)
 }

@@ -87,8 +87,29 @@ var commands = []command{
 			"(from each caller's order counter: one small read per caller, never a scan of the orders)",
 		reads{tables: []tableSpec{tokensSpec, ordersSpec}}, (*cli).callersList},
 	{"callers create", "NAME [--by WHO]",
-		"create the caller NAME (1 to 64 letters, digits, '.', '_' or '-'), with no token yet; a name is taken once",
-		reads{tables: []tableSpec{tokensSpec, ordersSpec}}, (*cli).callersCreate},
+		"create the caller NAME (1 to 64 letters, digits, '.', '_' or '-'), with no token yet; a name is taken once. " +
+			"Its account opens with the stack's DefaultCreditLimit ($DEFAULT_CREDIT_LIMIT, else the stack's parameter; unlimited by default)",
+		reads{tables: []tableSpec{tokensSpec, ordersSpec, ledgerSpec}}, (*cli).callersCreate},
+	{"accounts show", "--owner NAME [--test]",
+		"a caller's account (accounts.md): balance, held, available, credit limit, low-balance threshold, its number of entries; " +
+			"--test: the caller's test account",
+		reads{tables: []tableSpec{tokensSpec, ledgerSpec}}, (*cli).accountsShow},
+	{"accounts entries", "--owner NAME [--test] [--page-size N] [--before SEQ]",
+		"a page of the account's ledger entries, newest first (25 by default); prints the command for the next page",
+		reads{tables: []tableSpec{tokensSpec, ledgerSpec}}, (*cli).accountsEntries},
+	{"accounts credit", "--owner NAME --amount 1000.00 --reference R [--note N] [--test] [--by WHO]",
+		"record money received (a bank transfer, its UTR as --reference) as a credit, by you (--by, else $STAMPDUTY_BY, else your IAM identity). " +
+			"A reference is recorded once per account: the same reference and amount again prints the first credit and writes nothing; " +
+			"another amount is refused",
+		reads{tables: []tableSpec{tokensSpec, ledgerSpec}}, (*cli).accountsCredit},
+	{"accounts adjust", "--owner NAME --amount -40.50 --note N [--request ID] [--test] [--by WHO]",
+		"record an adjustment (a refund paid out, a bank charge): its sign is its direction, the note is required; one that would take " +
+			"available below zero is refused. Prints its request id: give it as --request to retry a run whose outcome is unknown",
+		reads{tables: []tableSpec{tokensSpec, ledgerSpec}}, (*cli).accountsAdjust},
+	{"accounts limit", "--owner NAME --limit 0.00|unlimited [--yes] [--test] [--by WHO]",
+		"set the account's credit limit (0.00: prepaid). A limit below what is held needs --yes: available is then negative and " +
+			"every new order is refused until it is back at zero or above",
+		reads{tables: []tableSpec{tokensSpec, ledgerSpec}}, (*cli).accountsLimit},
 	{"staff list", "",
 		"every staff account of the console, by email: role (admin, operator or none: signs in, may do nothing), its groups, " +
 			"enabled or not, Cognito's status (FORCE_CHANGE_PASSWORD until the first sign-in, then CONFIRMED), when it was created",

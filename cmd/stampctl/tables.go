@@ -56,6 +56,9 @@ func (c *cli) tokenCreate(fs *flag.FlagSet, args []string) error {
 			return storeErr("create the caller", err, ts...)
 		}
 		fmt.Fprintf(c.stdout, "created caller %s\n", *owner)
+		if err := c.openCaller(*owner); err != nil {
+			return err
+		}
 	} else if err != nil {
 		return storeErr("read the caller", err, ts...)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -20,6 +21,7 @@ type callerAdmin interface {
 	TokensOf(ctx context.Context, owner string) ([]auth.Token, error)
 	Issue(ctx context.Context, by, owner string, test bool) (string, auth.Token, error)
 	Revoke(ctx context.Context, id string) (auth.Token, error)
+	Known(ctx context.Context, owner string) error
 }
 
 // caller is one caller as the console lists it: its name (owner), when and
@@ -121,7 +123,9 @@ func callerOf(s callers.Summary) caller {
 
 // createCaller creates the caller the body names ({"owner": "…"}), as the
 // admin acting (callers.Admin.Create: one conditional PutItem), and
-// answers 201 with it, no tokens and no orders yet. A name taken is 409; a
+// answers 201 with it, no tokens and no orders yet. Its account is opened
+// with the stack's DefaultCreditLimit (accounts.Ledger.OpenCaller: nothing
+// stored when it is unlimited, else one conditional PutItem). A name taken is 409; a
 // name no caller can have is 400 with the workflow's message.
 func (h *handler) createCaller(r *http.Request, by string) (any, error) {
 	owner, err := readOwner(r)
@@ -131,6 +135,9 @@ func (h *handler) createCaller(r *http.Request, by string) (any, error) {
 	c, err := h.callers.Create(r.Context(), by, owner)
 	if err != nil {
 		return nil, err
+	}
+	if err := h.accounts.OpenCaller(r.Context(), owner); err != nil {
+		return nil, fmt.Errorf("caller %s created; open its account with the stack's DefaultCreditLimit (set its limit on its Account): %w", owner, err)
 	}
 	return function.Status{Code: http.StatusCreated, Body: callerResponse{Data: callerOf(callers.Summary{Caller: c, Recorded: true})}}, nil
 }

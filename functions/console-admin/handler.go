@@ -13,9 +13,14 @@ type handler struct {
 	callers   callerAdmin
 	catalogue catalogueAdmin
 	staff     staffAdmin
+	accounts  accountAdmin
 }
 
-// routes answers the admin routes: each area's own (callers.go, ...).
+// routes answers the admin routes: each area's own (callers.go, ...), and
+// the account's CSV (accounts_csv.go), which is no JSON answer.
 func (h *handler) routes() http.Handler {
-	return function.Routes(slices.Concat(h.callerRoutes(), h.catalogueRoutes(), h.ruleRoutes(), h.staffRoutes())...)
+	mux := http.NewServeMux()
+	mux.Handle("GET "+accountPath+"/entries.csv", function.Budget(http.HandlerFunc(h.entriesCSV)))
+	mux.Handle("/", function.Routes(slices.Concat(h.callerRoutes(), h.catalogueRoutes(), h.ruleRoutes(), h.staffRoutes(), h.accountRoutes())...))
+	return mux
 }

@@ -170,6 +170,7 @@ func TestCreateOrder(t *testing.T) {
 	t.Run("IdempotencyKey", c.idempotencyKey)
 	t.Run("TestOrdersScheduleTheirSteps", c.testOrdersScheduleTheirSteps)
 	t.Run("PaymentRequired", c.paymentRequired)
+	t.Run("LimitBelowHeld", c.limitBelowHeld)
 	t.Run("Template", func(t *testing.T) {
 		c.CheckRoutes()
 		c.CheckTemplate(c.Proxy.All())

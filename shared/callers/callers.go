@@ -217,3 +217,18 @@ func (a *Admin) TokensOf(ctx context.Context, owner string) ([]auth.Token, error
 func (a *Admin) Revoke(ctx context.Context, id string) (auth.Token, error) {
 	return a.Tokens.Revoke(ctx, id, a.Now().UTC())
 }
+
+// Known returns nil when owner is a caller: one with a record (one
+// GetItem), else one from before records that has a token (one Scan, as
+// TokensOf); ENOTFOUND "no caller <owner>" otherwise.
+func (a *Admin) Known(ctx context.Context, owner string) error {
+	if err := checkOwner(owner); err != nil {
+		return err
+	}
+	_, err := a.Tokens.Caller(ctx, owner)
+	if stampduty.ErrorCode(err) != stampduty.ENOTFOUND {
+		return err
+	}
+	_, err = a.TokensOf(ctx, owner)
+	return err
+}

@@ -2,11 +2,12 @@
 // callers with their token and order counts and creates one;
 // #callers/<owner> also shows that caller: issue a token, Live or Test
 // (shown once, with its mode and a Copy button), its tokens with their
-// modes, revoke one. A caller's name is no personal
+// modes, revoke one; and its Account (accounts.js). A caller's name is no personal
 // data (it names a client system), so it may be in the URL; a token never
 // is, nor in storage: it lives in the page only until the person leaves
 // the caller, issues another or signs out.
 import { $, el, api, register } from "./core.js";
+import { loadAccount, clearAccount } from "./accounts.js";
 
 // OWNER is the rule the callers' workflow enforces (auth.ValidOwner), with
 // its message, checked before a create is sent.
@@ -37,6 +38,7 @@ async function load(arg) {
   if (!arg) return;
   $("caller-h").textContent = "Caller " + arg;
   await loadTokens(arg);
+  await loadAccount(arg);
   if (arg === created) {
     created = "";
     $("status").textContent = "Caller " + arg + " created: issue its token.";
@@ -150,6 +152,7 @@ function clear() {
   $("token-rows").replaceChildren();
   $("owner").value = "";
   $("owner-e").textContent = "";
+  clearAccount();
 }
 
 $("caller-form").addEventListener("submit", create);

@@ -139,7 +139,7 @@ async function afterSignIn() {
 // api calls a console endpoint with the id token; an ended session (401,
 // or a token that cannot be renewed) asks the person to sign in again and
 // then sends the request again.
-export async function api(method, path, body, headers = {}) {
+export async function api(method, path, body, headers = {}, text = false) {
   for (let attempt = 0; ; attempt++) {
     if (!session.id || Date.now() > session.expires - 30000) {
       if (!(await refresh())) await signInAgain();
@@ -153,6 +153,7 @@ export async function api(method, path, body, headers = {}) {
       if (!(await refresh())) await signInAgain();
       continue;
     }
+    if (text && r.ok) return r.text(); // a file the page saves (an account's CSV)
     const j = await r.json().catch(() => ({}));
     if (!r.ok) {
       const e = new Error((j.error && j.error.message) || "The request failed (" + r.status + ").");

@@ -57,6 +57,17 @@ async function loadOrder(doc) {
   renderOrder(o);
 }
 
+// paymentSection shows what the order did to its caller's account
+// (accounts.md: every order read carries payment), to operators and
+// admins alike: Held, Charged, Released; an order from before accounts has
+// none.
+function paymentSection(p) {
+  const h = el("h2", { text: "Payment" });
+  if (!p) return [h, el("p", { text: "None: the order was made before accounts." })];
+  const rows = [["Held", p.held], ["Charged", p.charged], ["Released", p.released]];
+  return [h, el("dl", { class: "facts" }, ...rows.flatMap(([k, v]) => [el("dt", { text: k }), el("dd", { text: "₹" + v })]))];
+}
+
 function renderOrder(o) {
   current = o;
   const sd = o.stamp_duty;
@@ -68,6 +79,7 @@ function renderOrder(o) {
     ["Cancelled", o.cancelledAt ? o.cancelledAt + " — " + ((o.cancellation && o.cancellation.reason) || "") : "No"]];
   $("facts").replaceChildren(...facts.flatMap(([k, v]) => [el("dt", { text: k }), el("dd", { text: v || "—" })]));
   $("duty").replaceChildren(...dutySection(sd.duty));
+  $("payment").replaceChildren(...paymentSection(o.payment));
   const u = sd.uploaded_document;
   $("document").replaceChildren(...(u ? [el("h2", { text: "Uploaded document" }),
     el("p", {}, el("a", { href: u.url, text: u.name, target: "_blank", rel: "noopener" })),

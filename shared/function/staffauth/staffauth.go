@@ -103,3 +103,24 @@ func as(serve Serve, refused error, roles ...string) func(r *http.Request) (any,
 		return serve(r, m.Email)
 	}
 }
+
+// Sub returns the pool's sub of the staff member signed in for r (the
+// opaque id their request's log line names them by), "" when none: what an
+// admin's ledger entries record of them (accounts.md: "logged with the
+// admin's sub").
+func Sub(r *http.Request) string {
+	rc, ok := core.GetAPIGatewayV2ContextFromContext(r.Context())
+	if !ok || rc.Authorizer == nil || rc.Authorizer.JWT == nil {
+		return ""
+	}
+	return rc.Authorizer.JWT.Claims["sub"]
+}
+
+// RequestID returns API Gateway's id of request r, "" when none.
+func RequestID(r *http.Request) string {
+	rc, ok := core.GetAPIGatewayV2ContextFromContext(r.Context())
+	if !ok {
+		return ""
+	}
+	return rc.RequestID
+}
