@@ -77,6 +77,10 @@ type accountItem struct {
 	Holds     int64      `dynamodbav:"th"`
 	Releases  int64      `dynamodbav:"tr"`
 	Last      *lastEntry `dynamodbav:"last,omitempty"`
+	// Listed is the key of the accounts index (accountsIndex): every
+	// write of the item sets it to the same value, so only the account's
+	// first write writes its index entry (ledgerscan.go).
+	Listed string `dynamodbav:"acct,omitempty"`
 }
 
 // lastEntry is an entry as the account item's last holds it.
@@ -220,13 +224,14 @@ func (s *Ledger) Apply(ctx context.Context, owner string, ch accounts.Change) (a
 	db, dh := e.Effects()
 	values := map[string]types.AttributeValue{
 		":one": n(1), ":z": n(0), ":at": n(e.CreatedAt.UnixMilli()), ":id": &types.AttributeValueMemberS{Value: e.ID},
+		":acct": listed,
 	}
 	last, err := attributevalue.Marshal(newLastEntry(e))
 	if err != nil {
 		return accounts.Applied{}, stampduty.Internal(fmt.Errorf("encode entry: %w", err))
 	}
 	values[":last"] = last
-	set := "SET n = if_not_exists(n, :z) + :one, #at = :at, #last = :last"
+	set := "SET n = if_not_exists(n, :z) + :one, #at = :at, #last = :last, acct = :acct"
 	add := ""
 	addN := func(attr string, v accounts.Money) {
 		if v == 0 {
@@ -372,7 +377,7 @@ func (s *Ledger) putEntries(ctx context.Context, owner string, es ...*accounts.E
 // not nil, unless the account is stored already (PutItem with
 // attribute_not_exists); then it returns the account as stored.
 func (s *Ledger) Open(ctx context.Context, owner string, a accounts.Account, opening *accounts.Entry) (accounts.Account, error) {
-	it := accountItem{Owner: owner, K: accountKey, At: time.Now().UnixMilli()}
+	it := accountItem{Owner: owner, K: accountKey, At: time.Now().UnixMilli(), Listed: listedValue}
 	if a.Limit != nil {
 		v := int64(*a.Limit)
 		it.Limit, it.Room = &v, v
@@ -430,8 +435,8 @@ func (s *Ledger) Configure(ctx context.Context, owner string, seq int64, limit, 
 		room += *limit
 	}
 	values := map[string]types.AttributeValue{":room": n(int64(room)), ":at": n(at.UnixMilli()), ":z": n(0),
-		":seq": n(seq), ":low": &types.AttributeValueMemberBOOL{Value: low}}
-	set := "SET room = :room, #at = :at, low = :low, n = if_not_exists(n, :z), bal = if_not_exists(bal, :z), held = if_not_exists(held, :z)"
+		":seq": n(seq), ":low": &types.AttributeValueMemberBOOL{Value: low}, ":acct": listed}
+	set := "SET room = :room, #at = :at, low = :low, acct = :acct, n = if_not_exists(n, :z), bal = if_not_exists(bal, :z), held = if_not_exists(held, :z)"
 	var remove []string
 	if limit != nil {
 		set += ", lim = :lim"
