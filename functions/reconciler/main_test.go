@@ -214,7 +214,30 @@ func TestReconcilerRepairsEachCrashPoint(t *testing.T) {
 	}
 	w.deleteEntry("broken", 2)
 
+	// In flight: a create that has just held and is storing its order,
+	// and an account whose newest writers may still be putting entries.
+	// The reconciler leaves both to a later run.
+	creating := kept[0]
+	seq2, err := w.ords.Reserve(ctx, "creating")
+	if err != nil {
+		t.Fatal(err)
+	}
+	creating.DocumentID = stampduty.WithSeq(creating.DocumentID, seq2)
+	if _, err := (&accounts.Ledger{Store: w.ledger}).Hold(ctx, "creating", creating); err != nil {
+		t.Fatal(err)
+	}
+	for _, ref := range []string{"UTR-4", "UTR-5"} {
+		if _, err := w.ledger.Apply(ctx, "writing", accounts.Change{Entry: accounts.Entry{ID: accounts.CreditID(ref), Type: accounts.TypeCredit,
+			Amount: accounts.Rupees(100), Reference: ref, By: accounts.ByAdmin, CreatedAt: time.Now()}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.deleteEntry("writing", 1)
+
 	got := w.pass()
+	if a := functest.Account(t, w.s.Env, "creating"); a.Held != accounts.Rupees(creating.StampDuty.TotalAmount) {
+		t.Errorf("creating: held %s, want the hold of the order being created kept", a.Held)
+	}
 	if got, want := got[metrics.LedgerRepairs], 4.0; got != want {
 		t.Errorf("LedgerRepairs = %v, want %v (one per crash point a–d)", got, want)
 	}
