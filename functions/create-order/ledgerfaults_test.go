@@ -312,3 +312,63 @@ func newestOrder(t *testing.T, m *money, owner string) stampduty.Order {
 	}
 	return os[0]
 }
+
+// TestParallelCreatesNeverPassTheLimit: a prepaid account (limit 0)
+// credited for exactly n orders gets 3n creates at once (8 at a time):
+// exactly n are created, the others answer 402 PaymentRequiredError, none
+// a 5xx, and available ends at exactly 0.00 with the money whole.
+func TestParallelCreatesNeverPassTheLimit(t *testing.T) {
+	const n, parallel = 10, 8
+	s := functest.New(t, "CreateOrderFunction", wire)
+	m := newMoney(s)
+	ctx := context.Background()
+	owner := localdb.DevOwner
+	const total = 200 // body()'s one paper of ₹200
+	zero := accounts.Money(0)
+	if _, err := m.ledger.Configure(ctx, owner, 0, &zero, nil, false, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.ledger.Apply(ctx, owner, accounts.Change{Entry: accounts.Entry{ID: accounts.CreditID("UTR-n"), Type: accounts.TypeCredit,
+		Amount: accounts.Rupees(n * total), Reference: "UTR-n", By: accounts.ByAdmin, CreatedAt: time.Now()}}); err != nil {
+		t.Fatal(err)
+	}
+	statuses := make(chan int, 3*n)
+	sem := make(chan struct{}, parallel)
+	var wg sync.WaitGroup
+	for range 3 * n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			r := s.Invoke(functest.Request("POST", "/api/live-orders", "", functest.DevHeaders, body(nil)))
+			if r.Status == 402 {
+				if e := r.Error(t); e.Error.Name != "PaymentRequiredError" {
+					t.Errorf("402 named %s", e.Error.Name)
+				}
+			}
+			statuses <- r.Status
+		}()
+	}
+	wg.Wait()
+	close(statuses)
+	count := map[int]int{}
+	for st := range statuses {
+		count[st]++
+	}
+	if count[200] != n || count[402] != 2*n || len(count) != 2 {
+		t.Errorf("answers %v, want %d × 200 and %d × 402, nothing else", count, n, 2*n)
+	}
+	a, stored := m.check(t, owner)
+	if stored != n {
+		t.Errorf("%d orders stored, want %d", stored, n)
+	}
+	for _, o := range func() []stampduty.Order { os, _, _ := m.ords.Page(ctx, owner, 1, 100); return os }() {
+		if o.StampDuty.TotalAmount != total {
+			t.Fatalf("an order of %d, want %d: the test's arithmetic is off", o.StampDuty.TotalAmount, total)
+		}
+	}
+	if av := a.Available(); av == nil || *av != 0 {
+		t.Errorf("available %v, want exactly 0.00", av)
+	}
+}
