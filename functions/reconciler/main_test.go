@@ -261,7 +261,9 @@ func TestReconcilerRepairsEachCrashPoint(t *testing.T) {
 		t.Errorf("cancelled: released %s, want %s", got, want)
 	}
 
+	w.s.Proxy.Take()
 	again := w.pass()
+	t.Logf("the second run, over %d accounts: %s", 8, w.s.Env.Operations(w.s.Proxy.Take()))
 	if got := again[metrics.LedgerRepairs]; got != 0 {
 		t.Errorf("second run: LedgerRepairs = %v, want 0 (every repair was made once)", got)
 	}
