@@ -125,3 +125,39 @@ func TestNotify(t *testing.T) {
 		}
 	})
 }
+
+// applying is a Store whose Apply answers the account after as the change
+// left it, and whose MarkLow is lowFlag's.
+type applying struct {
+	*lowFlag
+	after Account
+}
+
+func (s applying) Apply(_ context.Context, _ string, ch Change) (Applied, error) {
+	return Applied{Entry: ch.Entry, Account: s.after}, nil
+}
+
+// TestHoldTellsLowBalance: a hold that takes available below the
+// threshold tells account.low_balance through the Ledger's Events, and a
+// Ledger without Events tells nothing and marks nothing.
+func TestHoldTellsLowBalance(t *testing.T) {
+	zero, thr := Money(0), Rupees(1000)
+	after := Account{Owner: "acme", Balance: Rupees(1500), Held: Rupees(600), Limit: &zero, Threshold: &thr, Seq: 2}
+	o := stampduty.Order{DocumentID: "o1", StampDuty: stampduty.StampDuty{Amount: 600, Quantity: 1, TotalAmount: 600}}
+	flag := &lowFlag{}
+	quiet := &Ledger{Store: applying{flag, after}}
+	if _, err := quiet.Hold(context.Background(), "acme", o); err != nil {
+		t.Fatal(err)
+	}
+	if flag.low {
+		t.Error("a ledger without Events marked the account low")
+	}
+	sink := &events{}
+	told := &Ledger{Store: applying{flag, after}, Events: sink}
+	if _, err := told.Hold(context.Background(), "acme", o); err != nil {
+		t.Fatal(err)
+	}
+	if got := sink.types(); got != EventLowBalance || !flag.low {
+		t.Errorf("events %q, low %v; want %s and the account marked low", got, flag.low, EventLowBalance)
+	}
+}
