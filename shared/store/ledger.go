@@ -77,10 +77,6 @@ type accountItem struct {
 	Holds     int64      `dynamodbav:"th"`
 	Releases  int64      `dynamodbav:"tr"`
 	Last      *lastEntry `dynamodbav:"last,omitempty"`
-	// Listed is the key of the accounts index (accountsIndex): every
-	// write of the item sets it to the same value, so only the account's
-	// first write writes its index entry (ledgerscan.go).
-	Listed string `dynamodbav:"acct,omitempty"`
 }
 
 // lastEntry is an entry as the account item's last holds it.
@@ -224,14 +220,13 @@ func (s *Ledger) Apply(ctx context.Context, owner string, ch accounts.Change) (a
 	db, dh := e.Effects()
 	values := map[string]types.AttributeValue{
 		":one": n(1), ":z": n(0), ":at": n(e.CreatedAt.UnixMilli()), ":id": &types.AttributeValueMemberS{Value: e.ID},
-		":acct": listed,
 	}
 	last, err := attributevalue.Marshal(newLastEntry(e))
 	if err != nil {
 		return accounts.Applied{}, stampduty.Internal(fmt.Errorf("encode entry: %w", err))
 	}
 	values[":last"] = last
-	set := "SET n = if_not_exists(n, :z) + :one, #at = :at, #last = :last, acct = :acct"
+	set := "SET n = if_not_exists(n, :z) + :one, #at = :at, #last = :last"
 	add := ""
 	addN := func(attr string, v accounts.Money) {
 		if v == 0 {
@@ -296,7 +291,8 @@ func (s *Ledger) Apply(ctx context.Context, owner string, ch accounts.Change) (a
 	le := newLastEntry(e)
 	now.Last = &le
 	mine := now.newest()
-	if err := s.putEntries(ctx, owner, old.newest(), mine); err != nil {
+	// The account's first change lists it for the reconciler (ledgerscan.go).
+	if err := s.putWrites(ctx, owner, old.N == 0, old.newest(), mine); err != nil {
 		return accounts.Applied{}, err
 	}
 	return accounts.Applied{Entry: *mine, Account: now.account(owner)}, nil
@@ -356,7 +352,16 @@ const replayWindow = 32
 // putEntries stores es (nil ones skipped) at their seqs, in one
 // BatchWriteItem: plain puts of the same item whoever writes it.
 func (s *Ledger) putEntries(ctx context.Context, owner string, es ...*accounts.Entry) error {
+	return s.putWrites(ctx, owner, false, es...)
+}
+
+// putWrites is putEntries that also puts owner's listing (ledgerscan.go)
+// when list is true, in the same BatchWriteItem.
+func (s *Ledger) putWrites(ctx context.Context, owner string, list bool, es ...*accounts.Entry) error {
 	var writes []types.WriteRequest
+	if list {
+		writes = append(writes, s.listing(owner))
+	}
 	for _, e := range es {
 		if e == nil {
 			continue
@@ -377,7 +382,7 @@ func (s *Ledger) putEntries(ctx context.Context, owner string, es ...*accounts.E
 // not nil, unless the account is stored already (PutItem with
 // attribute_not_exists); then it returns the account as stored.
 func (s *Ledger) Open(ctx context.Context, owner string, a accounts.Account, opening *accounts.Entry) (accounts.Account, error) {
-	it := accountItem{Owner: owner, K: accountKey, At: time.Now().UnixMilli(), Listed: listedValue}
+	it := accountItem{Owner: owner, K: accountKey, At: time.Now().UnixMilli()}
 	if a.Limit != nil {
 		v := int64(*a.Limit)
 		it.Limit, it.Room = &v, v
@@ -412,7 +417,7 @@ func (s *Ledger) Open(ctx context.Context, owner string, a accounts.Account, ope
 	case err != nil:
 		return accounts.Account{}, writeFail("PutItem", err)
 	}
-	if err := s.putEntries(ctx, owner, it.newest()); err != nil {
+	if err := s.putWrites(ctx, owner, true, it.newest()); err != nil {
 		return accounts.Account{}, err
 	}
 	return it.account(owner), nil
@@ -435,8 +440,8 @@ func (s *Ledger) Configure(ctx context.Context, owner string, seq int64, limit, 
 		room += *limit
 	}
 	values := map[string]types.AttributeValue{":room": n(int64(room)), ":at": n(at.UnixMilli()), ":z": n(0),
-		":seq": n(seq), ":low": &types.AttributeValueMemberBOOL{Value: low}, ":acct": listed}
-	set := "SET room = :room, #at = :at, low = :low, acct = :acct, n = if_not_exists(n, :z), bal = if_not_exists(bal, :z), held = if_not_exists(held, :z)"
+		":seq": n(seq), ":low": &types.AttributeValueMemberBOOL{Value: low}}
+	set := "SET room = :room, #at = :at, low = :low, n = if_not_exists(n, :z), bal = if_not_exists(bal, :z), held = if_not_exists(held, :z)"
 	var remove []string
 	if limit != nil {
 		set += ", lim = :lim"
@@ -471,6 +476,11 @@ func (s *Ledger) Configure(ctx context.Context, owner string, seq int64, limit, 
 	it, err := decodeAccount(out.Attributes)
 	if err != nil {
 		return accounts.Account{}, stampduty.Internal(err)
+	}
+	if it.N == 0 { // an account set up before its first change: list it
+		if err := s.putWrites(ctx, owner, true); err != nil {
+			return accounts.Account{}, err
+		}
 	}
 	return it.account(owner), nil
 }
