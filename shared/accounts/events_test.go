@@ -161,3 +161,33 @@ func TestHoldTellsLowBalance(t *testing.T) {
 		t.Errorf("events %q, low %v; want %s and the account marked low", got, flag.low, EventLowBalance)
 	}
 }
+
+// TestNotifySettings: a lower limit or a higher threshold that leaves
+// available below the threshold tells account.low_balance once, about
+// the account's newest entry.
+func TestNotifySettings(t *testing.T) {
+	ctx := context.Background()
+	thr := Rupees(1000)
+	limit := Rupees(500)
+	a := Account{Owner: "acme", Balance: Rupees(1200), Held: Rupees(400), Limit: &limit, Threshold: &thr, Seq: 7}
+	newest := holdOf("o7", 400)
+	l := &Ledger{Store: &lowFlag{}}
+	sink := &events{}
+	if err := l.NotifySettings(ctx, "acme", a, &newest, sink); err != nil {
+		t.Fatal(err)
+	}
+	if got := sink.types(); got != "" {
+		t.Fatalf("available %s above the threshold: events %q", *a.Available(), got)
+	}
+	lower := Money(0)
+	a.Limit = &lower
+	for range 2 {
+		if err := l.NotifySettings(ctx, "acme", a, &newest, sink); err != nil {
+			t.Fatal(err)
+		}
+		a.Low = true // as the account now stores it
+	}
+	if got := sink.types(); got != EventLowBalance || sink.got[0].Entry.ID != newest.ID {
+		t.Errorf("events %q about %v, want one %s about %s", got, sink.got, EventLowBalance, newest.ID)
+	}
+}
