@@ -2,7 +2,7 @@
 # The functions of template.yaml (SAM runs `make build-<LogicalId>` for each)
 # and the directory under functions/ each is built from.
 
-FUNCTIONS := CancelOrderFunction ConsoleAdminFunction ConsoleFunction ConsolePagesFunction CreateOrderFunction DownloadFileFunction FileSweeperFunction GetOrderFunction ListArticlesFunction ListOrdersFunction NotFoundFunction OpsFunction StampDutyQuotesFunction UploadDocumentFunction WebhookDispatchFunction WebhooksFunction
+FUNCTIONS := CancelOrderFunction ConsoleAdminFunction ConsoleFunction ConsolePagesFunction CreateOrderFunction DownloadFileFunction FileSweeperFunction GetOrderFunction ListArticlesFunction ListOrdersFunction NotFoundFunction OpsFunction ReconcilerFunction StampDutyQuotesFunction UploadDocumentFunction WebhookDispatchFunction WebhooksFunction
 
 FUNCTION_DIR_CancelOrderFunction := cancel-order
 FUNCTION_DIR_ConsoleAdminFunction := console-admin
@@ -16,6 +16,7 @@ FUNCTION_DIR_ListArticlesFunction := list-articles
 FUNCTION_DIR_ListOrdersFunction := list-orders
 FUNCTION_DIR_NotFoundFunction := not-found
 FUNCTION_DIR_OpsFunction := ops
+FUNCTION_DIR_ReconcilerFunction := reconciler
 FUNCTION_DIR_StampDutyQuotesFunction := stamp-duty-quotes
 FUNCTION_DIR_UploadDocumentFunction := upload-document
 FUNCTION_DIR_WebhookDispatchFunction := webhook-dispatch

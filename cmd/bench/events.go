@@ -37,8 +37,9 @@ var scheduledLabels = map[string]string{dispatchID: "webhook dispatch"}
 // coldOnly names the scheduled functions measured by their cold start
 // (section 1) only: the file sweeper, whose runs find nothing due on the
 // quiet tables; its cost per upload is the uploads' own (shared/orders
-// TestUploadCosts).
-var coldOnly = map[string]bool{"FileSweeperFunction": true}
+// TestUploadCosts); and the ledger's reconciler, whose calls per run are
+// counted by its own test (functions/reconciler).
+var coldOnly = map[string]bool{"FileSweeperFunction": true, "ReconcilerFunction": true}
 
 // onePass is the timeout of the scheduled instances of section 1: their
 // run's deadline is past its last-pass margin already, so the first

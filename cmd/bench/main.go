@@ -122,6 +122,7 @@ type bench struct {
 	catalogue                        []catalogueSize // section 12: the sample, then thousands
 	load                             loadResults     // sections 13 and 14
 	drain                            []drainArm      // section 15
+	ledger                           []ledgerArm     // section 16
 }
 
 // run measures everything and writes the report to out, and its Markdown to

@@ -27,6 +27,7 @@ func (b *bench) sections() []section {
 		{"catalogue", b.measureCatalogue, []func() (*table, error){b.catalogueTable}},
 		{"load", b.measureLoad, []func() (*table, error){b.loadTable, b.mixedTable}},
 		{"drain", b.measureDrain, []func() (*table, error){b.drainTable}},
+		{"ledger", b.measureLedger, []func() (*table, error){b.ledgerTable}},
 	}
 }
 

@@ -88,6 +88,9 @@ type Ledger struct {
 	// from now on; nil is unlimited.
 	DefaultLimit *Money
 	Now          func() time.Time
+	// Events receives the account events the changes tell (events.go,
+	// Notify); nil tells nothing, and costs the changes nothing.
+	Events Sink
 }
 
 func (l *Ledger) now() time.Time {
@@ -145,6 +148,11 @@ func (l *Ledger) Hold(ctx context.Context, owner string, o stampduty.Order) (App
 	var nr *NoRoomError
 	if errors.As(err, &nr) {
 		return Applied{}, PaymentRequired(ch.Entry.Amount, nr.Account)
+	}
+	if err == nil && l.Events != nil {
+		// The hold is made: a failure to tell of it does not undo it (the
+		// caller is told when the next change finds the account low).
+		_ = l.Notify(ctx, owner, a, l.Events)
 	}
 	return a, err
 }

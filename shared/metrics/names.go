@@ -62,6 +62,12 @@ const (
 	DynamoDBThrottles Name = "DynamoDBThrottles"
 	// DynamoDBRetries counts DynamoDB calls retried by the SDK.
 	DynamoDBRetries Name = "DynamoDBRetries"
+	// LedgerRepairs counts the writes the ledger's reconciler made that a
+	// crash had left unmade (accounts.md): one per repair.
+	LedgerRepairs Name = "LedgerRepairs"
+	// LedgerMismatch counts the accounts a reconciler run found whose sums
+	// disagree (it repairs none of them): any is a fault to look into.
+	LedgerMismatch Name = "LedgerMismatch"
 )
 
 // Dimension names.
@@ -100,6 +106,8 @@ var Defs = []Def{
 	{OldestDueAge, Seconds, nil},
 	{DynamoDBThrottles, Count, []string{FunctionName}},
 	{DynamoDBRetries, Count, []string{FunctionName}},
+	{LedgerRepairs, Count, nil},
+	{LedgerMismatch, Count, nil},
 }
 
 // Lookup returns the declaration of the metric name.

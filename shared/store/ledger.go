@@ -291,7 +291,8 @@ func (s *Ledger) Apply(ctx context.Context, owner string, ch accounts.Change) (a
 	le := newLastEntry(e)
 	now.Last = &le
 	mine := now.newest()
-	if err := s.putEntries(ctx, owner, old.newest(), mine); err != nil {
+	// The account's first change lists it for the reconciler (ledgerscan.go).
+	if err := s.putWrites(ctx, owner, old.N == 0, old.newest(), mine); err != nil {
 		return accounts.Applied{}, err
 	}
 	return accounts.Applied{Entry: *mine, Account: now.account(owner)}, nil
@@ -351,7 +352,16 @@ const replayWindow = 32
 // putEntries stores es (nil ones skipped) at their seqs, in one
 // BatchWriteItem: plain puts of the same item whoever writes it.
 func (s *Ledger) putEntries(ctx context.Context, owner string, es ...*accounts.Entry) error {
+	return s.putWrites(ctx, owner, false, es...)
+}
+
+// putWrites is putEntries that also puts owner's listing (ledgerscan.go)
+// when list is true, in the same BatchWriteItem.
+func (s *Ledger) putWrites(ctx context.Context, owner string, list bool, es ...*accounts.Entry) error {
 	var writes []types.WriteRequest
+	if list {
+		writes = append(writes, s.listing(owner))
+	}
 	for _, e := range es {
 		if e == nil {
 			continue
@@ -407,7 +417,7 @@ func (s *Ledger) Open(ctx context.Context, owner string, a accounts.Account, ope
 	case err != nil:
 		return accounts.Account{}, writeFail("PutItem", err)
 	}
-	if err := s.putEntries(ctx, owner, it.newest()); err != nil {
+	if err := s.putWrites(ctx, owner, true, it.newest()); err != nil {
 		return accounts.Account{}, err
 	}
 	return it.account(owner), nil
@@ -466,6 +476,11 @@ func (s *Ledger) Configure(ctx context.Context, owner string, seq int64, limit, 
 	it, err := decodeAccount(out.Attributes)
 	if err != nil {
 		return accounts.Account{}, stampduty.Internal(err)
+	}
+	if it.N == 0 { // an account set up before its first change: list it
+		if err := s.putWrites(ctx, owner, true); err != nil {
+			return accounts.Account{}, err
+		}
 	}
 	return it.account(owner), nil
 }
