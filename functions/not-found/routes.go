@@ -5,6 +5,12 @@ package main
 // templateRoutes returns the routes of template.yaml but the catch-all.
 func templateRoutes() []route {
 	return []route{
+		{"GET", "/api/account"},
+		{"PUT", "/api/account"},
+		{"GET", "/api/account/entries"},
+		{"GET", "/api/account/entries.csv"},
+		{"GET", "/api/account/statements/{month}"},
+		{"POST", "/api/account/test-credits"},
 		{"GET", "/api/console/callers"},
 		{"POST", "/api/console/callers"},
 		{"GET", "/api/console/callers/{owner}/tokens"},

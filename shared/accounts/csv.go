@@ -3,7 +3,7 @@ package accounts
 import (
 	"encoding/csv"
 	"io"
-	"time"
+	"stampduty/shared/stampduty"
 )
 
 // CSVHeader is the header row of an entries export: the entry's fields
@@ -32,7 +32,7 @@ func NewCSVWriter(w io.Writer) (*CSVWriter, error) {
 func (c *CSVWriter) Write(es []Entry) error {
 	for _, e := range es {
 		row := []string{Cell(e.ID), Cell(e.Type), e.Amount.Plain(), e.BalanceAfter.Plain(), e.HeldAfter.Plain(),
-			Cell(e.Order), Cell(e.Fulfillment), Cell(e.Reference), Cell(e.Note), Cell(e.By), e.CreatedAt.UTC().Format(time.RFC3339Nano)}
+			Cell(e.Order), Cell(e.Fulfillment), Cell(e.Reference), Cell(e.Note), Cell(e.By), stampduty.FormatTime(e.CreatedAt)}
 		if err := c.w.Write(row); err != nil {
 			return err
 		}

@@ -93,8 +93,8 @@ func TestCSVWriter(t *testing.T) {
 			t.Errorf("note %q, want %q", got, want)
 		}
 	})
-	t.Run("CreatedAtIsRFC3339", func(t *testing.T) {
-		if got, want := rows[1][col("createdAt")], "2026-04-01T10:00:00Z"; got != want {
+	t.Run("CreatedAtIsTheAPIsTime", func(t *testing.T) {
+		if got, want := rows[1][col("createdAt")], "2026-04-01T10:00:00.000Z"; got != want {
 			t.Errorf("createdAt %q, want %q", got, want)
 		}
 	})

@@ -265,16 +265,9 @@ func (c *Caller) bounds(ctx context.Context, owner string, from, before time.Tim
 // openingBalance + credits − charges + adjustments = closingBalance and
 // openingHeld + holds − releases − charges = closingHeld, exactly.
 type Statement struct {
-	Month          string `json:"month"`
-	OpeningBalance Money  `json:"openingBalance"`
-	Credits        Money  `json:"credits"`
-	Charges        Money  `json:"charges"`
-	Adjustments    Money  `json:"adjustments"`
-	ClosingBalance Money  `json:"closingBalance"`
-	OpeningHeld    Money  `json:"openingHeld"`
-	Holds          Money  `json:"holds"`
-	Releases       Money  `json:"releases"`
-	ClosingHeld    Money  `json:"closingHeld"`
+	Month                                                     string
+	OpeningBalance, Credits, Charges, Adjustments             Money
+	ClosingBalance, OpeningHeld, Holds, Releases, ClosingHeld Money
 }
 
 // StatementOf subtracts the running totals before a month (opening) from
