@@ -70,9 +70,6 @@ type accountBody struct {
 		Livemode                                    bool
 		UpdatedAt                                   *string
 	} `json:"data"`
-	Raw struct {
-		Data json.RawMessage `json:"data"`
-	} `json:"-"`
 }
 
 type entryBody struct {
@@ -90,9 +87,6 @@ type entriesBody struct {
 		NextCursor *string `json:"nextCursor"`
 	} `json:"meta"`
 }
-
-// ptr returns s's address.
-func ptr(s string) *string { return &s }
 
 // str writes p, nil as "null".
 func str(p *string) string {

@@ -194,6 +194,25 @@ func TestEntriesPages(t *testing.T) {
 		}
 		t.Logf("createdAt bounds in %d entries: %s", n, f.env.Operations(calls))
 	})
+	t.Run("ExportReadsEachEntryOnce", func(t *testing.T) {
+		f.proxy.SetMode(storetest.Account)
+		defer f.proxy.SetMode(storetest.Record)
+		f.proxy.Take()
+		var got []int64
+		n, err := f.caller.Export(ctx, "acme", start, start.Add(n*time.Minute), func(es []accounts.Entry) error {
+			got = append(got, seqs(es)...)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		slices.Reverse(got)
+		if n != 1300 || !slices.Equal(got, span(1300, 1)) {
+			t.Errorf("%d rows, seqs %d … ; want 1,300 oldest first", n, got[0])
+		}
+		ops, rcu := f.cost(f.proxy.Take())
+		t.Logf("a CSV of %d rows: %s, %.1f RCU", n, ops, rcu)
+	})
 	t.Run("BoundBetweenEntries", func(t *testing.T) {
 		p, err := f.caller.Entries(ctx, "acme", accounts.EntryQuery{From: start.Add(99*time.Minute + 30*time.Second), Page: 1, PageSize: 5})
 		if err != nil {
