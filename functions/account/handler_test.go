@@ -241,8 +241,18 @@ func testCredits(t *testing.T, s *functest.Stack, acme, acmeTest client) {
 	t.Run("ErrAmountAsNumber", func(t *testing.T) {
 		wantError(t, acmeTest.do("POST", "/api/account/test-credits", "", `{"data": {"amount": 10}}`), http.StatusBadRequest, "amount", "must be a string")
 	})
+	t.Run("RequestsWithoutAKeyAreEachTheirOwn", func(t *testing.T) {
+		one := functest.OK[credited](t, acmeTest.do("POST", "/api/account/test-credits", "", `{"data": {"amount": "1.00"}}`)).Data
+		two := functest.OK[credited](t, acmeTest.do("POST", "/api/account/test-credits", "", `{"data": {"amount": "1.00"}}`)).Data
+		if one.Entry.ID == two.Entry.ID {
+			t.Errorf("two requests without a key wrote one credit, %s", one.Entry.ID)
+		}
+		if a := functest.Account(t, s.Env, owner); a.Balance != accounts.TestOpening-accounts.Rupees(o.StampDuty.Amount)+accounts.Rupees(2) {
+			t.Errorf("balance %s, want both credits of 1.00", a.Balance)
+		}
+	})
 	t.Run("RetriedRequestWritesOnce", func(t *testing.T) {
-		body := fmt.Sprintf(`{"data": {"amount": %q}}`, spent)
+		body := fmt.Sprintf(`{"data": {"amount": "%d.00"}}`, o.StampDuty.Amount-2)
 		first := functest.OK[credited](t, acmeTest.do("POST", "/api/account/test-credits", "", body, "Idempotency-Key", "topup-1")).Data
 		again := functest.OK[credited](t, acmeTest.do("POST", "/api/account/test-credits", "", body, "Idempotency-Key", "topup-1")).Data
 		if first.Entry.ID != again.Entry.ID || first.Entry.Type != "credit" || first.Entry.By != "caller" || str(first.Entry.Reference) != "test-credit" {
