@@ -2,8 +2,9 @@
 # The functions of template.yaml (SAM runs `make build-<LogicalId>` for each)
 # and the directory under functions/ each is built from.
 
-FUNCTIONS := CancelOrderFunction ConsoleAdminFunction ConsoleFunction ConsolePagesFunction CreateOrderFunction DownloadFileFunction FileSweeperFunction GetOrderFunction ListArticlesFunction ListOrdersFunction NotFoundFunction OpsFunction ReconcilerFunction StampDutyQuotesFunction UploadDocumentFunction WebhookDispatchFunction WebhooksFunction
+FUNCTIONS := AccountFunction CancelOrderFunction ConsoleAdminFunction ConsoleFunction ConsolePagesFunction CreateOrderFunction DownloadFileFunction FileSweeperFunction GetOrderFunction ListArticlesFunction ListOrdersFunction NotFoundFunction OpsFunction ReconcilerFunction StampDutyQuotesFunction UploadDocumentFunction WebhookDispatchFunction WebhooksFunction
 
+FUNCTION_DIR_AccountFunction := account
 FUNCTION_DIR_CancelOrderFunction := cancel-order
 FUNCTION_DIR_ConsoleAdminFunction := console-admin
 FUNCTION_DIR_ConsoleFunction := console

@@ -7,6 +7,7 @@ package main
 // not name, one for each function of template.yaml with routes: see
 // cmd/internal/generate.
 var defaultRequests = []request{
+	{Function: "AccountFunction", Event: "account-get", Row: "account-get %s", Endpoint: "GET /api/account (account)"},
 	{Function: "CancelOrderFunction", Event: "cancel-order", Row: "cancel-order %s", Endpoint: "DELETE /api/live-orders/{documentId} (cancel-order)", Orders: true, Order: anyOrder},
 	{Function: "ConsoleAdminFunction", Event: "console-admin", Row: "console-admin %s", Endpoint: "GET /api/console/callers (console-admin)"},
 	{Function: "ConsoleFunction", Event: "console-me", Row: "console-me %s", Endpoint: "GET /api/console/me (console)"},

@@ -5,6 +5,18 @@ package main
 // templateRoutes returns the routes of template.yaml but the catch-all.
 func templateRoutes() []route {
 	return []route{
+		{"GET", "/api/account"},
+		{"PUT", "/api/account"},
+		{"GET", "/api/account/entries"},
+		{"GET", "/api/account/entries.csv"},
+		{"GET", "/api/account/statements/{month}"},
+		{"POST", "/api/account/test-credits"},
+		{"GET", "/api/console/accounts/{owner}"},
+		{"POST", "/api/console/accounts/{owner}/adjustments"},
+		{"POST", "/api/console/accounts/{owner}/credits"},
+		{"GET", "/api/console/accounts/{owner}/entries"},
+		{"GET", "/api/console/accounts/{owner}/entries.csv"},
+		{"PUT", "/api/console/accounts/{owner}/limit"},
 		{"GET", "/api/console/callers"},
 		{"POST", "/api/console/callers"},
 		{"GET", "/api/console/callers/{owner}/tokens"},

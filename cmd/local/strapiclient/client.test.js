@@ -253,3 +253,18 @@ test('errors: a path the API does not have is HTTPNotFoundError with the envelop
   const e = await envelope(err);
   assert.deepEqual([e.status, e.name, e.message], [404, 'NotFoundError', 'Not Found']);
 });
+
+test('account: the client reads the account and a page of its entries, which agree', async () => {
+  const res = await client.fetch('/account');
+  assert.equal(res.status, 200);
+  const { data } = await res.json();
+  assert.equal(data.currency, 'INR');
+  assert.match(data.balance, /^-?\d+\.\d{2}$/);
+  assert.match(data.held, /^\d+\.\d{2}$/);
+  const page = await (await client.fetch(`/account/entries?${qs.stringify({ pagination: { pageSize: 1 } })}`)).json();
+  assert.equal(page.meta.pagination.pageSize, 1);
+  if (page.data.length > 0) { // the newest entry's after-values are the account's
+    assert.equal(page.data[0].balanceAfter, data.balance);
+    assert.equal(page.data[0].heldAfter, data.held);
+  }
+});
