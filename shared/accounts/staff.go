@@ -182,7 +182,11 @@ func (s *Staff) Credit(ctx context.Context, owner string, amount Money, referenc
 		if err != nil {
 			return Applied{}, err
 		}
-		return Applied{Entry: e, Account: a, Replayed: true}, nil
+		replay := Applied{Entry: e, Account: a, Replayed: true}
+		if err := s.tell(ctx, owner, replay); err != nil {
+			return Applied{}, err
+		}
+		return replay, nil
 	}
 	entry := Entry{ID: id, Type: TypeCredit, Amount: amount, Reference: ref, Note: note, By: ByAdmin, Sub: sub, CreatedAt: now}
 	after := c.After
@@ -196,7 +200,11 @@ func (s *Staff) Credit(ctx context.Context, owner string, amount Money, referenc
 				return Applied{}, err
 			}
 			if found != nil {
-				return s.settled(ctx, owner, ref, Applied{Entry: *found, Account: cur, Replayed: true})
+				replay := Applied{Entry: *found, Account: cur, Replayed: true}
+				if err := s.tell(ctx, owner, replay); err != nil {
+					return Applied{}, err
+				}
+				return s.settled(ctx, owner, ref, replay)
 			}
 			a = cur
 		}
@@ -204,6 +212,9 @@ func (s *Staff) Credit(ctx context.Context, owner string, amount Money, referenc
 		applied, err := s.Store.Apply(ctx, owner, Change{Entry: entry, IfSeq: &seq})
 		switch {
 		case err == nil:
+			if err := s.tell(ctx, owner, applied); err != nil {
+				return Applied{}, err
+			}
 			return s.settled(ctx, owner, ref, applied)
 		case errors.Is(err, ErrChanged):
 			after = seq
@@ -260,7 +271,31 @@ func (s *Staff) Adjust(ctx context.Context, owner string, amount Money, note, re
 			"The adjustment of %s would take available below zero: %s is available. An adjustment never takes available below zero.",
 			amount.Indian(), avail.Indian())
 	}
-	return a, err
+	if err != nil {
+		return Applied{}, err
+	}
+	if err := s.tell(ctx, owner, a); err != nil {
+		return Applied{}, err
+	}
+	return a, nil
+}
+
+// tell notifies the Ledger's Events of a, a staff change of owner's
+// account (Notify: account.credited, account.low_balance). A replay is
+// told again, with the same event ids, when nothing came after its entry
+// (a request retried after its change was applied but before its events
+// were kept: the retry publishes them); else the account is no longer as
+// the entry left it, and its events were the first request's to publish.
+// A failure is the request's: the change stays, and a retry of the same
+// request answers the same entry and publishes again.
+func (s *Staff) tell(ctx context.Context, owner string, a Applied) error {
+	if s.Events == nil || a.Replayed && a.Account.Seq != a.Entry.Seq {
+		return nil
+	}
+	if err := s.Notify(ctx, owner, a, s.Events); err != nil {
+		return fmt.Errorf("tell the events of %s on %s: %w", a.Entry.ID, owner, err)
+	}
+	return nil
 }
 
 // SetLimit sets owner's credit limit (nil: unlimited) by the admin sub.
