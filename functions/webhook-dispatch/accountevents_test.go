@@ -122,6 +122,13 @@ func TestAccountEventsAreDelivered(t *testing.T) {
 		}
 	})
 
+	// The same credit again at once (a retried request: nothing came
+	// after it, so it is told again, with the same id, and a delivered
+	// job is not put again).
+	if again, err := w.staff.Credit(ctx, owner, accounts.Rupees(1000), "UTR-E1", "NEFT", "admin-sub"); err != nil || !again.Replayed {
+		t.Fatalf("credit again: %+v, %v; want the first, replayed", again, err)
+	}
+
 	// A threshold, then holds: 700 available, 400 (crosses: told), 300
 	// (still below: not told), a credit to 1300 (re-arms), 400 (told again).
 	a, err := w.staff.Account(ctx, owner)
