@@ -90,6 +90,8 @@ func TestAccountEventsAreDelivered(t *testing.T) {
 	low := w.register(owner, "/low", accounts.EventLowBalance)
 	w.register(owner, "/orders", stampduty.EventOrderCreated)
 	w.register(other, "/other", accounts.EventCredited, accounts.EventLowBalance)
+	const limited = "acct-events-limit"
+	limitLow := w.register(limited, "/limit-low", accounts.EventLowBalance)
 
 	zero, threshold := accounts.Money(0), accounts.Rupees(500)
 	if _, err := w.staff.SetLimit(ctx, owner, &zero, false, "admin-sub"); err != nil {
@@ -150,7 +152,30 @@ func TestAccountEventsAreDelivered(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.hold(owner, 3, 900)
+
+	// An admin lowers a limit below the threshold: told once, with no
+	// entry (the account has none), not again when it is lowered more.
+	for i, rupees := range []int64{1000, 200, 100} {
+		l := accounts.Rupees(rupees)
+		after, err := w.staff.SetLimit(ctx, limited, &l, false, "admin-sub")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			if _, err := w.staff.Store.Configure(ctx, limited, after.Seq, after.Limit, &threshold, after.Low, time.Now()); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	w.dispatch()
+
+	t.Run("ALimitLoweredBelowTheThresholdTellsOnce", func(t *testing.T) {
+		got := w.accountEvents("/limit-low", limitLow.Secret)
+		if len(got) != 1 || got[0].Type != accounts.EventLowBalance || got[0].Data.Entry != nil || got[0].Data.Account.Available == nil ||
+			*got[0].Data.Account.Available != "200.00" {
+			t.Errorf("/limit-low got %+v; want one account.low_balance at 200.00 available, no entry", got)
+		}
+	})
 
 	t.Run("LowBalanceOncePerCrossing", func(t *testing.T) {
 		got := w.accountEvents("/low", low.Secret)

@@ -280,6 +280,30 @@ func (s *Staff) Adjust(ctx context.Context, owner string, amount Money, note, re
 	return a, nil
 }
 
+// tellSettings tells account.low_balance (NotifySettings) when a new
+// limit took owner's account, now after, below its threshold, with its
+// newest entry (read only then; none for an account without entries). A
+// failure is the request's; the limit stays saved. Whoever marks the
+// account low tells it: if the publish fails after the mark, this
+// crossing goes untold and the next one is told (DECISIONS.md).
+func (s *Staff) tellSettings(ctx context.Context, owner string, after Account) error {
+	if s.Events == nil || !IsLow(after) || after.Low {
+		return nil
+	}
+	var newest *Entry
+	if after.Seq > 0 {
+		e, err := s.Refs.Entry(ctx, owner, after.Seq)
+		if err != nil {
+			return fmt.Errorf("tell the low balance of %s: %w", owner, err)
+		}
+		newest = &e
+	}
+	if err := s.NotifySettings(ctx, owner, after, newest, s.Events); err != nil {
+		return fmt.Errorf("tell the low balance of %s: %w", owner, err)
+	}
+	return nil
+}
+
 // tell notifies the Ledger's Events of a, a staff change of owner's
 // account (Notify: account.credited, account.low_balance). A replay is
 // told again, with the same event ids, when nothing came after its entry
@@ -322,6 +346,9 @@ func (s *Staff) SetLimit(ctx context.Context, owner string, limit *Money, confir
 		}
 		var after Account
 		after, err = s.Store.Configure(ctx, owner, a.Seq, limit, a.Threshold, a.Low, s.now())
+		if err == nil {
+			return after, s.tellSettings(ctx, owner, after)
+		}
 		if !errors.Is(err, ErrChanged) {
 			return after, err
 		}
