@@ -8,6 +8,7 @@ import (
 	"stampduty/shared/accounts"
 	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/localdb"
+	"stampduty/shared/testkit/storetest"
 	"stampduty/shared/webhooks"
 )
 
@@ -34,7 +35,27 @@ func TestACreditTellsTheCallersWebhooks(t *testing.T) {
 	base := "/api/console/accounts/" + owner
 	jobs := s.Env.DB().Deliveries(s.Env.Table("DeliveriesTable"))
 
+	s.Proxy.SetMode(storetest.Account)
+	s.Proxy.Take()
 	r := answer[recordedResponse](t, sendTo(t, s, adminClaims, http.MethodPost, base+"/credits", "", nil, `{"data":{"amount":"25.00","reference":"UTR-W1"}}`), http.StatusCreated)
+	// What the event adds to the credit: one read of the caller's
+	// webhooks and one job put per subscriber, 3 WCU as an order event's
+	// (the job under 1 KB, and its entries in the due and waiting indexes).
+	var hooks, puts int
+	var wcu float64
+	for _, c := range storetest.Requests(s.Proxy.Take()) {
+		switch c.Table {
+		case s.Env.Table("WebhooksTable"):
+			hooks++
+		case s.Env.Table("DeliveriesTable"):
+			puts++
+			wcu += c.Billed.Write
+		}
+	}
+	t.Logf("the event added %d webhooks read(s), %d job put(s), %.1f WCU", hooks, puts, wcu)
+	if hooks != 1 || puts != 1 || wcu > 3 {
+		t.Errorf("the event added %d reads of the webhooks, %d puts (%.1f WCU); want 1 and 1 (3 WCU)", hooks, puts, wcu)
+	}
 	a := functest.Account(t, s.Env, owner)
 	id := accounts.EventID(owner, accounts.EventCredited, a.Seq, r.Data.Entry.ID)
 	j, ok, err := jobs.Job(t.Context(), owner, h.DocumentID, id)
