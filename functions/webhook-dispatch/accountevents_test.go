@@ -90,6 +90,7 @@ func TestAccountEventsAreDelivered(t *testing.T) {
 	low := w.register(owner, "/low", accounts.EventLowBalance)
 	w.register(owner, "/orders", stampduty.EventOrderCreated)
 	w.register(other, "/other", accounts.EventCredited, accounts.EventLowBalance)
+	testHook := w.register(stampduty.TestOwnerOf(owner), "/test-credited", accounts.EventCredited)
 	const limited = "acct-events-limit"
 	limitLow := w.register(limited, "/limit-low", accounts.EventLowBalance)
 
@@ -101,8 +102,18 @@ func TestAccountEventsAreDelivered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A test credit on the caller's test account (test-mode.md).
+	if _, err := w.staff.Credit(ctx, stampduty.TestOwnerOf(owner), accounts.Rupees(5), "UTR-T1", "", "admin-sub"); err != nil {
+		t.Fatal(err)
+	}
 	w.dispatch()
 
+	t.Run("ATestAccountsEventsGoToTestWebhooksOnly", func(t *testing.T) {
+		got := w.accountEvents("/test-credited", testHook.Secret)
+		if len(got) != 1 || got[0].Livemode || got[0].Data.Account.Livemode || got[0].Data.Entry == nil || got[0].Data.Entry.Amount != "5.00" {
+			t.Errorf("/test-credited got %+v; want the test credit, livemode false", got)
+		}
+	})
 	t.Run("ACreditIsDeliveredSignedWithTheAccountAndEntry", func(t *testing.T) {
 		got := w.accountEvents("/credited", credited.Secret)
 		if len(got) != 1 {
