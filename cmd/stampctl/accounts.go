@@ -17,6 +17,7 @@ import (
 	"stampduty/shared/callers"
 	"stampduty/shared/stampduty"
 	"stampduty/shared/store"
+	"stampduty/shared/webhooks"
 )
 
 // ledgerSpec is the ledger table: the callers' accounts and their entries.
@@ -98,12 +99,19 @@ type accountsCtx struct {
 }
 
 // accountsOpen checks the caller exists (its record, or its tokens for a
-// caller from before records) and opens the ledger table.
-func (c *cli) accountsOpen(f accountFlags) (*accountsCtx, error) {
+// caller from before records) and opens the ledger table; with tell (the
+// commands that change the account), also the webhooks and deliveries
+// tables, where its changes put the account events they tell
+// (accounts.md, Events) for the dispatch function to deliver.
+func (c *cli) accountsOpen(f accountFlags, tell bool) (*accountsCtx, error) {
 	if *f.owner == "" {
 		return nil, usagef("--owner is required")
 	}
-	db, ts, err := c.open(tokensSpec, ledgerSpec)
+	specs := []tableSpec{tokensSpec, ledgerSpec}
+	if tell {
+		specs = append(specs, webhooksSpec, deliveriesSpec)
+	}
+	db, ts, err := c.open(specs...)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +120,11 @@ func (c *cli) accountsOpen(f accountFlags) (*accountsCtx, error) {
 		return nil, storeErr("find the caller", err, ts...)
 	}
 	l := db.Ledger(ts[1].name)
-	a := &accountsCtx{staff: &accounts.Staff{Ledger: &accounts.Ledger{Store: l, Now: c.now}, Refs: l.References()},
+	ledger := &accounts.Ledger{Store: l, Now: c.now}
+	if tell {
+		ledger.Events = &webhooks.Publisher{Hooks: db.Webhooks(ts[2].name), Jobs: db.Deliveries(ts[3].name)}
+	}
+	a := &accountsCtx{staff: &accounts.Staff{Ledger: ledger, Refs: l.References()},
 		ledger: l, name: *f.owner, key: *f.owner, mode: "live", tables: ts}
 	if *f.test {
 		a.key, a.mode = stampduty.TestOwnerOf(*f.owner), "test"
@@ -150,7 +162,7 @@ func (c *cli) accountsShow(fs *flag.FlagSet, args []string) error {
 	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
 	}
-	ac, err := c.accountsOpen(f)
+	ac, err := c.accountsOpen(f, false)
 	if err != nil {
 		return err
 	}
@@ -173,7 +185,7 @@ func (c *cli) accountsEntries(fs *flag.FlagSet, args []string) error {
 	if *size < 1 || *size > 100 || *before < 0 {
 		return usagef("accounts entries: --page-size is 1 to 100, --before a seq")
 	}
-	ac, err := c.accountsOpen(f)
+	ac, err := c.accountsOpen(f, false)
 	if err != nil {
 		return err
 	}
@@ -236,7 +248,7 @@ func (c *cli) accountsCredit(fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
-	ac, err := c.accountsOpen(f)
+	ac, err := c.accountsOpen(f, true)
 	if err != nil {
 		return err
 	}
@@ -276,7 +288,7 @@ func (c *cli) accountsAdjust(fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
-	ac, err := c.accountsOpen(f)
+	ac, err := c.accountsOpen(f, true)
 	if err != nil {
 		return err
 	}
@@ -319,7 +331,7 @@ func (c *cli) accountsLimit(fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
-	ac, err := c.accountsOpen(f)
+	ac, err := c.accountsOpen(f, true)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"stampduty/shared/accounts"
 	"stampduty/shared/stampduty"
+	"stampduty/shared/webhooks"
 )
 
 // TestAccountsCommands: stampctl shows a caller's account and its
@@ -17,9 +18,16 @@ import (
 func TestAccountsCommands(t *testing.T) {
 	h := newHarness(t)
 	h.vars["LEDGER_TABLE"] = h.env.Table("LedgerTable")
+	h.vars["WEBHOOKS_TABLE"], h.vars["DELIVERIES_TABLE"] = h.env.Table("WebhooksTable"), h.env.Table("DeliveriesTable")
 	ledger := h.db.Ledger(h.env.Table("LedgerTable"))
 	by := map[string]string{"STAMPDUTY_BY": "arn:aws:iam::123456789012:user/asha"}
 	h.ok(t, by, "callers", "create", "acme")
+	reg := &webhooks.Registry{Hooks: h.db.Webhooks(h.vars["WEBHOOKS_TABLE"]), Jobs: h.db.Deliveries(h.vars["DELIVERIES_TABLE"]),
+		IDs: h.db.IDs(h.env.Table("CountersTable"), 10), Guard: webhooks.Guard{Local: true}, Now: time.Now}
+	hook, err := reg.Register(context.Background(), "acme", webhooks.Registration{URL: "http://127.0.0.1:9/hook", Events: []string{accounts.EventCredited}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := ledger.Apply(context.Background(), "acme", accounts.Change{Entry: accounts.Entry{ID: accounts.HoldID("o1"), Type: accounts.TypeHold,
 		Amount: accounts.Rupees(500), Order: "o1", By: accounts.ByCaller, CreatedAt: time.Now()}}); err != nil {
 		t.Fatal(err)
@@ -40,6 +48,11 @@ func TestAccountsCommands(t *testing.T) {
 		es, err := ledger.Entries(context.Background(), "acme", 1, 10)
 		if err != nil || len(es) != 2 || es[0].Sub != by["STAMPDUTY_BY"] || es[0].By != accounts.ByAdmin || es[0].Note != "NEFT" {
 			t.Errorf("entries %+v, %v; want the credit by %s", es, err, by["STAMPDUTY_BY"])
+		}
+		// The caller's webhook is told (accounts.md, Events).
+		id := accounts.EventID("acme", accounts.EventCredited, es[0].Seq, es[0].ID)
+		if j, ok, err := h.db.Deliveries(h.vars["DELIVERIES_TABLE"]).Job(context.Background(), "acme", hook.DocumentID, id); err != nil || !ok || len(j.Body) == 0 {
+			t.Errorf("the account.credited job of %s: %v, %v; want it put with its body", id, ok, err)
 		}
 	})
 	t.Run("the same reference writes nothing more", func(t *testing.T) {

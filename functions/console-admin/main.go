@@ -15,6 +15,7 @@ import (
 	"stampduty/shared/auth"
 	"stampduty/shared/callers"
 	"stampduty/shared/function"
+	"stampduty/shared/webhooks"
 )
 
 // wire serves the admin routes over the callers' workflows (the tokens
@@ -38,7 +39,9 @@ func newHandler(d function.Deps) *handler {
 // accountWorkflows returns the admins' workflows on the callers' accounts
 // over the ledger table LEDGER_TABLE names, new callers' accounts opened
 // with DEFAULT_CREDIT_LIMIT (the stack's DefaultCreditLimit: "unlimited"
-// or money, "0.00"; anything else stops the function at init).
+// or money, "0.00"; anything else stops the function at init), telling
+// the account events to the caller's webhooks (WEBHOOKS_TABLE) as delivery
+// jobs (DELIVERIES_TABLE).
 func accountWorkflows(d function.Deps) staffLedger {
 	ledger := d.Ledger(d.Require("LEDGER_TABLE"))
 	limit, err := accounts.ParseLimit("DEFAULT_CREDIT_LIMIT", d.Require("DEFAULT_CREDIT_LIMIT"))
@@ -46,7 +49,11 @@ func accountWorkflows(d function.Deps) staffLedger {
 		d.Env.Fail(fmt.Errorf("DEFAULT_CREDIT_LIMIT: %w (want unlimited or rupees with two decimals)", err))
 	}
 	return staffLedger{
-		Staff:   &accounts.Staff{Ledger: &accounts.Ledger{Store: ledger, DefaultLimit: limit, Now: time.Now}, Refs: ledger.References()},
+		Staff: &accounts.Staff{Ledger: &accounts.Ledger{Store: ledger, DefaultLimit: limit, Now: time.Now,
+			// Credits tell account.credited, and a change that takes available
+			// below the threshold account.low_balance (accounts.md, Events).
+			Events: &webhooks.Publisher{Hooks: d.Webhooks(d.Require("WEBHOOKS_TABLE")), Jobs: d.Deliveries(d.Require("DELIVERIES_TABLE"))}},
+			Refs: ledger.References()},
 		entries: ledger.Entries,
 	}
 }

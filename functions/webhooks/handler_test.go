@@ -413,10 +413,16 @@ func TestFormats(t *testing.T) {
 			t.Errorf("format = %q, want %q", got, want)
 		}
 	})
+	t.Run("AccountEventsForStampduty", func(t *testing.T) {
+		acct := functest.OK[registered](t, register(`{"url":"http://127.0.0.1:9/account","events":["account.credited","account.low_balance","order.created"]}`)).Data
+		if !slices.Equal(acct.Events, []string{"account.credited", "account.low_balance", "order.created"}) || acct.Format != webhooks.FormatStampduty {
+			t.Errorf("registered %+v, want the two account events and order.created, stampduty", acct.Webhook)
+		}
+	})
 	t.Run("ListShowsTheFormat", func(t *testing.T) {
 		resp := dev.do("GET", "/api/webhooks", "")
-		if n := strings.Count(resp.Body, `"format":`); n != 3 {
-			t.Errorf("the list names %d formats, want 3: %s", n, resp.Body)
+		if n := strings.Count(resp.Body, `"format":`); n != 4 {
+			t.Errorf("the list names %d formats, want 4: %s", n, resp.Body)
 		}
 		want := map[string]string{original.DocumentID: webhooks.FormatOriginal, plain.DocumentID: webhooks.FormatStampduty}
 		for _, w := range functest.OK[list](t, resp).Data {
@@ -433,6 +439,7 @@ func TestFormats(t *testing.T) {
 		{"ErrFormatEmpty", `""`, `["order.certificate_attached"]`, "format", webhooks.FormatRule},
 		{"ErrOriginalForAnotherEvent", `"original"`, `["order.created"]`, "events", onlyCert},
 		{"ErrOriginalForMoreEvents", `"original"`, `["order.certificate_attached","order.status_changed"]`, "events", onlyCert},
+		{"ErrOriginalForAccountEvents", `"original"`, `["account.credited"]`, "events", onlyCert},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			resp := register(`{"url":"http://127.0.0.1:9/bad","events":` + c.events + `,"format":` + c.format + `}`)
@@ -442,7 +449,7 @@ func TestFormats(t *testing.T) {
 			}
 		})
 	}
-	if got := dev.list(t); len(got) != 3 {
+	if got := dev.list(t); len(got) != 4 {
 		t.Errorf("refused registrations stored something: %d webhooks", len(got))
 	}
 }

@@ -182,7 +182,11 @@ func (s *Staff) Credit(ctx context.Context, owner string, amount Money, referenc
 		if err != nil {
 			return Applied{}, err
 		}
-		return Applied{Entry: e, Account: a, Replayed: true}, nil
+		replay := Applied{Entry: e, Account: a, Replayed: true}
+		if err := s.tell(ctx, owner, replay); err != nil {
+			return Applied{}, err
+		}
+		return replay, nil
 	}
 	entry := Entry{ID: id, Type: TypeCredit, Amount: amount, Reference: ref, Note: note, By: ByAdmin, Sub: sub, CreatedAt: now}
 	after := c.After
@@ -196,7 +200,11 @@ func (s *Staff) Credit(ctx context.Context, owner string, amount Money, referenc
 				return Applied{}, err
 			}
 			if found != nil {
-				return s.settled(ctx, owner, ref, Applied{Entry: *found, Account: cur, Replayed: true})
+				replay := Applied{Entry: *found, Account: cur, Replayed: true}
+				if err := s.tell(ctx, owner, replay); err != nil {
+					return Applied{}, err
+				}
+				return s.settled(ctx, owner, ref, replay)
 			}
 			a = cur
 		}
@@ -204,6 +212,9 @@ func (s *Staff) Credit(ctx context.Context, owner string, amount Money, referenc
 		applied, err := s.Store.Apply(ctx, owner, Change{Entry: entry, IfSeq: &seq})
 		switch {
 		case err == nil:
+			if err := s.tell(ctx, owner, applied); err != nil {
+				return Applied{}, err
+			}
 			return s.settled(ctx, owner, ref, applied)
 		case errors.Is(err, ErrChanged):
 			after = seq
@@ -260,7 +271,55 @@ func (s *Staff) Adjust(ctx context.Context, owner string, amount Money, note, re
 			"The adjustment of %s would take available below zero: %s is available. An adjustment never takes available below zero.",
 			amount.Indian(), avail.Indian())
 	}
-	return a, err
+	if err != nil {
+		return Applied{}, err
+	}
+	if err := s.tell(ctx, owner, a); err != nil {
+		return Applied{}, err
+	}
+	return a, nil
+}
+
+// tellSettings tells account.low_balance (NotifySettings) when a new
+// limit took owner's account, now after, below its threshold, with its
+// newest entry (read only then; none for an account without entries). A
+// failure is the request's; the limit stays saved. Whoever marks the
+// account low tells it: if the publish fails after the mark, this
+// crossing goes untold and the next one is told (DECISIONS.md).
+func (s *Staff) tellSettings(ctx context.Context, owner string, after Account) error {
+	if s.Events == nil || !IsLow(after) || after.Low {
+		return nil
+	}
+	var newest *Entry
+	if after.Seq > 0 {
+		e, err := s.Refs.Entry(ctx, owner, after.Seq)
+		if err != nil {
+			return fmt.Errorf("tell the low balance of %s: %w", owner, err)
+		}
+		newest = &e
+	}
+	if err := s.NotifySettings(ctx, owner, after, newest, s.Events); err != nil {
+		return fmt.Errorf("tell the low balance of %s: %w", owner, err)
+	}
+	return nil
+}
+
+// tell notifies the Ledger's Events of a, a staff change of owner's
+// account (Notify: account.credited, account.low_balance). A replay is
+// told again, with the same event ids, when nothing came after its entry
+// (a request retried after its change was applied but before its events
+// were kept: the retry publishes them); else the account is no longer as
+// the entry left it, and its events were the first request's to publish.
+// A failure is the request's: the change stays, and a retry of the same
+// request answers the same entry and publishes again.
+func (s *Staff) tell(ctx context.Context, owner string, a Applied) error {
+	if s.Events == nil || a.Replayed && a.Account.Seq != a.Entry.Seq {
+		return nil
+	}
+	if err := s.Notify(ctx, owner, a, s.Events); err != nil {
+		return fmt.Errorf("tell the events of %s on %s: %w", a.Entry.ID, owner, err)
+	}
+	return nil
 }
 
 // SetLimit sets owner's credit limit (nil: unlimited) by the admin sub.
@@ -287,6 +346,9 @@ func (s *Staff) SetLimit(ctx context.Context, owner string, limit *Money, confir
 		}
 		var after Account
 		after, err = s.Store.Configure(ctx, owner, a.Seq, limit, a.Threshold, a.Low, s.now())
+		if err == nil {
+			return after, s.tellSettings(ctx, owner, after)
+		}
 		if !errors.Is(err, ErrChanged) {
 			return after, err
 		}

@@ -78,13 +78,19 @@ type jobItem struct {
 	Waiting string `dynamodbav:"wq,omitempty"`      // oseq while not done
 	Lease   string `dynamodbav:"ls,omitempty"`      // until when a dispatcher run holds it
 	Expires int64  `dynamodbav:"expires,omitempty"` // a test owner's: its order's TTL (testExpires)
+	// Body is an account event's whole body (webhooks.Publisher), absent
+	// for an order event, whose o holds its order.
+	Body []byte `dynamodbav:"b,omitempty"`
 }
 
 // newJobItem returns j as stored.
 func newJobItem(j webhooks.Job) jobItem {
 	pk := deliveriesPK(j.Owner, j.Webhook)
 	it := jobItem{PK: pk, SK: jobSK(j.ID), eventItem: newEventItem(j.Pending), OSeq: j.Seq, First: j.First, N: j.N,
-		Next: j.Next, Done: j.Done, Lease: j.Lease, Expires: testExpires(j.Owner, j.Order.CreatedAt)}
+		Next: j.Next, Done: j.Done, Lease: j.Lease, Expires: testExpires(j.Owner, j.Order.CreatedAt), Body: j.Body}
+	if j.Body != nil { // an account event: no order; a test account's expires as a test order made then would
+		it.Order, it.Expires = nil, testExpires(j.Owner, j.At)
+	}
 	if j.Done == webhooks.JobDue && j.Next != "" {
 		it.DuePK, it.DueKey, it.Waiting = jobDueShard(pk, j.ID), dueKey(j.Next, pk, j.ID), j.Seq
 	}
@@ -97,6 +103,10 @@ func (it jobItem) job() (webhooks.Job, error) {
 	if it.isStep() { // no event: the step names its order
 		return webhooks.Job{Owner: owner, Webhook: webhook, Pending: stampduty.Pending{ID: it.ID, Type: it.Type, At: it.At},
 			N: it.N, Next: it.Next, Done: it.Done, Lease: it.Lease}, nil
+	}
+	if it.Body != nil { // an account event: its body is whole
+		return webhooks.Job{Owner: owner, Webhook: webhook, Pending: stampduty.Pending{ID: it.ID, Type: it.Type, At: it.At},
+			Body: it.Body, Seq: it.OSeq, First: it.First, N: it.N, Next: it.Next, Done: it.Done, Lease: it.Lease}, nil
 	}
 	p, err := it.pending(owner, nil)
 	if err != nil {

@@ -189,10 +189,17 @@ func disable(ctx context.Context, hooks Hooks, owner, doc string) error {
 	})
 }
 
-// body returns the JSON of j's event in format (a Webhook's Format), its
+// body returns the JSON of j's event in format (a Webhook's Format): an
+// account event's Body as published; an order event's with its
 // order as its caller sees it with download addresses signed now: the
 // Event for FormatStampduty (or ""), originalBody for FormatOriginal.
 func (d *Dispatcher) body(ctx context.Context, j Job, format string) ([]byte, error) {
+	if j.Body != nil { // an account event, rendered whole when published
+		if format == FormatOriginal {
+			return nil, fmt.Errorf("event %s: an account event has no original format", j.ID)
+		}
+		return j.Body, nil
+	}
 	o, err := orders.ForCaller(ctx, d.Files, j.Order)
 	if err != nil {
 		return nil, fmt.Errorf("render the order of event %s: %w", j.ID, err)

@@ -35,8 +35,11 @@ type Job struct {
 	// with its files' keys: addresses are pre-signed when it is sent.
 	stampduty.Pending
 	// Seq orders the jobs of one webhook: an order's events go out in the
-	// order of Seq (see Seq).
+	// order of Seq (see Seq), and an account's (AccountSeq).
 	Seq string
+	// Body is an account event's body, rendered when it was published
+	// (Publisher); nil for an order event, rendered when it is sent.
+	Body []byte
 	// First is when the first attempt was made, "" until it is.
 	First string
 	// N is how many attempts were made.

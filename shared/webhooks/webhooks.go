@@ -137,8 +137,8 @@ func CheckEvents(events []string) error {
 		return invalid("events", "events must list at least one event type")
 	}
 	for i, e := range events {
-		if !stampduty.ValidEventType(e) {
-			return invalid("events", fmt.Sprintf("events[%d] must be one of %s", i, strings.Join(stampduty.EventTypes(), ", ")))
+		if !ValidEventType(e) {
+			return invalid("events", fmt.Sprintf("events[%d] must be one of %s", i, strings.Join(EventTypes(), ", ")))
 		}
 		for _, prev := range events[:i] {
 			if prev == e {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"stampduty/shared/accounts"
 	"stampduty/shared/stampduty"
 )
 
@@ -115,6 +116,17 @@ func TestCheckEvents(t *testing.T) {
 			}
 		}
 	})
+	t.Run("AccountEventsAcceptedForWebhooksOnly", func(t *testing.T) {
+		if err := CheckEvents([]string{accounts.EventCredited, accounts.EventLowBalance, stampduty.EventOrderCreated}); err != nil {
+			t.Errorf("CheckEvents(account events) = %v", err)
+		}
+		if stampduty.ValidEventType(accounts.EventCredited) {
+			t.Error("account.credited is an order event type: an order's outbox could hold it")
+		}
+		if err := CheckFormat(FormatOriginal, []string{accounts.EventCredited}); err == nil {
+			t.Error("an original-format webhook takes account.credited")
+		}
+	})
 	t.Run("AllFiveAccepted", func(t *testing.T) {
 		if err := CheckEvents([]string{stampduty.EventOrderCertificateAttached, stampduty.EventOrderCreated, stampduty.EventOrderDocumentUploaded,
 			stampduty.EventOrderStatusChanged, stampduty.EventOrderCancelled}); err != nil {
@@ -128,7 +140,7 @@ func TestCheckEvents(t *testing.T) {
 	}{
 		{"None", nil, "events must list at least one event type"},
 		{"Empty", []string{}, "events must list at least one event type"},
-		{"Unknown", []string{stampduty.EventOrderCreated, "order.deleted"}, "events[1] must be one of order.created, order.status_changed, order.document_uploaded, order.certificate_attached, order.cancelled"},
+		{"Unknown", []string{stampduty.EventOrderCreated, "order.deleted"}, "events[1] must be one of order.created, order.status_changed, order.document_uploaded, order.certificate_attached, order.cancelled, account.credited, account.low_balance"},
 		{"Repeated", []string{stampduty.EventOrderCreated, stampduty.EventOrderStatusChanged, stampduty.EventOrderCreated}, "events[2] repeats an event type"},
 	}
 	for _, tc := range bad {

@@ -169,3 +169,18 @@ func joined(what string, errs []*verrors.ValidationError) error {
 	}
 	return errors.New(b.String())
 }
+
+// CheckSchema checks body against components.schemas.name: a body the API
+// sends that is not an answer (a webhook delivery's).
+func (c *Checker) CheckSchema(name string, body []byte) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	proxy, found := c.model.Components.Schemas.Get(name)
+	if !found {
+		return fmt.Errorf("openapi.yaml has no components.schemas.%s", name)
+	}
+	if ok, errs := c.schemas.ValidateSchemaBytes(proxy.Schema(), body); !ok {
+		return joined("body is not "+name, errs)
+	}
+	return nil
+}
