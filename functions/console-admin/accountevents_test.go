@@ -12,11 +12,14 @@ import (
 	"stampduty/shared/webhooks"
 )
 
-// registerAccountHook registers a webhook of owner for account.credited.
+// registerAccountHook registers a webhook of owner for account.credited,
+// its id a fixture id: a reservation of the table's own counter here could
+// seed the shard the function later takes, and TestGrants would then never
+// see the function's seeding GetItem.
 func registerAccountHook(t *testing.T, s *functest.Stack, owner string) webhooks.Registered {
 	t.Helper()
 	reg := &webhooks.Registry{Hooks: s.Env.DB().Webhooks(s.Env.Table("WebhooksTable")), Jobs: s.Env.DB().Deliveries(s.Env.Table("DeliveriesTable")),
-		IDs: s.Env.DB().IDs(s.Env.Table("CountersTable"), 10), Guard: webhooks.Guard{Local: true}, Now: time.Now}
+		IDs: s.Env.FixtureIDs(), Guard: webhooks.Guard{Local: true}, Now: time.Now}
 	h, err := reg.Register(t.Context(), owner, webhooks.Registration{URL: "http://127.0.0.1:9/hook", Events: []string{accounts.EventCredited}})
 	if err != nil {
 		t.Fatal(err)
