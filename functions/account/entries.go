@@ -20,8 +20,8 @@ var entriesSpec = strapiquery.ListSpec{Sortable: []string{"createdAt"}}
 // entriesResponse is a page of entries: {"data": [...], "meta":
 // {"pagination": {...}, "nextCursor": "…" | null}}.
 type entriesResponse struct {
-	Data []entryJSON `json:"data"`
-	Meta entriesMeta `json:"meta"`
+	Data []accounts.EntryJSON `json:"data"`
+	Meta entriesMeta          `json:"meta"`
 }
 
 // entriesMeta is a page's meta: Strapi's pagination block (page,
@@ -46,9 +46,9 @@ func (h *handler) entries(r *http.Request, owner string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := entriesResponse{Data: make([]entryJSON, 0, len(p.Entries))}
+	out := entriesResponse{Data: make([]accounts.EntryJSON, 0, len(p.Entries))}
 	for _, e := range p.Entries {
-		out.Data = append(out.Data, newEntryJSON(e))
+		out.Data = append(out.Data, accounts.EntryView(e))
 	}
 	size := q.PageSize
 	out.Meta.Pagination.PageSize = &size

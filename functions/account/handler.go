@@ -73,7 +73,7 @@ func (h *handler) get(r *http.Request, owner string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return response[accountJSON]{Data: newAccountJSON(a)}, nil
+	return response[accounts.AccountJSON]{Data: newAccountJSON(a)}, nil
 }
 
 // put reads {"data": {"lowBalanceThreshold": "5000.00" | null}}, the one
@@ -105,7 +105,7 @@ func (h *handler) put(r *http.Request, owner string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return response[accountJSON]{Data: newAccountJSON(a)}, nil
+	return response[accounts.AccountJSON]{Data: newAccountJSON(a)}, nil
 }
 
 // readData reads a JSON body in Strapi's shape {"data": {…}} (or bare) as
@@ -151,7 +151,7 @@ func (h *handler) testCredit(r *http.Request, owner string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return response[creditJSON]{Data: creditJSON{Account: newAccountJSON(a.Account), Entry: newEntryJSON(a.Entry)}}, nil
+	return response[creditJSON]{Data: creditJSON{Account: newAccountJSON(a.Account), Entry: accounts.EntryView(a.Entry)}}, nil
 }
 
 // statement answers with the statement of one India month.
