@@ -46,7 +46,7 @@ func TestACreditTellsTheCallersWebhooks(t *testing.T) {
 	// (the job under 1 KB, and its entries in the due and waiting indexes).
 	var hooks, puts int
 	var wcu float64
-	for _, c := range storetest.Requests(s.Proxy.Take()) {
+	for _, c := range s.Env.Made(s.Proxy.Take()) {
 		switch c.Table {
 		case s.Env.Table("WebhooksTable"):
 			hooks++

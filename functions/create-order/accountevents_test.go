@@ -27,7 +27,7 @@ func TestACreateThatCrossesLowTellsOnce(t *testing.T) {
 		if r := s.Invoke(functest.Request("POST", "/api/live-orders", "", functest.DevHeaders, body(nil))); r.Status != 200 {
 			t.Fatalf("status %d: %s", r.Status, r.Body)
 		}
-		return storetest.Requests(s.Proxy.Take())
+		return s.Env.Made(s.Proxy.Take())
 	}
 	send()
 	total := functest.Account(t, s.Env, owner).Held // one order's

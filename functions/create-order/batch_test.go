@@ -306,7 +306,7 @@ func TestBatchCalls(t *testing.T) {
 			r := sendBatch(s, withKey(tc.key), "", batchBody(validRows(tc.name, n)...))
 			took := time.Since(start)
 			got := functest.OK[batchAnswer](t, r)
-			calls := storetest.Requests(s.Proxy.Take())
+			calls := s.Env.Made(s.Proxy.Take())
 			if got.Meta.Created != n {
 				t.Fatalf("meta %+v", got.Meta)
 			}

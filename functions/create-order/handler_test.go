@@ -376,7 +376,7 @@ func TestWarmCreateCalls(t *testing.T) {
 	}
 	// The hold's share (accounts.md: at most 2 calls and 3 WCU more).
 	var hold, all float64
-	for _, c := range storetest.Requests(calls) {
+	for _, c := range s.Env.Made(calls) {
 		if !c.Accounted {
 			t.Fatalf("%s on %s not accounted", c.Operation, c.Table)
 		}

@@ -16,7 +16,6 @@ import (
 	"stampduty/shared/stampduty"
 	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/localdb"
-	"stampduty/shared/testkit/storetest"
 )
 
 func TestMain(m *testing.M) { functest.Main(m) }
@@ -213,7 +212,7 @@ func (s operating) advance(t *testing.T, o stampduty.Order) {
 		case "Procured":
 			max = 6
 		}
-		if calls := storetest.Requests(s.Proxy.Take()); len(calls) > max {
+		if calls := s.Env.Made(s.Proxy.Take()); len(calls) > max {
 			t.Errorf("%s: %d calls (%s), want at most %d", st.name, len(calls), s.Env.Operations(calls), max)
 		}
 	}
