@@ -48,7 +48,8 @@ import (
 // MaxDecimalScale is the largest number of fractional digits a Decimal holds.
 const MaxDecimalScale = 18
 
-// The errors of ParseDecimal and MulCeil; the returned errors wrap one of them.
+// The errors of ParseDecimal and of what is computed from a Decimal; the
+// returned errors wrap one of them.
 var (
 	// ErrDecimalSyntax: the text is not a JSON number literal.
 	ErrDecimalSyntax = errors.New("not a JSON number")
@@ -178,20 +179,6 @@ func (d Decimal) Sign() int {
 		return 0
 	}
 	return 1
-}
-
-// MulCeil returns ceil(price × d), computed exactly. A result that does not
-// fit an int64 is an error wrapping ErrDecimalRange.
-func (d Decimal) MulCeil(price uint64) (int64, error) {
-	p := new(big.Int).Mul(new(big.Int).SetUint64(price), d.int())
-	q, r := p.QuoRem(p, pow10(int(d.scale)), new(big.Int))
-	if r.Sign() != 0 {
-		q.Add(q, big.NewInt(1))
-	}
-	if !q.IsInt64() {
-		return 0, fmt.Errorf("multiply decimal: %d × %s: %w", price, d, ErrDecimalRange)
-	}
-	return q.Int64(), nil
 }
 
 // MulExact returns price × d exactly, in the plain form of String: no
