@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
-	"time"
 
 	"stampduty/shared/accounts"
 	"stampduty/shared/function"
@@ -40,31 +39,12 @@ func (s staffLedger) Entries(ctx context.Context, owner string, lo, hi int64) ([
 // /api/account answers it (accounts.md), with its owner (the caller's
 // name; its test account is the caller's with livemode false).
 type account struct {
-	Owner               string     `json:"owner"`
-	Balance             string     `json:"balance"`
-	Held                string     `json:"held"`
-	Available           *string    `json:"available"`
-	CreditLimit         *string    `json:"creditLimit"`
-	LowBalanceThreshold *string    `json:"lowBalanceThreshold"`
-	Currency            string     `json:"currency"`
-	Livemode            bool       `json:"livemode"`
-	UpdatedAt           *time.Time `json:"updatedAt"`
+	Owner string `json:"owner"`
+	accounts.AccountJSON
 }
 
-// entry is a ledger entry as accounts.md shows it.
-type entry struct {
-	ID           string    `json:"id"`
-	Type         string    `json:"type"`
-	Amount       string    `json:"amount"`
-	BalanceAfter string    `json:"balanceAfter"`
-	HeldAfter    string    `json:"heldAfter"`
-	Order        *string   `json:"order"`
-	Fulfillment  *string   `json:"fulfillment"`
-	Reference    *string   `json:"reference"`
-	Note         *string   `json:"note"`
-	By           string    `json:"by"`
-	CreatedAt    time.Time `json:"createdAt"`
-}
+// entry is a ledger entry as accounts.md shows it (GET /api/account/entries).
+type entry = accounts.EntryJSON
 
 // The accounts' routes' answers: the account; a page of entries (meta:
 // Strapi's pagination and the cursor of the next page, null on the last);
@@ -133,34 +113,10 @@ func (h *handler) ownerKey(r *http.Request) (key string, live bool, err error) {
 	return name, true, nil
 }
 
-// accountOf is a as the console shows it.
+// accountOf is a as the console shows it: as GET /api/account answers it,
+// with its owner.
 func accountOf(name string, live bool, a accounts.Account) account {
-	out := account{Owner: name, Balance: a.Balance.String(), Held: a.Held.String(), Currency: "INR", Livemode: live}
-	str := func(m *accounts.Money) *string {
-		if m == nil {
-			return nil
-		}
-		s := m.String()
-		return &s
-	}
-	out.Available, out.CreditLimit, out.LowBalanceThreshold = str(a.Available()), str(a.Limit), str(a.Threshold)
-	if !a.UpdatedAt.IsZero() {
-		at := a.UpdatedAt.UTC()
-		out.UpdatedAt = &at
-	}
-	return out
-}
-
-// entryOf is e as accounts.md shows it.
-func entryOf(e accounts.Entry) entry {
-	opt := func(s string) *string {
-		if s == "" {
-			return nil
-		}
-		return &s
-	}
-	return entry{ID: e.ID, Type: e.Type, Amount: e.Amount.String(), BalanceAfter: e.BalanceAfter.String(), HeldAfter: e.HeldAfter.String(),
-		Order: opt(e.Order), Fulfillment: opt(e.Fulfillment), Reference: opt(e.Reference), Note: opt(e.Note), By: e.By, CreatedAt: e.CreatedAt.UTC()}
+	return account{Owner: name, AccountJSON: accounts.AccountView(a, live)}
 }
 
 // showAccount answers the account of the caller the path names (?mode=test:
@@ -232,7 +188,7 @@ func (h *handler) listEntries(r *http.Request, _ string) (any, error) {
 	out := entriesResponse{Data: make([]entry, 0, len(es)),
 		Meta: entriesMeta{Pagination: pagination{Page: page, PageSize: size, PageCount: (a.Seq + size - 1) / size, Total: a.Seq}}}
 	for _, e := range es {
-		out.Data = append(out.Data, entryOf(e))
+		out.Data = append(out.Data, accounts.EntryView(e))
 	}
 	if lo > 1 && hi >= 1 {
 		next := strconv.FormatInt(lo, 10)
@@ -293,7 +249,7 @@ func readChange(r *http.Request, sign accounts.Sign, withReference bool) (staffC
 // recorded answers an entry just recorded (201), or replayed (200).
 func (h *handler) recorded(name string, live bool, a accounts.Applied) any {
 	var out recordedResponse
-	out.Data.Entry, out.Data.Account, out.Meta.Replayed = entryOf(a.Entry), accountOf(name, live, a.Account), a.Replayed
+	out.Data.Entry, out.Data.Account, out.Meta.Replayed = accounts.EntryView(a.Entry), accountOf(name, live, a.Account), a.Replayed
 	if a.Replayed {
 		return out
 	}
