@@ -244,11 +244,7 @@ func (c *cli) accountsCredit(fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return usagef("accounts credit: %v", fieldMessages(err))
 	}
-	who, err := c.actor(*by)
-	if err != nil {
-		return err
-	}
-	ac, err := c.accountsOpen(f, true)
+	who, ac, err := c.accountsAct(f, *by)
 	if err != nil {
 		return err
 	}
@@ -284,11 +280,7 @@ func (c *cli) accountsAdjust(fs *flag.FlagSet, args []string) error {
 		}
 		req = "cli-" + hex.EncodeToString(b)
 	}
-	who, err := c.actor(*by)
-	if err != nil {
-		return err
-	}
-	ac, err := c.accountsOpen(f, true)
+	who, ac, err := c.accountsAct(f, *by)
 	if err != nil {
 		return err
 	}
@@ -299,6 +291,17 @@ func (c *cli) accountsAdjust(fs *flag.FlagSet, args []string) error {
 	}
 	c.printRecorded(ac, a, "adjustment of "+a.Entry.Amount.String())
 	return nil
+}
+
+// accountsAct names who acts (--by, else the IAM identity) and opens the
+// account f names for a change that tells its webhooks.
+func (c *cli) accountsAct(f accountFlags, by string) (string, *accountsCtx, error) {
+	who, err := c.actor(by)
+	if err != nil {
+		return "", nil, err
+	}
+	ac, err := c.accountsOpen(f, true)
+	return who, ac, err
 }
 
 // printRecorded says what was recorded (or found recorded before) and the
@@ -327,11 +330,7 @@ func (c *cli) accountsLimit(fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return usagef("accounts limit: --limit is unlimited or rupees with two decimals, such as 0.00")
 	}
-	who, err := c.actor(*by)
-	if err != nil {
-		return err
-	}
-	ac, err := c.accountsOpen(f, true)
+	who, ac, err := c.accountsAct(f, *by)
 	if err != nil {
 		return err
 	}
