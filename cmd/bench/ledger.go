@@ -177,7 +177,7 @@ func (b *bench) ledgerTable() (*table, error) {
 	t.add(noCharge.label, fmt.Sprint(noCharge.calls), fmt.Sprintf("%.1f", noCharge.rcu), fmt.Sprintf("%.1f", noCharge.wcu), "", "")
 	t.add(charge.label, fmt.Sprint(charge.calls), fmt.Sprintf("%.1f", charge.rcu), fmt.Sprintf("%.1f", charge.wcu), more(charge, noCharge), "≤ +1 call, +2 WCU")
 	t.note("mean of %d warm requests each; the hold is the account item's UpdateItem and one BatchWriteItem of its entry and the one before it; the charge the same (the order path's one change each)", ledgerTries)
-	t.note("a change of the ledger is 2 calls and 3 WCU wherever it is made (ledger.go's Apply), so the charge is over its bar by 1 call and 1 WCU: meeting it means a charge written in the account item's last alone, its entry item left to the next change or the reconciler")
+	t.note("a change of the ledger is 2 calls and 3 WCU wherever it is made (ledger.go's Apply), so the charge is over its bar by 1 call and 1 WCU: without a transaction one call cannot both move the account and make its entry durable (the designs tried: shared/accounts/DECISIONS.md)")
 	t.note("one caller's 32 parallel creates with holds against 32 callers': section 13 (the create-order function holds every order)")
 	return t, nil
 }
