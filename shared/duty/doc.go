@@ -12,4 +12,15 @@
 //   - canonical.go: a version's canonical JSON and hash (§7).
 //   - dates.go: dates in India and the version in force on one.
 //   - legacy.go: the migration of today's articles (§9).
+//
+// What it costs (§15), for the largest rule §2–§5 allow (bench_test.go's
+// largestRule: 32 components, slabs of 16 bands, 4,096 enum combinations),
+// measured with `GOMAXPROCS=1 go test -run '^$' -bench Largest -benchmem
+// -count 4 ./shared/duty` on this 2-core shared machine (2026-12-07):
+//
+//	Evaluate (a quote or a create)      91–144 µs/op   43 KB   1,402 allocs
+//	ValidateRules (a save: §11 whole)    39–51 ms/op   19 MB   546,889 allocs
+//
+// An article's rules are parsed when its item is read (store.Articles),
+// which the functions keep in their caches, not per evaluation.
 package duty
