@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"time"
 
 	"stampduty/shared/accounts"
 	"stampduty/shared/function"
@@ -22,12 +23,22 @@ type accountAdmin interface {
 	SetLimit(ctx context.Context, owner string, limit *accounts.Money, confirm bool, sub string) (accounts.Account, error)
 	OpenCaller(ctx context.Context, owner string) error
 	Entries(ctx context.Context, owner string, lo, hi int64) ([]accounts.Entry, error)
+	Export(ctx context.Context, owner string, start, end time.Time, rows func([]accounts.Entry) error) (int64, error)
 }
 
-// staffLedger is accounts.Staff with the entries' reads of the store.
+// staffLedger is accounts.Staff with the entries' reads of the store and
+// the caller's export (accounts.Caller: a range of days found by binary
+// search, never a read of the whole ledger).
 type staffLedger struct {
 	*accounts.Staff
 	entries func(ctx context.Context, owner string, lo, hi int64) ([]accounts.Entry, error)
+	export  func(ctx context.Context, owner string, start, end time.Time, rows func([]accounts.Entry) error) (int64, error)
+}
+
+// Export writes owner's entries made in [start, end) (zero: unbounded),
+// oldest first, to rows.
+func (s staffLedger) Export(ctx context.Context, owner string, start, end time.Time, rows func([]accounts.Entry) error) (int64, error) {
+	return s.export(ctx, owner, start, end, rows)
 }
 
 // Entries returns owner's entries lo … hi, newest first.

@@ -341,3 +341,49 @@ func TestAccountCSV(t *testing.T) {
 		t.Errorf("an operator's CSV request called %s", s.Env.Operations(calls))
 	}
 }
+
+// TestAccountCSVReadsOnlyItsRange: a day's CSV of a long ledger reads that
+// day's entries, found by binary search as the caller's export finds
+// them, not the whole ledger: its Queries read under a fifth of the bytes
+// the whole ledger's CSV reads (a tenth is the day's share).
+func TestAccountCSVReadsOnlyItsRange(t *testing.T) {
+	s := functest.New(t, "ConsoleAdminFunction", wire)
+	owner := localdb.DevOwner
+	base := "/api/console/accounts/" + owner
+	ledger := s.Env.DB().Ledger(s.Env.Table("LedgerTable"))
+	const days, perDay = 10, 30
+	first := time.Now().In(accounts.India).AddDate(0, 0, -days)
+	first = time.Date(first.Year(), first.Month(), first.Day(), 9, 0, 0, 0, accounts.India)
+	for d := range days {
+		for i := range perDay {
+			ref := fmt.Sprintf("UTR-%d-%d", d, i)
+			if _, err := ledger.Apply(t.Context(), owner, accounts.Change{Entry: accounts.Entry{ID: accounts.CreditID(ref), Type: accounts.TypeCredit,
+				Amount: accounts.Rupees(1), Reference: ref, By: accounts.ByAdmin, CreatedAt: first.AddDate(0, 0, d).Add(time.Duration(i) * time.Minute)}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	s.Proxy.SetMode(storetest.Account)
+	queried := func(query string, rows int) int {
+		t.Helper()
+		s.Proxy.Take()
+		r := sendTo(t, s, adminClaims, http.MethodGet, base+"/entries.csv", query, nil, "")
+		if got := strings.Count(r.Body, "\r\n") - 1; r.Status != http.StatusOK || got != rows {
+			t.Fatalf("%q: %d, %d rows; want %d", query, r.Status, got, rows)
+		}
+		n := 0
+		for _, c := range s.Env.Made(s.Proxy.Take()) {
+			if c.Operation == "Query" {
+				n += c.ItemBytes
+			}
+		}
+		return n
+	}
+	all := queried("", days*perDay)
+	day := first.AddDate(0, 0, 4).Format(time.DateOnly)
+	one := queried("from="+day+"&to="+day, perDay)
+	t.Logf("the whole ledger's CSV queried %d bytes, one day's %d", all, one)
+	if one*5 > all {
+		t.Errorf("one day of %d queried %d bytes, the whole ledger %d: want under a fifth", days, one, all)
+	}
+}

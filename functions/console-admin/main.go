@@ -48,13 +48,15 @@ func accountWorkflows(d function.Deps) staffLedger {
 	if err != nil {
 		d.Env.Fail(fmt.Errorf("DEFAULT_CREDIT_LIMIT: %w (want unlimited or rupees with two decimals)", err))
 	}
+	l := &accounts.Ledger{Store: ledger, DefaultLimit: limit, Now: time.Now,
+		// Credits tell account.credited, and a change that takes available
+		// below the threshold account.low_balance (accounts.md, Events).
+		Events: &webhooks.Publisher{Hooks: d.Webhooks(d.Require("WEBHOOKS_TABLE")), Jobs: d.Deliveries(d.Require("DELIVERIES_TABLE"))}}
 	return staffLedger{
-		Staff: &accounts.Staff{Ledger: &accounts.Ledger{Store: ledger, DefaultLimit: limit, Now: time.Now,
-			// Credits tell account.credited, and a change that takes available
-			// below the threshold account.low_balance (accounts.md, Events).
-			Events: &webhooks.Publisher{Hooks: d.Webhooks(d.Require("WEBHOOKS_TABLE")), Jobs: d.Deliveries(d.Require("DELIVERIES_TABLE"))}},
-			Refs: ledger.References()},
+		Staff:   &accounts.Staff{Ledger: l, Refs: ledger.References()},
 		entries: ledger.Entries,
+		// The CSV reads the range as the caller's export does.
+		export: (&accounts.Caller{Ledger: l, Reads: ledger}).Export,
 	}
 }
 
