@@ -130,7 +130,13 @@ func (c *Caller) firstAt(ctx context.Context, owner string, t time.Time, a Accou
 	if first, err := c.entryAt(ctx, owner, 1, a, last); err != nil || first == nil || !first.CreatedAt.Before(t) {
 		return 1, err
 	}
-	for lo < hi {
+	// Each step halves [lo, hi], so 64 steps cover any int64 range: a
+	// search still going after them is a bug, answered as one rather than
+	// looping (and reading) forever.
+	for step := 0; lo < hi; step++ {
+		if step == 64 {
+			return 0, stampduty.Internal(fmt.Errorf("the search of %s's entries for %s did not end in 64 steps", owner, t.Format(time.RFC3339)))
+		}
 		mid := lo + (hi-lo)/2
 		e, err := c.entryAt(ctx, owner, mid, a, last)
 		if err != nil {
