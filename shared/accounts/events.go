@@ -18,6 +18,8 @@ package accounts
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
+	"fmt"
 	"math/big"
 	"time"
 )
@@ -95,7 +97,10 @@ func (l *Ledger) NotifySettings(ctx context.Context, owner string, after Account
 }
 
 // markLow moves the account's Low flag to what a says, and publishes
-// account.low_balance when this call set it.
+// account.low_balance when this call set it. A publish that fails clears
+// the flag again, so that the next change that finds the account low
+// tells it (the crossing is told late rather than never); only when that
+// clearing fails too does the crossing go untold.
 func (l *Ledger) markLow(ctx context.Context, owner string, a Account, e Entry, sink Sink) error {
 	low := IsLow(a)
 	if low == a.Low {
@@ -106,7 +111,13 @@ func (l *Ledger) markLow(ctx context.Context, owner string, a Account, e Entry, 
 		return err
 	}
 	a.Low = true
-	return sink.Publish(ctx, owner, newEvent(owner, EventLowBalance, a, e))
+	if err := sink.Publish(ctx, owner, newEvent(owner, EventLowBalance, a, e)); err != nil {
+		if _, uerr := l.Store.MarkLow(ctx, owner, false); uerr != nil {
+			return errors.Join(err, fmt.Errorf("clear the low flag of %s again: %w", owner, uerr))
+		}
+		return err
+	}
+	return nil
 }
 
 // newEvent returns the event of type typ telling of entry e of owner's

@@ -2,6 +2,7 @@ package accounts
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -159,6 +160,47 @@ func TestHoldTellsLowBalance(t *testing.T) {
 	}
 	if got := sink.types(); got != EventLowBalance || !flag.low {
 		t.Errorf("events %q, low %v; want %s and the account marked low", got, flag.low, EventLowBalance)
+	}
+}
+
+// failing is a Sink whose publishes fail while fail is set.
+type failing struct {
+	events
+	fail bool
+}
+
+func (s *failing) Publish(ctx context.Context, owner string, ev Event) error {
+	if s.fail {
+		return errors.New("the deliveries table is down")
+	}
+	return s.events.Publish(ctx, owner, ev)
+}
+
+// TestAFailedLowBalanceIsToldByTheNextChange: a hold that crosses below
+// the threshold and fails to publish account.low_balance leaves the
+// account unmarked (the hold itself stands), so the next change that
+// finds it low tells it, once.
+func TestAFailedLowBalanceIsToldByTheNextChange(t *testing.T) {
+	zero, thr := Money(0), Rupees(1000)
+	flag := &lowFlag{}
+	sink := &failing{fail: true}
+	hold := func(doc string, held Money) {
+		t.Helper()
+		after := Account{Owner: "acme", Balance: Rupees(1500), Held: held, Limit: &zero, Threshold: &thr, Seq: 2, Low: flag.low}
+		o := stampduty.Order{DocumentID: doc, StampDuty: stampduty.StampDuty{Amount: 100, Quantity: 1, TotalAmount: 100}}
+		if _, err := (&Ledger{Store: applying{flag, after}, Events: sink}).Hold(context.Background(), "acme", o); err != nil {
+			t.Fatalf("hold %s: %v (a failed publish must not fail the hold)", doc, err)
+		}
+	}
+	hold("o1", Rupees(600))
+	if flag.low || len(sink.got) != 0 {
+		t.Fatalf("after the failed publish: low %v, events %q; want unmarked and none", flag.low, sink.types())
+	}
+	sink.fail = false
+	hold("o2", Rupees(700))
+	hold("o3", Rupees(800))
+	if got := sink.types(); got != EventLowBalance || !flag.low {
+		t.Errorf("events %q, low %v; want one %s, told by the next change, and the account marked", got, flag.low, EventLowBalance)
 	}
 }
 

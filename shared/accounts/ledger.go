@@ -151,7 +151,8 @@ func (l *Ledger) Hold(ctx context.Context, owner string, o stampduty.Order) (App
 	}
 	if err == nil && l.Events != nil {
 		// The hold is made: a failure to tell of it does not undo it (the
-		// caller is told when the next change finds the account low).
+		// flag is cleared again, so the next change that finds the account
+		// low tells it: markLow).
 		_ = l.Notify(ctx, owner, a, l.Events)
 	}
 	return a, err

@@ -284,8 +284,8 @@ func (s *Staff) Adjust(ctx context.Context, owner string, amount Money, note, re
 // limit took owner's account, now after, below its threshold, with its
 // newest entry (read only then; none for an account without entries). A
 // failure is the request's; the limit stays saved. Whoever marks the
-// account low tells it: if the publish fails after the mark, this
-// crossing goes untold and the next one is told (DECISIONS.md).
+// account low tells it; a failed publish clears the mark again, so the
+// next change that finds the account low tells it (markLow, DECISIONS.md).
 func (s *Staff) tellSettings(ctx context.Context, owner string, after Account) error {
 	if s.Events == nil || !IsLow(after) || after.Low {
 		return nil
