@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"testing"
 
 	"stampduty/shared/duty"
 	"stampduty/shared/stampduty"
+	"stampduty/shared/testkit/dutyexamples"
 	"stampduty/shared/testkit/storetest"
 )
 
@@ -16,35 +16,23 @@ import (
 // duty-rules-examples.json that prices (the error cases left out), by id.
 func exampleDuties(t *testing.T) map[string]*duty.Duty {
 	t.Helper()
-	b, err := os.ReadFile("../duty/testdata/duty-rules-examples.json")
+	ex, err := dutyexamples.Load()
 	if err != nil {
-		t.Fatal(err)
-	}
-	var ex struct {
-		Rules map[string]struct {
-			DutyRules json.RawMessage `json:"duty_rules"`
-		} `json:"rules"`
-		Cases []struct {
-			ID     string         `json:"id"`
-			Rule   string         `json:"rule"`
-			Date   string         `json:"date"`
-			Inputs map[string]any `json:"inputs"`
-		} `json:"cases"`
-	}
-	if err := json.Unmarshal(b, &ex); err != nil {
 		t.Fatal(err)
 	}
 	out := map[string]*duty.Duty{}
 	for _, c := range ex.Cases {
-		rules, problems := duty.ParseRules(ex.Rules[c.Rule].DutyRules)
+		rules, problems := duty.ParseRules(ex.Rules[c.Rule])
 		if problems != nil {
 			t.Fatal(problems)
 		}
 		req := duty.Request{Purpose: "P", State: "S", Date: c.Date, Numbers: map[string]int64{}, Enums: map[string]string{}}
 		for k, v := range c.Inputs {
 			switch v := v.(type) {
-			case float64:
-				req.Numbers[k] = int64(v)
+			case json.Number:
+				if req.Numbers[k], err = v.Int64(); err != nil {
+					t.Fatalf("%s: input %s: %v", c.ID, k, err)
+				}
 			case string:
 				req.Enums[k] = v
 			}
