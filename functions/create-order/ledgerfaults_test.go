@@ -9,8 +9,10 @@ import (
 	"time"
 
 	"stampduty/shared/accounts"
+	"stampduty/shared/function"
 	"stampduty/shared/orders"
 	"stampduty/shared/stampduty"
+	"stampduty/shared/stampduty/stampjson"
 	"stampduty/shared/store"
 	"stampduty/shared/testkit/functest"
 	"stampduty/shared/testkit/localdb"
@@ -116,18 +118,14 @@ func (k killedAfterHold) Hold(ctx context.Context, owner string, o stampduty.Ord
 	return accounts.Applied{}, nil
 }
 
-// orderBody is body() as the edge decodes it.
-func orderBody() *stampduty.OrderBody {
-	return stampduty.NewOrderBody([]stampduty.Field{
-		{Name: "amount", Value: stampduty.Value{Kind: stampduty.Number, Text: "200"}},
-		{Name: "considerationPrice", Value: stampduty.Value{Kind: stampduty.Number, Text: "0"}},
-		{Name: "purpose", Value: stampduty.Value{Kind: stampduty.String, Text: "Rent Agreement"}},
-		{Name: "state", Value: stampduty.Value{Kind: stampduty.String, Text: "Karnataka"}},
-		{Name: "paidBy", Value: stampduty.Value{Kind: stampduty.String, Text: "First Party"}},
-		{Name: "firstPartyMobileNumber", Value: stampduty.Value{Kind: stampduty.String, Text: "9876543210"}},
-		{Name: "firstPartyName", Value: stampduty.Value{Kind: stampduty.String, Text: "Asha Rao"}},
-		{Name: "secondPartyName", Value: stampduty.Value{Kind: stampduty.String, Text: "Vikram Shah"}},
-	})
+// orderBody is body(nil) as the edge decodes it.
+func orderBody(t *testing.T) *stampduty.OrderBody {
+	t.Helper()
+	members, err := function.DecodeObject([]byte(body(nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return stampduty.NewOrderBody(stampjson.Fields(members))
 }
 
 // TestLedgerFaults: a lost answer to the order's PutItem or to the
@@ -172,44 +170,40 @@ func TestLedgerFaults(t *testing.T) {
 		return f
 	}
 
+	// lostAnswer creates with the first answer to op on table lost: the
+	// request reaches the table, the SDK retries it.
+	lostAnswer := func(op, table string) func(t *testing.T) {
+		return func(t *testing.T) {
+			f, n := first(op, table, storetest.Fault{Drop: true})
+			s.Proxy.SetFault(f)
+			defer s.Proxy.SetFault(nil)
+			if r := create(); r.Status != 200 {
+				t.Fatalf("status %d: %s", r.Status, r.Body)
+			}
+			if n.Load() < 2 {
+				t.Fatalf("%d %ss: the answer was not lost and retried", n.Load(), op)
+			}
+		}
+	}
 	for _, tc := range []struct {
 		name    string
 		fault   func(t *testing.T) // makes the fault happen
 		orders  int                // orders it adds
 		repairs int                // what the reconciler has left to do
 	}{
-		{name: "LostOrderPutAnswer", orders: 1, fault: func(t *testing.T) {
-			f, n := first("PutItem", "OrdersTable", storetest.Fault{Drop: true})
-			s.Proxy.SetFault(f)
-			defer s.Proxy.SetFault(nil)
-			if r := create(); r.Status != 200 {
-				t.Fatalf("status %d: %s", r.Status, r.Body)
-			}
-			if n.Load() < 2 {
-				t.Fatalf("%d PutItems: the answer was not lost and retried", n.Load())
-			}
-		}},
-		{name: "LostAccountUpdateAnswer", orders: 1, fault: func(t *testing.T) {
-			f, n := first("UpdateItem", "LedgerTable", storetest.Fault{Drop: true})
-			s.Proxy.SetFault(f)
-			defer s.Proxy.SetFault(nil)
-			if r := create(); r.Status != 200 {
-				t.Fatalf("status %d: %s", r.Status, r.Body)
-			}
-			if n.Load() < 2 {
-				t.Fatalf("%d UpdateItems: the answer was not lost and retried", n.Load())
-			}
-		}},
+		{name: "LostOrderPutAnswer", orders: 1, fault: lostAnswer("PutItem", "OrdersTable")},
+		{name: "LostAccountUpdateAnswer", orders: 1, fault: lostAnswer("UpdateItem", "LedgerTable")},
 		{name: "KilledBetweenHoldAndOrder", repairs: 1, fault: func(t *testing.T) {
 			db := s.Env.DB()
 			c := &orders.Creator{Articles: db.Articles(s.Env.Table("ArticlesTable")), IDs: db.IDs(s.Env.Table("CountersTable"), store.IDBlock),
 				Orders: m.ords, Payments: killedAfterHold{&accounts.Ledger{Store: m.ledger, Now: time.Now}}, Now: time.Now}
+			b := orderBody(t)
 			var wg sync.WaitGroup
 			wg.Add(1)
 			returned := false
 			go func() {
 				defer wg.Done()
-				c.Create(context.Background(), owner, orderBody(), nil)
+				c.Create(context.Background(), owner, b, nil)
 				returned = true
 			}()
 			wg.Wait()
