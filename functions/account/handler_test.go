@@ -378,7 +378,7 @@ func entries(t *testing.T, s *functest.Stack, ledger *store.Ledger, acme client)
 		}
 	})
 	t.Run("ErrQueries", func(t *testing.T) {
-		for _, c := range []struct{ name, query, field, msg string }{
+		refused(t, acme, "/api/account/entries", []refusal{
 			{"OtherField", "filters[amount][$eq]=1.00", "filters", "Invalid key amount"},
 			{"OtherOperator", "filters[type][$ne]=hold", "filters", "Invalid key $ne"},
 			{"Or", "filters[$or][0][type][$eq]=hold", "filters", "Invalid key $or"},
@@ -388,12 +388,22 @@ func entries(t *testing.T, s *functest.Stack, ledger *store.Ledger, acme client)
 			{"CursorAndPage", "cursor=s5&pagination[page]=2", "cursor", "not both"},
 			{"BadCursor", "cursor=abc", "cursor", "nextCursor"},
 			{"AscendingSort", "sort=createdAt:asc", "sort", "newest first"},
-		} {
-			t.Run(c.name, func(t *testing.T) {
-				wantError(t, acme.do("GET", "/api/account/entries", c.query, ""), http.StatusBadRequest, c.field, c.msg)
-			})
-		}
+		})
 	})
+}
+
+// refusal is a query a route refuses: 400 naming field, its message
+// holding msg.
+type refusal struct{ name, query, field, msg string }
+
+// refused checks that GET path refuses each of cases, one subtest each.
+func refused(t *testing.T, acme client, path string, cases []refusal) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			wantError(t, acme.do("GET", path, c.query, ""), http.StatusBadRequest, c.field, c.msg)
+		})
+	}
 }
 
 func exportCSV(t *testing.T, acme client) {
@@ -423,18 +433,14 @@ func exportCSV(t *testing.T, acme client) {
 		}
 	})
 	t.Run("ErrRanges", func(t *testing.T) {
-		for _, c := range []struct{ name, query, field, msg string }{
+		refused(t, acme, "/api/account/entries.csv", []refusal{
 			{"MissingFrom", "to=2026-02-01", "from", "required"},
 			{"MissingTo", "from=2026-02-01", "to", "required"},
 			{"BadDate", "from=2026-02-30&to=2026-03-01", "from", "YYYY-MM-DD"},
 			{"ToBeforeFrom", "from=2026-02-02&to=2026-02-01", "to", "not be before"},
 			{"TooLong", "from=2025-01-01&to=2026-01-02", "to", "at most 366 days"},
 			{"Twice", "from=2026-02-01&from=2026-02-02&to=2026-02-03", "from", "once"},
-		} {
-			t.Run(c.name, func(t *testing.T) {
-				wantError(t, acme.do("GET", "/api/account/entries.csv", c.query, ""), http.StatusBadRequest, c.field, c.msg)
-			})
-		}
+		})
 	})
 }
 
