@@ -64,8 +64,8 @@ type Books interface {
 	// Owners calls fn with the owners of the stored accounts, a page at
 	// a time, reading no entry.
 	Owners(ctx context.Context, fn func(owners []string) error) error
-	// Newest returns owner's account and its newest entry (nil if none).
-	Newest(ctx context.Context, owner string) (Account, *Entry, error)
+	// Head returns owner's account and its newest entry (nil if none).
+	Head(ctx context.Context, owner string) (Account, *Entry, error)
 	// Entries returns owner's entries with seqs lo … hi, newest first.
 	Entries(ctx context.Context, owner string, lo, hi int64) ([]Entry, error)
 	// PutEntry stores e at its seq: the same item whoever writes it.
@@ -164,7 +164,7 @@ type mismatch struct {
 
 // Account reconciles owner's account, adding what it did to rep.
 func (r *Reconciler) Account(ctx context.Context, owner string, rep *Report) error {
-	acct, last, err := r.Books.Newest(ctx, owner)
+	acct, last, err := r.Books.Head(ctx, owner)
 	if err != nil || !acct.Opened {
 		return err
 	}

@@ -189,15 +189,22 @@ func decodeAccount(item map[string]types.AttributeValue) (accountItem, error) {
 // Account returns owner's account: one strongly consistent GetItem. An
 // account never stored reads with its defaults: unlimited, nothing held.
 func (s *Ledger) Account(ctx context.Context, owner string) (accounts.Account, error) {
+	it, err := s.readAccount(ctx, owner)
+	return it.account(owner), err
+}
+
+// readAccount reads owner's account item: one strongly consistent GetItem
+// (the zero item when it is not stored).
+func (s *Ledger) readAccount(ctx context.Context, owner string) (accountItem, error) {
 	out, err := s.db.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.table, Key: s.key(owner, accountKey), ConsistentRead: aws.Bool(true)})
 	if err != nil {
-		return accounts.Account{}, fail("GetItem", err)
+		return accountItem{}, fail("GetItem", err)
 	}
 	it, err := decodeAccount(out.Item)
 	if err != nil {
-		return accounts.Account{}, stampduty.Internal(err)
+		return accountItem{}, stampduty.Internal(err)
 	}
-	return it.account(owner), nil
+	return it, nil
 }
 
 // n is a DynamoDB number.
@@ -307,13 +314,9 @@ func (s *Ledger) Apply(ctx context.Context, owner string, ch accounts.Change) (a
 // again, in case its first writer stopped before). Otherwise the account is
 // not opened, changed since IfSeq, or has no room.
 func (s *Ledger) refused(ctx context.Context, owner string, ch accounts.Change) (accounts.Applied, error) {
-	out, err := s.db.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.table, Key: s.key(owner, accountKey), ConsistentRead: aws.Bool(true)})
+	old, err := s.readAccount(ctx, owner)
 	if err != nil {
-		return accounts.Applied{}, fail("GetItem", err)
-	}
-	old, err := decodeAccount(out.Item)
-	if err != nil {
-		return accounts.Applied{}, stampduty.Internal(err)
+		return accounts.Applied{}, err
 	}
 	acct := old.account(owner)
 	if old.Last != nil && old.Last.ID == ch.Entry.ID {

@@ -26,13 +26,9 @@ import (
 // merges it never sees the account ahead of its entries, even while the
 // entry's own item is not written yet.
 func (s *Ledger) Head(ctx context.Context, owner string) (accounts.Account, *accounts.Entry, error) {
-	out, err := s.db.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.table, Key: s.key(owner, accountKey), ConsistentRead: aws.Bool(true)})
+	it, err := s.readAccount(ctx, owner)
 	if err != nil {
-		return accounts.Account{}, nil, fail("GetItem", err)
-	}
-	it, err := decodeAccount(out.Item)
-	if err != nil {
-		return accounts.Account{}, nil, stampduty.Internal(err)
+		return accounts.Account{}, nil, err
 	}
 	return it.account(owner), it.newest(), nil
 }

@@ -120,20 +120,6 @@ func (s *Ledger) Owners(ctx context.Context, fn func(owners []string) error) err
 	}
 }
 
-// Newest returns owner's account and its newest entry whole (nil when it
-// has none): one consistent GetItem.
-func (s *Ledger) Newest(ctx context.Context, owner string) (accounts.Account, *accounts.Entry, error) {
-	out, err := s.db.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.table, Key: s.key(owner, accountKey), ConsistentRead: aws.Bool(true)})
-	if err != nil {
-		return accounts.Account{}, nil, fail("GetItem", err)
-	}
-	it, err := decodeAccount(out.Item)
-	if err != nil {
-		return accounts.Account{}, nil, stampduty.Internal(err)
-	}
-	return it.account(owner), it.newest(), nil
-}
-
 // PutEntry stores e at its seq: one PutItem (in a BatchWriteItem), the
 // same item whoever writes it.
 func (s *Ledger) PutEntry(ctx context.Context, owner string, e accounts.Entry) error {
