@@ -56,35 +56,16 @@ func (m *money) reconcile(t *testing.T) accounts.Report {
 }
 
 // check fails t unless owner's money is whole (accounts.md's invariants):
-// every seq has its entry, the entries sum to the account, no id is
-// written twice, and held is what the owner's stored orders hold by their
-// state. It returns the account and the number of orders.
+// the ledger agrees with itself (storetest.CheckLedger), every stored
+// order has its hold, and held is what the owner's stored orders hold by
+// their state. It returns the account and the number of orders.
 func (m *money) check(t *testing.T, owner string) (accounts.Account, int) {
 	t.Helper()
 	ctx := context.Background()
-	a, err := m.ledger.Account(ctx, owner)
-	if err != nil {
-		t.Fatal(err)
-	}
-	es, err := m.ledger.Entries(ctx, owner, 1, a.Seq)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if int64(len(es)) != a.Seq {
-		t.Errorf("%d entries stored for an account of %d", len(es), a.Seq)
-	}
-	var bal, held accounts.Money
+	a, es := storetest.CheckLedger(t, m.ledger, owner)
 	ids := map[string]bool{}
 	for _, e := range es {
-		if ids[e.ID] {
-			t.Errorf("entry %s written twice", e.ID)
-		}
 		ids[e.ID] = true
-		db, dh := e.Effects()
-		bal, held = bal+db, held+dh
-	}
-	if a.Balance != bal || a.Held != held {
-		t.Errorf("account %s/%s, its entries sum to %s/%s", a.Balance, a.Held, bal, held)
 	}
 	placed, _, err := m.ords.Page(ctx, owner, 1, 100)
 	if err != nil {

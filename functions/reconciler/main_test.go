@@ -20,6 +20,7 @@ import (
 	"stampduty/shared/stampduty"
 	"stampduty/shared/store"
 	"stampduty/shared/testkit/functest"
+	"stampduty/shared/testkit/storetest"
 )
 
 func TestMain(m *testing.M) { functest.Main(m) }
@@ -109,40 +110,11 @@ func (w *world) pass() map[metrics.Name]float64 {
 }
 
 // checkLedger fails t unless owner's account and entries agree
-// (accounts.md's invariants) and its held is what its orders hold by
-// their state: every seq has its entry, the after-values are the running
-// sums, no id is written twice.
+// (storetest.CheckLedger) and its held is what its orders hold by their
+// state.
 func checkLedger(t *testing.T, w *world, owner string, placed ...stampduty.Order) accounts.Account {
 	t.Helper()
-	ctx := context.Background()
-	a, err := w.ledger.Account(ctx, owner)
-	if err != nil {
-		t.Fatal(err)
-	}
-	es, err := w.ledger.Entries(ctx, owner, 1, a.Seq)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if int64(len(es)) != a.Seq {
-		t.Fatalf("%s: %d entries for an account of %d", owner, len(es), a.Seq)
-	}
-	var bal, held accounts.Money
-	ids := map[string]bool{}
-	for i := len(es) - 1; i >= 0; i-- {
-		e := es[i]
-		if ids[e.ID] {
-			t.Errorf("%s: entry %s written twice", owner, e.ID)
-		}
-		ids[e.ID] = true
-		db, dh := e.Effects()
-		bal, held = bal+db, held+dh
-		if e.BalanceAfter != bal || e.HeldAfter != held {
-			t.Errorf("%s: entry %d (%s) after %s/%s, want the running %s/%s", owner, e.Seq, e.ID, e.BalanceAfter, e.HeldAfter, bal, held)
-		}
-	}
-	if a.Balance != bal || a.Held != held {
-		t.Errorf("%s: account %s/%s, entries sum to %s/%s", owner, a.Balance, a.Held, bal, held)
-	}
+	a, _ := storetest.CheckLedger(t, w.ledger, owner)
 	if placed != nil {
 		var want accounts.Money
 		for _, o := range placed {

@@ -31,44 +31,10 @@ func credit(ref string, rupees int64) accounts.Change {
 		Amount: accounts.Rupees(rupees), Reference: ref, By: accounts.ByAdmin, Sub: "admin-sub", CreatedAt: time.Now()}}
 }
 
-// checkLedger fails t unless owner's account and entries agree
-// (accounts.md's invariants): every seq 1 … n has its entry, the entries'
-// effects sum to balance and held, each entry's after-values are the
-// running sums, and no id is written twice.
+// checkLedger is storetest.CheckLedger's account.
 func checkLedger(t *testing.T, l *store.Ledger, owner string) accounts.Account {
 	t.Helper()
-	ctx := context.Background()
-	a, err := l.Account(ctx, owner)
-	if err != nil {
-		t.Fatal(err)
-	}
-	es, err := l.Entries(ctx, owner, 1, a.Seq)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if int64(len(es)) != a.Seq {
-		t.Fatalf("%d entries for an account of %d", len(es), a.Seq)
-	}
-	var bal, held accounts.Money
-	ids := map[string]bool{}
-	for i := len(es) - 1; i >= 0; i-- {
-		e := es[i]
-		if ids[e.ID] {
-			t.Errorf("entry %s written twice", e.ID)
-		}
-		ids[e.ID] = true
-		db, dh := e.Effects()
-		bal, held = bal+db, held+dh
-		if e.BalanceAfter != bal || e.HeldAfter != held {
-			t.Errorf("entry %d (%s): after %s/%s, want the running %s/%s", e.Seq, e.ID, e.BalanceAfter, e.HeldAfter, bal, held)
-		}
-	}
-	if a.Balance != bal || a.Held != held {
-		t.Errorf("account %s/%s, entries sum to %s/%s", a.Balance, a.Held, bal, held)
-	}
-	if a.Totals.Balance() != a.Balance || a.Totals.Held() != a.Held {
-		t.Errorf("totals %+v disagree with %s/%s", a.Totals, a.Balance, a.Held)
-	}
+	a, _ := storetest.CheckLedger(t, l, owner)
 	return a
 }
 
