@@ -158,6 +158,19 @@ func (l *Ledger) Hold(ctx context.Context, owner string, o stampduty.Order) (App
 	return a, err
 }
 
+// ensureOpen returns owner's account, opening a test principal's first
+// (its opening test credit), as a change on it would: staff changes,
+// settings and test credits are written on an opened account. A caller's
+// live account never stored reads with its defaults (Configure stores it).
+func (l *Ledger) ensureOpen(ctx context.Context, owner string) (Account, error) {
+	a, err := l.Store.Account(ctx, owner)
+	if err != nil || a.Opened || !MustOpen(owner) {
+		return a, err
+	}
+	acct, opening := l.opening(owner)
+	return l.Store.Open(ctx, owner, acct, opening)
+}
+
 // PaymentRequired is the 402 of an order needing needed on account a
 // (accounts.md: its message and details).
 func PaymentRequired(needed Money, a Account) error {

@@ -439,7 +439,7 @@ func (c *Caller) Export(ctx context.Context, owner string, start, end time.Time,
 // caller (the crossing happens with a change, not a setting).
 func (c *Caller) SetThreshold(ctx context.Context, owner string, threshold *Money) (Account, error) {
 	for range configureTries {
-		a, err := c.openedAccount(ctx, owner)
+		a, err := c.ensureOpen(ctx, owner)
 		if err != nil {
 			return Account{}, err
 		}
@@ -459,19 +459,6 @@ func (c *Caller) SetThreshold(ctx context.Context, owner string, threshold *Mone
 // configureTries is how many times a setting is read and written again
 // when the account changes in between.
 const configureTries = 5
-
-// openedAccount returns owner's account, opening a test principal's first
-// (its opening credit) when it is not: settings and test credits are
-// written on an opened account. A caller's live account never stored
-// reads with its defaults (Configure stores it).
-func (c *Caller) openedAccount(ctx context.Context, owner string) (Account, error) {
-	a, err := c.Store.Account(ctx, owner)
-	if err != nil || a.Opened || !MustOpen(owner) {
-		return a, err
-	}
-	acct, opening := c.opening(owner)
-	return c.Store.Open(ctx, owner, acct, opening)
-}
 
 // ParseCursor reads a cursor an entries page gave (Next, written by
 // FormatCursor); anything else is EINVALID naming cursor.

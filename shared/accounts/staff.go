@@ -119,17 +119,6 @@ func checkSub(sub string) error {
 	return nil
 }
 
-// ensureOpen returns owner's account, opening a test principal's first
-// (its opening test credit), as a change on it would.
-func (l *Ledger) ensureOpen(ctx context.Context, owner string) (Account, error) {
-	a, err := l.Store.Account(ctx, owner)
-	if err != nil || a.Opened || !MustOpen(owner) {
-		return a, err
-	}
-	acct, opening := l.opening(owner)
-	return l.Store.Open(ctx, owner, acct, opening)
-}
-
 // staffTries is how often a staff change that is applied on the account as
 // read tries again when the account changed in between (a busy caller's
 // holds): each try reads only what changed.

@@ -33,7 +33,7 @@ func (c *Caller) TestCredit(ctx context.Context, owner string, amount Money, key
 		return Applied{}, stampduty.Invalid([]stampduty.FieldError{{Path: "amount", Message: "amount must be more than 0.00"}})
 	}
 	for range configureTries {
-		a, err := c.openedAccount(ctx, owner)
+		a, err := c.ensureOpen(ctx, owner)
 		if err != nil {
 			return Applied{}, err
 		}
